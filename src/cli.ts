@@ -1,0 +1,114 @@
+/**
+ * The command line: `odata-engine parse "<query string>" [--print] [--search-grammar]`
+ * prints the AST as JSON (or, with `--print`, the canonical query string). On an error it
+ * prints the message with a caret under the position and exits with status 2.
+ * `odata-engine demo` parses a handful of sample queries.
+ *
+ * This is the only module that may use Node built-ins.
+ */
+import { realpathSync } from 'node:fs';
+import process from 'node:process';
+import { pathToFileURL } from 'node:url';
+import { ODataError, parseQuery, printQuery, type ODataQuery, type ParseQueryOptions } from './index.js';
+
+const USAGE = `Usage:
+  odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
+  odata-engine demo
+`;
+
+/** JSON for an AST: bigint values (Int64 literals) are written as strings with an `n` suffix. */
+export function astToJson(query: ODataQuery, { spans = true, indent = 2 }: { spans?: boolean; indent?: number } = {}): string {
+  return JSON.stringify(
+    query,
+    (key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : !spans && key === 'span' ? undefined : value),
+    indent,
+  );
+}
+
+/** The option value that an error points into, found again in the raw query string. */
+function optionText(query: string, option: string | undefined): string | undefined {
+  if (option === undefined) return undefined;
+  const text = query.startsWith('?') ? query.slice(1) : query;
+  for (const part of text.split('&')) {
+    const equals = part.indexOf('=');
+    if (equals < 0) continue;
+    try {
+      if (decodeURIComponent(part.slice(0, equals)) === option) return decodeURIComponent(part.slice(equals + 1));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The error message, the option's text and a caret under the position. */
+export function describeError(query: string, error: ODataError): string {
+  const lines = [`error: ${error.message} [${error.code}]`];
+  const text = optionText(query, error.option);
+  if (text !== undefined && error.position !== undefined) {
+    const prefix = `  ${error.option}=`;
+    lines.push(prefix + text, ' '.repeat(prefix.length + Math.min(error.position, text.length)) + '^');
+  }
+  return lines.join('\n');
+}
+
+const DEMO_QUERIES = [
+  "$filter=name eq 'Pump 7' and status ne 'retired'&$orderby=code desc&$top=10",
+  "$filter=contains(tolower(name),'valve') or year(installedAt) ge 2020&$count=true",
+  '$filter=not (status in (\'retired\',\'lost\')) and locality/name eq \'Oslo\'&$select=id,name,locality&$expand=locality',
+  '$filter=tickets/any(t:t/priority gt 2 and t/openedAt lt 2026-01-01T00:00:00Z)&$skip=20&$top=20',
+  '$expand=tickets($filter=priority ge 3;$orderby=openedAt desc;$top=5;$select=id,code)&$search=corrosion',
+  '$filter=price mul 1.25 add 10 gt 100 or -delta lt 0',
+  "$filter=name eq 'unterminated",
+  '$top=100000&$top=5',
+];
+
+function runParse(query: string, options: ParseQueryOptions, print: boolean): number {
+  try {
+    const ast = parseQuery(query, options);
+    process.stdout.write((print ? printQuery(ast) : astToJson(ast)) + '\n');
+    return 0;
+  } catch (error) {
+    if (error instanceof ODataError) {
+      process.stderr.write(describeError(query, error) + '\n');
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function runDemo(): number {
+  for (const query of DEMO_QUERIES) {
+    process.stdout.write(`\n$ odata-engine parse "${query}"\n`);
+    try {
+      const ast = parseQuery(query);
+      process.stdout.write(`canonical: ${printQuery(ast)}\n`);
+      process.stdout.write(`ast (spans omitted): ${astToJson(ast, { spans: false, indent: 0 })}\n`);
+    } catch (error) {
+      if (!(error instanceof ODataError)) throw error;
+      process.stdout.write(describeError(query, error) + '\n');
+      process.stdout.write(`OData error body: ${JSON.stringify(error.toJSON())}\n`);
+    }
+  }
+  return 0;
+}
+
+export function main(argv: readonly string[]): number {
+  const [command, ...rest] = argv;
+  const flags = new Set(rest.filter((arg) => arg.startsWith('--')));
+  const positional = rest.filter((arg) => !arg.startsWith('--'));
+  if (command === 'demo') return runDemo();
+  if (command === 'parse' && positional.length === 1) {
+    const options: ParseQueryOptions = {
+      ...(flags.has('--search-grammar') ? { search: 'grammar' as const } : {}),
+      ...(flags.has('--plus-as-space') ? { plusAsSpace: true } : {}),
+    };
+    return runParse(positional[0] as string, options, flags.has('--print'));
+  }
+  process.stderr.write(USAGE);
+  return command === undefined || command === '--help' ? 0 : 1;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  process.exitCode = main(process.argv.slice(2));
+}

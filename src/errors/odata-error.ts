@@ -1,0 +1,132 @@
+/**
+ * The one error type of odata-engine. Every problem with a query (syntax, limits, encoding)
+ * surfaces as an {@link ODataError}; nothing else is thrown for bad input.
+ */
+
+/** Stable machine-readable error codes. New codes may be added; existing ones never change meaning. */
+export type ODataErrorCode =
+  /** A token that does not fit the grammar at this place. */
+  | 'syntax_error'
+  /** The option's text ended where more was expected. */
+  | 'unexpected_end'
+  /** A literal whose shape is right but whose content is not (month 13, bad base64, Int overflow in `$top`). */
+  | 'invalid_literal'
+  /** A character sequence that is no token of the language. */
+  | 'invalid_token'
+  /** A canonical function called with the wrong number of arguments. */
+  | 'wrong_arity'
+  /** A function name that is neither canonical nor namespace-qualified. */
+  | 'unknown_function'
+  /** The same system query option twice (ignoring case and `$`). */
+  | 'duplicate_option'
+  /** A `$`-prefixed option that OData does not define. */
+  | 'unknown_option'
+  /** An OData option this engine recognises but does not implement (e.g. `$apply`). */
+  | 'unsupported_option'
+  /** An option value that is not allowed for that option (`$count=yes`, `$top=-1`, empty `$filter`). */
+  | 'invalid_option_value'
+  /** A nested option that is not allowed in its place (e.g. `$levels` after `/$ref`). */
+  | 'invalid_nested_option'
+  /** A percent-encoding that cannot be decoded. */
+  | 'malformed_encoding'
+  /** The input is longer than the configured `maxLength`. */
+  | 'input_too_long'
+  /** Parentheses, brackets or braces nested deeper than the configured `maxDepth`. */
+  | 'too_deep';
+
+/** Where in the request an error was found. */
+export interface ODataErrorInit {
+  readonly code: ODataErrorCode;
+  /** What is wrong, without the location: the location is appended from `position` and `option`. */
+  readonly reason: string;
+  /** HTTP status; 400 unless stated. */
+  readonly status?: number;
+  /** The query option in which the error was found, e.g. `$filter`. */
+  readonly option?: string;
+  /** Zero-based offset into the (percent-decoded) option value. */
+  readonly position?: number;
+  /** Further independent problems, as in the OData error body's `details`. */
+  readonly details?: readonly ODataErrorDetail[];
+}
+
+/** One entry of the OData error body's `details` array. */
+export interface ODataErrorDetail {
+  readonly code: string;
+  readonly message: string;
+  readonly target?: string;
+}
+
+/** The OData JSON error body (OData JSON Format 4.01 section 21.1). */
+export interface ODataErrorBody {
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly target?: string;
+    readonly details: readonly ODataErrorDetail[];
+    readonly innererror?: { readonly position: number };
+  };
+}
+
+/**
+ * An error in an OData request, carrying a stable {@link ODataErrorCode}, an HTTP status,
+ * the option and the position where it was found, and {@link ODataError.toJSON} for the OData
+ * JSON error body.
+ *
+ * @example
+ * ```ts
+ * try { parseFilter('Name eq'); } catch (e) {
+ *   if (e instanceof ODataError) res.status(e.status).json(e.toJSON());
+ * }
+ * ```
+ */
+export class ODataError extends Error {
+  override readonly name = 'ODataError';
+  readonly code: ODataErrorCode;
+  readonly status: number;
+  readonly option: string | undefined;
+  readonly position: number | undefined;
+  readonly details: readonly ODataErrorDetail[];
+  /** The message without its location suffix. */
+  readonly reason: string;
+
+  constructor(init: ODataErrorInit) {
+    super(init.reason + describeWhere(init.position, init.option));
+    this.reason = init.reason;
+    this.code = init.code;
+    this.status = init.status ?? 400;
+    this.option = init.option;
+    this.position = init.position;
+    this.details = init.details ?? [];
+  }
+
+  /** The OData JSON error body: `{"error":{"code","message","target","details"}}`. */
+  toJSON(): ODataErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.option === undefined ? {} : { target: this.option }),
+        details: this.details,
+        ...(this.position === undefined ? {} : { innererror: { position: this.position } }),
+      },
+    };
+  }
+
+  /** A copy of this error placed in `option`, with `offset` added to its position. */
+  relocate(option: string | undefined, offset = 0): ODataError {
+    const position = this.position === undefined ? undefined : this.position + offset;
+    return new ODataError({
+      code: this.code,
+      status: this.status,
+      reason: this.reason,
+      ...(option === undefined ? {} : { option }),
+      ...(position === undefined ? {} : { position }),
+      details: this.details,
+    });
+  }
+}
+
+/** `" at position 7 in $filter"`, or the parts of it that are known. */
+export function describeWhere(position: number | undefined, option: string | undefined): string {
+  return (position === undefined ? '' : ` at position ${position}`) + (option === undefined ? '' : ` in ${option}`);
+}

@@ -1,0 +1,26 @@
+/**
+ * odata-engine: an OData v4.01 query-language engine.
+ *
+ * Parsing: {@link parseQuery} for a whole query string, or one function per option.
+ * Printing: {@link printQuery} and {@link printExpression} give canonical text back.
+ * Errors: everything that goes wrong with a query is an {@link ODataError}.
+ *
+ * @packageDocumentation
+ */
+export { ODataError, type ODataErrorBody, type ODataErrorCode, type ODataErrorDetail } from './errors/odata-error.js';
+export { parseQuery, type ParseQueryOptions } from './syntax/query-string.js';
+export {
+  parseFilter,
+  parseOrderBy,
+  parseSelect,
+  parseExpand,
+  parseSearch,
+  parseCompute,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_LENGTH,
+  type ParseOptions,
+} from './syntax/parse.js';
+export { printQuery, printExpression, printSearch } from './syntax/printer.js';
+export type { SearchMode } from './syntax/parser.js';
+export type * from './syntax/ast.js';
+export { CANONICAL_FUNCTIONS } from './syntax/ast.js';

@@ -1,0 +1,392 @@
+/**
+ * The syntax tree of OData query options. It needs no model: names are kept as written and
+ * resolved later by the binder. Every node is readonly, discriminated on `kind`, and carries a
+ * `span` of offsets into the text of the option it was parsed from (percent-decoded).
+ */
+
+/** Half-open range `[start, end)` of offsets into the option's text. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+interface Node {
+  readonly span: Span;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Literals
+// ---------------------------------------------------------------------------------------------
+
+/** EDM type names a literal can have by its syntax alone. */
+export type LiteralType =
+  | 'null'
+  | 'Edm.Boolean'
+  | 'Edm.Int32'
+  | 'Edm.Int64'
+  | 'Edm.Decimal'
+  | 'Edm.Double'
+  | 'Edm.String'
+  | 'Edm.Guid'
+  | 'Edm.Date'
+  | 'Edm.DateTimeOffset'
+  | 'Edm.TimeOfDay'
+  | 'Edm.Duration'
+  | 'Edm.Binary'
+  | 'Edm.Geography'
+  | 'Edm.Geometry'
+  | 'enum';
+
+interface LiteralBase<T extends LiteralType, V> extends Node {
+  readonly kind: 'literal';
+  readonly type: T;
+  readonly value: V;
+}
+
+export type NullLiteral = LiteralBase<'null', null>;
+export type BooleanLiteral = LiteralBase<'Edm.Boolean', boolean>;
+/** An integer in the Int32 range. */
+export type Int32Literal = LiteralBase<'Edm.Int32', number>;
+/** An integer outside Int32 but inside Int64: exact, as a `bigint`. */
+export type Int64Literal = LiteralBase<'Edm.Int64', bigint>;
+/** A decimal number (or an integer beyond Int64), kept exactly as its decimal text, e.g. `"-2.50"`. */
+export type DecimalLiteral = LiteralBase<'Edm.Decimal', string>;
+/** A number with an exponent, or `INF`, `-INF`, `NaN`. */
+export type DoubleLiteral = LiteralBase<'Edm.Double', number>;
+/** A single-quoted string; `value` is the decoded text (`''` became `'`). */
+export type StringLiteral = LiteralBase<'Edm.String', string>;
+/** A GUID as written, e.g. `01234567-89ab-cdef-0123-456789abcdef`. */
+export type GuidLiteral = LiteralBase<'Edm.Guid', string>;
+/** `YYYY-MM-DD` as written. */
+export type DateLiteral = LiteralBase<'Edm.Date', string>;
+/** An ISO 8601 timestamp with offset as written, e.g. `2012-09-03T14:53+02:00`. */
+export type DateTimeOffsetLiteral = LiteralBase<'Edm.DateTimeOffset', string>;
+/** `hh:mm[:ss[.fffffff]]` as written. */
+export type TimeOfDayLiteral = LiteralBase<'Edm.TimeOfDay', string>;
+/** The ISO 8601 duration inside `duration'…'`, e.g. `P1DT2H`. */
+export type DurationLiteral = LiteralBase<'Edm.Duration', string>;
+/** The base64url text inside `binary'…'`. */
+export type BinaryLiteral = LiteralBase<'Edm.Binary', string>;
+/** The text inside `geography'…'`, e.g. `SRID=0;Point(142.1 64.1)`. */
+export type GeographyLiteral = LiteralBase<'Edm.Geography', string>;
+/** The text inside `geometry'…'`. */
+export type GeometryLiteral = LiteralBase<'Edm.Geometry', string>;
+/** `Ns.Type'Member'` or `Ns.Type'A,B'`: the qualified type name and the member names or values. */
+export interface EnumLiteral extends Node {
+  readonly kind: 'literal';
+  readonly type: 'enum';
+  readonly enumType: string;
+  readonly value: readonly string[];
+}
+
+export type Literal =
+  | NullLiteral
+  | BooleanLiteral
+  | Int32Literal
+  | Int64Literal
+  | DecimalLiteral
+  | DoubleLiteral
+  | StringLiteral
+  | GuidLiteral
+  | DateLiteral
+  | DateTimeOffsetLiteral
+  | TimeOfDayLiteral
+  | DurationLiteral
+  | BinaryLiteral
+  | GeographyLiteral
+  | GeometryLiteral
+  | EnumLiteral;
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------------------------
+
+export type LogicalOperator = 'and' | 'or';
+export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+export type ArithmeticOperator = 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod';
+export type BinaryOperator = LogicalOperator | ComparisonOperator | ArithmeticOperator | 'has';
+
+/** `left op right` for the logical, comparison, arithmetic and `has` operators. */
+export interface BinaryExpression extends Node {
+  readonly kind: 'binary';
+  readonly operator: BinaryOperator;
+  readonly left: Expression;
+  readonly right: Expression;
+}
+
+/** `left in (1,2,3)`, `left in [..]` or `left in Collection/Path`. */
+export interface InExpression extends Node {
+  readonly kind: 'in';
+  readonly left: Expression;
+  readonly right: ListExpression | Expression;
+}
+
+/** The parenthesized list of primitive literals on the right of `in`. */
+export interface ListExpression extends Node {
+  readonly kind: 'list';
+  readonly items: readonly Literal[];
+}
+
+/** `not x` or `-x`. */
+export interface UnaryExpression extends Node {
+  readonly kind: 'unary';
+  readonly operator: 'not' | 'negate';
+  readonly operand: Expression;
+}
+
+/** A canonical function call such as `contains(Name,'x')`. `name` is the canonical lower-case spelling. */
+export interface CallExpression extends Node {
+  readonly kind: 'call';
+  readonly name: CanonicalFunctionName;
+  readonly args: readonly (Expression | TypeName)[];
+}
+
+/** A type name argument of `cast` and `isof`, e.g. `Edm.Int32` or `Collection(Edm.String)`. */
+export interface TypeName extends Node {
+  readonly kind: 'typeName';
+  readonly name: string;
+  readonly collection: boolean;
+}
+
+/** `case(cond:value, …)` (`$compute`). */
+export interface CaseExpression extends Node {
+  readonly kind: 'case';
+  readonly branches: readonly { readonly when: Expression; readonly then: Expression; readonly span: Span }[];
+}
+
+/** A parameter alias used as a value, e.g. `@word`. */
+export interface AliasExpression extends Node {
+  readonly kind: 'alias';
+  readonly name: string;
+}
+
+/** A JSON array in an expression, e.g. `["a","b"]` or `[FirstName,LastName]`. */
+export interface ArrayExpression extends Node {
+  readonly kind: 'array';
+  readonly items: readonly Expression[];
+}
+
+/** A JSON object in an expression, e.g. `{"Street":"Main"}`. */
+export interface ObjectExpression extends Node {
+  readonly kind: 'object';
+  readonly members: readonly { readonly name: string; readonly value: Expression; readonly span: Span }[];
+}
+
+/** Where a member path starts. */
+export type PathHead =
+  | { readonly kind: 'implicit' }
+  | { readonly kind: '$it' }
+  | { readonly kind: '$this' }
+  | { readonly kind: '$root' }
+  | { readonly kind: 'alias'; readonly name: string };
+
+/** A named or positional argument of a path segment call (function parameters or a key predicate). */
+export interface SegmentArgument {
+  readonly name?: string;
+  readonly value: Expression;
+  readonly span: Span;
+}
+
+/** One `/`-separated step of a member path. */
+export type PathSegment =
+  /** A property, navigation property or type-cast segment; qualified names keep their dots. */
+  | { readonly kind: 'member'; readonly name: string; readonly span: Span }
+  /** A bound function call or key predicate: `Name(…)`. */
+  | { readonly kind: 'invoke'; readonly name: string; readonly args: readonly SegmentArgument[]; readonly span: Span }
+  /** An instance annotation, e.g. `@Core.Messages` or `@Measures.Currency#Reporting`. */
+  | { readonly kind: 'annotation'; readonly term: string; readonly span: Span }
+  /** `$count`, optionally with `($filter=…;$search=…)`. */
+  | {
+      readonly kind: 'count';
+      readonly filter?: Expression;
+      readonly search?: SearchExpression;
+      readonly span: Span;
+    }
+  /** `$filter(expr)` path segment. */
+  | { readonly kind: 'filter'; readonly predicate: Expression; readonly span: Span }
+  /** `any(x:…)`, `any()` or `all(x:…)`; a lambda ends a path. */
+  | {
+      readonly kind: 'lambda';
+      readonly operator: 'any' | 'all';
+      readonly variable?: string;
+      readonly predicate?: Expression;
+      readonly span: Span;
+    };
+
+/** A path such as `Name`, `Address/City`, `$it/Tags/$count` or `Items/any(i:i/Qty gt 1)`. */
+export interface MemberPath extends Node {
+  readonly kind: 'path';
+  readonly head: PathHead;
+  readonly segments: readonly PathSegment[];
+}
+
+export type Expression =
+  | Literal
+  | BinaryExpression
+  | InExpression
+  | ListExpression
+  | UnaryExpression
+  | CallExpression
+  | CaseExpression
+  | AliasExpression
+  | ArrayExpression
+  | ObjectExpression
+  | MemberPath;
+
+// ---------------------------------------------------------------------------------------------
+// Canonical functions
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Arity of every canonical function (URL Conventions 5.1.1.4 onwards), as `[min, max]`.
+ * `substringof` is the OData 4.0 spelling that some clients still send.
+ */
+export const CANONICAL_FUNCTIONS = {
+  contains: [2, 2],
+  startswith: [2, 2],
+  endswith: [2, 2],
+  length: [1, 1],
+  indexof: [2, 2],
+  substring: [2, 3],
+  tolower: [1, 1],
+  toupper: [1, 1],
+  trim: [1, 1],
+  concat: [2, 2],
+  matchesPattern: [2, 2],
+  substringof: [2, 2],
+  hassubset: [2, 2],
+  hassubsequence: [2, 2],
+  year: [1, 1],
+  month: [1, 1],
+  day: [1, 1],
+  hour: [1, 1],
+  minute: [1, 1],
+  second: [1, 1],
+  fractionalseconds: [1, 1],
+  totalseconds: [1, 1],
+  date: [1, 1],
+  time: [1, 1],
+  totaloffsetminutes: [1, 1],
+  now: [0, 0],
+  mindatetime: [0, 0],
+  maxdatetime: [0, 0],
+  round: [1, 1],
+  floor: [1, 1],
+  ceiling: [1, 1],
+  cast: [1, 2],
+  isof: [1, 2],
+  'geo.distance': [2, 2],
+  'geo.intersects': [2, 2],
+  'geo.length': [1, 1],
+} as const satisfies Record<string, readonly [number, number]>;
+
+export type CanonicalFunctionName = keyof typeof CANONICAL_FUNCTIONS;
+
+// ---------------------------------------------------------------------------------------------
+// $search
+// ---------------------------------------------------------------------------------------------
+
+/** `$search` as one uninterpreted string (the default). */
+export interface SearchText extends Node {
+  readonly kind: 'searchText';
+  readonly text: string;
+}
+
+/** A search word or a `"phrase"`. */
+export interface SearchTerm extends Node {
+  readonly kind: 'searchTerm';
+  readonly value: string;
+  readonly phrase: boolean;
+}
+
+export interface SearchNot extends Node {
+  readonly kind: 'searchNot';
+  readonly operand: SearchExpression;
+}
+
+/** `a AND b` (also written `a b`) or `a OR b`. */
+export interface SearchBinary extends Node {
+  readonly kind: 'searchBinary';
+  readonly operator: 'AND' | 'OR';
+  readonly left: SearchExpression;
+  readonly right: SearchExpression;
+}
+
+export type SearchExpression = SearchText | SearchTerm | SearchNot | SearchBinary;
+
+// ---------------------------------------------------------------------------------------------
+// Query options
+// ---------------------------------------------------------------------------------------------
+
+/** One `$orderby` item. */
+export interface OrderByItem extends Node {
+  readonly kind: 'orderByItem';
+  readonly expression: Expression;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** One `$compute` item: `expression as Alias`. */
+export interface ComputeItem extends Node {
+  readonly kind: 'computeItem';
+  readonly expression: Expression;
+  readonly alias: string;
+}
+
+/** One step of a `$select` or `$expand` path. */
+export type ItemPathSegment =
+  | { readonly kind: 'member'; readonly name: string; readonly span: Span }
+  | { readonly kind: 'annotation'; readonly term: string; readonly span: Span };
+
+/** One `$select` item: `*`, `Ns.*`, a path, or a path with nested options. */
+export interface SelectItem extends Node {
+  readonly kind: 'selectItem';
+  readonly path: readonly ItemPathSegment[];
+  /** `'*'` for `…/*`, or the namespace for `Ns.*`. */
+  readonly star?: '*' | { readonly namespace: string };
+  /** Parameter type names of a function or action overload, e.g. `Fn(Location,Kind)`. */
+  readonly parameters?: readonly string[];
+  readonly options?: NestedOptions;
+}
+
+/** One `$expand` item. */
+export interface ExpandItem extends Node {
+  readonly kind: 'expandItem';
+  readonly path: readonly ItemPathSegment[];
+  /** `*` (optionally after a path), or `$value`. */
+  readonly target?: '*' | '$value';
+  /** `/$ref` or `/$count` after the path. */
+  readonly suffix?: '$ref' | '$count';
+  readonly options?: NestedOptions;
+}
+
+/** The options of a request or of an expanded or selected item. Absent options are `undefined`. */
+export interface QueryOptions {
+  readonly filter?: Expression;
+  readonly search?: SearchExpression;
+  readonly orderBy?: readonly OrderByItem[];
+  readonly select?: readonly SelectItem[];
+  readonly expand?: readonly ExpandItem[];
+  readonly compute?: readonly ComputeItem[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count?: boolean;
+  /** `$levels` inside `$expand`: a positive integer or `'max'`. */
+  readonly levels?: number | 'max';
+  /** Parameter aliases `@name=value`. */
+  readonly aliases?: Readonly<Record<string, Expression>>;
+}
+
+/** Options nested in `$expand=Nav(…)` or `$select=Prop(…)`. */
+export interface NestedOptions extends QueryOptions {
+  readonly kind: 'nestedOptions';
+  readonly span: Span;
+}
+
+/** A whole parsed query string. */
+export interface ODataQuery extends QueryOptions {
+  readonly kind: 'query';
+  /** Recognised options this engine passes on without interpreting (`$format`, `$skiptoken`, `$deltatoken`, `$schemaversion`). */
+  readonly passthrough?: Readonly<Record<string, string>>;
+  /** Custom query options (names without `$` or `@`), decoded. */
+  readonly custom?: Readonly<Record<string, string>>;
+}

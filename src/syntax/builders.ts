@@ -1,0 +1,372 @@
+/**
+ * AST construction helpers for the parser's embedded actions: literals from tokens, calls from
+ * argument lists, nested option blocks. Kept apart from the grammar so that the grammar file
+ * reads as a grammar.
+ */
+import { tokenMatcher, type IToken } from 'chevrotain';
+import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import {
+  CANONICAL_FUNCTIONS,
+  type CanonicalFunctionName,
+  type ComputeItem,
+  type ExpandItem,
+  type Expression,
+  type ItemPathSegment,
+  type Literal,
+  type NestedOptions,
+  type OrderByItem,
+  type PathSegment,
+  type SearchExpression,
+  type SegmentArgument,
+  type SelectItem,
+  type Span,
+  type TypeName,
+} from './ast.js';
+import * as T from './lexer.js';
+import {
+  LiteralError,
+  checkBinary,
+  checkDate,
+  checkDateTimeOffset,
+  checkDuration,
+  checkGeoLiteral,
+  checkTimeOfDay,
+  decodeEnumMembers,
+  decodeJsonString,
+  decodeNumber,
+  unquote,
+} from './literals.js';
+import { createRecord } from '../util/record.js';
+
+/** An ODataError at `position` of the option being parsed (the caller adds the option name). */
+export function syntaxError(reason: string, position: number, code: ODataErrorCode = 'syntax_error'): ODataError {
+  return new ODataError({ code, reason, position });
+}
+
+const span = (start: number, end: number): Span => ({ start, end });
+
+function tokenSpan(token: IToken): Span {
+  return span(token.startOffset, token.startOffset + token.image.length);
+}
+
+function literalError(token: IToken, error: unknown): ODataError {
+  const reason = error instanceof LiteralError ? error.message : String(error);
+  return syntaxError(`Invalid literal '${token.image}': ${reason}`, token.startOffset, 'invalid_literal');
+}
+
+/** The literal node for a literal token, with its content checked. */
+export function buildLiteral(token: IToken): Literal {
+  const at = tokenSpan(token);
+  const text = token.image;
+  try {
+    switch (token.tokenType) {
+      case T.StringLiteral:
+        return { kind: 'literal', type: 'Edm.String', value: unquote(text), span: at };
+      case T.JsonString:
+        return { kind: 'literal', type: 'Edm.String', value: decodeJsonString(text), span: at };
+      case T.NumberLiteral: {
+        const number = decodeNumber(text);
+        return { kind: 'literal', ...number, span: at } as Literal;
+      }
+      case T.True:
+        return { kind: 'literal', type: 'Edm.Boolean', value: true, span: at };
+      case T.False:
+        return { kind: 'literal', type: 'Edm.Boolean', value: false, span: at };
+      case T.Null:
+        return { kind: 'literal', type: 'null', value: null, span: at };
+      case T.Inf:
+        return { kind: 'literal', type: 'Edm.Double', value: Infinity, span: at };
+      case T.MinusInf:
+        return { kind: 'literal', type: 'Edm.Double', value: -Infinity, span: at };
+      case T.NaN:
+        return { kind: 'literal', type: 'Edm.Double', value: NaN, span: at };
+      case T.DateTimeOffsetLiteral:
+        checkDateTimeOffset(text);
+        return { kind: 'literal', type: 'Edm.DateTimeOffset', value: text, span: at };
+      case T.DateLiteral:
+        checkDate(text);
+        return { kind: 'literal', type: 'Edm.Date', value: text, span: at };
+      case T.TimeOfDayLiteral:
+        checkTimeOfDay(text);
+        return { kind: 'literal', type: 'Edm.TimeOfDay', value: text, span: at };
+      case T.GuidLiteral:
+        return { kind: 'literal', type: 'Edm.Guid', value: text, span: at };
+      case T.PrefixedString:
+        return buildPrefixedLiteral(text, at);
+      default:
+        throw new LiteralError(`unexpected token ${token.tokenType.name}`);
+    }
+  } catch (error) {
+    if (error instanceof ODataError) throw error;
+    throw literalError(token, error);
+  }
+}
+
+/** `duration'…'`, `binary'…'`, `geography'…'`, `geometry'…'`, or an enum literal `Ns.Type'…'`. */
+function buildPrefixedLiteral(text: string, at: Span): Literal {
+  const quote = text.indexOf("'");
+  const prefix = text.slice(0, quote);
+  const body = unquote(text.slice(quote));
+  switch (prefix.toLowerCase()) {
+    case 'duration':
+      checkDuration(body);
+      return { kind: 'literal', type: 'Edm.Duration', value: body, span: at };
+    case 'binary':
+      checkBinary(body);
+      return { kind: 'literal', type: 'Edm.Binary', value: body, span: at };
+    case 'geography':
+      checkGeoLiteral(body);
+      return { kind: 'literal', type: 'Edm.Geography', value: body, span: at };
+    case 'geometry':
+      checkGeoLiteral(body);
+      return { kind: 'literal', type: 'Edm.Geometry', value: body, span: at };
+    default:
+      if (!prefix.includes('.')) throw new LiteralError(`'${prefix}' is not a literal prefix; enumeration types must be namespace-qualified`);
+      return { kind: 'literal', type: 'enum', enumType: prefix, value: decodeEnumMembers(body), span: at };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls: canonical functions, lambdas, bound functions and key predicates
+// ---------------------------------------------------------------------------------------------
+
+/** An argument as parsed: `value`, `name=value` or `value:then`. */
+export interface RawArgument {
+  readonly name?: string;
+  readonly value: Expression;
+  readonly then?: Expression;
+  readonly span: Span;
+}
+
+const CANONICAL_BY_LOWER_NAME: ReadonlyMap<string, CanonicalFunctionName> = new Map(
+  (Object.keys(CANONICAL_FUNCTIONS) as CanonicalFunctionName[]).map((name) => [name.toLowerCase(), name]),
+);
+
+/** The canonical spelling of a function name (case-insensitive, 4.01), or `undefined`. */
+export function canonicalFunctionName(name: string): CanonicalFunctionName | undefined {
+  return CANONICAL_BY_LOWER_NAME.get(name.toLowerCase());
+}
+
+export type BuiltCall =
+  | { readonly kind: 'expression'; readonly expression: Expression }
+  | { readonly kind: 'segment'; readonly segment: PathSegment };
+
+/**
+ * Interprets `name(args)`: a canonical function or `case` at the start of an expression, a
+ * lambda after `/`, otherwise a bound function or key predicate segment.
+ */
+export function buildCall(nameToken: IToken, args: readonly RawArgument[], end: number, afterSlash = false): BuiltCall {
+  const name = nameToken.image;
+  const at = span(nameToken.startOffset, end);
+  const lower = name.toLowerCase();
+  if (afterSlash && (lower === 'any' || lower === 'all')) return { kind: 'segment', segment: buildLambda(lower, args, at) };
+  if (!afterSlash) {
+    const canonical = canonicalFunctionName(name);
+    if (canonical !== undefined) return { kind: 'expression', expression: buildCanonicalCall(canonical, args, at) };
+    if (lower === 'case') return { kind: 'expression', expression: buildCase(args, at) };
+    if (lower === 'any' || lower === 'all') {
+      throw syntaxError(`The lambda operator '${lower}' must follow a collection path, e.g. Items/${lower}(…)`, at.start);
+    }
+  }
+  for (const arg of args) {
+    if (arg.then !== undefined) throw syntaxError(`Unexpected ':' in the arguments of '${name}'`, arg.value.span.end);
+  }
+  const named = args.filter((arg) => arg.name !== undefined).length;
+  if (named !== 0 && named !== args.length) {
+    throw syntaxError(`The arguments of '${name}' must be all named or all positional`, at.start);
+  }
+  // An unqualified name at the start of a path is a key predicate only with one positional value.
+  if (!afterSlash && !name.includes('.') && (named > 0 || args.length !== 1)) {
+    throw syntaxError(`Unknown function '${name}'`, at.start, 'unknown_function');
+  }
+  const segmentArgs: SegmentArgument[] = args.map((arg) => (arg.name === undefined ? { value: arg.value, span: arg.span } : { name: arg.name, value: arg.value, span: arg.span }));
+  return { kind: 'segment', segment: { kind: 'invoke', name, args: segmentArgs, span: at } };
+}
+
+function buildCanonicalCall(name: CanonicalFunctionName, args: readonly RawArgument[], at: Span): Expression {
+  const [min, max] = CANONICAL_FUNCTIONS[name];
+  if (args.length < min || args.length > max) {
+    const expected = min === max ? `${min}` : `${min} to ${max}`;
+    throw syntaxError(
+      `Function '${name}' takes ${expected} argument${max === 1 ? '' : 's'} but was given ${args.length}`,
+      at.start,
+      'wrong_arity',
+    );
+  }
+  for (const arg of args) {
+    if (arg.name !== undefined) throw syntaxError(`Arguments of '${name}' cannot be named`, arg.span.start);
+    if (arg.then !== undefined) throw syntaxError(`Unexpected ':' in the arguments of '${name}'`, arg.value.span.end);
+  }
+  const values: (Expression | TypeName)[] = args.map((arg) => arg.value);
+  if (name === 'cast' || name === 'isof') {
+    const last = values.length - 1;
+    values[last] = toTypeName(values[last] as Expression, name);
+  }
+  return { kind: 'call', name, args: values, span: at };
+}
+
+/** The last argument of `cast`/`isof` must be a type name: `Edm.Int32`, `Model.Customer`, `Collection(Edm.String)`. */
+function toTypeName(value: Expression, fn: string): TypeName {
+  if (value.kind === 'path' && value.head.kind === 'implicit' && value.segments.length === 1) {
+    const [segment] = value.segments;
+    if (segment?.kind === 'member') return { kind: 'typeName', name: segment.name, collection: false, span: value.span };
+    if (segment?.kind === 'invoke' && segment.name === 'Collection' && segment.args.length === 1) {
+      const inner = segment.args[0];
+      if (inner && inner.name === undefined) {
+        const element = toTypeName(inner.value, fn);
+        if (!element.collection) return { kind: 'typeName', name: element.name, collection: true, span: value.span };
+      }
+    }
+  }
+  throw syntaxError(`Expected a type name as the last argument of '${fn}'`, value.span.start);
+}
+
+function buildCase(args: readonly RawArgument[], at: Span): Expression {
+  if (args.length === 0) throw syntaxError(`'case' needs at least one 'condition:value' pair`, at.start);
+  const branches = args.map((arg) => {
+    if (arg.then === undefined || arg.name !== undefined) throw syntaxError(`Expected 'condition:value' in 'case'`, arg.span.start);
+    return { when: arg.value, then: arg.then, span: arg.span };
+  });
+  return { kind: 'case', branches, span: at };
+}
+
+function buildLambda(operator: 'any' | 'all', args: readonly RawArgument[], at: Span): PathSegment {
+  if (args.length === 0) {
+    if (operator === 'all') throw syntaxError(`'all' needs a lambda expression, e.g. all(x:x/Price gt 5)`, at.end - 1);
+    return { kind: 'lambda', operator, span: at };
+  }
+  const [arg] = args;
+  if (args.length > 1 || arg === undefined) throw syntaxError(`'${operator}' takes one 'variable:expression' argument`, at.start);
+  const variable = arg.value;
+  if (
+    arg.then === undefined ||
+    arg.name !== undefined ||
+    variable.kind !== 'path' ||
+    variable.head.kind !== 'implicit' ||
+    variable.segments.length !== 1 ||
+    variable.segments[0]?.kind !== 'member' ||
+    variable.segments[0].name.includes('.')
+  ) {
+    throw syntaxError(`Expected 'variable:expression' in '${operator}'`, arg.span.start);
+  }
+  return { kind: 'lambda', operator, variable: variable.segments[0].name, predicate: arg.then, span: at };
+}
+
+// ---------------------------------------------------------------------------------------------
+// $select / $expand paths
+// ---------------------------------------------------------------------------------------------
+
+export type ItemStep =
+  | ItemPathSegment
+  | { readonly kind: 'star'; readonly span: Span }
+  | { readonly kind: 'namespaceStar'; readonly namespace: string; readonly span: Span };
+
+export interface ItemPath {
+  readonly path: ItemPathSegment[];
+  readonly star?: '*' | { readonly namespace: string };
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Checks that `*` and `Ns.*` only end a path and assembles the item path. */
+export function assembleItemPath(steps: readonly ItemStep[]): ItemPath {
+  const path: ItemPathSegment[] = [];
+  let star: '*' | { namespace: string } | undefined;
+  for (const [index, step] of steps.entries()) {
+    if (star !== undefined) throw syntaxError(`Nothing can follow '*'`, step.span.start);
+    if (step.kind === 'star') star = '*';
+    else if (step.kind === 'namespaceStar') {
+      if (index > 0) throw syntaxError(`'${step.namespace}.*' must stand alone`, step.span.start);
+      star = { namespace: step.namespace };
+    } else path.push(step);
+  }
+  const first = steps[0] as ItemStep;
+  const last = steps[steps.length - 1] as ItemStep;
+  return { path, ...(star === undefined ? {} : { star }), start: first.span.start, end: last.span.end };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nested options
+// ---------------------------------------------------------------------------------------------
+
+/** One parsed `name=value` inside `( … )`, before checking. */
+export type NestedOptionValue =
+  | { readonly name: 'filter'; readonly token: IToken; readonly value: Expression; readonly end: number }
+  | { readonly name: 'search'; readonly token: IToken; readonly value: SearchExpression; readonly end: number }
+  | { readonly name: 'orderby'; readonly token: IToken; readonly value: OrderByItem[]; readonly end: number }
+  | { readonly name: 'select'; readonly token: IToken; readonly value: SelectItem[]; readonly end: number }
+  | { readonly name: 'expand'; readonly token: IToken; readonly value: ExpandItem[]; readonly end: number }
+  | { readonly name: 'compute'; readonly token: IToken; readonly value: ComputeItem[]; readonly end: number }
+  | { readonly name: 'top' | 'skip' | 'levels' | 'count'; readonly token: IToken; readonly value: IToken; readonly end: number }
+  | { readonly name: 'alias'; readonly token: IToken; readonly value: Expression; readonly end: number };
+
+/** The end offset of the last node in a list. */
+export function lastEnd(items: readonly { readonly span: Span }[]): number {
+  return items[items.length - 1]?.span.end ?? 0;
+}
+
+/** Parses the text of a `$top` or `$skip` value: digits only, within the safe integer range. */
+export function decodeCount(text: string, option: string, position: number): number {
+  if (!/^\d+$/.test(text)) {
+    throw syntaxError(`${option} must be a non-negative integer without sign, but was '${text}'`, position, 'invalid_option_value');
+  }
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) {
+    throw syntaxError(`${option} value '${text}' is larger than ${Number.MAX_SAFE_INTEGER}`, position, 'invalid_option_value');
+  }
+  return value;
+}
+
+/** Builds a nested options node, rejecting duplicates and malformed `$top`/`$skip`/`$levels`/`$count`. */
+export function buildNestedOptions(values: readonly NestedOptionValue[], at: Span): NestedOptions {
+  const seen = new Set<string>();
+  const options: Record<string, unknown> = { kind: 'nestedOptions', span: at };
+  let aliases: Record<string, Expression> | undefined;
+  for (const option of values) {
+    const position = option.token.startOffset;
+    if (option.name === 'alias') {
+      aliases ??= createRecord<Expression>();
+      const name = option.token.image.slice(1);
+      if (Object.hasOwn(aliases, name)) throw syntaxError(`Parameter alias '@${name}' is defined twice`, position, 'duplicate_option');
+      aliases[name] = option.value;
+      continue;
+    }
+    if (seen.has(option.name)) throw syntaxError(`Option '$${option.name}' is specified twice`, position, 'duplicate_option');
+    seen.add(option.name);
+    switch (option.name) {
+      case 'filter':
+      case 'search':
+      case 'select':
+      case 'expand':
+      case 'compute':
+        options[option.name] = option.value;
+        break;
+      case 'orderby':
+        options.orderBy = option.value;
+        break;
+      case 'top':
+      case 'skip':
+        options[option.name] = decodeCount(option.value.image, `$${option.name}`, option.value.startOffset);
+        break;
+      case 'count':
+        options.count = tokenMatcher(option.value, T.True);
+        break;
+      case 'levels':
+        options.levels = decodeLevels(option.value);
+        break;
+    }
+  }
+  if (aliases !== undefined) options.aliases = aliases;
+  return options as unknown as NestedOptions;
+}
+
+function decodeLevels(token: IToken): number | 'max' {
+  if (tokenMatcher(token, T.Identifier)) {
+    if (token.image.toLowerCase() !== 'max') throw syntaxError(`$levels must be a positive integer or 'max'`, token.startOffset, 'invalid_option_value');
+    return 'max';
+  }
+  if (!/^[1-9]\d*$/.test(token.image)) {
+    throw syntaxError(`$levels must be a positive integer without leading zeros or 'max', but was '${token.image}'`, token.startOffset, 'invalid_option_value');
+  }
+  return decodeCount(token.image, '$levels', token.startOffset);
+}

@@ -1,0 +1,280 @@
+/**
+ * The one lexer of the query language. Three modes:
+ * - `expression`: `$filter`, `$orderby`, `$select`, `$expand`, `$compute` and nested options;
+ * - `search`: the value of a `$search` nested in `$expand(...)`; `;` and an unbalanced `)` end it;
+ * - `searchTop`: the value of a top-level `$search`, where `;` is an ordinary character.
+ *
+ * Keywords (`eq`, `and`, `asc`, …) are case-insensitive and belong to the `Identifier` category
+ * so that the parser can accept them as property names where no operator can stand.
+ */
+import { Lexer, createToken, type CustomPatternMatcherFunc, type TokenType } from 'chevrotain';
+
+// ---------------------------------------------------------------------------------------------
+// Shared
+// ---------------------------------------------------------------------------------------------
+
+export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
+
+// Identifier characters: ASCII letters, digits, `_`, and any non-ASCII character (OData allows
+// Unicode letters; the exact class is checked by nobody downstream, so the lexer is permissive).
+const ID_START = 'A-Za-z_\\u00AA-\\uFFFF';
+const ID_PART = 'A-Za-z0-9_\\u00AA-\\uFFFF';
+const SIMPLE_ID = `[${ID_START}][${ID_PART}]*`;
+const QUALIFIED_ID = `${SIMPLE_ID}(?:\\.${SIMPLE_ID})*`;
+
+/** A simple or dot-qualified name: `Name`, `Model.Customer`, `geo.distance`. */
+export const Identifier = createToken({ name: 'Identifier', pattern: new RegExp(QUALIFIED_ID) });
+
+function keyword(name: string, word: string, caseSensitive = false): TokenType {
+  return createToken({
+    name,
+    pattern: new RegExp(word, caseSensitive ? '' : 'i'),
+    longer_alt: Identifier,
+    categories: [Identifier],
+  });
+}
+
+// Operator categories, so that the parser can match a whole precedence tier at once.
+export const BinaryOperatorToken = createToken({ name: 'BinaryOperator', pattern: Lexer.NA });
+
+function operator(name: string, word: string): TokenType {
+  return createToken({
+    name,
+    pattern: new RegExp(word, 'i'),
+    longer_alt: Identifier,
+    categories: [Identifier, BinaryOperatorToken],
+  });
+}
+
+export const And = operator('And', 'and');
+export const Or = operator('Or', 'or');
+export const Eq = operator('Eq', 'eq');
+export const Ne = operator('Ne', 'ne');
+export const Gt = operator('Gt', 'gt');
+export const Ge = operator('Ge', 'ge');
+export const Lt = operator('Lt', 'lt');
+export const Le = operator('Le', 'le');
+export const Has = keyword('Has', 'has');
+export const Add = operator('Add', 'add');
+export const Sub = operator('Sub', 'sub');
+export const Mul = operator('Mul', 'mul');
+export const DivBy = operator('DivBy', 'divby');
+export const Div = createToken({
+  name: 'Div',
+  pattern: /div/i,
+  longer_alt: [DivBy, Identifier],
+  categories: [Identifier, BinaryOperatorToken],
+});
+export const Mod = operator('Mod', 'mod');
+export const In = keyword('In', 'in');
+export const Not = keyword('Not', 'not');
+export const Asc = keyword('Asc', 'asc');
+export const Desc = keyword('Desc', 'desc');
+export const As = keyword('As', 'as');
+export const True = keyword('True', 'true');
+export const False = keyword('False', 'false');
+/** `null` is case-sensitive (ABNF `%s"null"`). */
+export const Null = keyword('Null', 'null', true);
+export const NaN = keyword('NaN', 'NaN', true);
+export const Inf = keyword('Inf', 'INF', true);
+export const MinusInf = createToken({ name: 'MinusInf', pattern: /-INF/, longer_alt: Identifier });
+
+/** `duration'…'`, `binary'…'`, `geography'…'`, `geometry'…'` and enum literals `Ns.Type'…'`. */
+export const PrefixedString = createToken({
+  name: 'PrefixedString',
+  pattern: new RegExp(`${QUALIFIED_ID}'(?:[^']|'')*'`),
+});
+
+/** A single-quoted string literal with `''` escapes. */
+export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /'(?:[^']|'')*'/ });
+/** A JSON string, used inside JSON arrays and objects. */
+export const JsonString = createToken({ name: 'JsonString', pattern: /"(?:[^"\\]|\\.)*"/ });
+
+export const DateTimeOffsetLiteral = createToken({
+  name: 'DateTimeOffsetLiteral',
+  pattern: /-?\d{4,}-\d\d-\d\d[Tt]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:\d\d)/,
+});
+export const GuidLiteral = createToken({
+  name: 'GuidLiteral',
+  pattern: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/,
+});
+export const DateLiteral = createToken({ name: 'DateLiteral', pattern: /-?\d{4,}-\d\d-\d\d/ });
+export const TimeOfDayLiteral = createToken({ name: 'TimeOfDayLiteral', pattern: /\d\d:\d\d(?::\d\d(?:\.\d+)?)?/ });
+/** Integers, decimals and doubles, with an optional sign directly attached. */
+export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: /[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/ });
+
+export const DollarName = createToken({ name: 'DollarName', pattern: /\$[A-Za-z]+/ });
+export const AtName = createToken({ name: 'AtName', pattern: new RegExp(`@${QUALIFIED_ID}(?:#${SIMPLE_ID})?`) });
+
+export const LParen = createToken({ name: 'LParen', pattern: /\(/ });
+export const RParen = createToken({ name: 'RParen', pattern: /\)/ });
+export const LBracket = createToken({ name: 'LBracket', pattern: /\[/ });
+export const RBracket = createToken({ name: 'RBracket', pattern: /]/ });
+export const LBrace = createToken({ name: 'LBrace', pattern: /\{/ });
+export const RBrace = createToken({ name: 'RBrace', pattern: /}/ });
+export const Comma = createToken({ name: 'Comma', pattern: /,/ });
+export const Semicolon = createToken({ name: 'Semicolon', pattern: /;/ });
+export const Colon = createToken({ name: 'Colon', pattern: /:/ });
+export const Slash = createToken({ name: 'Slash', pattern: /\// });
+export const Equals = createToken({ name: 'Equals', pattern: /=/ });
+export const DotStar = createToken({ name: 'DotStar', pattern: /\.\*/ });
+export const Star = createToken({ name: 'Star', pattern: /\*/ });
+export const Minus = createToken({ name: 'Minus', pattern: /-/ });
+
+// ---------------------------------------------------------------------------------------------
+// $search nested in $expand/$select options: `$search=` switches the lexer into search mode.
+// ---------------------------------------------------------------------------------------------
+
+const matchSearchOptionStart: CustomPatternMatcherFunc = (text, offset) => {
+  // Only directly after `(` or `;` (white space allowed): the start of a nested option.
+  let before = offset - 1;
+  while (before >= 0 && (text.charCodeAt(before) === 32 || text.charCodeAt(before) === 9)) before--;
+  if (before < 0) return null;
+  const c = text.charCodeAt(before);
+  if (c !== 40 /* ( */ && c !== 59 /* ; */) return null;
+  const match = /\$?search=/iy;
+  match.lastIndex = offset;
+  return match.exec(text);
+};
+
+/** `$search=` (or `search=`) at the start of a nested option; pushes search mode. */
+export const SearchOptionStart = createToken({
+  name: 'SearchOptionStart',
+  pattern: { exec: matchSearchOptionStart },
+  line_breaks: false,
+  start_chars_hint: ['$', 's', 'S'],
+  push_mode: 'search',
+});
+
+export const SearchLParen = createToken({ name: 'SearchLParen', pattern: /\(/, push_mode: 'search' });
+export const SearchRParen = createToken({ name: 'SearchRParen', pattern: /\)/, pop_mode: true, categories: [RParen] });
+export const SearchEnd = createToken({ name: 'SearchEnd', pattern: /;/, pop_mode: true, categories: [Semicolon] });
+export const SearchTopLParen = createToken({
+  name: 'SearchTopLParen',
+  pattern: /\(/,
+  push_mode: 'searchTop',
+  categories: [SearchLParen],
+});
+export const SearchTopRParen = createToken({ name: 'SearchTopRParen', pattern: /\)/, pop_mode: true, categories: [SearchRParen] });
+
+/** A search word: anything but white space, parentheses, `"` and `;`, not starting with `'`. */
+export const SearchWord = createToken({ name: 'SearchWord', pattern: /[^\s()";'][^\s()";]*/ });
+/** In a top-level `$search`, `;` is an ordinary character (it was percent-encoded in the URL). */
+export const SearchTopWord = createToken({ name: 'SearchTopWord', pattern: /[^\s()"'][^\s()"]*/, categories: [SearchWord] });
+export const SearchAnd = createToken({ name: 'SearchAnd', pattern: /AND/, longer_alt: SearchWord, categories: [SearchWord] });
+export const SearchOr = createToken({ name: 'SearchOr', pattern: /OR/, longer_alt: SearchWord, categories: [SearchWord] });
+export const SearchNot = createToken({ name: 'SearchNot', pattern: /NOT/, longer_alt: SearchWord, categories: [SearchWord] });
+export const SearchTopAnd = createToken({ name: 'SearchTopAnd', pattern: /AND/, longer_alt: SearchTopWord, categories: [SearchAnd] });
+export const SearchTopOr = createToken({ name: 'SearchTopOr', pattern: /OR/, longer_alt: SearchTopWord, categories: [SearchOr] });
+export const SearchTopNot = createToken({ name: 'SearchTopNot', pattern: /NOT/, longer_alt: SearchTopWord, categories: [SearchNot] });
+/** `"a phrase"`; the 4.01 ABNF has no escape for `"` inside a phrase. */
+export const SearchPhrase = createToken({ name: 'SearchPhrase', pattern: /"[^"]*"/ });
+/** `'…'`: an incomplete search expression sent as a string literal (type-ahead). */
+export const SearchIncomplete = createToken({ name: 'SearchIncomplete', pattern: /'(?:[^']|'')*'/ });
+
+const keywordsAndOperators = [
+  Inf,
+  NaN,
+  Null,
+  DivBy,
+  Div,
+  And,
+  Or,
+  Eq,
+  Ne,
+  Gt,
+  Ge,
+  Lt,
+  Le,
+  Has,
+  Add,
+  Sub,
+  Mul,
+  Mod,
+  In,
+  Not,
+  Asc,
+  Desc,
+  As,
+  True,
+  False,
+];
+
+const expressionTokens: TokenType[] = [
+  WhiteSpace,
+  SearchOptionStart,
+  DateTimeOffsetLiteral,
+  GuidLiteral,
+  DateLiteral,
+  TimeOfDayLiteral,
+  MinusInf,
+  NumberLiteral,
+  PrefixedString,
+  ...keywordsAndOperators,
+  Identifier,
+  StringLiteral,
+  JsonString,
+  DollarName,
+  AtName,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Comma,
+  Semicolon,
+  Colon,
+  Slash,
+  Equals,
+  DotStar,
+  Star,
+  Minus,
+];
+
+/** Token types that only exist for the parser's categories (never produced by the lexer). */
+const categoryOnly: TokenType[] = [BinaryOperatorToken];
+
+export const allTokens: TokenType[] = [
+  ...categoryOnly,
+  ...expressionTokens,
+  SearchLParen,
+  SearchRParen,
+  SearchEnd,
+  SearchTopLParen,
+  SearchTopRParen,
+  SearchAnd,
+  SearchOr,
+  SearchNot,
+  SearchTopAnd,
+  SearchTopOr,
+  SearchTopNot,
+  SearchPhrase,
+  SearchIncomplete,
+  SearchWord,
+  SearchTopWord,
+];
+
+export type LexerMode = 'expression' | 'search' | 'searchTop';
+
+export const odataLexer = new Lexer(
+  {
+    defaultMode: 'expression',
+    modes: {
+      expression: expressionTokens,
+      search: [WhiteSpace, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
+      searchTop: [
+        WhiteSpace,
+        SearchTopLParen,
+        SearchTopRParen,
+        SearchTopAnd,
+        SearchTopOr,
+        SearchTopNot,
+        SearchPhrase,
+        SearchIncomplete,
+        SearchTopWord,
+      ],
+    },
+  },
+  { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: false },
+);

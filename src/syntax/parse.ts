@@ -1,0 +1,151 @@
+/**
+ * Entry points that parse the value of one query option. Each bounds the input (length and
+ * nesting depth) before parsing, and turns every failure into an {@link ODataError} whose
+ * position is an offset into the given text.
+ */
+import type { ILexingError, IRecognitionException, IToken } from 'chevrotain';
+import { ODataError } from '../errors/odata-error.js';
+import type { ComputeItem, ExpandItem, Expression, OrderByItem, SearchExpression, SelectItem } from './ast.js';
+import * as T from './lexer.js';
+import { parser, type EntryRule, type SearchMode } from './parser.js';
+
+/** Limits and switches shared by all parse functions. */
+export interface ParseOptions {
+  /** Longest accepted input, in characters (default 100 000). */
+  readonly maxLength?: number;
+  /** Deepest accepted nesting of `(`, `[` and `{` (default 256). */
+  readonly maxDepth?: number;
+  /**
+   * `$search` handling: `'text'` (default) keeps the value as one uninterpreted string, as the
+   * reference service does; `'grammar'` parses the OData search syntax (terms, phrases, AND, OR, NOT).
+   */
+  readonly search?: SearchMode;
+}
+
+export const DEFAULT_MAX_LENGTH = 100_000;
+export const DEFAULT_MAX_DEPTH = 256;
+
+/** Parses a `$filter` value (any common expression). */
+export function parseFilter(text: string, options?: ParseOptions): Expression {
+  return run(text, 'filterOption', 'expression', '$filter', options) as Expression;
+}
+
+/** Parses an `$orderby` value into its items. */
+export function parseOrderBy(text: string, options?: ParseOptions): readonly OrderByItem[] {
+  return run(text, 'orderByOption', 'expression', '$orderby', options) as OrderByItem[];
+}
+
+/** Parses a `$select` value into its items. */
+export function parseSelect(text: string, options?: ParseOptions): readonly SelectItem[] {
+  return run(text, 'selectOption', 'expression', '$select', options) as SelectItem[];
+}
+
+/** Parses an `$expand` value into its items, with nested options. */
+export function parseExpand(text: string, options?: ParseOptions): readonly ExpandItem[] {
+  return run(text, 'expandOption', 'expression', '$expand', options) as ExpandItem[];
+}
+
+/** Parses a `$compute` value (`expr as Name, …`). */
+export function parseCompute(text: string, options?: ParseOptions): readonly ComputeItem[] {
+  return run(text, 'computeOption', 'expression', '$compute', options) as ComputeItem[];
+}
+
+/**
+ * Parses a `$search` value. By default (`search: 'text'`) the value is kept as one string;
+ * with `search: 'grammar'` it is parsed as an OData search expression.
+ */
+export function parseSearch(text: string, options?: ParseOptions): SearchExpression {
+  if ((options?.search ?? 'text') === 'text') {
+    checkLength(text, '$search', options);
+    if (text.trim() === '') throw emptyValue('$search');
+    return { kind: 'searchText', text, span: { start: 0, end: text.length } };
+  }
+  return run(text, 'searchOption', 'searchTop', '$search', options) as SearchExpression;
+}
+
+/** Parses the value of a parameter alias `@name=value` (an expression or JSON). */
+export function parseAliasValue(text: string, name: string, options?: ParseOptions): Expression {
+  return run(text, 'aliasValueOption', 'expression', name, options) as Expression;
+}
+
+export function emptyValue(option: string): ODataError {
+  return new ODataError({ code: 'invalid_option_value', reason: `The value of ${option} is empty`, option, position: 0 });
+}
+
+function checkLength(text: string, option: string, options: ParseOptions | undefined): void {
+  const max = options?.maxLength ?? DEFAULT_MAX_LENGTH;
+  if (text.length > max) {
+    throw new ODataError({
+      code: 'input_too_long',
+      reason: `The value is ${text.length} characters long; the limit is ${max}`,
+      option,
+      position: max,
+    });
+  }
+}
+
+const OPENERS = new Set([T.LParen, T.LBracket, T.LBrace, T.SearchLParen, T.SearchTopLParen]);
+const CLOSERS = new Set([T.RParen, T.RBracket, T.RBrace, T.SearchRParen, T.SearchTopRParen]);
+
+/** Rejects nesting deeper than `maxDepth` before the recursive-descent parser sees it. */
+function checkDepth(tokens: readonly IToken[], option: string, options: ParseOptions | undefined): void {
+  const max = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  let depth = 0;
+  for (const token of tokens) {
+    if (OPENERS.has(token.tokenType)) {
+      depth++;
+      if (depth > max) {
+        throw new ODataError({
+          code: 'too_deep',
+          reason: `Nesting is deeper than the limit of ${max}`,
+          option,
+          position: token.startOffset,
+        });
+      }
+    } else if (CLOSERS.has(token.tokenType)) {
+      depth--;
+    }
+  }
+}
+
+function lexingError(text: string, error: ILexingError, option: string): ODataError {
+  const char = text.charAt(error.offset);
+  const reason = char === ')' ? `Unexpected ')'` : char === ';' ? `Unexpected ';'` : `Unexpected character '${char}'`;
+  return new ODataError({ code: 'invalid_token', reason, option, position: error.offset });
+}
+
+function recognitionError(text: string, error: IRecognitionException, option: string): ODataError {
+  const offset = error.token.startOffset;
+  const atEnd = Number.isNaN(offset) || error.token.image === '';
+  return new ODataError({
+    code: atEnd ? 'unexpected_end' : 'syntax_error',
+    reason: error.message,
+    option,
+    position: atEnd ? text.length : offset,
+  });
+}
+
+/** Lexes, bounds and parses `text` with one entry rule of the shared parser. */
+function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, options: ParseOptions | undefined): unknown {
+  checkLength(text, option, options);
+  if (text.trim() === '') throw emptyValue(option);
+  const lexed = T.odataLexer.tokenize(text, mode);
+  const [lexError] = lexed.errors;
+  if (lexError) throw lexingError(text, lexError, option);
+  checkDepth(lexed.tokens, option, options);
+  parser.input = lexed.tokens;
+  parser.resetState(text, options?.search ?? 'text');
+  let result: unknown;
+  try {
+    result = parser[rule]();
+  } catch (error) {
+    if (error instanceof ODataError) throw error.relocate(option);
+    if (error instanceof RangeError) {
+      throw new ODataError({ code: 'too_deep', reason: 'The expression is nested too deeply', option, position: 0 });
+    }
+    throw error;
+  }
+  const [parseError] = parser.errors;
+  if (parseError) throw recognitionError(text, parseError, option);
+  return result;
+}

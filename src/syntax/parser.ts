@@ -1,0 +1,960 @@
+/**
+ * The Chevrotain parser for every query option. One instance is created at module load and
+ * reused (Chevrotain parsers are stateful but cheap to reset). It builds the AST directly with
+ * embedded actions: no CST, no visitor pass.
+ *
+ * Binary operators are collected in a flat loop and arranged by precedence afterwards
+ * (see `arrange` in `precedence.ts`), so a chain of 10 000 `or` clauses costs no recursion;
+ * only parentheses, brackets and braces recurse, and their depth is bounded before parsing.
+ */
+import { EmbeddedActionsParser, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
+import type {
+  ComputeItem,
+  ExpandItem,
+  Expression,
+  Literal,
+  MemberPath,
+  NestedOptions,
+  OrderByItem,
+  PathHead,
+  PathSegment,
+  SearchExpression,
+  SelectItem,
+  Span,
+} from './ast.js';
+import * as T from './lexer.js';
+import { errorMessages } from './messages.js';
+import { arrange, type OperatorToken } from './precedence.js';
+import {
+  assembleItemPath,
+  buildCall,
+  buildLiteral,
+  buildNestedOptions,
+  lastEnd,
+  syntaxError,
+  type ItemPath,
+  type ItemStep,
+  type NestedOptionValue,
+  type RawArgument,
+} from './builders.js';
+
+/** `$search` handling: `'text'` keeps the value as one string, `'grammar'` parses OData search syntax. */
+export type SearchMode = 'text' | 'grammar';
+
+const span = (start: number, end: number): Span => ({ start, end });
+const startOf = (token: IToken): number => token.startOffset;
+const endOf = (token: IToken): number => token.startOffset + token.image.length;
+
+class ODataParser extends EmbeddedActionsParser {
+  /** The text being parsed (for `$search` in text mode, which keeps source slices). */
+  text = '';
+  searchMode: SearchMode = 'text';
+  /** Lower-case names of the calls whose arguments are being parsed, innermost last. */
+  callStack: string[] = [];
+  /** Set just before the type-name argument of `cast`/`isof` is parsed. */
+  typeArgumentNext = false;
+
+  /** Clears per-parse state; called before every parse. */
+  resetState(text: string, searchMode: SearchMode): void {
+    this.text = text;
+    this.searchMode = searchMode;
+    this.callStack = [];
+    this.typeArgumentNext = false;
+  }
+
+  constructor() {
+    super(T.allTokens, { maxLookahead: 3, errorMessageProvider: errorMessages });
+    this.performSelfAnalysis();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Entry rules, one per option
+  // -------------------------------------------------------------------------------------------
+
+  public filterOption = this.RULE('filterOption', (): Expression => this.SUBRULE(this.expression));
+
+  public orderByOption = this.RULE('orderByOption', (): OrderByItem[] => {
+    const items: OrderByItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.orderByItem)) });
+    return items;
+  });
+
+  public selectOption = this.RULE('selectOption', (): SelectItem[] => {
+    const items: SelectItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.selectItem)) });
+    return items;
+  });
+
+  public expandOption = this.RULE('expandOption', (): ExpandItem[] => {
+    const items: ExpandItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.expandItem)) });
+    return items;
+  });
+
+  public computeOption = this.RULE('computeOption', (): ComputeItem[] => {
+    const items: ComputeItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.computeItem)) });
+    return items;
+  });
+
+  /** A parameter alias value (`@p=…`): any expression, including JSON. */
+  public aliasValueOption = this.RULE('aliasValueOption', (): Expression => this.SUBRULE(this.jsonValue));
+
+  /** `$search` in grammar mode, lexed in `searchTop` mode. */
+  public searchOption = this.RULE('searchOption', (): SearchExpression =>
+    this.OR([
+      { ALT: () => this.SUBRULE(this.searchIncomplete) },
+      { ALT: () => this.SUBRULE(this.searchExpr) },
+    ]),
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // Expressions
+  // -------------------------------------------------------------------------------------------
+
+  /** `unary (op unary)*`, arranged by precedence after the loop. */
+  public expression = this.RULE('expression', (): Expression => {
+    const operands: Expression[] = [this.SUBRULE(this.unaryExpr)];
+    const operators: OperatorToken[] = [];
+    this.MANY(() => {
+      const op = this.CONSUME(T.BinaryOperatorToken);
+      operands.push(this.SUBRULE2(this.unaryExpr));
+      this.ACTION(() => operators.push(op));
+    });
+    return this.ACTION(() => arrange(operands, operators));
+  });
+
+  /** `not` and `-` prefixes (a loop, not recursion), then a postfix expression. */
+  private unaryExpr = this.RULE('unaryExpr', (): Expression => {
+    const prefixes: IToken[] = [];
+    this.MANY(() => {
+      this.OR([
+        { ALT: () => prefixes.push(this.CONSUME(T.Not)) },
+        { ALT: () => prefixes.push(this.CONSUME(T.Minus)) },
+      ]);
+    });
+    let operand = this.SUBRULE(this.postfixExpr);
+    this.ACTION(() => {
+      for (let i = prefixes.length - 1; i >= 0; i--) {
+        const prefix = prefixes[i] as IToken;
+        operand = {
+          kind: 'unary',
+          operator: tokenMatcher(prefix, T.Not) ? 'not' : 'negate',
+          operand,
+          span: span(startOf(prefix), operand.span.end),
+        };
+      }
+    });
+    return operand;
+  });
+
+  /** `has` and `in` bind tighter than the unary operators (URL 5.1.1.17: both are Primary). */
+  private postfixExpr = this.RULE('postfixExpr', (): Expression => {
+    let left = this.SUBRULE(this.primary);
+    this.MANY(() => {
+      this.OR([
+        {
+          ALT: () => {
+            this.CONSUME(T.Has);
+            const right = this.SUBRULE2(this.primary);
+            this.ACTION(() => {
+              left = { kind: 'binary', operator: 'has', left, right, span: span(left.span.start, right.span.end) };
+            });
+          },
+        },
+        {
+          ALT: () => {
+            this.CONSUME(T.In);
+            const right = this.SUBRULE(this.inOperand);
+            this.ACTION(() => {
+              left = { kind: 'in', left, right, span: span(left.span.start, right.span.end) };
+            });
+          },
+        },
+      ]);
+    });
+    return left;
+  });
+
+  /** The right side of `in`: a parenthesized list of literals, a JSON array, or a collection expression. */
+  private inOperand = this.RULE('inOperand', (): Expression =>
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+      {
+        ALT: () => {
+          const open = this.CONSUME(T.LParen);
+          const items: Expression[] = [];
+          this.MANY_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.expression)) });
+          const close = this.CONSUME(T.RParen);
+          return this.ACTION((): Expression => {
+            const [only] = items;
+            if (items.length === 1 && only !== undefined && only.kind !== 'literal') return only;
+            for (const item of items) {
+              if (item.kind !== 'literal') {
+                throw syntaxError('Expected a primitive literal in the list of the in operator', item.span.start);
+              }
+            }
+            return { kind: 'list', items: items as Literal[], span: span(startOf(open), endOf(close)) };
+          });
+        },
+      },
+      { ALT: () => this.SUBRULE(this.primary) },
+      ],
+    }),
+  );
+
+  private primary = this.RULE('primary', (): Expression =>
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        { ALT: () => this.SUBRULE(this.literal) },
+        { ALT: () => this.SUBRULE(this.parenExpr) },
+        { ALT: () => this.SUBRULE(this.jsonArray) },
+        { ALT: () => this.SUBRULE(this.jsonObject) },
+        { ALT: () => this.SUBRULE(this.identifierExpr) },
+        { ALT: () => this.SUBRULE(this.dollarPath) },
+        { ALT: () => this.SUBRULE(this.atExpr) },
+      ],
+      ERR_MSG: 'an expression',
+    }),
+  );
+
+  private literal = this.RULE('literal', (): Literal => {
+    const token = this.OR([
+      { ALT: () => this.CONSUME(T.StringLiteral) },
+      { ALT: () => this.CONSUME(T.NumberLiteral) },
+      { ALT: () => this.CONSUME(T.True) },
+      { ALT: () => this.CONSUME(T.False) },
+      { ALT: () => this.CONSUME(T.Null) },
+      { ALT: () => this.CONSUME(T.DateTimeOffsetLiteral) },
+      { ALT: () => this.CONSUME(T.DateLiteral) },
+      { ALT: () => this.CONSUME(T.TimeOfDayLiteral) },
+      { ALT: () => this.CONSUME(T.GuidLiteral) },
+      { ALT: () => this.CONSUME(T.PrefixedString) },
+      { ALT: () => this.CONSUME(T.Inf) },
+      { ALT: () => this.CONSUME(T.MinusInf) },
+      { ALT: () => this.CONSUME(T.NaN) },
+    ]);
+    return this.ACTION(() => buildLiteral(token));
+  });
+
+  private parenExpr = this.RULE('parenExpr', (): Expression => {
+    this.CONSUME(T.LParen);
+    const inner = this.SUBRULE(this.expression);
+    this.CONSUME(T.RParen);
+    return inner;
+  });
+
+  private jsonValue = this.RULE('jsonValue', (): Expression =>
+    this.OR([
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.JsonString);
+          return this.ACTION(() => buildLiteral(token));
+        },
+      },
+      { ALT: () => this.SUBRULE(this.expression) },
+    ]),
+  );
+
+  private jsonArray = this.RULE('jsonArray', (): Expression => {
+    const open = this.CONSUME(T.LBracket);
+    const items: Expression[] = [];
+    this.MANY_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.jsonValue)) });
+    const close = this.CONSUME(T.RBracket);
+    return { kind: 'array', items, span: span(startOf(open), endOf(close)) };
+  });
+
+  private jsonObject = this.RULE('jsonObject', (): Expression => {
+    const open = this.CONSUME(T.LBrace);
+    const members: { name: string; value: Expression; span: Span }[] = [];
+    this.MANY_SEP({
+      SEP: T.Comma,
+      DEF: () => {
+        const name = this.CONSUME(T.JsonString);
+        this.CONSUME(T.Colon);
+        const value = this.SUBRULE(this.jsonValue);
+        this.ACTION(() => {
+          const decoded = buildLiteral(name).value as string;
+          members.push({ name: decoded, value, span: span(startOf(name), value.span.end) });
+        });
+      },
+    });
+    const close = this.CONSUME(T.RBrace);
+    return { kind: 'object', members, span: span(startOf(open), endOf(close)) };
+  });
+
+  /** `Name…`, `fn(…)`, `Ns.Fn(…)/…`, `case(…)`. */
+  private identifierExpr = this.RULE('identifierExpr', (): Expression => {
+    const first = this.CONSUME(T.Identifier);
+    let args: RawArgument[] | undefined;
+    let close: IToken | undefined;
+    // A bare qualified name is a type cast that needs a following path, except as the type argument of cast/isof.
+    const typeNameAllowed = this.ACTION(() => {
+      const allowed = this.typeArgumentNext;
+      this.typeArgumentNext = false;
+      return allowed;
+    });
+    this.OPTION(() => {
+      this.ACTION(() => this.callStack.push(first.image.toLowerCase()));
+      const call = this.SUBRULE(this.argumentList);
+      this.ACTION(() => this.callStack.pop());
+      args = call.args;
+      close = call.close;
+    });
+    let head: Expression | undefined;
+    const segments: PathSegment[] = [];
+    this.ACTION(() => {
+      if (args === undefined || close === undefined) {
+        segments.push({ kind: 'member', name: first.image, span: span(startOf(first), endOf(first)) });
+      } else {
+        const built = buildCall(first, args, endOf(close));
+        if (built.kind === 'segment') segments.push(built.segment);
+        else head = built.expression;
+      }
+    });
+    this.MANY(() => {
+      this.CONSUME(T.Slash);
+      segments.push(this.SUBRULE(this.pathSegment));
+    });
+    return this.ACTION((): Expression => {
+      if (head !== undefined) {
+        if (segments.length > 0) throw syntaxError(`A path cannot continue after the function call`, segments[0]?.span.start ?? 0);
+        return head;
+      }
+      const [only] = segments;
+      if (segments.length === 1 && only?.kind === 'member' && only.name.includes('.') && !typeNameAllowed) {
+        throw syntaxError(`Expected '/' and a path after the type cast '${only.name}', or '(…)' to call a function`, only.span.end);
+      }
+      return makePath({ kind: 'implicit' }, segments, startOf(first));
+    });
+  });
+
+  /** `$it`, `$this`, `$root` starting a path. */
+  private dollarPath = this.RULE('dollarPath', (): Expression => {
+    const token = this.CONSUME(T.DollarName);
+    const segments: PathSegment[] = [];
+    this.MANY(() => {
+      this.CONSUME(T.Slash);
+      segments.push(this.SUBRULE(this.pathSegment));
+    });
+    return this.ACTION((): Expression => {
+      const name = token.image;
+      if (name !== '$it' && name !== '$this' && name !== '$root') {
+        throw syntaxError(`'${name}' cannot start an expression; expected $it, $this or $root`, startOf(token));
+      }
+      if (name === '$root' && segments.length === 0) throw syntaxError(`Expected a path after '$root'`, endOf(token));
+      return makePath({ kind: name }, segments, startOf(token));
+    });
+  });
+
+  /** `@alias`, `@alias/Path`, `@Ns.Term/…` (an instance annotation of the current resource). */
+  private atExpr = this.RULE('atExpr', (): Expression => {
+    const token = this.CONSUME(T.AtName);
+    const segments: PathSegment[] = [];
+    this.MANY(() => {
+      this.CONSUME(T.Slash);
+      segments.push(this.SUBRULE(this.pathSegment));
+    });
+    return this.ACTION((): Expression => {
+      const name = token.image.slice(1);
+      const tokenSpan = span(startOf(token), endOf(token));
+      if (name.includes('.') || name.includes('#')) {
+        return makePath({ kind: 'implicit' }, [{ kind: 'annotation', term: name, span: tokenSpan }, ...segments], tokenSpan.start);
+      }
+      if (segments.length === 0) return { kind: 'alias', name, span: tokenSpan };
+      return makePath({ kind: 'alias', name }, segments, tokenSpan.start);
+    });
+  });
+
+  /** One segment after `/`. */
+  private pathSegment = this.RULE('pathSegment', (): PathSegment =>
+    this.OR([
+      {
+        ALT: () => {
+          const name = this.CONSUME(T.Identifier);
+          let call: { args: RawArgument[]; close: IToken } | undefined;
+          this.OPTION(() => {
+            call = this.SUBRULE(this.argumentList);
+          });
+          return this.ACTION((): PathSegment => {
+            if (call === undefined) return { kind: 'member', name: name.image, span: span(startOf(name), endOf(name)) };
+            const built = buildCall(name, call.args, endOf(call.close), true);
+            if (built.kind !== 'segment') throw syntaxError(`Function '${name.image}' cannot be applied to a path`, startOf(name));
+            return built.segment;
+          });
+        },
+      },
+      { ALT: () => this.SUBRULE(this.dollarSegment) },
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.AtName);
+          return { kind: 'annotation', term: token.image.slice(1), span: span(startOf(token), endOf(token)) };
+        },
+      },
+    ]),
+  );
+
+  /** `$count`, `$count(…)` or `$filter(…)` inside a path. */
+  private dollarSegment = this.RULE('dollarSegment', (): PathSegment => {
+    const token = this.CONSUME(T.DollarName);
+    let options: NestedOptions | undefined;
+    let predicate: Expression | undefined;
+    let close: IToken | undefined;
+    this.OPTION(() => {
+      this.OR([
+        {
+          GATE: () => token.image === '$count',
+          ALT: () => {
+            options = this.SUBRULE(this.nestedOptions);
+          },
+        },
+        {
+          GATE: () => token.image === '$filter',
+          ALT: () => {
+            this.CONSUME(T.LParen);
+            predicate = this.SUBRULE(this.expression);
+            close = this.CONSUME(T.RParen);
+          },
+        },
+      ]);
+    });
+    return this.ACTION((): PathSegment => {
+      const start = startOf(token);
+      if (token.image === '$count') {
+        if (options === undefined) return { kind: 'count', span: span(start, endOf(token)) };
+        for (const key of Object.keys(options)) {
+          if (key !== 'filter' && key !== 'search' && key !== 'kind' && key !== 'span') {
+            throw syntaxError(`Only $filter and $search are allowed in $count(...)`, options.span.start, 'invalid_nested_option');
+          }
+        }
+        return {
+          kind: 'count',
+          ...(options.filter === undefined ? {} : { filter: options.filter }),
+          ...(options.search === undefined ? {} : { search: options.search }),
+          span: span(start, options.span.end),
+        };
+      }
+      if (token.image === '$filter' && predicate !== undefined && close !== undefined) {
+        return { kind: 'filter', predicate, span: span(start, endOf(close)) };
+      }
+      throw syntaxError(`'${token.image}' is not a path segment; expected $count or $filter(…)`, start);
+    });
+  });
+
+  /** `( [arg (, arg)*] )` where `arg` is `expr`, `name=expr` or `expr:expr` (lambdas and `case`). */
+  private argumentList = this.RULE('argumentList', (): { args: RawArgument[]; close: IToken } => {
+    this.CONSUME(T.LParen);
+    const args: RawArgument[] = [];
+    this.MANY_SEP({ SEP: T.Comma, DEF: () => args.push(this.SUBRULE(this.argument)) });
+    const close = this.CONSUME(T.RParen);
+    return { args, close };
+  });
+
+  private argument = this.RULE('argument', (): RawArgument =>
+    this.OR([
+      {
+        GATE: () => tokenMatcher(this.LA(2), T.Equals),
+        ALT: () => {
+          const name = this.CONSUME(T.Identifier);
+          this.CONSUME(T.Equals);
+          const value = this.SUBRULE(this.jsonValue);
+          return this.ACTION(() => ({ name: name.image, value, span: span(startOf(name), value.span.end) }));
+        },
+      },
+      {
+        ALT: () => {
+          this.ACTION(() => {
+            const call = this.callStack[this.callStack.length - 1];
+            const next = this.LA(2);
+            this.typeArgumentNext =
+              (call === 'cast' || call === 'isof' || call === 'collection') &&
+              tokenMatcher(this.LA(1), T.Identifier) &&
+              (tokenMatcher(next, T.Comma) || tokenMatcher(next, T.RParen));
+          });
+          const value = this.SUBRULE2(this.jsonValue);
+          let result: RawArgument = this.ACTION(() => ({ value, span: value.span }));
+          this.OPTION(() => {
+            this.CONSUME(T.Colon);
+            const then = this.SUBRULE3(this.jsonValue);
+            this.ACTION(() => {
+              result = { value, then, span: span(value.span.start, then.span.end) };
+            });
+          });
+          return result;
+        },
+      },
+    ]),
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // $orderby, $compute
+  // -------------------------------------------------------------------------------------------
+
+  private orderByItem = this.RULE('orderByItem', (): OrderByItem => {
+    const expression = this.SUBRULE(this.expression);
+    let direction: 'asc' | 'desc' = 'asc';
+    let end = 0;
+    this.OPTION(() => {
+      this.OR([
+        {
+          ALT: () => {
+            end = endOf(this.CONSUME(T.Asc));
+          },
+        },
+        {
+          ALT: () => {
+            end = endOf(this.CONSUME(T.Desc));
+            direction = 'desc';
+          },
+        },
+      ]);
+    });
+    return this.ACTION(() => ({
+      kind: 'orderByItem',
+      expression,
+      direction,
+      span: span(expression.span.start, Math.max(end, expression.span.end)),
+    }));
+  });
+
+  private computeItem = this.RULE('computeItem', (): ComputeItem => {
+    const expression = this.SUBRULE(this.expression);
+    this.CONSUME(T.As);
+    const alias = this.CONSUME(T.Identifier);
+    return this.ACTION(() => {
+      if (alias.image.includes('.')) throw syntaxError(`A $compute alias must be a simple name`, startOf(alias));
+      return { kind: 'computeItem', expression, alias: alias.image, span: span(expression.span.start, endOf(alias)) };
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // $select, $expand and their nested options
+  // -------------------------------------------------------------------------------------------
+
+  /** One step of a `$select`/`$expand` path: a name, `Ns.*`, an annotation or `*`. */
+  private itemSegment = this.RULE('itemSegment', (): ItemStep =>
+    this.OR([
+      {
+        ALT: () => {
+          const name = this.CONSUME(T.Identifier);
+          let dotStar: IToken | undefined;
+          this.OPTION(() => {
+            dotStar = this.CONSUME(T.DotStar);
+          });
+          return this.ACTION((): ItemStep => {
+            if (dotStar) return { kind: 'namespaceStar', namespace: name.image, span: span(startOf(name), endOf(dotStar)) };
+            return { kind: 'member', name: name.image, span: span(startOf(name), endOf(name)) };
+          });
+        },
+      },
+      {
+        ALT: () => {
+          const at = this.CONSUME(T.AtName);
+          return this.ACTION((): ItemStep => ({ kind: 'annotation', term: at.image.slice(1), span: span(startOf(at), endOf(at)) }));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.Star);
+          return this.ACTION((): ItemStep => ({ kind: 'star', span: span(startOf(token), endOf(token)) }));
+        },
+      },
+    ]),
+  );
+
+  /** `Seg/Seg/…` of `$select` and `$expand` items, optionally ending in `*` or `Ns.*`. */
+  private itemPath = this.RULE('itemPath', (): ItemPath => {
+    const steps: ItemStep[] = [this.SUBRULE(this.itemSegment)];
+    this.MANY({
+      GATE: () => !tokenMatcher(this.LA(2), T.DollarName),
+      DEF: () => {
+        this.CONSUME(T.Slash);
+        steps.push(this.SUBRULE2(this.itemSegment));
+      },
+    });
+    return this.ACTION(() => assembleItemPath(steps));
+  });
+
+  private selectItem = this.RULE('selectItem', (): SelectItem => {
+    const item = this.SUBRULE(this.itemPath);
+    let options: NestedOptions | undefined;
+    let parameters: string[] | undefined;
+    let end = 0;
+    this.OPTION(() => {
+      this.OR([
+        {
+          GATE: () => this.startsNestedOptions(),
+          ALT: () => {
+            options = this.SUBRULE(this.nestedOptions);
+            this.ACTION(() => {
+              end = options?.span.end ?? 0;
+            });
+          },
+        },
+        {
+          ALT: () => {
+            this.CONSUME(T.LParen);
+            const names: string[] = [];
+            this.MANY_SEP({ SEP: T.Comma, DEF: () => names.push(this.CONSUME(T.Identifier).image) });
+            end = endOf(this.CONSUME(T.RParen));
+            parameters = names;
+          },
+        },
+      ]);
+    });
+    return this.ACTION((): SelectItem => {
+      if (options && item.star !== undefined) throw syntaxError(`Options cannot follow '*' in $select`, options.span.start, 'invalid_nested_option');
+      if (options?.expand !== undefined) throw syntaxError(`$expand is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
+      if (options?.levels !== undefined) throw syntaxError(`$levels is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
+      return {
+        kind: 'selectItem',
+        path: item.path,
+        ...(item.star === undefined ? {} : { star: item.star }),
+        ...(parameters === undefined ? {} : { parameters }),
+        ...(options === undefined ? {} : { options }),
+        span: span(item.start, Math.max(end, item.end)),
+      };
+    });
+  });
+
+  private expandItem = this.RULE('expandItem', (): ExpandItem => {
+    let path: ItemPath["path"] = [];
+    let target: '*' | '$value' | undefined;
+    let suffix: '$ref' | '$count' | undefined;
+    let start = 0;
+    let end = 0;
+    this.OR([
+      {
+        GATE: () => this.LA(1).image === '$value',
+        ALT: () => {
+          const token = this.CONSUME(T.DollarName);
+          this.ACTION(() => {
+            target = '$value';
+            start = startOf(token);
+            end = endOf(token);
+          });
+        },
+      },
+      {
+        ALT: () => {
+          const item = this.SUBRULE(this.itemPath);
+          this.ACTION(() => {
+            if (item.star !== undefined && item.star !== '*') throw syntaxError(`'Ns.*' is not allowed in $expand`, item.start);
+            path = item.path;
+            if (item.star === '*') target = '*';
+            start = item.start;
+            end = item.end;
+          });
+        },
+      },
+    ]);
+    this.OPTION(() => {
+      this.CONSUME(T.Slash);
+      const token = this.CONSUME2(T.DollarName);
+      this.ACTION(() => {
+        if (token.image !== '$ref' && token.image !== '$count') {
+          throw syntaxError(`Expected $ref or $count after '/' but found '${token.image}'`, startOf(token));
+        }
+        suffix = token.image;
+        end = endOf(token);
+      });
+    });
+    let options: NestedOptions | undefined;
+    this.OPTION2(() => {
+      options = this.SUBRULE(this.nestedOptions);
+    });
+    return this.ACTION((): ExpandItem => {
+      if (options !== undefined) {
+        checkExpandOptions(options, suffix);
+        end = options.span.end;
+      }
+      return {
+        kind: 'expandItem',
+        path,
+        ...(target === undefined ? {} : { target }),
+        ...(suffix === undefined ? {} : { suffix }),
+        ...(options === undefined ? {} : { options }),
+        span: span(start, end),
+      };
+    });
+  });
+
+  private startsNestedOptions(): boolean {
+    const first = this.LA(2);
+    if (tokenMatcher(first, T.SearchOptionStart)) return true;
+    if (tokenMatcher(first, T.DollarName) || tokenMatcher(first, T.AtName) || tokenMatcher(first, T.Identifier)) {
+      return tokenMatcher(this.LA(3), T.Equals);
+    }
+    return false;
+  }
+
+  /** `( option (; option)* )` of `$expand` and `$select` items and of `$count(…)`. */
+  private nestedOptions = this.RULE('nestedOptions', (): NestedOptions => {
+    const open = this.CONSUME(T.LParen);
+    const values: NestedOptionValue[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Semicolon, DEF: () => values.push(this.SUBRULE(this.nestedOption)) });
+    const close = this.CONSUME(T.RParen);
+    return this.ACTION(() => buildNestedOptions(values, span(startOf(open), endOf(close))));
+  });
+
+  private nestedOption = this.RULE('nestedOption', (): NestedOptionValue =>
+    this.OR([
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.SearchOptionStart);
+          const search = this.SUBRULE(this.searchOption);
+          return this.ACTION((): NestedOptionValue => {
+            const value: SearchExpression =
+              this.searchMode === 'text'
+                ? { kind: 'searchText', text: this.text.slice(search.span.start, search.span.end), span: search.span }
+                : search;
+            return { name: 'search', token, value, end: search.span.end };
+          });
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.AtName);
+          this.CONSUME(T.Equals);
+          const value = this.SUBRULE(this.jsonValue);
+          return this.ACTION((): NestedOptionValue => ({ name: 'alias', token, value, end: value.span.end }));
+        },
+      },
+      { ALT: () => this.SUBRULE(this.systemNestedOption) },
+    ]),
+  );
+
+  private systemNestedOption = this.RULE('systemNestedOption', (): NestedOptionValue => {
+    const token = this.OR([{ ALT: () => this.CONSUME(T.DollarName) }, { ALT: () => this.CONSUME(T.Identifier) }]);
+    this.CONSUME(T.Equals);
+    const name = this.ACTION(() => token.image.replace(/^\$/, '').toLowerCase());
+    const is = (expected: string) => (): boolean => name === expected;
+    return this.OR2({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          GATE: is('filter'),
+          ALT: () => {
+            const value = this.SUBRULE(this.expression);
+            return this.ACTION((): NestedOptionValue => ({ name: 'filter', token, value, end: value.span.end }));
+          },
+        },
+        {
+          GATE: is('orderby'),
+          ALT: () => {
+            const value = this.SUBRULE(this.orderByOption);
+            return this.ACTION((): NestedOptionValue => ({ name: 'orderby', token, value, end: lastEnd(value) }));
+          },
+        },
+        {
+          GATE: is('select'),
+          ALT: () => {
+            const value = this.SUBRULE(this.selectOption);
+            return this.ACTION((): NestedOptionValue => ({ name: 'select', token, value, end: lastEnd(value) }));
+          },
+        },
+        {
+          GATE: is('expand'),
+          ALT: () => {
+            const value = this.SUBRULE(this.expandOption);
+            return this.ACTION((): NestedOptionValue => ({ name: 'expand', token, value, end: lastEnd(value) }));
+          },
+        },
+        {
+          GATE: is('compute'),
+          ALT: () => {
+            const value = this.SUBRULE(this.computeOption);
+            return this.ACTION((): NestedOptionValue => ({ name: 'compute', token, value, end: lastEnd(value) }));
+          },
+        },
+        {
+          GATE: () => name === 'top' || name === 'skip' || name === 'levels',
+          ALT: () => {
+            const value = this.CONSUME(T.NumberLiteral);
+            return this.ACTION((): NestedOptionValue => ({ name: name as 'top' | 'skip' | 'levels', token, value, end: endOf(value) }));
+          },
+        },
+        {
+          GATE: is('levels'),
+          ALT: () => {
+            const value = this.CONSUME2(T.Identifier);
+            return this.ACTION((): NestedOptionValue => ({ name: 'levels', token, value, end: endOf(value) }));
+          },
+        },
+        {
+          GATE: is('count'),
+          ALT: () => {
+            const value = this.OR3([{ ALT: () => this.CONSUME(T.True) }, { ALT: () => this.CONSUME(T.False) }]);
+            return this.ACTION((): NestedOptionValue => ({ name: 'count', token, value, end: endOf(value) }));
+          },
+        },
+        {
+          ALT: () => {
+            // Any other name: report it rather than a confusing token error.
+            return this.ACTION((): NestedOptionValue => {
+              throw syntaxError(`'${token.image}' is not an option allowed here`, startOf(token), 'invalid_nested_option');
+            });
+          },
+        },
+      ],
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // $search grammar (URL 5.1.8.1): NOT binds tighter than AND, AND tighter than OR;
+  // AND, OR and NOT are ordinary words where they cannot be operators.
+  // -------------------------------------------------------------------------------------------
+
+  private startsSearchPrimary(token: IToken): boolean {
+    return tokenMatcher(token, T.SearchWord) || tokenMatcher(token, T.SearchPhrase) || tokenMatcher(token, T.SearchLParen);
+  }
+
+  private searchIncomplete = this.RULE('searchIncomplete', (): SearchExpression => {
+    const token = this.CONSUME(T.SearchIncomplete);
+    return this.ACTION(() => ({
+      kind: 'searchTerm',
+      value: token.image.slice(1, -1).replaceAll("''", "'"),
+      phrase: true,
+      span: span(startOf(token), endOf(token)),
+    }));
+  });
+
+  private searchExpr = this.RULE('searchExpr', (): SearchExpression => {
+    let left = this.SUBRULE(this.searchAnd);
+    this.MANY({
+      GATE: () => tokenMatcher(this.LA(1), T.SearchOr) && this.startsSearchPrimary(this.LA(2)),
+      DEF: () => {
+        this.CONSUME(T.SearchOr);
+        const right = this.SUBRULE2(this.searchAnd);
+        this.ACTION(() => {
+          left = { kind: 'searchBinary', operator: 'OR', left, right, span: span(left.span.start, right.span.end) };
+        });
+      },
+    });
+    return left;
+  });
+
+  private searchAnd = this.RULE('searchAnd', (): SearchExpression => {
+    let left = this.SUBRULE(this.searchUnary);
+    this.MANY({
+      GATE: () => {
+        const next = this.LA(1);
+        if (!this.startsSearchPrimary(next)) return false;
+        return !(tokenMatcher(next, T.SearchOr) && this.startsSearchPrimary(this.LA(2)));
+      },
+      DEF: () => {
+        this.OPTION({
+          GATE: () => this.startsSearchPrimary(this.LA(2)),
+          DEF: () => this.CONSUME(T.SearchAnd),
+        });
+        const right = this.SUBRULE2(this.searchUnary);
+        this.ACTION(() => {
+          if (right.span.start === left.span.end) throw syntaxError('Expected a space between search terms', right.span.start);
+          left = { kind: 'searchBinary', operator: 'AND', left, right, span: span(left.span.start, right.span.end) };
+        });
+      },
+    });
+    return left;
+  });
+
+  private searchUnary = this.RULE('searchUnary', (): SearchExpression => {
+    const prefixes: IToken[] = [];
+    this.MANY({
+      GATE: () => this.startsSearchPrimary(this.LA(2)),
+      DEF: () => prefixes.push(this.CONSUME(T.SearchNot)),
+    });
+    let operand = this.SUBRULE(this.searchPrimary);
+    this.ACTION(() => {
+      for (let i = prefixes.length - 1; i >= 0; i--) {
+        const prefix = prefixes[i] as IToken;
+        operand = { kind: 'searchNot', operand, span: span(startOf(prefix), operand.span.end) };
+      }
+    });
+    return operand;
+  });
+
+  private searchPrimary = this.RULE('searchPrimary', (): SearchExpression =>
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          ALT: () => {
+            const open = this.CONSUME(T.SearchLParen);
+            const inner = this.SUBRULE(this.searchExpr);
+            const close = this.CONSUME(T.SearchRParen);
+            // The group's span includes its parentheses, so a text-mode slice keeps them.
+            return this.ACTION((): SearchExpression => ({ ...inner, span: span(startOf(open), endOf(close)) }));
+          },
+        },
+        {
+          ALT: () => {
+            const token = this.CONSUME(T.SearchPhrase);
+            return this.ACTION(() => ({
+              kind: 'searchTerm' as const,
+              value: token.image.slice(1, -1),
+              phrase: true,
+              span: span(startOf(token), endOf(token)),
+            }));
+          },
+        },
+        {
+          ALT: () => {
+            const token = this.CONSUME(T.SearchWord);
+            return this.ACTION(() => ({
+              kind: 'searchTerm' as const,
+              value: token.image,
+              phrase: false,
+              span: span(startOf(token), endOf(token)),
+            }));
+          },
+        },
+      ],
+      ERR_MSG: 'a search term',
+    }),
+  );
+}
+
+function makePath(head: PathHead, segments: PathSegment[], start: number): MemberPath {
+  const last = segments[segments.length - 1];
+  checkLambdaPlacement(segments);
+  return { kind: 'path', head, segments, span: span(start, last ? last.span.end : start + headLength(head)) };
+}
+
+function headLength(head: PathHead): number {
+  return head.kind === 'alias' ? head.name.length + 1 : head.kind === 'implicit' ? 0 : head.kind.length;
+}
+
+/** A lambda or `$count` ends a path: nothing may follow it. */
+function checkLambdaPlacement(segments: readonly PathSegment[]): void {
+  for (let i = 0; i < segments.length - 1; i++) {
+    const segment = segments[i] as PathSegment;
+    if (segment.kind === 'lambda' || segment.kind === 'count') {
+      const next = segments[i + 1] as PathSegment;
+      throw syntaxError(`A path cannot continue after '${segment.kind === 'count' ? '$count' : segment.operator}'`, next.span.start);
+    }
+  }
+}
+
+/** `$ref` allows $filter, $search, $orderby, $skip, $top, $count; `/$count` allows $filter and $search. */
+function checkExpandOptions(options: NestedOptions, suffix: '$ref' | '$count' | undefined): void {
+  if (suffix === undefined) return;
+  const allowed = suffix === '$ref' ? ['filter', 'search', 'orderBy', 'skip', 'top', 'count'] : ['filter', 'search'];
+  for (const key of Object.keys(options)) {
+    if (key === 'kind' || key === 'span' || key === 'aliases') continue;
+    if (!allowed.includes(key)) {
+      throw syntaxError(`$${key.toLowerCase()} is not allowed after /${suffix}`, options.span.start, 'invalid_nested_option');
+    }
+  }
+}
+
+/** The shared parser instance. Not re-entrant: parse functions never call each other while it runs. */
+export const parser = new ODataParser();
+
+/** Names of the parser's entry rules. */
+export type EntryRule = 'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'aliasValueOption' | 'searchOption';
+
+/** The token types (for the railroad diagram generator and tests). */
+export const tokenVocabulary: readonly TokenType[] = T.allTokens;
+

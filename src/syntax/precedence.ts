@@ -1,0 +1,55 @@
+/**
+ * Operator precedence (URL Conventions 5.1.1.17), lowest first. `has` and `in` are Primary and
+ * handled in the grammar itself; `not` and negation are unary. All binary operators here are
+ * left-associative.
+ */
+import type { IToken } from 'chevrotain';
+import type { BinaryOperator, Expression } from './ast.js';
+
+export type OperatorToken = IToken;
+
+/** Binding strength of each infix operator (higher binds tighter). */
+export const PRECEDENCE = {
+  or: 1,
+  and: 2,
+  eq: 3,
+  ne: 3,
+  gt: 4,
+  ge: 4,
+  lt: 4,
+  le: 4,
+  add: 5,
+  sub: 5,
+  mul: 6,
+  div: 6,
+  divby: 6,
+  mod: 6,
+  has: 8,
+} as const satisfies Record<BinaryOperator, number>;
+
+type InfixOperator = Exclude<BinaryOperator, 'has'>;
+
+/**
+ * Arranges `operands[0] op[0] operands[1] op[1] …` into a tree by precedence, with an explicit
+ * stack (shunting-yard), so that long chains cost neither recursion nor quadratic time.
+ */
+export function arrange(operands: readonly Expression[], operators: readonly OperatorToken[]): Expression {
+  if (operators.length === 0) return operands[0] as Expression;
+  const values: Expression[] = [operands[0] as Expression];
+  const pending: InfixOperator[] = [];
+  const reduce = (): void => {
+    const right = values.pop() as Expression;
+    const left = values.pop() as Expression;
+    const operator = pending.pop() as InfixOperator;
+    values.push({ kind: 'binary', operator, left, right, span: { start: left.span.start, end: right.span.end } });
+  };
+  for (let i = 0; i < operators.length; i++) {
+    const operator = (operators[i] as OperatorToken).image.toLowerCase() as InfixOperator;
+    const strength = PRECEDENCE[operator];
+    while (pending.length > 0 && PRECEDENCE[pending[pending.length - 1] as InfixOperator] >= strength) reduce();
+    pending.push(operator);
+    values.push(operands[i + 1] as Expression);
+  }
+  while (pending.length > 0) reduce();
+  return values[0] as Expression;
+}
