@@ -13,7 +13,9 @@ import {
   type Expression,
   type ItemPathSegment,
   type Literal,
+  type MemberPath,
   type NestedOptions,
+  type PathHead,
   type OrderByItem,
   type PathSegment,
   type SearchExpression,
@@ -369,4 +371,94 @@ function decodeLevels(token: IToken): number | 'max' {
     throw syntaxError(`$levels must be a positive integer without leading zeros or 'max', but was '${token.image}'`, token.startOffset, 'invalid_option_value');
   }
   return decodeCount(token.image, '$levels', token.startOffset);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths, arguments, postfix operators
+// ---------------------------------------------------------------------------------------------
+
+/** A member path node; checks that a lambda or `$count` ends it. */
+export function makePath(head: PathHead, segments: PathSegment[], start: number): MemberPath {
+  const last = segments[segments.length - 1];
+  if (segments.length > 1) checkLambdaPlacement(segments);
+  return { kind: 'path', head, segments, span: span(start, last ? last.span.end : start + headLength(head)) };
+}
+
+function headLength(head: PathHead): number {
+  return head.kind === 'alias' ? head.name.length + 1 : head.kind === 'implicit' ? 0 : head.kind.length;
+}
+
+/** A lambda or `$count` ends a path: nothing may follow it. */
+function checkLambdaPlacement(segments: readonly PathSegment[]): void {
+  for (let i = 0; i < segments.length - 1; i++) {
+    const segment = segments[i] as PathSegment;
+    if (segment.kind === 'lambda' || segment.kind === 'count') {
+      const next = segments[i + 1] as PathSegment;
+      throw syntaxError(`A path cannot continue after '${segment.kind === 'count' ? '$count' : segment.operator}'`, next.span.start);
+    }
+  }
+}
+
+
+const IMPLICIT: PathHead = Object.freeze({ kind: 'implicit' });
+
+/**
+ * `Name…`, `fn(…)`, `Ns.Fn(…)/…`: a canonical call, `case`, or a path whose first segment is a
+ * member or an invoke segment.
+ */
+export function buildIdentifierExpression(
+  first: IToken,
+  call: { readonly args: readonly RawArgument[]; readonly close: IToken } | undefined,
+  rest: PathSegment[],
+  typeNameAllowed: boolean,
+): Expression {
+  if (call === undefined) {
+    const name = first.image;
+    if (rest.length === 0 && !typeNameAllowed && name.includes('.')) {
+      throw syntaxError(`Expected '/' and a path after the type cast '${name}', or '(…)' to call a function`, first.startOffset + name.length);
+    }
+    const member: PathSegment = { kind: 'member', name, span: tokenSpan(first) };
+    return makePath(IMPLICIT, rest.length === 0 ? [member] : [member, ...rest], first.startOffset);
+  }
+  const built = buildCall(first, call.args, call.close.startOffset + 1);
+  if (built.kind === 'expression') {
+    const [next] = rest;
+    if (next !== undefined) throw syntaxError(`A path cannot continue after the function call`, next.span.start);
+    return built.expression;
+  }
+  return makePath(IMPLICIT, rest.length === 0 ? [built.segment] : [built.segment, ...rest], first.startOffset);
+}
+
+/** An argument from `value`, `value=value` (named) or `value:value` (lambda, case). */
+export function buildArgument(value: Expression, separator: IToken | undefined, second: Expression | undefined): RawArgument {
+  if (separator === undefined || second === undefined) return { value, span: value.span };
+  const at = span(value.span.start, second.span.end);
+  if (separator.tokenType === T.Colon) return { value, then: second, span: at };
+  const [segment] = value.kind === 'path' ? value.segments : [];
+  if (value.kind !== 'path' || value.head.kind !== 'implicit' || value.segments.length !== 1 || segment?.kind !== 'member' || segment.name.includes('.')) {
+    throw syntaxError(`Expected a parameter name before '='`, value.span.start);
+  }
+  return { name: segment.name, value: second, span: at };
+}
+
+/** The parenthesized right side of `in`: a list of literals, or one parenthesized expression. */
+export function buildParenthesized(items: readonly Expression[], at: Span): Expression {
+  const [only] = items;
+  if (items.length === 1 && only !== undefined && only.kind !== 'literal') return only;
+  for (const item of items) {
+    if (item.kind !== 'literal') throw syntaxError('Expected a primitive literal in the list of the in operator', item.span.start);
+  }
+  return { kind: 'list', items: items as Literal[], span: at };
+}
+
+/** `left has right` or `left in right`. */
+export function buildPostfix(op: IToken, left: Expression, right: Expression): Expression {
+  const at = span(left.span.start, right.span.end);
+  if (op.tokenType === T.In) return { kind: 'in', left, right, span: at };
+  if (right.kind === 'list') {
+    const [only] = right.items;
+    if (right.items.length !== 1 || only === undefined) throw syntaxError(`A list cannot follow 'has'`, right.span.start);
+    return { kind: 'binary', operator: 'has', left, right: only, span: at };
+  }
+  return { kind: 'binary', operator: 'has', left, right, span: at };
 }

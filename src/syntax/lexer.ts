@@ -7,7 +7,7 @@
  * Keywords (`eq`, `and`, `asc`, …) are case-insensitive and belong to the `Identifier` category
  * so that the parser can accept them as property names where no operator can stand.
  */
-import { Lexer, createToken, type CustomPatternMatcherFunc, type TokenType } from 'chevrotain';
+import { Lexer, createToken, type CustomPatternMatcherFunc, type ILexingResult, type TokenType } from 'chevrotain';
 
 // ---------------------------------------------------------------------------------------------
 // Shared
@@ -25,26 +25,39 @@ const QUALIFIED_ID = `${SIMPLE_ID}(?:\\.${SIMPLE_ID})*`;
 /** A simple or dot-qualified name: `Name`, `Model.Customer`, `geo.distance`. */
 export const Identifier = createToken({ name: 'Identifier', pattern: new RegExp(QUALIFIED_ID) });
 
-function keyword(name: string, word: string, caseSensitive = false): TokenType {
-  return createToken({
-    name,
-    pattern: new RegExp(word, caseSensitive ? '' : 'i'),
-    longer_alt: Identifier,
-    categories: [Identifier],
-  });
+/**
+ * Keywords are not matched by the lexer: it reads them as identifiers, and {@link lex} then
+ * re-types an identifier whose text is a keyword: one map lookup instead of a regular expression
+ * per keyword per token. The map holds every spelling of the case-insensitive keywords.
+ */
+const KEYWORDS = new Map<string, TokenType>();
+
+/** Every upper/lower-case spelling of a word (`eq`, `eQ`, `Eq`, `EQ`). */
+function spellings(word: string): string[] {
+  let result = [''];
+  for (const char of word) {
+    const cases = new Set([char.toLowerCase(), char.toUpperCase()]);
+    result = result.flatMap((prefix) => [...cases].map((c) => prefix + c));
+  }
+  return result;
+}
+
+function keyword(name: string, word: string, caseSensitive = false, extraCategories: TokenType[] = []): TokenType {
+  const type = createToken({ name, pattern: Lexer.NA, categories: [Identifier, ...extraCategories] });
+  for (const spelling of caseSensitive ? [word] : spellings(word)) KEYWORDS.set(spelling, type);
+  return type;
 }
 
 // Operator categories, so that the parser can match a whole precedence tier at once.
 export const BinaryOperatorToken = createToken({ name: 'BinaryOperator', pattern: Lexer.NA });
+/** `not` and `-` before an operand. */
+export const PrefixOperatorToken = createToken({ name: 'PrefixOperator', pattern: Lexer.NA });
+/** `has` and `in` after an operand (Primary precedence). */
+export const PostfixOperatorToken = createToken({ name: 'PostfixOperator', pattern: Lexer.NA });
+/** Every literal token. */
+export const LiteralToken = createToken({ name: 'Literal', pattern: Lexer.NA });
 
-function operator(name: string, word: string): TokenType {
-  return createToken({
-    name,
-    pattern: new RegExp(word, 'i'),
-    longer_alt: Identifier,
-    categories: [Identifier, BinaryOperatorToken],
-  });
-}
+const operator = (name: string, word: string): TokenType => keyword(name, word, false, [BinaryOperatorToken]);
 
 export const And = operator('And', 'and');
 export const Or = operator('Or', 'or');
@@ -54,54 +67,52 @@ export const Gt = operator('Gt', 'gt');
 export const Ge = operator('Ge', 'ge');
 export const Lt = operator('Lt', 'lt');
 export const Le = operator('Le', 'le');
-export const Has = keyword('Has', 'has');
 export const Add = operator('Add', 'add');
 export const Sub = operator('Sub', 'sub');
 export const Mul = operator('Mul', 'mul');
+export const Div = operator('Div', 'div');
 export const DivBy = operator('DivBy', 'divby');
-export const Div = createToken({
-  name: 'Div',
-  pattern: /div/i,
-  longer_alt: [DivBy, Identifier],
-  categories: [Identifier, BinaryOperatorToken],
-});
 export const Mod = operator('Mod', 'mod');
-export const In = keyword('In', 'in');
-export const Not = keyword('Not', 'not');
+export const Has = keyword('Has', 'has', false, [PostfixOperatorToken]);
+export const In = keyword('In', 'in', false, [PostfixOperatorToken]);
+export const Not = keyword('Not', 'not', false, [PrefixOperatorToken]);
 export const Asc = keyword('Asc', 'asc');
 export const Desc = keyword('Desc', 'desc');
 export const As = keyword('As', 'as');
-export const True = keyword('True', 'true');
-export const False = keyword('False', 'false');
-/** `null` is case-sensitive (ABNF `%s"null"`). */
-export const Null = keyword('Null', 'null', true);
-export const NaN = keyword('NaN', 'NaN', true);
-export const Inf = keyword('Inf', 'INF', true);
-export const MinusInf = createToken({ name: 'MinusInf', pattern: /-INF/, longer_alt: Identifier });
+export const True = keyword('True', 'true', false, [LiteralToken]);
+export const False = keyword('False', 'false', false, [LiteralToken]);
+/** `null` is case-sensitive (ABNF `%s"null"`), as are `NaN` and `INF`. */
+export const Null = keyword('Null', 'null', true, [LiteralToken]);
+export const NaN = keyword('NaN', 'NaN', true, [LiteralToken]);
+export const Inf = keyword('Inf', 'INF', true, [LiteralToken]);
+export const MinusInf = createToken({ name: 'MinusInf', pattern: /-INF/, longer_alt: Identifier, categories: [LiteralToken] });
 
 /** `duration'…'`, `binary'…'`, `geography'…'`, `geometry'…'` and enum literals `Ns.Type'…'`. */
 export const PrefixedString = createToken({
   name: 'PrefixedString',
   pattern: new RegExp(`${QUALIFIED_ID}'(?:[^']|'')*'`),
+  categories: [LiteralToken],
 });
 
 /** A single-quoted string literal with `''` escapes. */
-export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /'(?:[^']|'')*'/ });
+export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /'(?:[^']|'')*'/, categories: [LiteralToken] });
 /** A JSON string, used inside JSON arrays and objects. */
 export const JsonString = createToken({ name: 'JsonString', pattern: /"(?:[^"\\]|\\.)*"/ });
 
 export const DateTimeOffsetLiteral = createToken({
   name: 'DateTimeOffsetLiteral',
   pattern: /-?\d{4,}-\d\d-\d\d[Tt]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:\d\d)/,
+  categories: [LiteralToken],
 });
 export const GuidLiteral = createToken({
   name: 'GuidLiteral',
   pattern: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/,
+  categories: [LiteralToken],
 });
-export const DateLiteral = createToken({ name: 'DateLiteral', pattern: /-?\d{4,}-\d\d-\d\d/ });
-export const TimeOfDayLiteral = createToken({ name: 'TimeOfDayLiteral', pattern: /\d\d:\d\d(?::\d\d(?:\.\d+)?)?/ });
+export const DateLiteral = createToken({ name: 'DateLiteral', pattern: /-?\d{4,}-\d\d-\d\d/, categories: [LiteralToken] });
+export const TimeOfDayLiteral = createToken({ name: 'TimeOfDayLiteral', pattern: /\d\d:\d\d(?::\d\d(?:\.\d+)?)?/, categories: [LiteralToken] });
 /** Integers, decimals and doubles, with an optional sign directly attached. */
-export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: /[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/ });
+export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: /[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/, categories: [LiteralToken] });
 
 export const DollarName = createToken({ name: 'DollarName', pattern: /\$[A-Za-z]+/ });
 export const AtName = createToken({ name: 'AtName', pattern: new RegExp(`@${QUALIFIED_ID}(?:#${SIMPLE_ID})?`) });
@@ -119,7 +130,7 @@ export const Slash = createToken({ name: 'Slash', pattern: /\// });
 export const Equals = createToken({ name: 'Equals', pattern: /=/ });
 export const DotStar = createToken({ name: 'DotStar', pattern: /\.\*/ });
 export const Star = createToken({ name: 'Star', pattern: /\*/ });
-export const Minus = createToken({ name: 'Minus', pattern: /-/ });
+export const Minus = createToken({ name: 'Minus', pattern: /-/, categories: [PrefixOperatorToken] });
 
 // ---------------------------------------------------------------------------------------------
 // $search nested in $expand/$select options: `$search=` switches the lexer into search mode.
@@ -172,33 +183,7 @@ export const SearchPhrase = createToken({ name: 'SearchPhrase', pattern: /"[^"]*
 /** `'…'`: an incomplete search expression sent as a string literal (type-ahead). */
 export const SearchIncomplete = createToken({ name: 'SearchIncomplete', pattern: /'(?:[^']|'')*'/ });
 
-const keywordsAndOperators = [
-  Inf,
-  NaN,
-  Null,
-  DivBy,
-  Div,
-  And,
-  Or,
-  Eq,
-  Ne,
-  Gt,
-  Ge,
-  Lt,
-  Le,
-  Has,
-  Add,
-  Sub,
-  Mul,
-  Mod,
-  In,
-  Not,
-  Asc,
-  Desc,
-  As,
-  True,
-  False,
-];
+const keywordsAndOperators = [Inf, NaN, Null, DivBy, Div, And, Or, Eq, Ne, Gt, Ge, Lt, Le, Has, Add, Sub, Mul, Mod, In, Not, Asc, Desc, As, True, False];
 
 const expressionTokens: TokenType[] = [
   WhiteSpace,
@@ -210,7 +195,6 @@ const expressionTokens: TokenType[] = [
   MinusInf,
   NumberLiteral,
   PrefixedString,
-  ...keywordsAndOperators,
   Identifier,
   StringLiteral,
   JsonString,
@@ -233,7 +217,7 @@ const expressionTokens: TokenType[] = [
 ];
 
 /** Token types that only exist for the parser's categories (never produced by the lexer). */
-const categoryOnly: TokenType[] = [BinaryOperatorToken];
+const categoryOnly: TokenType[] = [BinaryOperatorToken, PrefixOperatorToken, PostfixOperatorToken, LiteralToken, ...keywordsAndOperators];
 
 export const allTokens: TokenType[] = [
   ...categoryOnly,
@@ -278,3 +262,24 @@ export const odataLexer = new Lexer(
   },
   { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: false },
 );
+
+/**
+ * Lexes `text` in `mode` and re-types keywords. This is the whole lexing stage of a parse.
+ * Lexing errors are returned, not thrown.
+ */
+export function lex(text: string, mode: LexerMode): ILexingResult {
+  const result = odataLexer.tokenize(text, mode);
+  if (mode === 'expression') {
+    for (const token of result.tokens) {
+      // Keywords are 2 to 5 characters long: skip the lookup for every other identifier.
+      if (token.tokenType !== Identifier || token.image.length > 5) continue;
+      const image = token.image;
+      const type = KEYWORDS.get(image);
+      if (type !== undefined) {
+        token.tokenType = type;
+        token.tokenTypeIdx = type.tokenTypeIdx as number;
+      }
+    }
+  }
+  return result;
+}

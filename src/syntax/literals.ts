@@ -22,6 +22,10 @@ export type NumericValue =
 
 /** Types a number literal by its text: Int32, then Int64 (exact), then Decimal; exponent means Double. */
 export function decodeNumber(text: string): NumericValue {
+  // Fast path: up to 9 digits is always an Int32 (the lexer guarantees the shape).
+  if (text.length <= 9 && !text.includes('.') && !text.includes('e') && !text.includes('E')) {
+    return { type: 'Edm.Int32', value: Number(text) };
+  }
   const unsigned = text.startsWith('+') ? text.slice(1) : text;
   if (/[eE]/.test(unsigned)) return { type: 'Edm.Double', value: Number(unsigned) };
   if (unsigned.includes('.')) return { type: 'Edm.Decimal', value: unsigned };
@@ -113,7 +117,8 @@ export function decodeEnumMembers(text: string): string[] {
 
 /** Decodes the body of a single-quoted literal (`''` stands for `'`). */
 export function unquote(quoted: string): string {
-  return quoted.slice(1, -1).replaceAll("''", "'");
+  const body = quoted.slice(1, -1);
+  return body.includes("''") ? body.replaceAll("''", "'") : body;
 }
 
 /** Decodes a JSON string token's text. */

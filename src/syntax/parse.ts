@@ -72,6 +72,15 @@ export function emptyValue(option: string): ODataError {
   return new ODataError({ code: 'invalid_option_value', reason: `The value of ${option} is empty`, option, position: 0 });
 }
 
+/** True for an empty or all-white-space text (without copying it). */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return true;
+}
+
 function checkLength(text: string, option: string, options: ParseOptions | undefined): void {
   const max = options?.maxLength ?? DEFAULT_MAX_LENGTH;
   if (text.length > max) {
@@ -84,26 +93,23 @@ function checkLength(text: string, option: string, options: ParseOptions | undef
   }
 }
 
-const OPENERS = new Set([T.LParen, T.LBracket, T.LBrace, T.SearchLParen, T.SearchTopLParen]);
-const CLOSERS = new Set([T.RParen, T.RBracket, T.RBrace, T.SearchRParen, T.SearchTopRParen]);
+/** +1 for a token that opens a nesting level, -1 for one that closes it, by token type index. */
+const NESTING = (() => {
+  const table = new Int8Array(T.allTokens.reduce((max, type) => Math.max(max, type.tokenTypeIdx ?? 0), 0) + 1);
+  for (const type of [T.LParen, T.LBracket, T.LBrace, T.SearchLParen, T.SearchTopLParen]) table[type.tokenTypeIdx as number] = 1;
+  for (const type of [T.RParen, T.RBracket, T.RBrace, T.SearchRParen, T.SearchTopRParen]) table[type.tokenTypeIdx as number] = -1;
+  return table;
+})();
 
 /** Rejects nesting deeper than `maxDepth` before the recursive-descent parser sees it. */
 function checkDepth(tokens: readonly IToken[], option: string, options: ParseOptions | undefined): void {
   const max = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
   let depth = 0;
-  for (const token of tokens) {
-    if (OPENERS.has(token.tokenType)) {
-      depth++;
-      if (depth > max) {
-        throw new ODataError({
-          code: 'too_deep',
-          reason: `Nesting is deeper than the limit of ${max}`,
-          option,
-          position: token.startOffset,
-        });
-      }
-    } else if (CLOSERS.has(token.tokenType)) {
-      depth--;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as IToken;
+    depth += NESTING[token.tokenTypeIdx] as number;
+    if (depth > max) {
+      throw new ODataError({ code: 'too_deep', reason: `Nesting is deeper than the limit of ${max}`, option, position: token.startOffset });
     }
   }
 }
@@ -128,8 +134,8 @@ function recognitionError(text: string, error: IRecognitionException, option: st
 /** Lexes, bounds and parses `text` with one entry rule of the shared parser. */
 function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, options: ParseOptions | undefined): unknown {
   checkLength(text, option, options);
-  if (text.trim() === '') throw emptyValue(option);
-  const lexed = T.odataLexer.tokenize(text, mode);
+  if (isBlank(text)) throw emptyValue(option);
+  const lexed = T.lex(text, mode);
   const [lexError] = lexed.errors;
   if (lexError) throw lexingError(text, lexError, option);
   checkDepth(lexed.tokens, option, options);

@@ -7,16 +7,13 @@
  * (see `arrange` in `precedence.ts`), so a chain of 10 000 `or` clauses costs no recursion;
  * only parentheses, brackets and braces recurse, and their depth is bounded before parsing.
  */
-import { EmbeddedActionsParser, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
+import { EmbeddedActionsParser, tokenMatcher, type IOrAlt, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
 import type {
   ComputeItem,
   ExpandItem,
   Expression,
-  Literal,
-  MemberPath,
   NestedOptions,
   OrderByItem,
-  PathHead,
   PathSegment,
   SearchExpression,
   SelectItem,
@@ -27,8 +24,13 @@ import { errorMessages } from './messages.js';
 import { arrange, type OperatorToken } from './precedence.js';
 import {
   assembleItemPath,
+  buildArgument,
   buildCall,
+  buildIdentifierExpression,
   buildLiteral,
+  buildParenthesized,
+  buildPostfix,
+  makePath,
   buildNestedOptions,
   lastEnd,
   syntaxError,
@@ -63,7 +65,7 @@ class ODataParser extends EmbeddedActionsParser {
   }
 
   constructor() {
-    super(T.allTokens, { maxLookahead: 3, errorMessageProvider: errorMessages });
+    super(T.allTokens, { maxLookahead: 1, errorMessageProvider: errorMessages });
     this.performSelfAnalysis();
   }
 
@@ -112,151 +114,134 @@ class ODataParser extends EmbeddedActionsParser {
   // Expressions
   // -------------------------------------------------------------------------------------------
 
-  /** `unary (op unary)*`, arranged by precedence after the loop. */
+  /**
+   * `operand (op operand)*`, arranged by precedence after the loop.
+   *
+   * The hot loops of the expression grammar are written twice: as `MANY` for Chevrotain's
+   * grammar recording (which derives lookahead and diagrams from it), and as a plain `while`
+   * over `LA(1)` when parsing, which saves a closure and the repetition machinery per operand.
+   * Both consume the same tokens with the same DSL occurrence indices.
+   */
   public expression = this.RULE('expression', (): Expression => {
-    const operands: Expression[] = [this.SUBRULE(this.unaryExpr)];
+    const first = this.SUBRULE(this.operand);
+    if (this.RECORDING_PHASE) {
+      this.MANY(() => {
+        this.CONSUME(T.BinaryOperatorToken);
+        this.SUBRULE2(this.operand);
+      });
+      return first;
+    }
+    if (!tokenMatcher(this.LA(1), T.BinaryOperatorToken)) return first;
+    const operands: Expression[] = [first];
     const operators: OperatorToken[] = [];
-    this.MANY(() => {
-      const op = this.CONSUME(T.BinaryOperatorToken);
-      operands.push(this.SUBRULE2(this.unaryExpr));
-      this.ACTION(() => operators.push(op));
-    });
-    return this.ACTION(() => arrange(operands, operators));
+    do {
+      operators.push(this.CONSUME(T.BinaryOperatorToken));
+      operands.push(this.SUBRULE2(this.operand));
+    } while (tokenMatcher(this.LA(1), T.BinaryOperatorToken));
+    return arrange(operands, operators);
   });
 
-  /** `not` and `-` prefixes (a loop, not recursion), then a postfix expression. */
-  private unaryExpr = this.RULE('unaryExpr', (): Expression => {
-    const prefixes: IToken[] = [];
-    this.MANY(() => {
-      this.OR([
-        { ALT: () => prefixes.push(this.CONSUME(T.Not)) },
-        { ALT: () => prefixes.push(this.CONSUME(T.Minus)) },
-      ]);
-    });
-    let operand = this.SUBRULE(this.postfixExpr);
-    this.ACTION(() => {
-      for (let i = prefixes.length - 1; i >= 0; i--) {
-        const prefix = prefixes[i] as IToken;
-        operand = {
-          kind: 'unary',
-          operator: tokenMatcher(prefix, T.Not) ? 'not' : 'negate',
-          operand,
-          span: span(startOf(prefix), operand.span.end),
-        };
-      }
-    });
-    return operand;
-  });
-
-  /** `has` and `in` bind tighter than the unary operators (URL 5.1.1.17: both are Primary). */
-  private postfixExpr = this.RULE('postfixExpr', (): Expression => {
+  /**
+   * `not` and `-` prefixes (a loop, not recursion), a primary, then `has`/`in` suffixes, which
+   * bind tighter than the prefixes (URL 5.1.1.17: both are Primary).
+   */
+  private operand = this.RULE('operand', (): Expression => {
+    if (this.RECORDING_PHASE) {
+      this.MANY(() => this.CONSUME(T.PrefixOperatorToken));
+      this.SUBRULE(this.primary);
+      this.MANY2(() => {
+        this.CONSUME(T.PostfixOperatorToken);
+        this.SUBRULE(this.inOperand);
+      });
+      return undefined as never;
+    }
+    let prefixes: IToken[] | undefined;
+    while (tokenMatcher(this.LA(1), T.PrefixOperatorToken)) (prefixes ??= []).push(this.CONSUME(T.PrefixOperatorToken));
     let left = this.SUBRULE(this.primary);
-    this.MANY(() => {
-      this.OR([
-        {
-          ALT: () => {
-            this.CONSUME(T.Has);
-            const right = this.SUBRULE2(this.primary);
-            this.ACTION(() => {
-              left = { kind: 'binary', operator: 'has', left, right, span: span(left.span.start, right.span.end) };
-            });
-          },
-        },
-        {
-          ALT: () => {
-            this.CONSUME(T.In);
-            const right = this.SUBRULE(this.inOperand);
-            this.ACTION(() => {
-              left = { kind: 'in', left, right, span: span(left.span.start, right.span.end) };
-            });
-          },
-        },
-      ]);
-    });
+    while (tokenMatcher(this.LA(1), T.PostfixOperatorToken)) {
+      const op = this.CONSUME(T.PostfixOperatorToken);
+      left = buildPostfix(op, left, this.SUBRULE(this.inOperand));
+    }
+    if (prefixes === undefined) return left;
+    for (let i = prefixes.length - 1; i >= 0; i--) {
+      const prefix = prefixes[i] as IToken;
+      left = {
+        kind: 'unary',
+        operator: prefix.tokenType === T.Not ? 'not' : 'negate',
+        operand: left,
+        span: span(startOf(prefix), left.span.end),
+      };
+    }
     return left;
   });
 
-  /** The right side of `in`: a parenthesized list of literals, a JSON array, or a collection expression. */
+  /** The right side of `in` and `has`: a parenthesized list of literals, a JSON array, or a primary. */
   private inOperand = this.RULE('inOperand', (): Expression =>
-    this.OR({
-      IGNORE_AMBIGUITIES: true,
-      DEF: [
-      {
-        ALT: () => {
-          const open = this.CONSUME(T.LParen);
-          const items: Expression[] = [];
-          this.MANY_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.expression)) });
-          const close = this.CONSUME(T.RParen);
-          return this.ACTION((): Expression => {
-            const [only] = items;
-            if (items.length === 1 && only !== undefined && only.kind !== 'literal') return only;
-            for (const item of items) {
-              if (item.kind !== 'literal') {
-                throw syntaxError('Expected a primitive literal in the list of the in operator', item.span.start);
-              }
-            }
-            return { kind: 'list', items: items as Literal[], span: span(startOf(open), endOf(close)) };
-          });
-        },
-      },
-      { ALT: () => this.SUBRULE(this.primary) },
-      ],
-    }),
+    this.OR(
+      (this.inOperandAlternatives ??= {
+        IGNORE_AMBIGUITIES: true,
+        DEF: [
+          {
+            ALT: () => {
+              const open = this.CONSUME(T.LParen);
+              const items: Expression[] = [];
+              this.MANY_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.expression)) });
+              const close = this.CONSUME(T.RParen);
+              return this.RECORDING_PHASE ? (open as never) : buildParenthesized(items, span(startOf(open), endOf(close)));
+            },
+          },
+          { ALT: () => this.SUBRULE(this.primary) },
+        ],
+      }),
+    ),
   );
+  private inOperandAlternatives: OrMethodOpts<Expression> | undefined;
 
   private primary = this.RULE('primary', (): Expression =>
-    this.OR({
-      IGNORE_AMBIGUITIES: true,
-      DEF: [
-        { ALT: () => this.SUBRULE(this.literal) },
-        { ALT: () => this.SUBRULE(this.parenExpr) },
-        { ALT: () => this.SUBRULE(this.jsonArray) },
-        { ALT: () => this.SUBRULE(this.jsonObject) },
-        { ALT: () => this.SUBRULE(this.identifierExpr) },
-        { ALT: () => this.SUBRULE(this.dollarPath) },
-        { ALT: () => this.SUBRULE(this.atExpr) },
-      ],
-      ERR_MSG: 'an expression',
-    }),
+    this.OR(
+      (this.primaryAlternatives ??= {
+        IGNORE_AMBIGUITIES: true,
+        DEF: [
+          {
+            ALT: () => {
+              const token = this.CONSUME(T.LiteralToken);
+              return this.RECORDING_PHASE ? (token as never) : buildLiteral(token);
+            },
+          },
+          {
+            ALT: () => {
+              this.CONSUME(T.LParen);
+              const inner = this.SUBRULE(this.expression);
+              this.CONSUME(T.RParen);
+              return inner;
+            },
+          },
+          { ALT: () => this.SUBRULE(this.jsonArray) },
+          { ALT: () => this.SUBRULE(this.jsonObject) },
+          { ALT: () => this.SUBRULE(this.identifierExpr) },
+          { ALT: () => this.SUBRULE(this.dollarPath) },
+          { ALT: () => this.SUBRULE(this.atExpr) },
+        ],
+        ERR_MSG: 'an expression',
+      }),
+    ),
   );
+  private primaryAlternatives: OrMethodOpts<Expression> | undefined;
 
-  private literal = this.RULE('literal', (): Literal => {
-    const token = this.OR([
-      { ALT: () => this.CONSUME(T.StringLiteral) },
-      { ALT: () => this.CONSUME(T.NumberLiteral) },
-      { ALT: () => this.CONSUME(T.True) },
-      { ALT: () => this.CONSUME(T.False) },
-      { ALT: () => this.CONSUME(T.Null) },
-      { ALT: () => this.CONSUME(T.DateTimeOffsetLiteral) },
-      { ALT: () => this.CONSUME(T.DateLiteral) },
-      { ALT: () => this.CONSUME(T.TimeOfDayLiteral) },
-      { ALT: () => this.CONSUME(T.GuidLiteral) },
-      { ALT: () => this.CONSUME(T.PrefixedString) },
-      { ALT: () => this.CONSUME(T.Inf) },
-      { ALT: () => this.CONSUME(T.MinusInf) },
-      { ALT: () => this.CONSUME(T.NaN) },
-    ]);
-    return this.ACTION(() => buildLiteral(token));
-  });
-
-  private parenExpr = this.RULE('parenExpr', (): Expression => {
-    this.CONSUME(T.LParen);
-    const inner = this.SUBRULE(this.expression);
-    this.CONSUME(T.RParen);
-    return inner;
-  });
-
-  private jsonValue = this.RULE('jsonValue', (): Expression =>
-    this.OR([
+  private jsonValue = this.RULE('jsonValue', (): Expression => this.OR(this.jsonValueAlternatives()));
+  private jsonValueCache: IOrAlt<Expression>[] | undefined;
+  /** A JSON string or any expression (cached: the alternatives capture no per-call state). */
+  private jsonValueAlternatives(): IOrAlt<Expression>[] {
+    return (this.jsonValueCache ??= [
       {
         ALT: () => {
           const token = this.CONSUME(T.JsonString);
-          return this.ACTION(() => buildLiteral(token));
+          return this.RECORDING_PHASE ? (token as never) : buildLiteral(token);
         },
       },
       { ALT: () => this.SUBRULE(this.expression) },
-    ]),
-  );
+    ]);
+  }
 
   private jsonArray = this.RULE('jsonArray', (): Expression => {
     const open = this.CONSUME(T.LBracket);
@@ -288,47 +273,23 @@ class ODataParser extends EmbeddedActionsParser {
   /** `Name…`, `fn(…)`, `Ns.Fn(…)/…`, `case(…)`. */
   private identifierExpr = this.RULE('identifierExpr', (): Expression => {
     const first = this.CONSUME(T.Identifier);
-    let args: RawArgument[] | undefined;
-    let close: IToken | undefined;
+    let call: { args: RawArgument[]; close: IToken } | undefined;
     // A bare qualified name is a type cast that needs a following path, except as the type argument of cast/isof.
-    const typeNameAllowed = this.ACTION(() => {
-      const allowed = this.typeArgumentNext;
-      this.typeArgumentNext = false;
-      return allowed;
-    });
+    const typeNameAllowed = this.typeArgumentNext;
+    this.typeArgumentNext = false;
     this.OPTION(() => {
-      this.ACTION(() => this.callStack.push(first.image.toLowerCase()));
-      const call = this.SUBRULE(this.argumentList);
-      this.ACTION(() => this.callStack.pop());
-      args = call.args;
-      close = call.close;
+      this.callStack.push(first.image.toLowerCase());
+      call = this.SUBRULE(this.argumentList);
+      this.callStack.pop();
     });
-    let head: Expression | undefined;
-    const segments: PathSegment[] = [];
-    this.ACTION(() => {
-      if (args === undefined || close === undefined) {
-        segments.push({ kind: 'member', name: first.image, span: span(startOf(first), endOf(first)) });
-      } else {
-        const built = buildCall(first, args, endOf(close));
-        if (built.kind === 'segment') segments.push(built.segment);
-        else head = built.expression;
-      }
-    });
+    let segments: PathSegment[] | undefined;
     this.MANY(() => {
       this.CONSUME(T.Slash);
-      segments.push(this.SUBRULE(this.pathSegment));
+      const segment = this.SUBRULE(this.pathSegment);
+      (segments ??= []).push(segment);
     });
-    return this.ACTION((): Expression => {
-      if (head !== undefined) {
-        if (segments.length > 0) throw syntaxError(`A path cannot continue after the function call`, segments[0]?.span.start ?? 0);
-        return head;
-      }
-      const [only] = segments;
-      if (segments.length === 1 && only?.kind === 'member' && only.name.includes('.') && !typeNameAllowed) {
-        throw syntaxError(`Expected '/' and a path after the type cast '${only.name}', or '(…)' to call a function`, only.span.end);
-      }
-      return makePath({ kind: 'implicit' }, segments, startOf(first));
-    });
+    if (this.RECORDING_PHASE) return first as never;
+    return buildIdentifierExpression(first, call, segments ?? [], typeNameAllowed);
   });
 
   /** `$it`, `$this`, `$root` starting a path. */
@@ -452,41 +413,28 @@ class ODataParser extends EmbeddedActionsParser {
     return { args, close };
   });
 
-  private argument = this.RULE('argument', (): RawArgument =>
-    this.OR([
-      {
-        GATE: () => tokenMatcher(this.LA(2), T.Equals),
-        ALT: () => {
-          const name = this.CONSUME(T.Identifier);
-          this.CONSUME(T.Equals);
-          const value = this.SUBRULE(this.jsonValue);
-          return this.ACTION(() => ({ name: name.image, value, span: span(startOf(name), value.span.end) }));
-        },
-      },
-      {
-        ALT: () => {
-          this.ACTION(() => {
-            const call = this.callStack[this.callStack.length - 1];
-            const next = this.LA(2);
-            this.typeArgumentNext =
-              (call === 'cast' || call === 'isof' || call === 'collection') &&
-              tokenMatcher(this.LA(1), T.Identifier) &&
-              (tokenMatcher(next, T.Comma) || tokenMatcher(next, T.RParen));
-          });
-          const value = this.SUBRULE2(this.jsonValue);
-          let result: RawArgument = this.ACTION(() => ({ value, span: value.span }));
-          this.OPTION(() => {
-            this.CONSUME(T.Colon);
-            const then = this.SUBRULE3(this.jsonValue);
-            this.ACTION(() => {
-              result = { value, then, span: span(value.span.start, then.span.end) };
-            });
-          });
-          return result;
-        },
-      },
-    ]),
-  );
+  /** `value`, `name=value` or `value:value` (lambdas and `case`); which one is decided after parsing. */
+  private argument = this.RULE('argument', (): RawArgument => {
+    if (!this.RECORDING_PHASE) {
+      const call = this.callStack[this.callStack.length - 1];
+      const next = this.LA(2);
+      this.typeArgumentNext =
+        (call === 'cast' || call === 'isof' || call === 'collection') &&
+        tokenMatcher(this.LA(1), T.Identifier) &&
+        (tokenMatcher(next, T.Comma) || tokenMatcher(next, T.RParen));
+    }
+    // The alternatives of jsonValue, inlined: one rule invocation less per argument.
+    const value = this.OR(this.jsonValueAlternatives());
+    let separator: IToken | undefined;
+    let second: Expression | undefined;
+    this.OPTION(() => {
+      separator = this.OR2((this.separatorAlternatives ??= [{ ALT: () => this.CONSUME(T.Equals) }, { ALT: () => this.CONSUME(T.Colon) }]));
+      second = this.SUBRULE2(this.jsonValue);
+    });
+    if (this.RECORDING_PHASE) return value as never;
+    return buildArgument(value, separator, second);
+  });
+  private separatorAlternatives: IOrAlt<IToken>[] | undefined;
 
   // -------------------------------------------------------------------------------------------
   // $orderby, $compute
@@ -914,27 +862,6 @@ class ODataParser extends EmbeddedActionsParser {
       ERR_MSG: 'a search term',
     }),
   );
-}
-
-function makePath(head: PathHead, segments: PathSegment[], start: number): MemberPath {
-  const last = segments[segments.length - 1];
-  checkLambdaPlacement(segments);
-  return { kind: 'path', head, segments, span: span(start, last ? last.span.end : start + headLength(head)) };
-}
-
-function headLength(head: PathHead): number {
-  return head.kind === 'alias' ? head.name.length + 1 : head.kind === 'implicit' ? 0 : head.kind.length;
-}
-
-/** A lambda or `$count` ends a path: nothing may follow it. */
-function checkLambdaPlacement(segments: readonly PathSegment[]): void {
-  for (let i = 0; i < segments.length - 1; i++) {
-    const segment = segments[i] as PathSegment;
-    if (segment.kind === 'lambda' || segment.kind === 'count') {
-      const next = segments[i + 1] as PathSegment;
-      throw syntaxError(`A path cannot continue after '${segment.kind === 'count' ? '$count' : segment.operator}'`, next.span.start);
-    }
-  }
 }
 
 /** `$ref` allows $filter, $search, $orderby, $skip, $top, $count; `/$count` allows $filter and $search. */

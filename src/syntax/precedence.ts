@@ -29,27 +29,36 @@ export const PRECEDENCE = {
 
 type InfixOperator = Exclude<BinaryOperator, 'has'>;
 
+/** Operator name by token text, for the operators of the binary loop (case-insensitive). */
+const OPERATOR_BY_TEXT = new Map<string, InfixOperator>(
+  (Object.keys(PRECEDENCE) as BinaryOperator[]).filter((op): op is InfixOperator => op !== 'has').map((op) => [op, op]),
+);
+
+function operatorOf(token: OperatorToken): InfixOperator {
+  const image = token.image;
+  return OPERATOR_BY_TEXT.get(image) ?? (OPERATOR_BY_TEXT.get(image.toLowerCase()) as InfixOperator);
+}
+
 /**
  * Arranges `operands[0] op[0] operands[1] op[1] …` into a tree by precedence, with an explicit
  * stack (shunting-yard), so that long chains cost neither recursion nor quadratic time.
  */
 export function arrange(operands: readonly Expression[], operators: readonly OperatorToken[]): Expression {
-  if (operators.length === 0) return operands[0] as Expression;
   const values: Expression[] = [operands[0] as Expression];
   const pending: InfixOperator[] = [];
-  const reduce = (): void => {
-    const right = values.pop() as Expression;
-    const left = values.pop() as Expression;
-    const operator = pending.pop() as InfixOperator;
-    values.push({ kind: 'binary', operator, left, right, span: { start: left.span.start, end: right.span.end } });
-  };
-  for (let i = 0; i < operators.length; i++) {
-    const operator = (operators[i] as OperatorToken).image.toLowerCase() as InfixOperator;
-    const strength = PRECEDENCE[operator];
-    while (pending.length > 0 && PRECEDENCE[pending[pending.length - 1] as InfixOperator] >= strength) reduce();
-    pending.push(operator);
-    values.push(operands[i + 1] as Expression);
+  for (let i = 0; i <= operators.length; i++) {
+    // At the end, a strength of 0 reduces everything that is pending.
+    const operator = i < operators.length ? operatorOf(operators[i] as OperatorToken) : undefined;
+    const strength = operator === undefined ? 0 : PRECEDENCE[operator];
+    while (pending.length > 0 && PRECEDENCE[pending[pending.length - 1] as InfixOperator] >= strength) {
+      const right = values.pop() as Expression;
+      const left = values.pop() as Expression;
+      values.push({ kind: 'binary', operator: pending.pop() as InfixOperator, left, right, span: { start: left.span.start, end: right.span.end } });
+    }
+    if (operator !== undefined) {
+      pending.push(operator);
+      values.push(operands[i + 1] as Expression);
+    }
   }
-  while (pending.length > 0) reduce();
   return values[0] as Expression;
 }

@@ -85,6 +85,11 @@ export function printLiteral(node: Literal, json = false): string {
   }
 }
 
+/** `a:b`, with spaces where `12:30` would otherwise be read as a time of day. */
+function joinWithColon(left: string, right: string): string {
+  return /\d\d$/.test(left) && /^\d\d/.test(right) ? `${left} : ${right}` : `${left}:${right}`;
+}
+
 function wrap(node: Expression, parenthesize: boolean): string {
   const text = printExpression(node);
   return parenthesize ? `(${text})` : text;
@@ -132,7 +137,7 @@ function printSegment(segment: PathSegment): string {
     case 'lambda':
       return segment.variable === undefined || segment.predicate === undefined
         ? `${segment.operator}()`
-        : `${segment.operator}(${segment.variable}:${printExpression(segment.predicate)})`;
+        : `${segment.operator}(${joinWithColon(segment.variable, printExpression(segment.predicate))})`;
   }
 }
 
@@ -167,7 +172,7 @@ export function printExpression(node: Expression): string {
     case 'call':
       return `${node.name}(${node.args.map((arg) => (arg.kind === 'typeName' ? printTypeName(arg) : printExpression(arg))).join(',')})`;
     case 'case':
-      return `case(${node.branches.map((branch) => `${printExpression(branch.when)}:${printExpression(branch.then)}`).join(',')})`;
+      return `case(${node.branches.map((branch) => joinWithColon(printExpression(branch.when), printExpression(branch.then))).join(',')})`;
     case 'alias':
       return `@${node.name}`;
     case 'array':
@@ -298,5 +303,6 @@ export function printQuery(query: ODataQuery): string {
       pairs.push([table === 0 ? name : encodeValue(name), entries[name] as string]);
     }
   }
-  return pairs.map(([name, value]) => `${name}=${encodeValue(value)}`).join('&');
+  // A top-level $search must not contain a raw ';' (ABNF searchChar): encode it there.
+  return pairs.map(([name, value]) => `${name}=${name === '$search' ? encodeValue(value).replaceAll(';', '%3B') : encodeValue(value)}`).join('&');
 }

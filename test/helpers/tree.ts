@@ -22,7 +22,8 @@ export function withoutSpans<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      if (key !== 'span') copy[key] = withoutSpans((value as Record<string, unknown>)[key]);
+      // defineProperty, so that a key named __proto__ stays an own property.
+      if (key !== 'span') Object.defineProperty(copy, key, { value: withoutSpans((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
     }
     return copy as T;
   }

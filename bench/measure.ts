@@ -1,0 +1,165 @@
+/**
+ * Small timing helpers for the parse-throughput bench. Everything is synchronous: a parse that
+ * never returns cannot be interrupted, so the per-parse time cap is checked after the fact on the
+ * first (cold) call, before any repeated measurement is attempted.
+ */
+
+/** Limits for one measured cell (one parser on one input). */
+export interface CellOptions {
+  /** Time spent calling the function before the first round, in ms. */
+  readonly warmupMs: number;
+  /** Time spent calling the function before each later round, in ms (skipped for slow calls). */
+  readonly rewarmMs: number;
+  /** Give up (and report a timeout) when the first call alone takes longer than this, in ms. */
+  readonly maxSingleMs: number;
+  /** Number of timed samples each round's budget is split into. */
+  readonly samplesPerRound: number;
+}
+
+export type Measurement =
+  | {
+      readonly ok: true;
+      /** Ops per second from the median per-call time (see {@link Cell.result}). */
+      readonly opsPerSec: number;
+      /** Microseconds per call (see {@link Cell.result}). */
+      readonly usPerOp: number;
+      /** Calls made during measurement (warm-up excluded). */
+      readonly iterations: number;
+      /** Wall time spent measuring (warm-up excluded), in ms. */
+      readonly measuredMs: number;
+      /** Duration of the very first (cold) call, in ms. */
+      readonly firstCallMs: number;
+    }
+  | { readonly ok: false; readonly error: string };
+
+/** Keeps results alive so that the JIT cannot drop the calls being measured. */
+let sink: unknown;
+export function blackhole(): unknown {
+  return sink;
+}
+
+function describeError(e: unknown): string {
+  if (e instanceof Error) {
+    const msg = e.message.length > 60 ? `${e.message.slice(0, 57)}...` : e.message;
+    return `error: ${e.name}${msg ? ` (${msg})` : ''}`;
+  }
+  return `error: ${String(e)}`;
+}
+
+/** Runs `fn` `n` times and returns the elapsed time in ms. */
+function timeBatch(fn: () => unknown, n: number): number {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) sink = fn();
+  return performance.now() - t0;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * The measurement of one function, accumulated over several rounds so that the bench can
+ * interleave cells (a slow spell of the machine then hits one round of many cells rather than
+ * every sample of one cell). Never throws: a throwing function, or one whose first call exceeds
+ * `maxSingleMs`, ends up as `{ ok: false, error }`.
+ */
+export class Cell {
+  private error: string | undefined;
+  private firstCallMs = 0;
+  /** Running estimate of one call, in ms. */
+  private estimate = 0;
+  private iterations = 0;
+  private measuredMs = 0;
+  private readonly roundMedians: number[] = [];
+
+  constructor(
+    private readonly fn: () => unknown,
+    private readonly options: CellOptions,
+  ) {}
+
+  get failed(): boolean {
+    return this.error !== undefined;
+  }
+
+  /** Runs one measurement round of about `budgetMs` (at least one call). */
+  round(budgetMs: number): void {
+    if (this.error !== undefined) return;
+    const { fn, options } = this;
+    try {
+      let warmupMs = options.rewarmMs;
+      if (this.roundMedians.length === 0) {
+        // Cold call: catches errors and absurdly slow inputs before looping on them.
+        const first = timeBatch(fn, 1);
+        this.firstCallMs = first;
+        if (first > options.maxSingleMs) {
+          this.error = `timeout: one parse took ${(first / 1000).toFixed(1)} s (> ${options.maxSingleMs / 1000} s)`;
+          return;
+        }
+        this.estimate = Math.max(first, 1e-4);
+        warmupMs = options.warmupMs;
+      }
+
+      // Warm-up: until the warm-up time is used; the first round always makes one more call.
+      if (this.roundMedians.length === 0 || this.estimate < warmupMs) {
+        const warmEnd = performance.now() + warmupMs;
+        let calls = 0;
+        let time = 0;
+        do {
+          const n = Math.max(1, Math.min(10_000, Math.floor(5 / this.estimate)));
+          time += timeBatch(fn, n);
+          calls += n;
+          this.estimate = Math.max(time / calls, 1e-5);
+        } while (performance.now() < warmEnd);
+      }
+
+      // Samples of roughly equal duration; each runs a batch sized from the running estimate, so
+      // that timer overhead stays negligible for fast calls.
+      const sampleMs = budgetMs / options.samplesPerRound;
+      const perCall: number[] = [];
+      let spent = 0;
+      while (spent < budgetMs) {
+        const n = Math.max(1, Math.floor(sampleMs / this.estimate));
+        const ms = timeBatch(fn, n);
+        this.iterations += n;
+        this.measuredMs += ms;
+        spent += ms;
+        perCall.push(ms / n);
+        this.estimate = Math.max(this.measuredMs / this.iterations, 1e-5);
+      }
+      this.roundMedians.push(median(perCall));
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  /** The median over rounds of each round's median per-call time. */
+  result(): Measurement {
+    if (this.error !== undefined) return { ok: false, error: this.error };
+    if (this.roundMedians.length === 0) return { ok: false, error: 'not run' };
+    const ms = median(this.roundMedians);
+    return {
+      ok: true,
+      opsPerSec: 1000 / ms,
+      usPerOp: ms * 1000,
+      iterations: this.iterations,
+      measuredMs: this.measuredMs,
+      firstCallMs: this.firstCallMs,
+    };
+  }
+}
+
+/** Formats a number with thousands separators and a fixed number of significant digits. */
+export function fmtNum(n: number, digits = 3): string {
+  if (!Number.isFinite(n)) return String(n);
+  if (n >= 10 ** digits) return Math.round(n).toLocaleString('en-US');
+  return Number(n.toPrecision(digits)).toLocaleString('en-US', { maximumSignificantDigits: digits });
+}
+
+/** Renders a markdown table. */
+export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], align?: readonly ('l' | 'r')[]): string {
+  const sep = header.map((_, i) => ((align?.[i] ?? 'l') === 'r' ? '---:' : '---'));
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(header), line(sep), ...rows.map(line)].join('\n');
+}

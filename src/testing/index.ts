@@ -1,0 +1,15 @@
+/**
+ * `odata-engine/testing`: fast-check arbitraries for property tests and fuzzing.
+ * Requires `fast-check` (a peer dependency of this entry point only).
+ *
+ * @packageDocumentation
+ */
+export {
+  expressionArbitrary,
+  identifierArbitrary,
+  literalArbitrary,
+  qualifiedNameArbitrary,
+  queryArbitrary,
+  searchArbitrary,
+  type SyntaxArbitraryOptions,
+} from './syntax-arbitraries.js';
