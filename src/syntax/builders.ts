@@ -146,7 +146,7 @@ const CANONICAL_BY_LOWER_NAME: ReadonlyMap<string, CanonicalFunctionName> = new 
 
 /** The canonical spelling of a function name (case-insensitive, 4.01), or `undefined`. */
 export function canonicalFunctionName(name: string): CanonicalFunctionName | undefined {
-  return CANONICAL_BY_LOWER_NAME.get(name.toLowerCase());
+  return CANONICAL_BY_LOWER_NAME.get(name) ?? CANONICAL_BY_LOWER_NAME.get(name.toLowerCase());
 }
 
 export type BuiltCall =

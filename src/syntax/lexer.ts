@@ -7,7 +7,7 @@
  * Keywords (`eq`, `and`, `asc`, …) are case-insensitive and belong to the `Identifier` category
  * so that the parser can accept them as property names where no operator can stand.
  */
-import { Lexer, createToken, type CustomPatternMatcherFunc, type ILexingResult, type TokenType } from 'chevrotain';
+import { Lexer, createToken, createTokenInstance, type CustomPatternMatcherFunc, type ILexingResult, type IToken, type TokenType } from 'chevrotain';
 
 // ---------------------------------------------------------------------------------------------
 // Shared
@@ -88,11 +88,7 @@ export const Inf = keyword('Inf', 'INF', true, [LiteralToken]);
 export const MinusInf = createToken({ name: 'MinusInf', pattern: /-INF/, longer_alt: Identifier, categories: [LiteralToken] });
 
 /** `duration'…'`, `binary'…'`, `geography'…'`, `geometry'…'` and enum literals `Ns.Type'…'`. */
-export const PrefixedString = createToken({
-  name: 'PrefixedString',
-  pattern: new RegExp(`${QUALIFIED_ID}'(?:[^']|'')*'`),
-  categories: [LiteralToken],
-});
+export const PrefixedString = createToken({ name: 'PrefixedString', pattern: Lexer.NA, categories: [LiteralToken] });
 
 /** A single-quoted string literal with `''` escapes. */
 export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /'(?:[^']|'')*'/, categories: [LiteralToken] });
@@ -194,7 +190,6 @@ const expressionTokens: TokenType[] = [
   TimeOfDayLiteral,
   MinusInf,
   NumberLiteral,
-  PrefixedString,
   Identifier,
   StringLiteral,
   JsonString,
@@ -217,7 +212,7 @@ const expressionTokens: TokenType[] = [
 ];
 
 /** Token types that only exist for the parser's categories (never produced by the lexer). */
-const categoryOnly: TokenType[] = [BinaryOperatorToken, PrefixOperatorToken, PostfixOperatorToken, LiteralToken, ...keywordsAndOperators];
+const categoryOnly: TokenType[] = [PrefixedString, BinaryOperatorToken, PrefixOperatorToken, PostfixOperatorToken, LiteralToken, ...keywordsAndOperators];
 
 export const allTokens: TokenType[] = [
   ...categoryOnly,
@@ -264,22 +259,37 @@ export const odataLexer = new Lexer(
 );
 
 /**
- * Lexes `text` in `mode` and re-types keywords. This is the whole lexing stage of a parse.
- * Lexing errors are returned, not thrown.
+ * Lexes `text` in `mode`, then in one pass over the tokens: re-types keywords, and joins a name
+ * directly followed by a string (`duration'P1D'`, `Ns.Color'Red'`) into one `PrefixedString`.
+ * This is the whole lexing stage of a parse. Lexing errors are returned, not thrown.
  */
 export function lex(text: string, mode: LexerMode): ILexingResult {
   const result = odataLexer.tokenize(text, mode);
-  if (mode === 'expression') {
-    for (const token of result.tokens) {
+  if (mode !== 'expression') return result;
+  const tokens = result.tokens;
+  let joined: IToken[] | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as IToken;
+    if (token.tokenType === Identifier) {
+      const next = tokens[i + 1];
+      if (next !== undefined && next.tokenType === StringLiteral && next.startOffset === token.startOffset + token.image.length) {
+        joined ??= tokens.slice(0, i);
+        const image = token.image + next.image;
+        joined.push(createTokenInstance(PrefixedString, image, token.startOffset, next.endOffset ?? Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN));
+        i++;
+        continue;
+      }
       // Keywords are 2 to 5 characters long: skip the lookup for every other identifier.
-      if (token.tokenType !== Identifier || token.image.length > 5) continue;
-      const image = token.image;
-      const type = KEYWORDS.get(image);
-      if (type !== undefined) {
-        token.tokenType = type;
-        token.tokenTypeIdx = type.tokenTypeIdx as number;
+      if (token.image.length <= 5) {
+        const type = KEYWORDS.get(token.image);
+        if (type !== undefined) {
+          token.tokenType = type;
+          token.tokenTypeIdx = type.tokenTypeIdx as number;
+        }
       }
     }
+    if (joined !== undefined) joined.push(token);
   }
+  if (joined !== undefined) result.tokens = joined;
   return result;
 }

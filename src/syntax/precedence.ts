@@ -5,6 +5,7 @@
  */
 import type { IToken } from 'chevrotain';
 import type { BinaryOperator, Expression } from './ast.js';
+import * as T from './lexer.js';
 
 export type OperatorToken = IToken;
 
@@ -29,14 +30,17 @@ export const PRECEDENCE = {
 
 type InfixOperator = Exclude<BinaryOperator, 'has'>;
 
-/** Operator name by token text, for the operators of the binary loop (case-insensitive). */
-const OPERATOR_BY_TEXT = new Map<string, InfixOperator>(
-  (Object.keys(PRECEDENCE) as BinaryOperator[]).filter((op): op is InfixOperator => op !== 'has').map((op) => [op, op]),
-);
+/** Operator name by token type index, for the operators of the binary loop. */
+const OPERATOR_BY_TOKEN: InfixOperator[] = [];
+for (const [type, operator] of [
+  [T.And, 'and'], [T.Or, 'or'], [T.Eq, 'eq'], [T.Ne, 'ne'], [T.Gt, 'gt'], [T.Ge, 'ge'], [T.Lt, 'lt'], [T.Le, 'le'],
+  [T.Add, 'add'], [T.Sub, 'sub'], [T.Mul, 'mul'], [T.Div, 'div'], [T.DivBy, 'divby'], [T.Mod, 'mod'],
+] as const) {
+  OPERATOR_BY_TOKEN[type.tokenTypeIdx as number] = operator;
+}
 
 function operatorOf(token: OperatorToken): InfixOperator {
-  const image = token.image;
-  return OPERATOR_BY_TEXT.get(image) ?? (OPERATOR_BY_TEXT.get(image.toLowerCase()) as InfixOperator);
+  return OPERATOR_BY_TOKEN[token.tokenTypeIdx] as InfixOperator;
 }
 
 /**
