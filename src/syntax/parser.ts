@@ -270,27 +270,39 @@ class ODataParser extends EmbeddedActionsParser {
     return { kind: 'object', members, span: span(startOf(open), endOf(close)) };
   });
 
-  /** `Name…`, `fn(…)`, `Ns.Fn(…)/…`, `case(…)`. */
+  /** `Name…`, `fn(…)`, `Ns.Fn(…)/…`, `case(…)`. Plain loops at run time, as in `expression`. */
   private identifierExpr = this.RULE('identifierExpr', (): Expression => {
     const first = this.CONSUME(T.Identifier);
-    let call: { args: RawArgument[]; close: IToken } | undefined;
+    if (this.RECORDING_PHASE) {
+      this.OPTION(() => this.SUBRULE(this.argumentList));
+      this.MANY(() => {
+        this.CONSUME(T.Slash);
+        this.SUBRULE(this.pathSegment);
+      });
+      return undefined as never;
+    }
     // A bare qualified name is a type cast that needs a following path, except as the type argument of cast/isof.
     const typeNameAllowed = this.typeArgumentNext;
     this.typeArgumentNext = false;
-    this.OPTION(() => {
+    let call: { args: RawArgument[]; close: IToken } | undefined;
+    if (this.LA(1).tokenType === T.LParen) {
       this.callStack.push(first.image.toLowerCase());
       call = this.SUBRULE(this.argumentList);
       this.callStack.pop();
-    });
-    let segments: PathSegment[] | undefined;
-    this.MANY(() => {
-      this.CONSUME(T.Slash);
-      const segment = this.SUBRULE(this.pathSegment);
-      (segments ??= []).push(segment);
-    });
-    if (this.RECORDING_PHASE) return first as never;
-    return buildIdentifierExpression(first, call, segments ?? [], typeNameAllowed);
+    }
+    const segments = this.LA(1).tokenType === T.Slash ? this.pathTail() : [];
+    return buildIdentifierExpression(first, call, segments, typeNameAllowed);
   });
+
+  /** `(/ segment)*` at run time: the recorded grammar is the `MANY` of each path rule. */
+  private pathTail(): PathSegment[] {
+    const segments: PathSegment[] = [];
+    while (this.LA(1).tokenType === T.Slash) {
+      this.CONSUME(T.Slash);
+      segments.push(this.SUBRULE(this.pathSegment));
+    }
+    return segments;
+  }
 
   /** `$it`, `$this`, `$root` starting a path. */
   private dollarPath = this.RULE('dollarPath', (): Expression => {

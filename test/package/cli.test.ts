@@ -1,0 +1,42 @@
+/** The command line, run as a user runs it: a child process, its output and its exit status. */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function cli(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('odata-engine CLI', () => {
+  it('parse "$filter=Price gt 5&$top=3" prints the AST as JSON', () => {
+    const { status, stdout } = cli('parse', '$filter=Price gt 5&$top=3');
+    expect(status).toBe(0);
+    const ast = JSON.parse(stdout);
+    expect(ast).toMatchObject({ kind: 'query', top: 3, filter: { kind: 'binary', operator: 'gt' } });
+  });
+
+  it('parse --print prints the canonical query string', () => {
+    const { status, stdout } = cli('parse', "$filter=Name  EQ 'x' AND (Price lt 9223372036854775807)", '--print');
+    expect(status).toBe(0);
+    expect(stdout.trim()).toBe("$filter=Name eq 'x' and Price lt 9223372036854775807");
+  });
+
+  it('a bad query prints the message with a caret under the position and exits 2', () => {
+    const { status, stderr } = cli('parse', '$filter=Name eq');
+    expect(status).toBe(2);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe("error: Expected an expression after 'eq' at position 7 in $filter [unexpected_end]");
+    expect(lines[1]).toBe('  $filter=Name eq');
+    expect(lines[2]).toBe(' '.repeat('  $filter='.length + 7) + '^');
+  });
+
+  it('demo parses the sample queries', () => {
+    const { status, stdout } = cli('demo');
+    expect(status).toBe(0);
+    expect(stdout).toContain("canonical: $filter=name eq 'Pump 7' and status ne 'retired'&$orderby=code desc&$top=10");
+    expect(stdout).toContain('[duplicate_option]');
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The core runs in a browser: no module under src/ except cli.ts imports a Node built-in, and
+ * the built package loads as ESM and as CommonJS with its types.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const NODE_BUILTINS = /from\s+['"](node:[\w/]+|fs|path|os|url|child_process|process|crypto|http|https|stream|util|buffer)['"]/;
+
+describe('portability', () => {
+  it('no Node built-in is imported outside src/cli.ts', () => {
+    const offenders = sourceFiles(join(root, 'src'))
+      .filter((file) => relative(root, file) !== join('src', 'cli.ts'))
+      .filter((file) => NODE_BUILTINS.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(offenders).toEqual([]);
+  });
+
+  it('npm run build makes ESM, CJS and .d.ts for both entry points, and they load', () => {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
+    for (const file of ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts', 'testing/index.js', 'testing/index.cjs', 'testing/index.d.ts', 'cli.js']) {
+      expect(existsSync(join(root, 'dist', file)), file).toBe(true);
+    }
+    const esm = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import { parseFilter, printExpression } from 'odata-engine'; import { literalArbitrary } from 'odata-engine/testing'; console.log(printExpression(parseFilter('a  EQ 1')), typeof literalArbitrary)"],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(esm.trim()).toBe('a eq 1 object');
+    const cjs = execFileSync(process.execPath, ['-e', "const { parseQuery, ODataError } = require('odata-engine'); console.log(parseQuery('$top=5').top, typeof ODataError)"], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(cjs.trim()).toBe('5 function');
+  });
+});
