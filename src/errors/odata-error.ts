@@ -32,7 +32,48 @@ export type ODataErrorCode =
   /** The input is longer than the configured `maxLength`. */
   | 'input_too_long'
   /** Parentheses, brackets or braces nested deeper than the configured `maxDepth`. */
-  | 'too_deep';
+  | 'too_deep'
+  // ---- binding: the query against the model ----
+  /** A name that is not a property, navigation property or lambda variable of the type. */
+  | 'unknown_property'
+  /** A type name (in `cast`, `isof`, an enum literal or a type-cast segment) the model does not have. */
+  | 'unknown_type'
+  /** Operands or arguments whose types do not fit the operator or function. */
+  | 'type_mismatch'
+  /** A construct the binder does not support (bound functions, `$root`, annotations, …). */
+  | 'unsupported_feature'
+  /** A property the model marks not filterable, used in `$filter`. */
+  | 'not_filterable'
+  /** A property the model marks not sortable, used in `$orderby`. */
+  | 'not_sortable'
+  /** A property the model marks not selectable, used in `$select`. */
+  | 'not_selectable'
+  /** A navigation property the model marks not expandable, used in `$expand`. */
+  | 'not_expandable'
+  /** `$count` on a set or property the model marks not countable. */
+  | 'not_countable'
+  /** A query option the entity set does not support (`$search`, `$top`, `$skip`, …). */
+  | 'query_option_not_supported'
+  /** A query option, function or operator the settings do not allow. */
+  | 'not_allowed'
+  /** `$top` above the maximum. */
+  | 'top_limit_exceeded'
+  /** `$skip` above the maximum. */
+  | 'skip_limit_exceeded'
+  /** `$expand` nested deeper than `maxExpansionDepth`. */
+  | 'expansion_depth_exceeded'
+  /** More nodes in an expression than `maxNodeCount`. */
+  | 'node_count_exceeded'
+  /** `any`/`all` nested deeper than `maxAnyAllExpressionDepth`. */
+  | 'any_all_depth_exceeded'
+  /** More `$orderby` clauses than `maxOrderByNodeCount`. */
+  | 'orderby_clause_limit_exceeded'
+  /** Function calls nested deeper than `maxFunctionCallDepth`. */
+  | 'function_call_depth_exceeded'
+  /** The entity set named in the bind settings does not exist (a programming error: status 500). */
+  | 'unknown_entity_set'
+  /** The model itself is inconsistent (a programming error: status 500). */
+  | 'invalid_model';
 
 /** Where in the request an error was found. */
 export interface ODataErrorInit {

@@ -367,8 +367,10 @@ export interface QueryOptions {
   readonly select?: readonly SelectItem[];
   readonly expand?: readonly ExpandItem[];
   readonly compute?: readonly ComputeItem[];
-  readonly top?: number;
-  readonly skip?: number;
+  /** A `bigint` only when the value is beyond 2^53 − 1 (the binder then reports it exactly). */
+  readonly top?: number | bigint;
+  /** A `bigint` only when the value is beyond 2^53 − 1. */
+  readonly skip?: number | bigint;
   readonly count?: boolean;
   /** `$levels` inside `$expand`: a positive integer or `'max'`. */
   readonly levels?: number | 'max';

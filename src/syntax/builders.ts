@@ -179,7 +179,11 @@ export function buildCall(nameToken: IToken, args: readonly RawArgument[], end: 
   }
   // An unqualified name at the start of a path is a key predicate only with one positional value.
   if (!afterSlash && !name.includes('.') && (named > 0 || args.length !== 1)) {
-    throw syntaxError(`Unknown function '${name}'`, at.start, 'unknown_function');
+    throw syntaxError(
+      `An unknown function with name '${name}' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.`,
+      at.start,
+      'unknown_function',
+    );
   }
   const segmentArgs: SegmentArgument[] = args.map((arg) => (arg.name === undefined ? { value: arg.value, span: arg.span } : { name: arg.name, value: arg.value, span: arg.span }));
   return { kind: 'segment', segment: { kind: 'invoke', name, args: segmentArgs, span: at } };
@@ -307,16 +311,20 @@ export function lastEnd(items: readonly { readonly span: Span }[]): number {
   return items[items.length - 1]?.span.end ?? 0;
 }
 
-/** Parses the text of a `$top` or `$skip` value: digits only, within the safe integer range. */
-export function decodeCount(text: string, option: string, position: number): number {
+/**
+ * Parses the text of a `$top` or `$skip` value: digits only. Values beyond 2^53 − 1 are kept
+ * exactly, as a `bigint`, so that limits are checked without float rounding.
+ */
+export function decodeCount(text: string, option: string, position: number): number | bigint {
   if (!/^\d+$/.test(text)) {
-    throw syntaxError(`${option} must be a non-negative integer without sign, but was '${text}'`, position, 'invalid_option_value');
+    throw syntaxError(
+      `Invalid value '${text}' for ${option} query option found. The ${option} query option requires a non-negative integer value.`,
+      position,
+      'invalid_option_value',
+    );
   }
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) {
-    throw syntaxError(`${option} value '${text}' is larger than ${Number.MAX_SAFE_INTEGER}`, position, 'invalid_option_value');
-  }
-  return value;
+  return Number.isSafeInteger(value) ? value : BigInt(text);
 }
 
 /** Builds a nested options node, rejecting duplicates and malformed `$top`/`$skip`/`$levels`/`$count`. */
@@ -370,7 +378,9 @@ function decodeLevels(token: IToken): number | 'max' {
   if (!/^[1-9]\d*$/.test(token.image)) {
     throw syntaxError(`$levels must be a positive integer without leading zeros or 'max', but was '${token.image}'`, token.startOffset, 'invalid_option_value');
   }
-  return decodeCount(token.image, '$levels', token.startOffset);
+  const levels = decodeCount(token.image, '$levels', token.startOffset);
+  if (typeof levels === 'bigint') throw syntaxError(`$levels value '${token.image}' is too large`, token.startOffset, 'invalid_option_value');
+  return levels;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,261 @@
+/**
+ * Builds a checked {@link Model} from a neutral description. Both model front ends
+ * (`defineModel` for TypeScript, `modelFromCsdl` for CSDL JSON) produce a {@link ModelSpec}
+ * and call {@link buildModel}, so they resolve and check types the same way.
+ */
+import { ODataError } from '../errors/odata-error.js';
+import {
+  ALL_CAPABILITIES,
+  isPrimitiveTypeName,
+  type Capabilities,
+  type EntitySet,
+  type EnumType,
+  type Model,
+  type NavigationProperty,
+  type Property,
+  type StructuredType,
+  type TypeReference,
+} from './model.js';
+
+export interface PropertySpec {
+  readonly name: string;
+  /** `Edm.String`, `Ns.Type`, a simple type name of the model, or `Collection(…)` of one. */
+  readonly type: string;
+  readonly nullable?: boolean;
+  readonly filterable?: boolean;
+  readonly sortable?: boolean;
+  readonly selectable?: boolean;
+}
+
+export interface NavigationSpec {
+  readonly name: string;
+  /** The target entity type, or `Collection(…)` of it. */
+  readonly type: string;
+  readonly nullable?: boolean;
+  /** Dependent property → principal (target) property. */
+  readonly constraints?: Readonly<Record<string, string>>;
+  readonly partner?: string;
+  readonly filterable?: boolean;
+  readonly expandable?: boolean;
+}
+
+export interface StructuredTypeSpec {
+  readonly kind: 'entity' | 'complex';
+  readonly name: string;
+  readonly baseType?: string;
+  readonly open?: boolean;
+  readonly key?: readonly string[];
+  readonly properties: readonly PropertySpec[];
+  readonly navigation: readonly NavigationSpec[];
+}
+
+export interface EnumTypeSpec {
+  readonly name: string;
+  readonly underlyingType?: EnumType['underlyingType'];
+  readonly isFlags?: boolean;
+  readonly members: readonly (readonly [string, bigint | number])[];
+}
+
+export interface EntitySetSpec {
+  readonly name: string;
+  readonly type: string;
+  readonly capabilities?: Partial<Capabilities>;
+  readonly bindings?: Readonly<Record<string, string>>;
+}
+
+export interface ModelSpec {
+  readonly namespace: string;
+  readonly alias?: string;
+  readonly enums: readonly EnumTypeSpec[];
+  readonly structuredTypes: readonly StructuredTypeSpec[];
+  readonly entitySets: readonly EntitySetSpec[];
+}
+
+export function modelError(reason: string): ODataError {
+  return new ODataError({ code: 'invalid_model', status: 500, reason });
+}
+
+interface MutableStructured {
+  kind: 'entity' | 'complex';
+  name: string;
+  qualifiedName: string;
+  baseType: StructuredType | undefined;
+  open: boolean;
+  key: readonly string[];
+  properties: Map<string, Property>;
+  navigation: Map<string, NavigationProperty>;
+}
+
+const COLLECTION = /^Collection\((.+)\)$/;
+
+/** Resolves and checks a model description. Throws an `invalid_model` ODataError (status 500). */
+export function buildModel(spec: ModelSpec): Model {
+  const { namespace, alias } = spec;
+  const types = new Map<string, EnumType | StructuredType>();
+  const qualify = (name: string): string => {
+    if (alias !== undefined && name.startsWith(`${alias}.`)) return `${namespace}.${name.slice(alias.length + 1)}`;
+    return name.includes('.') ? name : `${namespace}.${name}`;
+  };
+
+  for (const e of spec.enums) {
+    const members = new Map<string, bigint>();
+    let next = 0n;
+    for (const [name, value] of e.members) {
+      members.set(name, value === undefined ? next : BigInt(value));
+      next = (members.get(name) as bigint) + 1n;
+    }
+    const type: EnumType = {
+      kind: 'enum',
+      name: e.name,
+      qualifiedName: qualify(e.name),
+      underlyingType: e.underlyingType ?? 'Edm.Int32',
+      isFlags: e.isFlags ?? false,
+      members,
+    };
+    addType(types, type);
+  }
+  const shells = new Map<string, MutableStructured>();
+  for (const s of spec.structuredTypes) {
+    const shell: MutableStructured = {
+      kind: s.kind,
+      name: s.name,
+      qualifiedName: qualify(s.name),
+      baseType: undefined,
+      open: s.open ?? false,
+      key: s.key ?? [],
+      properties: new Map(),
+      navigation: new Map(),
+    };
+    shells.set(shell.qualifiedName, shell);
+    addType(types, shell as StructuredType);
+  }
+
+  const resolve = (name: string, where: string): TypeReference => {
+    if (isPrimitiveTypeName(name)) return { kind: 'primitive', name };
+    const type = types.get(qualify(name));
+    if (type === undefined) throw modelError(`Unknown type '${name}' in ${where}`);
+    if (type.kind === 'enum') return { kind: 'enum', type };
+    return type.kind === 'entity' ? { kind: 'entity', type } : { kind: 'complex', type };
+  };
+
+  // Base types first, in dependency order, so that inherited members come before declared ones.
+  const done = new Set<string>();
+  const fill = (s: StructuredTypeSpec, trail: readonly string[]): void => {
+    const shell = shells.get(qualify(s.name)) as MutableStructured;
+    if (done.has(shell.qualifiedName)) return;
+    if (trail.includes(shell.qualifiedName)) throw modelError(`Type '${shell.qualifiedName}' derives from itself`);
+    if (s.baseType !== undefined) {
+      const base = shells.get(qualify(s.baseType));
+      if (base === undefined) throw modelError(`Unknown base type '${s.baseType}' of '${shell.qualifiedName}'`);
+      const baseSpec = spec.structuredTypes.find((t) => qualify(t.name) === base.qualifiedName) as StructuredTypeSpec;
+      fill(baseSpec, [...trail, shell.qualifiedName]);
+      shell.baseType = base as StructuredType;
+      for (const [name, p] of base.properties) shell.properties.set(name, p);
+      for (const [name, n] of base.navigation) shell.navigation.set(name, n);
+      if (shell.key.length === 0) shell.key = base.key;
+      shell.open ||= base.open;
+    }
+    for (const p of s.properties) {
+      const where = `property '${p.name}' of '${shell.qualifiedName}'`;
+      if (shell.properties.has(p.name) || shell.navigation.has(p.name)) throw modelError(`Duplicate member '${p.name}' in '${shell.qualifiedName}'`);
+      const match = COLLECTION.exec(p.type);
+      const type = resolve(match ? (match[1] as string) : p.type, where);
+      if (type.kind === 'entity') throw modelError(`${where} has an entity type; use a navigation property`);
+      shell.properties.set(p.name, {
+        kind: 'property',
+        name: p.name,
+        type,
+        collection: match !== null,
+        nullable: p.nullable ?? true,
+        filterable: p.filterable ?? true,
+        sortable: p.sortable ?? true,
+        selectable: p.selectable ?? true,
+      });
+    }
+    done.add(shell.qualifiedName);
+  };
+  for (const s of spec.structuredTypes) fill(s, []);
+
+  // Navigation properties after all structural ones, so that constraints can be checked.
+  const navDone = new Set<string>();
+  const fillNavigation = (s: StructuredTypeSpec): void => {
+    const shell = shells.get(qualify(s.name)) as MutableStructured;
+    if (navDone.has(shell.qualifiedName)) return;
+    navDone.add(shell.qualifiedName);
+    if (s.baseType !== undefined) {
+      const baseSpec = spec.structuredTypes.find((t) => qualify(t.name) === qualify(s.baseType as string)) as StructuredTypeSpec;
+      fillNavigation(baseSpec);
+      const base = shells.get(qualify(s.baseType)) as MutableStructured;
+      for (const [name, n] of base.navigation) shell.navigation.set(name, n);
+    }
+    for (const n of s.navigation) {
+      const where = `navigation property '${n.name}' of '${shell.qualifiedName}'`;
+      if (shell.properties.has(n.name) || shell.navigation.has(n.name)) throw modelError(`Duplicate member '${n.name}' in '${shell.qualifiedName}'`);
+      const match = COLLECTION.exec(n.type);
+      const target = resolve(match ? (match[1] as string) : n.type, where);
+      if (target.kind !== 'entity') throw modelError(`${where} must target an entity type`);
+      const constraints = Object.entries(n.constraints ?? {}).map(([property, referencedProperty]) => {
+        if (!shell.properties.has(property)) throw modelError(`${where}: constraint property '${property}' does not exist`);
+        if (!target.type.properties.has(referencedProperty)) {
+          throw modelError(`${where}: referenced property '${referencedProperty}' does not exist on '${target.type.qualifiedName}'`);
+        }
+        return { property, referencedProperty };
+      });
+      shell.navigation.set(n.name, {
+        kind: 'navigation',
+        name: n.name,
+        target: target.type,
+        collection: match !== null,
+        nullable: n.nullable ?? match === null,
+        constraints,
+        partner: n.partner,
+        filterable: n.filterable ?? true,
+        expandable: n.expandable ?? true,
+      });
+    }
+  };
+  for (const s of spec.structuredTypes) fillNavigation(s);
+
+  for (const shell of shells.values()) {
+    if (shell.kind !== 'entity') continue;
+    for (const key of shell.key) {
+      const property = shell.properties.get(key);
+      if (property === undefined) throw modelError(`Key property '${key}' does not exist on '${shell.qualifiedName}'`);
+      if (property.collection || property.type.kind === 'complex') throw modelError(`Key property '${key}' of '${shell.qualifiedName}' must be primitive or enum`);
+    }
+  }
+
+  const entitySets = new Map<string, EntitySet>();
+  for (const set of spec.entitySets) {
+    const type = types.get(qualify(set.type));
+    if (type === undefined || type.kind !== 'entity') throw modelError(`Entity set '${set.name}' has unknown entity type '${set.type}'`);
+    if (type.key.length === 0) throw modelError(`Entity type '${type.qualifiedName}' of entity set '${set.name}' has no key`);
+    if (entitySets.has(set.name)) throw modelError(`Duplicate entity set '${set.name}'`);
+    const capabilities: Capabilities = { ...ALL_CAPABILITIES, ...set.capabilities };
+    for (const [list, what] of [
+      [capabilities.nonFilterableProperties, 'NonFilterableProperties'],
+      [capabilities.nonSortableProperties, 'NonSortableProperties'],
+      [capabilities.nonSelectableProperties, 'NonSelectableProperties'],
+      [capabilities.nonExpandableProperties, 'NonExpandableProperties'],
+      [capabilities.nonCountableProperties, 'NonCountableProperties'],
+    ] as const) {
+      for (const path of list) {
+        const first = path.split('/')[0] as string;
+        if (!type.properties.has(first) && !type.navigation.has(first)) {
+          throw modelError(`${what} of entity set '${set.name}' names '${path}', which '${type.qualifiedName}' does not have`);
+        }
+      }
+    }
+    if (capabilities.maxTop !== undefined && (!Number.isSafeInteger(capabilities.maxTop) || capabilities.maxTop < 0)) {
+      throw modelError(`maxTop of entity set '${set.name}' must be a non-negative integer`);
+    }
+    entitySets.set(set.name, { name: set.name, type, capabilities, bindings: new Map(Object.entries(set.bindings ?? {})) });
+  }
+
+  return { namespace, alias, types, entitySets };
+}
+
+function addType(types: Map<string, EnumType | StructuredType>, type: EnumType | StructuredType): void {
+  if (types.has(type.qualifiedName)) throw modelError(`Duplicate type '${type.qualifiedName}'`);
+  types.set(type.qualifiedName, type);
+}

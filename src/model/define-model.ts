@@ -1,0 +1,194 @@
+/**
+ * `defineModel`: a model written in TypeScript. The definition is checked by the compiler as
+ * far as TypeScript can (key names, constraint names and entity-set restrictions autocomplete
+ * from the declared properties) and at run time by `buildModel`.
+ *
+ * @example
+ * ```ts
+ * const model = defineModel({
+ *   namespace: 'Assets',
+ *   enumTypes: { AssetStatus: ['active', 'maintenance', 'retired'] },
+ *   entityTypes: {
+ *     Locality: { key: ['id'], properties: { id: 'Edm.Guid', name: 'Edm.String' } },
+ *     Asset: {
+ *       key: ['id'],
+ *       properties: { id: 'Edm.Guid', code: 'Edm.String', name: 'Edm.String', localityId: 'Edm.Guid', status: 'AssetStatus' },
+ *       navigation: { locality: { type: 'Locality', constraints: { localityId: 'id' } } },
+ *     },
+ *   },
+ *   entitySets: { assets: { type: 'Asset', maxTop: 100 }, localities: { type: 'Locality' } },
+ * });
+ * ```
+ */
+import type { Capabilities, EnumType, Model, PrimitiveTypeName } from './model.js';
+import { buildModel, type EntitySetSpec, type EnumTypeSpec, type ModelSpec, type StructuredTypeSpec } from './build-model.js';
+
+/** A property: a type name (`'Edm.String'`, `'AssetStatus'`, `'Collection(Edm.String)'`) or an object with options. */
+export type PropertyDefinition<TypeName extends string = string> =
+  | TypeName
+  | {
+      readonly type: TypeName;
+      /** Default `true`; key properties are never null. */
+      readonly nullable?: boolean;
+      /** `false` rejects the property in `$filter`. */
+      readonly filterable?: boolean;
+      /** `false` rejects the property in `$orderby`. */
+      readonly sortable?: boolean;
+      /** `false` rejects the property in `$select`. */
+      readonly selectable?: boolean;
+    };
+
+/** A navigation property to `type` (an entity type name) or `Collection(type)`. */
+export interface NavigationDefinition<Properties extends string = string> {
+  readonly type: string;
+  readonly nullable?: boolean;
+  /** Referential constraints: this type's property → the target's property. */
+  readonly constraints?: Readonly<Partial<Record<Properties, string>>>;
+  readonly partner?: string;
+  /** `false` rejects paths through it in `$filter`. */
+  readonly filterable?: boolean;
+  /** `false` rejects it in `$expand`. */
+  readonly expandable?: boolean;
+}
+
+type TypeNames = PrimitiveTypeName | `Collection(${PrimitiveTypeName})` | (string & {});
+
+export interface StructuredTypeDefinition<P extends Record<string, PropertyDefinition<TypeNames>> = Record<string, PropertyDefinition<TypeNames>>> {
+  readonly properties: P;
+  readonly navigation?: Readonly<Record<string, NavigationDefinition<Extract<keyof P, string>>>>;
+  readonly baseType?: string;
+  readonly open?: boolean;
+}
+
+export interface EntityTypeDefinition<P extends Record<string, PropertyDefinition<TypeNames>> = Record<string, PropertyDefinition<TypeNames>>>
+  extends StructuredTypeDefinition<P> {
+  /** Key property names; may be omitted on a derived type. */
+  readonly key?: readonly Extract<keyof P, string>[];
+}
+
+/** An enum: member names (values 0, 1, 2, …) or a name → value record, optionally flags. */
+export type EnumDefinition =
+  | readonly string[]
+  | {
+      readonly members: readonly string[] | Readonly<Record<string, number | bigint>>;
+      readonly flags?: boolean;
+      readonly underlyingType?: EnumType['underlyingType'];
+    };
+
+type PropertyNames<T> = T extends { readonly properties: infer P } ? Extract<keyof P, string> : never;
+type NavigationNames<T> = T extends { readonly navigation?: infer N } ? (N extends object ? Extract<keyof N, string> : never) : never;
+
+/** An entity set of entity type `TypeName`, with its query restrictions. */
+export type EntitySetDefinition<Types extends Record<string, EntityTypeDefinition>> = {
+  [TypeName in Extract<keyof Types, string>]: {
+    readonly type: TypeName;
+    /** Per-set maximum `$top` (the lower of this and the host-wide maximum wins). */
+    readonly maxTop?: number;
+    /** `false`: `$search` is rejected. Default `true`. */
+    readonly searchable?: boolean;
+    readonly filterable?: boolean;
+    readonly sortable?: boolean;
+    readonly expandable?: boolean;
+    readonly countable?: boolean;
+    readonly topSupported?: boolean;
+    readonly skipSupported?: boolean;
+    readonly maxLevels?: number;
+    readonly nonFilterable?: readonly PropertyNames<Types[TypeName]>[];
+    readonly nonSortable?: readonly PropertyNames<Types[TypeName]>[];
+    readonly nonSelectable?: readonly PropertyNames<Types[TypeName]>[];
+    readonly nonExpandable?: readonly NavigationNames<Types[TypeName]>[];
+    readonly nonCountable?: readonly (PropertyNames<Types[TypeName]> | NavigationNames<Types[TypeName]>)[];
+  };
+}[Extract<keyof Types, string>];
+
+export interface ModelDefinition<Types extends Record<string, EntityTypeDefinition> = Record<string, EntityTypeDefinition>> {
+  readonly namespace: string;
+  readonly enumTypes?: Readonly<Record<string, EnumDefinition>>;
+  readonly complexTypes?: Readonly<Record<string, StructuredTypeDefinition>>;
+  readonly entityTypes: Types;
+  readonly entitySets: Readonly<Record<string, EntitySetDefinition<Types>>>;
+}
+
+/** A model with the names of its entity sets in its type, for autocompletion of `entitySet`. */
+export interface TypedModel<EntitySetName extends string> extends Model {
+  /** Phantom member carrying the entity set names; never set at run time. */
+  readonly __entitySets?: EntitySetName;
+}
+
+function propertySpec(name: string, definition: PropertyDefinition, isKey: boolean) {
+  const base = typeof definition === 'string' ? { type: definition } : definition;
+  return { ...base, name, nullable: isKey ? false : (base.nullable ?? true) };
+}
+
+function structuredSpec(kind: 'entity' | 'complex', name: string, definition: EntityTypeDefinition): StructuredTypeSpec {
+  const key = definition.key ?? [];
+  return {
+    kind,
+    name,
+    ...(definition.baseType === undefined ? {} : { baseType: definition.baseType }),
+    ...(definition.open === undefined ? {} : { open: definition.open }),
+    key,
+    properties: Object.entries(definition.properties).map(([p, d]) => propertySpec(p, d, key.includes(p))),
+    navigation: Object.entries(definition.navigation ?? {}).map(([n, d]) => ({
+      name: n,
+      type: d.type,
+      ...(d.nullable === undefined ? {} : { nullable: d.nullable }),
+      ...(d.constraints === undefined ? {} : { constraints: d.constraints as Record<string, string> }),
+      ...(d.partner === undefined ? {} : { partner: d.partner }),
+      ...(d.filterable === undefined ? {} : { filterable: d.filterable }),
+      ...(d.expandable === undefined ? {} : { expandable: d.expandable }),
+    })),
+  };
+}
+
+function enumSpec(name: string, definition: EnumDefinition): EnumTypeSpec {
+  const asObject = Array.isArray(definition) ? { members: definition as readonly string[] } : (definition as Exclude<EnumDefinition, readonly string[]>);
+  const flags = asObject.flags ?? false;
+  const members: (readonly [string, bigint])[] = Array.isArray(asObject.members)
+    ? (asObject.members as readonly string[]).map((member, index) => [member, flags ? 1n << BigInt(index) : BigInt(index)] as const)
+    : Object.entries(asObject.members as Record<string, number | bigint>).map(([member, value]) => [member, BigInt(value)] as const);
+  return { name, isFlags: flags, members, ...(asObject.underlyingType === undefined ? {} : { underlyingType: asObject.underlyingType }) };
+}
+
+function setSpec(name: string, definition: EntitySetDefinition<Record<string, EntityTypeDefinition>>): EntitySetSpec {
+  const capabilities: Partial<Capabilities> = {
+    ...(definition.maxTop === undefined ? {} : { maxTop: definition.maxTop }),
+    ...(definition.searchable === undefined ? {} : { searchable: definition.searchable }),
+    ...(definition.filterable === undefined ? {} : { filterable: definition.filterable }),
+    ...(definition.sortable === undefined ? {} : { sortable: definition.sortable }),
+    ...(definition.expandable === undefined ? {} : { expandable: definition.expandable }),
+    ...(definition.countable === undefined ? {} : { countable: definition.countable }),
+    ...(definition.topSupported === undefined ? {} : { topSupported: definition.topSupported }),
+    ...(definition.skipSupported === undefined ? {} : { skipSupported: definition.skipSupported }),
+    ...(definition.maxLevels === undefined ? {} : { maxLevels: definition.maxLevels }),
+    nonFilterableProperties: new Set(definition.nonFilterable ?? []),
+    nonSortableProperties: new Set(definition.nonSortable ?? []),
+    nonSelectableProperties: new Set(definition.nonSelectable ?? []),
+    nonExpandableProperties: new Set(definition.nonExpandable ?? []),
+    nonCountableProperties: new Set(definition.nonCountable ?? []),
+  };
+  return { name, type: definition.type, capabilities };
+}
+
+/**
+ * Defines a model in TypeScript. Type names may be simple (`'Asset'`) or qualified with the
+ * namespace; primitive types are `Edm.*`; `Collection(…)` makes a collection.
+ *
+ * @throws {ODataError} `invalid_model` (status 500) when a name does not resolve.
+ */
+export function defineModel<const Types extends Record<string, EntityTypeDefinition>>(
+  definition: ModelDefinition<Types> & {
+    readonly entityTypes: { readonly [K in keyof Types]: { readonly key?: readonly PropertyNames<Types[K]>[] } };
+  },
+): TypedModel<Extract<keyof typeof definition.entitySets, string>> {
+  const spec: ModelSpec = {
+    namespace: definition.namespace,
+    enums: Object.entries(definition.enumTypes ?? {}).map(([name, d]) => enumSpec(name, d)),
+    structuredTypes: [
+      ...Object.entries(definition.complexTypes ?? {}).map(([name, d]) => structuredSpec('complex', name, d)),
+      ...Object.entries(definition.entityTypes).map(([name, d]) => structuredSpec('entity', name, d as EntityTypeDefinition)),
+    ],
+    entitySets: Object.entries(definition.entitySets).map(([name, d]) => setSpec(name, d as EntitySetDefinition<Record<string, EntityTypeDefinition>>)),
+  };
+  return buildModel(spec);
+}

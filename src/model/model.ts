@@ -1,0 +1,188 @@
+/**
+ * The runtime model: what the binder checks a query against. Built by {@link defineModel} from
+ * TypeScript, or by {@link modelFromCsdl} from an OData CSDL JSON document. All lookups are
+ * `Map`s, so `__proto__` and `constructor` are ordinary names.
+ */
+
+/** EDM primitive type names. */
+export const PRIMITIVE_TYPES = [
+  'Edm.Binary',
+  'Edm.Boolean',
+  'Edm.Byte',
+  'Edm.Date',
+  'Edm.DateTimeOffset',
+  'Edm.Decimal',
+  'Edm.Double',
+  'Edm.Duration',
+  'Edm.Guid',
+  'Edm.Int16',
+  'Edm.Int32',
+  'Edm.Int64',
+  'Edm.SByte',
+  'Edm.Single',
+  'Edm.Stream',
+  'Edm.String',
+  'Edm.TimeOfDay',
+  'Edm.Untyped',
+  'Edm.Geography',
+  'Edm.GeographyPoint',
+  'Edm.GeographyLineString',
+  'Edm.GeographyPolygon',
+  'Edm.GeographyMultiPoint',
+  'Edm.GeographyMultiLineString',
+  'Edm.GeographyMultiPolygon',
+  'Edm.GeographyCollection',
+  'Edm.Geometry',
+  'Edm.GeometryPoint',
+  'Edm.GeometryLineString',
+  'Edm.GeometryPolygon',
+  'Edm.GeometryMultiPoint',
+  'Edm.GeometryMultiLineString',
+  'Edm.GeometryMultiPolygon',
+  'Edm.GeometryCollection',
+] as const;
+
+export type PrimitiveTypeName = (typeof PRIMITIVE_TYPES)[number];
+
+const PRIMITIVES: ReadonlySet<string> = new Set(PRIMITIVE_TYPES);
+
+export function isPrimitiveTypeName(name: string): name is PrimitiveTypeName {
+  return PRIMITIVES.has(name);
+}
+
+/** An enumeration type; members map names to values. */
+export interface EnumType {
+  readonly kind: 'enum';
+  readonly name: string;
+  readonly qualifiedName: string;
+  readonly underlyingType: 'Edm.Byte' | 'Edm.SByte' | 'Edm.Int16' | 'Edm.Int32' | 'Edm.Int64';
+  readonly isFlags: boolean;
+  readonly members: ReadonlyMap<string, bigint>;
+}
+
+/** The type of a property, a parameter or an expression's element. */
+export type TypeReference =
+  | { readonly kind: 'primitive'; readonly name: PrimitiveTypeName }
+  | { readonly kind: 'enum'; readonly type: EnumType }
+  | { readonly kind: 'complex'; readonly type: StructuredType }
+  | { readonly kind: 'entity'; readonly type: StructuredType };
+
+/** A structural property. */
+export interface Property {
+  readonly kind: 'property';
+  readonly name: string;
+  readonly type: TypeReference;
+  /** A collection of `type` values. */
+  readonly collection: boolean;
+  readonly nullable: boolean;
+  /** Property-level capabilities; entity-set capabilities add to them. */
+  readonly filterable: boolean;
+  readonly sortable: boolean;
+  readonly selectable: boolean;
+}
+
+/** A navigation property. */
+export interface NavigationProperty {
+  readonly kind: 'navigation';
+  readonly name: string;
+  readonly target: StructuredType;
+  readonly collection: boolean;
+  readonly nullable: boolean;
+  /** Referential constraints: `property` of this type refers to `referencedProperty` of the target. */
+  readonly constraints: readonly { readonly property: string; readonly referencedProperty: string }[];
+  readonly partner: string | undefined;
+  readonly filterable: boolean;
+  readonly expandable: boolean;
+}
+
+/** An entity or complex type. */
+export interface StructuredType {
+  readonly kind: 'entity' | 'complex';
+  readonly name: string;
+  readonly qualifiedName: string;
+  readonly baseType: StructuredType | undefined;
+  readonly open: boolean;
+  /** Key property names (entity types; inherited from the base type when absent). */
+  readonly key: readonly string[];
+  /** Declared and inherited structural properties, by name. */
+  readonly properties: ReadonlyMap<string, Property>;
+  /** Declared and inherited navigation properties, by name. */
+  readonly navigation: ReadonlyMap<string, NavigationProperty>;
+}
+
+/** What an entity set allows (Capabilities vocabulary, and ASP.NET-style per-operation limits). */
+export interface Capabilities {
+  readonly searchable: boolean;
+  readonly filterable: boolean;
+  readonly nonFilterableProperties: ReadonlySet<string>;
+  readonly sortable: boolean;
+  readonly nonSortableProperties: ReadonlySet<string>;
+  readonly nonSelectableProperties: ReadonlySet<string>;
+  readonly expandable: boolean;
+  readonly nonExpandableProperties: ReadonlySet<string>;
+  /** `ExpandRestrictions/MaxLevels`; `undefined` means no model-level limit. */
+  readonly maxLevels: number | undefined;
+  readonly topSupported: boolean;
+  readonly skipSupported: boolean;
+  readonly countable: boolean;
+  readonly nonCountableProperties: ReadonlySet<string>;
+  /** A per-set maximum `$top` (lower than the host-wide one to matter). */
+  readonly maxTop: number | undefined;
+}
+
+export interface EntitySet {
+  readonly name: string;
+  readonly type: StructuredType;
+  readonly capabilities: Capabilities;
+  /** Navigation property bindings: navigation path → target entity set name. */
+  readonly bindings: ReadonlyMap<string, string>;
+}
+
+/** A resolved, checked model. */
+export interface Model {
+  readonly namespace: string;
+  /** Alias of the namespace, if any (CSDL `$Alias`). */
+  readonly alias: string | undefined;
+  /** Enum, complex and entity types by qualified name. */
+  readonly types: ReadonlyMap<string, EnumType | StructuredType>;
+  readonly entitySets: ReadonlyMap<string, EntitySet>;
+}
+
+export const ALL_CAPABILITIES: Capabilities = Object.freeze({
+  searchable: true,
+  filterable: true,
+  nonFilterableProperties: new Set<string>(),
+  sortable: true,
+  nonSortableProperties: new Set<string>(),
+  nonSelectableProperties: new Set<string>(),
+  expandable: true,
+  nonExpandableProperties: new Set<string>(),
+  maxLevels: undefined,
+  topSupported: true,
+  skipSupported: true,
+  countable: true,
+  nonCountableProperties: new Set<string>(),
+  maxTop: undefined,
+});
+
+/**
+ * Finds a type by qualified name, by the namespace alias, or by its simple name when that is
+ * unambiguous in the model.
+ */
+export function findType(model: Model, name: string): EnumType | StructuredType | undefined {
+  const direct = model.types.get(name);
+  if (direct !== undefined) return direct;
+  if (model.alias !== undefined && name.startsWith(`${model.alias}.`)) {
+    return model.types.get(`${model.namespace}.${name.slice(model.alias.length + 1)}`);
+  }
+  if (!name.includes('.')) return model.types.get(`${model.namespace}.${name}`);
+  return undefined;
+}
+
+/** True if `type` is `base` or derives from it. */
+export function derivesFrom(type: StructuredType, base: StructuredType): boolean {
+  for (let current: StructuredType | undefined = type; current !== undefined; current = current.baseType) {
+    if (current === base) return true;
+  }
+  return false;
+}

@@ -1,0 +1,602 @@
+/**
+ * Binds expressions (`$filter`, `$orderby`, nested filters) against a structured type: resolves
+ * paths, types every node, converts literals where OData allows it (enum members and durations
+ * written as strings), and enforces the expression limits.
+ */
+import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import { derivesFrom, findType, type Capabilities, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
+import type { CallExpression, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
+import { checkDuration } from '../syntax/literals.js';
+import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
+import { describeOverloads, matchOverload } from './functions.js';
+import type { ResolvedSettings } from './settings.js';
+import {
+  BOOLEAN,
+  DECIMAL,
+  DOUBLE,
+  INT64,
+  NULL_TYPE,
+  equalityComparable,
+  fromReference,
+  isNumeric,
+  isPrimitive,
+  orderComparable,
+  primitive,
+  promoteNumeric,
+  typeName,
+  type ExpressionType,
+} from './types.js';
+
+/** What an expression is bound for: decides which capability applies to its properties. */
+export type Purpose = 'filter' | 'orderby';
+
+/** The context of one expression. */
+export interface ExpressionContext {
+  readonly model: Model;
+  readonly settings: ResolvedSettings;
+  /** The option the expression came from, for error messages (`$filter`, `$expand`, …). */
+  readonly option: string;
+  /** Offset of the expression's text within that option (nested options). */
+  readonly offset: number;
+  readonly purpose: Purpose;
+  /** The type `$it` stands for. */
+  readonly it: StructuredType;
+  /** Capabilities of the entity set the expression is evaluated on, if known. */
+  readonly capabilities: Capabilities | undefined;
+  /** Parameter aliases of the request. */
+  readonly aliases: Readonly<Record<string, Expression>> | undefined;
+}
+
+const OPERATOR_KIND: Readonly<Record<string, string>> = {
+  eq: 'Equal',
+  ne: 'NotEqual',
+  gt: 'GreaterThan',
+  ge: 'GreaterThanOrEqual',
+  lt: 'LessThan',
+  le: 'LessThanOrEqual',
+  and: 'And',
+  or: 'Or',
+  add: 'Add',
+  sub: 'Subtract',
+  mul: 'Multiply',
+  div: 'Divide',
+  divby: 'DivideBy',
+  mod: 'Modulo',
+  has: 'Has',
+  in: 'In',
+  not: 'Not',
+  negate: 'Negate',
+};
+
+const ARITHMETIC = new Set(['add', 'sub', 'mul', 'div', 'divby', 'mod']);
+
+interface Scope {
+  /** Lambda variables in scope, innermost last. */
+  readonly variables: ReadonlyMap<string, ExpressionType>;
+  readonly anyAllDepth: number;
+  readonly functionDepth: number;
+  /** Aliases being expanded, to reject `@a=@a`. */
+  readonly expanding: ReadonlySet<string>;
+}
+
+const ROOT_SCOPE: Scope = { variables: new Map(), anyAllDepth: 0, functionDepth: 0, expanding: new Set() };
+
+/** Binds one expression. Create one binder per expression: it counts nodes. */
+export class ExpressionBinder {
+  private nodes = 0;
+
+  constructor(private readonly context: ExpressionContext) {}
+
+  /** Binds `expression`; when `expectBoolean` the result must be Boolean (or null). */
+  bind(expression: Expression, expectBoolean: boolean): BoundExpression {
+    const bound = this.expression(expression, ROOT_SCOPE);
+    if (expectBoolean && !isBooleanLike(bound.type)) {
+      throw this.error('type_mismatch', `The $filter expression must evaluate to a value of type 'Edm.Boolean', but is of type '${typeName(bound.type)}'.`, expression.span);
+    }
+    return bound;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private error(code: ODataErrorCode, reason: string, span: Span): ODataError {
+    return new ODataError({ code, reason, option: this.context.option, position: this.context.offset + span.start });
+  }
+
+  private count(span: Span): void {
+    this.nodes++;
+    if (this.nodes > this.context.settings.maxNodeCount) {
+      throw this.error(
+        'node_count_exceeded',
+        `The node count limit of '${this.context.settings.maxNodeCount}' has been exceeded. To increase the limit, set the 'maxNodeCount' setting.`,
+        span,
+      );
+    }
+  }
+
+  private expression(node: Expression, scope: Scope): BoundExpression {
+    this.count(node.span);
+    switch (node.kind) {
+      case 'literal':
+        return this.literal(node);
+      case 'path':
+        return this.path(node, scope);
+      case 'binary':
+        return node.operator === 'has' ? this.has(node.left, node.right, node.span, scope) : this.binary(node.operator, node.left, node.right, node.span, scope);
+      case 'unary':
+        return this.unary(node.operator, node.operand, node.span, scope);
+      case 'in':
+        return this.in(node.left, node.right, node.span, scope);
+      case 'call':
+        return this.call(node, scope);
+      case 'case':
+        return this.case(node.branches, node.span, scope);
+      case 'alias':
+        return this.alias(node.name, node.span, scope);
+      case 'list':
+        throw this.error('syntax_error', `A parenthesized list can only follow 'in'`, node.span);
+      case 'array':
+      case 'object':
+        throw this.error('unsupported_feature', `JSON ${node.kind === 'array' ? 'arrays' : 'objects'} are only supported on the right of 'in'`, node.span);
+    }
+  }
+
+  // ---- literals ----------------------------------------------------------------------------------
+
+  private literal(node: Literal): BoundLiteral {
+    switch (node.type) {
+      case 'null':
+        return { kind: 'literal', type: NULL_TYPE, value: null, span: node.span };
+      case 'enum': {
+        const enumType = findType(this.context.model, node.enumType);
+        if (enumType === undefined || enumType.kind !== 'enum') {
+          throw this.error('unknown_type', `The type '${node.enumType}' is not an enumeration type of the model.`, node.span);
+        }
+        const members = node.value.map((member) => {
+          if (enumType.members.has(member)) return member;
+          if (/^[-+]?\d+$/.test(member)) {
+            const value = BigInt(member);
+            for (const [name, v] of enumType.members) if (v === value) return name;
+            if (enumType.isFlags) return member;
+          }
+          throw this.error('type_mismatch', `The string '${node.enumType}'${member}'' is not a valid enumeration type constant.`, node.span);
+        });
+        if (members.length > 1 && !enumType.isFlags) {
+          throw this.error('type_mismatch', `The enumeration type '${enumType.qualifiedName}' is not a flags enumeration; '${node.value.join(',')}' names several members.`, node.span);
+        }
+        return { kind: 'literal', type: { kind: 'enum', type: enumType }, value: members, span: node.span };
+      }
+      case 'Edm.Geography':
+      case 'Edm.Geometry':
+        return { kind: 'literal', type: primitive(spatialLiteralType(node.type, node.value)), value: node.value, span: node.span };
+      default:
+        return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };
+    }
+  }
+
+  /**
+   * Converts a string literal to the enum or duration type it is compared with (OData 4.01
+   * allows both without their type prefix); other expressions are returned as they are.
+   */
+  private convert(bound: BoundExpression, target: ExpressionType): BoundExpression {
+    if (bound.kind !== 'literal' || !isPrimitive(bound.type, 'Edm.String') || typeof bound.value !== 'string') return bound;
+    if (target.kind === 'enum') {
+      const enumType = target.type;
+      const members = bound.value.split(',');
+      for (const member of members) {
+        if (!enumType.members.has(member)) {
+          throw this.error('type_mismatch', `The string '${bound.value}' is not a valid enumeration type constant of '${enumType.qualifiedName}'.`, bound.span);
+        }
+      }
+      if (members.length > 1 && !enumType.isFlags) {
+        throw this.error('type_mismatch', `The enumeration type '${enumType.qualifiedName}' is not a flags enumeration.`, bound.span);
+      }
+      return { kind: 'literal', type: target, value: members, span: bound.span };
+    }
+    if (isPrimitive(target, 'Edm.Duration')) {
+      try {
+        checkDuration(bound.value);
+      } catch {
+        return bound;
+      }
+      return { kind: 'literal', type: target, value: bound.value, span: bound.span };
+    }
+    return bound;
+  }
+
+  // ---- paths -------------------------------------------------------------------------------------
+
+  private findMember(type: StructuredType, name: string): Property | NavigationProperty | undefined {
+    const exact = type.properties.get(name) ?? type.navigation.get(name);
+    if (exact !== undefined || !this.context.settings.caseInsensitive) return exact;
+    const lower = name.toLowerCase();
+    for (const member of [...type.properties.values(), ...type.navigation.values()]) {
+      if (member.name.toLowerCase() === lower) return member;
+    }
+    return undefined;
+  }
+
+  private checkCapability(member: Property | NavigationProperty, isFirst: boolean, span: Span): void {
+    const capabilities = isFirst ? this.context.capabilities : undefined;
+    if (this.context.purpose === 'filter') {
+      const filterable = member.filterable && (capabilities === undefined || (capabilities.filterable && !capabilities.nonFilterableProperties.has(member.name)));
+      if (!filterable) throw this.error('not_filterable', `The property '${member.name}' cannot be used in the $filter query option.`, span);
+    } else {
+      const sortable =
+        member.kind === 'navigation' || (member.sortable && (capabilities === undefined || (capabilities.sortable && !capabilities.nonSortableProperties.has(member.name))));
+      if (!sortable) throw this.error('not_sortable', `The property '${member.name}' cannot be used in the $orderby query option.`, span);
+    }
+  }
+
+  private path(node: MemberPath, scope: Scope): BoundExpression {
+    const segments = node.segments;
+    let root: BoundPathRoot = { kind: 'it' };
+    let current: ExpressionType = { kind: 'entity', type: this.context.it };
+    let index = 0;
+    switch (node.head.kind) {
+      case '$it':
+      case '$this':
+        break;
+      case '$root':
+        throw this.error('unsupported_feature', `'$root' paths are not supported`, node.span);
+      case 'alias': {
+        const value = this.alias(node.head.name, node.span, scope);
+        throw this.error('unsupported_feature', `A path cannot start at the parameter alias '@${node.head.name}' (${typeName(value.type)})`, node.span);
+      }
+      case 'implicit': {
+        const first = segments[0];
+        if (first?.kind === 'member') {
+          const variable = scope.variables.get(first.name);
+          if (variable !== undefined) {
+            // Lambda variables take precedence over properties (URL 5.1.1.13).
+            root = { kind: 'variable', name: first.name, elementType: variable };
+            current = variable;
+            index = 1;
+          }
+        }
+        break;
+      }
+    }
+    const steps: BoundPathStep[] = [];
+    const pathSoFar = (end: number): BoundPath => ({ kind: 'path', root, steps: [...steps], type: current, span: { start: node.span.start, end } });
+    for (; index < segments.length; index++) {
+      const segment = segments[index] as PathSegment;
+      switch (segment.kind) {
+        case 'member': {
+          if (current.kind === 'entity' || current.kind === 'complex') {
+            const structured: StructuredType = current.type;
+            const member = this.findMember(structured, segment.name);
+            if (member !== undefined) {
+              this.checkCapability(member, steps.length === 0 && root.kind === 'it', segment.span);
+              if (member.kind === 'property') {
+                steps.push({ kind: 'property', property: member, span: segment.span });
+                current = fromReference(member.type, member.collection);
+              } else {
+                steps.push({ kind: 'navigation', navigation: member, span: segment.span });
+                current = fromReference({ kind: 'entity', type: member.target }, member.collection);
+              }
+              break;
+            }
+            const cast = segment.name.includes('.') ? findType(this.context.model, segment.name) : undefined;
+            if (cast !== undefined && cast.kind !== 'enum' && cast.kind === structured.kind) {
+              if (!derivesFrom(cast, structured)) {
+                throw this.error('type_mismatch', `The type '${cast.qualifiedName}' does not derive from '${structured.qualifiedName}'.`, segment.span);
+              }
+              steps.push({ kind: 'typeCast', target: cast, span: segment.span });
+              current = { kind: cast.kind, type: cast } as ExpressionType;
+              break;
+            }
+            if (structured.open && !segment.name.includes('.')) {
+              throw this.error('unsupported_feature', `Dynamic property '${segment.name}' of the open type '${structured.name}' is not supported`, segment.span);
+            }
+            throw this.error('unknown_property', `Could not find a property named '${segment.name}' on type '${structured.name}'.`, segment.span);
+          }
+          if (current.kind === 'collection') {
+            throw this.error('type_mismatch', `A path cannot continue through the collection '${typeName(current)}' with '${segment.name}'; use any(), all() or $count.`, segment.span);
+          }
+          throw this.error('unknown_property', `Could not find a property named '${segment.name}' on type '${typeName(current)}'.`, segment.span);
+        }
+        case 'lambda': {
+          if (current.kind !== 'collection') {
+            throw this.error('type_mismatch', `The lambda operator '${segment.operator}' needs a collection, but '${typeName(current)}' is not one.`, segment.span);
+          }
+          const collection = pathSoFar(segment.span.start - 1);
+          const depth = scope.anyAllDepth + 1;
+          if (depth > this.context.settings.maxAnyAllExpressionDepth) {
+            throw this.error(
+              'any_all_depth_exceeded',
+              `The Any/All nesting limit of '${this.context.settings.maxAnyAllExpressionDepth}' has been exceeded. 'maxAnyAllExpressionDepth' can be configured in the bind settings.`,
+              segment.span,
+            );
+          }
+          if (segment.variable === undefined || segment.predicate === undefined) {
+            return { kind: 'lambda', operator: segment.operator, collection, type: BOOLEAN, span: node.span };
+          }
+          const variables = new Map(scope.variables);
+          variables.set(segment.variable, current.element);
+          const predicate = this.expression(segment.predicate, { ...scope, variables, anyAllDepth: depth });
+          if (!isBooleanLike(predicate.type)) {
+            throw this.error('type_mismatch', `The expression of '${segment.operator}' must be of type 'Edm.Boolean', but is '${typeName(predicate.type)}'.`, segment.predicate.span);
+          }
+          return { kind: 'lambda', operator: segment.operator, collection, variable: segment.variable, predicate, type: BOOLEAN, span: node.span };
+        }
+        case 'count': {
+          if (current.kind !== 'collection') {
+            throw this.error('type_mismatch', `$count needs a collection, but '${typeName(current)}' is not one.`, segment.span);
+          }
+          const last = steps[steps.length - 1];
+          const counted = last?.kind === 'navigation' ? last.navigation.name : last?.kind === 'property' ? last.property.name : undefined;
+          if (counted !== undefined && steps.length === 1 && this.context.capabilities?.nonCountableProperties.has(counted)) {
+            throw this.error('not_countable', `The property '${counted}' cannot be used for $count.`, segment.span);
+          }
+          const collection = pathSoFar(segment.span.start - 1);
+          let filter: BoundExpression | undefined;
+          if (segment.filter !== undefined) {
+            if (current.element.kind !== 'entity') throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities`, segment.span);
+            filter = new ExpressionBinder({ ...this.context, it: current.element.type, capabilities: undefined }).bind(segment.filter, true);
+          }
+          return {
+            kind: 'count',
+            collection,
+            ...(filter === undefined ? {} : { filter }),
+            ...(segment.search === undefined ? {} : { search: segment.search }),
+            type: INT64,
+            span: node.span,
+          };
+        }
+        case 'filter':
+          throw this.error('unsupported_feature', `$filter(…) path segments are not supported`, segment.span);
+        case 'invoke':
+          throw this.error(
+            'unknown_function',
+            `An unknown function with name '${segment.name}' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.`,
+            segment.span,
+          );
+        case 'annotation':
+          throw this.error('unsupported_feature', `Instance annotations ('@${segment.term}') are not supported in expressions`, segment.span);
+      }
+    }
+    return { kind: 'path', root, steps, type: current, span: node.span };
+  }
+
+  private alias(name: string, span: Span, scope: Scope): BoundExpression {
+    const value = this.context.aliases?.[name];
+    // PROT 11.2.5.8 (4.01): a parameter alias without a value is null.
+    if (value === undefined) return { kind: 'literal', type: NULL_TYPE, value: null, span };
+    if (scope.expanding.has(name)) throw this.error('syntax_error', `The parameter alias '@${name}' refers to itself`, span);
+    const bound = this.expression(value, { ...scope, expanding: new Set([...scope.expanding, name]) });
+    return { ...bound, span } as BoundExpression;
+  }
+
+  // ---- operators ---------------------------------------------------------------------------------
+
+  private checkOperatorAllowed(operator: string, span: Span): void {
+    const { allowedArithmeticOperators, allowedLogicalOperators } = this.context.settings;
+    const arithmetic = ARITHMETIC.has(operator) || operator === 'negate';
+    const allowed = arithmetic ? allowedArithmeticOperators : allowedLogicalOperators;
+    const name = operator === 'negate' ? 'sub' : operator;
+    if (allowed !== undefined && !allowed.has(name)) {
+      throw this.error(
+        'not_allowed',
+        `${arithmetic ? 'Arithmetic' : 'Logical'} operator '${OPERATOR_KIND[operator]}' is not allowed. To allow it, set the '${arithmetic ? 'allowedArithmeticOperators' : 'allowedLogicalOperators'}' setting.`,
+        span,
+      );
+    }
+  }
+
+  private incompatible(left: ExpressionType, right: ExpressionType, operator: string, span: Span): ODataError {
+    return this.error(
+      'type_mismatch',
+      `A binary operator with incompatible types was detected. Found operand types '${typeName(left)}' and '${typeName(right)}' for operator kind '${OPERATOR_KIND[operator]}'.`,
+      span,
+    );
+  }
+
+  private binary(operator: string, leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
+    this.checkOperatorAllowed(operator, span);
+    let left = this.expression(leftNode, scope);
+    let right = this.expression(rightNode, scope);
+    left = this.convert(left, right.type);
+    right = this.convert(right, left.type);
+    const l = left.type;
+    const r = right.type;
+    const op = operator as 'and';
+    const result = (type: ExpressionType, operandType: ExpressionType): BoundExpression => ({ kind: 'binary', operator: op, left, right, type, operandType, span });
+    switch (operator) {
+      case 'and':
+      case 'or':
+        if (!isBooleanLike(l) || !isBooleanLike(r)) throw this.incompatible(l, r, operator, span);
+        return result(BOOLEAN, BOOLEAN);
+      case 'eq':
+      case 'ne':
+        if (!equalityComparable(l, r)) throw this.incompatible(l, r, operator, span);
+        return result(BOOLEAN, comparisonType(l, r));
+      case 'gt':
+      case 'ge':
+      case 'lt':
+      case 'le':
+        if (!orderComparable(l, r)) throw this.incompatible(l, r, operator, span);
+        return result(BOOLEAN, comparisonType(l, r));
+      default: {
+        const type = arithmeticType(operator, l, r);
+        if (type === undefined) throw this.incompatible(l, r, operator, span);
+        return result(type, isNumeric(l) && isNumeric(r) ? (operator === 'divby' ? type : promoteNumeric(l, r)) : type);
+      }
+    }
+  }
+
+  private has(leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
+    this.checkOperatorAllowed('has', span);
+    const left = this.expression(leftNode, scope);
+    const right = this.convert(this.expression(rightNode, scope), left.type);
+    if (left.type.kind === 'null' || right.type.kind === 'null') {
+      return { kind: 'binary', operator: 'has', left, right, type: BOOLEAN, operandType: left.type.kind === 'null' ? right.type : left.type, span };
+    }
+    if (left.type.kind !== 'enum' || right.type.kind !== 'enum' || left.type.type !== right.type.type) throw this.incompatible(left.type, right.type, 'has', span);
+    return { kind: 'binary', operator: 'has', left, right, type: BOOLEAN, operandType: left.type, span };
+  }
+
+  private unary(operator: 'not' | 'negate', operandNode: Expression, span: Span, scope: Scope): BoundExpression {
+    this.checkOperatorAllowed(operator, span);
+    const operand = this.expression(operandNode, scope);
+    const ok = operator === 'not' ? isBooleanLike(operand.type) : isNumeric(operand.type) || isPrimitive(operand.type, 'Edm.Duration') || operand.type.kind === 'null';
+    if (!ok) {
+      throw this.error(
+        'type_mismatch',
+        `A unary operator with an incompatible type was detected. Found operand type '${typeName(operand.type)}' for operator kind '${OPERATOR_KIND[operator]}'.`,
+        span,
+      );
+    }
+    return { kind: 'unary', operator, operand, type: operator === 'not' ? BOOLEAN : operand.type, span };
+  }
+
+  private in(leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
+    this.checkOperatorAllowed('in', span);
+    const left = this.expression(leftNode, scope);
+    if (rightNode.kind === 'list' || rightNode.kind === 'array') {
+      const items = rightNode.items.map((item) => {
+        this.count(item.span);
+        if (item.kind !== 'literal') throw this.error('unsupported_feature', `Only literals are supported in the list of 'in'`, item.span);
+        const bound = this.convert(this.literal(item), left.type) as BoundLiteral;
+        if (!equalityComparable(left.type, bound.type)) throw this.incompatible(left.type, bound.type, 'in', item.span);
+        return bound;
+      });
+      return { kind: 'in', left, right: { kind: 'list', items }, type: BOOLEAN, span };
+    }
+    const collection = this.expression(rightNode, scope);
+    if (collection.type.kind !== 'collection' || !equalityComparable(left.type, collection.type.element)) {
+      throw this.incompatible(left.type, collection.type, 'in', span);
+    }
+    return { kind: 'in', left, right: { kind: 'collection', collection }, type: BOOLEAN, span };
+  }
+
+  private case(branches: readonly { readonly when: Expression; readonly then: Expression }[], span: Span, scope: Scope): BoundExpression {
+    const bound = branches.map((branch) => ({ when: this.expression(branch.when, scope), then: this.expression(branch.then, scope) }));
+    let type: ExpressionType = NULL_TYPE;
+    for (const { when, then } of bound) {
+      if (!isBooleanLike(when.type)) throw this.error('type_mismatch', `A 'case' condition must be of type 'Edm.Boolean'`, when.span);
+      if (then.type.kind === 'null') continue;
+      if (type.kind === 'null') type = then.type;
+      else if (isNumeric(type) && isNumeric(then.type)) type = promoteNumeric(type, then.type);
+      else if (!equalityComparable(type, then.type)) throw this.incompatible(type, then.type, 'eq', then.span);
+    }
+    return { kind: 'case', branches: bound, type, span };
+  }
+
+  // ---- functions ---------------------------------------------------------------------------------
+
+  private call(node: CallExpression, scope: Scope): BoundExpression {
+    const { allowedFunctions, maxFunctionCallDepth } = this.context.settings;
+    if (allowedFunctions !== undefined && !allowedFunctions.has(node.name)) {
+      throw this.error('not_allowed', `Function '${node.name}' is not allowed. To allow it, set the 'allowedFunctions' setting.`, node.span);
+    }
+    const depth = scope.functionDepth + 1;
+    if (depth > maxFunctionCallDepth) {
+      throw this.error(
+        'function_call_depth_exceeded',
+        `The function call depth limit of '${maxFunctionCallDepth}' has been exceeded. 'maxFunctionCallDepth' can be configured in the bind settings.`,
+        node.span,
+      );
+    }
+    const inner: Scope = { ...scope, functionDepth: depth };
+    if (node.name === 'cast' || node.name === 'isof') return this.typeFunction(node, inner);
+    const args = node.args.map((arg) => this.expression(arg as Expression, inner));
+    const type = matchOverload(node.name, args.map((arg) => arg.type));
+    if (type === undefined) {
+      throw this.error(
+        'type_mismatch',
+        `No function signature for the function with name '${node.name}' matches the specified arguments. The function signatures considered are: ${describeOverloads(node.name)}.`,
+        node.span,
+      );
+    }
+    return { kind: 'call', name: node.name, args, type, span: node.span };
+  }
+
+  private resolveTypeName(node: TypeName): ExpressionType {
+    const single = (name: string): ExpressionType => {
+      if (name.startsWith('Edm.')) {
+        const type = primitive(name as never);
+        if (!/^Edm\.[A-Za-z]+$/.test(name)) throw this.error('unknown_type', `Unknown type '${name}'`, node.span);
+        return type;
+      }
+      const found = findType(this.context.model, name);
+      if (found === undefined) throw this.error('unknown_type', `The type '${name}' is not defined in the model.`, node.span);
+      return found.kind === 'enum' ? { kind: 'enum', type: found } : ({ kind: found.kind, type: found } as ExpressionType);
+    };
+    const element = single(node.name);
+    return node.collection ? { kind: 'collection', element } : element;
+  }
+
+  private typeFunction(node: CallExpression, scope: Scope): BoundCall {
+    const targetNode = node.args[node.args.length - 1] as TypeName;
+    const targetType = this.resolveTypeName(targetNode);
+    const args = node.args.length === 2 ? [this.expression(node.args[0] as Expression, scope)] : [];
+    if (node.name === 'isof') return { kind: 'call', name: 'isof', args, targetType, type: BOOLEAN, span: node.span };
+    const source = args[0]?.type ?? { kind: 'entity' as const, type: this.context.it };
+    const castable =
+      source.kind === 'null' ||
+      (isCastablePrimitive(source) && isCastablePrimitive(targetType)) ||
+      (source.kind === 'enum' && isPrimitive(targetType, 'Edm.String')) ||
+      ((source.kind === 'entity' || source.kind === 'complex') && (targetType.kind === 'entity' || targetType.kind === 'complex'));
+    if (!castable) throw this.error('type_mismatch', `Cannot cast a value of type '${typeName(source)}' to '${typeName(targetType)}'.`, node.span);
+    return { kind: 'call', name: 'cast', args, targetType, type: targetType, span: node.span };
+  }
+}
+
+function isBooleanLike(type: ExpressionType): boolean {
+  return type.kind === 'null' || isPrimitive(type, 'Edm.Boolean');
+}
+
+function isCastablePrimitive(type: ExpressionType): boolean {
+  return type.kind === 'primitive' && type.name !== 'Edm.Stream';
+}
+
+/** The type a comparison is made in: the promoted numeric type, DateTimeOffset for Date/DateTimeOffset, else the non-null side. */
+function comparisonType(left: ExpressionType, right: ExpressionType): ExpressionType {
+  if (isNumeric(left) && isNumeric(right)) return promoteNumeric(left, right);
+  if (left.kind === 'null') return right;
+  if (right.kind === 'null') return left;
+  if (left.kind === 'primitive' && right.kind === 'primitive' && left.name !== right.name) return primitive('Edm.DateTimeOffset');
+  return left;
+}
+
+/** Result type of an arithmetic operator (URL 5.1.1.2), or `undefined` if the operands do not fit. */
+function arithmeticType(operator: string, left: ExpressionType, right: ExpressionType): ExpressionType | undefined {
+  if (left.kind === 'null' || right.kind === 'null') {
+    const other = left.kind === 'null' ? right : left;
+    return other.kind === 'null' || isNumeric(other) || isPrimitive(other, 'Edm.Duration') || isPrimitive(other, 'Edm.Date') || isPrimitive(other, 'Edm.DateTimeOffset')
+      ? other
+      : undefined;
+  }
+  if (isNumeric(left) && isNumeric(right)) {
+    if (operator === 'divby') {
+      const promoted = promoteNumeric(left, right);
+      return isPrimitive(promoted, 'Edm.Double') || isPrimitive(promoted, 'Edm.Single') ? DOUBLE : DECIMAL;
+    }
+    return promoteNumeric(left, right);
+  }
+  if (operator !== 'add' && operator !== 'sub') return undefined;
+  const l = left.kind === 'primitive' ? left.name : '';
+  const r = right.kind === 'primitive' ? right.name : '';
+  if (l === 'Edm.Duration' && r === 'Edm.Duration') return left;
+  if ((l === 'Edm.DateTimeOffset' || l === 'Edm.Date') && r === 'Edm.Duration') return left;
+  if (operator === 'add' && l === 'Edm.Duration' && (r === 'Edm.DateTimeOffset' || r === 'Edm.Date')) return right;
+  if (operator === 'sub' && l === r && (l === 'Edm.DateTimeOffset' || l === 'Edm.Date')) return primitive('Edm.Duration');
+  return undefined;
+}
+
+/** `geography'SRID=0;Point(…)'` is an `Edm.GeographyPoint`, and so on. */
+function spatialLiteralType(family: 'Edm.Geography' | 'Edm.Geometry', text: string): never {
+  const kind = /;\s*([A-Za-z]+)/.exec(text)?.[1]?.toLowerCase() ?? '';
+  const suffix: Record<string, string> = {
+    point: 'Point',
+    linestring: 'LineString',
+    polygon: 'Polygon',
+    multipoint: 'MultiPoint',
+    multilinestring: 'MultiLineString',
+    multipolygon: 'MultiPolygon',
+    geometrycollection: 'Collection',
+    collection: 'Collection',
+  };
+  return `${family}${suffix[kind] ?? ''}` as never;
+}
+

@@ -1,0 +1,319 @@
+/**
+ * `bindQuery`: checks a parsed query against one entity set of a model and the validation
+ * settings, and returns the bound query that backends consume.
+ */
+import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import type { Capabilities, EntitySet, Model, NavigationProperty, Property, StructuredType } from '../model/model.js';
+import type { ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
+import { parseQuery } from '../syntax/query-string.js';
+import type { BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
+import { ExpressionBinder } from './bind-expression.js';
+import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
+import { isOrderable, typeName } from './types.js';
+
+/** Option names as ASP.NET's `AllowedQueryOptions` enum renders them in messages. */
+const OPTION_ENUM_NAMES: Readonly<Record<QueryOptionName, string>> = {
+  filter: 'Filter',
+  orderby: 'OrderBy',
+  select: 'Select',
+  expand: 'Expand',
+  top: 'Top',
+  skip: 'Skip',
+  count: 'Count',
+  search: 'Search',
+  compute: 'Compute',
+};
+
+interface Level {
+  readonly type: StructuredType;
+  readonly set: EntitySet | undefined;
+  readonly capabilities: Capabilities | undefined;
+  /** `$expand` nesting depth of these options (0 for the request). */
+  readonly depth: number;
+  /** The option whose text the spans of these options point into. */
+  readonly option: (name: string) => string;
+}
+
+function fail(code: ODataErrorCode, reason: string, option: string | undefined, position?: number, status = 400): never {
+  throw new ODataError({ code, reason, status, ...(option === undefined ? {} : { option }), ...(position === undefined ? {} : { position }) });
+}
+
+/**
+ * Binds a query to an entity set: resolves every name against the model, types every
+ * expression, and enforces the model's capabilities and the validation settings.
+ *
+ * @param query a parsed query, or a query string / `URLSearchParams` to parse first
+ * @throws {ODataError} with status 400 for a query that is not valid for the set; status 500
+ *   (`unknown_entity_set`) when `settings.entitySet` is not in the model
+ * @example
+ * ```ts
+ * const bound = bindQuery("$filter=name eq 'Pump'&$top=10", { model, entitySet: 'assets' });
+ * bound.filter?.type; // { kind: 'primitive', name: 'Edm.Boolean' }
+ * ```
+ */
+export function bindQuery(query: ODataQuery | string | URLSearchParams, settings: BindSettings): BoundQuery {
+  const parsed = typeof query === 'string' || query instanceof URLSearchParams ? parseQuery(query, settings.parse) : query;
+  const set = settings.model.entitySets.get(settings.entitySet);
+  if (set === undefined) fail('unknown_entity_set', `The model has no entity set named '${settings.entitySet}'`, undefined, undefined, 500);
+  const resolved = resolveSettings(settings);
+  const binder = new QueryBinder(settings.model, resolved, parsed.aliases);
+  checkAllowedOptions(parsed, resolved);
+  const maxTop = effectiveMaxTop(resolved, set.capabilities);
+  const options = binder.options(parsed, {
+    type: set.type,
+    set,
+    capabilities: set.capabilities,
+    depth: 0,
+    option: (name) => `$${name}`,
+  });
+  return { kind: 'boundQuery', entitySet: set, maxTop, ...options };
+}
+
+function effectiveMaxTop(settings: ResolvedSettings, capabilities: Capabilities | undefined): number {
+  return Math.min(settings.maxTop, capabilities?.maxTop ?? Number.POSITIVE_INFINITY);
+}
+
+function checkAllowedOptions(query: ODataQuery, settings: ResolvedSettings): void {
+  const allowed = settings.allowedQueryOptions;
+  if (allowed === undefined) return;
+  const present: [QueryOptionName, unknown][] = [
+    ['filter', query.filter],
+    ['orderby', query.orderBy],
+    ['select', query.select],
+    ['expand', query.expand],
+    ['top', query.top],
+    ['skip', query.skip],
+    ['count', query.count],
+    ['search', query.search],
+    ['compute', query.compute],
+  ];
+  for (const [name, value] of present) {
+    if (value !== undefined && !allowed.has(name)) {
+      fail('not_allowed', `Query option '${OPTION_ENUM_NAMES[name]}' is not allowed. To allow it, set the 'allowedQueryOptions' setting.`, `$${name}`);
+    }
+  }
+}
+
+class QueryBinder {
+  constructor(
+    private readonly model: Model,
+    private readonly settings: ResolvedSettings,
+    private readonly aliases: Readonly<Record<string, Expression>> | undefined,
+  ) {}
+
+  private expressionBinder(level: Level, option: string, purpose: 'filter' | 'orderby'): ExpressionBinder {
+    return new ExpressionBinder({
+      model: this.model,
+      settings: this.settings,
+      option,
+      offset: 0,
+      purpose,
+      it: level.type,
+      capabilities: level.capabilities,
+      aliases: this.aliases,
+    });
+  }
+
+  options(query: QueryOptions, level: Level): BoundQueryOptions {
+    const capabilities = level.capabilities;
+    const where = level.set === undefined ? `type '${level.type.name}'` : `entity set '${level.set.name}'`;
+    if (query.search !== undefined && capabilities !== undefined && !capabilities.searchable) {
+      fail('query_option_not_supported', `The query option '$search' is not supported by the ${where}.`, level.option('search'), query.search.span.start);
+    }
+    if (query.count !== undefined && query.count && capabilities !== undefined && !capabilities.countable) {
+      fail('not_countable', `The ${where} cannot be counted: $count is not supported.`, level.option('count'));
+    }
+    if (query.compute !== undefined) {
+      fail('unsupported_feature', `The query option '$compute' is not supported`, level.option('compute'), query.compute[0]?.span.start);
+    }
+    const top = this.limit('Top', query.top, capabilities?.topSupported ?? true, effectiveMaxTop(this.settings, capabilities), level, 'top');
+    const skip = this.limit('Skip', query.skip, capabilities?.skipSupported ?? true, this.settings.maxSkip ?? Number.POSITIVE_INFINITY, level, 'skip');
+    const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter').bind(query.filter, true);
+    const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level);
+    const expandedNames = new Set<string>();
+    const expand = this.expand(query.expand ?? [], level, expandedNames);
+    const select = this.select(query.select, level);
+    return {
+      entityType: level.type,
+      ...(filter === undefined ? {} : { filter }),
+      ...(query.search === undefined ? {} : { search: query.search }),
+      ...(orderBy === undefined ? {} : { orderBy }),
+      select,
+      expand,
+      ...(top === undefined ? {} : { top }),
+      ...(skip === undefined ? {} : { skip }),
+      ...(query.count === undefined ? {} : { count: query.count }),
+    };
+  }
+
+  /** `$top`/`$skip` against the limit, compared exactly (values beyond 2^53 arrive as bigint). */
+  private limit(
+    name: 'Top' | 'Skip',
+    value: number | bigint | undefined,
+    supported: boolean,
+    max: number,
+    level: Level,
+    option: 'top' | 'skip',
+  ): number | undefined {
+    if (value === undefined) return undefined;
+    if (!supported) fail('query_option_not_supported', `The query option '$${option}' is not supported by this entity set.`, level.option(option));
+    const exceeds = typeof value === 'bigint' ? max !== Number.POSITIVE_INFINITY && value > BigInt(max) : value > max;
+    if (exceeds || (typeof value === 'bigint' && value > BigInt(Number.MAX_SAFE_INTEGER))) {
+      const shownMax = max === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : max;
+      fail(
+        name === 'Top' ? 'top_limit_exceeded' : 'skip_limit_exceeded',
+        `The limit of '${shownMax}' for ${name} query has been exceeded. The value from the incoming request is '${value}'.`,
+        level.option(option),
+      );
+    }
+    return Number(value);
+  }
+
+  private orderBy(items: readonly OrderByItem[], level: Level): BoundOrderByItem[] {
+    const option = level.option('orderby');
+    if (items.length > this.settings.maxOrderByNodeCount) {
+      fail(
+        'orderby_clause_limit_exceeded',
+        `The number of clauses in $orderby query option exceeded the maximum number allowed. The maximum number of $orderby clauses allowed is ${this.settings.maxOrderByNodeCount}.`,
+        option,
+        items[this.settings.maxOrderByNodeCount]?.span.start,
+      );
+    }
+    return items.map((item) => {
+      const expression = this.expressionBinder(level, option, 'orderby').bind(item.expression, false);
+      if (!isOrderable(expression.type) && expression.type.kind !== 'null') {
+        fail('type_mismatch', `The $orderby expression must be of a primitive or enumeration type, but is of type '${typeName(expression.type)}'.`, option, item.span.start);
+      }
+      return { expression, direction: item.direction };
+    });
+  }
+
+  private findMember(type: StructuredType, name: string): Property | NavigationProperty | undefined {
+    const exact = type.properties.get(name) ?? type.navigation.get(name);
+    if (exact !== undefined || !this.settings.caseInsensitive) return exact;
+    const lower = name.toLowerCase();
+    return [...type.properties.values(), ...type.navigation.values()].find((member) => member.name.toLowerCase() === lower);
+  }
+
+  private select(items: readonly SelectItem[] | undefined, level: Level): BoundSelect {
+    if (items === undefined) return { all: true, properties: [], navigation: [] };
+    const option = level.option('select');
+    let all = false;
+    const properties: { path: Property[]; span: Span }[] = [];
+    const navigation: NavigationProperty[] = [];
+    for (const item of items) {
+      if (item.star !== undefined) {
+        if (item.path.length > 0) fail('unsupported_feature', `'*' after a path is not supported in $select`, option, item.span.start);
+        all = true;
+        continue;
+      }
+      if (item.options !== undefined) fail('unsupported_feature', `Options on $select items are not supported`, option, item.options.span.start);
+      if (item.parameters !== undefined) fail('unsupported_feature', `Operations are not supported in $select`, option, item.span.start);
+      let type: StructuredType = level.type;
+      const path: Property[] = [];
+      for (const [index, segment] of item.path.entries()) {
+        if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $select`, option, segment.span.start);
+        const member = this.findMember(type, segment.name);
+        if (member === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
+        const selectable =
+          member.kind === 'navigation' ||
+          (member.selectable && (index > 0 || level.capabilities === undefined || !level.capabilities.nonSelectableProperties.has(member.name)));
+        if (!selectable) fail('not_selectable', `The property '${member.name}' cannot be used in the $select query option.`, option, segment.span.start);
+        if (member.kind === 'navigation') {
+          if (index !== item.path.length - 1 || index > 0) fail('unsupported_feature', `Paths through navigation properties are not supported in $select`, option, segment.span.start);
+          navigation.push(member);
+          break;
+        }
+        path.push(member);
+        if (index < item.path.length - 1) {
+          if (member.type.kind !== 'complex' || member.collection) {
+            fail('type_mismatch', `The property '${member.name}' is not a single complex value, so the path cannot continue`, option, segment.span.start);
+          }
+          type = member.type.type;
+        }
+      }
+      if (path.length > 0) properties.push({ path, span: item.span });
+    }
+    return { all, properties, navigation };
+  }
+
+  private targetSet(level: Level, navigation: NavigationProperty): EntitySet | undefined {
+    const bound = level.set?.bindings.get(navigation.name);
+    if (bound !== undefined) return this.model.entitySets.get(bound);
+    const candidates = [...this.model.entitySets.values()].filter((set) => set.type === navigation.target);
+    return candidates.length === 1 ? candidates[0] : undefined;
+  }
+
+  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>): BoundExpandItem[] {
+    const option = level.option('expand');
+    const result: BoundExpandItem[] = [];
+    for (const item of items) {
+      if (item.target === '$value') fail('unsupported_feature', `'$value' is not supported in $expand`, option, item.span.start);
+      const navigations: NavigationProperty[] = [];
+      if (item.target === '*') {
+        if (item.path.length > 0) fail('unsupported_feature', `'*' after a path is not supported in $expand`, option, item.span.start);
+        for (const navigation of level.type.navigation.values()) if (this.expandable(level, navigation)) navigations.push(navigation);
+      } else {
+        if (item.path.length !== 1 || item.path[0]?.kind !== 'member') {
+          fail('unsupported_feature', `Only navigation properties of the type itself can be expanded`, option, item.span.start);
+        }
+        const segment = item.path[0];
+        const member = this.findMember(level.type, segment.name);
+        if (member === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${level.type.name}'.`, option, segment.span.start);
+        if (member.kind !== 'navigation') fail('type_mismatch', `Property '${member.name}' on type '${level.type.name}' is not a navigation property, so it cannot be expanded.`, option, segment.span.start);
+        if (!this.expandable(level, member)) fail('not_expandable', `The property '${member.name}' cannot be used in the $expand query option.`, option, segment.span.start);
+        navigations.push(member);
+      }
+      for (const navigation of navigations) {
+        if (expanded.has(navigation.name)) fail('syntax_error', `The navigation property '${navigation.name}' is expanded more than once.`, option, item.span.start);
+        expanded.add(navigation.name);
+        result.push(this.expandOne(navigation, item, level, option));
+      }
+    }
+    return result;
+  }
+
+  private expandable(level: Level, navigation: NavigationProperty): boolean {
+    const capabilities = level.capabilities;
+    return navigation.expandable && (capabilities === undefined || (capabilities.expandable && !capabilities.nonExpandableProperties.has(navigation.name)));
+  }
+
+  private expandOne(navigation: NavigationProperty, item: ExpandItem, level: Level, option: string): BoundExpandItem {
+    const nested = item.options;
+    const requested = nested?.levels === undefined ? 1 : nested.levels === 'max' ? this.settings.maxExpansionDepth - level.depth : nested.levels;
+    const depth = level.depth + requested;
+    if (depth > this.settings.maxExpansionDepth) {
+      fail(
+        'expansion_depth_exceeded',
+        `The request includes a $expand path which is too deep. The maximum depth allowed is ${this.settings.maxExpansionDepth}. To increase the limit, set the 'maxExpansionDepth' setting.`,
+        option,
+        item.span.start,
+      );
+    }
+    const entitySet = this.targetSet(level, navigation);
+    const child: Level = {
+      type: navigation.target,
+      set: entitySet,
+      capabilities: entitySet?.capabilities,
+      depth: level.depth + 1,
+      option: () => option,
+    };
+    const form = item.suffix === '$ref' ? '$ref' : item.suffix === '$count' ? '$count' : 'entities';
+    let options = this.options(nested ?? {}, child);
+    // `$levels=n` expands the same (recursive) navigation property n levels deep.
+    if (requested > 1) {
+      if (!navigation.target.navigation.has(navigation.name)) {
+        fail('type_mismatch', `$levels needs a recursive navigation property, but '${navigation.name}' does not lead back to its own type.`, option, item.span.start);
+      }
+      const deeper = this.expandOne(
+        navigation,
+        { ...item, options: { ...(nested ?? { kind: 'nestedOptions', span: item.span }), levels: requested - 1 } },
+        { ...child },
+        option,
+      );
+      options = { ...options, expand: [...options.expand, deeper] };
+    }
+    return { navigation, entitySet, form, options };
+  }
+}
+

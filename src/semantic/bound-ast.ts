@@ -1,0 +1,149 @@
+/**
+ * The bound tree: the syntax tree checked against a model. Every expression carries its
+ * {@link ExpressionType}; every path is resolved to properties, navigation properties and
+ * lambda variables. Backends only ever see this tree.
+ */
+import type { EntitySet, NavigationProperty, Property, StructuredType } from '../model/model.js';
+import type {
+  ArithmeticOperator,
+  CanonicalFunctionName,
+  ComparisonOperator,
+  LogicalOperator,
+  SearchExpression,
+  Span,
+} from '../syntax/ast.js';
+import type { ExpressionType } from './types.js';
+
+interface BoundNode {
+  readonly type: ExpressionType;
+  readonly span: Span;
+}
+
+/** A literal, converted to the type it is used as (an enum member, a duration, a promoted number). */
+export interface BoundLiteral extends BoundNode {
+  readonly kind: 'literal';
+  /**
+   * `null`, `boolean`, `number` (Int32 and smaller, Double, Single), `bigint` (Int64), `string`
+   * (Decimal as exact text, String, Guid, Date, DateTimeOffset, TimeOfDay, Duration, Binary,
+   * spatial text), or enum member names (`string[]`).
+   */
+  readonly value: null | boolean | number | bigint | string | readonly string[];
+}
+
+/** One step of a resolved path. */
+export type BoundPathStep =
+  | { readonly kind: 'property'; readonly property: Property; readonly span: Span }
+  | { readonly kind: 'navigation'; readonly navigation: NavigationProperty; readonly span: Span }
+  /** A cast to a derived type. */
+  | { readonly kind: 'typeCast'; readonly target: StructuredType; readonly span: Span };
+
+/** Where a path starts: the current resource (`$it`), or a lambda variable. */
+export type BoundPathRoot = { readonly kind: 'it' } | { readonly kind: 'variable'; readonly name: string; readonly elementType: ExpressionType };
+
+/** A property path such as `name`, `locality/name`, `t/priority` (lambda variable) or `$it`. */
+export interface BoundPath extends BoundNode {
+  readonly kind: 'path';
+  readonly root: BoundPathRoot;
+  readonly steps: readonly BoundPathStep[];
+}
+
+export interface BoundBinary extends BoundNode {
+  readonly kind: 'binary';
+  readonly operator: LogicalOperator | ComparisonOperator | ArithmeticOperator | 'has';
+  readonly left: BoundExpression;
+  readonly right: BoundExpression;
+  /** For comparisons and arithmetic: the type both operands are compared or computed in. */
+  readonly operandType: ExpressionType;
+}
+
+export interface BoundUnary extends BoundNode {
+  readonly kind: 'unary';
+  readonly operator: 'not' | 'negate';
+  readonly operand: BoundExpression;
+}
+
+/** `left in (…)` with literals converted to the left side's type, or `left in collection`. */
+export interface BoundIn extends BoundNode {
+  readonly kind: 'in';
+  readonly left: BoundExpression;
+  readonly right: { readonly kind: 'list'; readonly items: readonly BoundLiteral[] } | { readonly kind: 'collection'; readonly collection: BoundExpression };
+}
+
+/** A canonical function call; `cast`/`isof` carry their target type in `targetType`. */
+export interface BoundCall extends BoundNode {
+  readonly kind: 'call';
+  readonly name: CanonicalFunctionName;
+  readonly args: readonly BoundExpression[];
+  readonly targetType?: ExpressionType;
+}
+
+/** `collection/any(v:predicate)`, `collection/all(v:predicate)` or `collection/any()`. */
+export interface BoundLambda extends BoundNode {
+  readonly kind: 'lambda';
+  readonly operator: 'any' | 'all';
+  readonly collection: BoundPath;
+  readonly variable?: string;
+  readonly predicate?: BoundExpression;
+}
+
+/** `collection/$count`, optionally with `$filter` (bound against the element type). */
+export interface BoundCount extends BoundNode {
+  readonly kind: 'count';
+  readonly collection: BoundPath;
+  readonly filter?: BoundExpression;
+  readonly search?: SearchExpression;
+}
+
+/** `case(cond:value, …)`. */
+export interface BoundCase extends BoundNode {
+  readonly kind: 'case';
+  readonly branches: readonly { readonly when: BoundExpression; readonly then: BoundExpression }[];
+}
+
+export type BoundExpression = BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase;
+
+export interface BoundOrderByItem {
+  readonly expression: BoundExpression;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** `$select`: `all` (no `$select`, or `*`), or the listed properties. */
+export interface BoundSelect {
+  readonly all: boolean;
+  /** Selected structural properties (paths into complex properties allowed), in request order. */
+  readonly properties: readonly { readonly path: readonly Property[]; readonly span: Span }[];
+  /** Navigation properties listed in `$select` (allowed when they are also expanded). */
+  readonly navigation: readonly NavigationProperty[];
+}
+
+/** One expanded navigation property with its nested options. */
+export interface BoundExpandItem {
+  readonly navigation: NavigationProperty;
+  /** The entity set of the related entities, when the model binds one. */
+  readonly entitySet: EntitySet | undefined;
+  /** `'entities'` (default), `'$ref'` or `'$count'`. */
+  readonly form: 'entities' | '$ref' | '$count';
+  readonly options: BoundQueryOptions;
+}
+
+/** Options bound against one entity type: the request's, or an expanded item's. */
+export interface BoundQueryOptions {
+  readonly entityType: StructuredType;
+  readonly filter?: BoundExpression;
+  readonly search?: SearchExpression;
+  readonly orderBy?: readonly BoundOrderByItem[];
+  readonly select: BoundSelect;
+  readonly expand: readonly BoundExpandItem[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count?: boolean;
+}
+
+/** A query checked against one entity set of one model. */
+export interface BoundQuery extends BoundQueryOptions {
+  readonly kind: 'boundQuery';
+  readonly entitySet: EntitySet;
+  /** The effective maximum `$top` that was enforced. */
+  readonly maxTop: number;
+}
+

@@ -1,0 +1,85 @@
+/**
+ * Bind settings: the model and entity set, and the validation limits of ASP.NET Core OData's
+ * `ODataValidationSettings`, with the same names (camelCased) and defaults.
+ */
+import type { Model } from '../model/model.js';
+import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator } from '../syntax/ast.js';
+import type { ParseQueryOptions } from '../syntax/query-string.js';
+
+/** System query options that settings can allow or forbid. */
+export type QueryOptionName = 'filter' | 'orderby' | 'select' | 'expand' | 'top' | 'skip' | 'count' | 'search' | 'compute';
+
+/** Operators of `$filter` other than arithmetic. */
+export type LogicalOperatorName = LogicalOperator | ComparisonOperator | 'not' | 'has' | 'in';
+
+export interface ValidationSettings {
+  /** The host-wide maximum `$top` (default 10 000). An entity set's own `maxTop` lowers it. */
+  readonly maxTop?: number;
+  /** Maximum `$skip` (default: none). */
+  readonly maxSkip?: number;
+  /** Maximum `$expand` depth, `$levels` included (default 2). */
+  readonly maxExpansionDepth?: number;
+  /** Maximum number of nodes in one `$filter` expression (default 100). */
+  readonly maxNodeCount?: number;
+  /** Maximum nesting of `any`/`all` (default 1). */
+  readonly maxAnyAllExpressionDepth?: number;
+  /** Maximum number of `$orderby` clauses (default 5). */
+  readonly maxOrderByNodeCount?: number;
+  /** Maximum nesting of function calls (default 15). */
+  readonly maxFunctionCallDepth?: number;
+  /** Canonical functions allowed in expressions (default all). */
+  readonly allowedFunctions?: 'all' | readonly CanonicalFunctionName[];
+  /** Arithmetic operators allowed (default all). */
+  readonly allowedArithmeticOperators?: 'all' | readonly ArithmeticOperator[];
+  /** Logical and comparison operators allowed (default all). */
+  readonly allowedLogicalOperators?: 'all' | readonly LogicalOperatorName[];
+  /** Query options allowed (default all). */
+  readonly allowedQueryOptions?: 'all' | readonly QueryOptionName[];
+  /** Match property names case-insensitively (default `false`: names are case-sensitive). */
+  readonly caseInsensitive?: boolean;
+}
+
+export interface BindSettings extends ValidationSettings {
+  readonly model: Model;
+  /** The entity set the query is for. */
+  readonly entitySet: string;
+  /** How to parse the query when it is given as a string. */
+  readonly parse?: ParseQueryOptions;
+}
+
+export const DEFAULT_MAX_TOP = 10_000;
+
+export interface ResolvedSettings {
+  readonly maxTop: number;
+  readonly maxSkip: number | undefined;
+  readonly maxExpansionDepth: number;
+  readonly maxNodeCount: number;
+  readonly maxAnyAllExpressionDepth: number;
+  readonly maxOrderByNodeCount: number;
+  readonly maxFunctionCallDepth: number;
+  readonly allowedFunctions: ReadonlySet<string> | undefined;
+  readonly allowedArithmeticOperators: ReadonlySet<string> | undefined;
+  readonly allowedLogicalOperators: ReadonlySet<string> | undefined;
+  readonly allowedQueryOptions: ReadonlySet<string> | undefined;
+  readonly caseInsensitive: boolean;
+}
+
+const allowSet = (value: 'all' | readonly string[] | undefined): ReadonlySet<string> | undefined =>
+  value === undefined || value === 'all' ? undefined : new Set(value);
+
+export function resolveSettings(settings: ValidationSettings): ResolvedSettings {
+  return {
+    maxTop: settings.maxTop ?? DEFAULT_MAX_TOP,
+    maxSkip: settings.maxSkip,
+    maxExpansionDepth: settings.maxExpansionDepth ?? 2,
+    maxNodeCount: settings.maxNodeCount ?? 100,
+    maxAnyAllExpressionDepth: settings.maxAnyAllExpressionDepth ?? 1,
+    maxOrderByNodeCount: settings.maxOrderByNodeCount ?? 5,
+    maxFunctionCallDepth: settings.maxFunctionCallDepth ?? 15,
+    allowedFunctions: allowSet(settings.allowedFunctions),
+    allowedArithmeticOperators: allowSet(settings.allowedArithmeticOperators),
+    allowedLogicalOperators: allowSet(settings.allowedLogicalOperators),
+    allowedQueryOptions: allowSet(settings.allowedQueryOptions),
+    caseInsensitive: settings.caseInsensitive ?? false,
+  };
+}
