@@ -31,3 +31,4 @@ export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperator
 export { DEFAULT_MAX_TOP } from './semantic/settings.js';
 export type * from './semantic/bound-ast.js';
 export type { ExpressionType } from './semantic/types.js';
+export { modelFromCsdl } from './model/csdl-json.js';

@@ -106,7 +106,7 @@ export function buildModel(spec: ModelSpec): Model {
     }
     const type: EnumType = {
       kind: 'enum',
-      name: e.name,
+      name: simpleName(e.name),
       qualifiedName: qualify(e.name),
       underlyingType: e.underlyingType ?? 'Edm.Int32',
       isFlags: e.isFlags ?? false,
@@ -118,7 +118,7 @@ export function buildModel(spec: ModelSpec): Model {
   for (const s of spec.structuredTypes) {
     const shell: MutableStructured = {
       kind: s.kind,
-      name: s.name,
+      name: simpleName(s.name),
       qualifiedName: qualify(s.name),
       baseType: undefined,
       open: s.open ?? false,
@@ -253,6 +253,10 @@ export function buildModel(spec: ModelSpec): Model {
   }
 
   return { namespace, alias, types, entitySets };
+}
+
+function simpleName(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
 }
 
 function addType(types: Map<string, EnumType | StructuredType>, type: EnumType | StructuredType): void {

@@ -1,0 +1,283 @@
+/**
+ * `modelFromCsdl`: reads an OData CSDL JSON document (4.01, what `$metadata?$format=json`
+ * returns) into a {@link Model}, with the Capabilities vocabulary annotations that restrict
+ * queries per entity set.
+ */
+import type { Capabilities, Model } from './model.js';
+import { buildModel, modelError, type EntitySetSpec, type EnumTypeSpec, type NavigationSpec, type PropertySpec, type StructuredTypeSpec } from './build-model.js';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const CAPABILITIES = 'Org.OData.Capabilities.V1';
+const CORE = 'Org.OData.Core.V1';
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Own entries only: a document key `__proto__` stays an ordinary name. */
+function entries(object: JsonObject): [string, Json][] {
+  return Object.keys(object).map((key) => [key, object[key] as Json]);
+}
+
+/** Resolves annotation term names through `$Reference` aliases: `@Capabilities.X` → `Org.OData.Capabilities.V1.X`. */
+function termResolver(document: JsonObject): (term: string) => string {
+  const aliases = new Map<string, string>();
+  const references = document.$Reference;
+  if (isObject(references)) {
+    for (const [, reference] of entries(references)) {
+      if (!isObject(reference) || !Array.isArray(reference.$Include)) continue;
+      for (const include of reference.$Include) {
+        if (isObject(include) && typeof include.$Namespace === 'string' && typeof include.$Alias === 'string') aliases.set(include.$Alias, include.$Namespace);
+      }
+    }
+  }
+  return (term) => {
+    const withoutQualifier = term.replace(/#.*$/, '');
+    const dot = withoutQualifier.lastIndexOf('.');
+    const namespace = withoutQualifier.slice(0, dot);
+    return `${aliases.get(namespace) ?? namespace}.${withoutQualifier.slice(dot + 1)}`;
+  };
+}
+
+/** Annotations of an element: `{ 'Org.OData.Capabilities.V1.SearchRestrictions': value }`. */
+function annotationsOf(element: JsonObject, resolveTerm: (term: string) => string): Map<string, Json> {
+  const result = new Map<string, Json>();
+  for (const [key, value] of entries(element)) {
+    if (key.startsWith('@')) result.set(resolveTerm(key.slice(1)), value);
+  }
+  return result;
+}
+
+/** A path value: `"name"`, `{ "$PropertyPath": "name" }` or `{ "$NavigationPropertyPath": "name" }`. */
+function pathValue(value: Json): string | undefined {
+  if (typeof value === 'string') return value;
+  if (isObject(value)) {
+    const path = value.$PropertyPath ?? value.$NavigationPropertyPath ?? value.$Path;
+    if (typeof path === 'string') return path;
+  }
+  return undefined;
+}
+
+function paths(value: Json | undefined): Set<string> {
+  const result = new Set<string>();
+  if (Array.isArray(value)) for (const item of value) {
+    const path = pathValue(item);
+    if (path !== undefined) result.add(path);
+  }
+  return result;
+}
+
+/** Capabilities from the Capabilities vocabulary annotations of one entity set. */
+function capabilitiesFrom(annotations: Map<string, Json>): Partial<Capabilities> {
+  const result: { -readonly [K in keyof Capabilities]?: Capabilities[K] } = {};
+  const record = (term: string): JsonObject | undefined => {
+    const value = annotations.get(`${CAPABILITIES}.${term}`);
+    return isObject(value) ? value : undefined;
+  };
+  const search = record('SearchRestrictions');
+  if (search !== undefined && typeof search.Searchable === 'boolean') result.searchable = search.Searchable;
+  const filter = record('FilterRestrictions');
+  if (filter !== undefined) {
+    if (typeof filter.Filterable === 'boolean') result.filterable = filter.Filterable;
+    result.nonFilterableProperties = paths(filter.NonFilterableProperties);
+  }
+  const sort = record('SortRestrictions');
+  if (sort !== undefined) {
+    if (typeof sort.Sortable === 'boolean') result.sortable = sort.Sortable;
+    result.nonSortableProperties = paths(sort.NonSortableProperties);
+  }
+  const expand = record('ExpandRestrictions');
+  if (expand !== undefined) {
+    if (typeof expand.Expandable === 'boolean') result.expandable = expand.Expandable;
+    result.nonExpandableProperties = paths(expand.NonExpandableProperties);
+    if (typeof expand.MaxLevels === 'number' && expand.MaxLevels >= 0) result.maxLevels = expand.MaxLevels;
+  }
+  const count = record('CountRestrictions');
+  if (count !== undefined) {
+    if (typeof count.Countable === 'boolean') result.countable = count.Countable;
+    result.nonCountableProperties = new Set([...paths(count.NonCountableProperties), ...paths(count.NonCountableNavigationProperties)]);
+  }
+  const top = annotations.get(`${CAPABILITIES}.TopSupported`);
+  if (typeof top === 'boolean') result.topSupported = top;
+  const skip = annotations.get(`${CAPABILITIES}.SkipSupported`);
+  if (typeof skip === 'boolean') result.skipSupported = skip;
+  const select = record('SelectSupport');
+  if (select !== undefined && select.Supported === false) result.nonSelectableProperties = new Set();
+  return result;
+}
+
+function mergeCapabilities(a: Partial<Capabilities>, b: Partial<Capabilities>): Partial<Capabilities> {
+  return { ...a, ...b };
+}
+
+function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, element: JsonObject, resolveTerm: (term: string) => string): StructuredTypeSpec {
+  const properties: PropertySpec[] = [];
+  const navigation: NavigationSpec[] = [];
+  for (const [name, member] of entries(element)) {
+    if (name.startsWith('$') || name.includes('@') || !isObject(member)) continue;
+    const type = typeof member.$Type === 'string' ? member.$Type : 'Edm.String';
+    const collection = member.$Collection === true;
+    const nullable = member.$Nullable === true;
+    const fullType = collection ? `Collection(${type})` : type;
+    if (member.$Kind === 'NavigationProperty') {
+      const constraints: Record<string, string> = {};
+      if (isObject(member.$ReferentialConstraint)) {
+        for (const [dependent, principal] of entries(member.$ReferentialConstraint)) {
+          if (!dependent.includes('@') && typeof principal === 'string') constraints[dependent] = principal;
+        }
+      }
+      navigation.push({
+        name,
+        type: fullType,
+        nullable: collection ? false : nullable,
+        constraints,
+        ...(typeof member.$Partner === 'string' ? { partner: member.$Partner } : {}),
+      });
+    } else {
+      // Core.Permissions None hides a property; such a property cannot be selected.
+      const permissions = annotationsOf(member, resolveTerm).get(`${CORE}.Permissions`);
+      properties.push({ name, type: fullType, nullable, ...(permissions === 'None' ? { selectable: false, filterable: false, sortable: false } : {}) });
+    }
+  }
+  const key = Array.isArray(element.$Key) ? element.$Key.flatMap((k) => (typeof k === 'string' ? [k] : isObject(k) ? entries(k).flatMap(([, v]) => (typeof v === 'string' ? [v] : [])) : [])) : undefined;
+  return {
+    kind,
+    name: qualifiedName,
+    ...(typeof element.$BaseType === 'string' ? { baseType: element.$BaseType } : {}),
+    ...(element.$OpenType === true ? { open: true } : {}),
+    ...(key === undefined ? {} : { key }),
+    properties,
+    navigation,
+  };
+}
+
+function enumSpec(qualifiedName: string, element: JsonObject): EnumTypeSpec {
+  const members: [string, bigint][] = [];
+  for (const [name, value] of entries(element)) {
+    if (name.startsWith('$') || name.includes('@')) continue;
+    if (typeof value === 'number' || typeof value === 'string') members.push([name, BigInt(value)]);
+  }
+  const underlying = typeof element.$UnderlyingType === 'string' ? element.$UnderlyingType : 'Edm.Int32';
+  if (!['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(underlying)) {
+    throw modelError(`Enumeration type '${qualifiedName}' has the invalid underlying type '${underlying}'`);
+  }
+  return { name: qualifiedName, isFlags: element.$IsFlags === true, underlyingType: underlying as EnumTypeSpec['underlyingType'] & string, members };
+}
+
+/**
+ * Reads a CSDL JSON document (a parsed object or its text).
+ *
+ * Supported: entity, complex and enum types (with base types, open types, keys, collections,
+ * nullability), navigation properties with referential constraints and partners, the entity
+ * container's entity sets with navigation property bindings, and the Capabilities annotations
+ * `SearchRestrictions/Searchable`, `FilterRestrictions`, `SortRestrictions`, `ExpandRestrictions`,
+ * `CountRestrictions`, `TopSupported`, `SkipSupported`, written inline or in `$Annotations`,
+ * with the full vocabulary namespace or a `$Reference` alias.
+ *
+ * @throws {ODataError} `invalid_model` (status 500) for a document that is not a usable model
+ */
+export function modelFromCsdl(csdl: string | object): Model {
+  let document: Json;
+  try {
+    document = (typeof csdl === 'string' ? JSON.parse(csdl) : csdl) as Json;
+  } catch (error) {
+    throw modelError(`The CSDL document is not JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(document)) throw modelError('The CSDL document must be a JSON object');
+  const resolveTerm = termResolver(document);
+  const enums: EnumTypeSpec[] = [];
+  const structuredTypes: StructuredTypeSpec[] = [];
+  const entitySets: EntitySetSpec[] = [];
+  const setAnnotations = new Map<string, Partial<Capabilities>>();
+  const aliases = new Map<string, string>();
+  let firstNamespace: string | undefined;
+  let firstAlias: string | undefined;
+
+  for (const [namespace, schema] of entries(document)) {
+    if (namespace.startsWith('$') || !isObject(schema)) continue;
+    if (typeof schema.$Alias === 'string') aliases.set(schema.$Alias, namespace);
+  }
+  const unalias = (name: string): string => {
+    const dot = name.lastIndexOf('.');
+    const prefix = name.slice(0, dot);
+    return aliases.has(prefix) ? `${aliases.get(prefix)}.${name.slice(dot + 1)}` : name;
+  };
+
+  for (const [namespace, schema] of entries(document)) {
+    if (namespace.startsWith('$') || !isObject(schema)) continue;
+    firstNamespace ??= namespace;
+    if (firstNamespace === namespace && typeof schema.$Alias === 'string') firstAlias = schema.$Alias;
+    for (const [name, element] of entries(schema)) {
+      if (name === '$Annotations' && isObject(element)) {
+        for (const [target, annotations] of entries(element)) {
+          if (!isObject(annotations)) continue;
+          const capabilities = capabilitiesFrom(annotationsOf(annotations, resolveTerm));
+          const key = unalias(target);
+          setAnnotations.set(key, mergeCapabilities(setAnnotations.get(key) ?? {}, capabilities));
+        }
+        continue;
+      }
+      if (name.startsWith('$') || !isObject(element)) continue;
+      const qualifiedName = `${namespace}.${name}`;
+      switch (element.$Kind) {
+        case 'EntityType':
+          structuredTypes.push(structuredSpec('entity', qualifiedName, element, resolveTerm));
+          break;
+        case 'ComplexType':
+          structuredTypes.push(structuredSpec('complex', qualifiedName, element, resolveTerm));
+          break;
+        case 'EnumType':
+          enums.push(enumSpec(qualifiedName, element));
+          break;
+        case 'EntityContainer':
+          for (const [setName, set] of entries(element)) {
+            if (setName.startsWith('$') || setName.includes('@') || !isObject(set) || set.$Collection !== true || typeof set.$Type !== 'string') continue;
+            const bindings: Record<string, string> = {};
+            if (isObject(set.$NavigationPropertyBinding)) {
+              for (const [path, target] of entries(set.$NavigationPropertyBinding)) if (typeof target === 'string') bindings[path] = target.split('/').pop() as string;
+            }
+            entitySets.push({
+              name: setName,
+              type: unalias(set.$Type),
+              capabilities: capabilitiesFrom(annotationsOf(set, resolveTerm)),
+              bindings,
+            });
+          }
+          for (const set of entitySets) {
+            const external = setAnnotations.get(`${qualifiedName}/${set.name}`);
+            if (external !== undefined) Object.assign(set, { capabilities: mergeCapabilities(set.capabilities ?? {}, external) });
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  if (firstNamespace === undefined) throw modelError('The CSDL document has no schema');
+  // $Annotations may come after the container in the document: apply them once more.
+  for (const set of entitySets) {
+    for (const [target, capabilities] of setAnnotations) {
+      if (target.endsWith(`/${set.name}`)) Object.assign(set, { capabilities: mergeCapabilities(set.capabilities ?? {}, capabilities) });
+    }
+  }
+  const resolveNames = <T extends { type: string }>(item: T): T => ({ ...item, type: unaliasType(item.type, unalias) });
+  return buildModel({
+    namespace: firstNamespace,
+    ...(firstAlias === undefined ? {} : { alias: firstAlias }),
+    enums,
+    structuredTypes: structuredTypes.map((t) => ({
+      ...t,
+      ...(t.baseType === undefined ? {} : { baseType: unalias(t.baseType) }),
+      properties: t.properties.map(resolveNames),
+      navigation: t.navigation.map(resolveNames),
+    })),
+    entitySets,
+  });
+}
+
+function unaliasType(type: string, unalias: (name: string) => string): string {
+  const match = /^Collection\((.+)\)$/.exec(type);
+  return match ? `Collection(${unalias(match[1] as string)})` : type.startsWith('Edm.') ? type : unalias(type);
+}
