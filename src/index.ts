@@ -32,3 +32,4 @@ export { DEFAULT_MAX_TOP } from './semantic/settings.js';
 export type * from './semantic/bound-ast.js';
 export type { ExpressionType } from './semantic/types.js';
 export { modelFromCsdl } from './model/csdl-json.js';
+export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';

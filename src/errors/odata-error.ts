@@ -88,6 +88,11 @@ export interface ODataErrorInit {
   readonly position?: number;
   /** Further independent problems, as in the OData error body's `details`. */
   readonly details?: readonly ODataErrorDetail[];
+  /**
+   * Append " at position N in $option" to the message (default `true`, for syntax errors).
+   * Binding errors keep OData.net's exact wording and carry the location in `position` only.
+   */
+  readonly appendLocation?: boolean;
 }
 
 /** One entry of the OData error body's `details` array. */
@@ -130,9 +135,14 @@ export class ODataError extends Error {
   /** The message without its location suffix. */
   readonly reason: string;
 
+  /** Whether the message ends with the location (see {@link ODataErrorInit.appendLocation}). */
+  readonly appendLocation: boolean;
+
   constructor(init: ODataErrorInit) {
-    super(init.reason + describeWhere(init.position, init.option));
+    const appendLocation = init.appendLocation ?? true;
+    super(appendLocation ? init.reason + describeWhere(init.position, init.option) : init.reason);
     this.reason = init.reason;
+    this.appendLocation = appendLocation;
     this.code = init.code;
     this.status = init.status ?? 400;
     this.option = init.option;
@@ -160,6 +170,7 @@ export class ODataError extends Error {
       code: this.code,
       status: this.status,
       reason: this.reason,
+      appendLocation: this.appendLocation,
       ...(option === undefined ? {} : { option }),
       ...(position === undefined ? {} : { position }),
       details: this.details,

@@ -99,7 +99,7 @@ export class ExpressionBinder {
   // ---------------------------------------------------------------------------------------------
 
   private error(code: ODataErrorCode, reason: string, span: Span): ODataError {
-    return new ODataError({ code, reason, option: this.context.option, position: this.context.offset + span.start });
+    return new ODataError({ code, reason, option: this.context.option, position: this.context.offset + span.start, appendLocation: false });
   }
 
   private count(span: Span): void {

@@ -35,7 +35,7 @@ interface Level {
 }
 
 function fail(code: ODataErrorCode, reason: string, option: string | undefined, position?: number, status = 400): never {
-  throw new ODataError({ code, reason, status, ...(option === undefined ? {} : { option }), ...(position === undefined ? {} : { position }) });
+  throw new ODataError({ code, reason, status, appendLocation: false, ...(option === undefined ? {} : { option }), ...(position === undefined ? {} : { position }) });
 }
 
 /**

@@ -42,7 +42,8 @@ import { createRecord } from '../util/record.js';
 
 /** An ODataError at `position` of the option being parsed (the caller adds the option name). */
 export function syntaxError(reason: string, position: number, code: ODataErrorCode = 'syntax_error'): ODataError {
-  return new ODataError({ code, reason, position });
+  // An unknown function keeps OData.net's exact sentence; the position is in `position`.
+  return new ODataError({ code, reason, position, appendLocation: code !== 'unknown_function' });
 }
 
 const span = (start: number, end: number): Span => ({ start, end });
