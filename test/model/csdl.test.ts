@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bindQuery, modelFromCsdl, ODataError } from '../../src/index.js';
+import { bindQuery, modelFromCsdl } from '../../src/index.js';
+import { failure } from '../helpers/failure.js';
 
 /** A CSDL JSON document as `$metadata?$format=json` returns it, with Capabilities annotations. */
 const csdl = {
@@ -60,15 +61,6 @@ const csdl = {
   },
 };
 
-function failure(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw error;
-  }
-  throw new Error('expected an ODataError');
-}
 
 describe('modelFromCsdl', () => {
   const model = modelFromCsdl(csdl);

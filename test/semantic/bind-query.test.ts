@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bindQuery, ODataError, type BindSettings, type BoundExpression, type BoundQuery } from '../../src/index.js';
+import { bindQuery, type BindSettings, type BoundExpression, type BoundQuery } from '../../src/index.js';
 import { assetModel } from '../fixtures/asset-model.js';
+import { failure } from '../helpers/failure.js';
 
 const assets = { model: assetModel, entitySet: 'assets' } as const;
 
@@ -14,15 +15,6 @@ function filter(expression: string, settings: Partial<BindSettings> = {}): Bound
   return bound.filter;
 }
 
-function failure(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw error;
-  }
-  throw new Error('expected an ODataError');
-}
 
 const typeOf = (node: BoundExpression): string => (node.type.kind === 'primitive' ? node.type.name : node.type.kind === 'enum' ? node.type.type.qualifiedName : node.type.kind);
 

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ODataError, parseExpand, parseFilter, parseOrderBy, parseQuery, parseSelect } from '../../src/index.js';
+import { parseExpand, parseFilter, parseOrderBy, parseQuery, parseSelect } from '../../src/index.js';
+import { failure } from '../helpers/failure.js';
 
-function failure(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw new Error(`expected an ODataError, got ${String(error)}`);
-  }
-  throw new Error('expected an ODataError, but parsing succeeded');
-}
 
 describe('syntax errors say what was expected and where', () => {
   it('Name eq', () => {

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ODataError, parseQuery } from '../../src/index.js';
+import { parseQuery } from '../../src/index.js';
 import { tree } from '../helpers/tree.js';
+import { failure } from '../helpers/failure.js';
 
-function failure(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw error;
-  }
-  throw new Error('expected an ODataError');
-}
 
 describe('parseQuery splits on & and the first =, then decodes once (URL 2.1)', () => {
   it("$filter=Name eq 'a%26b'&$top=10", () => {
