@@ -33,3 +33,6 @@ export type * from './semantic/bound-ast.js';
 export type { ExpressionType } from './semantic/types.js';
 export { modelFromCsdl } from './model/csdl-json.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
+export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './backends/memory/compile-query.js';
+export type { Row, NavigationResolver } from './backends/memory/compile-expression.js';
+export { defaultSearch, type SearchFunction } from './backends/memory/search.js';

@@ -1,0 +1,408 @@
+/**
+ * Compiles bound expressions to closures over a row (no `eval`, no `new Function`: it runs
+ * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
+ * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
+ */
+import { ODataError } from '../../errors/odata-error.js';
+import type { NavigationProperty } from '../../model/model.js';
+import type { BoundCall, BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
+import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import {
+  addDecimal,
+  divideDecimal,
+  modDecimal,
+  multiplyDecimal,
+  subtractDecimal,
+  toDecimal,
+  type Decimal,
+} from '../../util/decimal.js';
+import { formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
+import { callFunction } from './functions.js';
+import { domainOf, toBigInt, toNumber } from './values.js';
+
+/** A row: a plain object keyed by property names. */
+export type Row = Readonly<Record<string, unknown>>;
+
+/** Lambda variables in scope. */
+export type Scope = Readonly<Record<string, unknown>>;
+
+/** Follows a navigation property from a row: the related row (or `null`), or the related rows. */
+export type NavigationResolver = (navigation: NavigationProperty, row: Row) => Row | null | readonly Row[];
+
+/** A compiled expression. */
+export type Evaluator = (row: Row, scope: Scope) => unknown;
+
+const NO_SCOPE: Scope = Object.freeze(Object.create(null) as Scope);
+
+function runtimeError(reason: string): ODataError {
+  return new ODataError({ code: 'type_mismatch', reason, appendLocation: false });
+}
+
+/** Reads an own property only: `constructor` or `__proto__` never reach a prototype. */
+function getter(name: string): (object: unknown) => unknown {
+  if (name in Object.prototype || name === '__proto__') {
+    return (object) => (typeof object === 'object' && object !== null && Object.hasOwn(object, name) ? (object as Record<string, unknown>)[name] : undefined);
+  }
+  return (object) => (typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[name] : undefined);
+}
+
+export { getter as propertyGetter };
+
+/** Compiles expressions of one query; `resolve` follows navigation properties. */
+export class ExpressionCompiler {
+  constructor(private readonly resolve: NavigationResolver) {}
+
+  compile(node: BoundExpression): Evaluator {
+    switch (node.kind) {
+      case 'literal': {
+        const value = node.type.kind === 'enum' && Array.isArray(node.value) ? node.value.join(',') : node.value;
+        return () => value;
+      }
+      case 'path':
+        return this.path(node);
+      case 'unary':
+        return this.unary(node.operator, this.compile(node.operand), node.type);
+      case 'binary':
+        return this.binary(node.operator, node.left, node.right, node.operandType, node.type);
+      case 'in':
+        return this.in(node);
+      case 'call':
+        return this.call(node);
+      case 'lambda':
+        return this.lambda(node);
+      case 'count': {
+        const collection = this.path(node.collection);
+        const filter = node.filter === undefined ? undefined : this.compile(node.filter);
+        return (row, scope) => {
+          const items = collection(row, scope);
+          if (!Array.isArray(items)) return items === null || items === undefined ? 0n : null;
+          if (filter === undefined) return BigInt(items.length);
+          let count = 0n;
+          for (const item of items) if (filter(item as Row, NO_SCOPE) === true) count++;
+          return count;
+        };
+      }
+      case 'case': {
+        const branches = node.branches.map((branch) => [this.compile(branch.when), this.compile(branch.then)] as const);
+        return (row, scope) => {
+          for (const [when, then] of branches) if (when(row, scope) === true) return then(row, scope);
+          return null;
+        };
+      }
+    }
+  }
+
+  /** A predicate: true only where the expression is true (false and null are left out). */
+  predicate(node: BoundExpression): (row: Row) => boolean {
+    const evaluate = this.compile(node);
+    return (row) => evaluate(row, NO_SCOPE) === true;
+  }
+
+  private path(node: BoundPath): Evaluator {
+    const steps = node.steps.map((step): ((value: unknown) => unknown) => {
+      switch (step.kind) {
+        case 'property': {
+          const get = getter(step.property.name);
+          return (value) => {
+            const result = get(value);
+            return result === undefined ? null : result;
+          };
+        }
+        case 'navigation': {
+          const navigation = step.navigation;
+          return (value) => (value === null || typeof value !== 'object' ? null : this.resolve(navigation, value as Row));
+        }
+        case 'typeCast':
+          return (value) => value;
+      }
+    });
+    const root: Evaluator = node.root.kind === 'it' ? (row) => row : this.variable(node.root.name);
+    if (steps.length === 1) {
+      const [only] = steps as [(value: unknown) => unknown];
+      return (row, scope) => only(root(row, scope));
+    }
+    return (row, scope) => {
+      let value = root(row, scope);
+      for (const step of steps) {
+        if (value === null || value === undefined) return null;
+        value = step(value);
+      }
+      return value;
+    };
+  }
+
+  private variable(name: string): Evaluator {
+    return (_row, scope) => scope[name];
+  }
+
+  private lambda(node: Extract<BoundExpression, { kind: 'lambda' }>): Evaluator {
+    const collection = this.path(node.collection);
+    if (node.variable === undefined || node.predicate === undefined) {
+      return (row, scope) => {
+        const items = collection(row, scope);
+        return Array.isArray(items) && items.length > 0;
+      };
+    }
+    const variable = node.variable;
+    const predicate = this.compile(node.predicate);
+    const any = node.operator === 'any';
+    return (row, scope) => {
+      const items = collection(row, scope);
+      // A null collection counts as empty: any() is false, all() is true.
+      if (!Array.isArray(items)) return !any;
+      for (const item of items) {
+        const inner = Object.create(scope) as Record<string, unknown>;
+        Object.defineProperty(inner, variable, { value: item, enumerable: true });
+        const result = predicate(row, inner);
+        // any: some element is true; all: no element is false (null is not false, as SQL's NOT EXISTS).
+        if (any ? result === true : result === false) return any;
+      }
+      return !any;
+    };
+  }
+
+  private unary(operator: 'not' | 'negate', operand: Evaluator, type: ExpressionType): Evaluator {
+    if (operator === 'not') {
+      return (row, scope) => {
+        const value = operand(row, scope);
+        return value === null || value === undefined ? null : !value;
+      };
+    }
+    const negate = arithmetic('sub', type);
+    return (row, scope) => {
+      const value = operand(row, scope);
+      if (value === null || value === undefined) return null;
+      return negate(isPrimitive(type, 'Edm.Duration') ? 'PT0S' : 0, value);
+    };
+  }
+
+  private binary(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, type: ExpressionType): Evaluator {
+    const left = this.compile(leftNode);
+    const right = this.compile(rightNode);
+    switch (operator) {
+      case 'and':
+        return (row, scope) => {
+          const a = left(row, scope);
+          if (a === false) return false;
+          const b = right(row, scope);
+          if (b === false) return false;
+          return a === true && b === true ? true : null;
+        };
+      case 'or':
+        return (row, scope) => {
+          const a = left(row, scope);
+          if (a === true) return true;
+          const b = right(row, scope);
+          if (b === true) return true;
+          return a === false && b === false ? false : null;
+        };
+      case 'eq':
+      case 'ne':
+      case 'gt':
+      case 'ge':
+      case 'lt':
+      case 'le':
+        return comparison(operator, left, right, operandType, rightNode.kind === 'literal' ? rightNode.value : undefined);
+      case 'has': {
+        const domain = domainOf(operandType);
+        return (row, scope) => {
+          const a = domain.normalize(left(row, scope));
+          const b = domain.normalize(right(row, scope));
+          if (a === null || b === null) return null;
+          return ((a as bigint) & (b as bigint)) === (b as bigint);
+        };
+      }
+      default: {
+        const compute = arithmetic(operator, type, operandType);
+        return (row, scope) => {
+          const a = left(row, scope);
+          if (a === null || a === undefined) return null;
+          const b = right(row, scope);
+          if (b === null || b === undefined) return null;
+          return compute(a, b);
+        };
+      }
+    }
+  }
+
+  private in(node: Extract<BoundExpression, { kind: 'in' }>): Evaluator {
+    const left = this.compile(node.left);
+    if (node.right.kind === 'list') {
+      const domain = domainOf(node.left.type.kind === 'null' ? node.right.items[0]?.type ?? node.left.type : node.left.type);
+      const items = node.right.items.map((item) => domain.normalize(item.type.kind === 'enum' && Array.isArray(item.value) ? item.value.join(',') : item.value));
+      const hasNull = items.includes(null);
+      const values = items.filter((item) => item !== null);
+      // `x in (a, b)` is `x eq a or x eq b`: null equals only null.
+      return (row, scope) => {
+        const value = domain.normalize(left(row, scope));
+        if (value === null) return hasNull;
+        for (const item of values) if (domain.equals(value, item)) return true;
+        return false;
+      };
+    }
+    const collection = this.compile(node.right.collection);
+    const element = node.right.collection.type.kind === 'collection' ? node.right.collection.type.element : node.left.type;
+    const domain = domainOf(isNumeric(node.left.type) && isNumeric(element) ? node.left.type : element);
+    return (row, scope) => {
+      const value = domain.normalize(left(row, scope));
+      const items = collection(row, scope);
+      if (!Array.isArray(items)) return false;
+      for (const item of items) {
+        const normalized = domain.normalize(item);
+        if (value === null ? normalized === null : normalized !== null && domain.equals(value, normalized)) return true;
+      }
+      return false;
+    };
+  }
+
+  private call(node: BoundCall): Evaluator {
+    const args = node.args.map((arg) => this.compile(arg));
+    return callFunction(node, args);
+  }
+}
+
+/** A comparison in `operandType`; a literal right side is normalized once. */
+function comparison(operator: string, left: Evaluator, right: Evaluator, operandType: ExpressionType, literal: unknown): Evaluator {
+  const domain = domainOf(operandType);
+  const constant = literal === undefined ? undefined : literal === null ? null : domain.normalize(Array.isArray(literal) ? literal.join(',') : literal);
+  const rightValue: Evaluator = constant === undefined ? (row, scope) => domain.normalize(right(row, scope)) : () => constant;
+  const read = (row: Parameters<Evaluator>[0], scope: Scope): unknown => {
+    const value = left(row, scope);
+    return value === null || value === undefined ? null : domain.normalize(value);
+  };
+  switch (operator) {
+    case 'eq':
+      return (row, scope) => {
+        const a = read(row, scope);
+        const b = rightValue(row, scope);
+        if (a === null || b === null) return a === null && b === null;
+        return domain.equals(a, b);
+      };
+    case 'ne':
+      return (row, scope) => {
+        const a = read(row, scope);
+        const b = rightValue(row, scope);
+        if (a === null || b === null) return !(a === null && b === null);
+        return !domain.equals(a, b);
+      };
+    default: {
+      const accept =
+        operator === 'gt' ? (c: number) => c > 0 : operator === 'ge' ? (c: number) => c >= 0 : operator === 'lt' ? (c: number) => c < 0 : (c: number) => c <= 0;
+      const orEqualNulls = operator === 'ge' || operator === 'le';
+      const isDouble = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
+      return (row, scope) => {
+        const a = read(row, scope);
+        const b = rightValue(row, scope);
+        // gt/lt are false with a null operand; ge/le follow eq for two nulls (null ge null).
+        if (a === null || b === null) return orEqualNulls && a === null && b === null;
+        if (isDouble && (Number.isNaN(a) || Number.isNaN(b))) return false;
+        return accept(domain.compare(a, b));
+      };
+    }
+  }
+}
+
+const ARITHMETIC_ERROR = (reason: string): never => {
+  throw runtimeError(reason);
+};
+
+/** Arithmetic in the result type (URL 5.1.1.2), with the spec's division rules. */
+function arithmetic(operator: string, type: ExpressionType, operandType: ExpressionType = type): (a: unknown, b: unknown) => unknown {
+  const name = type.kind === 'primitive' ? type.name : '';
+  if (name === 'Edm.Duration' || name === 'Edm.DateTimeOffset' || name === 'Edm.Date') return temporalArithmetic(operator, name);
+  if (name === 'Edm.Int64' || (name !== 'Edm.Decimal' && name !== 'Edm.Double' && name !== 'Edm.Single' && isPrimitive(operandType, 'Edm.Int64'))) {
+    return (a, b) => {
+      const x = toBigInt(a);
+      const y = toBigInt(b);
+      if (x === null || y === null) return null;
+      switch (operator) {
+        case 'add':
+          return x + y;
+        case 'sub':
+          return x - y;
+        case 'mul':
+          return x * y;
+        case 'div':
+          return y === 0n ? ARITHMETIC_ERROR('Division by zero') : x / y;
+        default:
+          return y === 0n ? ARITHMETIC_ERROR('Modulo by zero') : x % y;
+      }
+    };
+  }
+  if (name === 'Edm.Decimal') {
+    return (a, b) => {
+      const x = asDecimal(a);
+      const y = asDecimal(b);
+      if (x === null || y === null) return null;
+      switch (operator) {
+        case 'add':
+          return addDecimal(x, y);
+        case 'sub':
+          return subtractDecimal(x, y);
+        case 'mul':
+          return multiplyDecimal(x, y);
+        case 'mod':
+          return modDecimal(x, y) ?? ARITHMETIC_ERROR('Modulo by zero');
+        default:
+          return divideDecimal(x, y) ?? ARITHMETIC_ERROR('Division by zero');
+      }
+    };
+  }
+  const integer = name !== 'Edm.Double' && name !== 'Edm.Single';
+  return (a, b) => {
+    const x = toNumber(a);
+    const y = toNumber(b);
+    if (x === null || y === null) return null;
+    switch (operator) {
+      case 'add':
+        return x + y;
+      case 'sub':
+        return x - y;
+      case 'mul':
+        return x * y;
+      case 'mod':
+        if (integer && y === 0) return ARITHMETIC_ERROR('Modulo by zero');
+        return x % y;
+      default:
+        // Integer division truncates; a floating zero divisor gives INF, -INF or NaN.
+        if (integer) return y === 0 ? ARITHMETIC_ERROR('Division by zero') : Math.trunc(x / y);
+        return x / y;
+    }
+  };
+}
+
+function asDecimal(value: unknown): Decimal | null {
+  if (typeof value === 'object' && value !== null && 'coefficient' in value) return value as Decimal;
+  return toDecimal(value) ?? null;
+}
+
+function temporalArithmetic(operator: string, result: string): (a: unknown, b: unknown) => unknown {
+  const duration = domainOf({ kind: 'primitive', name: 'Edm.Duration' });
+  const dto = domainOf({ kind: 'primitive', name: 'Edm.DateTimeOffset' });
+  return (a, b) => {
+    if (result === 'Edm.Duration') {
+      const da = duration.normalize(a);
+      const db = duration.normalize(b);
+      if (da !== null && db !== null) return operator === 'add' ? (da as bigint) + (db as bigint) : (da as bigint) - (db as bigint);
+      // DateTimeOffset sub DateTimeOffset, or Date sub Date.
+      const ia = dto.normalize(a);
+      const ib = dto.normalize(b);
+      return ia === null || ib === null ? null : (ia as bigint) - (ib as bigint);
+    }
+    const [base, delta] = operator === 'add' && duration.normalize(a) !== null ? [b, a] : [a, b];
+    const d = duration.normalize(delta);
+    if (d === null) return null;
+    const signed = operator === 'sub' ? -(d as bigint) : (d as bigint);
+    if (result === 'Edm.Date') {
+      const days = parseDate(base);
+      if (days === undefined) return null;
+      const shifted = BigInt(days) * PICOS_PER_DAY + signed;
+      const floor = shifted >= 0n ? shifted / PICOS_PER_DAY : -((-shifted + PICOS_PER_DAY - 1n) / PICOS_PER_DAY);
+      return formatDate(Number(floor));
+    }
+    // The result keeps the offset of the DateTimeOffset operand.
+    const instant = parseInstant(base);
+    return instant === undefined ? null : instantFromPicos(instant.picos + signed, instant.offsetMinutes);
+  };
+}
+

@@ -1,0 +1,258 @@
+/**
+ * `compileQuery`: the in-memory backend. A bound query compiles once into closures that filter,
+ * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
+ * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
+ */
+import type { Model, NavigationProperty, StructuredType } from '../../model/model.js';
+import type { BoundExpandItem, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import { fromReference } from '../../semantic/types.js';
+import type { SearchExpression } from '../../syntax/ast.js';
+import { ExpressionCompiler, propertyGetter, type Evaluator, type NavigationResolver, type Row } from './compile-expression.js';
+import { defaultSearch, type SearchFunction } from './search.js';
+import { domainOf, type Domain } from './values.js';
+
+/** Options of {@link compileQuery}. */
+export interface MemoryBackendOptions {
+  /**
+   * Rows of every entity set, by entity set name: navigation properties in `$filter` and
+   * `$expand` are followed through them, matched by the model's referential constraints.
+   */
+  readonly data?: Readonly<Record<string, readonly Row[]>>;
+  /** A custom way to follow navigation properties (instead of, or on top of, `data`). */
+  readonly resolve?: NavigationResolver;
+  /** A custom `$search` matcher; the default matches every term in the string properties. */
+  readonly search?: SearchFunction;
+  /** The model (needed with `data` to find the entity set of a navigation target). */
+  readonly model?: Model;
+}
+
+/** The result of {@link CompiledQuery.apply}. */
+export interface QueryResult {
+  readonly value: Row[];
+  readonly count?: number;
+}
+
+export interface CompiledQuery {
+  /** `$search` and `$filter`: true for the rows that belong to the result. */
+  predicate(row: Row): boolean;
+  /** `$orderby` (with the key appended when paging needs a unique order), nulls first ascending. */
+  compare(a: Row, b: Row): number;
+  /** `$select` and `$expand` applied to one row. */
+  project(row: Row): Row;
+  /** The whole query over `rows`: `{ value, count }` (`count` with `$count=true`). */
+  apply(rows: readonly Row[]): QueryResult;
+}
+
+/** Sets an own property, even one named `__proto__`. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+interface SortKey {
+  readonly evaluate: Evaluator;
+  readonly domain: Domain;
+  readonly descending: boolean;
+}
+
+function compareKeys(keys: readonly SortKey[], a: readonly unknown[], b: readonly unknown[]): number {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as SortKey;
+    const x = a[i];
+    const y = b[i];
+    let order: number;
+    if (x === null || y === null) order = x === null ? (y === null ? 0 : -1) : 1;
+    else order = key.domain.compare(x, y);
+    if (order !== 0) return key.descending ? -order : order;
+  }
+  return 0;
+}
+
+/** Follows navigation properties through rows grouped by entity set, with a lazily built index per relationship. */
+export function dataResolver(model: Model, data: Readonly<Record<string, readonly Row[]>>): NavigationResolver {
+  const indexes = new Map<string, Map<string, Row[]>>();
+  const rowsOf = (type: StructuredType): readonly Row[] => {
+    for (const set of model.entitySets.values()) if (set.type === type && Object.hasOwn(data, set.name)) return data[set.name] as readonly Row[];
+    return [];
+  };
+  const keyOf = (domain: Domain, value: unknown): string | undefined => {
+    const normalized = value === undefined || value === null ? null : domain.normalize(value);
+    return normalized === null ? undefined : typeof normalized === 'object' ? JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) : `${typeof normalized}:${String(normalized)}`;
+  };
+  const index = (type: StructuredType, property: string): Map<string, Row[]> => {
+    const id = `${type.qualifiedName}/${property}`;
+    let map = indexes.get(id);
+    if (map === undefined) {
+      map = new Map();
+      const definition = type.properties.get(property);
+      const domain = domainOf(definition === undefined ? { kind: 'null' } : fromReference(definition.type));
+      const get = propertyGetter(property);
+      for (const row of rowsOf(type)) {
+        const key = keyOf(domain, get(row));
+        if (key === undefined) continue;
+        const bucket = map.get(key);
+        if (bucket === undefined) map.set(key, [row]);
+        else bucket.push(row);
+      }
+      indexes.set(id, map);
+    }
+    return map;
+  };
+  return (navigation: NavigationProperty, row: Row) => {
+    // This side holds the foreign key: the constraints are on this navigation property.
+    let pairs = navigation.constraints.map((c) => ({ mine: c.property, theirs: c.referencedProperty }));
+    if (pairs.length === 0 && navigation.partner !== undefined) {
+      // The other side holds it: use the partner's constraints, reversed.
+      const partner = navigation.target.navigation.get(navigation.partner);
+      pairs = (partner?.constraints ?? []).map((c) => ({ mine: c.referencedProperty, theirs: c.property }));
+    }
+    const [first] = pairs;
+    if (first === undefined) return navigation.collection ? [] : null;
+    const source = (navigation.target.properties.get(first.theirs)?.type ?? null) as Parameters<typeof fromReference>[0] | null;
+    const domain = source === null ? domainOf({ kind: 'null' }) : domainOf(fromReference(source));
+    const key = keyOf(domain, propertyGetter(first.mine)(row));
+    let matches: readonly Row[] = key === undefined ? [] : (index(navigation.target, first.theirs).get(key) ?? []);
+    for (const pair of pairs.slice(1)) {
+      const mine = propertyGetter(pair.mine)(row);
+      const theirs = propertyGetter(pair.theirs);
+      matches = matches.filter((candidate) => theirs(candidate) === mine);
+    }
+    return navigation.collection ? matches : (matches[0] ?? null);
+  };
+}
+
+/**
+ * Compiles a bound query for arrays of rows. The result runs any number of times.
+ *
+ * @example
+ * ```ts
+ * const query = compileQuery(bindQuery("$filter=price gt 50&$orderby=name&$top=10", { model, entitySet: 'products' }));
+ * const { value } = query.apply(products);
+ * ```
+ */
+export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = {}): CompiledQuery {
+  const fromData = options.data === undefined ? undefined : dataResolver(options.model ?? modelOf(bound), options.data);
+  const resolve: NavigationResolver = options.resolve ?? fromData ?? ((navigation) => (navigation.collection ? [] : null));
+  return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch);
+}
+
+/** The smallest model that knows the bound query's own entity set (for navigation targets). */
+function modelOf(bound: BoundQuery): Model {
+  return { namespace: '', alias: undefined, types: new Map(), entitySets: new Map([[bound.entitySet.name, bound.entitySet]]) };
+}
+
+function compileOptions(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction): CompiledQuery {
+  const compiler = new ExpressionCompiler(resolve);
+  const filter = options.filter === undefined ? undefined : compiler.predicate(options.filter);
+  const searchExpression: SearchExpression | undefined = options.search;
+  const predicate =
+    searchExpression === undefined
+      ? (filter ?? (() => true))
+      : filter === undefined
+        ? (row: Row) => search(row, searchExpression, type)
+        : (row: Row) => search(row, searchExpression, type) && filter(row);
+
+  const keys: SortKey[] = (options.orderBy ?? []).map((item) => ({
+    evaluate: compiler.compile(item.expression),
+    domain: domainOf(item.expression.type),
+    descending: item.direction === 'desc',
+  }));
+  // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by.
+  if (options.top !== undefined || options.skip !== undefined) {
+    const ordered = new Set((options.orderBy ?? []).flatMap((item) => (item.expression.kind === 'path' && item.expression.root.kind === 'it' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [])));
+    for (const name of type.key) {
+      if (ordered.has(name)) continue;
+      const property = type.properties.get(name);
+      if (property === undefined) continue;
+      const get = propertyGetter(name);
+      keys.push({ evaluate: (row) => get(row) ?? null, domain: domainOf(fromReference(property.type)), descending: false });
+    }
+  }
+  const sortKey = (row: Row): unknown[] => keys.map((key) => {
+    const value = key.evaluate(row, Object.create(null) as Record<string, unknown>);
+    return value === null || value === undefined ? null : key.domain.normalize(value);
+  });
+  const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
+
+  const project = projector(options, type, resolve, search);
+
+  const apply = (rows: readonly Row[]): QueryResult => {
+    const matching = rows.filter((row) => predicate(row));
+    const count = options.count === true ? matching.length : undefined;
+    let ordered = matching;
+    if (keys.length > 0) {
+      // Decorate, sort, undecorate: every key is computed once per row; ties keep input order.
+      const decorated = matching.map((row, index) => ({ row, index, key: sortKey(row) }));
+      decorated.sort((a, b) => compareKeys(keys, a.key, b.key) || a.index - b.index);
+      ordered = decorated.map((entry) => entry.row);
+    }
+    const skip = options.skip ?? 0;
+    const end = options.top === undefined ? undefined : skip + options.top;
+    const page = skip > 0 || end !== undefined ? ordered.slice(skip, end) : ordered;
+    const value = page.map(project);
+    return count === undefined ? { value } : { value, count };
+  };
+  return { predicate, compare, project, apply };
+}
+
+function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction): (row: Row) => Row {
+  const select = options.select;
+  const properties = select.all
+    ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
+    : select.properties.map((item) => item.path);
+  const copiers = properties.map((path) => {
+    const getters = path.map((property) => propertyGetter(property.name));
+    const names = path.map((property) => property.name);
+    return (source: Row, target: Record<string, unknown>): void => {
+      let value: unknown = source;
+      for (const get of getters) value = value === null || value === undefined ? undefined : get(value);
+      if (value === undefined) value = null;
+      // A path into a complex value keeps its nesting: {address: {city}}.
+      let into = target;
+      for (let i = 0; i < names.length - 1; i++) {
+        const name = names[i] as string;
+        const existing = Object.hasOwn(into, name) ? into[name] : undefined;
+        if (typeof existing !== 'object' || existing === null) setOwn(into, name, Object.create(null));
+        into = into[name] as Record<string, unknown>;
+      }
+      setOwn(into, names[names.length - 1] as string, value);
+    };
+  });
+  const expansions = options.expand.map((item) => expansion(item, resolve, search));
+  return (row) => {
+    const result: Record<string, unknown> = {};
+    for (const copy of copiers) copy(row, result);
+    for (const expand of expansions) expand(row, result);
+    return result;
+  };
+}
+
+function expansion(item: BoundExpandItem, resolve: NavigationResolver, search: SearchFunction): (row: Row, target: Record<string, unknown>) => void {
+  const navigation = item.navigation;
+  const nested = compileOptions(item.options, navigation.target, resolve, search);
+  const name = navigation.name;
+  if (!navigation.collection) {
+    return (row, target) => {
+      const related = resolve(navigation, row);
+      const single = Array.isArray(related) ? (related[0] ?? null) : related;
+      setOwn(target, name, single === null || single === undefined || !nested.predicate(single as Row) ? null : nested.project(single as Row));
+    };
+  }
+  return (row, target) => {
+    const related = resolve(navigation, row);
+    const rows = Array.isArray(related) ? (related as readonly Row[]) : [];
+    if (item.form === '$count') {
+      setOwn(target, `${name}@odata.count`, rows.filter((r) => nested.predicate(r)).length);
+      return;
+    }
+    const result = nested.apply(rows);
+    setOwn(target, name, item.form === '$ref' ? result.value.map((r) => keyOnly(r, navigation.target)) : result.value);
+    if (result.count !== undefined) setOwn(target, `${name}@odata.count`, result.count);
+  };
+}
+
+function keyOnly(row: Row, type: StructuredType): Row {
+  const result: Record<string, unknown> = {};
+  for (const name of type.key) setOwn(result, name, propertyGetter(name)(row) ?? null);
+  return result;
+}

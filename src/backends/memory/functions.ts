@@ -1,0 +1,296 @@
+/**
+ * The canonical functions for the in-memory backend (URL Conventions 5.1.1.5 to 5.1.1.11).
+ * Strings are measured and indexed in Unicode code points; a `null` argument gives `null`.
+ */
+import { ODataError } from '../../errors/odata-error.js';
+import type { BoundCall } from '../../semantic/bound-ast.js';
+import { isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { decimalToString, roundDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
+import {
+  civilFromDays,
+  daysFromCivil,
+  formatDate,
+  formatTimeOfDay,
+  instantFromPicos,
+  parseDate,
+  parseDuration,
+  parseInstant,
+  parseTimeOfDay,
+  PICOS_PER_SECOND,
+  type Instant,
+} from '../../util/temporal.js';
+import type { Evaluator, Row, Scope } from './compile-expression.js';
+import { domainOf, toNumber } from './values.js';
+
+function badRequest(reason: string): ODataError {
+  return new ODataError({ code: 'invalid_option_value', reason, appendLocation: false });
+}
+
+/** Number of code points. */
+function codePointLength(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) length++;
+  }
+  return length;
+}
+
+/** Code point index → UTF-16 index. */
+function unitIndex(text: string, codePoints: number): number {
+  let index = 0;
+  for (let count = 0; count < codePoints && index < text.length; count++) {
+    const c = text.charCodeAt(index);
+    index += c >= 0xd800 && c <= 0xdbff && index + 1 < text.length ? 2 : 1;
+  }
+  return index;
+}
+
+const MAX_PATTERN_LENGTH = 256;
+
+/**
+ * A regular expression for `matchesPattern`, refused when it could take exponential time
+ * (a quantified group that contains a quantifier, e.g. `(a+)+`), so bad input cannot hang.
+ */
+export function safePattern(pattern: string): RegExp {
+  if (pattern.length > MAX_PATTERN_LENGTH) throw badRequest(`The pattern of matchesPattern is longer than ${MAX_PATTERN_LENGTH} characters`);
+  if (/\([^()]*[*+{][^()]*\)\s*[*+{?]/.test(pattern) || /\\[1-9]/.test(pattern)) {
+    throw badRequest('The pattern of matchesPattern has nested quantifiers or back-references, which are not allowed');
+  }
+  try {
+    return new RegExp(pattern);
+  } catch (error) {
+    throw badRequest(`Invalid regular expression in matchesPattern: ${(error as Error).message}`);
+  }
+}
+
+function instantOf(value: unknown): Instant | undefined {
+  return parseInstant(value);
+}
+
+/** Parts of a Date or DateTimeOffset value, in its own offset. */
+function dateParts(value: unknown): { year: number; month: number; day: number } | undefined {
+  const instant = instantOf(value);
+  if (instant !== undefined) return instant;
+  const days = parseDate(value);
+  return days === undefined ? undefined : civilFromDays(days);
+}
+
+function timeParts(value: unknown): { hour: number; minute: number; second: number; fractionPicos: bigint } | undefined {
+  const instant = instantOf(value);
+  if (instant !== undefined) return instant;
+  const picos = parseTimeOfDay(value);
+  if (picos === undefined) return undefined;
+  const seconds = Number(picos / PICOS_PER_SECOND);
+  return { hour: Math.floor(seconds / 3600), minute: Math.floor((seconds % 3600) / 60), second: seconds % 60, fractionPicos: picos % PICOS_PER_SECOND };
+}
+
+const roundHalfAwayFromZero = (x: number): number => Math.sign(x) * Math.round(Math.abs(x));
+
+function rounding(mode: 'round' | 'floor' | 'ceiling', resultType: ExpressionType): (value: unknown) => unknown {
+  if (isPrimitive(resultType, 'Edm.Decimal')) {
+    return (value) => {
+      const decimal = typeof value === 'object' && value !== null && 'coefficient' in value ? (value as Decimal) : toDecimal(value);
+      return decimal === undefined ? null : roundDecimal(decimal, mode);
+    };
+  }
+  const round = mode === 'round' ? roundHalfAwayFromZero : mode === 'floor' ? Math.floor : Math.ceil;
+  return (value) => {
+    const n = toNumber(value);
+    return n === null ? null : round(n);
+  };
+}
+
+type Unary = (a: unknown) => unknown;
+type Binary = (a: unknown, b: unknown) => unknown;
+
+const str = (f: (s: string) => unknown): Unary => (a) => (typeof a === 'string' ? f(a) : null);
+const str2 = (f: (s: string, t: string) => unknown): Binary => (a, b) => (typeof a === 'string' && typeof b === 'string' ? f(a, b) : null);
+
+/** Compiles a canonical function call over compiled arguments. */
+export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
+  const unary = (f: Unary): Evaluator => {
+    const [a] = args as [Evaluator];
+    return (row, scope) => {
+      const value = a(row, scope);
+      return value === null || value === undefined ? null : f(value);
+    };
+  };
+  const binary = (f: Binary): Evaluator => {
+    const [a, b] = args as [Evaluator, Evaluator];
+    return (row, scope) => {
+      const x = a(row, scope);
+      if (x === null || x === undefined) return null;
+      const y = b(row, scope);
+      return y === null || y === undefined ? null : f(x, y);
+    };
+  };
+  switch (node.name) {
+    case 'contains':
+      return binary(str2((s, t) => s.includes(t)));
+    case 'startswith':
+      return binary(str2((s, t) => s.startsWith(t)));
+    case 'endswith':
+      return binary(str2((s, t) => s.endsWith(t)));
+    case 'substringof':
+      return binary(str2((t, s) => s.includes(t)));
+    case 'length':
+      return unary(str(codePointLength));
+    case 'indexof':
+      return binary(
+        str2((s, t) => {
+          const index = s.indexOf(t);
+          return index < 0 ? -1 : codePointLength(s.slice(0, index));
+        }),
+      );
+    case 'substring': {
+      const [text, startArg, lengthArg] = args as [Evaluator, Evaluator, Evaluator | undefined];
+      return (row: Row, scope: Scope) => {
+        const s = text(row, scope);
+        const start = toNumber(startArg(row, scope));
+        const length = lengthArg === undefined ? undefined : toNumber(lengthArg(row, scope));
+        if (typeof s !== 'string' || start === null || length === null) return null;
+        if (length !== undefined && length < 0) throw badRequest('The length argument of substring must not be negative');
+        const total = codePointLength(s);
+        // A negative start counts from the end (URL 5.1.1.5.7, "if supported").
+        const from = start < 0 ? Math.max(0, total + start) : Math.min(start, total);
+        const to = length === undefined ? total : Math.min(total, from + length);
+        return s.slice(unitIndex(s, from), unitIndex(s, to));
+      };
+    }
+    case 'tolower':
+      return unary(str((s) => s.toLowerCase()));
+    case 'toupper':
+      return unary(str((s) => s.toUpperCase()));
+    case 'trim':
+      return unary(str((s) => s.trim()));
+    case 'concat':
+      return binary(str2((s, t) => s + t));
+    case 'matchesPattern': {
+      const cache = new Map<string, RegExp>();
+      return binary(
+        str2((s, pattern) => {
+          let regex = cache.get(pattern);
+          if (regex === undefined) {
+            regex = safePattern(pattern);
+            if (cache.size < 64) cache.set(pattern, regex);
+          }
+          return regex.test(s);
+        }),
+      );
+    }
+    case 'hassubset':
+    case 'hassubsequence': {
+      const element = node.args[0]?.type.kind === 'collection' ? node.args[0].type.element : node.args[1]?.type.kind === 'collection' ? node.args[1].type.element : undefined;
+      const domain = element === undefined ? domainOf({ kind: 'null' }) : domainOf(element);
+      const equal = (x: unknown, y: unknown): boolean => {
+        const a = domain.normalize(x);
+        const b = domain.normalize(y);
+        return a === null || b === null ? a === b : domain.equals(a, b);
+      };
+      return binary((a, b) => {
+        if (!Array.isArray(a) || !Array.isArray(b)) return null;
+        if (node.name === 'hassubset') return b.every((y) => a.some((x) => equal(x, y)));
+        let at = 0;
+        for (const y of b) {
+          while (at < a.length && !equal(a[at], y)) at++;
+          if (at === a.length) return false;
+          at++;
+        }
+        return true;
+      });
+    }
+    case 'year':
+      return unary((v) => dateParts(v)?.year ?? null);
+    case 'month':
+      return unary((v) => dateParts(v)?.month ?? null);
+    case 'day':
+      return unary((v) => dateParts(v)?.day ?? null);
+    case 'hour':
+      return unary((v) => timeParts(v)?.hour ?? null);
+    case 'minute':
+      return unary((v) => timeParts(v)?.minute ?? null);
+    case 'second':
+      return unary((v) => timeParts(v)?.second ?? null);
+    case 'fractionalseconds':
+      return unary((v) => {
+        const parts = timeParts(v);
+        return parts === undefined ? null : { coefficient: parts.fractionPicos, scale: 12 };
+      });
+    case 'totalseconds':
+      return unary((v) => {
+        const picos = parseDuration(v);
+        return picos === undefined ? null : { coefficient: picos, scale: 12 };
+      });
+    case 'date':
+      return unary((v) => {
+        const instant = instantOf(v);
+        return instant === undefined ? null : formatDate(daysFromCivil(instant.year, instant.month, instant.day));
+      });
+    case 'time':
+      return unary((v) => {
+        const instant = instantOf(v);
+        return instant === undefined ? null : formatTimeOfDay(BigInt(instant.hour * 3600 + instant.minute * 60 + instant.second) * PICOS_PER_SECOND + instant.fractionPicos);
+      });
+    case 'totaloffsetminutes':
+      return unary((v) => instantOf(v)?.offsetMinutes ?? null);
+    case 'now': {
+      // One value per compiled query, so that every row sees the same "now".
+      const now = instantFromPicos(BigInt(Date.now()) * 1_000_000_000n, 0);
+      return () => now;
+    }
+    case 'mindatetime': {
+      const min = parseInstant('0001-01-01T00:00:00Z');
+      return () => min;
+    }
+    case 'maxdatetime': {
+      const max = parseInstant('9999-12-31T23:59:59.999999999999Z');
+      return () => max;
+    }
+    case 'round':
+    case 'floor':
+    case 'ceiling':
+      return unary(rounding(node.name, node.type));
+    case 'cast':
+      return castFunction(node, args);
+    case 'isof':
+      return isofFunction(node, args);
+    case 'geo.distance':
+    case 'geo.intersects':
+    case 'geo.length':
+      throw new ODataError({ code: 'unsupported_feature', reason: `The in-memory backend does not implement '${node.name}'`, appendLocation: false });
+  }
+}
+
+function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
+  const target = node.targetType;
+  const [value] = args;
+  if (value === undefined || target === undefined) return (row) => row;
+  if (isPrimitive(target, 'Edm.String')) {
+    return (row, scope) => {
+      const v = value(row, scope);
+      if (v === null || v === undefined) return null;
+      if (typeof v === 'object' && 'coefficient' in v) return decimalToString(v as Decimal);
+      return typeof v === 'object' ? JSON.stringify(v) : String(v);
+    };
+  }
+  const domain = domainOf(target);
+  return (row, scope) => {
+    const v = value(row, scope);
+    if (v === null || v === undefined) return null;
+    const normalized = domain.normalize(v);
+    return normalized === null ? null : v;
+  };
+}
+
+function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
+  const target = node.targetType;
+  const [value] = args;
+  if (value === undefined || target === undefined) return () => true;
+  const domain = domainOf(target);
+  return (row, scope) => {
+    const v = value(row, scope);
+    if (v === null || v === undefined) return false;
+    return domain.normalize(v) !== null;
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Value domains of the in-memory backend: for each type an expression is compared in, how a
+ * stored value is read (`normalize`) and how two read values compare. Rows may hold the natural
+ * JavaScript form of each type (see the README's storage table); a value that cannot be read
+ * as its type counts as `null`.
+ */
+import type { EnumType } from '../../model/model.js';
+import type { ExpressionType } from '../../semantic/types.js';
+import { compareDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
+import { parseDate, parseDuration, parseInstant, parseTimeOfDay, PICOS_PER_DAY } from '../../util/temporal.js';
+
+export interface Domain {
+  /** The comparable form of a stored or computed value, or `null`. */
+  normalize(value: unknown): unknown;
+  /** Order of two normalized, non-null values. */
+  compare(a: unknown, b: unknown): number;
+  /** Equality of two normalized, non-null values (`NaN` equals nothing). */
+  equals(a: unknown, b: unknown): boolean;
+}
+
+const compareScalars = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
+
+/**
+ * Ordinal comparison by Unicode code point (as PostgreSQL's C collation, MySQL's `_bin`
+ * collations and MongoDB do), not by UTF-16 code unit.
+ */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (U+D800–DFFF) encode code points above U+FFFF: move them above U+E000–FFFF.
+    if (x >= 0xd800) x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
+    if (y >= 0xd800) y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+const scalar = (normalize: (value: unknown) => unknown): Domain => ({ normalize, compare: compareScalars, equals: (a, b) => a === b });
+
+function toNumber(value: unknown): number | null {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'string') {
+    if (value === 'INF') return Infinity;
+    if (value === '-INF') return -Infinity;
+    const n = Number(value);
+    return value.trim() === '' || (Number.isNaN(n) && value !== 'NaN') ? null : n;
+  }
+  if (typeof value === 'object' && value !== null && 'coefficient' in value) return Number(toDecimalString(value as Decimal));
+  return null;
+}
+
+function toDecimalString(value: Decimal): string {
+  return `${value.coefficient}e-${value.scale}`;
+}
+
+function toBigInt(value: unknown): bigint | null {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : null;
+  if (typeof value === 'string' && /^[-+]?\d+$/.test(value)) return BigInt(value);
+  if (typeof value === 'object' && value !== null && 'coefficient' in value) {
+    const d = value as Decimal;
+    return d.scale === 0 ? d.coefficient : null;
+  }
+  return null;
+}
+
+const BOOLEAN: Domain = scalar((v) => (typeof v === 'boolean' ? v : null));
+const INTEGER: Domain = scalar((v) => {
+  const n = toNumber(v);
+  return n === null || Number.isNaN(n) ? null : n;
+});
+const INT64: Domain = scalar(toBigInt);
+const DOUBLE: Domain = {
+  normalize: toNumber,
+  compare: (a, b) => {
+    const x = a as number;
+    const y = b as number;
+    // NaN sorts first (after null), as .NET's Double.CompareTo does.
+    if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
+    if (Number.isNaN(y)) return 1;
+    return compareScalars(x, y);
+  },
+  equals: (a, b) => a === b,
+};
+const DECIMAL: Domain = {
+  normalize: (v) => (typeof v === 'object' && v !== null && 'coefficient' in v ? v : toDecimal(v) ?? null),
+  compare: (a, b) => compareDecimal(a as Decimal, b as Decimal),
+  equals: (a, b) => compareDecimal(a as Decimal, b as Decimal) === 0,
+};
+const STRING: Domain = {
+  normalize: (v) => (typeof v === 'string' ? v : null),
+  compare: (a, b) => compareStrings(a as string, b as string),
+  equals: (a, b) => a === b,
+};
+/** GUIDs compare case-insensitively. */
+const GUID: Domain = scalar((v) => (typeof v === 'string' ? v.toLowerCase() : null));
+const DATE: Domain = scalar((v) => parseDate(v) ?? null);
+/** DateTimeOffset as an instant in picoseconds; a Date value counts as midnight UTC. */
+const DATE_TIME_OFFSET: Domain = scalar((v) => {
+  const instant = parseInstant(v);
+  if (instant !== undefined) return instant.picos;
+  const days = parseDate(v);
+  return days === undefined ? null : BigInt(days) * PICOS_PER_DAY;
+});
+const TIME_OF_DAY: Domain = scalar((v) => parseTimeOfDay(v) ?? null);
+const DURATION: Domain = scalar((v) => parseDuration(v) ?? null);
+const BINARY: Domain = scalar((v) => {
+  if (v instanceof Uint8Array) {
+    let text = '';
+    for (const byte of v) text += String.fromCharCode(byte);
+    return btoa(text).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  }
+  return typeof v === 'string' ? v.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '') : null;
+});
+/** Other values (spatial, complex) are equal when their JSON is. */
+const OPAQUE: Domain = {
+  normalize: (v) => (v === undefined ? null : v),
+  compare: () => 0,
+  equals: (a, b) => JSON.stringify(a) === JSON.stringify(b),
+};
+
+const enumDomains = new WeakMap<EnumType, Domain>();
+
+/** Enum values compare by their numeric value; rows may hold member names, `'A,B'` for flags, or numbers. */
+function enumDomain(type: EnumType): Domain {
+  let domain = enumDomains.get(type);
+  if (domain === undefined) {
+    const memberValue = (name: string): bigint | null => type.members.get(name.trim()) ?? (/^[-+]?\d+$/.test(name.trim()) ? BigInt(name.trim()) : null);
+    domain = scalar((v) => {
+      if (typeof v === 'number' || typeof v === 'bigint') return BigInt(v);
+      const names = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? (v as unknown[]).map(String) : null;
+      if (names === null) return null;
+      let value = 0n;
+      for (const name of names) {
+        const member = memberValue(name);
+        if (member === null) return null;
+        value |= member;
+      }
+      return value;
+    });
+    enumDomains.set(type, domain);
+  }
+  return domain;
+}
+
+/** The domain of values of `type`. */
+export function domainOf(type: ExpressionType): Domain {
+  switch (type.kind) {
+    case 'enum':
+      return enumDomain(type.type);
+    case 'primitive':
+      switch (type.name) {
+        case 'Edm.Boolean':
+          return BOOLEAN;
+        case 'Edm.Byte':
+        case 'Edm.SByte':
+        case 'Edm.Int16':
+        case 'Edm.Int32':
+          return INTEGER;
+        case 'Edm.Int64':
+          return INT64;
+        case 'Edm.Decimal':
+          return DECIMAL;
+        case 'Edm.Double':
+        case 'Edm.Single':
+          return DOUBLE;
+        case 'Edm.String':
+          return STRING;
+        case 'Edm.Guid':
+          return GUID;
+        case 'Edm.Date':
+          return DATE;
+        case 'Edm.DateTimeOffset':
+          return DATE_TIME_OFFSET;
+        case 'Edm.TimeOfDay':
+          return TIME_OF_DAY;
+        case 'Edm.Duration':
+          return DURATION;
+        case 'Edm.Binary':
+          return BINARY;
+        default:
+          return OPAQUE;
+      }
+    default:
+      return OPAQUE;
+  }
+}
+
+export { toBigInt, toNumber };
