@@ -1,12 +1,13 @@
 /**
  * Small timing helpers for the parse-throughput bench. Everything is synchronous: a parse that
- * never returns cannot be interrupted, so the per-parse time cap is checked after the fact on the
- * first (cold) call, before any repeated measurement is attempted.
+ * never returns cannot be interrupted from inside, so the per-parse time cap is checked after the
+ * fact on the first (cold) call, before any repeated measurement is attempted (the bench also runs
+ * every parser in a child process with a wall-clock limit, see run.ts).
  */
 
 /** Limits for one measured cell (one parser on one input). */
 export interface CellOptions {
-  /** Time spent calling the function before the first round, in ms. */
+  /** Time spent calling the function after the cold call, in ms (skipped for slower calls). */
   readonly warmupMs: number;
   /** Time spent calling the function before each later round, in ms (skipped for slow calls). */
   readonly rewarmMs: number;
@@ -53,20 +54,20 @@ function timeBatch(fn: () => unknown, n: number): number {
   return performance.now() - t0;
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**
- * The measurement of one function, accumulated over several rounds so that the bench can
- * interleave cells (a slow spell of the machine then hits one round of many cells rather than
- * every sample of one cell). Never throws: a throwing function, or one whose first call exceeds
- * `maxSingleMs`, ends up as `{ ok: false, error }`.
+ * The measurement of one function: a cold call and a warm-up ({@link Cell.prepare}), then one or
+ * more measurement rounds ({@link Cell.round}). Never throws: a throwing function, or one whose
+ * first call exceeds `maxSingleMs`, ends up as `{ ok: false, error }`.
  */
 export class Cell {
   private error: string | undefined;
+  private prepared = false;
   private firstCallMs = 0;
   /** Running estimate of one call, in ms. */
   private estimate = 0;
@@ -83,37 +84,58 @@ export class Cell {
     return this.error !== undefined;
   }
 
-  /** Runs one measurement round of about `budgetMs` (at least one call). */
+  /**
+   * Cold call (catches errors and absurdly slow inputs before looping on them), then warm-up for
+   * `warmupMs`. The warm-up is skipped when the cold call alone took longer than that: such a call
+   * has run long enough to be optimized, and more calls would only cost time.
+   */
+  prepare(): void {
+    if (this.prepared || this.error !== undefined) return;
+    this.prepared = true;
+    try {
+      const first = timeBatch(this.fn, 1);
+      this.firstCallMs = first;
+      if (first > this.options.maxSingleMs) {
+        this.error = `timeout: one parse took ${(first / 1000).toFixed(1)} s (> ${this.options.maxSingleMs / 1000} s)`;
+        return;
+      }
+      this.estimate = Math.max(first, 1e-4);
+      if (first < this.options.warmupMs) this.warm(this.options.warmupMs);
+    } catch (e) {
+      this.error = describeError(e);
+    }
+  }
+
+  /** Calls the function in batches until `ms` have passed (at least one call). */
+  private warm(ms: number): void {
+    const warmEnd = performance.now() + ms;
+    let calls = 0;
+    let time = 0;
+    do {
+      const n = Math.max(1, Math.min(10_000, Math.floor(5 / this.estimate)));
+      time += timeBatch(this.fn, n);
+      calls += n;
+      this.estimate = Math.max(time / calls, 1e-5);
+    } while (performance.now() < warmEnd);
+  }
+
+  /**
+   * Runs one measurement round of about `budgetMs` (at least one call), preceded by
+   * {@link Cell.prepare} the first time, or else by a re-warm of `rewarmMs` (skipped for calls
+   * slower than that).
+   */
   round(budgetMs: number): void {
+    if (!this.prepared) this.prepare();
+    else if (this.error === undefined && this.estimate < this.options.rewarmMs) {
+      try {
+        this.warm(this.options.rewarmMs);
+      } catch (e) {
+        this.error = describeError(e);
+      }
+    }
     if (this.error !== undefined) return;
     const { fn, options } = this;
     try {
-      let warmupMs = options.rewarmMs;
-      if (this.roundMedians.length === 0) {
-        // Cold call: catches errors and absurdly slow inputs before looping on them.
-        const first = timeBatch(fn, 1);
-        this.firstCallMs = first;
-        if (first > options.maxSingleMs) {
-          this.error = `timeout: one parse took ${(first / 1000).toFixed(1)} s (> ${options.maxSingleMs / 1000} s)`;
-          return;
-        }
-        this.estimate = Math.max(first, 1e-4);
-        warmupMs = options.warmupMs;
-      }
-
-      // Warm-up: until the warm-up time is used; the first round always makes one more call.
-      if (this.roundMedians.length === 0 || this.estimate < warmupMs) {
-        const warmEnd = performance.now() + warmupMs;
-        let calls = 0;
-        let time = 0;
-        do {
-          const n = Math.max(1, Math.min(10_000, Math.floor(5 / this.estimate)));
-          time += timeBatch(fn, n);
-          calls += n;
-          this.estimate = Math.max(time / calls, 1e-5);
-        } while (performance.now() < warmEnd);
-      }
-
       // Samples of roughly equal duration; each runs a batch sized from the running estimate, so
       // that timer overhead stays negligible for fast calls.
       const sampleMs = budgetMs / options.samplesPerRound;

@@ -1,18 +1,36 @@
 /**
  * `$filter` parse-throughput bench: odata-engine against a lexer-only baseline and two peer
- * parsers (`@odata/parser`, `odata-v4-parser`), on five generated inputs. Writes a markdown
- * report to `bench/RESULTS.md` (overwritten) and prints it.
+ * parsers (`@odata/parser`, `odata-v4-parser`), on six generated inputs. Every subject is measured
+ * in its own fresh child process (bench/worker.ts), over several rounds. Writes a markdown report
+ * to `bench/RESULTS.md` (overwritten), prints it, and updates the bench section of README.md.
  *
  * Run with `npm run bench` (= `tsx bench/run.ts`).
  */
 import type * as Esbuild from 'esbuild';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseFilter, type ParseOptions } from '../src/index.js';
+import { parseFilter } from '../src/index.js';
 import { lex } from '../src/syntax/lexer.js';
-import { Cell, fmtNum, markdownTable, type CellOptions, type Measurement } from './measure.js';
+import { fmtNum, markdownTable, median, type Measurement } from './measure.js';
+import {
+  CELL_BUDGET_MS,
+  importBundle,
+  inputs,
+  LIMITS,
+  MESSAGE_PREFIX,
+  OURS,
+  type ChildMessage,
+  type EngineMode,
+  type SubjectKey,
+} from './shared.js';
+
+/** Rounds; each round runs one child per subject. */
+const ROUNDS = 4;
+/** Wall-clock limit of one child process, in ms; it is killed after that. */
+const CHILD_LIMIT_MS = 30_000;
 
 // ---------------------------------------------------------------------------------------------
 // odata-engine, compiled the way it ships
@@ -21,20 +39,13 @@ import { Cell, fmtNum, markdownTable, type CellOptions, type Measurement } from 
 /**
  * tsx transpiles `src/` with esbuild's `keepNames`, which wraps every closure in a `__name(...)`
  * call (an `Object.defineProperty`) each time it is created. The parser creates closures on every
- * rule invocation, so code loaded through tsx runs several times slower than the published build
- * (tsup, no `keepNames`), while the peers run as plain JS. The bench therefore bundles `src/` in
- * memory with esbuild (the one tsup uses), without `keepNames`, and imports it from a `data:` URL.
- * Chevrotain is bundled in too, so that the bundled parser and the tsx-loaded one (also measured,
- * for reference) do not share the lexer/parser engine's JIT feedback and skew each other. If
- * bundling fails, the tsx-loaded source is the only subject.
+ * rule invocation, so code loaded through tsx can run slower than the published build (tsup, no
+ * `keepNames`), while the peers run as plain JS. The bench therefore bundles `src/` (with
+ * Chevrotain) in memory with esbuild (the one tsup uses), without `keepNames`, and sends the code
+ * to the children, which import it from a `data:` URL. If bundling fails, the tsx-loaded source is
+ * the only odata-engine subject.
  */
-interface Engine {
-  readonly parseFilter: typeof parseFilter;
-  readonly lex: typeof lex;
-  readonly description: string;
-}
-
-async function loadShippedEngine(): Promise<Engine | string> {
+async function bundleEngine(): Promise<{ code: string; description: string } | string> {
   try {
     const esbuild = (await import('esbuild')) as typeof Esbuild;
     const root = fileURLToPath(new URL('..', import.meta.url));
@@ -61,11 +72,8 @@ async function loadShippedEngine(): Promise<Engine | string> {
         },
       ],
     });
-    const code = result.outputFiles[0]!.text;
-    const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as Engine;
     return {
-      parseFilter: mod.parseFilter,
-      lex: mod.lex,
+      code: result.outputFiles[0]!.text,
       description: `src/ (with chevrotain) bundled in memory by esbuild ${esbuild.version} (target es2022, no keepNames, as tsup builds dist/)`,
     };
   } catch (e) {
@@ -73,174 +81,266 @@ async function loadShippedEngine(): Promise<Engine | string> {
   }
 }
 
-const loaded = await loadShippedEngine();
-const tsxEngine: Engine = {
-  parseFilter,
-  lex,
-  description: 'src/ as loaded by tsx (esbuild transform with keepNames)',
-};
-const engine: Engine = typeof loaded === 'string' ? tsxEngine : loaded;
-const bundleProblem = typeof loaded === 'string' ? loaded : undefined;
+const bundled = await bundleEngine();
+const bundle = typeof bundled === 'string' ? undefined : bundled;
+const bundleProblem = typeof bundled === 'string' ? bundled : undefined;
 if (bundleProblem) process.stderr.write(`warning: could not bundle src/ (${bundleProblem}); measuring the tsx-loaded source\n`);
-
-// ---------------------------------------------------------------------------------------------
-// Peers (CommonJS; loaded with require and given minimal local types)
-// ---------------------------------------------------------------------------------------------
-
-const require = createRequire(import.meta.url);
-
-/** The part of a peer's result token we look at: its node type and where parsing stopped. */
-interface PeerToken {
-  readonly type: string;
-  readonly next: number;
-}
-
-/**
- * `@odata/parser`: `defaultParser.filter(text)` runs the `boolCommonExpr` rule over the whole
- * text (it throws unless the whole input is consumed). Its top-level `filter` export is NOT a
- * parser: it is the `ODataFilter` query builder.
- */
-const odataParser = require('@odata/parser') as { defaultParser: { filter(source: string): PeerToken } };
-
-/** `odata-v4-parser`: top-level `filter(text)`, same `boolCommonExpr` rule and whole-input check. */
-const odataV4Parser = require('odata-v4-parser') as { filter(source: string): PeerToken };
-
-function peerVersion(name: string): string {
-  return (require(`${name}/package.json`) as { version: string }).version;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Inputs (deterministic)
-// ---------------------------------------------------------------------------------------------
-
-/** One realistic comparison per clause, cycling through three shapes. */
-function clause(i: number): string {
-  switch (i % 3) {
-    case 0:
-      return `Name eq 'n${i}'`;
-    case 1:
-      return `Price gt ${i}`;
-    default:
-      return `Id eq ${i}`;
-  }
-}
-
-function orChain(n: number): string {
-  const parts: string[] = [];
-  for (let i = 1; i <= n; i++) parts.push(clause(i));
-  return parts.join(' or ');
-}
-
-interface Input {
-  readonly name: string;
-  readonly text: string;
-  /** Number of comparison clauses, for the per-clause columns. */
-  readonly clauses: number;
-}
-
-const inputs: readonly Input[] = [
-  { name: 'short', text: `Name eq 'Milk'`, clauses: 1 },
-  {
-    name: 'medium (6 clauses, functions)',
-    text:
-      "contains(tolower(Name),'milk') and Price gt 2.5 and year(ReleaseDate) eq 2024 and " +
-      "(Rating ge 3 or startswith(Category/Name,'Dairy')) and not endswith(Code,'X') and " +
-      'length(Description) lt 200',
-    clauses: 6,
-  },
-  { name: 'or-chain 200', text: orChain(200), clauses: 200 },
-  { name: 'or-chain 1600', text: orChain(1600), clauses: 1600 },
-  { name: 'nesting depth 100', text: `${'('.repeat(100)}Price gt 5${')'.repeat(100)}`, clauses: 1 },
-];
-
-// ---------------------------------------------------------------------------------------------
-// Parsers under test
-// ---------------------------------------------------------------------------------------------
-
-const OURS: ParseOptions = { maxLength: 10_000_000 };
-
-interface Subject {
-  readonly key: 'ours' | 'lexer' | 'odataParser' | 'odataV4Parser' | 'oursTsx';
-  readonly label: string;
-  /** Parses `text`; throws if the whole input was not accepted. */
-  readonly run: (text: string) => unknown;
-}
-
-const subjects: readonly Subject[] = [
-  { key: 'ours', label: 'odata-engine', run: (text) => engine.parseFilter(text, OURS) },
-  {
-    key: 'lexer',
-    label: 'lexer-only',
-    run: (text) => {
-      const result = engine.lex(text, 'expression');
-      if (result.errors.length > 0) throw new Error(`lexing error: ${result.errors[0]!.message}`);
-      return result;
-    },
-  },
-  { key: 'odataParser', label: `@odata/parser ${peerVersion('@odata/parser')}`, run: (text) => odataParser.defaultParser.filter(text) },
-  { key: 'odataV4Parser', label: `odata-v4-parser ${peerVersion('odata-v4-parser')}`, run: (text) => odataV4Parser.filter(text) },
-  ...(engine === tsxEngine
-    ? []
-    : [{ key: 'oursTsx', label: 'odata-engine via tsx', run: (text: string) => tsxEngine.parseFilter(text, OURS) } as const]),
-];
+const engineDescription = bundle?.description ?? 'src/ as loaded by tsx (esbuild transform with keepNames)';
 
 // The bundled parser must be the same parser: compare its ASTs with the tsx-loaded source's.
 const astMismatches: string[] = [];
-if (engine !== tsxEngine) {
-  for (const input of inputs) {
-    try {
-      const a = JSON.stringify(engine.parseFilter(input.text, OURS));
-      const b = JSON.stringify(tsxEngine.parseFilter(input.text, OURS));
-      if (a !== b) astMismatches.push(input.name);
-    } catch (e) {
-      astMismatches.push(`${input.name} (${e instanceof Error ? e.name : 'error'})`);
+if (bundle) {
+  try {
+    const shipped = await importBundle(bundle.code);
+    for (const input of inputs) {
+      try {
+        const a = JSON.stringify(shipped.parseFilter(input.text, OURS));
+        const b = JSON.stringify(parseFilter(input.text, OURS));
+        if (a !== b) astMismatches.push(input.name);
+      } catch (e) {
+        astMismatches.push(`${input.name} (${e instanceof Error ? e.name : 'error'})`);
+      }
     }
+  } catch (e) {
+    astMismatches.push(`all inputs (bundle import failed: ${e instanceof Error ? e.message : String(e)})`);
   }
   if (astMismatches.length > 0) process.stderr.write(`warning: bundled and tsx-loaded ASTs differ on: ${astMismatches.join(', ')}\n`);
 }
 
-const LIMITS: CellOptions = { warmupMs: 200, rewarmMs: 50, maxSingleMs: 5000, samplesPerRound: 5 };
-/** Rounds over all cells, and the measuring time of one cell in one round (ms). */
-const ROUNDS = 3;
-const ROUND_BUDGET_MS = 330;
+// ---------------------------------------------------------------------------------------------
+// Subjects
+// ---------------------------------------------------------------------------------------------
+
+const require = createRequire(import.meta.url);
+function peerVersion(name: string): string {
+  return (require(`${name}/package.json`) as { version: string }).version;
+}
+
+interface Subject {
+  readonly key: SubjectKey;
+  readonly label: string;
+}
+
+const engineMode: EngineMode = bundle ? 'bundle' : 'tsx';
+const subjects: readonly Subject[] = [
+  { key: 'ours', label: 'odata-engine' },
+  { key: 'lexer', label: 'lexer-only' },
+  { key: 'odataParser', label: `@odata/parser ${peerVersion('@odata/parser')}` },
+  { key: 'odataV4Parser', label: `odata-v4-parser ${peerVersion('odata-v4-parser')}` },
+  ...(bundle ? [{ key: 'oursTsx', label: 'odata-engine via tsx' } as const] : []),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+// ---------------------------------------------------------------------------------------------
+
+const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
+const tsxLoader = import.meta.resolve('tsx');
+
+interface ChildRun {
+  /** One entry per input; `undefined` for inputs that were skipped. */
+  readonly cells: (Measurement | undefined)[];
+  /** Inputs whose failure in this child should not be retried in later rounds. */
+  readonly failed: Set<number>;
+  readonly seconds: number;
+  /** Whether `global.gc` was available to the child. */
+  readonly gc: boolean;
+  /** Average number of busy CPU cores on the machine while the child ran (the child's own included). */
+  readonly busyCores: number;
+}
+
+/** Total and idle CPU time of the whole machine so far (all cores), in ms. */
+function cpuTimes(): { total: number; idle: number } {
+  let total = 0;
+  let idle = 0;
+  for (const cpu of os.cpus()) {
+    const t = cpu.times;
+    total += t.user + t.nice + t.sys + t.idle + t.irq;
+    idle += t.idle;
+  }
+  return { total, idle };
+}
+
+function lastLine(text: string): string {
+  const line = text.trim().split('\n').pop()?.trim() ?? '';
+  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}
+
+/**
+ * Runs one child for `subject` and collects its cells. Never rejects: a child that crashes or
+ * outlives {@link CHILD_LIMIT_MS} is killed and the input it was working on is recorded as an error
+ * (the inputs after it as not run).
+ */
+function runChild(subject: Subject, skip: ReadonlySet<number>): Promise<ChildRun> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const cpuBefore = cpuTimes();
+    const args = ['--import', tsxLoader, '--expose-gc', workerPath, subject.key, engineMode, [...skip].join(',')];
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const cells: (Measurement | undefined)[] = inputs.map(() => undefined);
+    let ready = false;
+    let gc = false;
+    let done = false;
+    let current: number | undefined;
+    let stdoutBuf = '';
+    let stderrBuf = '';
+    let timedOut = false;
+    let spawnError: string | undefined;
+
+    const onMessage = (msg: ChildMessage): void => {
+      if (msg.type === 'ready') {
+        ready = true;
+        gc = msg.gc;
+      } else if (msg.type === 'start') current = msg.input;
+      else if (msg.type === 'cell') {
+        cells[msg.input] = msg.m;
+        current = undefined;
+      } else done = true;
+    };
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdoutBuf += chunk;
+      let nl: number;
+      while ((nl = stdoutBuf.indexOf('\n')) >= 0) {
+        const line = stdoutBuf.slice(0, nl);
+        stdoutBuf = stdoutBuf.slice(nl + 1);
+        if (line.startsWith(MESSAGE_PREFIX)) onMessage(JSON.parse(line.slice(MESSAGE_PREFIX.length)) as ChildMessage);
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    let stderrAll = '';
+    child.stderr.on('data', (chunk: string) => {
+      stderrBuf = (stderrBuf + chunk).slice(-4000);
+      if (stderrAll.length < 20_000) stderrAll += chunk;
+    });
+    child.stdin.on('error', () => {}); // EPIPE when the child dies before reading
+    const needsBundle = engineMode === 'bundle' && (subject.key === 'ours' || subject.key === 'lexer');
+    child.stdin.end(needsBundle ? bundle!.code : '');
+    child.on('error', (e) => {
+      spawnError = e.message;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, CHILD_LIMIT_MS);
+
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // The child's own messages (warnings, crash output), each line marked with the subject.
+      if (stderrAll.trim()) process.stderr.write(`\n${stderrAll.trimEnd().replace(/^/gm, `  [${subject.label}] `)}\n`);
+      const failed = new Set<number>();
+      if (!done) {
+        const why = timedOut
+          ? `timeout: child killed after ${CHILD_LIMIT_MS / 1000} s`
+          : `error: child ${spawnError ?? (signal ? `killed by ${signal}` : `exited with code ${code}`)}${lastLine(stderrBuf) ? ` (${lastLine(stderrBuf)})` : ''}`;
+        inputs.forEach((_, i) => {
+          if (skip.has(i) || cells[i]) return;
+          if (!ready || i === current) {
+            // Before the subject was loaded, every input is affected; afterwards, only the one the
+            // child was working on.
+            cells[i] = { ok: false, error: why };
+            failed.add(i);
+          } else cells[i] = { ok: false, error: 'not run (child ended early)' };
+        });
+      }
+      cells.forEach((m, i) => {
+        if (m && !m.ok && !m.error.startsWith('not run')) failed.add(i);
+      });
+      const cpuAfter = cpuTimes();
+      const total = cpuAfter.total - cpuBefore.total;
+      const busyCores = total > 0 ? (os.cpus().length * (total - (cpuAfter.idle - cpuBefore.idle))) / total : Number.NaN;
+      resolve({ cells, failed, seconds: (performance.now() - started) / 1000, gc, busyCores });
+    });
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Run
 // ---------------------------------------------------------------------------------------------
 
-type Row = Record<Subject['key'], Measurement>;
+type Row = Record<SubjectKey, Measurement>;
 const NOT_RUN: Measurement = { ok: false, error: 'not run' };
+const emptyRow = (): Row => ({ ours: NOT_RUN, lexer: NOT_RUN, odataParser: NOT_RUN, odataV4Parser: NOT_RUN, oursTsx: NOT_RUN });
 
 const loadAtStart = os.loadavg()[0]!;
 const started = performance.now();
-const cells = new Map<string, Map<Subject['key'], Cell>>();
-for (const input of inputs) {
-  const text = input.text;
-  cells.set(input.name, new Map(subjects.map((subject) => [subject.key, new Cell(() => subject.run(text), LIMITS)])));
-}
-for (let round = 1; round <= ROUNDS; round++) {
-  process.stderr.write(`round ${round}/${ROUNDS}\n`);
-  for (const input of inputs) {
-    for (const subject of subjects) cells.get(input.name)!.get(subject.key)!.round(ROUND_BUDGET_MS);
+/** `rounds[r].get(input name)`: that round's row. */
+const rounds: Map<string, Row>[] = [];
+/** Cells that failed for good (not retried), with the error, by subject and input index. */
+const failures = new Map<SubjectKey, Map<number, Measurement>>(subjects.map((s) => [s.key, new Map()]));
+const childSeconds: number[] = [];
+/** Busy cores while each child ran, by round. */
+const busyByRound: number[][] = [];
+let gcEverywhere = true;
+// The start of the order moves by two places every round (by one if that would not reach every
+// place), so that no subject always runs first, while odata-engine and lexer-only, whose ratio is
+// the most sensitive figure, stay next to each other in most rounds.
+const step = subjects.length % 2 === 1 ? 2 : 1;
+for (let round = 0; round < ROUNDS; round++) {
+  const rows = new Map(inputs.map((input) => [input.name, emptyRow()]));
+  const order = subjects.map((_, i) => subjects[(i + round * step) % subjects.length]!);
+  const busy: number[] = [];
+  process.stderr.write(`round ${round + 1}/${ROUNDS}:`);
+  for (const subject of order) {
+    const failedBefore = failures.get(subject.key)!;
+    const child = await runChild(subject, new Set(failedBefore.keys()));
+    childSeconds.push(child.seconds);
+    busy.push(child.busyCores);
+    gcEverywhere &&= child.gc;
+    process.stderr.write(` ${subject.label} ${child.seconds.toFixed(1)} s (${child.busyCores.toFixed(2)} busy cores);`);
+    inputs.forEach((input, i) => {
+      const m = child.cells[i] ?? failedBefore.get(i) ?? NOT_RUN;
+      rows.get(input.name)![subject.key] = m;
+      if (child.failed.has(i) && !failedBefore.has(i)) failedBefore.set(i, m);
+    });
   }
+  process.stderr.write('\n');
+  rounds.push(rows);
+  busyByRound.push(busy);
 }
+const elapsedS = (performance.now() - started) / 1000;
+
+/** Median over the rounds that produced a number; the first error when none did. */
+function combine(ms: readonly Measurement[]): Measurement {
+  const ok = ms.filter((m): m is Extract<Measurement, { ok: true }> => m.ok);
+  if (ok.length === 0) return ms.find((m) => !m.ok && !m.error.startsWith('not run')) ?? ms[0] ?? NOT_RUN;
+  const usPerOp = median(ok.map((m) => m.usPerOp));
+  return {
+    ok: true,
+    usPerOp,
+    opsPerSec: 1e6 / usPerOp,
+    iterations: ok.reduce((sum, m) => sum + m.iterations, 0),
+    measuredMs: ok.reduce((sum, m) => sum + m.measuredMs, 0),
+    firstCallMs: median(ok.map((m) => m.firstCallMs)),
+  };
+}
+
 const results = new Map<string, Row>();
+/** Cells where some rounds failed and others did not. */
+const partialFailures: string[] = [];
 for (const input of inputs) {
-  const row: Row = { ours: NOT_RUN, lexer: NOT_RUN, odataParser: NOT_RUN, odataV4Parser: NOT_RUN, oursTsx: NOT_RUN };
+  const row = emptyRow();
   for (const subject of subjects) {
-    const m = cells.get(input.name)!.get(subject.key)!.result();
+    const perRound = rounds.map((r) => r.get(input.name)![subject.key]);
+    const m = combine(perRound);
     row[subject.key] = m;
-    const summary = m.ok ? `${fmtNum(m.opsPerSec)} ops/s, ${fmtNum(m.usPerOp)} µs/op, ${m.iterations} iterations` : m.error;
+    if (m.ok) {
+      perRound.forEach((p, r) => {
+        if (!p.ok) partialFailures.push(`round ${r + 1}, ${subject.label}, ${input.name}: ${p.error}`);
+      });
+    }
+    const each = perRound.map((p) => (p.ok ? fmtNum(p.usPerOp) : 'error')).join(' / ');
+    const summary = m.ok ? `${fmtNum(m.opsPerSec)} ops/s, ${fmtNum(m.usPerOp)} µs/op (rounds: ${each}), ${m.iterations} iterations` : m.error;
     process.stderr.write(`  ${input.name.padEnd(30)} ${subject.label.padEnd(22)} ${summary}\n`);
   }
   results.set(input.name, row);
 }
-const elapsedS = (performance.now() - started) / 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Report
 // ---------------------------------------------------------------------------------------------
 
+type Rows = ReadonlyMap<string, Row>;
 const ops = (m: Measurement): string => (m.ok ? fmtNum(m.opsPerSec) : m.error);
 const speedup = (ours: Measurement, peer: Measurement): string => {
   if (!ours.ok) return 'n/a';
@@ -286,7 +386,7 @@ const latencyTable = markdownTable(
     return [
       input.name,
       input.text.length.toLocaleString('en-US'),
-      engine.lex(input.text, 'expression').tokens.length.toLocaleString('en-US'),
+      lex(input.text, 'expression').tokens.length.toLocaleString('en-US'),
       ...subjects.map((s) => {
         const m = row[s.key];
         return m.ok ? `${fmtNum(m.usPerOp)} (${m.iterations.toLocaleString('en-US')})` : m.error;
@@ -296,22 +396,22 @@ const latencyTable = markdownTable(
   ['l', 'r', 'r', ...subjects.map(() => 'r' as const)],
 );
 
-const small = inputs.find((i) => i.clauses === 200)!;
+const small = inputs.find((i) => i.clauses === 100)!;
 const big = inputs.find((i) => i.clauses === 1600)!;
 const perClause = (m: Measurement, n: number): number | undefined => (m.ok ? m.usPerOp / n : undefined);
-const growth = (key: Subject['key']): number | undefined => {
-  const a = perClause(results.get(small.name)![key], small.clauses);
-  const b = perClause(results.get(big.name)![key], big.clauses);
+const growth = (rows: Rows, key: SubjectKey): number | undefined => {
+  const a = perClause(rows.get(small.name)![key], small.clauses);
+  const b = perClause(rows.get(big.name)![key], big.clauses);
   return a === undefined || b === undefined ? undefined : b / a;
 };
 const growthTable = markdownTable(
-  ['parser', 'µs/clause @200', 'µs/clause @1600', 'ratio 1600/200'],
+  ['parser', 'µs/clause @100', 'µs/clause @1600', 'ratio 1600/100'],
   subjects.map((s) => {
     const mSmall = results.get(small.name)![s.key];
     const mBig = results.get(big.name)![s.key];
     const a = perClause(mSmall, small.clauses);
     const b = perClause(mBig, big.clauses);
-    const g = growth(s.key);
+    const g = growth(results, s.key);
     return [
       s.label,
       a === undefined ? (mSmall.ok ? 'n/a' : mSmall.error) : fmtNum(a),
@@ -322,58 +422,123 @@ const growthTable = markdownTable(
   ['l', 'r', 'r', 'r'],
 );
 
-// Targets (reported only; the process never fails on them).
-const targets: string[] = [];
-const check = (name: string, value: number | undefined, pass: (v: number) => boolean, shown: string): void => {
-  const verdict = value === undefined ? 'FAIL' : pass(value) ? 'PASS' : 'FAIL';
-  targets.push(`- ${verdict}: ${name} (measured: ${value === undefined ? 'n/a' : shown})`);
-};
-const speedupNum = (inputName: string): number | undefined => {
-  const row = results.get(inputName)!;
+// Key ratios and their targets (reported only; the process never fails on them). Each is computed
+// from the per-cell medians (as in the tables) and, for the spread, from each round on its own.
+interface KeyRatio {
+  readonly name: string;
+  /** Name in the spread table. */
+  readonly short: string;
+  readonly target: string;
+  readonly pass: (v: number) => boolean;
+  readonly value: (rows: Rows) => number | undefined;
+}
+const speedupOn = (inputName: string) => (rows: Rows): number | undefined => {
+  const row = rows.get(inputName)!;
   return row.ours.ok && row.odataParser.ok ? row.ours.opsPerSec / row.odataParser.opsPerSec : undefined;
 };
 const medium = inputs[1]!;
-const sMedium = speedupNum(medium.name);
-check('>= 5x @odata/parser on medium', sMedium, (v) => v >= 5, `${fmtNum(sMedium ?? 0)}x`);
-const sChain = speedupNum(small.name);
-check('>= 20x @odata/parser on the 200-clause chain', sChain, (v) => v >= 20, `${fmtNum(sChain ?? 0)}x`);
-const gOurs = growth('ours');
-check('odata-engine per-clause cost growth 200 -> 1600 <= 2x', gOurs, (v) => v <= 2, `${fmtNum(gOurs ?? 0)}x`);
-for (const input of inputs) {
-  const r = parseLexRatio(results.get(input.name)!);
-  check(`full parse within 3x of lexer-only on ${input.name}`, r, (v) => v <= 3, `${fmtNum(r ?? 0)}x`);
+const keyRatios: KeyRatio[] = [
+  {
+    name: '>= 5x @odata/parser on medium',
+    short: 'speedup vs @odata/parser, medium',
+    target: '>= 5x',
+    pass: (v) => v >= 5,
+    value: speedupOn(medium.name),
+  },
+  {
+    name: '>= 20x @odata/parser on the 200-clause chain',
+    short: 'speedup vs @odata/parser, or-chain 200',
+    target: '>= 20x',
+    pass: (v) => v >= 20,
+    value: speedupOn('or-chain 200'),
+  },
+  {
+    name: 'odata-engine per-clause cost growth 100 -> 1600 <= 2x',
+    short: 'odata-engine per-clause growth, or-chain 100 -> 1600',
+    target: '<= 2x',
+    pass: (v) => v <= 2,
+    value: (rows) => growth(rows, 'ours'),
+  },
+  ...inputs.map(
+    (input): KeyRatio => ({
+      name: `full parse within 3x of lexer-only on ${input.name}`,
+      short: `parse/lex time ratio, ${input.name}`,
+      target: '<= 3x',
+      pass: (v) => v <= 3,
+      value: (rows) => parseLexRatio(rows.get(input.name)!),
+    }),
+  ),
+];
+const x = (v: number | undefined): string => (v === undefined ? 'n/a' : `${fmtNum(v)}x`);
+const targets: string[] = [];
+const spreadRows: string[][] = [];
+for (const k of keyRatios) {
+  const value = k.value(results);
+  const perRound = rounds.map((r) => k.value(r)).filter((v): v is number => v !== undefined);
+  const lo = perRound.length > 0 ? Math.min(...perRound) : undefined;
+  const hi = perRound.length > 0 ? Math.max(...perRound) : undefined;
+  const verdict = value !== undefined && k.pass(value) ? 'PASS' : 'FAIL';
+  const range = lo === undefined ? '' : `; rounds ${x(lo)} to ${x(hi)}`;
+  targets.push(`- ${verdict}: ${k.name} (measured: ${x(value)}${range})`);
+  spreadRows.push([
+    k.short,
+    k.target,
+    x(value),
+    x(lo),
+    perRound.length > 0 ? x(median(perRound)) : 'n/a',
+    x(hi),
+    `${perRound.filter(k.pass).length}/${ROUNDS}`,
+  ]);
 }
+const spreadTable = markdownTable(
+  ['ratio', 'target', 'reported', 'min over rounds', 'median over rounds', 'max over rounds', 'rounds meeting target'],
+  spreadRows,
+  ['l', 'l', 'r', 'r', 'r', 'r', 'r'],
+);
 
 const cpu = os.cpus()[0]?.model.trim() ?? 'unknown';
+/** Rounds during which other work kept the machine noticeably busy. */
+const busyRounds = busyByRound.flatMap((b, r) => (median(b) > 1.5 ? [r + 1] : []));
+const busyWarning =
+  busyRounds.length === 0
+    ? ''
+    : `**Warning:** other work kept the machine busy during round${busyRounds.length > 1 ? 's' : ''} ${busyRounds.join(', ')} of ${ROUNDS} (over 1.5 busy cores); expect slower figures and a wider spread.`;
+const childRange = `${Math.min(...childSeconds).toFixed(1)} to ${Math.max(...childSeconds).toFixed(1)} s`;
 const report = `# \`$filter\` parse throughput
 
 - Date: ${new Date().toISOString()}
 - Node: ${process.version} (${process.platform}/${process.arch})
 - CPU: ${cpu} (${os.cpus().length} logical cores)
 - Peers: ${subjects[2]!.label}, ${subjects[3]!.label}
-- odata-engine measured as: ${engine.description}${bundleProblem ? ` (bundling failed: ${bundleProblem})` : ''}
-- AST check (bundled vs tsx-loaded source): ${engine === tsxEngine ? 'not applicable' : astMismatches.length === 0 ? 'identical on all inputs' : `DIFFERENT on ${astMismatches.join(', ')}`}
-- Bench run time: ${elapsedS.toFixed(1)} s; 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)
-
-Method: every parser runs in the same process on the same five generated, deterministic inputs.
-For each input and parser the bench first makes one cold call (an exception, e.g. a stack
-overflow, is recorded in the cell instead of a number; a cold call over ${LIMITS.maxSingleMs / 1000} s is recorded as a
-timeout) and warms up for ${LIMITS.warmupMs} ms. It then makes ${ROUNDS} rounds over all cells; in each round a cell
-re-warms for ${LIMITS.rewarmMs} ms (unless one call takes longer) and calls the parser in batches for about ${ROUND_BUDGET_MS} ms,
-split into ${LIMITS.samplesPerRound} samples timed with \`performance.now()\`. The reported time per call is the median over
-rounds of each round's median sample; interleaving the cells spreads a slow spell of the machine
-over many cells instead of one. A single call may overrun the budget on large inputs, so slow cells
-rest on few iterations (see the iteration counts).
+- odata-engine measured as: ${engineDescription}${bundleProblem ? ` (bundling failed: ${bundleProblem})` : ''}
+- AST check (bundled vs tsx-loaded source): ${bundle ? (astMismatches.length === 0 ? 'identical on all inputs' : `DIFFERENT on ${astMismatches.join(', ')}`) : 'not applicable'}
+- Bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each${gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)}
+- Busy cores while the children ran, median per round: ${busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length}; a child keeps about one busy, so more means other work ran alongside and slowed the figures)
+${busyWarning ? `\n${busyWarning}\n` : ''}
+Method: each parser runs in its own fresh Node process (\`node --import tsx --expose-gc
+bench/worker.ts <parser>\`), so that no parser's garbage or JIT state touches another's figures.
+There are ${ROUNDS} rounds; each starts one child per parser, one after another, in an order that rotates
+from round to round. A child makes one cold call per input (an exception, e.g. a stack overflow,
+is recorded in the cell instead of a number; a cold call over ${LIMITS.maxSingleMs / 1000} s is recorded as a timeout) and
+warms up for ${LIMITS.warmupMs} ms (skipped if the cold call took longer); then, input by input, it re-warms for ${LIMITS.rewarmMs} ms
+(unless one call takes longer) and calls the parser in batches for about ${CELL_BUDGET_MS} ms, split into ${LIMITS.samplesPerRound}
+samples timed with \`performance.now()\`, with a full GC before each step. A child's figure for a
+cell is its median sample; the tables report the median over the rounds (with an even number of
+rounds, the mean of the middle two), and the key ratios also show their min and max over the
+rounds, each round's ratio coming from that round's children. A child that crashes or runs over
+${CHILD_LIMIT_MS / 1000} s is killed and the input it was on is recorded as an error; failed cells are not retried in
+later rounds. Slow cells rest on few iterations (see the counts, summed over the rounds).
 odata-engine is \`parseFilter(text, { maxLength: 10_000_000 })\` (text to typed AST, including lexing);
 lexer-only is \`lex(text)\` (Chevrotain tokenizing plus keyword typing), the whole first stage of that same parse; \`@odata/parser\` is
 \`defaultParser.filter(text)\` and \`odata-v4-parser\` is \`filter(text)\`, both of which parse the
 \`boolCommonExpr\` rule and throw unless the whole text is consumed. "parse/lex time ratio" is
 full-parse time over lexer-only time; "speedup" is odata-engine ops/s over the peer's ops/s. The
 or-chains alternate \`Name eq 'n<i>'\`, \`Price gt <i>\` and \`Id eq <i>\` joined by \`or\`.
-The peers run as the plain JavaScript they publish; odata-engine runs as \`src/\` compiled the way
-\`dist/\` is built (esbuild, no \`keepNames\`), because tsx compiles \`src/\` with \`keepNames\`, which
-adds an \`Object.defineProperty\` call for every closure the parser creates at run time; the
-"odata-engine via tsx" column (when present) shows that slower, development-only figure.
+The peers run as the plain JavaScript they publish; odata-engine and lexer-only run as \`src/\`
+compiled the way \`dist/\` is built (esbuild, no \`keepNames\`; bundled once by the parent), because
+tsx compiles \`src/\` with \`keepNames\`, which adds an \`Object.defineProperty\` call for every closure
+the parser creates at run time; the "odata-engine via tsx" column (when present) shows that
+development-only figure.
 
 ## Throughput
 
@@ -387,6 +552,12 @@ ${latencyTable}
 
 ${growthTable}
 
+## Spread of the key ratios over the ${ROUNDS} rounds
+
+"reported" is computed from the per-cell medians, as in the tables above and the targets below.
+
+${spreadTable}
+${partialFailures.length > 0 ? `\nCells that failed in some rounds only (their figures come from the other rounds):\n\n${partialFailures.map((f) => `- ${f}`).join('\n')}\n` : ''}
 ## Targets
 
 ${targets.join('\n')}
@@ -404,8 +575,8 @@ const from = readme.indexOf(START);
 const to = readme.indexOf(END);
 if (from >= 0 && to > from) {
   const summary = `${START}
-Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; details and method in [bench/RESULTS.md](bench/RESULTS.md)):
-
+Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; each parser in its own process, median of ${ROUNDS} rounds; details, spread and method in [bench/RESULTS.md](bench/RESULTS.md)):
+${busyWarning ? `\n${busyWarning}\n` : ''}
 ${mainTable}
 
 Per-clause cost of the or-chains (linear growth means a ratio near 1):
