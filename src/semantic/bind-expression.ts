@@ -4,7 +4,7 @@
  * written as strings), and enforces the expression limits.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
-import { derivesFrom, findType, type Capabilities, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
+import { derivesFrom, findType, isPrimitiveTypeName, type Capabilities, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
 import type { CallExpression, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
 import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
@@ -16,10 +16,12 @@ import {
   DOUBLE,
   INT64,
   NULL_TYPE,
+  UNTYPED,
   equalityComparable,
   fromReference,
   isNumeric,
   isPrimitive,
+  isUntyped,
   orderComparable,
   primitive,
   promoteNumeric,
@@ -276,19 +278,27 @@ export class ExpressionBinder {
               }
               break;
             }
-            const cast = segment.name.includes('.') ? findType(this.context.model, segment.name) : undefined;
-            if (cast !== undefined && cast.kind !== 'enum' && cast.kind === structured.kind) {
-              if (!derivesFrom(cast, structured)) {
-                throw this.error('type_mismatch', `The type '${cast.qualifiedName}' does not derive from '${structured.qualifiedName}'.`, segment.span);
+            if (segment.name.includes('.')) {
+              const cast = findType(this.context.model, segment.name);
+              if (cast === undefined) throw this.error('unknown_type', `The type '${segment.name}' is not defined in the model.`, segment.span);
+              if (cast.kind === 'enum' || cast.kind !== structured.kind || !derivesFrom(cast, structured)) {
+                throw this.error('type_mismatch', `Encountered invalid type cast. '${cast.qualifiedName}' is not assignable from '${structured.qualifiedName}'.`, segment.span);
               }
               steps.push({ kind: 'typeCast', target: cast, span: segment.span });
               current = { kind: cast.kind, type: cast } as ExpressionType;
               break;
             }
-            if (structured.open && !segment.name.includes('.')) {
-              throw this.error('unsupported_feature', `Dynamic property '${segment.name}' of the open type '${structured.name}' is not supported`, segment.span);
+            if (structured.open) {
+              // A dynamic property (URL 5.1): used like a declared one, null where an instance lacks it.
+              steps.push({ kind: 'dynamic', name: segment.name, span: segment.span });
+              current = UNTYPED;
+              break;
             }
             throw this.error('unknown_property', `Could not find a property named '${segment.name}' on type '${structured.name}'.`, segment.span);
+          }
+          if (isUntyped(current)) {
+            steps.push({ kind: 'dynamic', name: segment.name, span: segment.span });
+            break;
           }
           if (current.kind === 'collection') {
             throw this.error('type_mismatch', `A path cannot continue through the collection '${typeName(current)}' with '${segment.name}'; use any(), all() or $count.`, segment.span);
@@ -296,6 +306,7 @@ export class ExpressionBinder {
           throw this.error('unknown_property', `Could not find a property named '${segment.name}' on type '${typeName(current)}'.`, segment.span);
         }
         case 'lambda': {
+          if (isUntyped(current)) current = { kind: 'collection', element: UNTYPED };
           if (current.kind !== 'collection') {
             throw this.error('type_mismatch', `The lambda operator '${segment.operator}' needs a collection, but '${typeName(current)}' is not one.`, segment.span);
           }
@@ -320,6 +331,7 @@ export class ExpressionBinder {
           return { kind: 'lambda', operator: segment.operator, collection, variable: segment.variable, predicate, type: BOOLEAN, span: node.span };
         }
         case 'count': {
+          if (isUntyped(current)) current = { kind: 'collection', element: UNTYPED };
           if (current.kind !== 'collection') {
             throw this.error('type_mismatch', `$count needs a collection, but '${typeName(current)}' is not one.`, segment.span);
           }
@@ -438,7 +450,10 @@ export class ExpressionBinder {
   private unary(operator: 'not' | 'negate', operandNode: Expression, span: Span, scope: Scope): BoundExpression {
     this.checkOperatorAllowed(operator, span);
     const operand = this.expression(operandNode, scope);
-    const ok = operator === 'not' ? isBooleanLike(operand.type) : isNumeric(operand.type) || isPrimitive(operand.type, 'Edm.Duration') || operand.type.kind === 'null';
+    const ok =
+      operator === 'not'
+        ? isBooleanLike(operand.type)
+        : isNumeric(operand.type) || isPrimitive(operand.type, 'Edm.Duration') || operand.type.kind === 'null' || isUntyped(operand.type);
     if (!ok) {
       throw this.error(
         'type_mismatch',
@@ -514,9 +529,8 @@ export class ExpressionBinder {
   private resolveTypeName(node: TypeName): ExpressionType {
     const single = (name: string): ExpressionType => {
       if (name.startsWith('Edm.')) {
-        const type = primitive(name as never);
-        if (!/^Edm\.[A-Za-z]+$/.test(name)) throw this.error('unknown_type', `Unknown type '${name}'`, node.span);
-        return type;
+        if (!isPrimitiveTypeName(name)) throw this.error('unknown_type', `Unknown type '${name}'`, node.span);
+        return primitive(name);
       }
       const found = findType(this.context.model, name);
       if (found === undefined) throw this.error('unknown_type', `The type '${name}' is not defined in the model.`, node.span);
@@ -530,8 +544,9 @@ export class ExpressionBinder {
     const targetNode = node.args[node.args.length - 1] as TypeName;
     const targetType = this.resolveTypeName(targetNode);
     const args = node.args.length === 2 ? [this.expression(node.args[0] as Expression, scope)] : [];
-    if (node.name === 'isof') return { kind: 'call', name: 'isof', args, targetType, type: BOOLEAN, span: node.span };
     const source = args[0]?.type ?? { kind: 'entity' as const, type: this.context.it };
+    // Between structured types a failing cast is null and isof is false (URL 5.1.1.10), not an error.
+    if (node.name === 'isof') return { kind: 'call', name: 'isof', args, targetType, type: BOOLEAN, span: node.span };
     const castable =
       source.kind === 'null' ||
       (isCastablePrimitive(source) && isCastablePrimitive(targetType)) ||
@@ -543,7 +558,7 @@ export class ExpressionBinder {
 }
 
 function isBooleanLike(type: ExpressionType): boolean {
-  return type.kind === 'null' || isPrimitive(type, 'Edm.Boolean');
+  return type.kind === 'null' || isPrimitive(type, 'Edm.Boolean') || isUntyped(type);
 }
 
 function isCastablePrimitive(type: ExpressionType): boolean {
@@ -555,12 +570,15 @@ function comparisonType(left: ExpressionType, right: ExpressionType): Expression
   if (isNumeric(left) && isNumeric(right)) return promoteNumeric(left, right);
   if (left.kind === 'null') return right;
   if (right.kind === 'null') return left;
+  if (isUntyped(left) || isUntyped(right)) return UNTYPED;
+  // Date against DateTimeOffset compares in DateTimeOffset.
   if (left.kind === 'primitive' && right.kind === 'primitive' && left.name !== right.name) return primitive('Edm.DateTimeOffset');
   return left;
 }
 
 /** Result type of an arithmetic operator (URL 5.1.1.2), or `undefined` if the operands do not fit. */
 function arithmeticType(operator: string, left: ExpressionType, right: ExpressionType): ExpressionType | undefined {
+  if (isUntyped(left) || isUntyped(right)) return UNTYPED;
   if (left.kind === 'null' || right.kind === 'null') {
     const other = left.kind === 'null' ? right : left;
     return other.kind === 'null' || isNumeric(other) || isPrimitive(other, 'Edm.Duration') || isPrimitive(other, 'Edm.Date') || isPrimitive(other, 'Edm.DateTimeOffset')

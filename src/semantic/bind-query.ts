@@ -3,13 +3,17 @@
  * settings, and returns the bound query that backends consume.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
-import type { Capabilities, EntitySet, Model, NavigationProperty, Property, StructuredType } from '../model/model.js';
+import { derivesFrom, findType, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
 import type { ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
 import { parseQuery } from '../syntax/query-string.js';
 import type { BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
 import { ExpressionBinder } from './bind-expression.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
 import { isOrderable, typeName } from './types.js';
+
+/** OData.net's SelectBinder_MultiLevelPathInSelect. */
+const MULTI_LEVEL_SELECT =
+  'Found a path with multiple navigation properties or a bad complex property path in a select clause. Please reword your query such that each level of select or expand only contains either TypeSegments or Properties.';
 
 /** Option names as ASP.NET's `AllowedQueryOptions` enum renders them in messages. */
 const OPTION_ENUM_NAMES: Readonly<Record<QueryOptionName, string>> = {
@@ -182,7 +186,7 @@ class QueryBinder {
     return items.map((item) => {
       const expression = this.expressionBinder(level, option, 'orderby').bind(item.expression, false);
       if (!isOrderable(expression.type) && expression.type.kind !== 'null') {
-        fail('type_mismatch', `The $orderby expression must be of a primitive or enumeration type, but is of type '${typeName(expression.type)}'.`, option, item.span.start);
+        fail('type_mismatch', `The $orderby expression is of type '${typeName(expression.type)}', whose values cannot be sorted.`, option, item.span.start);
       }
       return { expression, direction: item.direction };
     });
@@ -195,6 +199,16 @@ class QueryBinder {
     return [...type.properties.values(), ...type.navigation.values()].find((member) => member.name.toLowerCase() === lower);
   }
 
+  /** A type-cast segment of a `$select`/`$expand` path: a type of the model that derives from `from`. */
+  private castSegment(name: string, from: StructuredType, option: string, position: number): StructuredType {
+    const cast = findType(this.model, name);
+    if (cast === undefined) fail('unknown_type', `The type '${name}' is not defined in the model.`, option, position);
+    if (cast.kind === 'enum' || cast.kind !== from.kind || !derivesFrom(cast, from)) {
+      fail('type_mismatch', `Encountered invalid type cast. '${cast.qualifiedName}' is not assignable from '${from.qualifiedName}'.`, option, position);
+    }
+    return cast;
+  }
+
   private select(items: readonly SelectItem[] | undefined, level: Level): BoundSelect {
     if (items === undefined) return { all: true, properties: [], navigation: [] };
     const option = level.option('select');
@@ -203,6 +217,12 @@ class QueryBinder {
     const navigation: NavigationProperty[] = [];
     for (const item of items) {
       if (item.star !== undefined) {
+        if (item.star !== '*') {
+          const namespace = item.star.namespace;
+          if (namespace !== this.model.namespace && namespace !== this.model.alias) {
+            fail('unknown_type', `The namespace '${namespace}' is not defined in the model.`, option, item.span.start);
+          }
+        }
         if (item.path.length > 0) fail('unsupported_feature', `'*' after a path is not supported in $select`, option, item.span.start);
         all = true;
         continue;
@@ -213,22 +233,26 @@ class QueryBinder {
       const path: Property[] = [];
       for (const [index, segment] of item.path.entries()) {
         if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $select`, option, segment.span.start);
+        const last = index === item.path.length - 1;
         const member = this.findMember(type, segment.name);
+        if (member === undefined && segment.name.includes('.')) {
+          type = this.castSegment(segment.name, type, option, segment.span.start);
+          if (last) fail('unsupported_feature', `A $select item cannot end with a type cast`, option, segment.span.start);
+          continue;
+        }
         if (member === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
         const selectable =
           member.kind === 'navigation' ||
-          (member.selectable && (index > 0 || level.capabilities === undefined || !level.capabilities.nonSelectableProperties.has(member.name)));
+          (member.selectable && (path.length > 0 || level.capabilities === undefined || !level.capabilities.nonSelectableProperties.has(member.name)));
         if (!selectable) fail('not_selectable', `The property '${member.name}' cannot be used in the $select query option.`, option, segment.span.start);
         if (member.kind === 'navigation') {
-          if (index !== item.path.length - 1 || index > 0) fail('unsupported_feature', `Paths through navigation properties are not supported in $select`, option, segment.span.start);
+          if (!last || path.length > 0) fail('type_mismatch', MULTI_LEVEL_SELECT, option, segment.span.start);
           navigation.push(member);
           break;
         }
         path.push(member);
-        if (index < item.path.length - 1) {
-          if (member.type.kind !== 'complex' || member.collection) {
-            fail('type_mismatch', `The property '${member.name}' is not a single complex value, so the path cannot continue`, option, segment.span.start);
-          }
+        if (!last) {
+          if (member.type.kind !== 'complex' || member.collection) fail('type_mismatch', MULTI_LEVEL_SELECT, option, segment.span.start);
           type = member.type.type;
         }
       }
@@ -254,14 +278,26 @@ class QueryBinder {
         if (item.path.length > 0) fail('unsupported_feature', `'*' after a path is not supported in $expand`, option, item.span.start);
         for (const navigation of level.type.navigation.values()) if (this.expandable(level, navigation)) navigations.push(navigation);
       } else {
-        if (item.path.length !== 1 || item.path[0]?.kind !== 'member') {
-          fail('unsupported_feature', `Only navigation properties of the type itself can be expanded`, option, item.span.start);
+        // A path: type casts, then one navigation property (paths through complex properties are not supported).
+        let type = level.type;
+        let member: Property | NavigationProperty | undefined;
+        for (const [index, segment] of item.path.entries()) {
+          if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $expand`, option, segment.span.start);
+          const found = this.findMember(type, segment.name);
+          if (found === undefined && segment.name.includes('.')) {
+            type = this.castSegment(segment.name, type, option, segment.span.start);
+            continue;
+          }
+          if (found === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
+          if (index !== item.path.length - 1) {
+            if (found.kind === 'navigation') fail('type_mismatch', `The navigation property '${found.name}' must be the last segment of an $expand path; expand it with nested options instead.`, option, item.path[index + 1]?.span.start);
+            fail('unsupported_feature', `Paths through complex properties are not supported in $expand`, option, segment.span.start);
+          }
+          member = found;
         }
-        const segment = item.path[0];
-        const member = this.findMember(level.type, segment.name);
-        if (member === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${level.type.name}'.`, option, segment.span.start);
-        if (member.kind !== 'navigation') fail('type_mismatch', `Property '${member.name}' on type '${level.type.name}' is not a navigation property, so it cannot be expanded.`, option, segment.span.start);
-        if (!this.expandable(level, member)) fail('not_expandable', `The property '${member.name}' cannot be used in the $expand query option.`, option, segment.span.start);
+        if (member === undefined) fail('type_mismatch', `An $expand path must end with a navigation property`, option, item.span.start);
+        if (member.kind !== 'navigation') fail('type_mismatch', `Property '${member.name}' on type '${type.name}' is not a navigation property, so it cannot be expanded.`, option, item.span.start);
+        if (!this.expandable(level, member)) fail('not_expandable', `The property '${member.name}' cannot be used in the $expand query option.`, option, item.span.start);
         navigations.push(member);
       }
       for (const navigation of navigations) {

@@ -35,7 +35,9 @@ export type BoundPathStep =
   | { readonly kind: 'property'; readonly property: Property; readonly span: Span }
   | { readonly kind: 'navigation'; readonly navigation: NavigationProperty; readonly span: Span }
   /** A cast to a derived type. */
-  | { readonly kind: 'typeCast'; readonly target: StructuredType; readonly span: Span };
+  | { readonly kind: 'typeCast'; readonly target: StructuredType; readonly span: Span }
+  /** A dynamic property of an open type (type `Edm.Untyped`). */
+  | { readonly kind: 'dynamic'; readonly name: string; readonly span: Span };
 
 /** Where a path starts: the current resource (`$it`), or a lambda variable. */
 export type BoundPathRoot = { readonly kind: 'it' } | { readonly kind: 'variable'; readonly name: string; readonly elementType: ExpressionType };

@@ -20,7 +20,7 @@ const TIME_OF_DAY = primitive('Edm.TimeOfDay');
 const INTEGERS = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64']);
 
 function accepts(kind: ParameterKind, type: ExpressionType): boolean {
-  if (type.kind === 'null') return true;
+  if (type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped')) return true;
   if (type.kind === 'collection') return kind === 'collection';
   if (type.kind !== 'primitive') return false;
   switch (kind) {

@@ -32,6 +32,12 @@ export const INT64 = primitive('Edm.Int64');
 export const DECIMAL = primitive('Edm.Decimal');
 export const DOUBLE = primitive('Edm.Double');
 export const NULL_TYPE: ExpressionType = Object.freeze({ kind: 'null' });
+/** The type of a dynamic property of an open type: known only at run time. */
+export const UNTYPED = primitive('Edm.Untyped');
+
+export function isUntyped(type: ExpressionType): boolean {
+  return type.kind === 'primitive' && type.name === 'Edm.Untyped';
+}
 
 export function fromReference(reference: TypeReference, collection = false): ExpressionType {
   const single: ExpressionType = reference.kind === 'primitive' ? primitive(reference.name) : reference;
@@ -99,7 +105,9 @@ export function spatialFamily(type: ExpressionType): 'Edm.Geography' | 'Edm.Geom
 
 /** True if values of the two (non-null) types can be compared with `eq`/`ne`. */
 export function equalityComparable(left: ExpressionType, right: ExpressionType): boolean {
-  if (left.kind === 'null' || right.kind === 'null') return true;
+  if (isUntyped(left) || isUntyped(right)) return left.kind !== 'collection' && right.kind !== 'collection';
+  // null compares with any single value, but a collection is never null (it is empty).
+  if (left.kind === 'null' || right.kind === 'null') return left.kind !== 'collection' && right.kind !== 'collection';
   if (isNumeric(left) && isNumeric(right)) return true;
   if (left.kind === 'primitive' && right.kind === 'primitive') {
     if (left.name === right.name) return left.name !== 'Edm.Stream' && !isSpatial(left);
@@ -120,5 +128,5 @@ export function orderComparable(left: ExpressionType, right: ExpressionType): bo
 export function isOrderable(type: ExpressionType): boolean {
   if (type.kind === 'enum') return true;
   if (type.kind !== 'primitive') return false;
-  return type.name !== 'Edm.Binary' && type.name !== 'Edm.Stream' && type.name !== 'Edm.Untyped' && !isSpatial(type);
+  return type.name !== 'Edm.Binary' && type.name !== 'Edm.Stream' && !isSpatial(type);
 }

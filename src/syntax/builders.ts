@@ -214,6 +214,10 @@ function buildCanonicalCall(name: CanonicalFunctionName, args: readonly RawArgum
 
 /** The last argument of `cast`/`isof` must be a type name: `Edm.Int32`, `Model.Customer`, `Collection(Edm.String)`. */
 function toTypeName(value: Expression, fn: string): TypeName {
+  // OData 4.0 clients quote the type name: isof(Shoe,'Edm.String').
+  if (value.kind === 'literal' && value.type === 'Edm.String' && /^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$/.test(value.value)) {
+    return { kind: 'typeName', name: value.value, collection: false, span: value.span };
+  }
   if (value.kind === 'path' && value.head.kind === 'implicit' && value.segments.length === 1) {
     const [segment] = value.segments;
     if (segment?.kind === 'member') return { kind: 'typeName', name: segment.name, collection: false, span: value.span };
@@ -256,7 +260,44 @@ function buildLambda(operator: 'any' | 'all', args: readonly RawArgument[], at: 
   ) {
     throw syntaxError(`Expected 'variable:expression' in '${operator}'`, arg.span.start);
   }
-  return { kind: 'lambda', operator, variable: variable.segments[0].name, predicate: arg.then, span: at };
+  const name = variable.segments[0].name;
+  const shadowing = findLambdaVariable(arg.then, name);
+  if (shadowing !== undefined) throw syntaxError(`The range variable '${name}' has already been declared.`, shadowing.start);
+  return { kind: 'lambda', operator, variable: name, predicate: arg.then, span: at };
+}
+
+/** The span of a lambda inside `node` that declares `name` again, if any. */
+export function findLambdaVariable(node: Expression, name: string): Span | undefined {
+  const inSegments = (segments: readonly PathSegment[]): Span | undefined => {
+    for (const segment of segments) {
+      if (segment.kind === 'lambda') {
+        if (segment.variable === name) return segment.span;
+        if (segment.predicate !== undefined) {
+          const found = findLambdaVariable(segment.predicate, name);
+          if (found !== undefined) return found;
+        }
+      }
+    }
+    return undefined;
+  };
+  switch (node.kind) {
+    case 'path':
+      return inSegments(node.segments);
+    case 'binary':
+    case 'in':
+      return findLambdaVariable(node.left, name) ?? (node.right.kind === 'list' ? undefined : findLambdaVariable(node.right, name));
+    case 'unary':
+      return findLambdaVariable(node.operand, name);
+    case 'call':
+      for (const arg of node.args) {
+        if (arg.kind === 'typeName') continue;
+        const found = findLambdaVariable(arg, name);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,6 +410,12 @@ export function buildNestedOptions(values: readonly NestedOptionValue[], at: Spa
   }
   if (aliases !== undefined) options.aliases = aliases;
   return options as unknown as NestedOptions;
+}
+
+/** Checks a nested `$top`, `$skip` or `$levels` number as soon as it is read. */
+export function checkNestedNumber(name: string, token: IToken): void {
+  if (name === 'levels') decodeLevels(token);
+  else decodeCount(token.image, `$${name}`, token.startOffset);
 }
 
 function decodeLevels(token: IToken): number | 'max' {

@@ -27,7 +27,11 @@ export function decodeNumber(text: string): NumericValue {
     return { type: 'Edm.Int32', value: Number(text) };
   }
   const unsigned = text.startsWith('+') ? text.slice(1) : text;
-  if (/[eE]/.test(unsigned)) return { type: 'Edm.Double', value: Number(unsigned) };
+  if (/[eE]/.test(unsigned)) {
+    const value = Number(unsigned);
+    if (!Number.isFinite(value)) throw new LiteralError(`'${text}' is out of the range of Edm.Double (use INF or -INF)`);
+    return { type: 'Edm.Double', value };
+  }
   if (unsigned.includes('.')) return { type: 'Edm.Decimal', value: unsigned };
   const big = BigInt(unsigned);
   if (big >= INT32_MIN && big <= INT32_MAX) return { type: 'Edm.Int32', value: Number(big) };
@@ -106,7 +110,8 @@ export function checkBinary(text: string): void {
 
 /** Checks the members of an enum literal: names or (signed) integers, comma-separated. */
 export function decodeEnumMembers(text: string): string[] {
-  const members = text.split(',');
+  // White space after a comma is tolerated (OData.net accepts `'Green, Red'`).
+  const members = text.split(',').map((member, index) => (index === 0 ? member : member.trimStart()));
   for (const member of members) {
     if (!/^(?:[A-Za-z_\u00AA-\uFFFF][A-Za-z0-9_\u00AA-\uFFFF]*|[-+]?\d+)$/.test(member)) {
       throw new LiteralError(`'${member}' is not an enumeration member name or value`);
@@ -138,10 +143,13 @@ export function decodeJsonString(quoted: string): string {
 /** Checks `SRID=n;Geometry(…)` as in `geography'SRID=0;Point(142.1 64.1)'`. */
 export function checkGeoLiteral(text: string): void {
   const reader = new WktReader(text);
-  reader.expectWord('SRID');
-  reader.expect('=');
-  reader.integer();
-  reader.expect(';');
+  // The ABNF requires `SRID=n;`; OData.net accepts the bare geometry too (the default SRID then applies).
+  if (reader.startsWithWord('SRID')) {
+    reader.expectWord('SRID');
+    reader.expect('=');
+    reader.integer();
+    reader.expect(';');
+  }
   reader.geometry();
   reader.end();
 }
@@ -163,6 +171,10 @@ class WktReader {
     if (this.text[this.at] !== char) return false;
     this.at++;
     return true;
+  }
+
+  startsWithWord(word: string): boolean {
+    return this.text.slice(this.at, this.at + word.length).toUpperCase() === word.toUpperCase();
   }
 
   expectWord(word: string): void {
@@ -201,7 +213,14 @@ class WktReader {
     this.expect(')');
   }
 
-  private ring = (): void => this.list(() => this.position(), false);
+  /** A ring of a polygon: its last position must equal its first (OData.net rejects open rings). */
+  private ring = (): void => {
+    const start = this.at;
+    this.list(() => this.position(), false);
+    const positions = this.text.slice(start + 1, this.at - 1).split(',').map((p) => p.trim());
+    if (positions[0] !== positions[positions.length - 1]) this.fail('a closed ring (the last position equal to the first)');
+  };
+  private lineString = (): void => this.list(() => this.position(), false);
   private polygonBody = (): void => this.list(this.ring, false);
 
   geometry(): void {
@@ -223,7 +242,7 @@ class WktReader {
         this.list(() => this.list(() => this.position(), false), true);
         return;
       case 'multilinestring':
-        this.list(this.ring, true);
+        this.list(this.lineString, true);
         return;
       case 'multipolygon':
         this.list(this.polygonBody, true);

@@ -25,6 +25,7 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   DotStar: "'.*'",
   Minus: "'-'",
   Identifier: 'a name',
+  SearchOptionStart: "'$search='",
   JsonString: 'a JSON string',
   StringLiteral: 'a string',
   NumberLiteral: 'a number',

@@ -7,7 +7,7 @@
  * (see `arrange` in `precedence.ts`), so a chain of 10 000 `or` clauses costs no recursion;
  * only parentheses, brackets and braces recurse, and their depth is bounded before parsing.
  */
-import { EmbeddedActionsParser, tokenMatcher, type IOrAlt, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
+import { EmbeddedActionsParser, EOF, tokenMatcher, type IOrAlt, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
 import type {
   ComputeItem,
   ExpandItem,
@@ -30,6 +30,7 @@ import {
   buildLiteral,
   buildParenthesized,
   buildPostfix,
+  checkNestedNumber,
   makePath,
   buildNestedOptions,
   lastEnd,
@@ -557,7 +558,7 @@ class ODataParser extends EmbeddedActionsParser {
           ALT: () => {
             this.CONSUME(T.LParen);
             const names: string[] = [];
-            this.MANY_SEP({ SEP: T.Comma, DEF: () => names.push(this.CONSUME(T.Identifier).image) });
+            this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => names.push(this.CONSUME(T.Identifier).image) });
             end = endOf(this.CONSUME(T.RParen));
             parameters = names;
           },
@@ -733,14 +734,21 @@ class ODataParser extends EmbeddedActionsParser {
           GATE: () => name === 'top' || name === 'skip' || name === 'levels',
           ALT: () => {
             const value = this.CONSUME(T.NumberLiteral);
-            return this.ACTION((): NestedOptionValue => ({ name: name as 'top' | 'skip' | 'levels', token, value, end: endOf(value) }));
+            return this.ACTION((): NestedOptionValue => {
+              // Check the value here, so that its error comes before any later syntax error.
+              checkNestedNumber(name, value);
+              return { name: name as 'top' | 'skip' | 'levels', token, value, end: endOf(value) };
+            });
           },
         },
         {
           GATE: is('levels'),
           ALT: () => {
             const value = this.CONSUME2(T.Identifier);
-            return this.ACTION((): NestedOptionValue => ({ name: 'levels', token, value, end: endOf(value) }));
+            return this.ACTION((): NestedOptionValue => {
+              checkNestedNumber('levels', value);
+              return { name: 'levels', token, value, end: endOf(value) };
+            });
           },
         },
         {
@@ -752,8 +760,13 @@ class ODataParser extends EmbeddedActionsParser {
         },
         {
           ALT: () => {
-            // Any other name: report it rather than a confusing token error.
+            // A known option with a value of the wrong shape, or an unknown name: say which.
             return this.ACTION((): NestedOptionValue => {
+              if (['top', 'skip', 'levels', 'count'].includes(name)) {
+                const value = this.LA(1);
+                const shown = value.tokenType === EOF ? '' : value.image;
+                throw syntaxError(`Invalid value '${shown}' for the $${name} option`, value.tokenType === EOF ? this.text.length : startOf(value), 'invalid_option_value');
+              }
               throw syntaxError(`'${token.image}' is not an option allowed here`, startOf(token), 'invalid_nested_option');
             });
           },

@@ -137,7 +137,7 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     ["$filter=tenantId eq 01234567-89ab-cdef-0123-456789abcdef", 'not_filterable', "The property 'tenantId' cannot be used in the $filter query option.", 0],
     ['$orderby=notes', 'not_sortable', "The property 'notes' cannot be used in the $orderby query option.", 0],
     ['$orderby=tags', 'not_sortable', "The property 'tags' cannot be used in the $orderby query option.", 0],
-    ['$orderby=locality', 'type_mismatch', "The $orderby expression must be of a primitive or enumeration type, but is of type 'AssetManagement.Locality'.", 0],
+    ['$orderby=locality', 'type_mismatch', "The $orderby expression is of type 'AssetManagement.Locality', whose values cannot be sorted.", 0],
     ['$select=id,tenantId', 'not_selectable', "The property 'tenantId' cannot be used in the $select query option.", 3],
     ['$select=Namee', 'unknown_property', "Could not find a property named 'Namee' on type 'Asset'.", 0],
     ['$expand=inspections', 'not_expandable', "The property 'inspections' cannot be used in the $expand query option.", 0],

@@ -114,6 +114,13 @@ export class ExpressionCompiler {
         }
         case 'typeCast':
           return (value) => value;
+        case 'dynamic': {
+          const get = getter(step.name);
+          return (value) => {
+            const result = get(value);
+            return result === undefined ? null : result;
+          };
+        }
       }
     });
     const root: Evaluator = node.root.kind === 'it' ? (row) => row : this.variable(node.root.name);

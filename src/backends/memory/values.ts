@@ -117,6 +117,13 @@ const BINARY: Domain = scalar((v) => {
   }
   return typeof v === 'string' ? v.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '') : null;
 });
+/** Untyped (dynamic) values: natural order within one JavaScript type, else by type name. */
+const UNTYPED: Domain = {
+  normalize: (v) => (v === undefined ? null : v),
+  compare: (a, b) => (typeof a === typeof b && (typeof a === 'number' || typeof a === 'bigint' || typeof a === 'boolean') ? compareScalars(a, b) : typeof a === 'string' && typeof b === 'string' ? compareStrings(a, b) : compareStrings(typeof a, typeof b)),
+  equals: (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b),
+};
+
 /** Other values (spatial, complex) are equal when their JSON is. */
 const OPAQUE: Domain = {
   normalize: (v) => (v === undefined ? null : v),
@@ -183,6 +190,8 @@ export function domainOf(type: ExpressionType): Domain {
           return DURATION;
         case 'Edm.Binary':
           return BINARY;
+        case 'Edm.Untyped':
+          return UNTYPED;
         default:
           return OPAQUE;
       }
