@@ -13,3 +13,12 @@ export {
   searchArbitrary,
   type SyntaxArbitraryOptions,
 } from './syntax-arbitraries.js';
+export {
+  filterArbitrary,
+  modelQueryArbitrary,
+  rowsArbitrary,
+  valueArbitrary,
+  type ModelQueryOptions,
+  type TestRow,
+} from './model-arbitraries.js';
+export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type HarnessOptions } from './harness.js';

@@ -22,6 +22,7 @@ import {
   type Span,
   type TypeName,
 } from '../syntax/ast.js';
+import { findLambdaVariable } from '../syntax/builders.js';
 
 const at: Span = { start: 0, end: 0 };
 
@@ -228,13 +229,16 @@ export function expressionArbitrary(options: SyntaxArbitraryOptions = {}): fc.Ar
           fc.array(tie('segment'), { maxLength: 2 }),
           fc.option(
             fc.oneof(
-              fc.record({
-                kind: fc.constant('lambda' as const),
-                operator: fc.constantFrom('any' as const, 'all' as const),
-                variable: identifierArbitrary,
-                predicate: sub,
-                span: fc.constant(at),
-              }),
+              fc
+                .record({
+                  kind: fc.constant('lambda' as const),
+                  operator: fc.constantFrom('any' as const, 'all' as const),
+                  variable: identifierArbitrary,
+                  predicate: sub,
+                  span: fc.constant(at),
+                })
+                // A nested lambda may not declare the same variable again.
+                .filter((lambda) => findLambdaVariable(lambda.predicate, lambda.variable) === undefined),
               fc.constant<PathSegment>({ kind: 'lambda', operator: 'any', span: at }),
               fc.constant<PathSegment>({ kind: 'count', span: at }),
               fc

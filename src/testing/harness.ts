@@ -1,0 +1,102 @@
+/**
+ * The cross-backend harness: for random rows and random valid queries, a backend must return
+ * exactly the rows the in-memory backend (the reference) returns, in the same order where the
+ * order is defined (an `$orderby` that ends in the key, or any page), and the same `$count`.
+ */
+import fc from 'fast-check';
+import { compileQuery } from '../backends/memory/compile-query.js';
+import type { Row } from '../backends/memory/compile-expression.js';
+import { domainOf } from '../backends/memory/values.js';
+import type { Model } from '../model/model.js';
+import { bindQuery } from '../semantic/bind-query.js';
+import type { BoundQuery } from '../semantic/bound-ast.js';
+import type { BindSettings } from '../semantic/settings.js';
+import { fromReference } from '../semantic/types.js';
+import { modelQueryArbitrary, rowsArbitrary, type TestRow } from './model-arbitraries.js';
+
+/** What a backend returns for a query: the rows, and the count when `$count=true`. */
+export interface BackendResult {
+  readonly value: readonly Row[];
+  readonly count?: number;
+}
+
+/** Runs a bound query on a backend that holds `rows` in the entity set. */
+export type BackendRunner = (query: BoundQuery, rows: readonly TestRow[]) => Promise<BackendResult> | BackendResult;
+
+export interface HarnessOptions {
+  readonly model: Model;
+  readonly entitySet: string;
+  readonly runner: BackendRunner;
+  /** fast-check runs (default 100). */
+  readonly numRuns?: number;
+  readonly seed?: number;
+  /** Queries to try (default: {@link modelQueryArbitrary}). */
+  readonly queries?: fc.Arbitrary<string>;
+  /** Rows to try (default: {@link rowsArbitrary}). */
+  readonly rows?: fc.Arbitrary<TestRow[]>;
+  /** Bind settings besides model and entity set (limits are raised by default). */
+  readonly settings?: Partial<BindSettings>;
+}
+
+/** The key of a row as comparable text (GUIDs ignore case, numbers ignore their JS type). */
+function keyText(row: Row, query: BoundQuery): string {
+  return query.entityType.key
+    .map((name) => {
+      const property = query.entityType.properties.get(name);
+      const value = Object.hasOwn(row, name) ? row[name] : undefined;
+      const normalized = property === undefined || value === undefined || value === null ? null : domainOf(fromReference(property.type)).normalize(value);
+      return typeof normalized === 'bigint' ? `${normalized}n` : JSON.stringify(normalized);
+    })
+    .join('|');
+}
+
+/** Whether the query fixes the order of its result (then the order must match too). */
+function orderIsDefined(query: BoundQuery): boolean {
+  return query.top !== undefined || query.skip !== undefined;
+}
+
+/** Describes the first difference between a backend's result and the reference's, or `undefined`. */
+export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult): string | undefined {
+  const e = expected.value.map((row) => keyText(row, query));
+  const a = actual.value.map((row) => keyText(row, query));
+  const ordered = orderIsDefined(query);
+  const left = ordered ? e : [...e].sort();
+  const right = ordered ? a : [...a].sort();
+  if (left.length !== right.length || left.some((key, i) => key !== right[i])) {
+    return `rows differ${ordered ? ' (in order)' : ''}: expected [${left.join(', ')}], got [${right.join(', ')}]`;
+  }
+  if (expected.count !== actual.count) return `count differs: expected ${expected.count}, got ${actual.count}`;
+  return undefined;
+}
+
+/**
+ * Checks a backend against the in-memory reference with fast-check; rejects with the shrunk
+ * counterexample (rows, query and the difference) when they disagree.
+ *
+ * @example
+ * ```ts
+ * await assertBackendMatchesMemory({ model, entitySet: 'assets', runner: async (query, rows) => mySqlRunner(query, rows) });
+ * ```
+ */
+export async function assertBackendMatchesMemory(options: HarnessOptions): Promise<void> {
+  const settings: BindSettings = {
+    model: options.model,
+    entitySet: options.entitySet,
+    maxNodeCount: 10_000,
+    maxAnyAllExpressionDepth: 4,
+    maxOrderByNodeCount: 10,
+    ...options.settings,
+  };
+  const queries = options.queries ?? modelQueryArbitrary(options.model, options.entitySet);
+  const rows = options.rows ?? rowsArbitrary(options.model, options.entitySet);
+  await fc.assert(
+    fc.asyncProperty(rows, queries, async (data, text) => {
+      const bound = bindQuery(text, settings);
+      const expected = compileQuery(bound).apply(data);
+      const actual = await options.runner(bound, data);
+      const difference = compareResults(bound, expected, actual);
+      if (difference !== undefined) throw new Error(`${difference}\nquery: ${text}`);
+    }),
+    { numRuns: options.numRuns ?? 100, ...(options.seed === undefined ? {} : { seed: options.seed }) },
+  );
+}
