@@ -89,7 +89,7 @@ export async function assertBackendMatchesMemory(options: HarnessOptions): Promi
   };
   const queries = options.queries ?? modelQueryArbitrary(options.model, options.entitySet);
   const rows = options.rows ?? rowsArbitrary(options.model, options.entitySet);
-  await fc.assert(
+  const details = await fc.check(
     fc.asyncProperty(rows, queries, async (data, text) => {
       const bound = bindQuery(text, settings);
       const expected = compileQuery(bound).apply(data);
@@ -99,4 +99,12 @@ export async function assertBackendMatchesMemory(options: HarnessOptions): Promi
     }),
     { numRuns: options.numRuns ?? 100, ...(options.seed === undefined ? {} : { seed: options.seed }) },
   );
+  if (details.failed) {
+    const [data] = (details.counterexample ?? []) as [TestRow[] | undefined, string | undefined];
+    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const shown = JSON.stringify(data, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+    throw new Error(
+      `The backend disagrees with the in-memory reference (seed ${details.seed}, path ${details.counterexamplePath}, after ${details.numRuns} runs):\n${cause}\nrows: ${shown}`,
+    );
+  }
 }
