@@ -9,7 +9,7 @@ import type { Row } from '../backends/memory/compile-expression.js';
 import { domainOf } from '../backends/memory/values.js';
 import type { Model } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
-import type { BoundQuery } from '../semantic/bound-ast.js';
+import type { BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { fromReference } from '../semantic/types.js';
 import { modelQueryArbitrary, rowsArbitrary, type TestRow } from './model-arbitraries.js';
@@ -39,7 +39,7 @@ export interface HarnessOptions {
 }
 
 /** The key of a row as comparable text (GUIDs ignore case, numbers ignore their JS type). */
-function keyText(row: Row, query: BoundQuery): string {
+function keyText(row: Row, query: BoundQueryOptions): string {
   return query.entityType.key
     .map((name) => {
       const property = query.entityType.properties.get(name);
@@ -51,21 +51,44 @@ function keyText(row: Row, query: BoundQuery): string {
 }
 
 /** Whether the query fixes the order of its result (then the order must match too). */
-function orderIsDefined(query: BoundQuery): boolean {
+function orderIsDefined(query: BoundQueryOptions): boolean {
   return query.top !== undefined || query.skip !== undefined;
+}
+
+/** Key texts of `rows`, sorted unless `ordered`. */
+function keys(rows: readonly Row[], options: BoundQueryOptions, ordered: boolean): string[] {
+  const texts = rows.map((row) => keyText(row, options));
+  return ordered ? texts : texts.sort();
 }
 
 /** Describes the first difference between a backend's result and the reference's, or `undefined`. */
 export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult): string | undefined {
-  const e = expected.value.map((row) => keyText(row, query));
-  const a = actual.value.map((row) => keyText(row, query));
-  const ordered = orderIsDefined(query);
-  const left = ordered ? e : [...e].sort();
-  const right = ordered ? a : [...a].sort();
+  return compareRows(query, expected.value, actual.value, '') ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
+}
+
+function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string): string | undefined {
+  const ordered = orderIsDefined(options);
+  const left = keys(expected, options, ordered);
+  const right = keys(actual, options, ordered);
   if (left.length !== right.length || left.some((key, i) => key !== right[i])) {
-    return `rows differ${ordered ? ' (in order)' : ''}: expected [${left.join(', ')}], got [${right.join(', ')}]`;
+    return `rows${where} differ${ordered ? ' (in order)' : ''}: expected [${left.join(', ')}], got [${right.join(', ')}]`;
   }
-  if (expected.count !== actual.count) return `count differs: expected ${expected.count}, got ${actual.count}`;
+  // Expanded content, row by row (matched by key).
+  if (options.expand.length === 0) return undefined;
+  const byKey = new Map(actual.map((row) => [keyText(row, options), row]));
+  for (const row of expected) {
+    const key = keyText(row, options);
+    const other = byKey.get(key) as Row;
+    for (const item of options.expand) {
+      const name = item.navigation.name;
+      const e = row[name];
+      const a = Object.hasOwn(other, name) ? other[name] : undefined;
+      const expectedRows = Array.isArray(e) ? e : e === null || e === undefined ? [] : [e as Row];
+      const actualRows = Array.isArray(a) ? a : a === null || a === undefined ? [] : [a as Row];
+      const difference = compareRows(item.options, expectedRows as Row[], actualRows as Row[], ` of ${name} of row ${key}`);
+      if (difference !== undefined) return difference;
+    }
+  }
   return undefined;
 }
 
@@ -92,7 +115,7 @@ export async function assertBackendMatchesMemory(options: HarnessOptions): Promi
   const details = await fc.check(
     fc.asyncProperty(rows, queries, async (data, text) => {
       const bound = bindQuery(text, settings);
-      const expected = compileQuery(bound).apply(data);
+      const expected = compileQuery(bound, { data: { [options.entitySet]: data }, model: options.model }).apply(data);
       const actual = await options.runner(bound, data);
       const difference = compareResults(bound, expected, actual);
       if (difference !== undefined) throw new Error(`${difference}\nquery: ${text}`);

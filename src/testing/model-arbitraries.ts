@@ -257,6 +257,20 @@ export function modelQueryArbitrary(model: Model, entitySet: string, options: Mo
     (p) => p.sortable && isOrderableProperty(p) && !set.capabilities.nonSortableProperties.has(p.name),
   );
   const selectable = [...type.properties.values()].filter((p) => p.selectable && !set.capabilities.nonSelectableProperties.has(p.name));
+  // Navigation properties back to the same type can be expanded from the same rows.
+  const selfNavigation = [...type.navigation.values()].filter((n) => n.target === type && n.expandable && !set.capabilities.nonExpandableProperties.has(n.name));
+  const expand =
+    selfNavigation.length === 0
+      ? fc.constant(undefined)
+      : fc.option(
+          fc.uniqueArray(
+            fc.tuple(fc.constantFrom(...selfNavigation), fc.option(fc.nat(3), { nil: undefined })).map(([n, top]) =>
+              n.collection && top !== undefined ? `${n.name}($orderby=${type.key.join(',')};$top=${top})` : n.name,
+            ),
+            { minLength: 1, maxLength: 2, selector: (text) => text.split('(')[0] },
+          ),
+          { nil: undefined },
+        );
   const orderBy = sortable.length === 0 ? fc.constant(undefined) : fc.option(fc.uniqueArray(fc.tuple(fc.constantFrom(...sortable), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([p]) => p.name }), { nil: undefined });
   return fc
     .record({
@@ -266,8 +280,9 @@ export function modelQueryArbitrary(model: Model, entitySet: string, options: Mo
       skip: fc.option(fc.nat(30), { nil: undefined }),
       count: fc.option(fc.boolean(), { nil: undefined }),
       select: fc.option(fc.subarray(selectable.map((p) => p.name), { minLength: 1 }), { nil: undefined }),
+      expand,
     })
-    .map(({ filter, orderBy: order, top, skip, count, select }) => {
+    .map(({ filter, orderBy: order, top, skip, count, select, expand: expanded }) => {
       const parts: string[] = [];
       if (filter !== undefined) parts.push(`$filter=${encodeURIComponent(filter)}`);
       if (order !== undefined) parts.push(`$orderby=${order.map(([p, desc]) => `${p.name}${desc ? ' desc' : ''}`).join(',')}`);
@@ -275,6 +290,7 @@ export function modelQueryArbitrary(model: Model, entitySet: string, options: Mo
       if (skip !== undefined) parts.push(`$skip=${skip}`);
       if (count !== undefined) parts.push(`$count=${count}`);
       if (select !== undefined) parts.push(`$select=${[...new Set([...type.key, ...select])].join(',')}`);
+      if (expanded !== undefined) parts.push(`$expand=${expanded.join(',')}`);
       return parts.join('&');
     });
 }

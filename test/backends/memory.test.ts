@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, type Row } from '../../src/index.js';
+import { bindQuery, compileQuery, defineModel, type Row } from '../../src/index.js';
 import { edgeModel, edgeRows } from '../fixtures/edge-data.js';
 
 const data = { items: edgeRows };
@@ -177,5 +177,31 @@ describe('in-memory $orderby, paging, $count, $select, $expand', () => {
   it('integer division by zero fails the request; double division gives INF', () => {
     expect(() => where('big div 0 eq 1')).toThrow(/Division by zero/);
     expect(where('price div 0 eq INF')).toEqual([1, 2, 4, 6]);
+  });
+});
+
+describe('__proto__, constructor and prototype are ordinary properties', () => {
+  const model = defineModel({
+    namespace: 'Proto',
+    entityTypes: {
+      Thing: { key: ['id'], properties: { id: 'Edm.Int32', ['__proto__']: 'Edm.String', prototype: 'Edm.String', constructor: 'Edm.String' } },
+    },
+    entitySets: { things: { type: 'Thing' } },
+  });
+  const rows = JSON.parse('[{"id":1,"__proto__":"x","prototype":"p","constructor":"c"},{"id":2}]') as Row[];
+
+  it("$filter=__proto__ eq 'x' reads the row's own property", () => {
+    const query = compileQuery(bindQuery("$filter=__proto__ eq 'x' or constructor eq null", { model, entitySet: 'things' }));
+    expect(query.apply(rows).value.map((r) => r.id)).toEqual([1, 2]);
+    const none = compileQuery(bindQuery("$filter=constructor eq 'c' and prototype eq 'p'", { model, entitySet: 'things' }));
+    expect(none.apply(rows).value.map((r) => r.id)).toEqual([1]);
+  });
+
+  it('projection writes __proto__ as an own property and never changes a prototype', () => {
+    const [first, second] = compileQuery(bindQuery('$select=id,__proto__,constructor', { model, entitySet: 'things' })).apply(rows).value;
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+    expect(Object.hasOwn(first!, '__proto__')).toBe(true);
+    expect(JSON.parse(JSON.stringify(first))).toEqual(JSON.parse('{"id":1,"__proto__":"x","constructor":"c"}'));
+    expect(second).toEqual({ id: 2, constructor: null, ...JSON.parse('{"__proto__":null}') });
   });
 });
