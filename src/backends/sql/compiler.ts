@@ -1,0 +1,446 @@
+/**
+ * `toSql`: compiles a bound query to parametrized SQL. One base compiler, with the per-dialect
+ * differences in `dialects.ts`. Every value goes through {@link SqlCompiler.value}, so every value
+ * is a parameter; identifiers come only from the model (through the mapping) and are quoted.
+ *
+ * The SQL keeps the spec's semantics rather than SQL's: comparisons are two-valued where OData's
+ * are (`x ne 'a'` keeps rows where `x` is null, `not (x gt 1)` keeps them too), `eq null` is
+ * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
+ */
+import { ODataError } from '../../errors/odata-error.js';
+import type { EntitySet, Property, StructuredType } from '../../model/model.js';
+import type { BoundExpression, BoundLiteral, BoundQuery } from '../../semantic/bound-ast.js';
+import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import type { Dialect, DialectName, ParameterKind } from './dialect.js';
+import { DIALECTS } from './dialects.js';
+
+/** How entity sets and properties map to tables and columns. */
+export interface SqlMapping {
+  /** `'asIs'` (default) or `'snake_case'` for tables and columns. */
+  readonly naming?: 'asIs' | 'snake_case';
+  /** Table per entity set name (overrides the naming). */
+  readonly tables?: Readonly<Record<string, string>>;
+  /** Column per property, keyed `Type.property` or `property` (overrides the naming). */
+  readonly columns?: Readonly<Record<string, string>>;
+}
+
+export interface ToSqlOptions extends SqlMapping {
+  readonly dialect: DialectName | Dialect;
+}
+
+/** SQL text with its parameters, in placeholder order. */
+export interface SqlStatement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** The list statement, the count statement (with `$count=true`), and the pieces for composing. */
+export interface SqlQuery extends SqlStatement {
+  readonly count?: SqlStatement;
+  /** The `WHERE` condition (without the keyword), or `undefined`. */
+  readonly where?: SqlStatement;
+  /** The `ORDER BY` list (without the keyword), or `undefined`. */
+  readonly orderBy?: SqlStatement;
+  /** The select list. */
+  readonly select: SqlStatement;
+  /** Result column alias → property name, to read rows back. */
+  readonly columns: readonly { readonly alias: string; readonly property: Property }[];
+}
+
+function snake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+}
+
+function unsupported(what: string): ODataError {
+  return new ODataError({ code: 'unsupported_feature', reason: `The SQL backend does not support ${what}`, appendLocation: false });
+}
+
+const ROOT = 't0';
+
+/** Compiles one statement; parameters are numbered in the order values are appended. */
+class SqlCompiler {
+  readonly params: unknown[] = [];
+
+  constructor(
+    readonly dialect: Dialect,
+    private readonly mapping: SqlMapping,
+  ) {}
+
+  table(set: EntitySet): string {
+    const name = this.mapping.tables?.[set.name] ?? (this.mapping.naming === 'snake_case' ? snake(set.name) : set.name);
+    return this.dialect.quote(name);
+  }
+
+  column(type: StructuredType, property: Property, alias = ROOT): string {
+    const name = this.mapping.columns?.[`${type.name}.${property.name}`] ?? this.mapping.columns?.[property.name] ?? (this.mapping.naming === 'snake_case' ? snake(property.name) : property.name);
+    return `${alias}.${this.dialect.quote(name)}`;
+  }
+
+  /** Appends a parameter and returns its placeholder: the one way a value enters SQL. */
+  value(value: unknown, kind: ParameterKind): string {
+    this.params.push(this.dialect.parameter(value, kind));
+    return this.dialect.typedPlaceholder(this.dialect.placeholder(this.params.length), kind);
+  }
+
+  /** A condition: `positive` when only TRUE matters (so NULL may stand for OData's false). */
+  condition(node: BoundExpression, positive: boolean, type: StructuredType): string {
+    switch (node.kind) {
+      case 'binary':
+        switch (node.operator) {
+          case 'and':
+          case 'or':
+            return `(${this.condition(node.left, positive, type)} ${node.operator.toUpperCase()} ${this.condition(node.right, positive, type)})`;
+          case 'eq':
+          case 'ne':
+          case 'gt':
+          case 'ge':
+          case 'lt':
+          case 'le':
+            return this.comparison(node.operator, node.left, node.right, node.operandType, positive, type);
+          default:
+            break;
+        }
+        break;
+      case 'unary':
+        if (node.operator === 'not') return `NOT (${this.condition(node.operand, false, type)})`;
+        break;
+      case 'in':
+        return this.in(node, positive, type);
+      case 'call':
+        return this.predicateCall(node, type);
+      case 'literal':
+        if (node.value === null) return 'NULL';
+        if (typeof node.value === 'boolean') return node.value ? '1 = 1' : '1 = 0';
+        break;
+      case 'path':
+        // A Boolean property: SQLite and MySQL store 0/1.
+        return this.dialect.name === 'postgres' ? this.expression(node, type) : `(${this.expression(node, type)} <> 0)`;
+      default:
+        break;
+    }
+    throw unsupported(`this condition (${node.kind})`);
+  }
+
+  private isNullLiteral(node: BoundExpression): boolean {
+    return node.kind === 'literal' && node.value === null;
+  }
+
+  /** Whether the expression can be NULL at run time (literals other than null cannot). */
+  private nullable(node: BoundExpression): boolean {
+    return !(node.kind === 'literal' && node.value !== null);
+  }
+
+  private comparison(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, positive: boolean, type: StructuredType): string {
+    if (this.isNullLiteral(rightNode) || this.isNullLiteral(leftNode)) {
+      const other = this.isNullLiteral(rightNode) ? leftNode : rightNode;
+      if (this.isNullLiteral(other)) return operator === 'eq' || operator === 'ge' || operator === 'le' ? '1 = 1' : '1 = 0';
+      const sql = this.expression(other, type);
+      if (operator === 'eq') return `${sql} IS NULL`;
+      if (operator === 'ne') return `${sql} IS NOT NULL`;
+      // gt/lt with null are false; ge/le with null: only null ge null, which cannot hold for a non-null side.
+      return operator === 'ge' || operator === 'le' ? `${sql} IS NULL` : '1 = 0';
+    }
+    const strings = isPrimitive(operandType, 'Edm.String');
+    const enums = operandType.kind === 'enum';
+    // Each use compiles the operand again, so that `?` placeholders and parameters stay in step.
+    const wrap = (node: BoundExpression): string => {
+      const sql = enums && operator !== 'eq' && operator !== 'ne' ? this.enumOrdinal(node, type) : this.expression(node, type, operandType);
+      return strings ? this.dialect.binary(sql) : sql;
+    };
+    const isNull = (node: BoundExpression): string => `${this.expression(node, type, operandType)} IS NULL`;
+    const bothNullable = this.nullable(leftNode) && this.nullable(rightNode);
+    switch (operator) {
+      case 'eq':
+        if (positive && !bothNullable) return `${wrap(leftNode)} = ${wrap(rightNode)}`;
+        return this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, type, operandType);
+      case 'ne':
+        if (bothNullable || !positive) return `NOT (${this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, type, operandType)})`;
+        return `(${wrap(leftNode)} <> ${wrap(rightNode)} OR ${isNull(this.nullable(leftNode) ? leftNode : rightNode)})`;
+      default: {
+        const sqlOperator = { gt: '>', ge: '>=', lt: '<', le: '<=' }[operator] as string;
+        const compare = `${wrap(leftNode)} ${sqlOperator} ${wrap(rightNode)}`;
+        // OData: gt/lt are false (not null) with a null operand; ge/le are true for two nulls.
+        const orBothNull = (operator === 'ge' || operator === 'le') && bothNullable ? ` OR (${isNull(leftNode)} AND ${isNull(rightNode)})` : '';
+        if (positive) return orBothNull === '' ? compare : `(${compare}${orBothNull})`;
+        const notNull = [leftNode, rightNode].filter((node) => this.nullable(node)).map((node) => `${this.expression(node, type, operandType)} IS NOT NULL AND `).join('');
+        return `((${notNull}${compare})${orBothNull})`;
+      }
+    }
+  }
+
+  /** Null-safe equality; dialects whose form repeats an operand get it compiled twice. */
+  private notDistinct(
+    left: () => string,
+    right: () => string,
+    leftNode: BoundExpression,
+    rightNode: BoundExpression,
+    type: StructuredType,
+    operandType: ExpressionType,
+  ): string {
+    if (this.dialect.name !== 'mssql') return this.dialect.notDistinct(left(), right());
+    const l = left();
+    const r = right();
+    return `(${l} = ${r} OR (${this.expression(leftNode, type, operandType)} IS NULL AND ${this.expression(rightNode, type, operandType)} IS NULL))`;
+  }
+
+  private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, type: StructuredType): string {
+    if (node.right.kind !== 'list') throw unsupported(`'in' with a collection`);
+    const left = (): string => this.expression(node.left, type, node.left.type);
+    const items = node.right.items.filter((item) => item.value !== null);
+    const hasNull = items.length !== node.right.items.length;
+    const operandType = node.left.type;
+    const strings = isPrimitive(operandType, 'Edm.String');
+    // x in (...) is false, not null, when x is null and no item is null.
+    const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
+    const column = strings ? this.dialect.binary(left()) : left();
+    const list = items.length === 0 ? '1 = 0' : `${column} IN (${items.map((item) => this.literal(item, operandType)).join(', ')})`;
+    const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
+    return guard === '' ? withNull : `(${guard}${withNull})`;
+  }
+
+  /** Escapes LIKE metacharacters of a pattern given as SQL (a parameter or an expression). */
+  private likePattern(node: BoundExpression, type: StructuredType, before: string, after: string): string {
+    const escape = this.dialect.escapeChar;
+    if (node.kind === 'literal' && typeof node.value === 'string') {
+      const escaped = node.value.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`);
+      return this.value(`${before}${escaped}${after}`, 'string');
+    }
+    const sql = this.expression(node, type);
+    const e = this.value(escape, 'string');
+    const escapedSql = `REPLACE(REPLACE(REPLACE(${sql}, ${e}, ${this.value(escape + escape, 'string')}), ${this.value('%', 'string')}, ${this.value(`${escape}%`, 'string')}), ${this.value('_', 'string')}, ${this.value(`${escape}_`, 'string')})`;
+    let pattern = escapedSql;
+    if (before) pattern = this.dialect.concat(this.value(before, 'string'), pattern);
+    if (after) pattern = this.dialect.concat(pattern, this.value(after, 'string'));
+    return pattern;
+  }
+
+  private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, type: StructuredType): string {
+    const [first, second] = node.args;
+    switch (node.name) {
+      case 'contains':
+      case 'startswith':
+      case 'endswith': {
+        if (first === undefined || second === undefined) break;
+        const text = this.expression(first, type);
+        if (this.dialect.name === 'sqlite') {
+          // SQLite's LIKE ignores ASCII case: compare exactly instead.
+          const needle = (): string => this.expression(second, type);
+          if (node.name === 'contains') return `instr(${text}, ${needle()}) > 0`;
+          if (node.name === 'startswith') return `substr(${text}, 1, length(${needle()})) = ${needle()}`;
+          const t = this.expression(first, type);
+          return `(length(${needle()}) = 0 OR substr(${t}, -length(${needle()})) = ${needle()})`;
+        }
+        const pattern = this.likePattern(second, type, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
+        return this.dialect.like(text, pattern);
+      }
+      default:
+        break;
+    }
+    throw unsupported(`the function '${node.name}' as a condition`);
+  }
+
+  /** The value of a literal as a parameter of the operand type. */
+  literal(node: BoundLiteral, operandType: ExpressionType): string {
+    if (node.value === null) return 'NULL';
+    const value = node.type.kind === 'enum' && Array.isArray(node.value) ? node.value.join(',') : node.value;
+    return this.value(value, parameterKind(operandType.kind === 'null' ? node.type : operandType, node.type));
+  }
+
+  /** An enum value as its declared position, for ordering enums stored as member names. */
+  private enumOrdinal(node: BoundExpression, type: StructuredType): string {
+    if (node.type.kind !== 'enum') return this.expression(node, type);
+    if (node.kind === 'literal') {
+      const name = Array.isArray(node.value) ? node.value[0] : node.value;
+      return this.value(Number(node.type.type.members.get(String(name)) ?? 0n), 'integer');
+    }
+    const sql = this.expression(node, type);
+    const cases = [...node.type.type.members].map(([name, value]) => `WHEN ${this.value(name, 'string')} THEN ${this.value(Number(value), 'integer')}`);
+    return `(CASE ${sql} ${cases.join(' ')} END)`;
+  }
+
+  /** A value expression. `operandType` types the parameters of literals. */
+  expression(node: BoundExpression, type: StructuredType, operandType: ExpressionType = node.type): string {
+    switch (node.kind) {
+      case 'literal':
+        if (typeof node.value === 'boolean') return this.dialect.booleanLiteral(node.value);
+        return this.literal(node, operandType);
+      case 'path': {
+        if (node.root.kind !== 'it' || node.steps.length !== 1 || node.steps[0]?.kind !== 'property') throw unsupported('navigation, lambda variables or complex paths (yet)');
+        return this.column(type, node.steps[0].property);
+      }
+      case 'binary': {
+        const { operator } = node;
+        if (['add', 'sub', 'mul', 'div', 'divby', 'mod'].includes(operator)) {
+          if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
+          const l = this.expression(node.left, type, node.operandType);
+          const r = this.expression(node.right, type, node.operandType);
+          switch (operator) {
+            case 'add':
+              return `(${l} + ${r})`;
+            case 'sub':
+              return `(${l} - ${r})`;
+            case 'mul':
+              return `(${l} * ${r})`;
+            case 'mod':
+              return `(${l} % ${r})`;
+            case 'divby':
+              return this.dialect.name === 'postgres' ? `(CAST(${l} AS numeric) / ${r})` : `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`;
+            default: {
+              const integer = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(node.type, name as never));
+              return integer ? this.dialect.integerDivide(l, r) : `(${l} / ${r})`;
+            }
+          }
+        }
+        return `(CASE WHEN ${this.condition(node, false, type)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+      }
+      case 'unary':
+        if (node.operator === 'negate') return `(-${this.expression(node.operand, type, operandType)})`;
+        return `(CASE WHEN ${this.condition(node, false, type)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+      case 'call': {
+        const args = node.args.map((arg) => this.expression(arg, type));
+        switch (node.name) {
+          case 'tolower':
+            return `LOWER(${args[0]})`;
+          case 'toupper':
+            return `UPPER(${args[0]})`;
+          case 'length':
+            return this.dialect.length(args[0] as string);
+          case 'concat':
+            return this.dialect.concat(args[0] as string, args[1] as string);
+          case 'indexof':
+            return this.dialect.indexOf(args[0] as string, args[1] as string);
+          case 'substring':
+            return this.dialect.substring(args[0] as string, args[1] as string, args[2]);
+          default:
+            throw unsupported(`the function '${node.name}' (yet)`);
+        }
+      }
+      default:
+        throw unsupported(`${node.kind} expressions (yet)`);
+    }
+  }
+}
+
+/** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
+function parameterKind(type: ExpressionType, literalType: ExpressionType): ParameterKind {
+  const t = type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped') ? literalType : type;
+  if (t.kind === 'enum') return 'enum';
+  if (t.kind !== 'primitive') return 'string';
+  switch (t.name) {
+    case 'Edm.Boolean':
+      return 'boolean';
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+    case 'Edm.Int16':
+    case 'Edm.Int32':
+      return 'integer';
+    case 'Edm.Int64':
+      return 'bigint';
+    case 'Edm.Decimal':
+      return 'decimal';
+    case 'Edm.Double':
+    case 'Edm.Single':
+      return 'double';
+    case 'Edm.Guid':
+      return 'guid';
+    case 'Edm.Date':
+      return 'date';
+    case 'Edm.DateTimeOffset':
+      return 'timestamp';
+    case 'Edm.TimeOfDay':
+      return 'time';
+    case 'Edm.Duration':
+      return 'interval';
+    default:
+      return 'string';
+  }
+}
+
+function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: SqlMapping): SqlStatement {
+  const compiler = new SqlCompiler(dialect, mapping);
+  const sql = build(compiler);
+  return { sql, params: compiler.params };
+}
+
+/**
+ * Compiles a bound query to SQL for one dialect: the list statement, the count statement with
+ * `$count=true`, and the `WHERE`, `ORDER BY` and select pieces for composing with other SQL.
+ *
+ * @example
+ * ```ts
+ * const { sql, params } = toSql(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }), { dialect: 'postgres' });
+ * ```
+ */
+export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
+  const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
+  const type = bound.entityType;
+  if (bound.expand.length > 0) throw unsupported('$expand (yet)');
+  if (bound.search !== undefined) throw unsupported('$search (yet)');
+  const properties = bound.select.all ? [...type.properties.values()].filter((p) => p.selectable && !p.collection) : bound.select.properties.map((p) => p.path[0] as Property);
+  for (const property of properties) {
+    if (property.collection || property.type.kind === 'complex') throw unsupported(`selecting the collection or complex property '${property.name}' (yet)`);
+  }
+  const columns = properties.map((property, index) => ({ alias: `c${index}`, property }));
+
+  const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
+    const select = columns.map((c) => `${compiler.column(type, c.property)} AS ${dialect.quote(c.alias)}`).join(', ');
+    let sql = `SELECT ${select} FROM ${compiler.table(bound.entitySet)} ${ROOT}`;
+    if (bound.filter !== undefined) sql += ` WHERE ${compiler.condition(bound.filter, true, type)}`;
+    if (withOrder) {
+      const order = orderBy(compiler, bound);
+      if (order !== '') sql += ` ORDER BY ${order}`;
+    }
+    if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
+      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'integer');
+      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'integer');
+      sql += ` ${dialect.paging(top, skip)}`;
+    }
+    return sql;
+  };
+
+  const list = statement((c) => build(c, true, true), dialect, options);
+  const count =
+    bound.count === true
+      ? statement((c) => `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${c.table(bound.entitySet)} ${ROOT}${bound.filter === undefined ? '' : ` WHERE ${c.condition(bound.filter, true, type)}`}`, dialect, options)
+      : undefined;
+  const where = bound.filter === undefined ? undefined : statement((c) => c.condition(bound.filter as BoundExpression, true, type), dialect, options);
+  const order = statement((c) => orderBy(c, bound), dialect, options);
+  const select = statement((c) => columns.map((col) => `${c.column(type, col.property)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
+  return {
+    ...list,
+    ...(count === undefined ? {} : { count }),
+    ...(where === undefined ? {} : { where }),
+    ...(order.sql === '' ? {} : { orderBy: order }),
+    select,
+    columns,
+  };
+}
+
+/** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
+function orderBy(compiler: SqlCompiler, bound: BoundQuery): string {
+  const type = bound.entityType;
+  const dialect = compiler.dialect;
+  const items = (bound.orderBy ?? []).map((item) => {
+    const expression = item.expression;
+    const base =
+      expression.type.kind === 'enum' && expression.kind === 'path'
+        ? `(CASE ${compiler.expression(expression, type)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
+        : compiler.expression(expression, type);
+    const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
+    const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
+    return dialect.nullsFirstByDefault ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+  });
+  if (bound.top !== undefined || bound.skip !== undefined) {
+    const ordered = new Set(
+      (bound.orderBy ?? []).flatMap((item) =>
+        item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [],
+      ),
+    );
+    for (const key of type.key) {
+      const property = type.properties.get(key);
+      if (property === undefined || ordered.has(key)) continue;
+      items.push(`${compiler.column(type, property)} ASC`);
+    }
+  }
+  return items.join(', ');
+}

@@ -1,0 +1,46 @@
+/**
+ * What differs between SQL dialects. The base compiler (`compiler.ts`) writes standard SQL and
+ * asks the dialect for placeholders, identifier quoting, paging, null ordering, case-sensitive
+ * string comparison and a few functions.
+ */
+
+export type DialectName = 'postgres' | 'mysql' | 'sqlite' | 'mssql';
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** The placeholder of the n-th parameter (1-based): `$1`, `?`, `@p1`. */
+  placeholder(index: number): string;
+  /** A quoted identifier; quote characters inside are doubled (escaped). */
+  quote(identifier: string): string;
+  /** `LIMIT … OFFSET …` or `OFFSET … ROWS FETCH NEXT … ROWS ONLY` (top and skip are parameters). */
+  paging(top: string | undefined, skip: string | undefined): string;
+  /** Whether `ORDER BY x ASC` already puts nulls first and `DESC` last (otherwise NULLS FIRST/LAST is written). */
+  readonly nullsFirstByDefault: boolean;
+  /** Null-safe equality: true when both sides are null. */
+  notDistinct(left: string, right: string): string;
+  /** Makes a string expression compare case-sensitively by code point. */
+  binary(expression: string): string;
+  /** `contains`/`startswith`/`endswith`: `kind` says where the (already escaped) pattern is anchored. */
+  like(expression: string, pattern: string): string;
+  /** Whether LIKE is case-sensitive in this dialect (else `like` uses another form). */
+  readonly escapeChar: string;
+  /** Number of code points of a string. */
+  length(expression: string): string;
+  /** Zero-based position of `search` in `text`, -1 when absent. */
+  indexOf(text: string, search: string): string;
+  /** Substring from a zero-based start, optionally with a length. */
+  substring(text: string, start: string, length?: string): string;
+  /** String concatenation. */
+  concat(left: string, right: string): string;
+  /** Truncating integer division. */
+  integerDivide(left: string, right: string): string;
+  /** `true`/`false` as SQL values. */
+  booleanLiteral(value: boolean): string;
+  /** A parameter value as the driver should receive it. */
+  parameter(value: unknown, kind: ParameterKind): unknown;
+  /** Cast of a parameter placeholder to the column type, where the driver needs it. */
+  typedPlaceholder(placeholder: string, kind: ParameterKind): string;
+}
+
+/** The kind of a parameter value, for typed placeholders and driver conversion. */
+export type ParameterKind = 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';

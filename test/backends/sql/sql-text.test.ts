@@ -1,0 +1,59 @@
+/**
+ * The SQL text each dialect produces: parameters everywhere, quoted identifiers, the spec's null
+ * semantics written out. SQL Server cannot run on these machines, so its dialect is covered here.
+ */
+import { describe, expect, it } from 'vitest';
+import { bindQuery, defineModel, toSql } from '../../../src/index.js';
+
+const model = defineModel({
+  namespace: 'T',
+  entityTypes: { Item: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double' } } },
+  entitySets: { items: { type: 'Item' } },
+});
+const bound = (query: string) => bindQuery(query, { model, entitySet: 'items' });
+
+describe('SQL text per dialect', () => {
+  const query = "$filter=name ne 'O''Neil' and contains(name,'50%25_off')&$orderby=name desc&$top=5&$skip=10&$select=id,name";
+
+  it('postgres', () => {
+    const sql = toSql(bound(query), { dialect: 'postgres' });
+    expect(sql.sql).toBe(
+      `SELECT t0."id" AS "c0", t0."name" AS "c1" FROM "items" t0 WHERE ((t0."name" COLLATE "C" <> $1::text COLLATE "C" OR t0."name" IS NULL) AND t0."name" LIKE $2::text ESCAPE '\\') ORDER BY t0."name" COLLATE "C" DESC NULLS LAST, t0."id" ASC LIMIT $3::integer OFFSET $4::integer`,
+    );
+    expect(sql.params).toEqual(["O'Neil", '%50\\%\\_off%', 5, 10]);
+  });
+
+  it('mysql', () => {
+    const sql = toSql(bound(query), { dialect: 'mysql' });
+    expect(sql.sql).toContain('`name` COLLATE utf8mb4_bin LIKE ? ESCAPE');
+    expect(sql.sql).toContain('ORDER BY t0.`name` COLLATE utf8mb4_bin DESC, t0.`id` ASC LIMIT ? OFFSET ?');
+    expect(sql.params).toEqual(["O'Neil", '%50\\%\\_off%', 5, 10]);
+  });
+
+  it('mssql', () => {
+    const sql = toSql(bound(query), { dialect: 'mssql' });
+    expect(sql.sql).toContain('FROM [items] t0 WHERE');
+    expect(sql.sql).toContain('@p1');
+    expect(sql.sql).toContain('ORDER BY t0.[name] COLLATE Latin1_General_100_BIN2 DESC, t0.[id] ASC OFFSET @p4 ROWS FETCH NEXT @p3 ROWS ONLY');
+  });
+
+  it('identifiers come from the model mapping, quoted with their quote characters doubled', () => {
+    const q = bound("$select=name&$filter=name eq 'x'");
+    const columns = { name: 'we"ird]`' };
+    expect(toSql(q, { dialect: 'postgres', columns }).sql).toContain('t0."we""ird]`"');
+    expect(toSql(q, { dialect: 'mysql', columns }).sql).toContain('t0.`we"ird]```');
+    expect(toSql(q, { dialect: 'mssql', columns }).sql).toContain('t0.[we"ird]]`]');
+  });
+
+  it('eq null is IS NULL; not (x gt 1) keeps null rows; a count statement with $count=true', () => {
+    expect(toSql(bound('$filter=name eq null'), { dialect: 'postgres' }).sql).toContain('WHERE t0."name" IS NULL');
+    expect(toSql(bound('$filter=not (price gt 1)'), { dialect: 'sqlite' }).sql).toContain('WHERE NOT (((t0."price" IS NOT NULL AND t0."price" > ?)))');
+    const counted = toSql(bound('$filter=price gt 1&$count=true&$top=1'), { dialect: 'sqlite' });
+    expect(counted.count).toEqual({ sql: 'SELECT COUNT(*) AS "count" FROM "items" t0 WHERE t0."price" > ?', params: [1] });
+  });
+
+  it('snake_case naming and overrides', () => {
+    const q = bound("$filter=name eq 'x'");
+    expect(toSql(q, { dialect: 'postgres', naming: 'snake_case', tables: { items: 'stock_items' }, columns: { name: 'item_name' } }).sql).toContain('FROM "stock_items" t0 WHERE t0."item_name"');
+  });
+});
