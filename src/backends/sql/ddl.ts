@@ -101,5 +101,6 @@ export function createTableSql(set: EntitySet, dialect: DialectName, mapping: Sq
   const columns = properties.map((p) => `${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`);
   const key = set.type.key.map((k) => d.quote(column(set.type.properties.get(k) as Property))).join(', ');
   const table = mapping.tables?.[set.name] ?? naming(set.name);
-  return `CREATE TABLE ${d.quote(table)} (${columns.join(', ')}, PRIMARY KEY (${key}))`;
+  const options = dialect === 'mysql' ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_bin' : '';
+  return `CREATE TABLE ${d.quote(table)} (${columns.join(', ')}, PRIMARY KEY (${key}))${options}`;
 }

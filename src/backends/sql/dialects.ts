@@ -25,6 +25,12 @@ function rejectNul(value: unknown, engine: string): void {
   }
 }
 
+/** MySQL and MariaDB store a DateTimeOffset in a DATETIME(6) column, in UTC (microseconds). */
+export function mysqlDateTime(value: unknown): unknown {
+  const text = utcText(value);
+  return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
+}
+
 const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
@@ -125,8 +131,13 @@ export const mysql: Dialect = {
   concat: (l, r) => `CONCAT(${l}, ${r})`,
   integerDivide: (l, r) => `(${l} DIV ${r})`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
-  parameter: exactText,
-  typedPlaceholder: (p) => p,
+  parameter: (value, kind) => {
+    if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
+    if (kind === 'timestamp') return mysqlDateTime(value);
+    return exactText(value, kind);
+  },
+  // Exact numbers travel as text; without a cast MySQL would compute with them as DOUBLE.
+  typedPlaceholder: (p, kind) => (kind === 'bigint' ? `CAST(${p} AS SIGNED)` : kind === 'decimal' ? `CAST(${p} AS DECIMAL(65, 30))` : p),
 };
 
 export const mssql: Dialect = {
