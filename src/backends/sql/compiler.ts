@@ -8,8 +8,8 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { ODataError } from '../../errors/odata-error.js';
-import type { EntitySet, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundLiteral, BoundQuery } from '../../semantic/bound-ast.js';
+import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
+import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQuery } from '../../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
@@ -26,6 +26,8 @@ export interface SqlMapping {
 
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
+  /** The model: needed to find the table of a navigation property's target. */
+  readonly model?: Model;
 }
 
 /** SQL text with its parameters, in placeholder order. */
@@ -57,14 +59,156 @@ function unsupported(what: string): ODataError {
 
 const ROOT = 't0';
 
+/** What names in an expression refer to: the current row's alias and type, and lambda variables. */
+interface Scope {
+  readonly alias: string;
+  readonly type: StructuredType;
+  readonly set: EntitySet;
+  /** Lambda variables: a row of an entity (alias and type), or a primitive value (SQL). */
+  readonly variables: ReadonlyMap<string, { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet } | { readonly value: string }>;
+}
+
 /** Compiles one statement; parameters are numbered in the order values are appended. */
 class SqlCompiler {
   readonly params: unknown[] = [];
+  private aliases = 0;
 
   constructor(
     readonly dialect: Dialect,
     private readonly mapping: SqlMapping,
+    private readonly model: Model | undefined,
   ) {}
+
+  private nextAlias(): string {
+    this.aliases++;
+    return `t${this.aliases}`;
+  }
+
+  /** The entity set that holds a navigation property's targets. */
+  private targetSet(from: EntitySet, navigation: NavigationProperty): EntitySet {
+    const bound = from.bindings.get(navigation.name);
+    const sets = this.model === undefined ? [] : [...this.model.entitySets.values()];
+    const byBinding = bound === undefined ? undefined : sets.find((set) => set.name === bound);
+    const byType = sets.filter((set) => set.type === navigation.target);
+    const set = byBinding ?? (byType.length === 1 ? byType[0] : from.type === navigation.target ? from : undefined);
+    if (set === undefined) throw unsupported(`the navigation property '${navigation.name}' without a model that has one entity set of '${navigation.target.name}' (pass { model })`);
+    return set;
+  }
+
+  /** `target.ref = source.fk` for the navigation's referential constraints (or its partner's, reversed). */
+  private joinCondition(navigation: NavigationProperty, from: Scope, target: { alias: string; type: StructuredType }): string {
+    let pairs = navigation.constraints.map((c) => ({ mine: c.property, theirs: c.referencedProperty }));
+    if (pairs.length === 0 && navigation.partner !== undefined) {
+      const partner = navigation.target.navigation.get(navigation.partner);
+      pairs = (partner?.constraints ?? []).map((c) => ({ mine: c.referencedProperty, theirs: c.property }));
+    }
+    if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
+    return pairs
+      .map(({ mine, theirs }) => `${this.column(target.type, target.type.properties.get(theirs) as Property, target.alias)} = ${this.column(from.type, from.type.properties.get(mine) as Property, from.alias)}`)
+      .join(' AND ');
+  }
+
+  /** A scope for the rows of a navigation property: `FROM table alias WHERE join`. */
+  private related(navigation: NavigationProperty, from: Scope): { scope: Scope; from: string; join: string } {
+    const set = this.targetSet(from.set, navigation);
+    const alias = this.nextAlias();
+    const scope: Scope = { alias, type: navigation.target, set, variables: from.variables };
+    return { scope, from: `${this.table(set)} ${alias}`, join: this.joinCondition(navigation, from, scope) };
+  }
+
+  /** The SQL of a path: columns, single-valued navigation through correlated subqueries. */
+  private path(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): string {
+    let current: Scope = scope;
+    if (node.root.kind === 'variable') {
+      const variable = scope.variables.get(node.root.name);
+      if (variable === undefined) throw unsupported(`the lambda variable '${node.root.name}' here`);
+      if ('value' in variable) {
+        if (node.steps.length > 0) throw unsupported('paths into collection elements');
+        return variable.value;
+      }
+      current = { ...variable, variables: scope.variables };
+    }
+    return this.steps(node.steps, current);
+  }
+
+  private steps(steps: readonly BoundPathStep[], scope: Scope): string {
+    const [step, ...rest] = steps;
+    if (step === undefined) throw unsupported('a path to a whole entity');
+    switch (step.kind) {
+      case 'property':
+        if (rest.length > 0) throw unsupported('paths into complex properties');
+        if (step.property.collection) throw unsupported(`the collection property '${step.property.name}' as a value`);
+        return this.column(scope.type, step.property, scope.alias);
+      case 'navigation': {
+        if (step.navigation.collection) throw unsupported(`the collection '${step.navigation.name}' as a value; use any(), all() or $count`);
+        const related = this.related(step.navigation, scope);
+        return `(SELECT ${this.steps(rest, related.scope)} FROM ${related.from} WHERE ${related.join})`;
+      }
+      default:
+        throw unsupported(`${step.kind} path segments`);
+    }
+  }
+
+  /** The rows of a collection path (a navigation property at its end): FROM and WHERE for EXISTS/COUNT. */
+  private collection(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): { scope: Scope; from: string; where: string } {
+    let current: Scope = scope;
+    if (node.root.kind === 'variable') {
+      const variable = scope.variables.get(node.root.name);
+      if (variable === undefined || 'value' in variable) throw unsupported(`the lambda variable '${node.root.name}' here`);
+      current = { ...variable, variables: scope.variables };
+    }
+    const last = node.steps[node.steps.length - 1];
+    if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('lambdas and $count on collections other than navigation properties (yet)');
+    // Single-valued steps before the collection become an inner join chain in the subquery.
+    const hops: string[] = [];
+    const conditions: string[] = [];
+    for (const step of node.steps.slice(0, -1)) {
+      if (step.kind !== 'navigation' || step.navigation.collection) throw unsupported('this collection path');
+      const related = this.related(step.navigation, current);
+      hops.push(related.from);
+      conditions.push(related.join);
+      current = related.scope;
+    }
+    const target = this.related(last.navigation, current);
+    return { scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
+  }
+
+  /** `EXISTS (…)` for the entity at the end of a path of single-valued navigation properties. */
+  private navigationExists(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): string {
+    let current: Scope = scope;
+    if (node.root.kind === 'variable') {
+      const variable = scope.variables.get(node.root.name);
+      if (variable === undefined || 'value' in variable) throw unsupported(`the lambda variable '${node.root.name}' here`);
+      current = { ...variable, variables: scope.variables };
+    }
+    const from: string[] = [];
+    const where: string[] = [];
+    for (const step of node.steps) {
+      if (step.kind !== 'navigation') throw unsupported('this path');
+      const related = this.related(step.navigation, current);
+      from.push(related.from);
+      where.push(related.join);
+      current = related.scope;
+    }
+    return `EXISTS (SELECT 1 FROM ${from.join(', ')} WHERE ${where.join(' AND ')})`;
+  }
+
+  private lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: Scope): string {
+    const rows = this.collection(node.collection, scope);
+    if (node.variable === undefined || node.predicate === undefined) return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where})`;
+    const variables = new Map(scope.variables);
+    variables.set(node.variable, { alias: rows.scope.alias, type: rows.scope.type, set: rows.scope.set });
+    const inner: Scope = { ...scope, variables };
+    if (node.operator === 'any') return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.condition(node.predicate, true, inner)})`;
+    // all: no related row for which the predicate is false (null is not false, as in the reference).
+    return `NOT EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND NOT (${this.condition(node.predicate, false, inner)}))`;
+  }
+
+  private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
+    const rows = this.collection(node.collection, scope);
+    const filter = node.filter === undefined ? '' : ` AND ${this.condition(node.filter, true, { ...rows.scope, variables: new Map() })}`;
+    return `(SELECT COUNT(*) FROM ${rows.from} WHERE ${rows.where}${filter})`;
+  }
 
   table(set: EntitySet): string {
     const name = this.mapping.tables?.[set.name] ?? (this.mapping.naming === 'snake_case' ? snake(set.name) : set.name);
@@ -83,38 +227,40 @@ class SqlCompiler {
   }
 
   /** A condition: `positive` when only TRUE matters (so NULL may stand for OData's false). */
-  condition(node: BoundExpression, positive: boolean, type: StructuredType): string {
+  condition(node: BoundExpression, positive: boolean, scope: Scope): string {
     switch (node.kind) {
       case 'binary':
         switch (node.operator) {
           case 'and':
           case 'or':
-            return `(${this.condition(node.left, positive, type)} ${node.operator.toUpperCase()} ${this.condition(node.right, positive, type)})`;
+            return `(${this.condition(node.left, positive, scope)} ${node.operator.toUpperCase()} ${this.condition(node.right, positive, scope)})`;
           case 'eq':
           case 'ne':
           case 'gt':
           case 'ge':
           case 'lt':
           case 'le':
-            return this.comparison(node.operator, node.left, node.right, node.operandType, positive, type);
+            return this.comparison(node.operator, node.left, node.right, node.operandType, positive, scope);
           default:
             break;
         }
         break;
       case 'unary':
-        if (node.operator === 'not') return `NOT (${this.condition(node.operand, false, type)})`;
+        if (node.operator === 'not') return `NOT (${this.condition(node.operand, false, scope)})`;
         break;
       case 'in':
-        return this.in(node, positive, type);
+        return this.in(node, positive, scope);
+      case 'lambda':
+        return this.lambda(node, scope);
       case 'call':
-        return this.predicateCall(node, type);
+        return this.predicateCall(node, scope);
       case 'literal':
         if (node.value === null) return 'NULL';
         if (typeof node.value === 'boolean') return node.value ? '1 = 1' : '1 = 0';
         break;
       case 'path':
         // A Boolean property: SQLite and MySQL store 0/1.
-        return this.dialect.name === 'postgres' ? this.expression(node, type) : `(${this.expression(node, type)} <> 0)`;
+        return this.dialect.name === 'postgres' ? this.expression(node, scope) : `(${this.expression(node, scope)} <> 0)`;
       default:
         break;
     }
@@ -130,11 +276,17 @@ class SqlCompiler {
     return !(node.kind === 'literal' && node.value !== null);
   }
 
-  private comparison(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, positive: boolean, type: StructuredType): string {
+  private comparison(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, positive: boolean, scope: Scope): string {
     if (this.isNullLiteral(rightNode) || this.isNullLiteral(leftNode)) {
       const other = this.isNullLiteral(rightNode) ? leftNode : rightNode;
       if (this.isNullLiteral(other)) return operator === 'eq' || operator === 'ge' || operator === 'le' ? '1 = 1' : '1 = 0';
-      const sql = this.expression(other, type);
+      const last = other.kind === 'path' ? other.steps[other.steps.length - 1] : undefined;
+      if (other.kind === 'path' && last?.kind === 'navigation' && !last.navigation.collection && (operator === 'eq' || operator === 'ne')) {
+        // `nav eq null`: no related entity.
+        const exists = this.navigationExists(other, scope);
+        return operator === 'eq' ? `NOT ${exists}` : exists;
+      }
+      const sql = this.expression(other, scope);
       if (operator === 'eq') return `${sql} IS NULL`;
       if (operator === 'ne') return `${sql} IS NOT NULL`;
       // gt/lt with null are false; ge/le with null: only null ge null, which cannot hold for a non-null side.
@@ -144,17 +296,17 @@ class SqlCompiler {
     const enums = operandType.kind === 'enum';
     // Each use compiles the operand again, so that `?` placeholders and parameters stay in step.
     const wrap = (node: BoundExpression): string => {
-      const sql = enums && operator !== 'eq' && operator !== 'ne' ? this.enumOrdinal(node, type) : this.expression(node, type, operandType);
+      const sql = enums && operator !== 'eq' && operator !== 'ne' ? this.enumOrdinal(node, scope) : this.expression(node, scope, operandType);
       return strings ? this.dialect.binary(sql) : sql;
     };
-    const isNull = (node: BoundExpression): string => `${this.expression(node, type, operandType)} IS NULL`;
+    const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;
     const bothNullable = this.nullable(leftNode) && this.nullable(rightNode);
     switch (operator) {
       case 'eq':
         if (positive && !bothNullable) return `${wrap(leftNode)} = ${wrap(rightNode)}`;
-        return this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, type, operandType);
+        return this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, scope, operandType);
       case 'ne':
-        if (bothNullable || !positive) return `NOT (${this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, type, operandType)})`;
+        if (bothNullable || !positive) return `NOT (${this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, scope, operandType)})`;
         return `(${wrap(leftNode)} <> ${wrap(rightNode)} OR ${isNull(this.nullable(leftNode) ? leftNode : rightNode)})`;
       default: {
         const sqlOperator = { gt: '>', ge: '>=', lt: '<', le: '<=' }[operator] as string;
@@ -162,7 +314,7 @@ class SqlCompiler {
         // OData: gt/lt are false (not null) with a null operand; ge/le are true for two nulls.
         const orBothNull = (operator === 'ge' || operator === 'le') && bothNullable ? ` OR (${isNull(leftNode)} AND ${isNull(rightNode)})` : '';
         if (positive) return orBothNull === '' ? compare : `(${compare}${orBothNull})`;
-        const notNull = [leftNode, rightNode].filter((node) => this.nullable(node)).map((node) => `${this.expression(node, type, operandType)} IS NOT NULL AND `).join('');
+        const notNull = [leftNode, rightNode].filter((node) => this.nullable(node)).map((node) => `${this.expression(node, scope, operandType)} IS NOT NULL AND `).join('');
         return `((${notNull}${compare})${orBothNull})`;
       }
     }
@@ -174,18 +326,18 @@ class SqlCompiler {
     right: () => string,
     leftNode: BoundExpression,
     rightNode: BoundExpression,
-    type: StructuredType,
+    scope: Scope,
     operandType: ExpressionType,
   ): string {
     if (this.dialect.name !== 'mssql') return this.dialect.notDistinct(left(), right());
     const l = left();
     const r = right();
-    return `(${l} = ${r} OR (${this.expression(leftNode, type, operandType)} IS NULL AND ${this.expression(rightNode, type, operandType)} IS NULL))`;
+    return `(${l} = ${r} OR (${this.expression(leftNode, scope, operandType)} IS NULL AND ${this.expression(rightNode, scope, operandType)} IS NULL))`;
   }
 
-  private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, type: StructuredType): string {
+  private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, scope: Scope): string {
     if (node.right.kind !== 'list') throw unsupported(`'in' with a collection`);
-    const left = (): string => this.expression(node.left, type, node.left.type);
+    const left = (): string => this.expression(node.left, scope, node.left.type);
     const items = node.right.items.filter((item) => item.value !== null);
     const hasNull = items.length !== node.right.items.length;
     const operandType = node.left.type;
@@ -199,13 +351,13 @@ class SqlCompiler {
   }
 
   /** Escapes LIKE metacharacters of a pattern given as SQL (a parameter or an expression). */
-  private likePattern(node: BoundExpression, type: StructuredType, before: string, after: string): string {
+  private likePattern(node: BoundExpression, scope: Scope, before: string, after: string): string {
     const escape = this.dialect.escapeChar;
     if (node.kind === 'literal' && typeof node.value === 'string') {
       const escaped = node.value.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`);
       return this.value(`${before}${escaped}${after}`, 'string');
     }
-    const sql = this.expression(node, type);
+    const sql = this.expression(node, scope);
     const e = this.value(escape, 'string');
     const escapedSql = `REPLACE(REPLACE(REPLACE(${sql}, ${e}, ${this.value(escape + escape, 'string')}), ${this.value('%', 'string')}, ${this.value(`${escape}%`, 'string')}), ${this.value('_', 'string')}, ${this.value(`${escape}_`, 'string')})`;
     let pattern = escapedSql;
@@ -214,23 +366,23 @@ class SqlCompiler {
     return pattern;
   }
 
-  private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, type: StructuredType): string {
+  private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, scope: Scope): string {
     const [first, second] = node.args;
     switch (node.name) {
       case 'contains':
       case 'startswith':
       case 'endswith': {
         if (first === undefined || second === undefined) break;
-        const text = this.expression(first, type);
+        const text = this.expression(first, scope);
         if (this.dialect.name === 'sqlite') {
           // SQLite's LIKE ignores ASCII case: compare exactly instead.
-          const needle = (): string => this.expression(second, type);
+          const needle = (): string => this.expression(second, scope);
           if (node.name === 'contains') return `instr(${text}, ${needle()}) > 0`;
           if (node.name === 'startswith') return `substr(${text}, 1, length(${needle()})) = ${needle()}`;
-          const t = this.expression(first, type);
+          const t = this.expression(first, scope);
           return `(length(${needle()}) = 0 OR substr(${t}, -length(${needle()})) = ${needle()})`;
         }
-        const pattern = this.likePattern(second, type, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
+        const pattern = this.likePattern(second, scope, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
         return this.dialect.like(text, pattern);
       }
       default:
@@ -247,33 +399,33 @@ class SqlCompiler {
   }
 
   /** An enum value as its declared position, for ordering enums stored as member names. */
-  private enumOrdinal(node: BoundExpression, type: StructuredType): string {
-    if (node.type.kind !== 'enum') return this.expression(node, type);
+  private enumOrdinal(node: BoundExpression, scope: Scope): string {
+    if (node.type.kind !== 'enum') return this.expression(node, scope);
     if (node.kind === 'literal') {
       const name = Array.isArray(node.value) ? node.value[0] : node.value;
       return this.value(Number(node.type.type.members.get(String(name)) ?? 0n), 'integer');
     }
-    const sql = this.expression(node, type);
+    const sql = this.expression(node, scope);
     const cases = [...node.type.type.members].map(([name, value]) => `WHEN ${this.value(name, 'string')} THEN ${this.value(Number(value), 'integer')}`);
     return `(CASE ${sql} ${cases.join(' ')} END)`;
   }
 
   /** A value expression. `operandType` types the parameters of literals. */
-  expression(node: BoundExpression, type: StructuredType, operandType: ExpressionType = node.type): string {
+  expression(node: BoundExpression, scope: Scope, operandType: ExpressionType = node.type): string {
     switch (node.kind) {
       case 'literal':
         if (typeof node.value === 'boolean') return this.dialect.booleanLiteral(node.value);
         return this.literal(node, operandType);
-      case 'path': {
-        if (node.root.kind !== 'it' || node.steps.length !== 1 || node.steps[0]?.kind !== 'property') throw unsupported('navigation, lambda variables or complex paths (yet)');
-        return this.column(type, node.steps[0].property);
-      }
+      case 'path':
+        return this.path(node, scope);
+      case 'count':
+        return this.count(node, scope);
       case 'binary': {
         const { operator } = node;
         if (['add', 'sub', 'mul', 'div', 'divby', 'mod'].includes(operator)) {
           if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
-          const l = this.expression(node.left, type, node.operandType);
-          const r = this.expression(node.right, type, node.operandType);
+          const l = this.expression(node.left, scope, node.operandType);
+          const r = this.expression(node.right, scope, node.operandType);
           switch (operator) {
             case 'add':
               return `(${l} + ${r})`;
@@ -291,13 +443,13 @@ class SqlCompiler {
             }
           }
         }
-        return `(CASE WHEN ${this.condition(node, false, type)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+        return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       }
       case 'unary':
-        if (node.operator === 'negate') return `(-${this.expression(node.operand, type, operandType)})`;
-        return `(CASE WHEN ${this.condition(node, false, type)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+        if (node.operator === 'negate') return `(-${this.expression(node.operand, scope, operandType)})`;
+        return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       case 'call': {
-        const args = node.args.map((arg) => this.expression(arg, type));
+        const args = node.args.map((arg) => this.expression(arg, scope));
         switch (node.name) {
           case 'tolower':
             return `LOWER(${args[0]})`;
@@ -356,8 +508,8 @@ function parameterKind(type: ExpressionType, literalType: ExpressionType): Param
   }
 }
 
-function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: SqlMapping): SqlStatement {
-  const compiler = new SqlCompiler(dialect, mapping);
+function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
+  const compiler = new SqlCompiler(dialect, mapping, mapping.model);
   const sql = build(compiler);
   return { sql, params: compiler.params };
 }
@@ -374,9 +526,13 @@ function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, m
 export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   const type = bound.entityType;
+  const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
   if (bound.expand.length > 0) throw unsupported('$expand (yet)');
   if (bound.search !== undefined) throw unsupported('$search (yet)');
-  const properties = bound.select.all ? [...type.properties.values()].filter((p) => p.selectable && !p.collection) : bound.select.properties.map((p) => p.path[0] as Property);
+  // Without $select: every column-stored property (collections and complex values are not columns yet).
+  const properties = bound.select.all
+    ? [...type.properties.values()].filter((p) => p.selectable && !p.collection && p.type.kind !== 'complex')
+    : bound.select.properties.map((p) => p.path[0] as Property);
   for (const property of properties) {
     if (property.collection || property.type.kind === 'complex') throw unsupported(`selecting the collection or complex property '${property.name}' (yet)`);
   }
@@ -385,7 +541,7 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
     const select = columns.map((c) => `${compiler.column(type, c.property)} AS ${dialect.quote(c.alias)}`).join(', ');
     let sql = `SELECT ${select} FROM ${compiler.table(bound.entitySet)} ${ROOT}`;
-    if (bound.filter !== undefined) sql += ` WHERE ${compiler.condition(bound.filter, true, type)}`;
+    if (bound.filter !== undefined) sql += ` WHERE ${compiler.condition(bound.filter, true, root)}`;
     if (withOrder) {
       const order = orderBy(compiler, bound);
       if (order !== '') sql += ` ORDER BY ${order}`;
@@ -401,9 +557,9 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const list = statement((c) => build(c, true, true), dialect, options);
   const count =
     bound.count === true
-      ? statement((c) => `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${c.table(bound.entitySet)} ${ROOT}${bound.filter === undefined ? '' : ` WHERE ${c.condition(bound.filter, true, type)}`}`, dialect, options)
+      ? statement((c) => `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${c.table(bound.entitySet)} ${ROOT}${bound.filter === undefined ? '' : ` WHERE ${c.condition(bound.filter, true, root)}`}`, dialect, options)
       : undefined;
-  const where = bound.filter === undefined ? undefined : statement((c) => c.condition(bound.filter as BoundExpression, true, type), dialect, options);
+  const where = bound.filter === undefined ? undefined : statement((c) => c.condition(bound.filter as BoundExpression, true, root), dialect, options);
   const order = statement((c) => orderBy(c, bound), dialect, options);
   const select = statement((c) => columns.map((col) => `${c.column(type, col.property)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
   return {
@@ -419,13 +575,14 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
 /** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
 function orderBy(compiler: SqlCompiler, bound: BoundQuery): string {
   const type = bound.entityType;
+  const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
   const dialect = compiler.dialect;
   const items = (bound.orderBy ?? []).map((item) => {
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'
-        ? `(CASE ${compiler.expression(expression, type)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
-        : compiler.expression(expression, type);
+        ? `(CASE ${compiler.expression(expression, root)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
+        : compiler.expression(expression, root);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
     return dialect.nullsFirstByDefault ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
