@@ -1,28 +1,31 @@
 /**
  * `$filter` parse-throughput bench: odata-engine against a lexer-only baseline and two peer
  * parsers (`@odata/parser`, `odata-v4-parser`), on six generated inputs. Every subject is measured
- * in its own fresh child process (bench/worker.ts), over several rounds. Writes a markdown report
- * to `bench/RESULTS.md` (overwritten), prints it, and updates the bench section of README.md.
+ * in its own fresh child process (bench/worker.ts), over several rounds. Then the in-memory
+ * backend bench (bench/memory.ts, children in bench/memory-worker.ts), with the same machinery
+ * (bench/rounds.ts). Writes a markdown report of both to `bench/RESULTS.md` (overwritten), prints
+ * it, and updates the two bench sections of README.md.
  *
  * Run with `npm run bench` (= `tsx bench/run.ts`).
  */
 import type * as Esbuild from 'esbuild';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseFilter } from '../src/index.js';
+import { bindQuery, compileQuery, defineModel, parseFilter } from '../src/index.js';
 import { lex } from '../src/syntax/lexer.js';
 import { fmtNum, markdownTable, median, type Measurement } from './measure.js';
+import { checkMemoryAgreement, memoryReport, runMemoryBench } from './memory.js';
+import { busyRoundsOf, combine, NOT_RUN, runRounds } from './rounds.js';
 import {
+  BUNDLE_ENTRY,
   CELL_BUDGET_MS,
   importBundle,
   inputs,
   LIMITS,
-  MESSAGE_PREFIX,
   OURS,
-  type ChildMessage,
+  type EngineApi,
   type EngineMode,
   type SubjectKey,
 } from './shared.js';
@@ -51,7 +54,7 @@ async function bundleEngine(): Promise<{ code: string; description: string } | s
     const root = fileURLToPath(new URL('..', import.meta.url));
     const result = await esbuild.build({
       stdin: {
-        contents: "export { parseFilter } from './src/index.ts';\nexport { lex } from './src/syntax/lexer.ts';\n",
+        contents: BUNDLE_ENTRY,
         resolveDir: root,
         sourcefile: 'bench-entry.ts',
         loader: 'ts',
@@ -89,12 +92,14 @@ const engineDescription = bundle?.description ?? 'src/ as loaded by tsx (esbuild
 
 // The bundled parser must be the same parser: compare its ASTs with the tsx-loaded source's.
 const astMismatches: string[] = [];
+/** The bundle, imported into this process (for the checks), when it loads. */
+let shipped: EngineApi | undefined;
 if (bundle) {
   try {
-    const shipped = await importBundle(bundle.code);
+    shipped = await importBundle(bundle.code);
     for (const input of inputs) {
       try {
-        const a = JSON.stringify(shipped.parseFilter(input.text, OURS));
+        const a = JSON.stringify(shipped!.parseFilter(input.text, OURS));
         const b = JSON.stringify(parseFilter(input.text, OURS));
         if (a !== b) astMismatches.push(input.name);
       } catch (e) {
@@ -106,6 +111,10 @@ if (bundle) {
   }
   if (astMismatches.length > 0) process.stderr.write(`warning: bundled and tsx-loaded ASTs differ on: ${astMismatches.join(', ')}\n`);
 }
+
+// The memory bench's subjects must agree (count of matching rows, page ids) before anything is
+// measured: this throws, and ends the run, if they do not.
+const memoryReference = checkMemoryAgreement(shipped ?? { parseFilter, lex, bindQuery, compileQuery, defineModel });
 
 // ---------------------------------------------------------------------------------------------
 // Subjects
@@ -131,189 +140,36 @@ const subjects: readonly Subject[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// Child processes
-// ---------------------------------------------------------------------------------------------
-
-const workerPath = fileURLToPath(new URL('./worker.ts', import.meta.url));
-const tsxLoader = import.meta.resolve('tsx');
-
-interface ChildRun {
-  /** One entry per input; `undefined` for inputs that were skipped. */
-  readonly cells: (Measurement | undefined)[];
-  /** Inputs whose failure in this child should not be retried in later rounds. */
-  readonly failed: Set<number>;
-  readonly seconds: number;
-  /** Whether `global.gc` was available to the child. */
-  readonly gc: boolean;
-  /** Average number of busy CPU cores on the machine while the child ran (the child's own included). */
-  readonly busyCores: number;
-}
-
-/** Total and idle CPU time of the whole machine so far (all cores), in ms. */
-function cpuTimes(): { total: number; idle: number } {
-  let total = 0;
-  let idle = 0;
-  for (const cpu of os.cpus()) {
-    const t = cpu.times;
-    total += t.user + t.nice + t.sys + t.idle + t.irq;
-    idle += t.idle;
-  }
-  return { total, idle };
-}
-
-function lastLine(text: string): string {
-  const line = text.trim().split('\n').pop()?.trim() ?? '';
-  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
-}
-
-/**
- * Runs one child for `subject` and collects its cells. Never rejects: a child that crashes or
- * outlives {@link CHILD_LIMIT_MS} is killed and the input it was working on is recorded as an error
- * (the inputs after it as not run).
- */
-function runChild(subject: Subject, skip: ReadonlySet<number>): Promise<ChildRun> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const cpuBefore = cpuTimes();
-    const args = ['--import', tsxLoader, '--expose-gc', workerPath, subject.key, engineMode, [...skip].join(',')];
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const cells: (Measurement | undefined)[] = inputs.map(() => undefined);
-    let ready = false;
-    let gc = false;
-    let done = false;
-    let current: number | undefined;
-    let stdoutBuf = '';
-    let stderrBuf = '';
-    let timedOut = false;
-    let spawnError: string | undefined;
-
-    const onMessage = (msg: ChildMessage): void => {
-      if (msg.type === 'ready') {
-        ready = true;
-        gc = msg.gc;
-      } else if (msg.type === 'start') current = msg.input;
-      else if (msg.type === 'cell') {
-        cells[msg.input] = msg.m;
-        current = undefined;
-      } else done = true;
-    };
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdoutBuf += chunk;
-      let nl: number;
-      while ((nl = stdoutBuf.indexOf('\n')) >= 0) {
-        const line = stdoutBuf.slice(0, nl);
-        stdoutBuf = stdoutBuf.slice(nl + 1);
-        if (line.startsWith(MESSAGE_PREFIX)) onMessage(JSON.parse(line.slice(MESSAGE_PREFIX.length)) as ChildMessage);
-      }
-    });
-    child.stderr.setEncoding('utf8');
-    let stderrAll = '';
-    child.stderr.on('data', (chunk: string) => {
-      stderrBuf = (stderrBuf + chunk).slice(-4000);
-      if (stderrAll.length < 20_000) stderrAll += chunk;
-    });
-    child.stdin.on('error', () => {}); // EPIPE when the child dies before reading
-    const needsBundle = engineMode === 'bundle' && (subject.key === 'ours' || subject.key === 'lexer');
-    child.stdin.end(needsBundle ? bundle!.code : '');
-    child.on('error', (e) => {
-      spawnError = e.message;
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, CHILD_LIMIT_MS);
-
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      // The child's own messages (warnings, crash output), each line marked with the subject.
-      if (stderrAll.trim()) process.stderr.write(`\n${stderrAll.trimEnd().replace(/^/gm, `  [${subject.label}] `)}\n`);
-      const failed = new Set<number>();
-      if (!done) {
-        const why = timedOut
-          ? `timeout: child killed after ${CHILD_LIMIT_MS / 1000} s`
-          : `error: child ${spawnError ?? (signal ? `killed by ${signal}` : `exited with code ${code}`)}${lastLine(stderrBuf) ? ` (${lastLine(stderrBuf)})` : ''}`;
-        inputs.forEach((_, i) => {
-          if (skip.has(i) || cells[i]) return;
-          if (!ready || i === current) {
-            // Before the subject was loaded, every input is affected; afterwards, only the one the
-            // child was working on.
-            cells[i] = { ok: false, error: why };
-            failed.add(i);
-          } else cells[i] = { ok: false, error: 'not run (child ended early)' };
-        });
-      }
-      cells.forEach((m, i) => {
-        if (m && !m.ok && !m.error.startsWith('not run')) failed.add(i);
-      });
-      const cpuAfter = cpuTimes();
-      const total = cpuAfter.total - cpuBefore.total;
-      const busyCores = total > 0 ? (os.cpus().length * (total - (cpuAfter.idle - cpuBefore.idle))) / total : Number.NaN;
-      resolve({ cells, failed, seconds: (performance.now() - started) / 1000, gc, busyCores });
-    });
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // Run
 // ---------------------------------------------------------------------------------------------
 
 type Row = Record<SubjectKey, Measurement>;
-const NOT_RUN: Measurement = { ok: false, error: 'not run' };
 const emptyRow = (): Row => ({ ours: NOT_RUN, lexer: NOT_RUN, odataParser: NOT_RUN, odataV4Parser: NOT_RUN, oursTsx: NOT_RUN });
 
 const loadAtStart = os.loadavg()[0]!;
-const started = performance.now();
+const parseRun = await runRounds({
+  name: 'parse',
+  subjects,
+  rounds: ROUNDS,
+  script: fileURLToPath(new URL('./worker.ts', import.meta.url)),
+  limitMs: CHILD_LIMIT_MS,
+  cellCount: () => inputs.length,
+  args: (subject, skip) => [subject.key, engineMode, [...skip].join(',')],
+  stdin: (subject) => (engineMode === 'bundle' && (subject.key === 'ours' || subject.key === 'lexer') ? bundle!.code : ''),
+});
+const { childSeconds, busyByRound, gcEverywhere, elapsedS } = parseRun;
+const loadAtEnd = os.loadavg()[0]!;
 /** `rounds[r].get(input name)`: that round's row. */
-const rounds: Map<string, Row>[] = [];
-/** Cells that failed for good (not retried), with the error, by subject and input index. */
-const failures = new Map<SubjectKey, Map<number, Measurement>>(subjects.map((s) => [s.key, new Map()]));
-const childSeconds: number[] = [];
-/** Busy cores while each child ran, by round. */
-const busyByRound: number[][] = [];
-let gcEverywhere = true;
-// The start of the order moves by two places every round (by one if that would not reach every
-// place), so that no subject always runs first, while odata-engine and lexer-only, whose ratio is
-// the most sensitive figure, stay next to each other in most rounds.
-const step = subjects.length % 2 === 1 ? 2 : 1;
-for (let round = 0; round < ROUNDS; round++) {
-  const rows = new Map(inputs.map((input) => [input.name, emptyRow()]));
-  const order = subjects.map((_, i) => subjects[(i + round * step) % subjects.length]!);
-  const busy: number[] = [];
-  process.stderr.write(`round ${round + 1}/${ROUNDS}:`);
-  for (const subject of order) {
-    const failedBefore = failures.get(subject.key)!;
-    const child = await runChild(subject, new Set(failedBefore.keys()));
-    childSeconds.push(child.seconds);
-    busy.push(child.busyCores);
-    gcEverywhere &&= child.gc;
-    process.stderr.write(` ${subject.label} ${child.seconds.toFixed(1)} s (${child.busyCores.toFixed(2)} busy cores);`);
-    inputs.forEach((input, i) => {
-      const m = child.cells[i] ?? failedBefore.get(i) ?? NOT_RUN;
-      rows.get(input.name)![subject.key] = m;
-      if (child.failed.has(i) && !failedBefore.has(i)) failedBefore.set(i, m);
-    });
-  }
-  process.stderr.write('\n');
-  rounds.push(rows);
-  busyByRound.push(busy);
-}
-const elapsedS = (performance.now() - started) / 1000;
-
-/** Median over the rounds that produced a number; the first error when none did. */
-function combine(ms: readonly Measurement[]): Measurement {
-  const ok = ms.filter((m): m is Extract<Measurement, { ok: true }> => m.ok);
-  if (ok.length === 0) return ms.find((m) => !m.ok && !m.error.startsWith('not run')) ?? ms[0] ?? NOT_RUN;
-  const usPerOp = median(ok.map((m) => m.usPerOp));
-  return {
-    ok: true,
-    usPerOp,
-    opsPerSec: 1e6 / usPerOp,
-    iterations: ok.reduce((sum, m) => sum + m.iterations, 0),
-    measuredMs: ok.reduce((sum, m) => sum + m.measuredMs, 0),
-    firstCallMs: median(ok.map((m) => m.firstCallMs)),
-  };
-}
+const rounds: Map<string, Row>[] = parseRun.rounds.map(
+  (round) =>
+    new Map(
+      inputs.map((input, i) => {
+        const row = emptyRow();
+        for (const subject of subjects) row[subject.key] = round.get(subject.key)?.[i] ?? NOT_RUN;
+        return [input.name, row];
+      }),
+    ),
+);
 
 const results = new Map<string, Row>();
 /** Cells where some rounds failed and others did not. */
@@ -498,7 +354,7 @@ const spreadTable = markdownTable(
 
 const cpu = os.cpus()[0]?.model.trim() ?? 'unknown';
 /** Rounds during which other work kept the machine noticeably busy. */
-const busyRounds = busyByRound.flatMap((b, r) => (median(b) > 1.5 ? [r + 1] : []));
+const busyRounds = busyRoundsOf(busyByRound);
 const busyWarning =
   busyRounds.length === 0
     ? ''
@@ -512,7 +368,7 @@ const report = `# \`$filter\` parse throughput
 - Peers: ${subjects[2]!.label}, ${subjects[3]!.label}
 - odata-engine measured as: ${engineDescription}${bundleProblem ? ` (bundling failed: ${bundleProblem})` : ''}
 - AST check (bundled vs tsx-loaded source): ${bundle ? (astMismatches.length === 0 ? 'identical on all inputs' : `DIFFERENT on ${astMismatches.join(', ')}`) : 'not applicable'}
-- Bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each${gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${os.loadavg()[0]!.toFixed(2)}
+- Parse bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each${gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${loadAtEnd.toFixed(2)} (the whole \`npm run bench\`, with the in-memory backend bench: see its section below)
 - Busy cores while the children ran, median per round: ${busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length}; a child keeps about one busy, so more means other work ran alongside and slowed the figures)
 ${busyWarning ? `\n${busyWarning}\n` : ''}
 Method: each parser runs in its own fresh Node process (\`node --import tsx --expose-gc
@@ -563,19 +419,27 @@ ${partialFailures.length > 0 ? `\nCells that failed in some rounds only (their f
 ${targets.join('\n')}
 `;
 
-writeFileSync(new URL('./RESULTS.md', import.meta.url), report);
-process.stdout.write(report);
+// ---------------------------------------------------------------------------------------------
+// In-memory backend bench, then both reports
+// ---------------------------------------------------------------------------------------------
 
-// The README shows the headline tables of the latest run, between two markers.
+const memory = await runMemoryBench({ engineMode, bundleCode: bundle?.code, reference: memoryReference });
+const memoryOut = memoryReport(memory, { engineDescription, totalSeconds: performance.now() / 1000, parseSeconds: elapsedS, parseRounds: ROUNDS });
+
+writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}`);
+process.stdout.write(`${report}\n${memoryOut.results}`);
+
+/** Replaces what lies between two marker lines of the README (kept); false if they are missing. */
+function replaceBetween(text: string, start: string, end: string, body: string): string | undefined {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  return from >= 0 && to > from ? `${text.slice(0, from)}${start}\n${body}${text.slice(to)}` : undefined;
+}
+
+// The README shows the headline tables of the latest run, between two pairs of markers.
 const readmeUrl = new URL('../README.md', import.meta.url);
-const readme = readFileSync(readmeUrl, 'utf8');
-const START = '<!-- bench:parse:start -->';
-const END = '<!-- bench:parse:end -->';
-const from = readme.indexOf(START);
-const to = readme.indexOf(END);
-if (from >= 0 && to > from) {
-  const summary = `${START}
-Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; each parser in its own process, median of ${ROUNDS} rounds; details, spread and method in [bench/RESULTS.md](bench/RESULTS.md)):
+let readme = readFileSync(readmeUrl, 'utf8');
+const parseSummary = `Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; each parser in its own process, median of ${ROUNDS} rounds; details, spread and method in [bench/RESULTS.md](bench/RESULTS.md)):
 ${busyWarning ? `\n${busyWarning}\n` : ''}
 ${mainTable}
 
@@ -585,5 +449,18 @@ ${growthTable}
 
 ${targets.join('\n')}
 `;
-  writeFileSync(readmeUrl, readme.slice(0, from) + summary + readme.slice(to));
+for (const [name, body] of [
+  ['parse', parseSummary],
+  ['memory', memoryOut.readme],
+] as const) {
+  const updated = replaceBetween(readme, `<!-- bench:${name}:start -->`, `<!-- bench:${name}:end -->`, body);
+  if (updated === undefined) process.stderr.write(`warning: README.md has no <!-- bench:${name}:start/end --> markers; its ${name} section was not updated\n`);
+  else readme = updated;
+}
+writeFileSync(readmeUrl, readme);
+
+process.stderr.write(`\nwhole bench: ${(performance.now() / 1000).toFixed(1)} s (parse ${elapsedS.toFixed(1)} s, memory ${memory.run.elapsedS.toFixed(1)} s)\n`);
+if (memory.mismatches.length > 0) {
+  process.stderr.write(`\nMEMORY BENCH MISMATCH: children returned other results than the agreement check:\n${memory.mismatches.map((m) => `  - ${m}`).join('\n')}\n`);
+  process.exitCode = 1;
 }

@@ -2,7 +2,7 @@
  * What the bench parent (run.ts) and its per-subject child processes (worker.ts) share: the
  * inputs, the measurement limits, the subjects and the line protocol on the child's stdout.
  */
-import type { ParseOptions, parseFilter } from '../src/index.js';
+import type { bindQuery, compileQuery, defineModel, ParseOptions, parseFilter } from '../src/index.js';
 import type { lex } from '../src/syntax/lexer.js';
 import type { CellOptions, Measurement } from './measure.js';
 
@@ -74,11 +74,28 @@ export const LIMITS: CellOptions = { warmupMs: 100, rewarmMs: 50, maxSingleMs: 5
 /** Measuring time of one cell in one child, in ms. */
 export const CELL_BUDGET_MS = 150;
 
-/** The two odata-engine entry points the bench calls. */
+/**
+ * The same for the in-memory backend bench, whose calls take milliseconds (100 000 rows each):
+ * a shorter budget keeps the whole `npm run bench` within its time.
+ */
+export const MEMORY_LIMITS: CellOptions = { warmupMs: 80, rewarmMs: 20, maxSingleMs: 5000, samplesPerRound: 5 };
+export const MEMORY_CELL_BUDGET_MS = 120;
+
+/**
+ * The odata-engine entry points the bench calls: the parser and lexer (parse bench) and the
+ * in-memory backend (memory bench).
+ */
 export interface EngineApi {
   readonly parseFilter: typeof parseFilter;
   readonly lex: typeof lex;
+  readonly bindQuery: typeof bindQuery;
+  readonly compileQuery: typeof compileQuery;
+  readonly defineModel: typeof defineModel;
 }
+
+/** The bundle's entry module (see run.ts): every {@link EngineApi} function, from `src/`. */
+export const BUNDLE_ENTRY =
+  "export { parseFilter, bindQuery, compileQuery, defineModel } from './src/index.ts';\nexport { lex } from './src/syntax/lexer.ts';\n";
 
 /**
  * Imports the bundle as a `data:` URL module (it imports nothing but Node built-ins), which also
@@ -86,7 +103,20 @@ export interface EngineApi {
  */
 export async function importBundle(code: string): Promise<EngineApi> {
   const mod = (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)) as EngineApi;
-  return { parseFilter: mod.parseFilter, lex: mod.lex };
+  return { parseFilter: mod.parseFilter, lex: mod.lex, bindQuery: mod.bindQuery, compileQuery: mod.compileQuery, defineModel: mod.defineModel };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** In a child: odata-engine from the bundle on stdin, or from `src/` through tsx. */
+export async function loadEngine(from: EngineMode): Promise<EngineApi> {
+  if (from === 'bundle') return importBundle(await readStdin());
+  const [index, lexer] = await Promise.all([import('../src/index.js'), import('../src/syntax/lexer.js')]);
+  return { parseFilter: index.parseFilter, lex: lexer.lex, bindQuery: index.bindQuery, compileQuery: index.compileQuery, defineModel: index.defineModel };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -98,9 +128,13 @@ export const MESSAGE_PREFIX = '@@bench ';
 export type ChildMessage =
   /** The subject is loaded; `gc` tells whether `global.gc` is available. */
   | { readonly type: 'ready'; readonly gc: boolean }
-  /** The child starts work on an input (if it dies now, that cell is to blame). */
+  /**
+   * The child starts work on a cell (if it dies now, that cell is to blame). `input` is the cell's
+   * index: the input's in the parse bench, the subject's cell's in the memory bench.
+   */
   | { readonly type: 'start'; readonly input: number }
-  | { readonly type: 'cell'; readonly input: number; readonly m: Measurement }
+  /** `check`: what the measured function returned, summarized (memory bench only). */
+  | { readonly type: 'cell'; readonly input: number; readonly m: Measurement; readonly check?: string }
   | { readonly type: 'done' };
 
 export function emit(message: ChildMessage): void {

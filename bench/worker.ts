@@ -11,12 +11,11 @@ import { Cell } from './measure.js';
 import {
   CELL_BUDGET_MS,
   emit,
-  importBundle,
   inputs,
   isSubjectKey,
   LIMITS,
+  loadEngine,
   OURS,
-  type EngineApi,
   type EngineMode,
   type SubjectKey,
 } from './shared.js';
@@ -28,18 +27,6 @@ if (!isSubjectKey(keyArg) || (modeArg !== 'bundle' && modeArg !== 'tsx')) {
 }
 const mode: EngineMode = modeArg;
 const skipped = new Set(skipArg.split(',').filter(Boolean).map(Number));
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function loadEngine(from: EngineMode): Promise<EngineApi> {
-  if (from === 'bundle') return importBundle(await readStdin());
-  const [index, lexer] = await Promise.all([import('../src/index.js'), import('../src/syntax/lexer.js')]);
-  return { parseFilter: index.parseFilter, lex: lexer.lex };
-}
 
 /** The peers are CommonJS; loaded with require and given minimal local types. */
 const require = createRequire(import.meta.url);

@@ -179,6 +179,8 @@ export interface ModelQueryOptions {
   readonly maxDepth?: number;
   /** Include string functions, arithmetic and lambdas (default true). */
   readonly functions?: boolean;
+  /** Include paths through navigation properties back to the same type (default true). */
+  readonly navigation?: boolean;
 }
 
 /** `$filter` texts that are valid for the entity set's type. */
@@ -235,6 +237,31 @@ function filterFor(type: StructuredType, prefix: string, options: ModelQueryOpti
   }
   if (flags.length > 0) {
     atoms.push(fc.constantFrom(...flags).chain((p) => literalArbitrary(p).map((lit) => `${name(p)} has ${lit}`)));
+  }
+  // Navigation back to the same type: a path through a single-valued one, any/all/$count over a collection.
+  if (prefix === '' && (options.navigation ?? true)) {
+    const inner = scalars.filter((p) => !(p.type.kind === 'enum' && p.type.type.isFlags));
+    for (const navigation of type.navigation.values()) {
+      if (navigation.target !== type || !navigation.filterable || inner.length === 0) continue;
+      if (!navigation.collection) {
+        atoms.push(
+          fc.constantFrom(...inner).chain((p) =>
+            fc.oneof(
+              fc.tuple(fc.constantFrom('eq', 'ne'), literalArbitrary(p)).map(([op, lit]) => `${navigation.name}/${p.name} ${op} ${lit}`),
+              fc.constantFrom('eq', 'ne').map((op) => `${navigation.name} ${op} null`),
+            ),
+          ),
+        );
+      } else {
+        atoms.push(
+          fc
+            .tuple(fc.constantFrom('any', 'all'), fc.constantFrom(...inner).chain((p) => fc.tuple(fc.constant(p), fc.constantFrom('eq', 'ne'), literalArbitrary(p))))
+            .map(([op, [p, cmp, lit]]) => `${navigation.name}/${op}(x:x/${p.name} ${cmp} ${lit})`),
+          fc.tuple(fc.constantFrom('eq', 'gt', 'lt'), fc.nat(3)).map(([op, n]) => `${navigation.name}/$count ${op} ${n}`),
+          fc.boolean().map((negate) => `${negate ? 'not ' : ''}${navigation.name}/any()`),
+        );
+      }
+    }
   }
   if (atoms.length === 0) return fc.constant('true');
   const atom = fc.oneof(...atoms);

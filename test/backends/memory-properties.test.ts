@@ -93,12 +93,12 @@ describe('the cross-backend harness', () => {
   });
 
   it('catches a backend that ignores $skip', async () => {
-    const ignoresSkip: BackendRunner = (query, data) => compileQuery({ ...query, skip: undefined }).apply(data);
+    const ignoresSkip: BackendRunner = (query, data) => compileQuery({ ...query, skip: undefined }, { data: { items: data }, model: edgeModel }).apply(data);
     const dropsExpansions: BackendRunner = (query, data) => compileQuery(query).apply(data);
     await expect(
       assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: dropsExpansions, queries: fc.constant('$expand=children'), numRuns: 100, seed: 3 }),
     ).rejects.toThrow(/rows of children of row/);
-    await expect(assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: ignoresSkip, numRuns: 200, seed: 1 })).rejects.toThrow(/rows differ/);
+    await expect(assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: ignoresSkip, numRuns: 200, seed: 1 })).rejects.toThrow(/rows.* differ/);
   });
 
   it("catches a backend whose 'ne' drops null rows, as SQL's <> does", async () => {

@@ -31,6 +31,11 @@ function itemModel(decimal: boolean): Model {
           born: 'Edm.Date',
           at: 'Edm.DateTimeOffset',
           status: 'Status',
+          parentId: 'Edm.Int32',
+        },
+        navigation: {
+          parent: { type: 'Item', constraints: { parentId: 'id' }, partner: 'children' },
+          children: { type: 'Collection(Item)', partner: 'parent' },
         },
       },
     },
@@ -159,11 +164,12 @@ for (const [name, open, decimal, skip] of ENGINES) {
         model,
         entitySet: 'items',
         numRuns: 60,
-        queries: modelQueryArbitrary(model, 'items', { functions: false }),
+        // No $expand yet in SQL: strip it from the generated queries.
+        queries: modelQueryArbitrary(model, 'items', { functions: false }).map((q) => q.split('&').filter((part) => !part.startsWith('$expand=')).join('&')),
         rows: rowsArbitrary(model, 'items', { maxLength: 12 }),
         runner: async (query, rows) => {
           await load(engine, model, 'items', rows, created);
-          return run(engine, query);
+          return run(engine, query, model);
         },
       });
     });
