@@ -18,7 +18,7 @@ import {
 } from '../../util/decimal.js';
 import { formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
 import { callFunction } from './functions.js';
-import { domainOf, toBigInt, toNumber } from './values.js';
+import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
 
 /** A row: a plain object keyed by property names. */
 export type Row = Readonly<Record<string, unknown>>;
@@ -53,6 +53,8 @@ export class ExpressionCompiler {
   constructor(private readonly resolve: NavigationResolver) {}
 
   compile(node: BoundExpression): Evaluator {
+    const fast = fastPath(node);
+    if (fast !== undefined) return fast;
     switch (node.kind) {
       case 'literal': {
         const value = node.type.kind === 'enum' && Array.isArray(node.value) ? node.value.join(',') : node.value;
@@ -188,21 +190,29 @@ export class ExpressionCompiler {
     const right = this.compile(rightNode);
     switch (operator) {
       case 'and':
+      case 'or': {
+        // A chain `a and b and c` runs as one loop over its operands (fewer closure frames per row).
+        const operands = flatten(operator, leftNode, rightNode).map((operand) => this.compile(operand));
+        const decisive = operator === 'and' ? false : true;
+        if (operands.length === 2) {
+          return (row, scope) => {
+            const a = left(row, scope);
+            if (a === decisive) return decisive;
+            const b = right(row, scope);
+            if (b === decisive) return decisive;
+            return a === !decisive && b === !decisive ? !decisive : null;
+          };
+        }
         return (row, scope) => {
-          const a = left(row, scope);
-          if (a === false) return false;
-          const b = right(row, scope);
-          if (b === false) return false;
-          return a === true && b === true ? true : null;
+          let unknown = false;
+          for (let i = 0; i < operands.length; i++) {
+            const value = (operands[i] as Evaluator)(row, scope);
+            if (value === decisive) return decisive;
+            if (value !== !decisive) unknown = true;
+          }
+          return unknown ? null : !decisive;
         };
-      case 'or':
-        return (row, scope) => {
-          const a = left(row, scope);
-          if (a === true) return true;
-          const b = right(row, scope);
-          if (b === true) return true;
-          return a === false && b === false ? false : null;
-        };
+      }
       case 'eq':
       case 'ne':
       case 'gt':
@@ -413,3 +423,84 @@ function temporalArithmetic(operator: string, result: string): (a: unknown, b: u
   };
 }
 
+
+/** The operands of a chain of one logical operator: `a and (b and c)` gives [a, b, c]. */
+function flatten(operator: string, left: BoundExpression, right: BoundExpression): BoundExpression[] {
+  const result: BoundExpression[] = [];
+  const visit = (node: BoundExpression): void => {
+    if (node.kind === 'binary' && node.operator === operator) {
+      visit(node.left);
+      visit(node.right);
+    } else result.push(node);
+  };
+  visit(left);
+  visit(right);
+  return result;
+}
+
+/** The property name of a path `Name` on the current row, when it can be read with a plain `row[name]`. */
+function plainProperty(node: BoundExpression): string | undefined {
+  if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return undefined;
+  const [step] = node.steps;
+  if (step?.kind !== 'property' || step.property.collection) return undefined;
+  const name = step.property.name;
+  return name in Object.prototype || name === '__proto__' ? undefined : name;
+}
+
+/**
+ * Specialized closures for the most common shapes (`Name op literal` on numbers, strings and
+ * Booleans, and `startswith`/`endswith`/`contains(Name,'literal')`): one closure per row instead
+ * of a chain, with the generic form as the fallback for values of an unexpected JavaScript type.
+ */
+function fastPath(node: BoundExpression): Evaluator | undefined {
+  if (node.kind === 'call' && (node.name === 'startswith' || node.name === 'endswith' || node.name === 'contains')) {
+    const [target, search] = node.args;
+    const name = target === undefined ? undefined : plainProperty(target);
+    if (name === undefined || search?.kind !== 'literal' || typeof search.value !== 'string') return undefined;
+    const text = search.value;
+    if (node.name === 'startswith') return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.startsWith(text) : null; };
+    if (node.name === 'endswith') return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.endsWith(text) : null; };
+    return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.includes(text) : null; };
+  }
+  if (node.kind !== 'binary' || !['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(node.operator)) return undefined;
+  const name = plainProperty(node.left);
+  const literal = node.right;
+  if (name === undefined || literal.kind !== 'literal' || literal.value === null) return undefined;
+  const operandType = node.operandType;
+  const numeric = operandType.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Double', 'Edm.Single'].includes(operandType.name);
+  const textual = isPrimitive(operandType, 'Edm.String') && node.left.type.kind === 'primitive' && node.left.type.name === 'Edm.String';
+  const boolean = isPrimitive(operandType, 'Edm.Boolean');
+  if (!numeric && !textual && !boolean) return undefined;
+  const constant = numeric ? toNumber(literal.value) : literal.value;
+  if (constant === null || (numeric && typeof constant !== 'number') || (textual && typeof constant !== 'string') || (boolean && typeof constant !== 'boolean')) return undefined;
+  const kind = numeric ? 'number' : textual ? 'string' : 'boolean';
+  const generic = comparison(node.operator, (row) => (row as Record<string, unknown>)[name], () => literal.value, operandType, literal.value);
+  const c = constant as number;
+  const t = constant as string;
+  // A stored value of another JavaScript type (a numeric string, a bigint) takes the generic path.
+  const other = (v: unknown, row: Row, scope: Scope): unknown => (v === null || v === undefined ? node.operator === 'ne' : generic(row, scope));
+  switch (node.operator) {
+    case 'eq':
+      return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === kind ? v === constant : other(v, row, scope); };
+    case 'ne':
+      return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === kind ? v !== constant : other(v, row, scope); };
+    default:
+      if (kind === 'number') {
+        switch (node.operator) {
+          case 'gt':
+            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v > c : other(v, row, scope); };
+          case 'ge':
+            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v >= c : other(v, row, scope); };
+          case 'lt':
+            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v < c : other(v, row, scope); };
+          default:
+            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v <= c : other(v, row, scope); };
+        }
+      }
+      if (kind === 'string') {
+        const accept = node.operator === 'gt' ? (x: number) => x > 0 : node.operator === 'ge' ? (x: number) => x >= 0 : node.operator === 'lt' ? (x: number) => x < 0 : (x: number) => x <= 0;
+        return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? accept(compareStrings(v, t)) : other(v, row, scope); };
+      }
+      return undefined;
+  }
+}

@@ -43,6 +43,8 @@ export interface CompiledQuery {
   apply(rows: readonly Row[]): QueryResult;
 }
 
+const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
+
 /** Sets an own property, even one named `__proto__`. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -169,7 +171,7 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
     }
   }
   const sortKey = (row: Row): unknown[] => keys.map((key) => {
-    const value = key.evaluate(row, Object.create(null) as Record<string, unknown>);
+    const value = key.evaluate(row, NO_VARIABLES);
     return value === null || value === undefined ? null : key.domain.normalize(value);
   });
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
@@ -177,7 +179,11 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
   const project = projector(options, type, resolve, search);
 
   const apply = (rows: readonly Row[]): QueryResult => {
-    const matching = rows.filter((row) => predicate(row));
+    const matching: Row[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as Row;
+      if (predicate(row)) matching.push(row);
+    }
     const count = options.count === true ? matching.length : undefined;
     let ordered = matching;
     if (keys.length > 0) {
