@@ -145,7 +145,8 @@ function modelOf(bound: BoundQuery): Model {
 
 function compileOptions(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction): CompiledQuery {
   const compiler = new ExpressionCompiler(resolve);
-  const filter = options.filter === undefined ? undefined : compiler.predicate(options.filter);
+  const filterEvaluator = options.filter === undefined ? undefined : compiler.compile(options.filter);
+  const filter = filterEvaluator === undefined ? undefined : (row: Row): boolean => filterEvaluator(row, NO_VARIABLES) === true;
   const searchExpression: SearchExpression | undefined = options.search;
   const predicate =
     searchExpression === undefined
@@ -170,19 +171,32 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
       keys.push({ evaluate: (row) => get(row) ?? null, domain: domainOf(fromReference(property.type)), descending: false });
     }
   }
-  const sortKey = (row: Row): unknown[] => keys.map((key) => {
-    const value = key.evaluate(row, NO_VARIABLES);
-    return value === null || value === undefined ? null : key.domain.normalize(value);
-  });
+  const sortKey = (row: Row): unknown[] => {
+    const values = new Array<unknown>(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as SortKey;
+      const value = key.evaluate(row, NO_VARIABLES);
+      values[i] = value === null || value === undefined ? null : key.domain.normalize(value);
+    }
+    return values;
+  };
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
 
   const project = projector(options, type, resolve, search);
 
   const apply = (rows: readonly Row[]): QueryResult => {
     const matching: Row[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as Row;
-      if (predicate(row)) matching.push(row);
+    if (filterEvaluator !== undefined && searchExpression === undefined) {
+      // The common case, without the predicate wrapper: one call per row.
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Row;
+        if (filterEvaluator(row, NO_VARIABLES) === true) matching.push(row);
+      }
+    } else {
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Row;
+        if (predicate(row)) matching.push(row);
+      }
     }
     const count = options.count === true ? matching.length : undefined;
     let ordered = matching;
@@ -225,6 +239,21 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
     };
   });
   const expansions = options.expand.map((item) => expansion(item, resolve, search));
+  // Top-level properties with ordinary names: a plain copy loop.
+  const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
+  if (plain && expansions.length === 0) {
+    const names = properties.map((path) => (path[0] as { name: string }).name);
+    return (row) => {
+      const result: Record<string, unknown> = {};
+      const source = row as Record<string, unknown>;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        const value = source[name];
+        result[name] = value === undefined ? null : value;
+      }
+      return result;
+    };
+  }
   return (row) => {
     const result: Record<string, unknown> = {};
     for (const copy of copiers) copy(row, result);
