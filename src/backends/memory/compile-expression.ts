@@ -203,6 +203,18 @@ export class ExpressionCompiler {
             return a === !decisive && b === !decisive ? !decisive : null;
           };
         }
+        if (operands.length === 3) {
+          const [x, y, z] = operands as [Evaluator, Evaluator, Evaluator];
+          return (row, scope) => {
+            const a = x(row, scope);
+            if (a === decisive) return decisive;
+            const b = y(row, scope);
+            if (b === decisive) return decisive;
+            const c = z(row, scope);
+            if (c === decisive) return decisive;
+            return a === !decisive && b === !decisive && c === !decisive ? !decisive : null;
+          };
+        }
         return (row, scope) => {
           let unknown = false;
           for (let i = 0; i < operands.length; i++) {
