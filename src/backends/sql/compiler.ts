@@ -9,7 +9,7 @@
  */
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQuery } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
@@ -47,6 +47,8 @@ export interface SqlQuery extends SqlStatement {
   readonly select: SqlStatement;
   /** Result column alias → property name, to read rows back. */
   readonly columns: readonly { readonly alias: string; readonly property: Property }[];
+  /** Result column alias → name of an expansion (JSON text or value, or a count). */
+  readonly expansions: readonly { readonly alias: string; readonly name: string }[];
 }
 
 function snake(name: string): string {
@@ -171,6 +173,116 @@ class SqlCompiler {
     }
     const target = this.related(last.navigation, current);
     return { scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
+  }
+
+  /** Column-stored properties to return for a select (all of them without `$select`). */
+  selected(options: BoundQueryOptions, type: StructuredType): Property[] {
+    return options.select.all
+      ? [...type.properties.values()].filter((p) => p.selectable && !p.collection && p.type.kind !== 'complex')
+      : options.select.properties.map((p) => p.path[0] as Property);
+  }
+
+  /** A JSON object of a row in `scope`: its selected properties and nested expansions. */
+  private jsonObject(options: BoundQueryOptions, scope: Scope, keysOnly: boolean): string {
+    const pairs: string[] = [];
+    const properties = keysOnly ? scope.type.key.map((k) => scope.type.properties.get(k) as Property) : this.selected(options, scope.type);
+    for (const property of properties) pairs.push(`${this.value(property.name, 'string')}, ${this.column(scope.type, property, scope.alias)}`);
+    if (!keysOnly) {
+      for (const item of options.expand) {
+        // Key placeholder first, then the expansion's own: parameters follow the text, for `?` dialects.
+        for (const [name, sql] of this.expansion(item, scope)) {
+          const key = this.value(name, 'string');
+          pairs.push(`${key}, ${sql()}`);
+        }
+      }
+    }
+    switch (this.dialect.name) {
+      case 'postgres':
+        return `json_build_object(${pairs.join(', ')})`;
+      case 'sqlite':
+        return `json_object(${pairs.join(', ')})`;
+      case 'mysql':
+        return `JSON_OBJECT(${pairs.join(', ')})`;
+      default:
+        throw unsupported('$expand on SQL Server (yet)');
+    }
+  }
+
+  /** A JSON value for the dialect's object builders: nested JSON must not become a string. */
+  private nestedJson(sql: string): string {
+    return this.dialect.name === 'sqlite' ? `json(${sql})` : this.dialect.name === 'mysql' ? `JSON_EXTRACT(${sql}, '$')` : sql;
+  }
+
+  /**
+   * The columns for one expanded navigation property: `[name, sql]` pairs. A single-valued one is
+   * a JSON object (or null); a collection a JSON array, ordered and paged; `/$count` a number.
+   */
+  expansion(item: BoundExpandItem, from: Scope): [string, () => string][] {
+    const options = item.options;
+    if (options.search !== undefined) throw unsupported('$search inside $expand (yet)');
+    const name = item.navigation.name;
+    // Every piece is built when the returned function runs, in the order of the text, so that
+    // `?` placeholders and the parameter list stay in step.
+    const parts = () => {
+      const related = this.related(item.navigation, from);
+      const scope: Scope = { ...related.scope, variables: new Map() };
+      const filter = (): string => (options.filter === undefined ? '' : ` AND ${this.condition(options.filter, true, scope)}`);
+      return { related, scope, filter };
+    };
+    const count = (): string => {
+      const { related, filter } = parts();
+      return `(SELECT COUNT(*) FROM ${related.from} WHERE ${related.join}${filter()})`;
+    };
+    if (item.form === '$count') return [[`${name}@odata.count`, count]];
+    const keysOnly = item.form === '$ref';
+    if (!item.navigation.collection) {
+      return [
+        [
+          name,
+          () => {
+            const { related, scope, filter } = parts();
+            const object = this.jsonObject(options, scope, keysOnly);
+            return this.nestedJson(`(SELECT ${object} FROM ${related.from} WHERE ${related.join}${filter()})`);
+          },
+        ],
+      ];
+    }
+    const array = (): string => {
+      const { related, scope, filter } = parts();
+      if (this.dialect.name === 'mysql') {
+        // MariaDB cannot correlate a derived table with the outer row: order and page inside JSON_ARRAYAGG.
+        // In the order of the text: object, ORDER BY, LIMIT, then WHERE.
+        const object = this.jsonObject(options, scope, keysOnly);
+        const order =
+          orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
+        const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
+        const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+        const limit = top === undefined && skip === undefined ? '' : ` LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`;
+        const where = `${related.join}${filter()}`;
+        return this.nestedJson(`(SELECT COALESCE(JSON_ARRAYAGG(JSON_EXTRACT(${object}, '$') ORDER BY ${order}${limit}), JSON_ARRAY()) FROM ${related.from} WHERE ${where})`);
+      }
+      const order = (): string =>
+        orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
+      const object = this.jsonObject(options, scope, keysOnly);
+      const rowNumber = order();
+      const where = `${related.join}${filter()}`;
+      const orderAgain = order();
+      const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
+      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+      const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
+      const inner = `SELECT ${object} AS o, ROW_NUMBER() OVER (ORDER BY ${rowNumber}) AS n FROM ${related.from} WHERE ${where} ORDER BY ${orderAgain}${paging}`;
+      switch (this.dialect.name) {
+        case 'postgres':
+          return `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${inner}) sub)`;
+        case 'sqlite':
+          return this.nestedJson(`(SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${inner}) sub)`);
+        default:
+          throw unsupported('$expand on SQL Server (yet)');
+      }
+    };
+    const columns: [string, () => string][] = [[name, array]];
+    if (options.count === true) columns.push([`${name}@odata.count`, count]);
+    return columns;
   }
 
   /** `EXISTS (…)` for the entity at the end of a path of single-valued navigation properties. */
@@ -357,11 +469,12 @@ class SqlCompiler {
       const escaped = node.value.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`);
       return this.value(`${before}${escaped}${after}`, 'string');
     }
+    // Parameters in the order of the text: the prefix, the escaped expression, the suffix.
+    const prefix = before ? this.value(before, 'string') : undefined;
     const sql = this.expression(node, scope);
     const e = this.value(escape, 'string');
     const escapedSql = `REPLACE(REPLACE(REPLACE(${sql}, ${e}, ${this.value(escape + escape, 'string')}), ${this.value('%', 'string')}, ${this.value(`${escape}%`, 'string')}), ${this.value('_', 'string')}, ${this.value(`${escape}_`, 'string')})`;
-    let pattern = escapedSql;
-    if (before) pattern = this.dialect.concat(this.value(before, 'string'), pattern);
+    let pattern = prefix === undefined ? escapedSql : this.dialect.concat(prefix, escapedSql);
     if (after) pattern = this.dialect.concat(pattern, this.value(after, 'string'));
     return pattern;
   }
@@ -373,17 +486,18 @@ class SqlCompiler {
       case 'startswith':
       case 'endswith': {
         if (first === undefined || second === undefined) break;
-        const text = this.expression(first, scope);
+        // Operands are compiled where they stand in the text (parameters follow the text).
+        const text = (): string => this.expression(first, scope);
         if (this.dialect.name === 'sqlite') {
           // SQLite's LIKE ignores ASCII case: compare exactly instead.
           const needle = (): string => this.expression(second, scope);
-          if (node.name === 'contains') return `instr(${text}, ${needle()}) > 0`;
-          if (node.name === 'startswith') return `substr(${text}, 1, length(${needle()})) = ${needle()}`;
-          const t = this.expression(first, scope);
-          return `(length(${needle()}) = 0 OR substr(${t}, -length(${needle()})) = ${needle()})`;
+          if (node.name === 'contains') return `instr(${text()}, ${needle()}) > 0`;
+          if (node.name === 'startswith') return `substr(${text()}, 1, length(${needle()})) = ${needle()}`;
+          return `(length(${needle()}) = 0 OR substr(${text()}, -length(${needle()})) = ${needle()})`;
         }
+        const subject = text();
         const pattern = this.likePattern(second, scope, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
-        return this.dialect.like(text, pattern);
+        return this.dialect.like(subject, pattern);
       }
       default:
         break;
@@ -511,6 +625,13 @@ function parameterKind(type: ExpressionType, literalType: ExpressionType): Param
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
   const compiler = new SqlCompiler(dialect, mapping, mapping.model);
   const sql = build(compiler);
+  // With positional `?` placeholders, text and parameters must agree one for one.
+  if (dialect.placeholder(1) === '?') {
+    const placeholders = sql.split('?').length - 1;
+    if (placeholders !== compiler.params.length) {
+      throw new Error(`internal error: ${placeholders} placeholders for ${compiler.params.length} parameters in ${dialect.name} SQL`);
+    }
+  }
   return { sql, params: compiler.params };
 }
 
@@ -527,7 +648,7 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   const type = bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
-  if (bound.expand.length > 0) throw unsupported('$expand (yet)');
+
   if (bound.search !== undefined) throw unsupported('$search (yet)');
   // Without $select: every column-stored property (collections and complex values are not columns yet).
   const properties = bound.select.all
@@ -538,8 +659,18 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   }
   const columns = properties.map((property, index) => ({ alias: `c${index}`, property }));
 
+  const expansionNames: { alias: string; name: string }[] = [];
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
-    const select = columns.map((c) => `${compiler.column(type, c.property)} AS ${dialect.quote(c.alias)}`).join(', ');
+    const parts = columns.map((c) => `${compiler.column(type, c.property)} AS ${dialect.quote(c.alias)}`);
+    expansionNames.length = 0;
+    for (const item of bound.expand) {
+      for (const [name, sql] of compiler.expansion(item, root)) {
+        const alias = `e${expansionNames.length}`;
+        expansionNames.push({ alias, name });
+        parts.push(`${sql()} AS ${dialect.quote(alias)}`);
+      }
+    }
+    const select = parts.join(', ');
     let sql = `SELECT ${select} FROM ${compiler.table(bound.entitySet)} ${ROOT}`;
     if (bound.filter !== undefined) sql += ` WHERE ${compiler.condition(bound.filter, true, root)}`;
     if (withOrder) {
@@ -569,34 +700,38 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
     ...(order.sql === '' ? {} : { orderBy: order }),
     select,
     columns,
+    expansions: expansionNames,
   };
 }
 
 /** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
 function orderBy(compiler: SqlCompiler, bound: BoundQuery): string {
-  const type = bound.entityType;
-  const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
+  return orderByItems(compiler, bound, { alias: ROOT, type: bound.entityType, set: bound.entitySet, variables: new Map() });
+}
+
+function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
+  const type = scope.type;
   const dialect = compiler.dialect;
-  const items = (bound.orderBy ?? []).map((item) => {
+  const items = (options.orderBy ?? []).map((item) => {
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'
-        ? `(CASE ${compiler.expression(expression, root)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
-        : compiler.expression(expression, root);
+        ? `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
+        : compiler.expression(expression, scope);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
     return dialect.nullsFirstByDefault ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
   });
-  if (bound.top !== undefined || bound.skip !== undefined) {
+  if (options.top !== undefined || options.skip !== undefined) {
     const ordered = new Set(
-      (bound.orderBy ?? []).flatMap((item) =>
+      (options.orderBy ?? []).flatMap((item) =>
         item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [],
       ),
     );
     for (const key of type.key) {
       const property = type.properties.get(key);
       if (property === undefined || ordered.has(key)) continue;
-      items.push(`${compiler.column(type, property)} ASC`);
+      items.push(`${compiler.column(type, property, scope.alias)} ASC`);
     }
   }
   return items.join(', ');

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, type Row } from '../../../src/index.js';
+import { compareResults } from '../../../src/testing/index.js';
 import { assetModel } from '../../fixtures/asset-model.js';
 import { load, mysqlServer, pglite, postgresServer, run, sqlite, type Engine } from '../../fixtures/sql-engines.js';
 
@@ -51,6 +52,12 @@ const CASES: [string, string][] = [
   ['maintenance-tickets', '$orderby=asset/createdAt desc,code'],
   ['localities', "$filter=assets/any(a:a/tickets/any(t:t/priority eq 'critical'))"],
   ['localities', "$filter=assets/$count($filter=status ne null) eq 2"],
+  ['assets', '$expand=locality&$orderby=code'],
+  ['assets', "$expand=tickets($filter=priority ne 'low';$orderby=code desc;$top=1;$count=true)&$orderby=code"],
+  ['assets', '$expand=tickets/$count,locality($select=name)&$orderby=code'],
+  ['localities', '$expand=assets($orderby=code;$expand=tickets($select=code;$orderby=code))&$orderby=name'],
+  ['maintenance-tickets', "$expand=asset($filter=status eq 'active';$expand=locality)&$orderby=code"],
+  ['localities', '$expand=assets/$ref&$orderby=name'],
 ];
 
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
@@ -82,6 +89,7 @@ for (const [name, open, skip] of ENGINES) {
         if (bound.orderBy !== undefined) expect(ids(actual.value)).toEqual(ids(expected.value));
         else expect(ids(actual.value).sort()).toEqual(ids(expected.value).sort());
         expect(actual.count).toBe(expected.count);
+        if (bound.expand.length > 0) expect(compareResults(bound, expected, actual)).toBeUndefined();
       });
     }
   });
