@@ -11,6 +11,7 @@ import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import type { SearchExpression } from '../../syntax/ast.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 
@@ -283,6 +284,72 @@ class SqlCompiler {
     const columns: [string, () => string][] = [[name, array]];
     if (options.count === true) columns.push([`${name}@odata.count`, count]);
     return columns;
+  }
+
+  /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
+  private rounding(name: 'round' | 'floor' | 'ceiling', x: string): string {
+    switch (this.dialect.name) {
+      case 'postgres':
+        return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS numeric))`;
+      case 'sqlite':
+        // SQLite's round() rounds half away from zero; floor and ceiling without the math extension.
+        if (name === 'round') return `round(${x})`;
+        return name === 'floor'
+          ? `(CASE WHEN ${x} < CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) - 1 ELSE CAST(${x} AS INTEGER) END)`
+          : `(CASE WHEN ${x} > CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) + 1 ELSE CAST(${x} AS INTEGER) END)`;
+      default:
+        return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS DECIMAL(65, 30)))`;
+    }
+  }
+
+  /** year … second. DateTimeOffset values are stored in UTC, so their parts are UTC parts (see DEVIATIONS). */
+  private datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', x: string, type: ExpressionType | undefined): string {
+    const isDate = type !== undefined && isPrimitive(type, 'Edm.Date');
+    switch (this.dialect.name) {
+      case 'postgres': {
+        const source = isDate ? x : `(${x} AT TIME ZONE 'UTC')`;
+        return `CAST(FLOOR(EXTRACT(${name.toUpperCase()} FROM ${source})) AS integer)`;
+      }
+      case 'sqlite': {
+        const format = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' }[name];
+        return `CAST(strftime('${format}', ${x}) AS INTEGER)`;
+      }
+      case 'mysql':
+        return `${name.toUpperCase()}(${x})`;
+      default:
+        return `DATEPART(${name}, ${x})`;
+    }
+  }
+
+  /** The default `$search`: every term, ignoring case, in one of the type's string columns. */
+  search(expression: SearchExpression, scope: Scope): string {
+    const strings = [...scope.type.properties.values()].filter((p) => !p.collection && p.type.kind === 'primitive' && p.type.name === 'Edm.String');
+    const no = this.dialect.booleanLiteral(false);
+    const term = (text: string): string => {
+      if (strings.length === 0) return '1 = 0';
+      const tests = strings.map((property) => {
+        const column = this.column(scope.type, property, scope.alias);
+        if (this.dialect.name === 'sqlite') return `COALESCE(instr(lower(${column}), lower(${this.value(text, 'string')})) > 0, ${no})`;
+        const escaped = text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_');
+        return `COALESCE(${this.dialect.like(`LOWER(${column})`, `LOWER(${this.value(`%${escaped}%`, 'string')})`)}, ${no})`;
+      });
+      return `(${tests.join(' OR ')})`;
+    };
+    const visit = (node: SearchExpression): string => {
+      switch (node.kind) {
+        case 'searchText': {
+          const terms = node.text.split(/\s+/).filter((t) => t !== '');
+          return terms.length === 0 ? '1 = 1' : `(${terms.map(term).join(' AND ')})`;
+        }
+        case 'searchTerm':
+          return term(node.value);
+        case 'searchNot':
+          return `NOT ${visit(node.operand)}`;
+        case 'searchBinary':
+          return `(${visit(node.left)} ${node.operator} ${visit(node.right)})`;
+      }
+    };
+    return visit(expression);
   }
 
   /** `EXISTS (…)` for the entity at the end of a path of single-valued navigation properties. */
@@ -577,6 +644,20 @@ class SqlCompiler {
             return this.dialect.indexOf(args[0] as string, args[1] as string);
           case 'substring':
             return this.dialect.substring(args[0] as string, args[1] as string, args[2]);
+          case 'trim':
+            // Removes spaces (SQL's TRIM), not every Unicode white space: see DEVIATIONS.
+            return this.dialect.name === 'postgres' ? `btrim(${args[0]})` : `TRIM(${args[0]})`;
+          case 'round':
+          case 'floor':
+          case 'ceiling':
+            return this.rounding(node.name, args[0] as string);
+          case 'year':
+          case 'month':
+          case 'day':
+          case 'hour':
+          case 'minute':
+          case 'second':
+            return this.datePart(node.name, args[0] as string, node.args[0]?.type);
           default:
             throw unsupported(`the function '${node.name}' (yet)`);
         }
@@ -649,7 +730,6 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const type = bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
 
-  if (bound.search !== undefined) throw unsupported('$search (yet)');
   // Without $select: every column-stored property (collections and complex values are not columns yet).
   const properties = bound.select.all
     ? [...type.properties.values()].filter((p) => p.selectable && !p.collection && p.type.kind !== 'complex')
@@ -672,7 +752,8 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
     }
     const select = parts.join(', ');
     let sql = `SELECT ${select} FROM ${compiler.table(bound.entitySet)} ${ROOT}`;
-    if (bound.filter !== undefined) sql += ` WHERE ${compiler.condition(bound.filter, true, root)}`;
+    const where = conditions(compiler, bound, root);
+    if (where !== '') sql += ` WHERE ${where}`;
     if (withOrder) {
       const order = orderBy(compiler, bound);
       if (order !== '') sql += ` ORDER BY ${order}`;
@@ -688,9 +769,16 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const list = statement((c) => build(c, true, true), dialect, options);
   const count =
     bound.count === true
-      ? statement((c) => `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${c.table(bound.entitySet)} ${ROOT}${bound.filter === undefined ? '' : ` WHERE ${c.condition(bound.filter, true, root)}`}`, dialect, options)
+      ? statement(
+          (c) => {
+            const where = conditions(c, bound, root);
+            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${c.table(bound.entitySet)} ${ROOT}${where === '' ? '' : ` WHERE ${where}`}`;
+          },
+          dialect,
+          options,
+        )
       : undefined;
-  const where = bound.filter === undefined ? undefined : statement((c) => c.condition(bound.filter as BoundExpression, true, root), dialect, options);
+  const where = bound.filter === undefined && bound.search === undefined ? undefined : statement((c) => conditions(c, bound, root), dialect, options);
   const order = statement((c) => orderBy(c, bound), dialect, options);
   const select = statement((c) => columns.map((col) => `${c.column(type, col.property)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
   return {
@@ -702,6 +790,14 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
     columns,
     expansions: expansionNames,
   };
+}
+
+/** `$search` (through the hook or the default) and `$filter`, joined with AND. */
+function conditions(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
+  const parts: string[] = [];
+  if (bound.search !== undefined) parts.push(compiler.search(bound.search, root));
+  if (bound.filter !== undefined) parts.push(compiler.condition(bound.filter, true, root));
+  return parts.join(' AND ');
 }
 
 /** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */

@@ -126,7 +126,7 @@ export const mysql: Dialect = {
   like: (e, p) => `${e} COLLATE utf8mb4_bin LIKE ${p} ESCAPE '\\\\'`,
   escapeChar: '\\',
   length: (e) => `CHAR_LENGTH(${e})`,
-  indexOf: (t, s) => `(LOCATE(${s}, ${t}) - 1)`,
+  indexOf: (t, s) => `(INSTR(${t}, ${s}) - 1)`,
   substring: (t, start, length) => (length === undefined ? `SUBSTRING(${t}, (${start}) + 1)` : `SUBSTRING(${t}, (${start}) + 1, ${length})`),
   concat: (l, r) => `CONCAT(${l}, ${r})`,
   integerDivide: (l, r) => `(${l} DIV ${r})`,
