@@ -36,6 +36,6 @@ export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorRespons
 export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './backends/memory/compile-query.js';
 export type { Row, NavigationResolver } from './backends/memory/compile-expression.js';
 export { defaultSearch, type SearchFunction } from './backends/memory/search.js';
-export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlMapping } from './backends/sql/compiler.js';
+export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlMapping, type SqlSearchHook } from './backends/sql/compiler.js';
 export { createTableSql, columnType } from './backends/sql/ddl.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';

@@ -25,8 +25,16 @@ export interface SqlMapping {
   readonly columns?: Readonly<Record<string, string>>;
 }
 
+/** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
+export type SqlSearchHook = (
+  expression: SearchExpression,
+  helpers: { readonly dialect: DialectName; column(property: string): string; value(value: string): string },
+) => string;
+
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
+  /** A custom `$search` condition (e.g. full-text search); the default matches terms in string columns. */
+  readonly search?: SqlSearchHook;
   /** The model: needed to find the table of a navigation property's target. */
   readonly model?: Model;
 }
@@ -80,6 +88,7 @@ class SqlCompiler {
     readonly dialect: Dialect,
     private readonly mapping: SqlMapping,
     private readonly model: Model | undefined,
+    readonly searchHook?: SqlSearchHook,
   ) {}
 
   private nextAlias(): string {
@@ -704,7 +713,7 @@ function parameterKind(type: ExpressionType, literalType: ExpressionType): Param
 }
 
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
-  const compiler = new SqlCompiler(dialect, mapping, mapping.model);
+  const compiler = new SqlCompiler(dialect, mapping, mapping.model, mapping.search);
   const sql = build(compiler);
   // With positional `?` placeholders, text and parameters must agree one for one.
   if (dialect.placeholder(1) === '?') {
@@ -795,7 +804,23 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
 /** `$search` (through the hook or the default) and `$filter`, joined with AND. */
 function conditions(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
   const parts: string[] = [];
-  if (bound.search !== undefined) parts.push(compiler.search(bound.search, root));
+  if (bound.search !== undefined) {
+    const hook = compiler.searchHook;
+    if (hook === undefined) parts.push(compiler.search(bound.search, root));
+    else {
+      parts.push(
+        `(${hook(bound.search, {
+          dialect: compiler.dialect.name,
+          column: (name) => {
+            const property = root.type.properties.get(name);
+            if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
+            return compiler.column(root.type, property, root.alias);
+          },
+          value: (value) => compiler.value(value, 'string'),
+        })})`,
+      );
+    }
+  }
   if (bound.filter !== undefined) parts.push(compiler.condition(bound.filter, true, root));
   return parts.join(' AND ');
 }

@@ -56,4 +56,15 @@ describe('SQL text per dialect', () => {
     const q = bound("$filter=name eq 'x'");
     expect(toSql(q, { dialect: 'postgres', naming: 'snake_case', tables: { items: 'stock_items' }, columns: { name: 'item_name' } }).sql).toContain('FROM "stock_items" t0 WHERE t0."item_name"');
   });
+
+  it('a $search hook replaces the default search (e.g. with full-text search)', () => {
+    const search = bindQuery('$search=pump valve', { model, entitySet: 'items' });
+    const sql = toSql(search, {
+      dialect: 'postgres',
+      search: (expression, { column, value }) =>
+        `to_tsvector('simple', ${column('name')}) @@ plainto_tsquery('simple', ${value(expression.kind === 'searchText' ? expression.text : '')})`,
+    });
+    expect(sql.sql).toContain(`WHERE (to_tsvector('simple', t0."name") @@ plainto_tsquery('simple', $1::text))`);
+    expect(sql.params).toEqual(['pump valve']);
+  });
 });
