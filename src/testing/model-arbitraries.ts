@@ -181,6 +181,8 @@ export interface ModelQueryOptions {
   readonly functions?: boolean;
   /** Include paths through navigation properties back to the same type (default true). */
   readonly navigation?: boolean;
+  /** Include any/all over primitive collections (default true). */
+  readonly collections?: boolean;
 }
 
 /** `$filter` texts that are valid for the entity set's type. */
@@ -227,7 +229,7 @@ function filterFor(type: StructuredType, prefix: string, options: ModelQueryOpti
         .map(([p, op, n, cmp, m]) => `${name(p)} ${op} ${n} ${cmp} ${m}`),
     );
   }
-  if (functions && stringCollections.length > 0) {
+  if ((options.collections ?? true) && stringCollections.length > 0) {
     atoms.push(
       fc
         .tuple(fc.constantFrom(...stringCollections), fc.constantFrom('any', 'all'), fc.constantFrom('a', 'x', '%', ''))

@@ -10,7 +10,7 @@
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
-import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
@@ -162,7 +162,14 @@ class SqlCompiler {
   }
 
   /** The rows of a collection path (a navigation property at its end): FROM and WHERE for EXISTS/COUNT. */
-  private collection(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): { scope: Scope; from: string; where: string } {
+  /**
+   * The rows of a collection path: the related entities of a navigation collection, or the
+   * elements of a primitive collection column (PostgreSQL array, JSON elsewhere).
+   */
+  private collection(
+    node: Extract<BoundExpression, { kind: 'path' }>,
+    scope: Scope,
+  ): { kind: 'entities'; scope: Scope; from: string; where: string } | { kind: 'elements'; value: string; from: string; where: string } {
     let current: Scope = scope;
     if (node.root.kind === 'variable') {
       const variable = scope.variables.get(node.root.name);
@@ -170,7 +177,6 @@ class SqlCompiler {
       current = { ...variable, variables: scope.variables };
     }
     const last = node.steps[node.steps.length - 1];
-    if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('lambdas and $count on collections other than navigation properties (yet)');
     // Single-valued steps before the collection become an inner join chain in the subquery.
     const hops: string[] = [];
     const conditions: string[] = [];
@@ -181,14 +187,39 @@ class SqlCompiler {
       conditions.push(related.join);
       current = related.scope;
     }
+    if (last?.kind === 'property' && last.property.collection && last.property.type.kind !== 'complex') {
+      const column = this.column(current.type, last.property, current.alias);
+      const alias = this.nextAlias();
+      const element = fromReference(last.property.type);
+      let source: string;
+      let value: string;
+      switch (this.dialect.name) {
+        case 'postgres':
+          source = `unnest(${column}) AS ${alias}(v)`;
+          value = `${alias}.v`;
+          break;
+        case 'sqlite':
+          source = `json_each(${column}) ${alias}`;
+          value = `${alias}.value`;
+          break;
+        case 'mysql':
+          source = `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`;
+          value = `${alias}.v`;
+          break;
+        default:
+          throw unsupported('collection properties on SQL Server (yet)');
+      }
+      return { kind: 'elements', value, from: [...hops, source].join(', '), where: conditions.length === 0 ? '1 = 1' : conditions.join(' AND ') };
+    }
+    if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('this collection');
     const target = this.related(last.navigation, current);
-    return { scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
+    return { kind: 'entities', scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
   }
 
   /** Column-stored properties to return for a select (all of them without `$select`). */
   selected(options: BoundQueryOptions, type: StructuredType): Property[] {
     return options.select.all
-      ? [...type.properties.values()].filter((p) => p.selectable && !p.collection && p.type.kind !== 'complex')
+      ? [...type.properties.values()].filter((p) => p.selectable && p.type.kind !== 'complex')
       : options.select.properties.map((p) => p.path[0] as Property);
   }
 
@@ -385,7 +416,8 @@ class SqlCompiler {
     const rows = this.collection(node.collection, scope);
     if (node.variable === undefined || node.predicate === undefined) return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where})`;
     const variables = new Map(scope.variables);
-    variables.set(node.variable, { alias: rows.scope.alias, type: rows.scope.type, set: rows.scope.set });
+    if (rows.kind === 'elements') variables.set(node.variable, { value: rows.value });
+    else variables.set(node.variable, { alias: rows.scope.alias, type: rows.scope.type, set: rows.scope.set });
     const inner: Scope = { ...scope, variables };
     if (node.operator === 'any') return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.condition(node.predicate, true, inner)})`;
     // all: no related row for which the predicate is false (null is not false, as in the reference).
@@ -394,7 +426,8 @@ class SqlCompiler {
 
   private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
-    const filter = node.filter === undefined ? '' : ` AND ${this.condition(node.filter, true, { ...rows.scope, variables: new Map() })}`;
+    if (rows.kind === 'elements' && node.filter !== undefined) throw unsupported('$count($filter=…) on a primitive collection');
+    const filter = node.filter === undefined || rows.kind === 'elements' ? '' : ` AND ${this.condition(node.filter, true, { ...rows.scope, variables: new Map() })}`;
     return `(SELECT COUNT(*) FROM ${rows.from} WHERE ${rows.where}${filter})`;
   }
 
@@ -677,6 +710,28 @@ class SqlCompiler {
   }
 }
 
+/** The column type of a JSON_TABLE column for collection elements of `type`. */
+function jsonTableType(type: ExpressionType): string {
+  if (type.kind !== 'primitive') return 'LONGTEXT';
+  switch (type.name) {
+    case 'Edm.Int16':
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+      return 'BIGINT';
+    case 'Edm.Double':
+    case 'Edm.Single':
+      return 'DOUBLE';
+    case 'Edm.Decimal':
+      return 'DECIMAL(38, 18)';
+    case 'Edm.Boolean':
+      return 'BOOLEAN';
+    default:
+      return 'LONGTEXT';
+  }
+}
+
 /** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
 function parameterKind(type: ExpressionType, literalType: ExpressionType): ParameterKind {
   const t = type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped') ? literalType : type;
@@ -739,12 +794,12 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const type = bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
 
-  // Without $select: every column-stored property (collections and complex values are not columns yet).
+  // Without $select: every column-stored property (complex values are not columns yet).
   const properties = bound.select.all
-    ? [...type.properties.values()].filter((p) => p.selectable && !p.collection && p.type.kind !== 'complex')
+    ? [...type.properties.values()].filter((p) => p.selectable && p.type.kind !== 'complex')
     : bound.select.properties.map((p) => p.path[0] as Property);
   for (const property of properties) {
-    if (property.collection || property.type.kind === 'complex') throw unsupported(`selecting the collection or complex property '${property.name}' (yet)`);
+    if (property.type.kind === 'complex') throw unsupported(`selecting the complex property '${property.name}' (yet)`);
   }
   const columns = properties.map((property, index) => ({ alias: `c${index}`, property }));
 

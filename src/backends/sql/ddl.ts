@@ -88,8 +88,10 @@ export function columnType(property: Property, dialect: DialectName): string {
   const types = COLUMN_TYPES[dialect];
   const name = property.type.kind === 'enum' ? 'enum' : property.type.kind === 'primitive' ? property.type.name : '';
   const type = types[name];
-  if (type === undefined || property.collection) throw new Error(`No ${dialect} column type for '${property.name}'`);
-  return type;
+  if (type === undefined) throw new Error(`No ${dialect} column type for '${property.name}'`);
+  if (!property.collection) return type;
+  // Primitive collections: PostgreSQL arrays, JSON text elsewhere.
+  return dialect === 'postgres' ? `${type}[]` : dialect === 'mssql' ? 'NVARCHAR(MAX)' : dialect === 'mysql' ? 'LONGTEXT' : 'TEXT';
 }
 
 /** `CREATE TABLE` for an entity set (structural, non-collection properties; the key as primary key). */
@@ -97,7 +99,7 @@ export function createTableSql(set: EntitySet, dialect: DialectName, mapping: Sq
   const d = DIALECTS[dialect];
   const naming = (name: string): string => (mapping.naming === 'snake_case' ? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() : name);
   const column = (property: Property): string => mapping.columns?.[`${set.type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? naming(property.name);
-  const properties = [...set.type.properties.values()].filter((p) => !p.collection && p.type.kind !== 'complex');
+  const properties = [...set.type.properties.values()].filter((p) => p.type.kind !== 'complex');
   const columns = properties.map((p) => `${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`);
   const key = set.type.key.map((k) => d.quote(column(set.type.properties.get(k) as Property))).join(', ');
   const table = mapping.tables?.[set.name] ?? naming(set.name);

@@ -32,6 +32,7 @@ function itemModel(decimal: boolean): Model {
           at: 'Edm.DateTimeOffset',
           status: 'Status',
           parentId: 'Edm.Int32',
+          tags: 'Collection(Edm.String)',
         },
         navigation: {
           parent: { type: 'Item', constraints: { parentId: 'id' }, partner: 'children' },
@@ -44,10 +45,10 @@ function itemModel(decimal: boolean): Model {
 }
 
 const fixedRows: Row[] = [
-  { id: 1, name: 'Alpha', price: 10.5, big: 9223372036854775807n, amount: '12345678901234567890.123456789', active: true, guid: 'AAAAAAAA-0000-0000-0000-000000000001', born: '2000-02-29', at: '2024-01-01T00:30:00+01:00', status: 'active' },
-  { id: 2, name: 'beta 100%', price: 99.99, big: -9223372036854775808n, amount: '0.1', active: false, guid: 'bbbbbbbb-0000-0000-0000-000000000002', born: '1999-12-31', at: '2023-12-31T23:30:00Z', status: 'retired' },
+  { id: 1, name: 'Alpha', price: 10.5, big: 9223372036854775807n, amount: '12345678901234567890.123456789', active: true, guid: 'AAAAAAAA-0000-0000-0000-000000000001', born: '2000-02-29', at: '2024-01-01T00:30:00+01:00', status: 'active', tags: ['x', 'y'] },
+  { id: 2, name: 'beta 100%', price: 99.99, big: -9223372036854775808n, amount: '0.1', active: false, guid: 'bbbbbbbb-0000-0000-0000-000000000002', born: '1999-12-31', at: '2023-12-31T23:30:00Z', status: 'retired', tags: [] },
   { id: 3, name: "O'Neil_under\\score", price: null, big: 42, amount: null, active: null, guid: null, born: null, at: null, status: null },
-  { id: 4, name: 'Ünïcödé 😀', price: 50, big: '9007199254740993', amount: '50.00', active: true, guid: 'cccccccc-0000-0000-0000-000000000003', born: '2024-02-29', at: '2024-02-29T12:00:00-05:00', status: 'draft' },
+  { id: 4, name: 'Ünïcödé 😀', price: 50, big: '9007199254740993', amount: '50.00', active: true, guid: 'cccccccc-0000-0000-0000-000000000003', born: '2024-02-29', at: '2024-02-29T12:00:00-05:00', status: 'draft', tags: ['y'] },
   { id: 5, name: '', price: -0.5, big: 0, amount: '-0.5', active: false, guid: null, born: null, at: null, status: null },
   { id: 6, name: 'alpha', price: 50.0, big: 1, amount: '-12345678901234567890.123456789', active: true, guid: null, born: null, at: null, status: 'active' },
   { id: 7, name: null, price: 0, big: null, amount: '0', active: null, guid: null, born: null, at: null, status: 'retired' },
@@ -55,6 +56,12 @@ const fixedRows: Row[] = [
 
 const FIXED_QUERIES = [
   "$filter=price eq null",
+  "$filter=tags/any(t:t eq 'x')",
+  "$filter=tags/all(t:t ne 'x')",
+  "$filter=tags/any()",
+  "$filter=not tags/any()",
+  "$filter=tags/$count eq 2",
+  "$filter=tags/any(t:startswith(t,'y'))",
   "$filter=price ne 50",
   "$filter=not (price gt 10)",
   "$filter=price ge 50 or active eq false",
