@@ -30,7 +30,7 @@ import { MEMORY_CELL_BUDGET_MS, MEMORY_LIMITS, type EngineApi, type EngineMode }
 
 /**
  * Rounds; each round runs one child per subject. Two, not the parse bench's four: the parse bench
- * alone takes about 72 s, and the whole `npm run bench` is to stay within about 85 s (one round
+ * alone takes about 72 s, and parse plus memory bench are to stay within about 85 s (one round
  * here costs about 4.5 s, a third of it in process start-up).
  */
 export const MEMORY_ROUNDS = 2;
@@ -266,7 +266,14 @@ export interface MemoryReport {
 
 export function memoryReport(
   bench: MemoryBench,
-  context: { readonly engineDescription: string; readonly totalSeconds: number; readonly parseSeconds: number; readonly parseRounds: number },
+  context: {
+    readonly engineDescription: string;
+    readonly totalSeconds: number;
+    readonly parseSeconds: number;
+    /** The SQL bench's run time, when it ran before the report (see sql.ts). */
+    readonly sqlSeconds?: number;
+    readonly parseRounds: number;
+  },
 ): MemoryReport {
   const { run, results } = bench;
   const rounds = run.rounds as readonly Results[];
@@ -322,7 +329,7 @@ export function memoryReport(
 - Subjects: odata-engine \`compileQuery\` (measured as: ${context.engineDescription}), a hand-written closure, ${labelOf('odataV4Inmemory')}, ${labelOf('mingo')}
 - Agreement check: every subject returns ${bench.reference.filter} matching rows on the filter, and the same ${TOP} ids in the same order on sort + page (checked once in the parent before measuring, and again on each child's results)${bench.mismatches.length > 0 ? ': **FAILED in some children, see below**' : ''}
 - Memory bench run time: ${run.elapsedS.toFixed(1)} s (${run.childSeconds.length} child processes, ${childRange} each${run.gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}
-- Whole \`npm run bench\` run time: ${context.totalSeconds.toFixed(1)} s (parse bench ${context.parseSeconds.toFixed(1)} s, memory bench ${run.elapsedS.toFixed(1)} s, the rest set-up and checks)
+- Whole \`npm run bench\` run time: ${context.totalSeconds.toFixed(1)} s (parse bench ${context.parseSeconds.toFixed(1)} s, memory bench ${run.elapsedS.toFixed(1)} s${context.sqlSeconds === undefined ? '' : `, SQL bench ${context.sqlSeconds.toFixed(1)} s`}, the rest set-up and checks)
 - Busy cores while the children ran, median per round: ${run.busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length})
 ${busyWarning ? `\n${busyWarning}\n` : ''}${mismatchWarning ? `\n${mismatchWarning}\n` : ''}
 Method: the same machinery as the parse bench, with shorter budgets. Each subject runs in its own
@@ -335,7 +342,7 @@ before each step; a slow call (mingo) rests on a few calls per round (see the co
 ${MEMORY_ROUNDS} rounds of one child per subject, in an order that rotates; the tables report the median over the
 rounds (with an even number of rounds, the mean of the middle two), and the key ratios also show their
 min and max over the rounds, each round's ratio coming from that round's children. Only ${MEMORY_ROUNDS} rounds
-(the parse bench has ${context.parseRounds}), so that the whole \`npm run bench\` stays within about 85 s: expect a wider spread.
+(the parse bench has ${context.parseRounds}), to keep the whole \`npm run bench\` short: expect a wider spread.
 odata-engine is \`compileQuery(bindQuery(query, { model, entitySet: 'products' }))\` with the
 Product model (Int32 key \`id\`, String \`name\`, Double \`price\`, Boolean \`active\`, String \`category\`), run
 as \`q.predicate(row)\` in a counting \`for\` loop and as \`q.apply(rows)\` (which also copies each row

@@ -93,9 +93,12 @@ export interface EngineApi {
   readonly defineModel: typeof defineModel;
 }
 
-/** The bundle's entry module (see run.ts): every {@link EngineApi} function, from `src/`. */
+/**
+ * The bundle's entry module (see run.ts): every {@link EngineApi} function, from `src/`, and those
+ * of the SQL bench (`SqlEngineApi` in sql-shared.ts).
+ */
 export const BUNDLE_ENTRY =
-  "export { parseFilter, bindQuery, compileQuery, defineModel } from './src/index.ts';\nexport { lex } from './src/syntax/lexer.ts';\n";
+  "export { parseFilter, parseQuery, bindQuery, compileQuery, defineModel, toSql, createTableSql } from './src/index.ts';\nexport { lex } from './src/syntax/lexer.ts';\n";
 
 /**
  * Imports the bundle as a `data:` URL module (it imports nothing but Node built-ins), which also

@@ -166,7 +166,8 @@ export function buildModel(spec: ModelSpec): Model {
         name: p.name,
         type,
         collection: match !== null,
-        nullable: p.nullable ?? true,
+        // Key properties are never null (CSDL 8.3.1), unless stated otherwise.
+        nullable: p.nullable ?? !(s.key ?? []).includes(p.name),
         filterable: p.filterable ?? true,
         sortable: p.sortable ?? true,
         selectable: p.selectable ?? true,

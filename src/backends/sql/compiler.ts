@@ -77,6 +77,18 @@ interface Scope {
   readonly set: EntitySet;
   /** Lambda variables: a row of an entity (alias and type), or a primitive value (SQL). */
   readonly variables: ReadonlyMap<string, { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet } | { readonly value: string }>;
+  /**
+   * The outer statement's `LEFT JOIN`s: present on the root of a list or count statement, where
+   * single-valued navigation becomes a join (to-one, so rows are not repeated) instead of a
+   * correlated subquery per row, which planners cannot turn into an index lookup.
+   */
+  readonly joins?: Joins;
+}
+
+interface Joins {
+  readonly clauses: string[];
+  /** `alias/navigation` → the joined scope, so that a path used twice joins once. */
+  readonly scopes: Map<string, Scope>;
 }
 
 /** Compiles one statement; parameters are numbered in the order values are appended. */
@@ -153,6 +165,18 @@ class SqlCompiler {
         return this.column(scope.type, step.property, scope.alias);
       case 'navigation': {
         if (step.navigation.collection) throw unsupported(`the collection '${step.navigation.name}' as a value; use any(), all() or $count`);
+        const joins = scope.joins;
+        if (joins !== undefined) {
+          const key = `${scope.alias}/${step.navigation.name}`;
+          let joined = joins.scopes.get(key);
+          if (joined === undefined) {
+            const related = this.related(step.navigation, scope);
+            joins.clauses.push(`LEFT JOIN ${related.from} ON ${related.join}`);
+            joined = { ...related.scope, joins };
+            joins.scopes.set(key, joined);
+          }
+          return this.steps(rest, joined);
+        }
         const related = this.related(step.navigation, scope);
         return `(SELECT ${this.steps(rest, related.scope)} FROM ${related.from} WHERE ${related.join})`;
       }
@@ -492,9 +516,10 @@ class SqlCompiler {
     return node.kind === 'literal' && node.value === null;
   }
 
-  /** Whether the expression can be NULL at run time (literals other than null cannot). */
+  /** Whether the expression can be NULL at run time: not for non-null literals and non-nullable columns of the row. */
   private nullable(node: BoundExpression): boolean {
-    return !(node.kind === 'literal' && node.value !== null);
+    if (node.kind === 'literal') return node.value === null;
+    return !nonNullColumn(node);
   }
 
   private comparison(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, positive: boolean, scope: Scope): string {
@@ -516,9 +541,10 @@ class SqlCompiler {
     const strings = isPrimitive(operandType, 'Edm.String');
     const enums = operandType.kind === 'enum';
     // Each use compiles the operand again, so that `?` placeholders and parameters stay in step.
+    const equality = operator === 'eq' || operator === 'ne';
     const wrap = (node: BoundExpression): string => {
-      const sql = enums && operator !== 'eq' && operator !== 'ne' ? this.enumOrdinal(node, scope) : this.expression(node, scope, operandType);
-      return strings ? this.dialect.binary(sql) : sql;
+      const sql = enums && !equality ? this.enumOrdinal(node, scope) : this.expression(node, scope, operandType);
+      return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
     const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;
     const bothNullable = this.nullable(leftNode) && this.nullable(rightNode);
@@ -565,7 +591,7 @@ class SqlCompiler {
     const strings = isPrimitive(operandType, 'Edm.String');
     // x in (...) is false, not null, when x is null and no item is null.
     const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
-    const column = strings ? this.dialect.binary(left()) : left();
+    const column = strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
     const list = items.length === 0 ? '1 = 0' : `${column} IN (${items.map((item) => this.literal(item, operandType)).join(', ')})`;
     const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
     return guard === '' ? withNull : `(${guard}${withNull})`;
@@ -804,7 +830,12 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   const columns = properties.map((property, index) => ({ alias: `c${index}`, property }));
 
   const expansionNames: { alias: string; name: string }[] = [];
+  // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
+  const joinedRoot = (): Scope => ({ ...root, joins: { clauses: [], scopes: new Map() } });
+  const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
+    [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
+    const scope = joinedRoot();
     const parts = columns.map((c) => `${compiler.column(type, c.property)} AS ${dialect.quote(c.alias)}`);
     expansionNames.length = 0;
     for (const item of bound.expand) {
@@ -815,19 +846,19 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
       }
     }
     const select = parts.join(', ');
-    let sql = `SELECT ${select} FROM ${compiler.table(bound.entitySet)} ${ROOT}`;
-    const where = conditions(compiler, bound, root);
-    if (where !== '') sql += ` WHERE ${where}`;
+    // Join clauses hold no parameters, so the FROM can be assembled after WHERE and ORDER BY.
+    const where = conditions(compiler, bound, scope);
+    let tail = where === '' ? '' : ` WHERE ${where}`;
     if (withOrder) {
-      const order = orderBy(compiler, bound);
-      if (order !== '') sql += ` ORDER BY ${order}`;
+      const order = orderBy(compiler, bound, scope);
+      if (order !== '') tail += ` ORDER BY ${order}`;
     }
     if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
       const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'integer');
       const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'integer');
-      sql += ` ${dialect.paging(top, skip)}`;
+      tail += ` ${dialect.paging(top, skip)}`;
     }
-    return sql;
+    return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
   };
 
   const list = statement((c) => build(c, true, true), dialect, options);
@@ -835,15 +866,17 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
     bound.count === true
       ? statement(
           (c) => {
-            const where = conditions(c, bound, root);
-            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${c.table(bound.entitySet)} ${ROOT}${where === '' ? '' : ` WHERE ${where}`}`;
+            const scope = joinedRoot();
+            const where = conditions(c, bound, scope);
+            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${fromClause(c, scope)}${where === '' ? '' : ` WHERE ${where}`}`;
           },
           dialect,
           options,
         )
       : undefined;
+  // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
   const where = bound.filter === undefined && bound.search === undefined ? undefined : statement((c) => conditions(c, bound, root), dialect, options);
-  const order = statement((c) => orderBy(c, bound), dialect, options);
+  const order = statement((c) => orderBy(c, bound, root), dialect, options);
   const select = statement((c) => columns.map((col) => `${c.column(type, col.property)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
   return {
     ...list,
@@ -881,11 +914,51 @@ function conditions(compiler: SqlCompiler, bound: BoundQuery, root: Scope): stri
 }
 
 /** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
-function orderBy(compiler: SqlCompiler, bound: BoundQuery): string {
-  return orderByItems(compiler, bound, { alias: ROOT, type: bound.entityType, set: bound.entitySet, variables: new Map() });
+function orderBy(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
+  return orderByItems(compiler, bound, root);
+}
+
+/**
+ * Whether an expression is a column of the row that cannot be NULL: a non-nullable (or key)
+ * property reached without navigation, outside lambda variables.
+ */
+function nonNullColumn(node: BoundExpression): boolean {
+  if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return false;
+  const step = node.steps[0];
+  return step?.kind === 'property' && !step.property.collection && !step.property.nullable;
+}
+
+/**
+ * Properties of the row that the filter's top-level conjunction rejects when null (`p gt 5`,
+ * `p eq 'x'`, `startswith(p, 'a')`): ordering by them needs no NULLS FIRST/LAST, which keeps an
+ * ordinary index usable for the order.
+ */
+function nullRejected(filter: BoundExpression | undefined, into = new Set<Property>()): Set<Property> {
+  if (filter === undefined) return into;
+  const property = (node: BoundExpression | undefined): Property | undefined =>
+    node?.kind === 'path' && node.root.kind === 'it' && node.steps.length === 1 && node.steps[0]?.kind === 'property' ? node.steps[0].property : undefined;
+  const nonNullLiteral = (node: BoundExpression | undefined): boolean => node?.kind === 'literal' && node.value !== null;
+  if (filter.kind === 'binary') {
+    if (filter.operator === 'and') {
+      nullRejected(filter.left, into);
+      nullRejected(filter.right, into);
+    } else if (['eq', 'gt', 'ge', 'lt', 'le'].includes(filter.operator)) {
+      // With a non-null literal on the other side, a null operand makes each of these false.
+      const p = property(filter.left) ?? property(filter.right);
+      if (p !== undefined && (nonNullLiteral(filter.left) || nonNullLiteral(filter.right))) into.add(p);
+    }
+  } else if (filter.kind === 'call' && ['startswith', 'endswith', 'contains'].includes(filter.name) && nonNullLiteral(filter.args[1])) {
+    const p = property(filter.args[0]);
+    if (p !== undefined) into.add(p);
+  } else if (filter.kind === 'in' && filter.right.kind === 'list' && filter.right.items.every((item) => item.value !== null)) {
+    const p = property(filter.left);
+    if (p !== undefined) into.add(p);
+  }
+  return into;
 }
 
 function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
+  const rejected = nullRejected(options.filter);
   const type = scope.type;
   const dialect = compiler.dialect;
   const items = (options.orderBy ?? []).map((item) => {
@@ -896,7 +969,8 @@ function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: 
         : compiler.expression(expression, scope);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
-    return dialect.nullsFirstByDefault ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+    const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));
+    return dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
   });
   if (options.top !== undefined || options.skip !== undefined) {
     const ordered = new Set(

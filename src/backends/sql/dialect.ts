@@ -18,6 +18,11 @@ export interface Dialect {
   readonly nullsFirstByDefault: boolean;
   /** Null-safe equality: true when both sides are null. */
   notDistinct(left: string, right: string): string;
+  /**
+   * Whether `=` on strings already means equal code points (deterministic default collation), so
+   * equality and `in` can skip `binary()` and use a plain index on the column.
+   */
+  readonly binaryEquality: boolean;
   /** Makes a string expression compare case-sensitively by code point. */
   binary(expression: string): string;
   /** `contains`/`startswith`/`endswith`: `kind` says where the (already escaped) pattern is anchored. */

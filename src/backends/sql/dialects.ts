@@ -53,6 +53,8 @@ export const postgres: Dialect = {
   paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),
   nullsFirstByDefault: false,
   notDistinct: (l, r) => `${l} IS NOT DISTINCT FROM ${r}`,
+  // Deterministic collations (every built-in one) compare equal only on equal bytes.
+  binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
   like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,
   escapeChar: '\\',
@@ -94,6 +96,7 @@ export const sqlite: Dialect = {
   nullsFirstByDefault: true,
   notDistinct: (l, r) => `${l} IS ${r}`,
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
+  binaryEquality: true,
   binary: (e) => e,
   // LIKE is case-insensitive for ASCII in SQLite: match with instr/substr instead (no wildcards at all).
   like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,
@@ -122,6 +125,8 @@ export const mysql: Dialect = {
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
   notDistinct: (l, r) => `${l} <=> ${r}`,
+  // The default collations ignore case (and trailing spaces): equality needs the binary collation too.
+  binaryEquality: false,
   binary: (e) => `${e} COLLATE utf8mb4_bin`,
   like: (e, p) => `${e} COLLATE utf8mb4_bin LIKE ${p} ESCAPE '\\\\'`,
   escapeChar: '\\',
@@ -147,6 +152,7 @@ export const mssql: Dialect = {
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,
   nullsFirstByDefault: true,
   notDistinct: (l, r) => `(${l} = ${r} OR (${l} IS NULL AND ${r} IS NULL))`,
+  binaryEquality: false,
   binary: (e) => `${e} COLLATE Latin1_General_100_BIN2`,
   like: (e, p) => `${e} COLLATE Latin1_General_100_BIN2 LIKE ${p} ESCAPE '\\'`,
   escapeChar: '\\',

@@ -18,7 +18,7 @@ describe('SQL text per dialect', () => {
   it('postgres', () => {
     const sql = toSql(bound(query), { dialect: 'postgres' });
     expect(sql.sql).toBe(
-      `SELECT t0."id" AS "c0", t0."name" AS "c1" FROM "items" t0 WHERE ((t0."name" COLLATE "C" <> $1::text COLLATE "C" OR t0."name" IS NULL) AND t0."name" LIKE $2::text ESCAPE '\\') ORDER BY t0."name" COLLATE "C" DESC NULLS LAST, t0."id" ASC LIMIT $3::integer OFFSET $4::integer`,
+      `SELECT t0."id" AS "c0", t0."name" AS "c1" FROM "items" t0 WHERE ((t0."name" <> $1::text OR t0."name" IS NULL) AND t0."name" LIKE $2::text ESCAPE '\\') ORDER BY t0."name" COLLATE "C" DESC, t0."id" ASC LIMIT $3::integer OFFSET $4::integer`,
     );
     expect(sql.params).toEqual(["O'Neil", '%50\\%\\_off%', 5, 10]);
   });
@@ -35,6 +35,32 @@ describe('SQL text per dialect', () => {
     expect(sql.sql).toContain('FROM [items] t0 WHERE');
     expect(sql.sql).toContain('@p1');
     expect(sql.sql).toContain('ORDER BY t0.[name] COLLATE Latin1_General_100_BIN2 DESC, t0.[id] ASC OFFSET @p4 ROWS FETCH NEXT @p3 ROWS ONLY');
+  });
+
+  it('index-friendly PostgreSQL: plain equality, no NULLS clause where nulls cannot occur, joins for to-one navigation', () => {
+    const nav = defineModel({
+      namespace: 'N',
+      entityTypes: {
+        Product: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double', categoryId: 'Edm.Int32' }, navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } } },
+        Category: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } },
+      },
+      entitySets: { products: { type: 'Product' }, categories: { type: 'Category' } },
+    });
+    const sql = (query: string) => toSql(bindQuery(query, { model: nav, entitySet: 'products' }), { dialect: 'postgres', model: nav });
+    // Equality and `in` need no COLLATE "C" (deterministic collations compare bytes); ordering does.
+    expect(sql("$filter=name eq 'a' or name in ('b','c')").where?.sql).toBe('(t0."name" = $1::text OR t0."name" IN ($2::text, $3::text))');
+    // Keys are never null; `price gt 1` rejects null prices: no NULLS clause, so a plain index serves the order.
+    expect(sql('$filter=price gt 1&$orderby=price desc,id').orderBy?.sql).toBe('t0."price" DESC, t0."id" ASC');
+    // Without such a filter the spec's order needs it.
+    expect(sql('$orderby=price desc').orderBy?.sql).toBe('t0."price" DESC NULLS LAST');
+    // `category/name` in $filter and $orderby: one LEFT JOIN, used twice, also in the count statement.
+    const joined = sql("$filter=category/name eq 'x'&$orderby=category/name&$count=true");
+    expect(joined.sql).toBe(
+      'SELECT t0."id" AS "c0", t0."name" AS "c1", t0."price" AS "c2", t0."categoryId" AS "c3" FROM "products" t0 LEFT JOIN "categories" t1 ON t1."id" = t0."categoryId" WHERE t1."name" = $1::text ORDER BY t1."name" COLLATE "C" ASC NULLS FIRST',
+    );
+    expect(joined.count?.sql).toBe('SELECT COUNT(*) AS "count" FROM "products" t0 LEFT JOIN "categories" t1 ON t1."id" = t0."categoryId" WHERE t1."name" = $1::text');
+    // The composable WHERE piece has no FROM to join into: it keeps a correlated subquery.
+    expect(joined.where?.sql).toBe('(SELECT t1."name" FROM "categories" t1 WHERE t1."id" = t0."categoryId") = $1::text');
   });
 
   it('identifiers come from the model mapping, quoted with their quote characters doubled', () => {
