@@ -273,6 +273,58 @@ class SqlCompiler {
     }
   }
 
+  /**
+   * SQL Server builds JSON with `FOR JSON PATH` over a select list (column aliases are the names,
+   * from the model); nested JSON goes through `JSON_QUERY` so that it is not escaped as a string.
+   */
+  private mssqlExpansion(
+    item: BoundExpandItem,
+    parts: () => { related: { from: string; join: string }; scope: Scope; filter: () => string },
+    count: () => string,
+    keysOnly: boolean,
+  ): [string, () => string][] {
+    const options = item.options;
+    const name = item.navigation.name;
+    const selectList = (scope: Scope): string => {
+      const properties = keysOnly ? scope.type.key.map((k) => scope.type.properties.get(k) as Property) : this.selected(options, scope.type);
+      const list = properties.map((property) => `${this.column(scope.type, property, scope.alias)} AS ${this.dialect.quote(property.name)}`);
+      if (!keysOnly) {
+        for (const nested of options.expand) {
+          for (const [key, sql] of this.expansion(nested, scope)) {
+            list.push(`${key.endsWith('@odata.count') ? sql() : `JSON_QUERY(${sql()})`} AS ${this.dialect.quote(key)}`);
+          }
+        }
+      }
+      return list.join(', ');
+    };
+    if (!item.navigation.collection) {
+      return [
+        [
+          name,
+          () => {
+            const { related, scope, filter } = parts();
+            return `(SELECT ${selectList(scope)} FROM ${related.from} WHERE ${related.join}${filter()} FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES)`;
+          },
+        ],
+      ];
+    }
+    const array = (): string => {
+      const { related, scope, filter } = parts();
+      const list = selectList(scope);
+      const where = `${related.join}${filter()}`;
+      const order =
+        orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
+      const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
+      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+      const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
+      // FOR JSON gives NULL for no rows; the spec's answer is an empty array.
+      return `COALESCE((SELECT ${list} FROM ${related.from} WHERE ${where} ORDER BY ${order}${paging} FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]')`;
+    };
+    const columns: [string, () => string][] = [[name, array]];
+    if (options.count === true) columns.push([`${name}@odata.count`, count]);
+    return columns;
+  }
+
   /** A JSON value for the dialect's object builders: nested JSON must not become a string. */
   private nestedJson(sql: string): string {
     return this.dialect.name === 'sqlite' ? `json(${sql})` : this.dialect.name === 'mysql' ? `JSON_EXTRACT(${sql}, '$')` : sql;
@@ -300,6 +352,7 @@ class SqlCompiler {
     };
     if (item.form === '$count') return [[`${name}@odata.count`, count]];
     const keysOnly = item.form === '$ref';
+    if (this.dialect.name === 'mssql') return this.mssqlExpansion(item, parts, count, keysOnly);
     if (!item.navigation.collection) {
       return [
         [

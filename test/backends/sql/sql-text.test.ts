@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bindQuery, defineModel, toSql } from '../../../src/index.js';
+import { assetModel } from '../../fixtures/asset-model.js';
 
 const model = defineModel({
   namespace: 'T',
@@ -61,6 +62,21 @@ describe('SQL text per dialect', () => {
     expect(joined.count?.sql).toBe('SELECT COUNT(*) AS "count" FROM "products" t0 LEFT JOIN "categories" t1 ON t1."id" = t0."categoryId" WHERE t1."name" = $1::text');
     // The composable WHERE piece has no FROM to join into: it keeps a correlated subquery.
     expect(joined.where?.sql).toBe('(SELECT t1."name" FROM "categories" t1 WHERE t1."id" = t0."categoryId") = $1::text');
+  });
+
+  it('SQL Server $expand: FOR JSON PATH objects and ordered, paged arrays ([] for none), nested JSON through JSON_QUERY', () => {
+    const sql = (query: string) => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql', model: assetModel });
+    expect(sql('$select=id&$expand=locality($select=name)').sql).toBe(
+      'SELECT t0.[id] AS [c0], (SELECT t1.[name] AS [name] FROM [localities] t1 WHERE t1.[id] = t0.[localityId] FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES) AS [e0] FROM [assets] t0',
+    );
+    const nested = sql("$select=id&$expand=tickets($filter=estimatedHours gt 1;$orderby=openedAt desc;$top=2;$skip=1;$select=id;$count=true;$expand=asset($select=id))");
+    expect(nested.sql).toBe(
+      'SELECT t0.[id] AS [c0], COALESCE((SELECT t1.[id] AS [id], JSON_QUERY((SELECT t2.[id] AS [id] FROM [assets] t2 WHERE t2.[id] = t1.[assetId] FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES)) AS [asset] ' +
+        'FROM [maintenance-tickets] t1 WHERE t1.[assetId] = t0.[id] AND t1.[estimatedHours] > @p1 ORDER BY t1.[openedAt] DESC, t1.[id] ASC OFFSET @p3 ROWS FETCH NEXT @p2 ROWS ONLY FOR JSON PATH, INCLUDE_NULL_VALUES), N\'[]\') AS [e0], ' +
+        '(SELECT COUNT(*) FROM [maintenance-tickets] t3 WHERE t3.[assetId] = t0.[id] AND t3.[estimatedHours] > @p4) AS [e1] FROM [assets] t0',
+    );
+    expect(nested.params).toEqual([1, 2, 1, 1]);
+    expect(sql('$select=id&$expand=tickets/$ref').sql).toContain('COALESCE((SELECT t1.[id] AS [id] FROM [maintenance-tickets] t1 WHERE t1.[assetId] = t0.[id] ORDER BY t1.[id] ASC FOR JSON PATH, INCLUDE_NULL_VALUES), N\'[]\')');
   });
 
   it('identifiers come from the model mapping, quoted with their quote characters doubled', () => {
