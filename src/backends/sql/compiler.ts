@@ -336,14 +336,16 @@ class SqlCompiler {
    */
   expansion(item: BoundExpandItem, from: Scope): [string, () => string][] {
     const options = item.options;
-    if (options.search !== undefined) throw unsupported('$search inside $expand (yet)');
     const name = item.navigation.name;
     // Every piece is built when the returned function runs, in the order of the text, so that
     // `?` placeholders and the parameter list stay in step.
     const parts = () => {
       const related = this.related(item.navigation, from);
       const scope: Scope = { ...related.scope, variables: new Map() };
-      const filter = (): string => (options.filter === undefined ? '' : ` AND ${this.condition(options.filter, true, scope)}`);
+      const filter = (): string => {
+        const where = conditions(this, options, scope);
+        return where === '' ? '' : ` AND ${where}`;
+      };
       return { related, scope, filter };
     };
     const count = (): string => {
@@ -942,8 +944,8 @@ export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
   };
 }
 
-/** `$search` (through the hook or the default) and `$filter`, joined with AND. */
-function conditions(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
+/** `$search` (through the hook or the default) and `$filter` of the rows in `root`, joined with AND. */
+function conditions(compiler: SqlCompiler, bound: BoundQueryOptions, root: Scope): string {
   const parts: string[] = [];
   if (bound.search !== undefined) {
     const hook = compiler.searchHook;

@@ -58,6 +58,8 @@ const CASES: [string, string][] = [
   ['localities', '$expand=assets($orderby=code;$expand=tickets($select=code;$orderby=code))&$orderby=name'],
   ['maintenance-tickets', "$expand=asset($filter=status eq 'active';$expand=locality)&$orderby=code"],
   ['localities', '$expand=assets/$ref&$orderby=name'],
+  ['assets', '$expand=tickets($search=t1 OR NOT T2;$orderby=code)&$orderby=code'],
+  ['localities', '$expand=assets($orderby=code;$expand=tickets($search="T4" OR t3;$orderby=code))&$orderby=name'],
 ];
 
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
