@@ -125,9 +125,10 @@ export const mysql: Dialect = {
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
   notDistinct: (l, r) => `${l} <=> ${r}`,
-  // The default collations ignore case (and trailing spaces): equality needs the binary collation too.
+  // The default collations ignore case, and the PAD SPACE ones (utf8mb4_bin too, on MariaDB) pad
+  // with spaces: 'a' = 'a ' and '\t' < ''. Bytes (UTF-8, so code-point order) have neither.
   binaryEquality: false,
-  binary: (e) => `${e} COLLATE utf8mb4_bin`,
+  binary: (e) => `CAST(${e} AS BINARY)`,
   like: (e, p) => `${e} COLLATE utf8mb4_bin LIKE ${p} ESCAPE '\\\\'`,
   escapeChar: '\\',
   length: (e) => `CHAR_LENGTH(${e})`,

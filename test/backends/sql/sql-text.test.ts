@@ -27,7 +27,7 @@ describe('SQL text per dialect', () => {
   it('mysql', () => {
     const sql = toSql(bound(query), { dialect: 'mysql' });
     expect(sql.sql).toContain('`name` COLLATE utf8mb4_bin LIKE ? ESCAPE');
-    expect(sql.sql).toContain('ORDER BY t0.`name` COLLATE utf8mb4_bin DESC, t0.`id` ASC LIMIT ? OFFSET ?');
+    expect(sql.sql).toContain('ORDER BY CAST(t0.`name` AS BINARY) DESC, t0.`id` ASC LIMIT ? OFFSET ?');
     expect(sql.params).toEqual(["O'Neil", '%50\\%\\_off%', 5, 10]);
   });
 

@@ -1,0 +1,318 @@
+/**
+ * The MongoDB backend, first step: queries that a `find` can answer. `$filter` with comparisons,
+ * `and`/`or`/`not`, `in`, `eq null`, Boolean properties and `contains`/`startswith`/`endswith`
+ * (escaped regexes); `$orderby`, `$top`, `$skip`, `$select` and `$count`. Everything else is
+ * rejected with `unsupported_feature` (functions and arithmetic need `$expr` in a pipeline).
+ *
+ * Values are only ever operands of `$eq`, `$ne`, `$gt`, `$in`, … or escaped into a regex, so a
+ * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
+ */
+import { ODataError } from '../../errors/odata-error.js';
+import type { Property, StructuredType } from '../../model/model.js';
+import type { BoundExpression, BoundLiteral, BoundQuery } from '../../semantic/bound-ast.js';
+
+/** A MongoDB filter, sort or projection document. */
+export type MongoDocument = { [field: string]: unknown };
+
+export interface MongoMapping {
+  /**
+   * The field that holds the key when the entity type has a single-property key: `'_id'` by
+   * default; `null` keeps the property's own name.
+   */
+  readonly keyField?: string | null;
+  /** Field per property name (overrides the default, which is the property name). */
+  readonly fields?: Readonly<Record<string, string>>;
+}
+
+export type ToMongoOptions = MongoMapping;
+
+/** What `collection.find(filter, { projection, sort, skip, limit })` needs, plus the count. */
+export interface MongoFind {
+  readonly kind: 'find';
+  readonly filter: MongoDocument;
+  /** `undefined` without `$select` (whole documents). */
+  readonly projection?: MongoDocument;
+  /** Ordered: field → 1 or -1 (insertion order is the sort order). */
+  readonly sort?: MongoDocument;
+  readonly skip?: number;
+  readonly limit?: number;
+  /** With `$count=true`: the filter for `countDocuments`, which gives `@odata.count`. */
+  readonly count?: MongoDocument;
+}
+
+function unsupported(what: string): ODataError {
+  return new ODataError({ code: 'unsupported_feature', reason: `The MongoDB backend does not support ${what}`, appendLocation: false });
+}
+
+/** Matches no document (`$nor` of the empty filter, which matches every one). */
+const NOTHING: MongoDocument = { $nor: [{}] };
+/** Matches every document. */
+const EVERYTHING: MongoDocument = {};
+
+/** Escapes every regex metacharacter, so that a value is matched literally (JS and PCRE alike). */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+const FLIP = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<string, string>;
+const OPERATOR = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<keyof typeof FLIP, string>;
+type Comparison = keyof typeof FLIP;
+
+/** The field name of a property in `type`. */
+function fieldOf(type: StructuredType, property: Property, mapping: MongoMapping): string {
+  const override = mapping.fields?.[property.name];
+  if (override !== undefined) return override;
+  const keyField = mapping.keyField === undefined ? '_id' : mapping.keyField;
+  if (keyField !== null && type.key.length === 1 && type.key[0] === property.name) return keyField;
+  return property.name;
+}
+
+/**
+ * A literal as it is stored: DateTimeOffset as a `Date`, Guid as lowercase text, an enum as its
+ * member name; strings, numbers and Booleans as they are.
+ */
+export function mongoValue(value: BoundLiteral['value'], property: Property): unknown {
+  if (value === null) return null;
+  if (Array.isArray(value)) {
+    if (value.length !== 1) throw unsupported('combined flag enum values');
+    return value[0];
+  }
+  const type = property.type;
+  if (type.kind === 'primitive') {
+    switch (type.name) {
+      case 'Edm.DateTimeOffset':
+        return new Date(value as string);
+      case 'Edm.Guid':
+        return (value as string).toLowerCase();
+      case 'Edm.Int64':
+      case 'Edm.Decimal':
+        throw unsupported(`${type.name} values (yet)`);
+      case 'Edm.Double':
+      case 'Edm.Single':
+      case 'Edm.Int32':
+      case 'Edm.Int16':
+      case 'Edm.Byte':
+      case 'Edm.SByte':
+        // Numeric literals may be exact text (a decimal literal compared with a Double): stored as numbers.
+        return typeof value === 'string' ? Number(value) : value;
+      default:
+        return value;
+    }
+  }
+  return value;
+}
+
+class MongoCompiler {
+  constructor(
+    private readonly type: StructuredType,
+    private readonly mapping: MongoMapping,
+  ) {}
+
+  /** The field of a path to a property of the row (navigation and lambdas need a pipeline). */
+  field(node: BoundExpression): { field: string; property: Property } | undefined {
+    if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return undefined;
+    const step = node.steps[0];
+    if (step?.kind !== 'property' || step.property.collection) return undefined;
+    return { field: fieldOf(this.type, step.property, this.mapping), property: step.property };
+  }
+
+  private requireField(node: BoundExpression): { field: string; property: Property } {
+    const found = this.field(node);
+    if (found === undefined) throw unsupported(`this operand (${node.kind}) in a find filter (yet)`);
+    return found;
+  }
+
+  /** `positive` is false under an odd number of `not`s: the result must then be the complement. */
+  condition(node: BoundExpression, positive: boolean): MongoDocument {
+    switch (node.kind) {
+      case 'binary':
+        switch (node.operator) {
+          case 'and':
+          case 'or': {
+            // not (a and b) = not a or not b: the negation moves to the leaves.
+            const conjunction = (node.operator === 'and') === positive;
+            const parts = [this.condition(node.left, positive), this.condition(node.right, positive)];
+            return conjunction ? { $and: parts } : { $or: parts };
+          }
+          case 'eq':
+          case 'ne':
+          case 'gt':
+          case 'ge':
+          case 'lt':
+          case 'le': {
+            const result = this.comparison(node.operator, node.left, node.right);
+            return positive ? result : { $nor: [result] };
+          }
+          default:
+            break;
+        }
+        break;
+      case 'unary':
+        if (node.operator === 'not') return this.condition(node.operand, !positive);
+        break;
+      case 'literal':
+        if (typeof node.value === 'boolean') return node.value === positive ? EVERYTHING : NOTHING;
+        if (node.value === null) return NOTHING;
+        break;
+      case 'path': {
+        // A Boolean property: null is neither true nor, under not, false.
+        const { field } = this.requireField(node);
+        return { [field]: { $eq: positive } };
+      }
+      case 'in': {
+        if (node.right.kind !== 'list') throw unsupported(`'in' with a collection (yet)`);
+        const { field } = this.requireField(node.left);
+        const { property } = this.requireField(node.left);
+        const values = node.right.items.map((item) => mongoValue(item.value, property));
+        const result = { [field]: { $in: values } };
+        return positive ? result : { $nor: [result] };
+      }
+      case 'call': {
+        const result = this.stringPredicate(node);
+        // contains(null, 'a') is null: under not, still no match.
+        return positive ? result : { $and: [{ [this.requireField(node.args[0] as BoundExpression).field]: { $type: 'string' } }, { $nor: [result] }] };
+      }
+      default:
+        break;
+    }
+    throw unsupported(`this condition (${node.kind}) in a find filter (yet)`);
+  }
+
+  private stringPredicate(node: Extract<BoundExpression, { kind: 'call' }>): MongoDocument {
+    const [subject, pattern] = node.args;
+    if (subject === undefined || pattern === undefined) throw unsupported(`the function '${node.name}'`);
+    if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') throw unsupported(`'${node.name}' with a non-literal pattern (yet)`);
+    const { field } = this.requireField(subject);
+    const text = escapeRegex(pattern.value);
+    switch (node.name) {
+      case 'contains':
+        return { [field]: { $regex: text } };
+      case 'startswith':
+        return { [field]: { $regex: `^${text}` } };
+      case 'endswith':
+        // `$` also matches before a final newline in PCRE (MongoDB); "no character follows" does not.
+        return { [field]: { $regex: `${text}(?![\\s\\S])` } };
+      default:
+        throw unsupported(`the function '${node.name}' in a find filter (yet)`);
+    }
+  }
+
+  private comparison(operator: Comparison, left: BoundExpression, right: BoundExpression): MongoDocument {
+    let op = operator;
+    let path = left;
+    let other = right;
+    if (left.kind === 'literal') {
+      op = FLIP[operator];
+      path = right;
+      other = left;
+    }
+    if (other.kind !== 'literal') throw unsupported('comparing two properties (needs $expr) (yet)');
+    if (path.kind === 'literal') {
+      throw unsupported('comparing two literals');
+    }
+    const { field, property } = this.requireField(path);
+    if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne') throw unsupported('ordering enum values (yet)');
+    if (other.value === null) {
+      // OData: null eq null is true, null gt/lt anything is false, null ge/le null is true.
+      if (op === 'eq' || op === 'ge' || op === 'le') return { [field]: { $eq: null } };
+      if (op === 'ne') return { [field]: { $ne: null } };
+      return NOTHING;
+    }
+    // `$ne` matches null and missing fields, as OData's ne does; `$gt`… never match null.
+    return { [field]: { [OPERATOR[op]]: mongoValue(other.value, property) } };
+  }
+}
+
+/**
+ * Compiles a bound query to a MongoDB `find`: filter, projection, sort, skip and limit (plain
+ * documents that the `mongodb` driver accepts as they are).
+ *
+ * @example
+ * ```ts
+ * const find = toMongo(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }));
+ * const docs = await db.collection('assets').find(find.filter, find).toArray();
+ * ```
+ */
+export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind {
+  if (bound.expand.length > 0) throw unsupported('$expand (yet)');
+  if (bound.search !== undefined) throw unsupported('$search (yet)');
+  const type = bound.entityType;
+  const compiler = new MongoCompiler(type, options);
+  const filter = bound.filter === undefined ? {} : compiler.condition(bound.filter, true);
+
+  let sort: MongoDocument | undefined;
+  if (bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined) {
+    sort = {};
+    for (const item of bound.orderBy ?? []) {
+      const found = compiler.field(item.expression);
+      if (found === undefined) throw unsupported('ordering by an expression (yet)');
+      if (found.property.type.kind === 'enum') throw unsupported('ordering by an enum (yet)');
+      // MongoDB sorts null and missing first ascending, as OData does.
+      if (!(found.field in sort)) sort[found.field] = item.direction === 'desc' ? -1 : 1;
+    }
+    if (bound.top !== undefined || bound.skip !== undefined) {
+      for (const key of type.key) {
+        const field = fieldOf(type, type.properties.get(key) as Property, options);
+        if (!(field in sort)) sort[field] = 1;
+      }
+    }
+    if (Object.keys(sort).length === 0) sort = undefined;
+  }
+
+  let projection: MongoDocument | undefined;
+  if (!bound.select.all) {
+    projection = {};
+    for (const item of bound.select.properties) {
+      const property = item.path[0] as Property;
+      projection[fieldOf(type, property, options)] = 1;
+    }
+    // MongoDB returns `_id` unless told not to; OData returns only what was selected.
+    if (!('_id' in projection)) projection['_id'] = 0;
+  }
+
+  const toNumber = (value: number | bigint | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    if (typeof value === 'bigint' && value > BigInt(Number.MAX_SAFE_INTEGER)) throw unsupported('$top or $skip beyond 2^53');
+    return Number(value);
+  };
+  const skip = toNumber(bound.skip);
+  const limit = toNumber(bound.top);
+  return {
+    kind: 'find',
+    // MongoDB reads `limit: 0` as "no limit": `$top=0` must match nothing instead.
+    filter: limit === 0 ? NOTHING : filter,
+    ...(projection === undefined ? {} : { projection }),
+    ...(sort === undefined ? {} : { sort }),
+    ...(skip === undefined ? {} : { skip }),
+    ...(limit === undefined || limit === 0 ? {} : { limit }),
+    ...(bound.count === true ? { count: filter } : {}),
+  };
+}
+
+/**
+ * A row as a document: the key in `_id` (or the configured field), fields renamed, DateTimeOffset
+ * as `Date`, Guid in lowercase. Missing properties stay missing.
+ */
+export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: StructuredType, options: MongoMapping = {}): MongoDocument {
+  const document: MongoDocument = {};
+  for (const property of type.properties.values()) {
+    if (!Object.hasOwn(row, property.name)) continue;
+    const value = row[property.name];
+    if (property.collection) {
+      document[fieldOf(type, property, options)] = value;
+      continue;
+    }
+    document[fieldOf(type, property, options)] = value === null || value === undefined ? null : mongoValue(value as BoundLiteral['value'], property);
+  }
+  return document;
+}
+
+/** A document back as a row with property names (the inverse of {@link toMongoDocument}'s renaming). */
+export function fromMongoDocument(document: Readonly<MongoDocument>, type: StructuredType, options: MongoMapping = {}): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const property of type.properties.values()) {
+    const field = fieldOf(type, property, options);
+    if (Object.hasOwn(document, field)) row[property.name] = document[field];
+  }
+  return row;
+}

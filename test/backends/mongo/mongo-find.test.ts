@@ -1,0 +1,158 @@
+/**
+ * The MongoDB backend's `find` subset, run by mingo (MongoDB's query language implemented in
+ * JavaScript; no MongoDB server can be installed on these machines) against the in-memory backend.
+ */
+import fc from 'fast-check';
+import { Query } from 'mingo';
+import { describe, expect, it } from 'vitest';
+import { bindQuery, compileQuery, defineModel, type Row } from '../../../src/index.js';
+import { escapeRegex, fromMongoDocument, toMongo, toMongoDocument, type MongoFind } from '../../../src/backends/mongo/to-mongo.js';
+import { assertBackendMatchesMemory, modelQueryArbitrary, rowsArbitrary } from '../../../src/testing/index.js';
+
+const model = defineModel({
+  namespace: 'M',
+  enumTypes: { Status: ['draft', 'active', 'retired'] },
+  entityTypes: {
+    Item: {
+      key: ['id'],
+      properties: {
+        id: 'Edm.Int32',
+        name: 'Edm.String',
+        code: 'Edm.String',
+        qty: 'Edm.Int32',
+        price: 'Edm.Double',
+        active: 'Edm.Boolean',
+        ref: 'Edm.Guid',
+        day: 'Edm.Date',
+        at: 'Edm.DateTimeOffset',
+      },
+    },
+    Tagged: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', status: 'Status' } },
+  },
+  entitySets: { items: { type: 'Item' }, tagged: { type: 'Tagged' } },
+});
+const itemType = model.entitySets.get('items')!.type;
+
+/** Runs a compiled find with mingo on documents, and maps the result back to rows. */
+function runFind(find: MongoFind, documents: Record<string, unknown>[], type = itemType): { value: Row[]; count?: number } {
+  let cursor = new Query(find.filter).find(documents, find.projection);
+  if (find.sort !== undefined) cursor = cursor.sort(find.sort as Record<string, 1 | -1>);
+  if (find.skip !== undefined) cursor = cursor.skip(find.skip);
+  if (find.limit !== undefined) cursor = cursor.limit(find.limit);
+  const value = (cursor.all() as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type) as Row);
+  return find.count === undefined ? { value } : { value, count: new Query(find.count).find(documents).count() };
+}
+
+function query(text: string, rows: Row[], set = 'items') {
+  const bound = bindQuery(text, { model, entitySet: set });
+  const type = model.entitySets.get(set)!.type;
+  const find = toMongo(bound);
+  const actual = runFind(find, rows.map((r) => toMongoDocument(r, type)), type);
+  const expected = compileQuery(bound).apply(rows);
+  return { find, actual, expected };
+}
+
+const rows: Row[] = [
+  { id: 1, name: 'Pump', code: 'a.b*c', qty: 5, price: 1.5, active: true, ref: 'A0000000-0000-0000-0000-000000000001', day: '2024-02-29', at: '2024-01-01T00:30:00+01:00' },
+  { id: 2, name: 'pump', code: '{"$gt":""}', qty: null, price: null, active: false, ref: null, day: null, at: '2023-12-31T23:30:00Z' },
+  { id: 3, name: null, code: '$where', qty: 7, price: 2.5, active: null, ref: 'a0000000-0000-0000-0000-000000000003', day: '2023-01-01', at: null },
+  { id: 4, name: 'line\n', code: '^x$', qty: 0, price: -1, active: true },
+];
+
+describe('MongoDB find (run by mingo)', () => {
+  const cases = [
+    "$filter=name eq 'Pump'",
+    "$filter=name ne 'Pump'",
+    '$filter=name eq null',
+    '$filter=qty gt 4',
+    '$filter=not (qty gt 4)',
+    '$filter=qty ge null',
+    '$filter=5 lt qty',
+    '$filter=active',
+    '$filter=not active',
+    "$filter=contains(code,'.b*')",
+    "$filter=contains(code,'$gt')",
+    "$filter=code eq '{\"$gt\":\"\"}'",
+    "$filter=code eq '$where'",
+    "$filter=startswith(code,'^x')",
+    "$filter=endswith(name,'\n')",
+    "$filter=endswith(name,'p')",
+    "$filter=not startswith(name,'P')",
+    '$filter=qty in (5, 7, null)',
+    '$filter=not (qty in (5, 7))',
+    "$filter=ref eq A0000000-0000-0000-0000-000000000003",
+    '$filter=day lt 2024-01-01',
+    '$filter=at gt 2023-12-31T23:00:00Z',
+    '$filter=at eq 2023-12-31T23:30:00Z',
+    '$orderby=qty desc,name&$top=3&$skip=1&$count=true',
+    '$orderby=name&$select=id,name,qty',
+    '$top=0&$count=true',
+    '$filter=price le 1.5 or active eq false&$orderby=price',
+  ];
+  it.each(cases)('%s', (text) => {
+    const { actual, expected } = query(text, rows);
+    expect(actual.value.map((r) => r.id)).toEqual(expected.value.map((r) => r.id));
+    expect(actual.count).toEqual(expected.count);
+  });
+
+  it('enums are stored and compared as member names', () => {
+    const tagged = [{ id: 1, status: 'active' }, { id: 2, status: 'draft' }, { id: 3, status: null }];
+    const { actual, expected } = query("$filter=status eq 'active' or status eq null", tagged, 'tagged');
+    expect(actual.value.map((r) => r.id)).toEqual([1, 3]);
+    expect(expected.value.map((r) => r.id)).toEqual([1, 3]);
+  });
+
+  it('values stay operands: the generated documents for hostile text', () => {
+    const find = toMongo(bindQuery("$filter=name eq '$where' and contains(code,'{\"$gt\":1}')&$top=2", { model, entitySet: 'items' }));
+    expect(find).toEqual({
+      kind: 'find',
+      filter: { $and: [{ name: { $eq: '$where' } }, { code: { $regex: '\\{"\\$gt":1\\}' } }] },
+      sort: { _id: 1 },
+      limit: 2,
+    });
+  });
+
+  it('escapeRegex: any string matches itself literally, and only itself', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (text, other) => {
+        const exact = new RegExp(`^${escapeRegex(text)}(?![\\s\\S])`, 'u');
+        expect(exact.test(text)).toBe(true);
+        expect(exact.test(other)).toBe(other === text);
+      }),
+    );
+  });
+
+  it('regex and operator injection: hostile text in contains/startswith/endswith/eq matches only literally', () => {
+    const hostile = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'.*+?^$()[]{}|\\/-abAB\n$'.split(''), '$gt', '$where', '{"$ne":null}', '(?i)', '\\z') , maxLength: 6 }),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.option(hostile), { minLength: 1, maxLength: 8 }), hostile, fc.constantFrom('contains', 'startswith', 'endswith', 'eq', 'not contains'), (names, pattern, fn) => {
+        const data = names.map((name, i) => ({ id: i, name }));
+        const literal = `'${pattern.replaceAll("'", "''")}'`;
+        const filter = fn === 'eq' ? `name eq ${literal}` : fn === 'not contains' ? `not contains(name,${literal})` : `${fn}(name,${literal})`;
+        const { actual, expected } = query(`$filter=${encodeURIComponent(filter)}`, data);
+        expect(actual.value.map((r) => r.id)).toEqual(expected.value.map((r) => r.id));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
+    for (const text of ['$filter=qty add 1 gt 2', "$filter=tolower(name) eq 'a'", '$filter=qty gt price']) {
+      expect(() => toMongo(bindQuery(text, { model, entitySet: 'items' }))).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
+    }
+  });
+
+  it('the cross-backend harness: random rows and queries give the in-memory backend\'s rows', async () => {
+    await assertBackendMatchesMemory({
+      model,
+      entitySet: 'items',
+      numRuns: 150,
+      queries: modelQueryArbitrary(model, 'items', { functions: false, navigation: false, collections: false }),
+      rows: rowsArbitrary(model, 'items', { maxLength: 12 }),
+      runner: (bound, testRows) => runFind(toMongo(bound), testRows.map((r) => toMongoDocument(r, itemType))),
+    });
+  });
+});
