@@ -170,7 +170,7 @@ class MongoCompiler {
       case 'call': {
         const result = this.stringPredicate(node);
         // contains(null, 'a') is null: under not, still no match.
-        return positive ? result : { $and: [{ [this.requireField(node.args[0] as BoundExpression).field]: { $type: 'string' } }, { $nor: [result] }] };
+        return positive ? result : { $and: [{ [this.stringSubject(node.args[0] as BoundExpression).field]: { $type: 'string' } }, { $nor: [result] }] };
       }
       default:
         break;
@@ -182,19 +182,30 @@ class MongoCompiler {
     const [subject, pattern] = node.args;
     if (subject === undefined || pattern === undefined) throw unsupported(`the function '${node.name}'`);
     if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') throw unsupported(`'${node.name}' with a non-literal pattern (yet)`);
-    const { field } = this.requireField(subject);
+    const { field, lower } = this.stringSubject(subject);
+    // tolower(x) never contains an upper-case letter: no non-null value matches.
+    if (lower && pattern.value !== pattern.value.toLowerCase()) return NOTHING;
     const text = escapeRegex(pattern.value);
+    const regex = (source: string): MongoDocument => ({ [field]: lower ? { $regex: source, $options: 'i' } : { $regex: source } });
     switch (node.name) {
       case 'contains':
-        return { [field]: { $regex: text } };
+        return regex(text);
       case 'startswith':
-        return { [field]: { $regex: `^${text}` } };
+        return regex(`^${text}`);
       case 'endswith':
         // `$` also matches before a final newline in PCRE (MongoDB); "no character follows" does not.
-        return { [field]: { $regex: `${text}(?![\\s\\S])` } };
+        return regex(`${text}(?![\\s\\S])`);
       default:
         throw unsupported(`the function '${node.name}' in a find filter (yet)`);
     }
+  }
+
+  /** The field of a string predicate's subject: a property, or `tolower(property)` (then `i`). */
+  stringSubject(node: BoundExpression): { field: string; lower: boolean } {
+    if (node.kind === 'call' && node.name === 'tolower' && node.args.length === 1) {
+      return { field: this.requireField(node.args[0] as BoundExpression).field, lower: true };
+    }
+    return { field: this.requireField(node).field, lower: false };
   }
 
   private comparison(operator: Comparison, left: BoundExpression, right: BoundExpression): MongoDocument {

@@ -78,6 +78,11 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=endswith(name,'\n')",
     "$filter=endswith(name,'p')",
     "$filter=not startswith(name,'P')",
+    "$filter=contains(tolower(name),'pu')",
+    "$filter=startswith(tolower(name),'PU')",
+    "$filter=not startswith(tolower(name),'PU')",
+    "$filter=not endswith(tolower(name),'mp')",
+    "$filter=contains(tolower(code),'$WHERE')",
     '$filter=qty in (5, 7, null)',
     '$filter=not (qty in (5, 7))',
     "$filter=ref eq A0000000-0000-0000-0000-000000000003",
@@ -128,10 +133,11 @@ describe('MongoDB find (run by mingo)', () => {
       fc.string({ maxLength: 4 }),
     );
     fc.assert(
-      fc.property(fc.array(fc.option(hostile), { minLength: 1, maxLength: 8 }), hostile, fc.constantFrom('contains', 'startswith', 'endswith', 'eq', 'not contains'), (names, pattern, fn) => {
+      fc.property(fc.array(fc.option(hostile), { minLength: 1, maxLength: 8 }), hostile, fc.constantFrom('contains', 'startswith', 'endswith', 'eq', 'not contains', 'tolower'), (names, pattern, fn) => {
         const data = names.map((name, i) => ({ id: i, name }));
         const literal = `'${pattern.replaceAll("'", "''")}'`;
-        const filter = fn === 'eq' ? `name eq ${literal}` : fn === 'not contains' ? `not contains(name,${literal})` : `${fn}(name,${literal})`;
+        const filter =
+          fn === 'eq' ? `name eq ${literal}` : fn === 'not contains' ? `not contains(name,${literal})` : fn === 'tolower' ? `contains(tolower(name),${literal})` : `${fn}(name,${literal})`;
         const { actual, expected } = query(`$filter=${encodeURIComponent(filter)}`, data);
         expect(actual.value.map((r) => r.id)).toEqual(expected.value.map((r) => r.id));
       }),
