@@ -208,6 +208,33 @@ class MongoCompiler {
     return { field: this.requireField(node).field, lower: false };
   }
 
+  /**
+   * Two properties: `$expr`, whose comparisons order null below every value, so the spec's null
+   * rules are spelled out (null eq null; gt/lt false with a null; ge/le true for two nulls).
+   */
+  private fieldComparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression): MongoDocument {
+    const left = this.requireField(leftNode);
+    const right = this.requireField(rightNode);
+    if ((left.property.type.kind === 'enum' || right.property.type.kind === 'enum') && op !== 'eq' && op !== 'ne') throw unsupported('ordering enum values (yet)');
+    // `$ifNull` makes a missing field null, so that missing and null compare alike.
+    const a = { $ifNull: [`$${left.field}`, null] };
+    const b = { $ifNull: [`$${right.field}`, null] };
+    const bothPresent = { [left.field]: { $ne: null }, [right.field]: { $ne: null } };
+    const bothNull = { [left.field]: { $eq: null }, [right.field]: { $eq: null } };
+    switch (op) {
+      case 'eq':
+        return { $expr: { $eq: [a, b] } };
+      case 'ne':
+        return { $expr: { $ne: [a, b] } };
+      case 'gt':
+      case 'lt':
+        return { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] };
+      case 'ge':
+      case 'le':
+        return { $or: [bothNull, { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] }] };
+    }
+  }
+
   private comparison(operator: Comparison, left: BoundExpression, right: BoundExpression): MongoDocument {
     let op = operator;
     let path = left;
@@ -217,7 +244,7 @@ class MongoCompiler {
       path = right;
       other = left;
     }
-    if (other.kind !== 'literal') throw unsupported('comparing two properties (needs $expr) (yet)');
+    if (other.kind !== 'literal') return this.fieldComparison(op, path, other);
     if (path.kind === 'literal') {
       throw unsupported('comparing two literals');
     }

@@ -4,6 +4,8 @@
  */
 import fc from 'fast-check';
 import { Query } from 'mingo';
+// mingo registers only the basic operators by default; $expr needs the expression operators too.
+import 'mingo/init/system';
 import { describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, defineModel, type Row } from '../../../src/index.js';
 import { escapeRegex, fromMongoDocument, toMongo, toMongoDocument, type MongoFind } from '../../../src/backends/mongo/to-mongo.js';
@@ -57,6 +59,8 @@ const rows: Row[] = [
   { id: 2, name: 'pump', code: '{"$gt":""}', qty: null, price: null, active: false, ref: null, day: null, at: '2023-12-31T23:30:00Z' },
   { id: 3, name: null, code: '$where', qty: 7, price: 2.5, active: null, ref: 'a0000000-0000-0000-0000-000000000003', day: '2023-01-01', at: null },
   { id: 4, name: 'line\n', code: '^x$', qty: 0, price: -1, active: true },
+  { id: 5, name: null, code: null, qty: 3, price: 3 },
+  { id: 6, name: 'same', code: 'same', qty: null, price: 4 },
 ];
 
 describe('MongoDB find (run by mingo)', () => {
@@ -83,6 +87,12 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=not startswith(tolower(name),'PU')",
     "$filter=not endswith(tolower(name),'mp')",
     "$filter=contains(tolower(code),'$WHERE')",
+    '$filter=qty gt price',
+    '$filter=qty le price',
+    '$filter=not (qty ge price)',
+    '$filter=qty eq price',
+    '$filter=qty ne price',
+    '$filter=name eq code',
     '$filter=qty in (5, 7, null)',
     '$filter=not (qty in (5, 7))',
     "$filter=ref eq A0000000-0000-0000-0000-000000000003",
@@ -146,7 +156,7 @@ describe('MongoDB find (run by mingo)', () => {
   });
 
   it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
-    for (const text of ['$filter=qty add 1 gt 2', "$filter=tolower(name) eq 'a'", '$filter=qty gt price']) {
+    for (const text of ['$filter=qty add 1 gt 2', "$filter=tolower(name) eq 'a'", '$filter=length(name) gt qty']) {
       expect(() => toMongo(bindQuery(text, { model, entitySet: 'items' }))).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
     }
   });
