@@ -10,6 +10,7 @@
 import { ODataError } from '../../errors/odata-error.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundLiteral, BoundQuery } from '../../semantic/bound-ast.js';
+import type { SearchExpression } from '../../syntax/ast.js';
 
 /** A MongoDB filter, sort or projection document. */
 export type MongoDocument = { [field: string]: unknown };
@@ -24,7 +25,13 @@ export interface MongoMapping {
   readonly fields?: Readonly<Record<string, string>>;
 }
 
-export type ToMongoOptions = MongoMapping;
+/** Builds the filter of a `$search`; `field` maps a property name to its field. */
+export type MongoSearchHook = (expression: SearchExpression, helpers: { field(property: string): string }) => MongoDocument;
+
+export interface ToMongoOptions extends MongoMapping {
+  /** A custom `$search` filter (e.g. a `$text` query); the default matches terms in string fields. */
+  readonly search?: MongoSearchHook;
+}
 
 /** What `collection.find(filter, { projection, sort, skip, limit })` needs, plus the count. */
 export interface MongoFind {
@@ -120,6 +127,36 @@ class MongoCompiler {
     const found = this.field(node);
     if (found === undefined) throw unsupported(`this operand (${node.kind}) in a find filter (yet)`);
     return found;
+  }
+
+  /**
+   * The default `$search`, as the in-memory backend's: every term, ignoring case, contained in one
+   * of the string fields; `AND`, `OR` and `NOT` of the search grammar.
+   */
+  search(expression: SearchExpression): MongoDocument {
+    const fields = [...this.type.properties.values()]
+      .filter((p) => !p.collection && p.type.kind === 'primitive' && p.type.name === 'Edm.String')
+      .map((p) => fieldOf(this.type, p, this.mapping));
+    const term = (text: string): MongoDocument => {
+      if (fields.length === 0) return NOTHING;
+      const regex = { $regex: escapeRegex(text.toLowerCase()), $options: 'i' };
+      return fields.length === 1 ? { [fields[0] as string]: regex } : { $or: fields.map((field) => ({ [field]: regex })) };
+    };
+    switch (expression.kind) {
+      case 'searchText': {
+        const terms = expression.text.split(/\s+/).filter((t) => t !== '');
+        if (terms.length === 0) return EVERYTHING;
+        return terms.length === 1 ? term(terms[0] as string) : { $and: terms.map(term) };
+      }
+      case 'searchTerm':
+        return term(expression.value);
+      case 'searchNot':
+        return { $nor: [this.search(expression.operand)] };
+      case 'searchBinary': {
+        const parts = [this.search(expression.left), this.search(expression.right)];
+        return expression.operator === 'AND' ? { $and: parts } : { $or: parts };
+      }
+    }
   }
 
   /** `positive` is false under an odd number of `not`s: the result must then be the complement. */
@@ -273,10 +310,25 @@ class MongoCompiler {
  */
 export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind {
   if (bound.expand.length > 0) throw unsupported('$expand (yet)');
-  if (bound.search !== undefined) throw unsupported('$search (yet)');
   const type = bound.entityType;
   const compiler = new MongoCompiler(type, options);
-  const filter = bound.filter === undefined ? {} : compiler.condition(bound.filter, true);
+  const parts: MongoDocument[] = [];
+  if (bound.search !== undefined) {
+    const hook = options.search;
+    parts.push(
+      hook === undefined
+        ? compiler.search(bound.search)
+        : hook(bound.search, {
+            field: (name) => {
+              const property = type.properties.get(name);
+              if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
+              return fieldOf(type, property, options);
+            },
+          }),
+    );
+  }
+  if (bound.filter !== undefined) parts.push(compiler.condition(bound.filter, true));
+  const filter: MongoDocument = parts.length === 0 ? {} : parts.length === 1 ? (parts[0] as MongoDocument) : { $and: parts };
 
   let sort: MongoDocument | undefined;
   if (bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined) {

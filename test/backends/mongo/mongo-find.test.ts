@@ -87,6 +87,9 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=not startswith(tolower(name),'PU')",
     "$filter=not endswith(tolower(name),'mp')",
     "$filter=contains(tolower(code),'$WHERE')",
+    '$search=PUMP',
+    '$search=pu b*',
+    '$search=where&$filter=qty gt 1&$count=true',
     '$filter=qty gt price',
     '$filter=qty le price',
     '$filter=not (qty ge price)',
@@ -153,6 +156,24 @@ describe('MongoDB find (run by mingo)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('$search in grammar mode (AND, OR, NOT, phrases) and random terms give the in-memory backend\'s rows', () => {
+    for (const text of ['pump AND NOT line', '"a.b" OR same', 'NOT (pump OR same)']) {
+      const bound = bindQuery(`$search=${encodeURIComponent(text)}`, { model, entitySet: 'items', parse: { search: 'grammar' } });
+      const got = runFind(toMongo(bound), rows.map((r) => toMongoDocument(r, itemType))).value.map((r) => r.id);
+      expect(got.sort(), text).toEqual(compileQuery(bound).apply(rows).value.map((r) => r.id).sort());
+    }
+    fc.assert(
+      fc.property(fc.array(fc.option(fc.string({ maxLength: 5 })), { minLength: 1, maxLength: 6 }), fc.string({ minLength: 1, maxLength: 4 }).filter((t) => t.trim() !== ''), (names, text) => {
+        const data = names.map((name, i) => ({ id: i, name, code: i % 2 === 0 ? name?.toUpperCase() ?? null : 'x' }));
+        const { actual, expected } = query(`$search=${encodeURIComponent(text)}`, data);
+        expect(actual.value.map((r) => r.id).sort()).toEqual(expected.value.map((r) => r.id).sort());
+      }),
+      { numRuns: 200 },
+    );
+    const hooked = toMongo(bindQuery('$search=pump', { model, entitySet: 'items' }), { search: (_e, { field }) => ({ $text: { $search: 'pump' }, [field('id')]: { $gt: 0 } }) });
+    expect(hooked.filter).toEqual({ $text: { $search: 'pump' }, _id: { $gt: 0 } });
   });
 
   it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
