@@ -286,7 +286,15 @@ class MongoCompiler {
       throw unsupported('comparing two literals');
     }
     const { field, property } = this.requireField(path);
-    if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne') throw unsupported('ordering enum values (yet)');
+    if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne' && other.value !== null) {
+      // Stored as names, ordered by value: the names on the right side of the comparison.
+      const members = property.type.type.members;
+      if (property.type.type.isFlags) throw unsupported('ordering flag enum values');
+      const pivot = members.get(mongoValue(other.value, property) as string);
+      if (pivot === undefined) throw unsupported('an unknown enum member');
+      const holds = { gt: (v: bigint) => v > pivot, ge: (v: bigint) => v >= pivot, lt: (v: bigint) => v < pivot, le: (v: bigint) => v <= pivot }[op];
+      return { [field]: { $in: [...members].filter(([, value]) => holds(value)).map(([name]) => name) } };
+    }
     if (other.value === null) {
       // OData: null eq null is true, null gt/lt anything is false, null ge/le null is true.
       if (op === 'eq' || op === 'ge' || op === 'le') return { [field]: { $eq: null } };

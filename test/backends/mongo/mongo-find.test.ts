@@ -118,6 +118,12 @@ describe('MongoDB find (run by mingo)', () => {
     const { actual, expected } = query("$filter=status eq 'active' or status eq null", tagged, 'tagged');
     expect(actual.value.map((r) => r.id)).toEqual([1, 3]);
     expect(expected.value.map((r) => r.id)).toEqual([1, 3]);
+    // Ordered by member value (draft < active < retired), not by name.
+    for (const text of ["$filter=status gt 'draft'", "$filter=status le 'active'", "$filter=not (status lt 'retired')", "$filter=M.Status'active' ge status"]) {
+      const result = query(text, tagged, 'tagged');
+      expect(result.actual.value.map((r) => r.id), text).toEqual(result.expected.value.map((r) => r.id));
+    }
+    expect(query("$filter=status gt 'draft'", tagged, 'tagged').actual.value.map((r) => r.id)).toEqual([1]);
   });
 
   it('values stay operands: the generated documents for hostile text', () => {
