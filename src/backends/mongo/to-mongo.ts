@@ -285,6 +285,15 @@ class MongoCompiler {
     if (path.kind === 'literal') {
       throw unsupported('comparing two literals');
     }
+    if (path.kind === 'call' && (path.name === 'tolower' || path.name === 'toupper') && (op === 'eq' || op === 'ne') && typeof other.value === 'string') {
+      // tolower(x) eq 'abc': x equals 'abc' ignoring case. A literal that tolower (toupper) would
+      // change cannot be equal to its result.
+      const { field } = this.requireField(path.args[0] as BoundExpression);
+      const text = other.value;
+      const possible = text === (path.name === 'tolower' ? text.toLowerCase() : text.toUpperCase());
+      const equal = possible ? { [field]: { $regex: `^${escapeRegex(text)}(?![\\s\\S])`, $options: 'i' } } : NOTHING;
+      return op === 'eq' ? equal : { $nor: [equal] };
+    }
     const { field, property } = this.requireField(path);
     if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne' && other.value !== null) {
       // Stored as names, ordered by value: the names on the right side of the comparison.

@@ -87,6 +87,12 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=not startswith(tolower(name),'PU')",
     "$filter=not endswith(tolower(name),'mp')",
     "$filter=contains(tolower(code),'$WHERE')",
+    "$filter=tolower(name) eq 'pump'",
+    "$filter=tolower(name) eq 'Pump'",
+    "$filter=toupper(name) eq 'PUMP'",
+    "$filter=tolower(name) ne 'pump'",
+    "$filter=tolower(code) eq 'a.b*c'",
+    "$filter=not (toupper(name) eq 'PUMP')",
     '$search=PUMP',
     '$search=pu b*',
     '$search=where&$filter=qty gt 1&$count=true',
@@ -183,7 +189,7 @@ describe('MongoDB find (run by mingo)', () => {
   });
 
   it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
-    for (const text of ['$filter=qty add 1 gt 2', "$filter=tolower(name) eq 'a'", '$filter=length(name) gt qty']) {
+    for (const text of ['$filter=qty add 1 gt 2', "$filter=tolower(name) gt 'a'", '$filter=length(name) gt qty']) {
       expect(() => toMongo(bindQuery(text, { model, entitySet: 'items' }))).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
     }
   });
