@@ -272,6 +272,7 @@ export function memoryReport(
     readonly parseSeconds: number;
     /** The SQL bench's run time, when it ran before the report (see sql.ts). */
     readonly sqlSeconds?: number;
+    readonly mongoSeconds?: number;
     readonly parseRounds: number;
   },
 ): MemoryReport {
@@ -329,7 +330,7 @@ export function memoryReport(
 - Subjects: odata-engine \`compileQuery\` (measured as: ${context.engineDescription}), a hand-written closure, ${labelOf('odataV4Inmemory')}, ${labelOf('mingo')}
 - Agreement check: every subject returns ${bench.reference.filter} matching rows on the filter, and the same ${TOP} ids in the same order on sort + page (checked once in the parent before measuring, and again on each child's results)${bench.mismatches.length > 0 ? ': **FAILED in some children, see below**' : ''}
 - Memory bench run time: ${run.elapsedS.toFixed(1)} s (${run.childSeconds.length} child processes, ${childRange} each${run.gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}
-- Whole \`npm run bench\` run time: ${context.totalSeconds.toFixed(1)} s (parse bench ${context.parseSeconds.toFixed(1)} s, memory bench ${run.elapsedS.toFixed(1)} s${context.sqlSeconds === undefined ? '' : `, SQL bench ${context.sqlSeconds.toFixed(1)} s`}, the rest set-up and checks)
+- Whole \`npm run bench\` run time: ${context.totalSeconds.toFixed(1)} s (parse bench ${context.parseSeconds.toFixed(1)} s, memory bench ${run.elapsedS.toFixed(1)} s${context.sqlSeconds === undefined ? '' : `, SQL bench ${context.sqlSeconds.toFixed(1)} s`}${context.mongoSeconds === undefined ? '' : `, MongoDB bench ${context.mongoSeconds.toFixed(1)} s`}, the rest set-up and checks)
 - Busy cores while the children ran, median per round: ${run.busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length})
 ${busyWarning ? `\n${busyWarning}\n` : ''}${mismatchWarning ? `\n${mismatchWarning}\n` : ''}
 Method: the same machinery as the parse bench, with shorter budgets. Each subject runs in its own

@@ -4,8 +4,9 @@
  * in its own fresh child process (bench/worker.ts), over several rounds. Then the in-memory
  * backend bench (bench/memory.ts, children in bench/memory-worker.ts), with the same machinery
  * (bench/rounds.ts), and the SQL backend bench on PGlite (bench/sql.ts, one child in
- * bench/sql-worker.ts). Writes a markdown report of all three to `bench/RESULTS.md` (overwritten),
- * prints it, and updates the three bench sections of README.md.
+ * bench/sql-worker.ts), then the MongoDB backend bench (bench/mongo.ts, one child in
+ * bench/mongo-worker.ts: compile latency, and mingo for scale). Writes a markdown report of all four
+ * to `bench/RESULTS.md` (overwritten), prints it, and updates the four bench sections of README.md.
  *
  * Run with `npm run bench` (= `tsx bench/run.ts`).
  */
@@ -19,6 +20,7 @@ import { lex } from '../src/syntax/lexer.js';
 import { fmtNum, markdownTable, median, type Measurement } from './measure.js';
 import { checkMemoryAgreement, memoryReport, runMemoryBench } from './memory.js';
 import { busyRoundsOf, combine, NOT_RUN, runRounds } from './rounds.js';
+import { mongoReport, runMongoBench } from './mongo.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import {
   BUNDLE_ENTRY,
@@ -370,7 +372,7 @@ const report = `# \`$filter\` parse throughput
 - Peers: ${subjects[2]!.label}, ${subjects[3]!.label}
 - odata-engine measured as: ${engineDescription}${bundleProblem ? ` (bundling failed: ${bundleProblem})` : ''}
 - AST check (bundled vs tsx-loaded source): ${bundle ? (astMismatches.length === 0 ? 'identical on all inputs' : `DIFFERENT on ${astMismatches.join(', ')}`) : 'not applicable'}
-- Parse bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each${gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${loadAtEnd.toFixed(2)} (the whole \`npm run bench\`, with the in-memory backend and SQL benches: see the in-memory section below)
+- Parse bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each${gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${loadAtEnd.toFixed(2)} (the whole \`npm run bench\`, with the in-memory backend, SQL and MongoDB benches: see the in-memory section below)
 - Busy cores while the children ran, median per round: ${busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length}; a child keeps about one busy, so more means other work ran alongside and slowed the figures)
 ${busyWarning ? `\n${busyWarning}\n` : ''}
 Method: each parser runs in its own fresh Node process (\`node --import tsx --expose-gc
@@ -427,17 +429,20 @@ ${targets.join('\n')}
 
 const memory = await runMemoryBench({ engineMode, bundleCode: bundle?.code, reference: memoryReference });
 const sql = await runSqlBench({ engineMode, bundleCode: bundle?.code });
+const mongo = await runMongoBench({ engineMode, bundleCode: bundle?.code });
 const memoryOut = memoryReport(memory, {
   engineDescription,
   totalSeconds: performance.now() / 1000,
   parseSeconds: elapsedS,
   sqlSeconds: sql.run.elapsedS,
+  mongoSeconds: mongo.run.elapsedS,
   parseRounds: ROUNDS,
 });
 const sqlOut = sqlReport(sql, { engineDescription });
+const mongoOut = mongoReport(mongo, { engineDescription });
 
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}`);
-process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}`);
+writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}`);
+process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}`);
 
 /** Replaces what lies between two marker lines of the README (kept); false if they are missing. */
 function replaceBetween(text: string, start: string, end: string, body: string): string | undefined {
@@ -463,6 +468,7 @@ for (const [name, body] of [
   ['parse', parseSummary],
   ['memory', memoryOut.readme],
   ['sql', sqlOut.readme],
+  ['mongo', mongoOut.readme],
 ] as const) {
   const updated = replaceBetween(readme, `<!-- bench:${name}:start -->`, `<!-- bench:${name}:end -->`, body);
   if (updated === undefined) process.stderr.write(`warning: README.md has no <!-- bench:${name}:start/end --> markers; its ${name} section was not updated\n`);
@@ -471,9 +477,13 @@ for (const [name, body] of [
 writeFileSync(readmeUrl, readme);
 
 process.stderr.write(
-  `\nwhole bench: ${(performance.now() / 1000).toFixed(1)} s (parse ${elapsedS.toFixed(1)} s, memory ${memory.run.elapsedS.toFixed(1)} s, SQL ${sql.run.elapsedS.toFixed(1)} s)\n`,
+  `\nwhole bench: ${(performance.now() / 1000).toFixed(1)} s (parse ${elapsedS.toFixed(1)} s, memory ${memory.run.elapsedS.toFixed(1)} s, SQL ${sql.run.elapsedS.toFixed(1)} s, MongoDB ${mongo.run.elapsedS.toFixed(1)} s)\n`,
 );
 if (memory.mismatches.length > 0) {
   process.stderr.write(`\nMEMORY BENCH MISMATCH: children returned other results than the agreement check:\n${memory.mismatches.map((m) => `  - ${m}`).join('\n')}\n`);
+  process.exitCode = 1;
+}
+if (mongo.mismatches.length > 0) {
+  process.stderr.write(`\nMONGODB BENCH FAILURE: the scale results are missing or differ:\n${mongo.mismatches.map((m) => `  - ${m}`).join('\n')}\n`);
   process.exitCode = 1;
 }

@@ -98,7 +98,7 @@ export interface EngineApi {
  * of the SQL bench (`SqlEngineApi` in sql-shared.ts).
  */
 export const BUNDLE_ENTRY =
-  "export { parseFilter, parseQuery, bindQuery, compileQuery, defineModel, toSql, createTableSql } from './src/index.ts';\nexport { lex } from './src/syntax/lexer.ts';\n";
+  "export { parseFilter, parseQuery, bindQuery, compileQuery, defineModel, toSql, createTableSql, toMongo, toMongoDocument } from './src/index.ts';\nexport { lex } from './src/syntax/lexer.ts';\n";
 
 /**
  * Imports the bundle as a `data:` URL module (it imports nothing but Node built-ins), which also
