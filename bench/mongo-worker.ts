@@ -105,8 +105,9 @@ function measure(cells: readonly (Cell | undefined)[], offset: number, rounds: n
   const rows = generateRows();
   const documents = rows.map((r) => engine.toMongoDocument(r, type));
   const bound = engine.bindQuery(SCALE_QUERY, settings);
-  const find: MongoFind = engine.toMongo(bound);
-  if (find.kind !== 'find') throw new Error(`toMongo returned a ${String(find.kind)}, not a find`);
+  const compiled = engine.toMongo(bound);
+  if (compiled.kind !== 'find') throw new Error(`toMongo returned a ${String(compiled.kind)}, not a find`);
+  const find: MongoFind = compiled;
   const query = new Query(find.filter);
   const memory = engine.compileQuery(bound);
   const setupMs = performance.now() - setupStarted;

@@ -38,5 +38,5 @@ export type { Row, NavigationResolver } from './backends/memory/compile-expressi
 export { defaultSearch, type SearchFunction } from './backends/memory/search.js';
 export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlMapping, type SqlSearchHook } from './backends/sql/compiler.js';
 export { createTableSql, columnType } from './backends/sql/ddl.js';
-export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
+export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';

@@ -47,6 +47,15 @@ export interface MongoFind {
   readonly count?: MongoDocument;
 }
 
+/** An aggregation pipeline, for what a `find` cannot express (computed sort keys so far). */
+export interface MongoPipeline {
+  readonly kind: 'pipeline';
+  /** `collection.aggregate(pipeline)`. */
+  readonly pipeline: readonly MongoDocument[];
+  /** With `$count=true`: the filter for `countDocuments`. */
+  readonly count?: MongoDocument;
+}
+
 function unsupported(what: string): ODataError {
   return new ODataError({ code: 'unsupported_feature', reason: `The MongoDB backend does not support ${what}`, appendLocation: false });
 }
@@ -325,7 +334,7 @@ class MongoCompiler {
  * const docs = await db.collection('assets').find(find.filter, find).toArray();
  * ```
  */
-export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind {
+export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
   if (bound.expand.length > 0) throw unsupported('$expand (yet)');
   const type = bound.entityType;
   const compiler = new MongoCompiler(type, options);
@@ -348,14 +357,29 @@ export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoF
   const filter: MongoDocument = parts.length === 0 ? {} : parts.length === 1 ? (parts[0] as MongoDocument) : { $and: parts };
 
   let sort: MongoDocument | undefined;
+  // Computed sort keys (enum member values): they need an aggregation pipeline.
+  const computed: MongoDocument = {};
+  const fields = new Set([...type.properties.values()].map((p) => fieldOf(type, p, options)));
   if (bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined) {
     sort = {};
     for (const item of bound.orderBy ?? []) {
       const found = compiler.field(item.expression);
       if (found === undefined) throw unsupported('ordering by an expression (yet)');
-      if (found.property.type.kind === 'enum') throw unsupported('ordering by an enum (yet)');
+      let key = found.field;
+      if (found.property.type.kind === 'enum') {
+        if (found.property.type.type.isFlags) throw unsupported('ordering by a flag enum');
+        // Stored by name, ordered by value: a `$switch` from names to values (null for null).
+        key = `__odata_order_${Object.keys(computed).length}`;
+        while (fields.has(key)) key = `_${key}`;
+        computed[key] = {
+          $switch: {
+            branches: [...found.property.type.type.members].map(([name, value]) => ({ case: { $eq: [`$${found.field}`, name] }, then: Number(value) })),
+            default: null,
+          },
+        };
+      }
       // MongoDB sorts null and missing first ascending, as OData does.
-      if (!(found.field in sort)) sort[found.field] = item.direction === 'desc' ? -1 : 1;
+      if (!(key in sort)) sort[key] = item.direction === 'desc' ? -1 : 1;
     }
     if (bound.top !== undefined || bound.skip !== undefined) {
       for (const key of type.key) {
@@ -384,6 +408,13 @@ export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoF
   };
   const skip = toNumber(bound.skip);
   const limit = toNumber(bound.top);
+  if (Object.keys(computed).length > 0) {
+    const pipeline: MongoDocument[] = [{ $match: limit === 0 ? NOTHING : filter }, { $addFields: computed }, { $sort: sort }];
+    if (skip !== undefined) pipeline.push({ $skip: skip });
+    if (limit !== undefined && limit > 0) pipeline.push({ $limit: limit });
+    pipeline.push({ $project: projection ?? Object.fromEntries(Object.keys(computed).map((key) => [key, 0])) });
+    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: filter } : {}) };
+  }
   return {
     kind: 'find',
     // MongoDB reads `limit: 0` as "no limit": `$top=0` must match nothing instead.

@@ -3,12 +3,12 @@
  * JavaScript; no MongoDB server can be installed on these machines) against the in-memory backend.
  */
 import fc from 'fast-check';
-import { Query } from 'mingo';
+import { Aggregator, Query } from 'mingo';
 // mingo registers only the basic operators by default; $expr needs the expression operators too.
 import 'mingo/init/system';
 import { describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, defineModel, type Row } from '../../../src/index.js';
-import { escapeRegex, fromMongoDocument, toMongo, toMongoDocument, type MongoFind } from '../../../src/backends/mongo/to-mongo.js';
+import { escapeRegex, fromMongoDocument, toMongo, toMongoDocument, type MongoFind, type MongoPipeline } from '../../../src/backends/mongo/to-mongo.js';
 import { assertBackendMatchesMemory, modelQueryArbitrary, rowsArbitrary } from '../../../src/testing/index.js';
 
 const model = defineModel({
@@ -36,7 +36,11 @@ const model = defineModel({
 const itemType = model.entitySets.get('items')!.type;
 
 /** Runs a compiled find with mingo on documents, and maps the result back to rows. */
-function runFind(find: MongoFind, documents: Record<string, unknown>[], type = itemType): { value: Row[]; count?: number } {
+function runFind(find: MongoFind | MongoPipeline, documents: Record<string, unknown>[], type = itemType): { value: Row[]; count?: number } {
+  if (find.kind === 'pipeline') {
+    const value = (new Aggregator([...find.pipeline]).run(documents) as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type) as Row);
+    return find.count === undefined ? { value } : { value, count: new Query(find.count).find(documents).count() };
+  }
   let cursor = new Query(find.filter).find(documents, find.projection);
   if (find.sort !== undefined) cursor = cursor.sort(find.sort as Record<string, 1 | -1>);
   if (find.skip !== undefined) cursor = cursor.skip(find.skip);
@@ -130,6 +134,14 @@ describe('MongoDB find (run by mingo)', () => {
       expect(result.actual.value.map((r) => r.id), text).toEqual(result.expected.value.map((r) => r.id));
     }
     expect(query("$filter=status gt 'draft'", tagged, 'tagged').actual.value.map((r) => r.id)).toEqual([1]);
+    // $orderby on an enum: an aggregation pipeline with the member values as a computed sort key.
+    for (const text of ['$orderby=status desc', '$orderby=status,id&$top=2&$skip=1&$count=true', "$filter=status ne 'retired'&$orderby=status&$select=id", '$orderby=status&$top=0&$count=true']) {
+      const result = query(text, [...tagged, { id: 4, status: 'retired' }, { id: 5 }], 'tagged');
+      expect(result.find.kind, text).toBe('pipeline');
+      expect(result.actual.value.map((r) => r.id), text).toEqual(result.expected.value.map((r) => r.id));
+      expect(result.actual.count, text).toEqual(result.expected.count);
+    }
+    expect(query('$orderby=status desc', tagged, 'tagged').actual.value.map((r) => r.id)).toEqual([1, 2, 3]);
   });
 
   it('values stay operands: the generated documents for hostile text', () => {
@@ -185,7 +197,7 @@ describe('MongoDB find (run by mingo)', () => {
       { numRuns: 200 },
     );
     const hooked = toMongo(bindQuery('$search=pump', { model, entitySet: 'items' }), { search: (_e, { field }) => ({ $text: { $search: 'pump' }, [field('id')]: { $gt: 0 } }) });
-    expect(hooked.filter).toEqual({ $text: { $search: 'pump' }, _id: { $gt: 0 } });
+    expect(hooked.kind === 'find' && hooked.filter).toEqual({ $text: { $search: 'pump' }, _id: { $gt: 0 } });
   });
 
   it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
@@ -200,7 +212,11 @@ describe('MongoDB find (run by mingo)', () => {
       entitySet: 'items',
       numRuns: 150,
       queries: modelQueryArbitrary(model, 'items', { functions: false, navigation: false, collections: false }),
-      rows: rowsArbitrary(model, 'items', { maxLength: 12 }),
+      // mingo orders strings by UTF-16 code unit, MongoDB and the reference by code point: they differ
+      // only between U+E000–U+FFFF and astral characters, so the former are replaced here (README).
+      rows: rowsArbitrary(model, 'items', { maxLength: 12 }).map((rows) =>
+        rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? v.replace(/[\uE000-\uFFFF]/g, '?') : v]))),
+      ),
       runner: (bound, testRows) => runFind(toMongo(bound), testRows.map((r) => toMongoDocument(r, itemType))),
     });
   });
