@@ -1,8 +1,9 @@
 /**
- * The MongoDB backend, first step: queries that a `find` can answer. `$filter` with comparisons,
- * `and`/`or`/`not`, `in`, `eq null`, Boolean properties and `contains`/`startswith`/`endswith`
- * (escaped regexes); `$orderby`, `$top`, `$skip`, `$select` and `$count`. Everything else is
- * rejected with `unsupported_feature` (functions and arithmetic need `$expr` in a pipeline).
+ * The MongoDB backend, first steps: `$filter` with comparisons (also of two properties, through
+ * `$expr`), `and`/`or`/`not`, `in`, `eq null`, Boolean properties, `contains`/`startswith`/
+ * `endswith` (escaped regexes) and their `tolower`/`toupper` forms; `$search`, `$orderby`, `$top`,
+ * `$skip`, `$select` and `$count`. A `find` answers these, except ordering by an enum, which is a
+ * pipeline. Everything else is rejected with `unsupported_feature`.
  *
  * Values are only ever operands of `$eq`, `$ne`, `$gt`, `$in`, … or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
@@ -325,13 +326,17 @@ class MongoCompiler {
 }
 
 /**
- * Compiles a bound query to a MongoDB `find`: filter, projection, sort, skip and limit (plain
- * documents that the `mongodb` driver accepts as they are).
+ * Compiles a bound query to a MongoDB `find` (filter, projection, sort, skip and limit), or to an
+ * aggregation pipeline when a find cannot express it: plain documents that the `mongodb` driver
+ * accepts as they are. With `$count=true`, `count` is the filter for `countDocuments`.
  *
  * @example
  * ```ts
- * const find = toMongo(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }));
- * const docs = await db.collection('assets').find(find.filter, find).toArray();
+ * const query = toMongo(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }));
+ * const docs =
+ *   query.kind === 'find'
+ *     ? await db.collection('assets').find(query.filter, query).toArray()
+ *     : await db.collection('assets').aggregate([...query.pipeline]).toArray();
  * ```
  */
 export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
