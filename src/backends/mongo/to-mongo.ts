@@ -57,8 +57,11 @@ export interface MongoPipeline {
   readonly count?: MongoDocument;
 }
 
-function unsupported(what: string): ODataError {
-  return new ODataError({ code: 'unsupported_feature', reason: `The MongoDB backend does not support ${what}`, appendLocation: false });
+/** `unsupported_feature`; with the node and its option, the error points at the text (position). */
+function unsupported(what: string, at?: { readonly node: { readonly span: { readonly start: number } }; readonly option: string }): ODataError {
+  const reason = `The MongoDB backend does not support ${what}`;
+  if (at === undefined) return new ODataError({ code: 'unsupported_feature', reason, appendLocation: false });
+  return new ODataError({ code: 'unsupported_feature', reason, option: at.option, position: at.node.span.start });
 }
 
 /** Matches no document (`$nor` of the empty filter, which matches every one). */
@@ -135,7 +138,7 @@ class MongoCompiler {
 
   private requireField(node: BoundExpression): { field: string; property: Property } {
     const found = this.field(node);
-    if (found === undefined) throw unsupported(`this operand (${node.kind}) in a find filter (yet)`);
+    if (found === undefined) throw unsupported(`this operand (${node.kind}) in a find filter (yet)`, { node, option: '$filter' });
     return found;
   }
 
@@ -207,7 +210,7 @@ class MongoCompiler {
         return { [field]: { $eq: positive } };
       }
       case 'in': {
-        if (node.right.kind !== 'list') throw unsupported(`'in' with a collection (yet)`);
+        if (node.right.kind !== 'list') throw unsupported(`'in' with a collection (yet)`, { node, option: '$filter' });
         const { field } = this.requireField(node.left);
         const { property } = this.requireField(node.left);
         const values = node.right.items.map((item) => mongoValue(item.value, property));
@@ -222,13 +225,13 @@ class MongoCompiler {
       default:
         break;
     }
-    throw unsupported(`this condition (${node.kind}) in a find filter (yet)`);
+    throw unsupported(`this condition (${node.kind}) in a find filter (yet)`, { node, option: '$filter' });
   }
 
   private stringPredicate(node: Extract<BoundExpression, { kind: 'call' }>): MongoDocument {
     const [subject, pattern] = node.args;
-    if (subject === undefined || pattern === undefined) throw unsupported(`the function '${node.name}'`);
-    if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') throw unsupported(`'${node.name}' with a non-literal pattern (yet)`);
+    if (subject === undefined || pattern === undefined) throw unsupported(`the function '${node.name}'`, { node, option: '$filter' });
+    if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') throw unsupported(`'${node.name}' with a non-literal pattern (yet)`, { node, option: '$filter' });
     const { field, lower } = this.stringSubject(subject);
     // tolower(x) never contains an upper-case letter: no non-null value matches.
     if (lower && pattern.value !== pattern.value.toLowerCase()) return NOTHING;
@@ -243,7 +246,7 @@ class MongoCompiler {
         // `$` also matches before a final newline in PCRE (MongoDB); "no character follows" does not.
         return regex(`${text}(?![\\s\\S])`);
       default:
-        throw unsupported(`the function '${node.name}' in a find filter (yet)`);
+        throw unsupported(`the function '${node.name}' in a find filter (yet)`, { node, option: '$filter' });
     }
   }
 
@@ -262,7 +265,7 @@ class MongoCompiler {
   private fieldComparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression): MongoDocument {
     const left = this.requireField(leftNode);
     const right = this.requireField(rightNode);
-    if ((left.property.type.kind === 'enum' || right.property.type.kind === 'enum') && op !== 'eq' && op !== 'ne') throw unsupported('ordering enum values (yet)');
+    if ((left.property.type.kind === 'enum' || right.property.type.kind === 'enum') && op !== 'eq' && op !== 'ne') throw unsupported('ordering enum values (yet)', { node: leftNode, option: '$filter' });
     // `$ifNull` makes a missing field null, so that missing and null compare alike.
     const a = { $ifNull: [`$${left.field}`, null] };
     const b = { $ifNull: [`$${right.field}`, null] };
@@ -293,7 +296,7 @@ class MongoCompiler {
     }
     if (other.kind !== 'literal') return this.fieldComparison(op, path, other);
     if (path.kind === 'literal') {
-      throw unsupported('comparing two literals');
+      throw unsupported('comparing two literals', { node: path, option: '$filter' });
     }
     if (path.kind === 'call' && (path.name === 'tolower' || path.name === 'toupper') && (op === 'eq' || op === 'ne') && typeof other.value === 'string') {
       // tolower(x) eq 'abc': x equals 'abc' ignoring case. A literal that tolower (toupper) would
@@ -308,9 +311,9 @@ class MongoCompiler {
     if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne' && other.value !== null) {
       // Stored as names, ordered by value: the names on the right side of the comparison.
       const members = property.type.type.members;
-      if (property.type.type.isFlags) throw unsupported('ordering flag enum values');
+      if (property.type.type.isFlags) throw unsupported('ordering flag enum values', { node: path, option: '$filter' });
       const pivot = members.get(mongoValue(other.value, property) as string);
-      if (pivot === undefined) throw unsupported('an unknown enum member');
+      if (pivot === undefined) throw unsupported('an unknown enum member', { node: other, option: '$filter' });
       const holds = { gt: (v: bigint) => v > pivot, ge: (v: bigint) => v >= pivot, lt: (v: bigint) => v < pivot, le: (v: bigint) => v <= pivot }[op];
       return { [field]: { $in: [...members].filter(([, value]) => holds(value)).map(([name]) => name) } };
     }
@@ -369,10 +372,10 @@ export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoF
     sort = {};
     for (const item of bound.orderBy ?? []) {
       const found = compiler.field(item.expression);
-      if (found === undefined) throw unsupported('ordering by an expression (yet)');
+      if (found === undefined) throw unsupported('ordering by an expression (yet)', { node: item.expression, option: '$orderby' });
       let key = found.field;
       if (found.property.type.kind === 'enum') {
-        if (found.property.type.type.isFlags) throw unsupported('ordering by a flag enum');
+        if (found.property.type.type.isFlags) throw unsupported('ordering by a flag enum', { node: item.expression, option: '$orderby' });
         // Stored by name, ordered by value: a `$switch` from names to values (null for null).
         key = `__odata_order_${Object.keys(computed).length}`;
         while (fields.has(key)) key = `_${key}`;

@@ -200,6 +200,19 @@ describe('MongoDB find (run by mingo)', () => {
     expect(hooked.kind === 'find' && hooked.filter).toEqual({ $text: { $search: 'pump' }, _id: { $gt: 0 } });
   });
 
+  it('an unsupported part is an ODataError pointing at it: code, status, option and position', () => {
+    const error = (text: string) => {
+      try {
+        toMongo(bindQuery(text, { model, entitySet: 'items' }));
+      } catch (e) {
+        return e as { code: string; status: number; option: string; position: number };
+      }
+      throw new Error(`no error for ${text}`);
+    };
+    expect(error('$filter=qty gt 1 and qty add 1 gt 2')).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$filter', position: 13 });
+    expect(error('$orderby=name,length(name)')).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$orderby', position: 5 });
+  });
+
   it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
     for (const text of ['$filter=qty add 1 gt 2', "$filter=tolower(name) gt 'a'", '$filter=length(name) gt qty']) {
       expect(() => toMongo(bindQuery(text, { model, entitySet: 'items' }))).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
