@@ -270,7 +270,8 @@ function expansion(item: BoundExpandItem, resolve: NavigationResolver, search: S
     return (row, target) => {
       const related = resolve(navigation, row);
       const single = Array.isArray(related) ? (related[0] ?? null) : related;
-      setOwn(target, name, single === null || single === undefined || !nested.predicate(single as Row) ? null : nested.project(single as Row));
+      if (single === null || single === undefined || !nested.predicate(single as Row)) setOwn(target, name, null);
+      else setOwn(target, name, item.form === '$ref' ? keyOnly(single as Row, navigation.target) : nested.project(single as Row));
     };
   }
   return (row, target) => {

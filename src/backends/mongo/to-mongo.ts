@@ -1,30 +1,19 @@
 /**
- * The MongoDB backend, first steps: `$filter` with comparisons (also of two properties, through
- * `$expr`), `and`/`or`/`not`, `in`, `eq null`, Boolean properties, `contains`/`startswith`/
- * `endswith` (escaped regexes) and their `tolower`/`toupper` forms; `$search`, `$orderby`, `$top`,
- * `$skip`, `$select` and `$count`. A `find` answers these, except ordering by an enum, which is a
- * pipeline. Everything else is rejected with `unsupported_feature`.
+ * The MongoDB backend: a bound query as a `find` (filter, projection, sort, skip, limit) when the
+ * query language can say it, or as an aggregation pipeline when it cannot: navigation in
+ * `$filter`/`$orderby` and `$expand` become `$lookup` stages, functions and arithmetic `$expr`
+ * aggregation expressions, and ordering by an expression or an enum a computed sort key.
  *
- * Values are only ever operands of `$eq`, `$ne`, `$gt`, `$in`, … or escaped into a regex, so a
+ * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
-import { ODataError } from '../../errors/odata-error.js';
-import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundLiteral, BoundQuery } from '../../semantic/bound-ast.js';
+import type { Model, Property, StructuredType } from '../../model/model.js';
+import type { BoundExpandItem, BoundExpression, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
+import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
+import { collectionOf, countField, fieldOf, joinFields, mongoValue, reservedField, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
-/** A MongoDB filter, sort or projection document. */
-export type MongoDocument = { [field: string]: unknown };
-
-export interface MongoMapping {
-  /**
-   * The field that holds the key when the entity type has a single-property key: `'_id'` by
-   * default; `null` keeps the property's own name.
-   */
-  readonly keyField?: string | null;
-  /** Field per property name (overrides the default, which is the property name). */
-  readonly fields?: Readonly<Record<string, string>>;
-}
+export { fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** Builds the filter of a `$search`; `field` maps a property name to its field. */
 export type MongoSearchHook = (expression: SearchExpression, helpers: { field(property: string): string }) => MongoDocument;
@@ -32,6 +21,8 @@ export type MongoSearchHook = (expression: SearchExpression, helpers: { field(pr
 export interface ToMongoOptions extends MongoMapping {
   /** A custom `$search` filter (e.g. a `$text` query); the default matches terms in string fields. */
   readonly search?: MongoSearchHook;
+  /** The model: needed to find the collection of a navigation property's target (`$lookup`). */
+  readonly model?: Model;
 }
 
 /** What `collection.find(filter, { projection, sort, skip, limit })` needs, plus the count. */
@@ -44,24 +35,17 @@ export interface MongoFind {
   readonly sort?: MongoDocument;
   readonly skip?: number;
   readonly limit?: number;
-  /** With `$count=true`: the filter for `countDocuments`, which gives `@odata.count`. */
+  /** With `$count=true`: the filter for `countDocuments`, which gives the count. */
   readonly count?: MongoDocument;
 }
 
-/** An aggregation pipeline, for what a `find` cannot express (computed sort keys so far). */
+/** An aggregation pipeline, for what a `find` cannot express. */
 export interface MongoPipeline {
   readonly kind: 'pipeline';
   /** `collection.aggregate(pipeline)`. */
   readonly pipeline: readonly MongoDocument[];
-  /** With `$count=true`: the filter for `countDocuments`. */
-  readonly count?: MongoDocument;
-}
-
-/** `unsupported_feature`; with the node and its option, the error points at the text (position). */
-function unsupported(what: string, at?: { readonly node: { readonly span: { readonly start: number } }; readonly option: string }): ODataError {
-  const reason = `The MongoDB backend does not support ${what}`;
-  if (at === undefined) return new ODataError({ code: 'unsupported_feature', reason, appendLocation: false });
-  return new ODataError({ code: 'unsupported_feature', reason, option: at.option, position: at.node.span.start });
+  /** With `$count=true`: a pipeline that returns one document `{ count }` (none when zero). */
+  readonly count?: readonly MongoDocument[];
 }
 
 /** Matches no document (`$nor` of the empty filter, which matches every one). */
@@ -78,68 +62,54 @@ const FLIP = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as c
 const OPERATOR = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<keyof typeof FLIP, string>;
 type Comparison = keyof typeof FLIP;
 
-/** The field name of a property in `type`. */
-function fieldOf(type: StructuredType, property: Property, mapping: MongoMapping): string {
-  const override = mapping.fields?.[property.name];
-  if (override !== undefined) return override;
-  const keyField = mapping.keyField === undefined ? '_id' : mapping.keyField;
-  if (keyField !== null && type.key.length === 1 && type.key[0] === property.name) return keyField;
-  return property.name;
-}
-
 /**
- * A literal as it is stored: DateTimeOffset as a `Date`, Guid as lowercase text, an enum as its
- * member name; strings, numbers and Booleans as they are.
+ * Conditions as query documents where the query language can say them (a field against a
+ * literal, regexes, `$in`, `$nor` for negation), and as `$expr` aggregation expressions
+ * everywhere else (functions, arithmetic, navigation, lambdas).
  */
-export function mongoValue(value: BoundLiteral['value'], property: Property): unknown {
-  if (value === null) return null;
-  if (Array.isArray(value)) {
-    if (value.length !== 1) throw unsupported('combined flag enum values');
-    return value[0];
-  }
-  const type = property.type;
-  if (type.kind === 'primitive') {
-    switch (type.name) {
-      case 'Edm.DateTimeOffset':
-        return new Date(value as string);
-      case 'Edm.Guid':
-        return (value as string).toLowerCase();
-      case 'Edm.Int64':
-      case 'Edm.Decimal':
-        throw unsupported(`${type.name} values (yet)`);
-      case 'Edm.Double':
-      case 'Edm.Single':
-      case 'Edm.Int32':
-      case 'Edm.Int16':
-      case 'Edm.Byte':
-      case 'Edm.SByte':
-        // Numeric literals may be exact text (a decimal literal compared with a Double): stored as numbers.
-        return typeof value === 'string' ? Number(value) : value;
-      default:
-        return value;
-    }
-  }
-  return value;
-}
+class FilterCompiler {
+  private readonly type: StructuredType;
 
-class MongoCompiler {
   constructor(
-    private readonly type: StructuredType,
+    private readonly frame: Frame,
+    private readonly expressions: ExpressionCompiler,
     private readonly mapping: MongoMapping,
-  ) {}
+  ) {
+    this.type = frame.context.type;
+  }
 
-  /** The field of a path to a property of the row (navigation and lambdas need a pipeline). */
+  /** The field of a path to a property of the document itself. */
   field(node: BoundExpression): { field: string; property: Property } | undefined {
     if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return undefined;
     const step = node.steps[0];
-    if (step?.kind !== 'property' || step.property.collection) return undefined;
+    if (step?.kind !== 'property' || step.property.collection || step.property.type.kind === 'complex') return undefined;
     return { field: fieldOf(this.type, step.property, this.mapping), property: step.property };
   }
 
-  private requireField(node: BoundExpression): { field: string; property: Property } {
-    const found = this.field(node);
-    if (found === undefined) throw unsupported(`this operand (${node.kind}) in a find filter (yet)`, { node, option: '$filter' });
-    return found;
+  /** `coll/any(v: v op literal)` on a primitive collection field: `$elemMatch`. */
+  private elemMatch(node: Extract<BoundExpression, { kind: 'lambda' }>): MongoDocument | undefined {
+    const { collection, predicate, variable } = node;
+    if (node.operator !== 'any' || predicate === undefined || variable === undefined) return undefined;
+    if (collection.root.kind !== 'it' || collection.steps.length !== 1) return undefined;
+    const step = collection.steps[0];
+    if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind !== 'primitive') return undefined;
+    if (predicate.kind !== 'binary' || !(predicate.operator in OPERATOR)) return undefined;
+    const { left, right } = predicate;
+    const isVariable = (n: BoundExpression): boolean => n.kind === 'path' && n.root.kind === 'variable' && n.root.name === variable && n.steps.length === 0;
+    let op = predicate.operator as Comparison;
+    let value: BoundExpression = right;
+    if (!isVariable(left)) {
+      if (!isVariable(right)) return undefined;
+      op = FLIP[op];
+      value = left;
+    }
+    if (value.kind !== 'literal' || value.value === null) return undefined;
+    return { [fieldOf(this.type, step.property, this.mapping)]: { $elemMatch: { [OPERATOR[op]]: mongoValue(value.value, step.property, this.mapping) } } };
+  }
+
+  /** `{ $expr }`: true exactly where the condition's value is `positive`. */
+  private expr(node: BoundExpression, positive: boolean): MongoDocument {
+    return { $expr: this.expressions.holds(node, positive, this.frame) };
   }
 
   /**
@@ -189,10 +159,8 @@ class MongoCompiler {
           case 'gt':
           case 'ge':
           case 'lt':
-          case 'le': {
-            const result = this.comparison(node.operator, node.left, node.right);
-            return positive ? result : { $nor: [result] };
-          }
+          case 'le':
+            return this.comparison(node, node.operator, node.left, node.right, positive);
           default:
             break;
         }
@@ -204,40 +172,56 @@ class MongoCompiler {
         if (typeof node.value === 'boolean') return node.value === positive ? EVERYTHING : NOTHING;
         if (node.value === null) return NOTHING;
         break;
+      case 'lambda': {
+        // any over a primitive collection field with a simple predicate on the element: $elemMatch.
+        const elemMatch = this.elemMatch(node);
+        if (elemMatch !== undefined) return positive ? elemMatch : { $nor: [elemMatch] };
+        break;
+      }
       case 'path': {
         // A Boolean property: null is neither true nor, under not, false.
-        const { field } = this.requireField(node);
-        return { [field]: { $eq: positive } };
+        const found = this.field(node);
+        if (found === undefined) break;
+        return { [found.field]: { $eq: positive } };
       }
       case 'in': {
-        if (node.right.kind !== 'list') throw unsupported(`'in' with a collection (yet)`, { node, option: '$filter' });
-        const { field } = this.requireField(node.left);
-        const { property } = this.requireField(node.left);
-        const values = node.right.items.map((item) => mongoValue(item.value, property));
-        const result = { [field]: { $in: values } };
+        const found = this.field(node.left);
+        if (node.right.kind !== 'list' || found === undefined) break;
+        const values = node.right.items.map((item) => mongoValue(item.value, found.property, this.mapping));
+        const result = { [found.field]: { $in: values } };
         return positive ? result : { $nor: [result] };
       }
       case 'call': {
         const result = this.stringPredicate(node);
+        if (result === undefined) break;
         // contains(null, 'a') is null: under not, still no match.
-        return positive ? result : { $and: [{ [this.stringSubject(node.args[0] as BoundExpression).field]: { $type: 'string' } }, { $nor: [result] }] };
+        return positive ? result.filter : { $and: [{ [result.field]: { $type: 'string' } }, { $nor: [result.filter] }] };
       }
       default:
         break;
     }
-    throw unsupported(`this condition (${node.kind}) in a find filter (yet)`, { node, option: '$filter' });
+    return this.expr(node, positive);
   }
 
-  private stringPredicate(node: Extract<BoundExpression, { kind: 'call' }>): MongoDocument {
+  /** contains/startswith/endswith of a field (or its tolower) and a literal: an escaped regex. */
+  private stringPredicate(node: Extract<BoundExpression, { kind: 'call' }>): { filter: MongoDocument; field: string } | undefined {
+    if (node.name !== 'contains' && node.name !== 'startswith' && node.name !== 'endswith') return undefined;
     const [subject, pattern] = node.args;
-    if (subject === undefined || pattern === undefined) throw unsupported(`the function '${node.name}'`, { node, option: '$filter' });
-    if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') throw unsupported(`'${node.name}' with a non-literal pattern (yet)`, { node, option: '$filter' });
-    const { field, lower } = this.stringSubject(subject);
+    if (subject === undefined || pattern === undefined) return undefined;
+    if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') return undefined;
+    const found = this.stringSubject(subject);
+    if (found === undefined) return undefined;
+    const { field, lower } = found;
+    const filter = this.regexFilter(node.name, field, lower, pattern.value);
+    return { filter, field };
+  }
+
+  private regexFilter(name: 'contains' | 'startswith' | 'endswith', field: string, lower: boolean, value: string): MongoDocument {
     // tolower(x) never contains an upper-case letter: no non-null value matches.
-    if (lower && pattern.value !== pattern.value.toLowerCase()) return NOTHING;
-    const text = escapeRegex(pattern.value);
+    if (lower && value !== value.toLowerCase()) return NOTHING;
+    const text = escapeRegex(value);
     const regex = (source: string): MongoDocument => ({ [field]: lower ? { $regex: source, $options: 'i' } : { $regex: source } });
-    switch (node.name) {
+    switch (name) {
       case 'contains':
         return regex(text);
       case 'startswith':
@@ -245,27 +229,24 @@ class MongoCompiler {
       case 'endswith':
         // `$` also matches before a final newline in PCRE (MongoDB); "no character follows" does not.
         return regex(`${text}(?![\\s\\S])`);
-      default:
-        throw unsupported(`the function '${node.name}' in a find filter (yet)`, { node, option: '$filter' });
     }
   }
 
   /** The field of a string predicate's subject: a property, or `tolower(property)` (then `i`). */
-  stringSubject(node: BoundExpression): { field: string; lower: boolean } {
+  private stringSubject(node: BoundExpression): { field: string; lower: boolean } | undefined {
     if (node.kind === 'call' && node.name === 'tolower' && node.args.length === 1) {
-      return { field: this.requireField(node.args[0] as BoundExpression).field, lower: true };
+      const found = this.field(node.args[0] as BoundExpression);
+      return found === undefined ? undefined : { field: found.field, lower: true };
     }
-    return { field: this.requireField(node).field, lower: false };
+    const found = this.field(node);
+    return found === undefined ? undefined : { field: found.field, lower: false };
   }
 
   /**
    * Two properties: `$expr`, whose comparisons order null below every value, so the spec's null
    * rules are spelled out (null eq null; gt/lt false with a null; ge/le true for two nulls).
    */
-  private fieldComparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression): MongoDocument {
-    const left = this.requireField(leftNode);
-    const right = this.requireField(rightNode);
-    if ((left.property.type.kind === 'enum' || right.property.type.kind === 'enum') && op !== 'eq' && op !== 'ne') throw unsupported('ordering enum values (yet)', { node: leftNode, option: '$filter' });
+  private fieldComparison(op: Comparison, left: { field: string }, right: { field: string }): MongoDocument {
     // `$ifNull` makes a missing field null, so that missing and null compare alike.
     const a = { $ifNull: [`$${left.field}`, null] };
     const b = { $ifNull: [`$${right.field}`, null] };
@@ -285,7 +266,14 @@ class MongoCompiler {
     }
   }
 
-  private comparison(operator: Comparison, left: BoundExpression, right: BoundExpression): MongoDocument {
+  private comparison(node: Extract<BoundExpression, { kind: 'binary' }>, operator: Comparison, left: BoundExpression, right: BoundExpression, positive: boolean): MongoDocument {
+    const result = this.findComparison(operator, left, right, node.operandType);
+    if (result === undefined) return this.expr(node, positive);
+    return positive ? result : { $nor: [result] };
+  }
+
+  /** A comparison as a query document, or `undefined` when it needs `$expr`. */
+  private findComparison(operator: Comparison, left: BoundExpression, right: BoundExpression, operandType: BoundExpression['type']): MongoDocument | undefined {
     let op = operator;
     let path = left;
     let other = right;
@@ -294,25 +282,33 @@ class MongoCompiler {
       path = right;
       other = left;
     }
-    if (other.kind !== 'literal') return this.fieldComparison(op, path, other);
-    if (path.kind === 'literal') {
-      throw unsupported('comparing two literals', { node: path, option: '$filter' });
+    if (other.kind !== 'literal') {
+      const a = this.field(path);
+      const b = this.field(other);
+      // Enums are ordered by member value, not by name: $expr maps them.
+      if (a === undefined || b === undefined || ((op !== 'eq' && op !== 'ne') && operandType.kind === 'enum')) return undefined;
+      return this.fieldComparison(op, a, b);
     }
+    if (path.kind === 'literal') return undefined;
     if (path.kind === 'call' && (path.name === 'tolower' || path.name === 'toupper') && (op === 'eq' || op === 'ne') && typeof other.value === 'string') {
       // tolower(x) eq 'abc': x equals 'abc' ignoring case. A literal that tolower (toupper) would
       // change cannot be equal to its result.
-      const { field } = this.requireField(path.args[0] as BoundExpression);
+      const found = this.field(path.args[0] as BoundExpression);
+      if (found === undefined) return undefined;
+      const { field } = found;
       const text = other.value;
       const possible = text === (path.name === 'tolower' ? text.toLowerCase() : text.toUpperCase());
       const equal = possible ? { [field]: { $regex: `^${escapeRegex(text)}(?![\\s\\S])`, $options: 'i' } } : NOTHING;
       return op === 'eq' ? equal : { $nor: [equal] };
     }
-    const { field, property } = this.requireField(path);
+    const found = this.field(path);
+    if (found === undefined) return undefined;
+    const { field, property } = found;
     if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne' && other.value !== null) {
       // Stored as names, ordered by value: the names on the right side of the comparison.
       const members = property.type.type.members;
       if (property.type.type.isFlags) throw unsupported('ordering flag enum values', { node: path, option: '$filter' });
-      const pivot = members.get(mongoValue(other.value, property) as string);
+      const pivot = members.get(mongoValue(other.value, property, this.mapping) as string);
       if (pivot === undefined) throw unsupported('an unknown enum member', { node: other, option: '$filter' });
       const holds = { gt: (v: bigint) => v > pivot, ge: (v: bigint) => v >= pivot, lt: (v: bigint) => v < pivot, le: (v: bigint) => v <= pivot }[op];
       return { [field]: { $in: [...members].filter(([, value]) => holds(value)).map(([name]) => name) } };
@@ -324,18 +320,184 @@ class MongoCompiler {
       return NOTHING;
     }
     // `$ne` matches null and missing fields, as OData's ne does; `$gt`… never match null.
-    return { [field]: { [OPERATOR[op]]: mongoValue(other.value, property) } };
+    return { [field]: { [OPERATOR[op]]: mongoValue(other.value, property, this.mapping) } };
   }
+}
+
+
+/** The pieces of one level of options (the request's, or an expanded item's). */
+interface Level {
+  readonly match: MongoDocument;
+  readonly computed: MongoDocument;
+  readonly sort: MongoDocument | undefined;
+  readonly skip: number | undefined;
+  readonly limit: number | undefined;
+  /** `$lookup`/`$set` stages of `$expand`, after paging. */
+  readonly expand: MongoDocument[];
+  /** The final `$project`, or `undefined` to keep whole documents. */
+  readonly project: MongoDocument | undefined;
+  /** Fields added on the way (lookups, sort keys) that the result must not keep. */
+  readonly temporary: string[];
+}
+
+function toNumber(value: number | bigint | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'bigint' && value > BigInt(Number.MAX_SAFE_INTEGER)) throw unsupported('$top or $skip beyond 2^53');
+  return Number(value);
+}
+
+class QueryCompiler {
+  readonly expressions: ExpressionCompiler;
+
+  constructor(private readonly options: ToMongoOptions) {
+    this.expressions = new ExpressionCompiler(options, options.model, '$filter');
+  }
+
+  /** `$search` and `$filter` of documents in `context`, as one query document. */
+  conditions(query: BoundQueryOptions, context: Context): MongoDocument {
+    const type = context.type;
+    const filters = new FilterCompiler(rootFrame(context), this.expressions, this.options);
+    const parts: MongoDocument[] = [];
+    if (query.search !== undefined) {
+      const hook = this.options.search;
+      parts.push(
+        hook === undefined
+          ? filters.search(query.search)
+          : hook(query.search, {
+              field: (name) => {
+                const property = type.properties.get(name);
+                if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
+                return fieldOf(type, property, this.options);
+              },
+            }),
+      );
+    }
+    if (query.filter !== undefined) parts.push(filters.condition(query.filter, true));
+    return parts.length === 0 ? {} : parts.length === 1 ? (parts[0] as MongoDocument) : { $and: parts };
+  }
+
+  /** Compiles one level: conditions, ordering (computed keys), paging, projection and expansions. */
+  level(query: BoundQueryOptions, context: Context): Level {
+    const type = context.type;
+    const options = this.options;
+    const match = this.conditions(query, context);
+    const frame = rootFrame(context);
+    const orderExpressions = new ExpressionCompiler(options, options.model, '$orderby');
+    const temporary: string[] = [];
+    const computed: MongoDocument = {};
+    let sort: MongoDocument | undefined;
+    if (query.orderBy !== undefined || query.top !== undefined || query.skip !== undefined) {
+      sort = {};
+      for (const item of query.orderBy ?? []) {
+        const found = new FilterCompiler(frame, orderExpressions, options).field(item.expression);
+        let key: string;
+        if (found !== undefined && found.property.type.kind !== 'enum') key = found.field;
+        else {
+          // A computed sort key: an enum's member value, a navigation path, a function.
+          if (found?.property.type.kind === 'enum' && found.property.type.type.isFlags) throw unsupported('ordering by a flag enum', { node: item.expression, option: '$orderby' });
+          if (item.expression.type.kind === 'enum' && item.expression.type.type.isFlags) throw unsupported('ordering by a flag enum', { node: item.expression, option: '$orderby' });
+          key = reservedField(type, options, `order${Object.keys(computed).length}`);
+          const value = orderExpressions.value(item.expression, frame);
+          computed[key] =
+            item.expression.type.kind === 'enum'
+              ? { $switch: { branches: [...item.expression.type.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
+              : value;
+          temporary.push(key);
+        }
+        // MongoDB sorts null and missing first ascending, as OData does.
+        if (!(key in sort)) sort[key] = item.direction === 'desc' ? -1 : 1;
+      }
+      if (query.top !== undefined || query.skip !== undefined) {
+        for (const key of type.key) {
+          const field = fieldOf(type, type.properties.get(key) as Property, options);
+          if (!(field in sort)) sort[field] = 1;
+        }
+      }
+      if (Object.keys(sort).length === 0) sort = undefined;
+    }
+    for (const lookup of context.lookups.values()) temporary.push(lookup.field);
+
+    const expand: MongoDocument[] = [];
+    const expanded: string[] = [];
+    for (const item of query.expand) expanded.push(...this.expansion(item, context, expand));
+
+    let project: MongoDocument | undefined;
+    if (!query.select.all) {
+      project = {};
+      for (const item of query.select.properties) project[fieldOf(type, item.path[0] as Property, options)] = 1;
+      for (const field of expanded) project[field] = 1;
+      // MongoDB returns `_id` unless told not to; OData returns only what was selected.
+      if (!('_id' in project)) project['_id'] = 0;
+    } else if (temporary.length > 0) {
+      project = Object.fromEntries(temporary.map((field) => [field, 0]));
+    }
+    return { match, computed, sort, skip: toNumber(query.skip), limit: toNumber(query.top), expand, project, temporary };
+  }
+
+  /** Stages of a level after its lookups: `$match`, sort keys, `$sort`, paging, expansions, `$project`. */
+  stages(level: Level): MongoDocument[] {
+    const stages: MongoDocument[] = [{ $match: level.limit === 0 ? NOTHING : level.match }];
+    if (Object.keys(level.computed).length > 0) stages.push({ $addFields: level.computed });
+    if (level.sort !== undefined) stages.push({ $sort: level.sort });
+    if (level.skip !== undefined && level.skip > 0) stages.push({ $skip: level.skip });
+    if (level.limit !== undefined && level.limit > 0) stages.push({ $limit: level.limit });
+    stages.push(...level.expand);
+    if (level.project !== undefined) stages.push({ $project: level.project });
+    return stages;
+  }
+
+  /**
+   * `$lookup` stages of one expanded navigation property, with its nested options in the
+   * lookup's pipeline; returns the fields it adds to the documents.
+   */
+  private expansion(item: BoundExpandItem, context: Context, into: MongoDocument[]): string[] {
+    const navigation = item.navigation;
+    const set = item.entitySet ?? targetSet(this.options.model, context.set, navigation);
+    const name = navigation.name;
+    const vars: MongoDocument = {};
+    const joins: unknown[] = [];
+    joinFields(context.type, navigation, this.options).forEach((pair, i) => {
+      vars[`odata_k${i}`] = { $ifNull: [`$${pair.local}`, null] };
+      joins.push({ $ne: ['$$odata_k' + i, null] }, { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
+    });
+    const join: MongoDocument = { $match: { $expr: { $and: joins } } };
+    const inner = newContext(navigation.target, set);
+    const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
+    const from = collectionOf(set, this.options);
+    const lookup = (pipeline: MongoDocument[], as: string): MongoDocument => ({ $lookup: { from, let: vars, pipeline, as } });
+    const counted = countField(context.type, name, this.options);
+    if (item.form === '$count') {
+      // Only the number of related documents that pass the nested $filter/$search.
+      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), { $set: { [counted]: { $size: `$${counted}` } } });
+      return [counted];
+    }
+    into.push(lookup([join, ...inner.stages, ...this.stages(nested)], name));
+    const fields = [name];
+    if (!navigation.collection) {
+      into.push({ $set: { [name]: { $ifNull: [{ $arrayElemAt: [`$${name}`, 0] }, null] } } });
+    } else if (item.options.count === true) {
+      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $count: 'n' }], counted), { $set: { [counted]: { $ifNull: [{ $arrayElemAt: [`$${counted}.n`, 0] }, 0] } } });
+      fields.push(counted);
+    }
+    return fields;
+  }
+}
+
+/** `$select` of the key properties only (`$expand=nav/$ref`). */
+function keySelect(type: StructuredType): BoundQueryOptions['select'] {
+  const span = { start: 0, end: 0 };
+  return { all: false, properties: type.key.map((name) => ({ path: [type.properties.get(name) as Property], span })), navigation: [] };
 }
 
 /**
  * Compiles a bound query to a MongoDB `find` (filter, projection, sort, skip and limit), or to an
  * aggregation pipeline when a find cannot express it: plain documents that the `mongodb` driver
- * accepts as they are. With `$count=true`, `count` is the filter for `countDocuments`.
+ * accepts as they are. With `$count=true`, `count` is the filter for `countDocuments` (find) or a
+ * pipeline that counts (pipeline). Navigation and `$expand` need `{ model }`.
  *
  * @example
  * ```ts
- * const query = toMongo(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }));
+ * const query = toMongo(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }), { model });
  * const docs =
  *   query.kind === 'find'
  *     ? await db.collection('assets').find(query.filter, query).toArray()
@@ -343,86 +505,15 @@ class MongoCompiler {
  * ```
  */
 export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
-  if (bound.expand.length > 0) throw unsupported('$expand (yet)');
-  const type = bound.entityType;
-  const compiler = new MongoCompiler(type, options);
-  const parts: MongoDocument[] = [];
-  if (bound.search !== undefined) {
-    const hook = options.search;
-    parts.push(
-      hook === undefined
-        ? compiler.search(bound.search)
-        : hook(bound.search, {
-            field: (name) => {
-              const property = type.properties.get(name);
-              if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
-              return fieldOf(type, property, options);
-            },
-          }),
-    );
+  const compiler = new QueryCompiler(options);
+  const context = newContext(bound.entityType, bound.entitySet);
+  const level = compiler.level(bound, context);
+  const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
+  if (needsPipeline) {
+    const pipeline = [...context.stages, ...compiler.stages(level)];
+    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...context.stages, { $match: level.match }, { $count: 'count' }] } : {}) };
   }
-  if (bound.filter !== undefined) parts.push(compiler.condition(bound.filter, true));
-  const filter: MongoDocument = parts.length === 0 ? {} : parts.length === 1 ? (parts[0] as MongoDocument) : { $and: parts };
-
-  let sort: MongoDocument | undefined;
-  // Computed sort keys (enum member values): they need an aggregation pipeline.
-  const computed: MongoDocument = {};
-  const fields = new Set([...type.properties.values()].map((p) => fieldOf(type, p, options)));
-  if (bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined) {
-    sort = {};
-    for (const item of bound.orderBy ?? []) {
-      const found = compiler.field(item.expression);
-      if (found === undefined) throw unsupported('ordering by an expression (yet)', { node: item.expression, option: '$orderby' });
-      let key = found.field;
-      if (found.property.type.kind === 'enum') {
-        if (found.property.type.type.isFlags) throw unsupported('ordering by a flag enum', { node: item.expression, option: '$orderby' });
-        // Stored by name, ordered by value: a `$switch` from names to values (null for null).
-        key = `__odata_order_${Object.keys(computed).length}`;
-        while (fields.has(key)) key = `_${key}`;
-        computed[key] = {
-          $switch: {
-            branches: [...found.property.type.type.members].map(([name, value]) => ({ case: { $eq: [`$${found.field}`, name] }, then: Number(value) })),
-            default: null,
-          },
-        };
-      }
-      // MongoDB sorts null and missing first ascending, as OData does.
-      if (!(key in sort)) sort[key] = item.direction === 'desc' ? -1 : 1;
-    }
-    if (bound.top !== undefined || bound.skip !== undefined) {
-      for (const key of type.key) {
-        const field = fieldOf(type, type.properties.get(key) as Property, options);
-        if (!(field in sort)) sort[field] = 1;
-      }
-    }
-    if (Object.keys(sort).length === 0) sort = undefined;
-  }
-
-  let projection: MongoDocument | undefined;
-  if (!bound.select.all) {
-    projection = {};
-    for (const item of bound.select.properties) {
-      const property = item.path[0] as Property;
-      projection[fieldOf(type, property, options)] = 1;
-    }
-    // MongoDB returns `_id` unless told not to; OData returns only what was selected.
-    if (!('_id' in projection)) projection['_id'] = 0;
-  }
-
-  const toNumber = (value: number | bigint | undefined): number | undefined => {
-    if (value === undefined) return undefined;
-    if (typeof value === 'bigint' && value > BigInt(Number.MAX_SAFE_INTEGER)) throw unsupported('$top or $skip beyond 2^53');
-    return Number(value);
-  };
-  const skip = toNumber(bound.skip);
-  const limit = toNumber(bound.top);
-  if (Object.keys(computed).length > 0) {
-    const pipeline: MongoDocument[] = [{ $match: limit === 0 ? NOTHING : filter }, { $addFields: computed }, { $sort: sort }];
-    if (skip !== undefined) pipeline.push({ $skip: skip });
-    if (limit !== undefined && limit > 0) pipeline.push({ $limit: limit });
-    pipeline.push({ $project: projection ?? Object.fromEntries(Object.keys(computed).map((key) => [key, 0])) });
-    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: filter } : {}) };
-  }
+  const { match: filter, sort, skip, limit, project: projection } = level;
   return {
     kind: 'find',
     // MongoDB reads `limit: 0` as "no limit": `$top=0` must match nothing instead.
@@ -433,32 +524,4 @@ export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoF
     ...(limit === undefined || limit === 0 ? {} : { limit }),
     ...(bound.count === true ? { count: filter } : {}),
   };
-}
-
-/**
- * A row as a document: the key in `_id` (or the configured field), fields renamed, DateTimeOffset
- * as `Date`, Guid in lowercase. Missing properties stay missing.
- */
-export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: StructuredType, options: MongoMapping = {}): MongoDocument {
-  const document: MongoDocument = {};
-  for (const property of type.properties.values()) {
-    if (!Object.hasOwn(row, property.name)) continue;
-    const value = row[property.name];
-    if (property.collection) {
-      document[fieldOf(type, property, options)] = value;
-      continue;
-    }
-    document[fieldOf(type, property, options)] = value === null || value === undefined ? null : mongoValue(value as BoundLiteral['value'], property);
-  }
-  return document;
-}
-
-/** A document back as a row with property names (the inverse of {@link toMongoDocument}'s renaming). */
-export function fromMongoDocument(document: Readonly<MongoDocument>, type: StructuredType, options: MongoMapping = {}): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (const property of type.properties.values()) {
-    const field = fieldOf(type, property, options);
-    if (Object.hasOwn(document, field)) row[property.name] = document[field];
-  }
-  return row;
 }

@@ -1,0 +1,433 @@
+/**
+ * Bound expressions as MongoDB aggregation expressions (for `$expr`, computed sort keys and
+ * `$lookup` pipelines), with OData's null rules spelled out: a missing field is null, functions
+ * and arithmetic of null are null, comparisons with null are false (but null eq null), and
+ * `and`/`or`/`not` are three-valued. Navigation becomes `$lookup` stages, collected per context.
+ *
+ * Every literal goes through `$literal`, so a string such as `$where` or `{"$gt":""}` can never
+ * be read as a field path or an operator.
+ */
+import type { EntitySet, Model, NavigationProperty, StructuredType } from '../../model/model.js';
+import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
+import type { ExpressionType } from '../../semantic/types.js';
+import { collectionOf, fieldOf, joinFields, reservedField, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+
+/** An aggregation expression. */
+export type Aggregation = unknown;
+
+/**
+ * Documents that expressions look at: the documents of a pipeline, or the related documents
+ * inside a `$lookup` pipeline. Navigation adds `$lookup` stages to `stages`.
+ */
+export interface Context {
+  readonly type: StructuredType;
+  readonly set: EntitySet | undefined;
+  /** `$lookup` stages (and their `$set`s) to run on these documents before they are matched. */
+  readonly stages: MongoDocument[];
+  /** Path key → the field a lookup put its result in. */
+  readonly lookups: Map<string, { field: string; context: Context | undefined }>;
+}
+
+type Variable = { readonly kind: 'entity'; readonly ref: string; readonly context: Context } | { readonly kind: 'value'; readonly ref: string };
+
+/** Where `$it` is (`$` for the current document, `$$v1.` inside a `$filter` over related documents) and the lambda variables. */
+export interface Frame {
+  readonly context: Context;
+  readonly it: string;
+  readonly variables: ReadonlyMap<string, Variable>;
+}
+
+export function newContext(type: StructuredType, set: EntitySet | undefined, stages: MongoDocument[] = []): Context {
+  return { type, set, stages, lookups: new Map() };
+}
+
+export function rootFrame(context: Context): Frame {
+  return { context, it: '$', variables: new Map() };
+}
+
+const isNull = (x: Aggregation): Aggregation => ({ $eq: [x, null] });
+const notNull = (x: Aggregation): Aggregation => ({ $ne: [x, null] });
+const literal = (value: unknown): Aggregation => (typeof value === 'number' || typeof value === 'boolean' || value === null ? value : { $literal: value });
+/** Characters JavaScript's `trim` removes (Unicode White_Space, line terminators and the BOM). */
+const TRIM_CHARACTERS = ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+type Comparison = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+const AGGREGATE = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<Comparison, string>;
+
+export class ExpressionCompiler {
+  private variableCount = 0;
+  private letCount = 0;
+
+  constructor(
+    private readonly mapping: MongoMapping,
+    private readonly model: Model | undefined,
+    private readonly option: string,
+  ) {}
+
+  private fail(what: string, node: { span: { start: number } }): never {
+    throw unsupported(what, { node, option: this.option });
+  }
+
+  /** `$lookup` of a navigation property from `base` (a path prefix inside the context's documents). */
+  lookup(context: Context, base: string, source: StructuredType, navigation: NavigationProperty): { field: string; context: Context } {
+    const key = `${base}${navigation.name}`;
+    const known = context.lookups.get(key);
+    if (known?.context !== undefined) return { field: known.field, context: known.context };
+    // The entity set of the source: the context's own, or (after a hop) the one of its type.
+    const sourceSet = base === '' ? context.set : this.model === undefined ? undefined : [...this.model.entitySets.values()].find((s) => s.type === source);
+    const set = targetSet(this.model, sourceSet, navigation);
+    const field = reservedField(context.type, this.mapping, `nav${context.lookups.size}`);
+    const pairs = joinFields(source, navigation, this.mapping);
+    const vars: MongoDocument = {};
+    const conditions: Aggregation[] = [];
+    pairs.forEach((pair, i) => {
+      vars[`odata_k${i}`] = { $ifNull: [`$${base}${pair.local}`, null] };
+      conditions.push(notNull(`$$odata_k${i}`), { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
+    });
+    const pipeline: MongoDocument[] = [{ $match: { $expr: { $and: conditions } } }];
+    if (!navigation.collection) pipeline.push({ $limit: 1 });
+    const inner = newContext(navigation.target, set, pipeline);
+    context.stages.push({ $lookup: { from: collectionOf(set, this.mapping), let: vars, pipeline, as: field } });
+    // A single related document: the first (only) element, or missing.
+    if (!navigation.collection) context.stages.push({ $set: { [field]: { $arrayElemAt: [`$${field}`, 0] } } });
+    context.lookups.set(key, { field, context: inner });
+    return { field, context: inner };
+  }
+
+  /**
+   * A path: a value (`{ kind: 'value' }`, null when missing), an entity (`'entity'`: a
+   * document or null) or a collection (`'collection'`: an array, with the context of its
+   * related documents when they are entities).
+   */
+  path(node: BoundPath, frame: Frame): { kind: 'value' | 'entity'; ref: Aggregation } | { kind: 'collection'; ref: Aggregation; context: Context | undefined; element: ExpressionType } {
+    let prefix: string;
+    let context: Context | undefined;
+    let type: StructuredType | undefined;
+    if (node.root.kind === 'variable') {
+      const variable = frame.variables.get(node.root.name);
+      if (variable === undefined) this.fail(`the lambda variable '${node.root.name}' here`, node);
+      if (variable.kind === 'value') {
+        if (node.steps.length > 0) this.fail('paths into collection elements', node);
+        return { kind: 'value', ref: variable.ref };
+      }
+      prefix = `${variable.ref}.`;
+      context = variable.context;
+      type = variable.context.type;
+      if (node.steps.length === 0) return { kind: 'entity', ref: variable.ref };
+    } else {
+      prefix = frame.it;
+      context = frame.context;
+      type = frame.context.type;
+      if (node.steps.length === 0) this.fail('$it as a value', node);
+    }
+    let base = '';
+    for (let i = 0; i < node.steps.length; i++) {
+      const step = node.steps[i];
+      const last = i === node.steps.length - 1;
+      if (step === undefined) break;
+      switch (step.kind) {
+        case 'property': {
+          if (!last) this.fail('paths into complex properties (yet)', node);
+          if (step.property.type.kind === 'complex') this.fail('complex properties (yet)', node);
+          const ref = `${prefix}${base}${fieldOf(type, step.property, this.mapping)}`;
+          if (step.property.collection) {
+            const element: ExpressionType = step.property.type.kind === 'primitive' ? { kind: 'primitive', name: step.property.type.name } : (step.property.type as ExpressionType);
+            return { kind: 'collection', ref: { $ifNull: [ref, []] }, context: undefined, element };
+          }
+          return { kind: 'value', ref: { $ifNull: [ref, null] } };
+        }
+        case 'navigation': {
+          const related = this.lookup(context, base, type, step.navigation);
+          if (step.navigation.collection) {
+            if (!last) this.fail('a path through a collection', node);
+            return { kind: 'collection', ref: { $ifNull: [`${prefix}${related.field}`, []] }, context: related.context, element: { kind: 'entity', type: step.navigation.target } };
+          }
+          base = `${related.field}.`;
+          type = step.navigation.target;
+          if (last) return { kind: 'entity', ref: { $ifNull: [`${prefix}${related.field}`, null] } };
+          break;
+        }
+        default:
+          this.fail(`${step.kind} path segments`, node);
+      }
+    }
+    return this.fail('this path', node);
+  }
+
+  /** `build` of the arguments' values, or null when one of them is null (each argument computed once). */
+  private nullSafe(args: readonly Aggregation[], build: (refs: readonly string[]) => Aggregation): Aggregation {
+    const id = this.letCount++;
+    const names = args.map((_, i) => `a${id}_${i}`);
+    const vars = Object.fromEntries(names.map((name, i) => [name, args[i]]));
+    const refs = names.map((name) => `$$${name}`);
+    return { $let: { vars, in: { $cond: [{ $or: refs.map(isNull) }, null, build(refs)] } } };
+  }
+
+  /** The value of an expression (null for null); Booleans may be null (unknown). */
+  value(node: BoundExpression, frame: Frame): Aggregation {
+    switch (node.kind) {
+      case 'literal':
+        return literal(storedValue(node.value, node.type.kind === 'null' ? { kind: 'primitive', name: 'Edm.String' } : node.type, this.mapping));
+      case 'path': {
+        const result = this.path(node, frame);
+        if (result.kind === 'collection') return result.ref;
+        return result.ref;
+      }
+      case 'binary':
+        switch (node.operator) {
+          case 'add':
+          case 'sub':
+          case 'mul':
+          case 'div':
+          case 'mod':
+            return this.arithmetic(node.operator, node, frame);
+          case 'has':
+            return this.fail("'has' (flag enums are not stored as numbers)", node);
+          default:
+            return this.booleanValue(node, frame);
+        }
+      case 'unary':
+        if (node.operator === 'negate') {
+          if (!isNumber(node.type)) this.fail('negating this type', node);
+          return this.nullSafe([this.value(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
+        }
+        return this.booleanValue(node, frame);
+      case 'in':
+      case 'lambda':
+        return this.booleanValue(node, frame);
+      case 'count': {
+        const collection = this.path(node.collection, frame);
+        if (collection.kind !== 'collection') return this.fail('$count of this path', node);
+        if (node.search !== undefined) this.fail('$search inside $count', node);
+        if (node.filter === undefined) return { $size: collection.ref };
+        if (collection.context === undefined) return this.fail('$count($filter=…) on a primitive collection', node);
+        const name = `v${this.variableCount++}`;
+        const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
+        return { $size: { $filter: { input: collection.ref, as: name, cond: this.holds(node.filter, true, inner) } } };
+      }
+      case 'case':
+        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.value(b.then, frame) })), default: null } };
+      case 'call':
+        return this.call(node, frame);
+    }
+  }
+
+  /** A Boolean-valued node as true, false or null. */
+  private booleanValue(node: BoundExpression, frame: Frame): Aggregation {
+    return { $cond: [this.holds(node, true, frame), true, { $cond: [this.holds(node, false, frame), false, null] }] };
+  }
+
+  /**
+   * True exactly where the condition's value is `positive` (so `holds(x, false)` is `not x` being
+   * true): negation moves to the leaves, which keeps three-valued logic right.
+   */
+  holds(node: BoundExpression, positive: boolean, frame: Frame): Aggregation {
+    switch (node.kind) {
+      case 'literal':
+        if (node.value === null) return false;
+        return node.value === positive;
+      case 'unary':
+        if (node.operator === 'not') return this.holds(node.operand, !positive, frame);
+        break;
+      case 'binary':
+        switch (node.operator) {
+          case 'and':
+          case 'or': {
+            const conjunction = (node.operator === 'and') === positive;
+            const parts = [this.holds(node.left, positive, frame), this.holds(node.right, positive, frame)];
+            return conjunction ? { $and: parts } : { $or: parts };
+          }
+          case 'eq':
+          case 'ne':
+          case 'gt':
+          case 'ge':
+          case 'lt':
+          case 'le': {
+            // Comparisons are never null: false with a null operand (except null eq null).
+            const result = this.comparison(node.operator, node.left, node.right, node.operandType, frame);
+            return positive ? result : { $not: [result] };
+          }
+          default:
+            break;
+        }
+        break;
+      case 'in': {
+        const left = this.value(node.left, frame);
+        const list =
+          node.right.kind === 'list'
+            ? { $literal: node.right.items.map((item) => storedValue(item.value, item.type.kind === 'null' ? node.left.type : item.type, this.mapping)) }
+            : this.collectionRef(node.right.collection, frame);
+        const result = { $in: [left, list] };
+        return positive ? result : { $not: [result] };
+      }
+      case 'lambda': {
+        const result = this.lambda(node, frame);
+        return positive ? result : { $not: [result] };
+      }
+      default:
+        break;
+    }
+    // A Boolean value: a property, a function, a case.
+    return { $eq: [this.value(node, frame), positive] };
+  }
+
+  private collectionRef(node: BoundExpression, frame: Frame): Aggregation {
+    if (node.kind !== 'path') return this.fail(`'in' with this collection`, node);
+    const result = this.path(node, frame);
+    if (result.kind !== 'collection') return this.fail(`'in' with this collection`, node);
+    return result.ref;
+  }
+
+  private lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, frame: Frame): Aggregation {
+    const collection = this.path(node.collection, frame);
+    if (collection.kind !== 'collection') return this.fail('any/all over this path', node);
+    if (node.variable === undefined || node.predicate === undefined) return { $gt: [{ $size: collection.ref }, 0] };
+    const name = `v${this.variableCount++}`;
+    const variable: Variable = collection.context === undefined ? { kind: 'value', ref: `$$${name}` } : { kind: 'entity', ref: `$$${name}`, context: collection.context };
+    const variables = new Map(frame.variables);
+    variables.set(node.variable, variable);
+    const inner: Frame = { ...frame, variables };
+    // any: some element is true; all: no element is false (null is not false).
+    if (node.operator === 'any') return { $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, true, inner) } }] };
+    return { $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, false, inner) } }] }] };
+  }
+
+  /** Enum values are stored by name and ordered by member value: a `$switch` from names to values. */
+  private orderable(node: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
+    const value = this.value(node, frame);
+    if (operandType.kind !== 'enum') return value;
+    if (operandType.type.isFlags) return this.fail('ordering flag enum values', node);
+    return { $switch: { branches: [...operandType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } };
+  }
+
+  /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
+  comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
+    const ordering = op !== 'eq' && op !== 'ne';
+    const a = ordering ? this.orderable(leftNode, operandType, frame) : this.value(leftNode, frame);
+    const b = ordering ? this.orderable(rightNode, operandType, frame) : this.value(rightNode, frame);
+    if (op === 'eq' || op === 'ne') return { [AGGREGATE[op]]: [a, b] };
+    const leftNull = leftNode.kind === 'literal' && leftNode.value === null;
+    const rightNull = rightNode.kind === 'literal' && rightNode.value === null;
+    if (leftNull || rightNull) {
+      // x gt null is false; x ge null is x eq null.
+      return op === 'ge' || op === 'le' ? { $eq: [a, b] } : false;
+    }
+    const known = (n: BoundExpression): boolean => n.kind === 'literal';
+    const checks: Aggregation[] = [];
+    if (!known(leftNode)) checks.push(notNull(a));
+    if (!known(rightNode)) checks.push(notNull(b));
+    const strict = checks.length === 0 ? { [AGGREGATE[op]]: [a, b] } : { $and: [...checks, { [AGGREGATE[op]]: [a, b] }] };
+    if (op === 'gt' || op === 'lt') return strict;
+    if (checks.length === 0) return strict;
+    return { $or: [{ $and: [isNull(a), isNull(b)] }, strict] };
+  }
+
+  private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
+    if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
+    const integer = node.type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'].includes(node.type.name);
+    return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
+      switch (operator) {
+        case 'add':
+          return { $add: [x, y] };
+        case 'sub':
+          return { $subtract: [x, y] };
+        case 'mul':
+          return { $multiply: [x, y] };
+        case 'mod':
+          return { $mod: [x, y] };
+        default:
+          // Integer division truncates toward zero.
+          return integer ? { $trunc: [{ $divide: [x, y] }] } : { $divide: [x, y] };
+      }
+    });
+  }
+
+  private call(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
+    const args = (): Aggregation[] => node.args.map((arg) => this.value(arg, frame));
+    const unary = (build: (x: string) => Aggregation): Aggregation => this.nullSafe(args(), ([x]) => build(x as string));
+    const binary = (build: (x: string, y: string) => Aggregation): Aggregation => this.nullSafe(args(), ([x, y]) => build(x as string, y as string));
+    const argType = node.args[0]?.type;
+    const stringDate = argType?.kind === 'primitive' && argType.name === 'Edm.Date';
+    const stringTime = argType?.kind === 'primitive' && argType.name === 'Edm.TimeOfDay';
+    const part = (from: number, length: number): Aggregation => unary((x) => ({ $toInt: { $substrCP: [x, from, length] } }));
+    switch (node.name) {
+      case 'contains':
+        // $split is MongoDB's substring search that counts in code points; '' is contained everywhere.
+        return binary((s, t) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
+      case 'startswith':
+        return binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] }));
+      case 'endswith':
+        return binary((s, t) => ({
+          $and: [{ $gte: [{ $strLenCP: s }, { $strLenCP: t }] }, { $eq: [{ $substrCP: [s, { $subtract: [{ $strLenCP: s }, { $strLenCP: t }] }, { $strLenCP: t }] }, t] }],
+        }));
+      case 'indexof':
+        return binary((s, t) => ({
+          $cond: [{ $eq: [t, ''] }, 0, { $cond: [{ $gt: [{ $size: { $split: [s, t] } }, 1] }, { $strLenCP: { $arrayElemAt: [{ $split: [s, t] }, 0] } }, -1] }],
+        }));
+      case 'length':
+        return unary((s) => ({ $strLenCP: s }));
+      case 'tolower':
+        return unary((s) => ({ $toLower: s }));
+      case 'toupper':
+        return unary((s) => ({ $toUpper: s }));
+      case 'trim':
+        return unary((s) => ({ $trim: { input: s, chars: TRIM_CHARACTERS } }));
+      case 'concat':
+        return binary((s, t) => ({ $concat: [s, t] }));
+      case 'substring': {
+        const [text, start, length] = node.args;
+        if (text === undefined || start === undefined) return this.fail('substring without a start', node);
+        // Negative starts count from the end; both ends are clamped to the string.
+        const inputs = [this.value(text, frame), this.value(start, frame), ...(length === undefined ? [] : [this.value(length, frame)])];
+        return this.nullSafe(inputs, ([s, from, count]) => {
+          const total = { $strLenCP: s };
+          const begin = { $cond: [{ $lt: [from, 0] }, { $max: [0, { $add: [total, from] }] }, { $min: [from, total] }] };
+          const end = count === undefined ? total : { $min: [total, { $add: [begin, count] }] };
+          return { $substrCP: [s, begin, { $max: [0, { $subtract: [end, begin] }] }] };
+        });
+      }
+      case 'year':
+        return stringDate ? part(0, 4) : this.datePart('$year', node, frame);
+      case 'month':
+        return stringDate ? part(5, 2) : this.datePart('$month', node, frame);
+      case 'day':
+        return stringDate ? part(8, 2) : this.datePart('$dayOfMonth', node, frame);
+      case 'hour':
+        return stringTime ? part(0, 2) : this.datePart('$hour', node, frame);
+      case 'minute':
+        return stringTime ? part(3, 2) : this.datePart('$minute', node, frame);
+      case 'second':
+        return stringTime ? part(6, 2) : this.datePart('$second', node, frame);
+      case 'date':
+        if (argType?.kind === 'primitive' && argType.name === 'Edm.DateTimeOffset') return unary((x) => ({ $dateToString: { format: '%Y-%m-%d', date: x } }));
+        return this.fail(`'date' of this type`, node);
+      case 'round':
+      case 'floor':
+      case 'ceiling': {
+        if (node.type.kind === 'primitive' && !['Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(node.type.name)) return this.value(node.args[0] as BoundExpression, frame);
+        if (node.name === 'floor') return unary((x) => ({ $floor: x }));
+        if (node.name === 'ceiling') return unary((x) => ({ $ceil: x }));
+        // Half away from zero (MongoDB's $round rounds half to even): on the magnitude, exactly.
+        return unary((x) => {
+          const magnitude = { $abs: x };
+          const whole = { $floor: magnitude };
+          const rounded = { $cond: [{ $gte: [{ $subtract: [magnitude, whole] }, 0.5] }, { $add: [whole, 1] }, whole] };
+          return { $cond: [{ $lt: [x, 0] }, { $subtract: [0, rounded] }, rounded] };
+        });
+      }
+      default:
+        return this.fail(`the function '${node.name}'`, node);
+    }
+  }
+
+  /** Parts of a DateTimeOffset, stored as a `Date`: in UTC (the offset is not stored). */
+  private datePart(operator: string, node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
+    const argType = node.args[0]?.type;
+    if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
+    return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
+  }
+}
+
+function isNumber(type: ExpressionType): boolean {
+  return type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64', 'Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(type.name);
+}

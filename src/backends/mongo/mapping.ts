@@ -1,0 +1,201 @@
+/**
+ * How an entity set is stored in MongoDB: collection and field names, and how values of each EDM
+ * type are represented (Guid as text or a UUID binary, DateTimeOffset as `Date`, Decimal and
+ * Int64 as doubles, BSON Decimal128 or Int64). Documents go both ways with
+ * {@link toMongoDocument} and {@link fromMongoDocument}.
+ */
+import { ODataError } from '../../errors/odata-error.js';
+import type { EntitySet, Model, NavigationProperty, Property, StructuredType, TypeReference } from '../../model/model.js';
+import type { BoundExpandItem, BoundLiteral } from '../../semantic/bound-ast.js';
+import type { ExpressionType } from '../../semantic/types.js';
+
+/** A MongoDB filter, sort, projection or pipeline stage document. */
+export type MongoDocument = { [field: string]: unknown };
+
+export interface MongoMapping {
+  /**
+   * The field that holds the key when the entity type has a single-property key: `'_id'` by
+   * default; `null` keeps the property's own name.
+   */
+  readonly keyField?: string | null;
+  /** Field per property, keyed `Type.property` or `property` (overrides the default, the property name). */
+  readonly fields?: Readonly<Record<string, string>>;
+  /** Collection per entity set name (default: the entity set's name); used by `$lookup`. */
+  readonly collections?: Readonly<Record<string, string>>;
+  /**
+   * How Guids are stored: `'string'` (default, lowercase text) or a function that makes the
+   * stored value from the lowercase text, e.g. `(text) => new UUID(text)` from `mongodb`.
+   */
+  readonly guid?: 'string' | ((text: string) => unknown);
+  /**
+   * How Decimals are stored: `'double'` (default, not exact) or a function from the exact
+   * decimal text, e.g. `Decimal128.fromString` from `mongodb`.
+   */
+  readonly decimal?: 'double' | ((text: string) => unknown);
+  /**
+   * How Int64 values are stored: `'long'` (default: a JavaScript `bigint`, which the `mongodb`
+   * driver writes as a BSON Int64) or `'double'` (a number; values beyond 2^53 are refused).
+   */
+  readonly int64?: 'long' | 'double';
+}
+
+/** `unsupported_feature`; with the node and its option, the error points at the text (position). */
+export function unsupported(what: string, at?: { readonly node: { readonly span: { readonly start: number } }; readonly option: string }): ODataError {
+  const reason = `The MongoDB backend does not support ${what}`;
+  if (at === undefined) return new ODataError({ code: 'unsupported_feature', reason, appendLocation: false });
+  return new ODataError({ code: 'unsupported_feature', reason, option: at.option, position: at.node.span.start });
+}
+
+/** Field names must be plain: a `$` prefix or a dot would be read as an operator or a path. */
+function checkedField(name: string): string {
+  if (name === '' || name.startsWith('$') || name.includes('.') || name.includes('\0')) {
+    throw new ODataError({ code: 'unsupported_feature', reason: `The MongoDB field name '${name}' cannot be used (empty, '$' prefix, '.' or NUL)`, appendLocation: false });
+  }
+  return name;
+}
+
+/** The field name of a property in `type`. */
+export function fieldOf(type: StructuredType, property: Property, mapping: MongoMapping): string {
+  const override = mapping.fields?.[`${type.name}.${property.name}`] ?? mapping.fields?.[property.name];
+  if (override !== undefined) return checkedField(override);
+  const keyField = mapping.keyField === undefined ? '_id' : mapping.keyField;
+  if (keyField !== null && type.key.length === 1 && type.key[0] === property.name) return checkedField(keyField);
+  return checkedField(property.name);
+}
+
+/** The collection of an entity set. */
+export function collectionOf(set: EntitySet, mapping: MongoMapping): string {
+  return mapping.collections?.[set.name] ?? set.name;
+}
+
+/** The entity set that a navigation property leads to: its binding, or the one set of its type. */
+export function targetSet(model: Model | undefined, from: EntitySet | undefined, navigation: NavigationProperty): EntitySet {
+  if (model === undefined) throw unsupported(`following '${navigation.name}' without the model (pass { model })`);
+  const bound = from?.bindings.get(navigation.name);
+  const byBinding = bound === undefined ? undefined : model.entitySets.get(bound);
+  if (byBinding !== undefined) return byBinding;
+  for (const set of model.entitySets.values()) if (set.type === navigation.target) return set;
+  throw unsupported(`'${navigation.name}', whose target has no entity set`);
+}
+
+/** Pairs of (field here, field there) that join a navigation property (its constraints, or its partner's). */
+export function joinFields(type: StructuredType, navigation: NavigationProperty, mapping: MongoMapping): { local: string; foreign: string }[] {
+  let pairs = navigation.constraints.map((c) => ({ mine: c.property, theirs: c.referencedProperty }));
+  if (pairs.length === 0 && navigation.partner !== undefined) {
+    const partner = navigation.target.navigation.get(navigation.partner);
+    pairs = (partner?.constraints ?? []).map((c) => ({ mine: c.referencedProperty, theirs: c.property }));
+  }
+  if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
+  return pairs.map(({ mine, theirs }) => ({
+    local: fieldOf(type, type.properties.get(mine) as Property, mapping),
+    foreign: fieldOf(navigation.target, navigation.target.properties.get(theirs) as Property, mapping),
+  }));
+}
+
+/** A name for a computed field that no property of `type` uses. */
+export function reservedField(type: StructuredType, mapping: MongoMapping, name: string): string {
+  const fields = new Set([...type.properties.values()].map((p) => fieldOf(type, p, mapping)));
+  let field = `__odata_${name}`;
+  while (fields.has(field)) field = `_${field}`;
+  return field;
+}
+
+/**
+ * A literal as it is stored: DateTimeOffset as a `Date`, Guid as lowercase text (or through
+ * the `guid` option), an enum as its member name, Decimal and Int64 by the options; strings,
+ * numbers and Booleans as they are.
+ */
+export function storedValue(value: BoundLiteral['value'], type: ExpressionType | TypeReference, mapping: MongoMapping = {}): unknown {
+  if (value === null) return null;
+  if (Array.isArray(value)) {
+    if (value.length !== 1) throw unsupported('combined flag enum values');
+    return value[0];
+  }
+  if (type.kind !== 'primitive') return value;
+  switch (type.name) {
+    case 'Edm.DateTimeOffset':
+      return new Date(value as string);
+    case 'Edm.Guid': {
+      const text = (value as string).toLowerCase();
+      return typeof mapping.guid === 'function' ? mapping.guid(text) : text;
+    }
+    case 'Edm.Int64': {
+      const big = typeof value === 'bigint' ? value : BigInt(value as number | string);
+      if (mapping.int64 !== 'double') return big;
+      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER)) throw unsupported(`the Int64 value ${big} as a double (int64: 'double' is exact only up to 2^53)`);
+      return Number(big);
+    }
+    case 'Edm.Decimal': {
+      const text = String(value);
+      return typeof mapping.decimal === 'function' ? mapping.decimal(text) : Number(text);
+    }
+    case 'Edm.Double':
+    case 'Edm.Single':
+    case 'Edm.Int32':
+    case 'Edm.Int16':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+      // Numeric literals may be exact text (a decimal literal compared with a Double): stored as numbers.
+      return typeof value === 'string' ? Number(value) : typeof value === 'bigint' ? Number(value) : value;
+    default:
+      return value;
+  }
+}
+
+/** {@link storedValue} for a property's type. */
+export function mongoValue(value: BoundLiteral['value'], property: Property, mapping: MongoMapping = {}): unknown {
+  return storedValue(value, property.type, mapping);
+}
+
+/**
+ * A row as a document: the key in `_id` (or the configured field), fields renamed, values as
+ * {@link storedValue} stores them. Missing properties stay missing.
+ */
+export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: StructuredType, options: MongoMapping = {}): MongoDocument {
+  const document: MongoDocument = {};
+  for (const property of type.properties.values()) {
+    if (!Object.hasOwn(row, property.name)) continue;
+    const value = row[property.name];
+    const field = fieldOf(type, property, options);
+    if (property.collection) {
+      document[field] = Array.isArray(value) ? value.map((item) => storedValue(item as BoundLiteral['value'], property.type, options)) : null;
+      continue;
+    }
+    document[field] = value === null || value === undefined ? null : storedValue(value as BoundLiteral['value'], property.type, options);
+  }
+  return document;
+}
+
+/** The field that holds `name@odata.count` of an expansion (a field name cannot hold the dot). */
+export function countField(type: StructuredType, name: string, mapping: MongoMapping): string {
+  return reservedField(type, mapping, `count_${name}`);
+}
+
+/**
+ * A document back as a row with property names (the inverse of {@link toMongoDocument}'s
+ * renaming). With the query's `expand` items, expanded documents are read back too, and
+ * counts become `name@odata.count`.
+ */
+export function fromMongoDocument(
+  document: Readonly<MongoDocument>,
+  type: StructuredType,
+  options: MongoMapping = {},
+  expand: readonly BoundExpandItem[] = [],
+): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const property of type.properties.values()) {
+    const field = fieldOf(type, property, options);
+    if (Object.hasOwn(document, field)) row[property.name] = document[field];
+  }
+  for (const item of expand) {
+    const name = item.navigation.name;
+    const target = item.navigation.target;
+    const counted = countField(type, name, options);
+    if (Object.hasOwn(document, counted)) row[`${name}@odata.count`] = document[counted];
+    if (item.form === '$count' || !Object.hasOwn(document, name)) continue;
+    const value = document[name];
+    const read = (d: unknown): unknown => (d === null || typeof d !== 'object' ? null : fromMongoDocument(d as MongoDocument, target, options, item.options.expand));
+    row[name] = Array.isArray(value) ? value.map(read) : read(value);
+  }
+  return row;
+}

@@ -1,0 +1,76 @@
+/**
+ * Navigation in MongoDB (`$lookup`): single-valued paths, any/all and $count over related
+ * collections, ordering by a related property, and `$expand` with nested options, run by mingo
+ * against the in-memory reference on the related collections of the asset model.
+ */
+import { Aggregator, Query } from 'mingo';
+import 'mingo/init/system';
+import { describe, expect, it } from 'vitest';
+import { bindQuery, compileQuery, fromMongoDocument, toMongo, toMongoDocument, type Row } from '../../../src/index.js';
+import { compareResults } from '../../../src/testing/index.js';
+import { assetModel } from '../../fixtures/asset-model.js';
+import { NAVIGATION_CASES, navigationData } from '../../fixtures/navigation-data.js';
+
+const collections: Record<string, Record<string, unknown>[]> = Object.fromEntries(
+  Object.entries(navigationData).map(([set, rows]) => [set, rows.map((row) => toMongoDocument(row, assetModel.entitySets.get(set)!.type))]),
+);
+
+function run(set: string, text: string) {
+  const bound = bindQuery(text, { model: assetModel, entitySet: set, maxAnyAllExpressionDepth: 3 });
+  const type = bound.entityType;
+  const query = toMongo(bound, { model: assetModel });
+  const documents = collections[set]!;
+  const options = { collectionResolver: (name: string) => collections[name] ?? [] };
+  let value: Row[];
+  let count: number | undefined;
+  if (query.kind === 'pipeline') {
+    value = (new Aggregator([...query.pipeline], options).run(documents) as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type, {}, bound.expand) as Row);
+    if (query.count !== undefined) count = (new Aggregator([...query.count], options).run(documents) as { count: number }[])[0]?.count ?? 0;
+  } else {
+    let cursor = new Query(query.filter).find(documents, query.projection);
+    if (query.sort !== undefined) cursor = cursor.sort(query.sort as Record<string, 1 | -1>);
+    if (query.skip !== undefined) cursor = cursor.skip(query.skip);
+    if (query.limit !== undefined) cursor = cursor.limit(query.limit);
+    value = (cursor.all() as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type) as Row);
+    if (query.count !== undefined) count = new Query(query.count).find(documents).count();
+  }
+  const expected = compileQuery(bound, { data: navigationData, model: assetModel }).apply(navigationData[set] as Row[]);
+  return { bound, query, actual: { value, ...(count === undefined ? {} : { count }) }, expected };
+}
+
+const ids = (rows: readonly Row[]): string[] => rows.map((row) => String(row.id).toLowerCase());
+
+describe('MongoDB navigation through $lookup (run by mingo)', () => {
+  const extra: [string, string][] = [
+    ['assets', "$expand=tickets($filter=priority ne 'low';$orderby=code desc;$top=1;$count=true)&$orderby=code"],
+    ['assets', '$expand=tickets/$count,locality($select=name)&$orderby=code'],
+    ['localities', '$expand=assets($orderby=code;$expand=tickets($select=code;$orderby=code))&$orderby=name'],
+    ['maintenance-tickets', "$expand=asset($filter=status eq 'active';$expand=locality)&$orderby=code"],
+    ['localities', '$expand=assets/$ref&$orderby=name'],
+    ['assets', '$expand=tickets($search=t1 OR NOT T2;$orderby=code)&$orderby=code'],
+    ['assets', "$filter=locality/name eq 'Oslo'&$select=id,code&$count=true&$top=1"],
+  ];
+  for (const [set, text] of [...NAVIGATION_CASES, ...extra]) {
+    it(`${set}?${text}`, () => {
+      const { bound, query, actual, expected } = run(set, text);
+      expect(query.kind).toBe('pipeline');
+      if (bound.orderBy !== undefined) expect(ids(actual.value)).toEqual(ids(expected.value));
+      else expect(ids(actual.value).sort()).toEqual(ids(expected.value).sort());
+      expect(actual.count).toBe(expected.count);
+      expect(compareResults(bound, expected, actual)).toBeUndefined();
+    });
+  }
+
+  it('expanded counts and nested $count come back as name@odata.count', () => {
+    const { actual, expected } = run('assets', "$expand=tickets($filter=priority ne 'low';$count=true)&$orderby=code&$select=code");
+    expect(actual.value.map((r) => r['tickets@odata.count'])).toEqual(expected.value.map((r) => r['tickets@odata.count']));
+    expect(actual.value.map((r) => r['tickets@odata.count'])).toEqual([1, 0, 0, 1]);
+  });
+
+  it('navigation needs the model to find the related collection', () => {
+    const bound = bindQuery("$filter=locality/name eq 'Oslo'", { model: assetModel, entitySet: 'assets' });
+    expect(() => toMongo(bound)).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
+    const renamed = toMongo(bound, { model: assetModel, collections: { localities: 'places' } });
+    expect(JSON.stringify(renamed)).toContain('"from":"places"');
+  });
+});
