@@ -49,6 +49,8 @@ describe('MongoDB navigation through $lookup (run by mingo)', () => {
     ['localities', '$expand=assets/$ref&$orderby=name'],
     ['assets', '$expand=tickets($search=t1 OR NOT T2;$orderby=code)&$orderby=code'],
     ['assets', "$filter=locality/name eq 'Oslo'&$select=id,code&$count=true&$top=1"],
+    ['localities', "$filter=assets/$count($filter=tickets/any(t:t/asset/locality/name eq 'Bergen')) eq 1"],
+    ['maintenance-tickets', "$filter=asset/tickets/any(t:t/code ne $it/code)&$orderby=asset/locality/name desc,code"],
   ];
   for (const [set, text] of [...NAVIGATION_CASES, ...extra]) {
     it(`${set}?${text}`, () => {
