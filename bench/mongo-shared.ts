@@ -55,6 +55,8 @@ export const MONGO_FILTER =
   "contains(tolower(name),'milk') and price gt 2.5 and (qty ge 3 or startswith(code,'A')) and not endswith(code,'X') and active eq true";
 /** The compile-latency query: the filter alone. */
 export const COMPILE_QUERY = `$filter=${MONGO_FILTER}`;
+/** The pipeline compile-latency query: functions and arithmetic in `$expr`, ordering by an expression. */
+export const PIPELINE_QUERY = "$filter=length(name) gt 8 and qty add 1 gt 3 and not contains(tolower(name),code)&$orderby=tolower(name),id&$top=20";
 /** The scale query: the filter, an order with a tie-breaker, and a page. */
 export const SCALE_QUERY = `$filter=${MONGO_FILTER}&$orderby=price desc,id&$skip=10&$top=50`;
 
@@ -97,17 +99,18 @@ export function handWritten(rows: readonly Item[]): Item[] {
 export const HAND_DESCRIPTION =
   "`rows.filter(r => r.name.toLowerCase().includes('milk') && r.price > 2.5 && (r.qty >= 3 || r.code.startsWith('A')) && !r.code.endsWith('X') && r.active === true).sort((a, b) => b.price - a.price || a.id - b.id).slice(10, 60)`";
 
-export type MongoCellKey = 'full' | 'parse' | 'bind' | 'toMongo' | 'mingo' | 'memory' | 'hand';
+export type MongoCellKey = 'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline' | 'mingo' | 'memory' | 'hand';
 export const MONGO_CELLS: readonly { readonly key: MongoCellKey; readonly label: string }[] = [
   { key: 'full', label: 'parse + bind + toMongo: `toMongo(bindQuery(text, settings))`' },
   { key: 'parse', label: 'parse alone: `parseQuery(text)`' },
   { key: 'bind', label: 'bind alone: `bindQuery(parsed, settings)`' },
   { key: 'toMongo', label: 'toMongo alone: `toMongo(bound)`' },
+  { key: 'pipeline', label: 'toMongo alone, an `$expr` pipeline query (functions, arithmetic, computed sort key; see below)' },
   { key: 'mingo', label: 'mingo 6 running the generated find (filter, sort, skip, limit)' },
   { key: 'memory', label: 'in-memory backend: `compileQuery(bound).apply(rows)`' },
   { key: 'hand', label: 'hand-written closure (filter, sort, slice)' },
 ];
-export const COMPILE_CELL_COUNT = 4;
+export const COMPILE_CELL_COUNT = 5;
 
 /** Limits of the compile cells (as the SQL bench's). */
 export const COMPILE_LIMITS: CellOptions = { warmupMs: 100, rewarmMs: 30, maxSingleMs: 5000, samplesPerRound: 5 };

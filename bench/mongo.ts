@@ -14,6 +14,7 @@ import {
   COMPILE_CELL_COUNT,
   COMPILE_LIMITS,
   COMPILE_QUERY,
+  PIPELINE_QUERY,
   COMPILE_ROUND_MS,
   COMPILE_ROUNDS,
   DATA_DESCRIPTION,
@@ -62,6 +63,7 @@ export async function runMongoBench(options: { readonly engineMode: EngineMode; 
       const shipped = (await import(`data:text/javascript;base64,${Buffer.from(options.bundleCode).toString('base64')}`)) as MongoEngineApi;
       for (const [label, query] of [
         ['compile query', COMPILE_QUERY],
+        ['pipeline query', PIPELINE_QUERY],
         ['scale query', SCALE_QUERY],
       ] as const) {
         const attempt = (f: () => string): string => {
@@ -204,7 +206,7 @@ export function mongoReport(bench: MongoBench, context: { readonly engineDescrip
 - MongoDB bench run time: ${run.elapsedS.toFixed(1)} s (1 child process${run.gcEverywhere ? '' : '; global.gc was NOT available'}); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}; busy cores while it ran: ${run.busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length})
 ${busyWarning ? `\n${busyWarning}\n` : ''}
 Method: one child process (\`node --import tsx --expose-gc bench/mongo-worker.ts\`) measures everything.
-First the compile latency of \`${COMPILE_QUERY}\` on a small model (\`items\`: Int32 key \`id\`, String \`name\`,
+First the compile latency of \`${COMPILE_QUERY}\` (and, as the pipeline cell, of \`${PIPELINE_QUERY}\`) on a small model (\`items\`: Int32 key \`id\`, String \`name\`,
 String \`code\`, Int32 \`qty\`, Double \`price\`, Boolean \`active\`); each step as a cell of the parse bench's
 kind, as in the SQL bench (cold call, ${COMPILE_LIMITS.warmupMs} ms warm-up, ${COMPILE_ROUNDS} rounds of ${COMPILE_ROUND_MS} ms in ${COMPILE_LIMITS.samplesPerRound} samples, full GC before
 each step; the figure is the median over the rounds of each round's median sample). Then, for

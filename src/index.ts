@@ -33,6 +33,7 @@ export type * from './semantic/bound-ast.js';
 export type { ExpressionType } from './semantic/types.js';
 export { modelFromCsdl } from './model/csdl-json.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
+export { validateQuery, type Diagnostic, type ValidateSettings } from './validation/validate-query.js';
 export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './backends/memory/compile-query.js';
 export type { Row, NavigationResolver } from './backends/memory/compile-expression.js';
 export { defaultSearch, type SearchFunction } from './backends/memory/search.js';

@@ -1,0 +1,273 @@
+/**
+ * `validateQuery`: every independent problem of a query string as a list of diagnostics (code,
+ * message, severity, option, range in the text), for editors and clients, instead of the first
+ * error as an exception.
+ *
+ * How it finds more than one problem: each option is parsed on its own, so a syntax error in
+ * `$filter` does not hide one in `$orderby`; then the query is bound, and a binding error prunes
+ * the smallest part that holds it (a predicate of `$filter`, which becomes `true`; an `$orderby`,
+ * `$select` or `$expand` item; or the whole option) before binding again, so that two unknown
+ * properties in one `$filter` give two diagnostics.
+ */
+import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import type { BindSettings } from '../semantic/settings.js';
+import { bindQuery } from '../semantic/bind-query.js';
+import type { Expression, ODataQuery, Span } from '../syntax/ast.js';
+import { parseQuery } from '../syntax/query-string.js';
+
+/** One problem of a query, ready for an editor's squiggle. */
+export interface Diagnostic {
+  readonly code: ODataErrorCode | 'internal_error';
+  readonly message: string;
+  readonly severity: 'error' | 'warning';
+  /** The option as written (`$filter`), or `undefined` for the query string as a whole. */
+  readonly option: string | undefined;
+  /** Offsets into the query string as given (UTF-16, end exclusive). */
+  readonly range: { readonly start: number; readonly end: number };
+  /** The HTTP status a server would answer with. */
+  readonly status: number;
+}
+
+/** Settings of {@link validateQuery}: those of `bindQuery`, plus how many diagnostics at most. */
+export interface ValidateSettings extends BindSettings {
+  /** Stop after this many diagnostics (default 50). */
+  readonly maxDiagnostics?: number;
+}
+
+interface RawOption {
+  /** The text `name=value` as written. */
+  readonly text: string;
+  /** Offset of `text` in the query string. */
+  readonly offset: number;
+  readonly name: string;
+  /** Offset of the (raw) value in the query string, and the raw value. */
+  readonly valueOffset: number;
+  readonly rawValue: string;
+}
+
+/** Canonical option name: `$Filter` and `filter` are `filter`. */
+function canonical(name: string): string {
+  return (name.startsWith('$') ? name.slice(1) : name).toLowerCase();
+}
+
+/** For each UTF-16 index of the percent-decoded value, the index in the raw value (one more at the end). */
+function decodedToRaw(raw: string): number[] {
+  const map: number[] = [];
+  let i = 0;
+  while (i < raw.length) {
+    if (raw[i] === '%' && /^[0-9a-fA-F]{2}$/.test(raw.slice(i + 1, i + 3))) {
+      const lead = parseInt(raw.slice(i + 1, i + 3), 16);
+      const bytes = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      const length = Math.min(bytes * 3, raw.length - i);
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(raw.slice(i, i + length));
+      } catch {
+        decoded = raw.slice(i, i + length);
+      }
+      for (let k = 0; k < decoded.length; k++) map.push(i);
+      i += length;
+      continue;
+    }
+    map.push(i);
+    i += 1;
+  }
+  map.push(raw.length);
+  return map;
+}
+
+/** The decoded text of a raw option value (as parseQuery decodes it), or the raw text. */
+function decodeValue(raw: string, plusAsSpace: boolean): string {
+  try {
+    return decodeURIComponent(plusAsSpace ? raw.replaceAll('+', ' ') : raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** The length of the token at `position`: an identifier or path, a quoted string, or one character. */
+function tokenLength(text: string, position: number): number {
+  const rest = text.slice(position);
+  const quoted = /^'(?:[^']|'')*'?/.exec(rest);
+  if (quoted !== null && rest.startsWith("'")) return quoted[0].length;
+  const word = /^[\p{L}\p{N}_$@.]+/u.exec(rest);
+  return word === null ? Math.min(1, rest.length) : word[0].length;
+}
+
+function splitOptions(query: string): RawOption[] {
+  const start = query.startsWith('?') ? 1 : 0;
+  const options: RawOption[] = [];
+  let offset = start;
+  for (const text of query.slice(start).split('&')) {
+    if (text !== '') {
+      const equals = text.indexOf('=');
+      const name = equals < 0 ? text : text.slice(0, equals);
+      let decodedName = name;
+      try {
+        decodedName = decodeURIComponent(name);
+      } catch {
+        // reported by parseQuery
+      }
+      options.push({ text, offset, name: decodedName, valueOffset: offset + (equals < 0 ? text.length : equals + 1), rawValue: equals < 0 ? '' : text.slice(equals + 1) });
+    }
+    offset += text.length + 1;
+  }
+  return options;
+}
+
+/** Does `span` contain the position? */
+const within = (span: Span, position: number): boolean => span.start <= position && position <= span.end;
+
+/**
+ * `filter` with the smallest predicate that contains `position` replaced by `true`; `undefined`
+ * when the predicate is the whole filter (then the option goes).
+ */
+function prunePredicate(filter: Expression, position: number): Expression | undefined {
+  const replace = (node: Expression): Expression | undefined => {
+    if (node.kind === 'binary' && (node.operator === 'and' || node.operator === 'or')) {
+      if (within(node.left.span, position)) {
+        const left = replace(node.left);
+        return left === undefined ? { ...node, left: truth(node.left.span) } : { ...node, left };
+      }
+      if (within(node.right.span, position)) {
+        const right = replace(node.right);
+        return right === undefined ? { ...node, right: truth(node.right.span) } : { ...node, right };
+      }
+      return undefined;
+    }
+    if (node.kind === 'unary' && node.operator === 'not' && within(node.operand.span, position)) {
+      const operand = replace(node.operand);
+      return operand === undefined ? { ...node, operand: truth(node.operand.span) } : { ...node, operand };
+    }
+    return undefined;
+  };
+  return replace(filter);
+}
+
+function truth(span: Span): Expression {
+  return { kind: 'literal', type: 'Edm.Boolean', value: true, span };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Removes the part of `query` that holds the error; returns false when nothing could be removed
+ * (the caller then stops).
+ */
+function prune(query: Mutable<ODataQuery>, error: ODataError): boolean {
+  const option = error.option === undefined ? undefined : canonical(error.option);
+  const position = error.position;
+  switch (option) {
+    case 'filter': {
+      if (query.filter === undefined) return false;
+      const pruned = position === undefined ? undefined : prunePredicate(query.filter, position);
+      if (pruned === undefined) delete query.filter;
+      else query.filter = pruned;
+      return true;
+    }
+    case 'orderby':
+    case 'select':
+    case 'expand': {
+      const key = option === 'orderby' ? 'orderBy' : option;
+      const items = query[key] as readonly { span: Span }[] | undefined;
+      if (items === undefined) return false;
+      const kept = position === undefined ? [] : items.filter((item) => !within(item.span, position));
+      if (kept.length === items.length || kept.length === 0) delete query[key];
+      else (query as Record<string, unknown>)[key] = kept;
+      return true;
+    }
+    case 'top':
+    case 'skip':
+    case 'count':
+    case 'search':
+    case 'compute': {
+      const key = option === 'compute' ? 'compute' : option;
+      if (query[key] === undefined) return false;
+      delete query[key];
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * Checks a query string against a model and returns every independent problem it finds (an
+ * empty list when the query is valid). Never throws for bad input.
+ *
+ * @example
+ * ```ts
+ * const diagnostics = validateQuery("$filter=nam eq 'a' and sise gt 1&$top=x", { model, entitySet: 'products' });
+ * // [{ code: 'unknown_property', option: '$filter', range: { start: 8, end: 11 }, … },
+ * //  { code: 'unknown_property', option: '$filter', range: { start: 23, end: 27 }, … },
+ * //  { code: 'invalid_option_value', option: '$top', … }]
+ * ```
+ */
+export function validateQuery(query: string, settings: ValidateSettings): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const max = settings.maxDiagnostics ?? 50;
+  const plusAsSpace = settings.parse?.plusAsSpace ?? false;
+  const raw = splitOptions(query);
+  const byName = new Map<string, RawOption>();
+
+  const report = (error: unknown, where: RawOption | undefined): void => {
+    if (diagnostics.length >= max) return;
+    if (!(error instanceof ODataError)) {
+      diagnostics.push({ code: 'internal_error', message: 'The query could not be checked', severity: 'error', option: where?.name, range: { start: 0, end: query.length }, status: 500 });
+      return;
+    }
+    let range = { start: where?.offset ?? 0, end: where === undefined ? query.length : where.offset + where.text.length };
+    if (where !== undefined && error.position !== undefined) {
+      const map = decodedToRaw(where.rawValue);
+      const at = Math.min(error.position, map.length - 1);
+      const length = tokenLength(decodeValue(where.rawValue, plusAsSpace), at);
+      const start = where.valueOffset + (map[at] as number);
+      const end = where.valueOffset + (map[Math.min(at + length, map.length - 1)] as number);
+      range = { start, end: Math.max(end, start) };
+    }
+    diagnostics.push({ code: error.code, message: error.message, severity: 'error', option: where?.name ?? error.option, range, status: error.status });
+  };
+
+  // 1. Each option on its own: syntax errors, unknown and duplicate options.
+  const kept: RawOption[] = [];
+  for (const option of raw) {
+    const name = canonical(option.name);
+    const first = option.name.startsWith('@') ? undefined : byName.get(name);
+    if (first !== undefined) {
+      report(new ODataError({ code: 'duplicate_option', reason: `The query option '${option.name}' is specified more than once (first as '${first.name}')`, option: option.name }), option);
+      continue;
+    }
+    try {
+      parseQuery(option.text, settings.parse);
+      if (!option.name.startsWith('@')) byName.set(name, option);
+      kept.push(option);
+    } catch (error) {
+      report(error, option);
+    }
+  }
+
+  // 2. The options that parse, bound together; each binding error prunes its part.
+  let parsed: Mutable<ODataQuery>;
+  try {
+    parsed = { ...parseQuery(kept.map((o) => o.text).join('&'), settings.parse) };
+  } catch (error) {
+    // Options that parse alone but not together (an alias used before it is defined, …).
+    report(error, undefined);
+    return diagnostics;
+  }
+  const whereOf = (error: ODataError): RawOption | undefined => (error.option === undefined ? undefined : byName.get(canonical(error.option)));
+  for (let attempt = 0; attempt < max && diagnostics.length < max; attempt++) {
+    try {
+      bindQuery(parsed, settings);
+      break;
+    } catch (error) {
+      if (!(error instanceof ODataError)) {
+        report(error, undefined);
+        break;
+      }
+      report(error, whereOf(error));
+      if (!prune(parsed, error)) break;
+    }
+  }
+  return diagnostics;
+}
