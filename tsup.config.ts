@@ -12,6 +12,16 @@ export default defineConfig([
     external: ['chevrotain', 'fast-check'],
   },
   {
+    // One self-contained, minified ESM file for browsers (Chevrotain bundled in).
+    entry: { 'browser/odata-engine': 'src/browser.ts' },
+    format: ['esm'],
+    dts: true,
+    minify: true,
+    target: 'es2022',
+    platform: 'browser',
+    noExternal: ['chevrotain'],
+  },
+  {
     entry: { cli: 'src/cli.ts' },
     format: ['esm'],
     platform: 'node',

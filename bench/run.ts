@@ -21,6 +21,7 @@ import { fmtNum, markdownTable, median, type Measurement } from './measure.js';
 import { checkMemoryAgreement, memoryReport, runMemoryBench } from './memory.js';
 import { busyRoundsOf, combine, NOT_RUN, runRounds } from './rounds.js';
 import { mongoReport, runMongoBench } from './mongo.js';
+import { runBrowserBench } from './browser.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import {
   BUNDLE_ENTRY,
@@ -440,9 +441,14 @@ const memoryOut = memoryReport(memory, {
 });
 const sqlOut = sqlReport(sql, { engineDescription });
 const mongoOut = mongoReport(mongo, { engineDescription });
+const browserOut = await runBrowserBench();
 
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}`);
-process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}`);
+writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}`);
+process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}`);
+if (browserOut.failures.length > 0) {
+  process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);
+  process.exitCode = 1;
+}
 
 /** Replaces what lies between two marker lines of the README (kept); false if they are missing. */
 function replaceBetween(text: string, start: string, end: string, body: string): string | undefined {
@@ -469,6 +475,7 @@ for (const [name, body] of [
   ['memory', memoryOut.readme],
   ['sql', sqlOut.readme],
   ['mongo', mongoOut.readme],
+  ['browser', browserOut.readme],
 ] as const) {
   const updated = replaceBetween(readme, `<!-- bench:${name}:start -->`, `<!-- bench:${name}:end -->`, body);
   if (updated === undefined) process.stderr.write(`warning: README.md has no <!-- bench:${name}:start/end --> markers; its ${name} section was not updated\n`);

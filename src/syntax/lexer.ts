@@ -236,8 +236,8 @@ export const allTokens: TokenType[] = [
 
 export type LexerMode = 'expression' | 'search' | 'searchTop';
 
-export const odataLexer = new Lexer(
-  {
+/** The lexer definition (the modes and their tokens). */
+export const LEXER_DEFINITION = {
     defaultMode: 'expression',
     modes: {
       expression: expressionTokens,
@@ -254,9 +254,13 @@ export const odataLexer = new Lexer(
         SearchTopWord,
       ],
     },
-  },
-  { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: false },
-);
+  } satisfies ConstructorParameters<typeof Lexer>[0];
+
+/**
+ * The shared lexer. Chevrotain's token validations are skipped here (a faster cold start); a test
+ * builds the same lexer with them on.
+ */
+export const odataLexer = new Lexer(LEXER_DEFINITION, { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: true });
 
 /**
  * Lexes `text` in `mode`, then in one pass over the tokens: re-types keywords, and joins a name

@@ -223,7 +223,8 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
       const length = tokenLength(decodeValue(where.rawValue, plusAsSpace), at);
       const start = where.valueOffset + (map[at] as number);
       const end = where.valueOffset + (map[Math.min(at + length, map.length - 1)] as number);
-      range = { start, end: Math.max(end, start) };
+      // An empty range (the text ended too early) underlines the character before it.
+      range = end > start ? { start, end } : start > where.valueOffset ? { start: start - 1, end: start } : { start, end: start };
     }
     diagnostics.push({ code: error.code, message: error.message, severity: 'error', option: where?.name ?? error.option, range, status: error.status });
   };
@@ -269,5 +270,6 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
       if (!prune(parsed, error)) break;
     }
   }
-  return diagnostics;
+  // In the order of the text (stable: a query-wide diagnostic stays first).
+  return diagnostics.sort((a, b) => a.range.start - b.range.start);
 }

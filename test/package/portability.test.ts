@@ -44,5 +44,19 @@ describe('portability', () => {
       encoding: 'utf8',
     });
     expect(cjs.trim()).toBe('5 function');
+    // The browser bundle: one self-contained ESM file (Chevrotain inside), without Node built-ins.
+    const browser = readFileSync(join(root, 'dist', 'browser', 'odata-engine.js'), 'utf8');
+    // (Chevrotain's lodash probes `require('util')` inside a try when it exists; that is no import.)
+    expect(/\bfrom\s*["'](node:|chevrotain)|\bimport\s*\(\s*["']node:/.test(browser)).toBe(false);
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('odata-engine/browser'); const model = m.defineModel({ namespace: 'N', entityTypes: { E: { key: ['id'], properties: { id: 'Edm.Int32' } } }, entitySets: { es: { type: 'E' } } }); console.log(m.validateQuery('$filter=idd eq 1', { model, entitySet: 'es' })[0].code)",
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(loaded.trim()).toBe('unknown_property');
   });
 });

@@ -1,0 +1,15 @@
+/**
+ * The browser bundle's entry (`odata-engine/browser`, one minified ESM file with Chevrotain
+ * inside): what a front end needs to check and try queries before sending them. Parsing,
+ * printing, models (also from a server's CSDL JSON), binding, validation with diagnostics, and
+ * the in-memory backend. No Node built-in.
+ */
+export { ODataError } from './errors/odata-error.js';
+export { parseQuery } from './syntax/query-string.js';
+export { parseFilter, parseOrderBy, parseSelect, parseExpand, parseSearch } from './syntax/parse.js';
+export { printQuery, printExpression } from './syntax/printer.js';
+export { defineModel } from './model/define-model.js';
+export { modelFromCsdl } from './model/csdl-json.js';
+export { bindQuery } from './semantic/bind-query.js';
+export { validateQuery, type Diagnostic, type ValidateSettings } from './validation/validate-query.js';
+export { compileQuery, dataResolver } from './backends/memory/compile-query.js';
