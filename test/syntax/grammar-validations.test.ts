@@ -16,6 +16,7 @@ describe('Chevrotain self-validations', () => {
 
   it('the grammar passes the parser validations (no ambiguity, left recursion or missing rule)', () => {
     const parser = new ODataParser(true);
-    expect(parser.definitionErrors).toEqual([]);
+    // performSelfAnalysis throws on definition errors; the list is also empty.
+    expect((parser as unknown as { definitionErrors: unknown[] }).definitionErrors).toEqual([]);
   });
 });
