@@ -22,3 +22,4 @@ export {
   type TestRow,
 } from './model-arbitraries.js';
 export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type HarnessOptions } from './harness.js';
+export { invalidQueryArbitrary, fuzzODataServer, type InvalidQuery, type InvalidQueryOptions, type FuzzServerOptions } from './fuzz.js';

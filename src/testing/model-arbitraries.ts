@@ -187,12 +187,12 @@ export interface ModelQueryOptions {
 
 /** `$filter` texts that are valid for the entity set's type. */
 export function filterArbitrary(model: Model, entitySet: string, options: ModelQueryOptions = {}): fc.Arbitrary<string> {
-  const type = requireSet(model, entitySet).type;
-  return filterFor(type, '', options);
+  const set = requireSet(model, entitySet);
+  return filterFor(set.type, '', options, set.capabilities.nonFilterableProperties);
 }
 
-function filterFor(type: StructuredType, prefix: string, options: ModelQueryOptions): fc.Arbitrary<string> {
-  const properties = [...type.properties.values()].filter((p) => p.filterable);
+function filterFor(type: StructuredType, prefix: string, options: ModelQueryOptions, excluded: ReadonlySet<string> = new Set()): fc.Arbitrary<string> {
+  const properties = [...type.properties.values()].filter((p) => p.filterable && !excluded.has(p.name));
   const scalars = properties.filter((p) => !p.collection && p.type.kind !== 'complex');
   const strings = scalars.filter((p) => p.type.kind === 'primitive' && p.type.name === 'Edm.String');
   const numbers = scalars.filter((p) => p.type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double'].includes(p.type.name));
