@@ -62,6 +62,8 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
   });
 
+  // JSON bodies only (and forms for the token endpoint): other content types are a 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, new URLSearchParams(String(body)));
   });
