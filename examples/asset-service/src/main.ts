@@ -14,9 +14,12 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    service.app.log.info({ signal }, 'shutting down');
+    process.stdout.write(`${signal}: shutting down (finishing running requests, closing the database)\n`);
     service.close().then(
-      () => process.exit(0),
+      () => {
+        process.stdout.write('Stopped.\n');
+        process.exit(0);
+      },
       (error: unknown) => {
         service.app.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
