@@ -295,6 +295,14 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(typeof (body.error as Json).message).toBe('string');
       });
 
+      it('$format=json is accepted; GET by id takes no query options', async () => {
+        expect((await h.api(`/localities${q({ $format: 'json', $top: '1' })}`)).status).toBe(200);
+        const asset = assets[0] as Asset;
+        const response = await h.api(`/assets/${asset.id}${q({ $select: 'name' })}`);
+        expect(response.status).toBe(400);
+        expect(((await json(response)).error as Json).code).toBe('unsupported_option');
+      });
+
       it('an integer division by zero in $filter is a 400, not a 500', async () => {
         const response = await h.api(`/localities${q({ $filter: 'length(name) div 0 eq 1' })}`);
         expect(response.status).toBe(400);
