@@ -1,0 +1,173 @@
+/**
+ * Records in and out: checking a JSON request body against an entity type (types, required
+ * properties, lengths, enum members, ISO 8601 instants), and turning database rows into JSON
+ * (camelCase names, enums as strings, timestamps as ISO 8601 instants in UTC).
+ */
+import type { Property, StructuredType } from 'odata-engine';
+import { ValidationError } from './errors.js';
+import { csdl, SERVER_MANAGED } from './model.js';
+import { snakeCase } from './schema.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/** Whether a string is a UUID (any case). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** `$MaxLength` of a property in the CSDL document, if any. */
+function maxLength(type: StructuredType, property: string): number | undefined {
+  const schema = csdl.AssetManagement as unknown as Record<string, Record<string, { $MaxLength?: number } | undefined>>;
+  return schema[type.name]?.[property]?.$MaxLength;
+}
+
+function validInstant(text: string): boolean {
+  const match = INSTANT.exec(text);
+  if (match === null) return false;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as number[];
+  const daysInMonth = new Date(Date.UTC(year as number, month as number, 0)).getUTCDate();
+  return (
+    (year as number) >= 1 &&
+    (month as number) >= 1 &&
+    (month as number) <= 12 &&
+    (day as number) >= 1 &&
+    (day as number) <= daysInMonth &&
+    (hour as number) <= 23 &&
+    (minute as number) <= 59 &&
+    (second as number) <= 59 &&
+    (offsetHours as number) <= 14 &&
+    (offsetMinutes as number) <= 59 &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
+
+/** One property's problem with its value, or `undefined` when the value is fine. Converts as it checks. */
+function checkValue(type: StructuredType, property: Property, value: unknown): { error: string } | { value: unknown } {
+  const name = property.name;
+  if (value === null) return property.nullable ? { value: null } : { error: `The '${name}' field is required.` };
+  switch (property.type.kind) {
+    case 'enum': {
+      const members = [...property.type.type.members.keys()];
+      if (typeof value !== 'string' || !members.includes(value)) return { error: `The '${name}' field must be one of: ${members.join(', ')}.` };
+      return { value };
+    }
+    case 'primitive':
+      switch (property.type.name) {
+        case 'Edm.Guid':
+          if (typeof value !== 'string' || !UUID.test(value)) return { error: `The '${name}' field must be a UUID.` };
+          return { value: value.toLowerCase() };
+        case 'Edm.DateTimeOffset':
+          if (typeof value !== 'string' || !validInstant(value)) return { error: `The '${name}' field must be an ISO 8601 date and time with an offset, such as '2024-05-01T08:30:00Z'.` };
+          return { value: new Date(value).toISOString() };
+        case 'Edm.String': {
+          if (typeof value !== 'string') return { error: `The '${name}' field must be a string.` };
+          if (value.includes('\u0000')) return { error: `The '${name}' field must not contain NUL characters.` };
+          if (!property.nullable && value.trim() === '') return { error: `The '${name}' field must not be empty.` };
+          const max = maxLength(type, name);
+          if (max !== undefined && [...value].length > max) return { error: `The '${name}' field must be at most ${max} characters long.` };
+          return { value };
+        }
+        default:
+          return { error: `The '${name}' field has an unsupported type.` };
+      }
+    default:
+      return { error: `The '${name}' field has an unsupported type.` };
+  }
+}
+
+/** A checked body: column name → value, in the model's property order (`id` first). */
+export type Columns = ReadonlyMap<string, unknown>;
+
+/**
+ * Checks a create (`POST`) or replace (`PUT`) body against the entity type. Every writable
+ * property is set: a missing nullable property becomes `null`. `createdAt` and `updatedAt` are
+ * server-managed and ignored if sent; `id` is required on create, and on replace must match the
+ * URL when sent.
+ *
+ * @throws {ValidationError} listing every problem, in property order (the same body always gives the same error)
+ */
+export function checkBody(type: StructuredType, body: unknown, mode: 'create' | 'replace', urlId?: string): Columns {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('The request body must be a JSON object.');
+  const record = body as Record<string, unknown>;
+  const errors: { Field: string; Message: string }[] = [];
+  for (const key of Object.keys(record)) {
+    if (type.navigation.has(key)) errors.push({ Field: key, Message: `The navigation property '${key}' cannot be written; set its id instead.` });
+    else if (!type.properties.has(key)) errors.push({ Field: key, Message: `The property '${key}' does not exist on '${type.name}'.` });
+  }
+  const columns = new Map<string, unknown>();
+  for (const property of type.properties.values()) {
+    const name = property.name;
+    if (SERVER_MANAGED.has(name)) continue;
+    const present = Object.hasOwn(record, name);
+    if (name === 'id') {
+      if (mode === 'replace') {
+        if (present && (typeof record.id !== 'string' || record.id.toLowerCase() !== urlId)) errors.push({ Field: 'id', Message: "The 'id' field must match the id in the URL." });
+        columns.set('id', urlId);
+        continue;
+      }
+      if (!present) {
+        errors.push({ Field: 'id', Message: "The 'id' field is required (a client-generated UUID)." });
+        continue;
+      }
+    }
+    const checked = checkValue(type, property, present ? record[name] : null);
+    if ('error' in checked) errors.push({ Field: name, Message: checked.error });
+    else columns.set(snakeCase(name), checked.value);
+  }
+  if (errors.length > 0) {
+    errors.sort((a, b) => (a.Field < b.Field ? -1 : a.Field > b.Field ? 1 : 0));
+    throw new ValidationError(errors.map((e) => e.Message).join(' '), { Errors: errors });
+  }
+  return columns;
+}
+
+/** A database value as JSON: instants as ISO 8601 in UTC, the rest as they come. */
+function jsonValue(property: Property, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (property.type.kind === 'primitive' && property.type.name === 'Edm.DateTimeOffset') {
+    return (value instanceof Date ? value : new Date(String(value))).toISOString();
+  }
+  return value;
+}
+
+/**
+ * An expanded record (JSON from the database) with its instants as ISO 8601 in UTC, like
+ * top-level properties, recursively through nested expansions.
+ */
+export function normalizeExpanded(type: StructuredType, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => normalizeExpanded(type, item));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const property = type.properties.get(key);
+    const navigation = type.navigation.get(key);
+    out[key] = property !== undefined ? jsonValue(property, item) : navigation !== undefined ? normalizeExpanded(navigation.target, item) : item;
+  }
+  return out;
+}
+
+/** A row read with explicit snake_case columns (get by id) as a JSON record. */
+export function rowToRecord(type: StructuredType, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const property of type.properties.values()) out[property.name] = jsonValue(property, row[snakeCase(property.name)]);
+  return out;
+}
+
+/** A row of a `toSql` statement as a JSON record, through its `columns` and `expansions`. */
+export function sqlRowToRecord(
+  type: StructuredType,
+  row: Readonly<Record<string, unknown>>,
+  columns: readonly { readonly alias: string; readonly property: Property }[],
+  expansions: readonly { readonly alias: string; readonly name: string }[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { alias, property } of columns) out[property.name] = jsonValue(property, row[alias]);
+  for (const { alias, name } of expansions) {
+    const cell = row[alias];
+    const parsed = typeof cell === 'string' ? (JSON.parse(cell) as unknown) : cell;
+    const navigation = type.navigation.get(name);
+    out[name] = name.endsWith('@odata.count') ? Number(parsed) : navigation === undefined ? parsed : normalizeExpanded(navigation.target, parsed);
+  }
+  return out;
+}

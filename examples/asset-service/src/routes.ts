@@ -1,0 +1,170 @@
+/**
+ * The collection routes: `GET /{collection}` with OData query options, and
+ * `GET|PUT|DELETE /{collection}/{id}`, `POST /{collection}` on the records of one tenant.
+ *
+ * Lists go through the library: `parseQuery` on the raw query string (URL rules: `+` is a plus),
+ * `bindQuery` against the model with the route's `$top` limit, and `toSql` for PostgreSQL, run
+ * under row-level security for the request's tenant. Single records use hand-written SQL that
+ * names the tenant explicitly as well.
+ */
+import { bindQuery, listResponse, ODataError, parseQuery, toSql, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Database, DbRow } from './db.js';
+import { NotFoundError, ValidationError } from './errors.js';
+import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
+import { checkBody, isUuid, rowToRecord, sqlRowToRecord } from './records.js';
+import { snakeCase } from './schema.js';
+
+/** Route-level settings read by the auth hook. */
+export interface RouteAccess {
+  /** Whether the route needs a tenant (the `Service-Tenant-Id` header). */
+  readonly tenant: boolean;
+  /** Whether the route writes (needs write permission). */
+  readonly write: boolean;
+}
+
+/** The tenant of a request, set by the auth hook before the handler runs. */
+export type TenantOf = (request: FastifyRequest) => string;
+
+/** The part of the URL after `?`, exactly as sent. */
+export function rawQuery(url: string): string {
+  const index = url.indexOf('?');
+  return index < 0 ? '' : url.slice(index + 1);
+}
+
+/** PostgreSQL's SQLSTATE of a driver error, if any. */
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** Rejects the query options this service does not implement: custom options and `$skiptoken`-like ones. */
+function checkSupportedOptions(query: ODataQuery): void {
+  for (const name of Object.keys(query.custom ?? {})) {
+    throw new ODataError({ code: 'unsupported_option', reason: `The query option '${name}' is not supported`, option: name, appendLocation: false });
+  }
+  for (const [name, value] of Object.entries(query.passthrough ?? {})) {
+    if (name.replace(/^\$/, '').toLowerCase() === 'format' && /^(json|application\/json)(;.*)?$/i.test(value)) continue;
+    throw new ODataError({ code: 'unsupported_option', reason: `The query option '${name}' is not supported`, option: name, appendLocation: false });
+  }
+}
+
+function entitySet(resource: Resource): EntitySet {
+  const set = model.entitySets.get(resource.entitySet);
+  if (set === undefined) throw new Error(`No entity set '${resource.entitySet}'`);
+  return set;
+}
+
+/** The id from the URL, lowercased. @throws {ValidationError} when it is not a UUID */
+function pathId(request: FastifyRequest): string {
+  const { id } = request.params as { id: string };
+  if (!isUuid(id)) throw new ValidationError(`The id '${id}' is not a UUID.`);
+  return id.toLowerCase();
+}
+
+/** Registers the four routes of one collection. */
+export function registerCollection(app: FastifyInstance, db: Database, resource: Resource, tenantOf: TenantOf): void {
+  const set = entitySet(resource);
+  const type = set.type;
+  const properties = [...type.properties.values()] as Property[];
+  const selectList = properties.map((p) => `"${snakeCase(p.name)}"`).join(', ');
+  const table = `"${resource.table}"`;
+  const foreignKey = properties.find((p) => p.name !== 'id' && p.type.kind === 'primitive' && p.type.name === 'Edm.Guid');
+  const read: RouteAccess = { tenant: true, write: false };
+  const write: RouteAccess = { tenant: true, write: true };
+  const base = `/${resource.path}`;
+
+  app.get(base, { config: read }, async (request) => {
+    const query = parseQuery(rawQuery(request.url));
+    checkSupportedOptions(query);
+    const bound = bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP });
+    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables });
+    const { rows, count } = await db
+      .withTenant(tenantOf(request), 'read', async (tx) => {
+        const rows = await tx.query(compiled.sql, compiled.params);
+        const counted = compiled.count === undefined ? undefined : await tx.query(compiled.count.sql, compiled.count.params);
+        return { rows, count: counted === undefined ? undefined : Number(counted[0]?.count) };
+      })
+      .catch((error: unknown) => {
+        // Data exceptions (division by zero, overflow) and program limits come from the query's
+        // values, not from the server: they are the client's error.
+        const state = sqlState(error);
+        if (state !== undefined && (state.startsWith('22') || state.startsWith('54'))) {
+          throw new ODataError({ code: 'invalid_option_value', reason: `The query cannot be evaluated: ${(error as Error).message}`, appendLocation: false });
+        }
+        throw error;
+      });
+    const value = rows.map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
+    return listResponse(value, count === undefined ? {} : { count });
+  });
+
+  app.get(`${base}/:id`, { config: read }, async (request) => {
+    const id = pathId(request);
+    const query = parseQuery(rawQuery(request.url));
+    checkSupportedOptions(query);
+    const options = [query.filter, query.search, query.orderBy, query.select, query.expand, query.compute, query.top, query.skip, query.count];
+    if (options.some((option) => option !== undefined)) {
+      throw new ODataError({ code: 'unsupported_option', reason: 'Query options are not supported on a single record', appendLocation: false });
+    }
+    const tenantId = tenantOf(request);
+    const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT ${selectList} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
+    const row = rows[0];
+    if (row === undefined) throw new NotFoundError(resource.label, id);
+    return rowToRecord(type, row);
+  });
+
+  app.post(base, { config: write }, async (request, reply) => {
+    const columns = checkBody(type, request.body, 'create');
+    const tenantId = tenantOf(request);
+    const names = ['tenant_id', ...columns.keys(), 'created_at', 'updated_at'];
+    const values = [tenantId, ...columns.values()];
+    const placeholders = [...values.map((_, i) => `$${i + 1}`), 'now()', 'now()'];
+    await db
+      .withTenant(tenantId, 'write', (tx) => tx.query(`INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${placeholders.join(', ')})`, values))
+      .catch((error: unknown) => {
+        throw writeError(error, resource, foreignKey, columns.get('id') as string, 'create');
+      });
+    await reply.code(200).send();
+  });
+
+  app.put(`${base}/:id`, { config: write }, async (request, reply) => {
+    const id = pathId(request);
+    const columns = checkBody(type, request.body, 'replace', id);
+    const tenantId = tenantOf(request);
+    const entries = [...columns.entries()].filter(([name]) => name !== 'id');
+    const assignments = [...entries.map(([name], i) => `"${name}" = $${i + 3}`), 'updated_at = now()'];
+    const rows: DbRow[] = await db
+      .withTenant(tenantId, 'write', (tx) =>
+        tx.query(`UPDATE ${table} SET ${assignments.join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, id, ...entries.map(([, value]) => value)]),
+      )
+      .catch((error: unknown) => {
+        throw writeError(error, resource, foreignKey, id, 'replace');
+      });
+    if (rows.length === 0) throw new NotFoundError(resource.label, id);
+    await reply.code(200).send();
+  });
+
+  app.delete(`${base}/:id`, { config: write }, async (request, reply) => {
+    const id = pathId(request);
+    const tenantId = tenantOf(request);
+    const rows = await db
+      .withTenant(tenantId, 'write', (tx) => tx.query(`DELETE FROM ${table} WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, id]))
+      .catch((error: unknown) => {
+        throw writeError(error, resource, foreignKey, id, 'delete');
+      });
+    if (rows.length === 0) throw new NotFoundError(resource.label, id);
+    await reply.code(200).send();
+  });
+}
+
+/** A constraint violation as a validation error; anything else unchanged (a 500). */
+function writeError(error: unknown, resource: Resource, foreignKey: Property | undefined, id: string, operation: 'create' | 'replace' | 'delete'): unknown {
+  const state = sqlState(error);
+  if (state === '23505' && operation === 'create') return new ValidationError(`A ${resource.label} with the id '${id}' already exists.`, { Id: id });
+  if (state === '23503') {
+    if (operation === 'delete') return new ValidationError(`The ${resource.label} '${id}' is still referenced by other records and cannot be deleted.`, { Id: id });
+    const field = foreignKey?.name ?? 'id';
+    return new ValidationError(`The '${field}' field refers to a record that does not exist.`, { Errors: [{ Field: field, Message: `The '${field}' field refers to a record that does not exist.` }] });
+  }
+  return error;
+}

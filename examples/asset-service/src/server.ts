@@ -1,0 +1,137 @@
+/**
+ * The HTTP server: Fastify with request logging, the auth hook, the token endpoint,
+ * `/$metadata`, the four collections, and error handling. {@link startService} opens the
+ * database, creates the schema, provisions the demo tenant and clients, and listens.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { authenticate, authorizeTenant, issueToken, type TenantAccess } from './auth.js';
+import type { Config } from './config.js';
+import { openPglite, openPostgres, type Database } from './db.js';
+import { AuthorizationError, envelope, handleError, OAuthError } from './errors.js';
+import { csdl, model, resources } from './model.js';
+import { registerCollection, type RouteAccess } from './routes.js';
+import { createSchema } from './schema.js';
+import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
+
+/** Options of {@link buildServer} beyond the configuration. */
+export interface ServerOptions {
+  /** Where log lines go (default stdout). */
+  readonly logStream?: Writable;
+}
+
+function routeAccess(request: FastifyRequest): RouteAccess | undefined {
+  const config = request.routeOptions.config as Partial<RouteAccess> | undefined;
+  return config?.tenant === undefined ? undefined : { tenant: config.tenant, write: config.write === true };
+}
+
+/**
+ * Builds the Fastify app on an open, migrated database (it does not listen).
+ */
+export function buildServer(config: Config, db: Database, options: ServerOptions = {}): FastifyInstance {
+  const app = Fastify({
+    logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimit,
+    // Long $filter values travel in the URL: allow 64 KiB of headers (Node's default is 16 KiB).
+    http: { maxHeaderSize: 64 * 1024 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  const tenants = new WeakMap<FastifyRequest, TenantAccess>();
+  const tenantOf = (request: FastifyRequest): string => {
+    const access = tenants.get(request);
+    if (access === undefined) throw new AuthorizationError('No tenant for this request.');
+    return access.tenantId;
+  };
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(async (request, reply) => {
+    await reply.code(404).send(envelope('EntityNotFoundException', { Message: `No resource at '${request.method} ${request.url.split('?')[0] ?? ''}'.` }, String(request.id)));
+  });
+
+  // Authentication (401) and tenant authorization (403) come before the body is read.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('trace-id', String(request.id));
+    if (request.routeOptions.url === '/directory/connect/token') return;
+    const claims = authenticate(request.headers.authorization, config.tokenSigningKey);
+    const access = routeAccess(request);
+    if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
+  });
+
+  // JSON bodies only (and forms for the token endpoint): other content types are a 415.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, new URLSearchParams(String(body)));
+  });
+
+  app.post('/directory/connect/token', async (request, reply) => {
+    if (!(request.body instanceof URLSearchParams)) {
+      throw new OAuthError('invalid_request', "The token request must be sent as 'application/x-www-form-urlencoded'.");
+    }
+    const token = await issueToken(db, request.body, request.headers.authorization, { signingKey: config.tokenSigningKey, ttlSeconds: config.tokenTtlSeconds });
+    await reply.header('cache-control', 'no-store').send(token);
+  });
+
+  app.get('/$metadata', async (_request, reply) => {
+    await reply.header('odata-version', '4.01').send(csdl);
+  });
+
+  for (const resource of resources) registerCollection(app, db, resource, tenantOf);
+  return app;
+}
+
+/** A running service. */
+export interface Service {
+  readonly app: FastifyInstance;
+  readonly db: Database;
+  /** `http://host:port`. */
+  readonly url: string;
+  /** Stops accepting requests, lets running ones finish, and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database (PGlite in `config.dataDir`, or `config.databaseUrl`), creates the schema,
+ * provisions the demo tenant and clients, seeds demo data when the tenant is empty, and listens.
+ */
+export async function startService(config: Config, options: ServerOptions = {}): Promise<Service> {
+  const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema) : await openPostgres(config.databaseUrl, config.databaseSchema);
+  try {
+    await createSchema(db, model, config.databaseSchema);
+    const { demo } = config;
+    await ensureTenant(db, demo.tenantId, 'Demo tenant');
+    await ensureClient(db, { clientId: demo.clientId, secret: demo.clientSecret, name: 'Demo read-write client', canWrite: true, tenants: [demo.tenantId] });
+    await ensureClient(db, { clientId: demo.readOnlyClientId, secret: demo.readOnlyClientSecret, name: 'Demo read-only client', canWrite: false, tenants: [demo.tenantId] });
+    if (config.seed) await seedDemoData(db, demo.tenantId);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const app = buildServer(config, db, options);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    db,
+    url: `http://${host}:${port}`,
+    close: () => {
+      closing ??= (async () => {
+        await app.close();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+}
