@@ -4,7 +4,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     // The example server imports the library by its package name; map it to the source.
-    alias: [{ find: /^odata-engine$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) }],
+    alias: [
+      { find: /^odata-engine$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      { find: /^odata-engine\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -10,7 +10,7 @@ import { authenticate, authorizeTenant, issueToken, type TenantAccess } from './
 import type { Config } from './config.js';
 import { openPglite, openPostgres, type Database } from './db.js';
 import { AuthorizationError, envelope, handleError, OAuthError } from './errors.js';
-import { csdl, model, resources } from './model.js';
+import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { registerCollection, type RouteAccess } from './routes.js';
 import { createSchema } from './schema.js';
 import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
@@ -56,7 +56,7 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
   // Authentication (401) and tenant authorization (403) come before the body is read.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('trace-id', String(request.id));
-    if (request.routeOptions.url === '/directory/connect/token') return;
+    if (request.routeOptions.url === '/directory/connect/token' || request.routeOptions.url === '/playground') return;
     const claims = authenticate(request.headers.authorization, config.tokenSigningKey);
     const access = routeAccess(request);
     if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
@@ -78,6 +78,13 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
 
   app.get('/$metadata', async (_request, reply) => {
     await reply.header('odata-version', '4.01').send(csdl);
+  });
+
+  // The playground: a static page (no data, no credentials) with this service's model embedded.
+  let playground: Promise<string> | undefined;
+  app.get('/playground', async (_request, reply) => {
+    playground ??= import('../../playground/build.js').then(({ buildPlayground }) => buildPlayground(undefined, { csdl, maxTop: Object.fromEntries(resources.map((r) => [r.entitySet, r.maxTop ?? HOST_MAX_TOP])) }));
+    await reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await playground);
   });
 
   for (const resource of resources) registerCollection(app, db, resource, tenantOf);

@@ -1,0 +1,143 @@
+/**
+ * The playground: type a query, pick an entity set, and see the diagnostics underlined in place,
+ * the AST, the canonical query string, the SQL of each dialect with its parameters, the MongoDB
+ * query, and the in-memory backend's result on demo data. Everything runs in the browser on the
+ * library's bundle. Served by the example server at `/playground` (then the model comes from its
+ * `/$metadata`), or opened on its own from `examples/playground/dist/index.html`.
+ */
+import { bindQuery, compileQuery, modelFromCsdl, parseQuery, printQuery, toMongo, toSql, validateQuery, type DialectName, type Model, type Row } from 'odata-engine';
+import { demoData, standaloneModel } from './demo.js';
+
+const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql'];
+const SAMPLES: Readonly<Record<string, string>> = {
+  assets: "$filter=status eq 'active' and contains(name,'Pump')&$orderby=code desc&$top=5&$count=true&$expand=locality($select=name)",
+  localities: '$filter=assets/any(a:a/status eq \'retired\')&$orderby=name',
+  'maintenance-tickets': "$filter=priority ge 'high' and estimatedHours gt 10&$orderby=openedAt desc&$top=5",
+  inspections: '$search=pump&$orderby=score desc&$top=5',
+};
+
+function element<T extends HTMLElement>(id: string): T {
+  const found = document.getElementById(id);
+  if (found === null) throw new Error(`#${id} is missing`);
+  return found as T;
+}
+
+/** JSON for display: bigints as text, Dates as ISO text. */
+function show(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v), 2) ?? 'undefined';
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+async function loadModel(): Promise<{ model: Model; source: string; maxTop?: Readonly<Record<string, number>> }> {
+  // The example server embeds its CSDL document and $top limits in the page; on its own, the page has none.
+  const embedded = document.getElementById('csdl')?.textContent?.trim() ?? '';
+  if (embedded !== '' && embedded !== '/*CSDL*/') {
+    const server = JSON.parse(embedded) as { csdl: object; maxTop?: Record<string, number> };
+    return { model: modelFromCsdl(server.csdl), source: "the example server's CSDL ($metadata)", ...(server.maxTop === undefined ? {} : { maxTop: server.maxTop }) };
+  }
+  try {
+    const response = await fetch('/$metadata', { headers: { accept: 'application/json' } });
+    if (response.ok) return { model: modelFromCsdl(await response.json()), source: "the server's /$metadata" };
+  } catch {
+    // not served by the example server
+  }
+  return { model: standaloneModel, source: 'the built-in demo model' };
+}
+
+async function start(): Promise<void> {
+  const { model, source, maxTop } = await loadModel();
+  const data = demoData(model);
+  const input = element<HTMLTextAreaElement>('query');
+  const backdrop = element<HTMLDivElement>('backdrop');
+  const select = element<HTMLSelectElement>('entity-set');
+  element('model-source').textContent = source;
+  for (const name of model.entitySets.keys()) {
+    const option = document.createElement('option');
+    option.value = name;
+    option.textContent = name;
+    select.append(option);
+  }
+  const first = [...model.entitySets.keys()][0] ?? '';
+  select.value = model.entitySets.has('assets') ? 'assets' : first;
+  input.value = SAMPLES[select.value] ?? '$top=5';
+
+  const render = (): void => {
+    const query = input.value;
+    const entitySet = select.value;
+    const limit = maxTop?.[entitySet];
+    const settings = { model, entitySet, ...(limit === undefined ? {} : { maxTop: limit }) };
+    const diagnostics = validateQuery(query, settings);
+    // Squiggles: the same text behind the textarea, with the diagnostics' ranges marked.
+    let html = '';
+    let at = 0;
+    for (const d of [...diagnostics].sort((a, b) => a.range.start - b.range.start)) {
+      if (d.range.start < at) continue;
+      html += escapeHtml(query.slice(at, d.range.start));
+      html += `<mark class="squiggle" data-code="${escapeHtml(d.code)}" title="${escapeHtml(d.message)}">${escapeHtml(query.slice(d.range.start, Math.max(d.range.end, d.range.start + 1)) || ' ')}</mark>`;
+      at = Math.max(d.range.end, d.range.start + 1);
+    }
+    backdrop.innerHTML = `${html}${escapeHtml(query.slice(at))}\n`;
+    element('diagnostics').innerHTML =
+      diagnostics.length === 0
+        ? '<li class="ok">No problems</li>'
+        : diagnostics.map((d) => `<li class="problem"><code>${escapeHtml(d.code)}</code> ${escapeHtml(d.option ?? '')}: ${escapeHtml(d.message)}</li>`).join('');
+    element('status').textContent = diagnostics.length === 0 ? 'valid' : `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}`;
+    element('status').className = diagnostics.length === 0 ? 'valid' : 'invalid';
+
+    const outputs = ['ast', 'canonical', 'sql', 'mongo', 'result'] as const;
+    let parsed: ReturnType<typeof parseQuery> | undefined;
+    try {
+      parsed = parseQuery(query);
+      element('ast').textContent = show(parsed);
+      element('canonical').textContent = printQuery(parsed);
+    } catch (error) {
+      for (const id of outputs) element(id).textContent = error instanceof Error ? error.message : String(error);
+      return;
+    }
+    if (diagnostics.length > 0) {
+      for (const id of ['sql', 'mongo', 'result'] as const) element(id).textContent = '(fix the problems above first)';
+      return;
+    }
+    const bound = bindQuery(parsed, settings);
+    element('sql').textContent = DIALECTS.map((dialect) => {
+      try {
+        const { sql, params, count } = toSql(bound, { dialect, model });
+        return `-- ${dialect}\n${sql}\n-- params: ${show(params)}${count === undefined ? '' : `\n-- count: ${count.sql}\n-- params: ${show(count.params)}`}`;
+      } catch (error) {
+        return `-- ${dialect}\n${error instanceof Error ? error.message : String(error)}`;
+      }
+    }).join('\n\n');
+    try {
+      element('mongo').textContent = show(toMongo(bound, { model }));
+    } catch (error) {
+      element('mongo').textContent = error instanceof Error ? error.message : String(error);
+    }
+    try {
+      const result = compileQuery(bound, { data, model }).apply(data[entitySet] as Row[]);
+      element('result').textContent = show(result);
+      element('row-count').textContent = `${result.value.length} row${result.value.length === 1 ? '' : 's'}${result.count === undefined ? '' : ` (count ${result.count})`}`;
+    } catch (error) {
+      element('result').textContent = error instanceof Error ? error.message : String(error);
+    }
+  };
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(render, 120);
+  });
+  input.addEventListener('scroll', () => {
+    backdrop.scrollTop = input.scrollTop;
+  });
+  select.addEventListener('change', () => {
+    input.value = SAMPLES[select.value] ?? '$top=5';
+    render();
+  });
+  render();
+  document.body.dataset.ready = 'true';
+}
+
+void start();
