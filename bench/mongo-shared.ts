@@ -57,6 +57,11 @@ export const MONGO_FILTER =
 export const COMPILE_QUERY = `$filter=${MONGO_FILTER}`;
 /** The pipeline compile-latency query: functions and arithmetic in `$expr`, ordering by an expression. */
 export const PIPELINE_QUERY = "$filter=length(name) gt 8 and qty add 1 gt 3 and not contains(tolower(name),code)&$orderby=tolower(name),id&$top=20";
+/**
+ * A filter odata-v4-mongodb compiles (it has no `tolower` and mangles `contains`): comparisons,
+ * `or`, `not`, `ne`, for a like-for-like compile-latency comparison.
+ */
+export const PEER_FILTER = "price gt 2.5 and (qty ge 3 or code eq 'A-1') and not (active eq false) and name ne 'Milk 7'";
 /** The scale query: the filter, an order with a tie-breaker, and a page. */
 export const SCALE_QUERY = `$filter=${MONGO_FILTER}&$orderby=price desc,id&$skip=10&$top=50`;
 
@@ -99,18 +104,20 @@ export function handWritten(rows: readonly Item[]): Item[] {
 export const HAND_DESCRIPTION =
   "`rows.filter(r => r.name.toLowerCase().includes('milk') && r.price > 2.5 && (r.qty >= 3 || r.code.startsWith('A')) && !r.code.endsWith('X') && r.active === true).sort((a, b) => b.price - a.price || a.id - b.id).slice(10, 60)`";
 
-export type MongoCellKey = 'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline' | 'mingo' | 'memory' | 'hand';
+export type MongoCellKey = 'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline' | 'peerOurs' | 'peer' | 'mingo' | 'memory' | 'hand';
 export const MONGO_CELLS: readonly { readonly key: MongoCellKey; readonly label: string }[] = [
   { key: 'full', label: 'parse + bind + toMongo: `toMongo(bindQuery(text, settings))`' },
   { key: 'parse', label: 'parse alone: `parseQuery(text)`' },
   { key: 'bind', label: 'bind alone: `bindQuery(parsed, settings)`' },
   { key: 'toMongo', label: 'toMongo alone: `toMongo(bound)`' },
   { key: 'pipeline', label: 'toMongo alone, an `$expr` pipeline query (functions, arithmetic, computed sort key; see below)' },
+  { key: 'peerOurs', label: 'odata-engine on the filter the peer supports (see below): `toMongo(bindQuery(text, settings))`' },
+  { key: 'peer', label: 'odata-v4-mongodb 0.1.12 (peer) on the same filter: `createFilter(filter)`' },
   { key: 'mingo', label: 'mingo 6 running the generated find (filter, sort, skip, limit)' },
   { key: 'memory', label: 'in-memory backend: `compileQuery(bound).apply(rows)`' },
   { key: 'hand', label: 'hand-written closure (filter, sort, slice)' },
 ];
-export const COMPILE_CELL_COUNT = 5;
+export const COMPILE_CELL_COUNT = 7;
 
 /** Limits of the compile cells (as the SQL bench's). */
 export const COMPILE_LIMITS: CellOptions = { warmupMs: 100, rewarmMs: 30, maxSingleMs: 5000, samplesPerRound: 5 };

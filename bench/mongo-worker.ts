@@ -20,6 +20,7 @@ import {
   COMPILE_LIMITS,
   COMPILE_QUERY,
   PIPELINE_QUERY,
+  PEER_FILTER,
   COMPILE_ROUND_MS,
   COMPILE_ROUNDS,
   generateRows,
@@ -79,12 +80,16 @@ function measure(cells: readonly (Cell | undefined)[], offset: number, rounds: n
   const parsed = engine.parseQuery(COMPILE_QUERY);
   const bound = engine.bindQuery(parsed, settings);
   const pipelineBound = engine.bindQuery(PIPELINE_QUERY, settings);
-  const functions: Record<'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline', () => unknown> = {
+  const { createFilter } = (await import('odata-v4-mongodb')) as { createFilter: (filter: string) => unknown };
+  const peerQuery = `$filter=${PEER_FILTER}`;
+  const functions: Record<'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline' | 'peerOurs' | 'peer', () => unknown> = {
     full: () => engine.toMongo(engine.bindQuery(COMPILE_QUERY, settings)),
     parse: () => engine.parseQuery(COMPILE_QUERY),
     bind: () => engine.bindQuery(parsed, settings),
     toMongo: () => engine.toMongo(bound),
     pipeline: () => engine.toMongo(pipelineBound),
+    peerOurs: () => engine.toMongo(engine.bindQuery(peerQuery, settings)),
+    peer: () => createFilter(PEER_FILTER),
   };
   const cells = MONGO_CELLS.slice(0, COMPILE_CELL_COUNT).map((c, i) =>
     skipped.has(i) ? undefined : new Cell(functions[c.key as keyof typeof functions], COMPILE_LIMITS),
@@ -131,7 +136,7 @@ function measure(cells: readonly (Cell | undefined)[], offset: number, rounds: n
   const same = (a: readonly number[], b: readonly number[]) => JSON.stringify(a) === JSON.stringify(b);
   const idsEqual = handIds.length > 0 && same(mingoIds, memoryIds) && same(memoryIds, handIds);
 
-  const functions: Record<Exclude<MongoCellKey, 'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline'>, () => unknown> = {
+  const functions: Record<Exclude<MongoCellKey, 'full' | 'parse' | 'bind' | 'toMongo' | 'pipeline' | 'peerOurs' | 'peer'>, () => unknown> = {
     mingo: runMingo,
     memory: runMemory,
     hand: runHand,

@@ -8,6 +8,9 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Aggregator, Query } from 'mingo';
+import 'mingo/init/system';
+import { createFilter } from 'odata-v4-mongodb';
 import * as source from '../src/index.js';
 import { fmtNum, markdownTable, median, type Measurement } from './measure.js';
 import {
@@ -15,6 +18,7 @@ import {
   COMPILE_LIMITS,
   COMPILE_QUERY,
   PIPELINE_QUERY,
+  PEER_FILTER,
   COMPILE_ROUND_MS,
   COMPILE_ROUNDS,
   DATA_DESCRIPTION,
@@ -156,14 +160,71 @@ export interface MongoReport {
 }
 
 function compileTable(bench: MongoBench): string {
+  const peer = cellOf(bench, 'peer');
   return markdownTable(
-    ['step', 'µs per call', 'calls/s', 'calls measured'],
+    ['step', 'µs per call', 'vs odata-v4-mongodb', 'calls/s', 'calls measured'],
     MONGO_CELLS.slice(0, COMPILE_CELL_COUNT).map((c, i) => {
       const m = bench.cells[i] ?? NOT_RUN;
-      return [c.label, us(m), m.ok ? fmtNum(m.opsPerSec) : 'n/a', m.ok ? m.iterations.toLocaleString('en-US') : 'n/a'];
+      const versusPeer = c.key === 'peerOurs' || c.key === 'peer' ? x(ratio(m, peer)) : '';
+      return [c.label, us(m), versusPeer, m.ok ? fmtNum(m.opsPerSec) : 'n/a', m.ok ? m.iterations.toLocaleString('en-US') : 'n/a'];
     }),
-    ['l', 'r', 'r', 'r'],
+    ['l', 'r', 'r', 'r', 'r'],
   );
+}
+
+/** Filters where a MongoDB compiler can go wrong, run by mingo against the in-memory reference. */
+const AGREEMENT_FILTERS = [
+  'price gt 2.5',
+  "name ne 'Milk'",
+  'not (price gt 2.5)',
+  "contains(name,'a.b')",
+  "startswith(code,'$where')",
+  "endswith(name,'k')",
+  "contains(tolower(name),'milk')",
+  'qty in (1,2)',
+  'qty add 1 gt 3',
+  'name eq null',
+  "not (name eq 'Milk' and qty gt 1)",
+  'active',
+] as const;
+const AGREEMENT_ROWS = [
+  { id: 1, name: 'Milk', code: 'A-1', qty: 1, price: 2, active: true },
+  { id: 2, name: 'a.b', code: '$where', qty: 2, price: 3, active: false },
+  { id: 3, name: 'axb', code: 'B-3', qty: null, price: null, active: null },
+  { id: 4, name: 'Oat MILK', code: 'C-4', qty: 5, price: 10, active: true },
+  { id: 5, name: null, code: null, qty: 3, price: 2.5 },
+  { id: 6, name: 'milk\n', code: 'D-6', qty: 0, price: -1, active: true },
+];
+
+/** For each filter: does odata-engine (and does the peer) give the reference's rows? */
+function agreementTable(): { table: string; ours: number; peer: number } {
+  const model = source.defineModel(MONGO_MODEL);
+  const type = model.entitySets.get(MONGO_ENTITY_SET)!.type;
+  const documents = AGREEMENT_ROWS.map((row) => source.toMongoDocument(row, type));
+  const ids = (docs: readonly Record<string, unknown>[]): string => docs.map((d) => String(d['_id'] ?? d['id'])).sort().join(',');
+  let ours = 0;
+  let peer = 0;
+  const rows = AGREEMENT_FILTERS.map((filter) => {
+    const bound = source.bindQuery(`$filter=${encodeURIComponent(filter)}`, { model, entitySet: MONGO_ENTITY_SET });
+    const expected = source.compileQuery(bound).apply(AGREEMENT_ROWS).value.map((r) => String(r['id'])).sort().join(',');
+    const verdict = (run: () => string): string => {
+      try {
+        const got = run();
+        return got === expected ? 'same rows' : `**different** (${got === '' ? 'none' : got})`;
+      } catch (e) {
+        return `error: ${(e instanceof Error ? e.message : String(e)).slice(0, 60)}`;
+      }
+    };
+    const oursVerdict = verdict(() => {
+      const query = source.toMongo(bound);
+      return query.kind === 'find' ? ids(new Query(query.filter).find(documents).all() as Record<string, unknown>[]) : ids(new Aggregator([...query.pipeline]).run(documents) as Record<string, unknown>[]);
+    });
+    const peerVerdict = verdict(() => ids(new Query(createFilter(filter) as Record<string, unknown>).find(documents).all() as Record<string, unknown>[]));
+    if (oursVerdict === 'same rows') ours++;
+    if (peerVerdict === 'same rows') peer++;
+    return [`\`${filter}\``, expected === '' ? 'none' : expected, oursVerdict, peerVerdict];
+  });
+  return { table: markdownTable(['$filter', 'reference rows (in-memory backend)', 'odata-engine (mingo)', 'odata-v4-mongodb (mingo)'], rows), ours, peer };
 }
 
 function scaleTable(bench: MongoBench): string {
@@ -197,6 +258,10 @@ export function mongoReport(bench: MongoBench, context: { readonly engineDescrip
   const compiled = compileCheck(bench);
   const mingoMemory = x(ratio(cellOf(bench, 'mingo'), cellOf(bench, 'memory')));
   const memoryHand = x(ratio(cellOf(bench, 'memory'), cellOf(bench, 'hand')));
+  const agreement = agreementTable();
+  const agreementText = `Correctness against the peer (not timed): each filter on ${AGREEMENT_ROWS.length} documents with nulls, missing fields, \`.\`, \`$\` and a trailing newline, run by mingo, against the in-memory reference. odata-engine: ${agreement.ours}/${AGREEMENT_FILTERS.length} give the reference's rows; odata-v4-mongodb: ${agreement.peer}/${AGREEMENT_FILTERS.length}.
+
+${agreement.table}`;
 
   const section = `# MongoDB backend: compile latency, and mingo for scale
 
@@ -223,6 +288,10 @@ step; the figure is the median over the rounds of each round's median sample.
 
 ${compileTable(bench)}
 
+The peer rows compile \`${PEER_FILTER}\`, a filter odata-v4-mongodb supports (it throws on \`tolower\` and mangles \`contains\`); odata-engine's row is the whole path (parse, bind, toMongo), the peer's is its parse and translation.
+
+${agreementText}
+
 Generated find:
 
 \`\`\`json
@@ -240,9 +309,11 @@ ${idsLine(bench)}
 
   const readme = `Latest \`npm run bench\`, MongoDB backend (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; one child process; mingo ${scale?.mingoVersion ?? ''}; method in [bench/RESULTS.md](bench/RESULTS.md)).
 ${busyWarning ? `\n${busyWarning}\n` : ''}
-Compile latency of \`${COMPILE_QUERY}\`:
+Compile latency of \`${COMPILE_QUERY}\` (the peer rows: \`${PEER_FILTER}\`, which odata-v4-mongodb supports):
 
 ${compileTable(bench)}
+
+${agreementText}
 
 For scale only, \`${SCALE_QUERY}\` on ${DOCUMENT_COUNT.toLocaleString('en-US')} documents (mingo / in-memory backend ${mingoMemory}; in-memory backend / hand-written ${memoryHand}):
 
