@@ -152,3 +152,32 @@ export function parseDuration(value: unknown): bigint | undefined {
 }
 
 export { PICOS_PER_DAY, PICOS_PER_MINUTE, PICOS_PER_SECOND };
+
+/** ISO 8601 text of an instant in its own offset (`2024-01-01T00:30:00+01:00`, `…Z` for UTC). */
+export function formatInstant(instant: Instant): string {
+  const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+  const fraction = instant.fractionPicos === 0n ? '' : `.${instant.fractionPicos.toString().padStart(12, '0').replace(/0+$/, '')}`;
+  const offset = instant.offsetMinutes;
+  const zone = offset === 0 ? 'Z' : `${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  const year = instant.year < 0 ? `-${pad(-instant.year, 4)}` : pad(instant.year, 4);
+  return `${year}-${pad(instant.month)}-${pad(instant.day)}T${pad(instant.hour)}:${pad(instant.minute)}:${pad(instant.second)}${fraction}${zone}`;
+}
+
+/** ISO 8601 text of a duration in picoseconds (`P1DT2H`, `-PT0.5S`). */
+export function formatDuration(picos: bigint): string {
+  const negative = picos < 0n;
+  let rest = negative ? -picos : picos;
+  const days = rest / PICOS_PER_DAY;
+  rest %= PICOS_PER_DAY;
+  const seconds = rest / PICOS_PER_SECOND;
+  const fraction = rest % PICOS_PER_SECOND;
+  const h = seconds / 3600n;
+  const m = (seconds % 3600n) / 60n;
+  const s = seconds % 60n;
+  let time = '';
+  if (h > 0n) time += `${h}H`;
+  if (m > 0n) time += `${m}M`;
+  if (s > 0n || fraction > 0n) time += `${s}${fraction === 0n ? '' : `.${fraction.toString().padStart(12, '0').replace(/0+$/, '')}`}S`;
+  const body = `${days > 0n ? `${days}D` : ''}${time === '' ? '' : `T${time}`}`;
+  return `${negative ? '-' : ''}P${body === '' ? '0D' : body}`;
+}

@@ -10,6 +10,7 @@
 import type { Model, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
+import { foldQuery } from '../constant-folding.js';
 import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
 import { collectionOf, countField, fieldOf, joinFields, mongoValue, reservedField, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -504,7 +505,9 @@ function keySelect(type: StructuredType): BoundQueryOptions['select'] {
  *     : await db.collection('assets').aggregate([...query.pipeline]).toArray();
  * ```
  */
-export function toMongo(bound: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
+export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
+  // now() and other constant subexpressions become literals (computed once, as the reference does).
+  const bound = foldQuery(query);
   const compiler = new QueryCompiler(options);
   const context = newContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);

@@ -7,6 +7,7 @@
  * are (`x ne 'a'` keeps rows where `x` is null, `not (x gt 1)` keeps them too), `eq null` is
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
+import { foldQuery } from '../constant-folding.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
@@ -870,7 +871,9 @@ function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, m
  * const { sql, params } = toSql(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }), { dialect: 'postgres' });
  * ```
  */
-export function toSql(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
+export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
+  // now() and other constant subexpressions become parameters (computed once, as the reference does).
+  const bound = foldQuery(query);
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   const type = bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };

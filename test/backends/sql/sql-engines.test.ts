@@ -56,6 +56,12 @@ const fixedRows: Row[] = [
 
 const FIXED_QUERIES = [
   "$filter=price eq null",
+  // Constant subexpressions (now(), date and duration arithmetic of literals) fold into parameters.
+  "$filter=at lt now() sub duration'P30D'",
+  "$filter=at gt 2023-12-31T23:00:00Z add duration'PT10M'",
+  "$filter=at le 2024-03-01T00:00:00Z sub duration'P1DT11H'",
+  "$filter=born ge 2000-03-01 sub duration'P1D'",
+  '$filter=price gt 10 add 0.5',
   "$filter=tags/any(t:t eq 'x')",
   "$filter=tags/all(t:t ne 'x')",
   "$filter=tags/any()",

@@ -1,0 +1,50 @@
+/** Constant folding: subexpressions without paths become literals with the reference's value. */
+import { describe, expect, it } from 'vitest';
+import { bindQuery, defineModel } from '../../src/index.js';
+import { foldConstants } from '../../src/backends/constant-folding.js';
+import type { BoundExpression } from '../../src/semantic/bound-ast.js';
+
+const model = defineModel({
+  namespace: 'N',
+  entityTypes: { E: { key: ['id'], properties: { id: 'Edm.Int32', at: 'Edm.DateTimeOffset', day: 'Edm.Date', span: 'Edm.Duration', n: 'Edm.Int32' } } },
+  entitySets: { es: { type: 'E' } },
+});
+const filter = (text: string): BoundExpression => bindQuery(`$filter=${encodeURIComponent(text)}`, { model, entitySet: 'es' }).filter!;
+/** The right operand of a comparison, after folding. */
+const folded = (text: string) => {
+  const node = foldConstants(filter(text));
+  if (node.kind !== 'binary') throw new Error('not a comparison');
+  return node.right;
+};
+
+describe('foldConstants', () => {
+  it.each([
+    ["at gt 2024-01-01T00:00:00Z add duration'PT1H30M'", 'Edm.DateTimeOffset', '2024-01-01T01:30:00Z'],
+    ["at gt 2024-01-01T00:30:00+01:00 sub duration'P1D'", 'Edm.DateTimeOffset', '2023-12-31T00:30:00+01:00'],
+    ["day ge 2024-03-01 sub duration'P1D'", 'Edm.Date', '2024-02-29'],
+    ["span eq duration'P1D' add duration'PT12H'", 'Edm.Duration', 'P1DT12H'],
+    ["span eq duration'PT1S' sub duration'PT1.5S'", 'Edm.Duration', '-PT0.5S'],
+    ['n gt 1 add 2 mul 3', 'Edm.Int32', 7],
+    ['n gt -(4)', 'Edm.Int32', -4],
+  ])('%s', (text, type, value) => {
+    const right = folded(text);
+    expect(right).toMatchObject({ kind: 'literal', value });
+    expect(right.type).toMatchObject({ kind: 'primitive', name: type });
+  });
+
+  it('now() becomes the current instant, computed once', () => {
+    const before = Date.now();
+    const right = folded("at lt now() sub duration'P7D'");
+    expect(right.kind).toBe('literal');
+    const ms = Date.parse(String((right as { value: unknown }).value));
+    expect(ms).toBeGreaterThanOrEqual(before - 7 * 86_400_000 - 5);
+    expect(ms).toBeLessThanOrEqual(Date.now() - 7 * 86_400_000 + 5);
+  });
+
+  it('paths, and what fails to evaluate, stay as they are', () => {
+    expect(folded("at gt at add duration'P1D'").kind).toBe('binary');
+    expect(folded('n gt 1 div 0').kind).toBe('binary');
+    const node = filter('n gt 1');
+    expect(foldConstants(node)).toBe(node);
+  });
+});
