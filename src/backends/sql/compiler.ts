@@ -527,8 +527,25 @@ class SqlCompiler {
     return this.dialect.typedPlaceholder(this.dialect.placeholder(this.params.length), kind);
   }
 
+  /** The option being compiled, for the position of an `unsupported_feature` error. */
+  option: string | undefined;
+
+  /** Gives an `unsupported_feature` error without a position the option and the node's position. */
+  private locate(error: unknown, node: BoundExpression): unknown {
+    if (!(error instanceof ODataError) || error.code !== 'unsupported_feature' || error.position !== undefined || this.option === undefined) return error;
+    return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: false });
+  }
+
   /** A condition: `positive` when only TRUE matters (so NULL may stand for OData's false). */
   condition(node: BoundExpression, positive: boolean, scope: Scope): string {
+    try {
+      return this.conditionOf(node, positive, scope);
+    } catch (error) {
+      throw this.locate(error, node);
+    }
+  }
+
+  private conditionOf(node: BoundExpression, positive: boolean, scope: Scope): string {
     switch (node.kind) {
       case 'binary':
         switch (node.operator) {
@@ -717,6 +734,14 @@ class SqlCompiler {
 
   /** A value expression. `operandType` types the parameters of literals. */
   expression(node: BoundExpression, scope: Scope, operandType: ExpressionType = node.type): string {
+    try {
+      return this.expressionOf(node, scope, operandType);
+    } catch (error) {
+      throw this.locate(error, node);
+    }
+  }
+
+  private expressionOf(node: BoundExpression, scope: Scope, operandType: ExpressionType): string {
     switch (node.kind) {
       case 'literal':
         if (typeof node.value === 'boolean') return this.dialect.booleanLiteral(node.value);
@@ -949,6 +974,21 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
 
 /** `$search` (through the hook or the default) and `$filter` of the rows in `root`, joined with AND. */
 function conditions(compiler: SqlCompiler, bound: BoundQueryOptions, root: Scope): string {
+  return withOption(compiler, 'kind' in bound ? '$filter' : '$expand', () => conditionsOf(compiler, bound, root));
+}
+
+/** Runs `compile` with `compiler.option` set (nested options of `$expand` report `$expand`). */
+function withOption<T>(compiler: SqlCompiler, option: string, compile: () => T): T {
+  const previous = compiler.option;
+  compiler.option = previous === '$expand' ? previous : option;
+  try {
+    return compile();
+  } finally {
+    compiler.option = previous;
+  }
+}
+
+function conditionsOf(compiler: SqlCompiler, bound: BoundQueryOptions, root: Scope): string {
   const parts: string[] = [];
   if (bound.search !== undefined) {
     const hook = compiler.searchHook;
@@ -1016,6 +1056,10 @@ function nullRejected(filter: BoundExpression | undefined, into = new Set<Proper
 }
 
 function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
+  return withOption(compiler, 'kind' in options ? '$orderby' : '$expand', () => orderByItemsOf(compiler, options, scope));
+}
+
+function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
   const rejected = nullRejected(options.filter);
   const type = scope.type;
   const dialect = compiler.dialect;

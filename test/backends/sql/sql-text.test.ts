@@ -109,4 +109,18 @@ describe('SQL text per dialect', () => {
     expect(sql.sql).toContain(`WHERE (to_tsvector('simple', t0."name") @@ plainto_tsquery('simple', $1::text))`);
     expect(sql.params).toEqual(['pump valve']);
   });
+
+  it('an unsupported part is an unsupported_feature error with its option and position', () => {
+    const error = (query: string, set = 'assets') => {
+      try {
+        toSql(bindQuery(query, { model: assetModel, entitySet: set }), { dialect: 'postgres', model: assetModel });
+      } catch (e) {
+        return e as { code: string; option?: string; position?: number };
+      }
+      throw new Error(`no error for ${query}`);
+    };
+    expect(error("$filter=code eq 'a' and createdAt add duration'P1D' gt now()")).toMatchObject({ code: 'unsupported_feature', option: '$filter', position: 16 });
+    expect(error("$orderby=code,createdAt sub duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
+    expect(error("$expand=tickets($filter=openedAt add duration'PT1H' lt now())")).toMatchObject({ code: 'unsupported_feature', option: '$expand' });
+  });
 });
