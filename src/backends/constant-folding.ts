@@ -58,7 +58,8 @@ export function foldConstants(node: BoundExpression): BoundExpression {
     case 'binary': {
       const left = foldConstants(node.left);
       const right = foldConstants(node.right);
-      return left === node.left && right === node.right ? node : { ...node, left, right };
+      const folded = left === node.left && right === node.right ? node : { ...node, left, right };
+      return moveDuration(folded) ?? folded;
     }
     case 'unary': {
       const operand = foldConstants(node.operand);
@@ -79,6 +80,41 @@ export function foldConstants(node: BoundExpression): BoundExpression {
     default:
       return node;
   }
+}
+
+const COMPARISONS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
+const isDateTimeOffset = (node: BoundExpression): boolean => node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset';
+const isDurationLiteral = (node: BoundExpression): boolean => node.kind === 'literal' && node.type.kind === 'primitive' && node.type.name === 'Edm.Duration' && node.value !== null;
+
+/**
+ * `at add duration'P1D' gt L` as `at gt L sub duration'P1D'` (and `sub`, and either side): a
+ * DateTimeOffset plus a constant duration compared with a constant is the same comparison of
+ * instants with the duration moved to the constant side, which then folds. Instants are exact
+ * (picoseconds), so this changes no result; backends then need no date arithmetic on columns.
+ */
+function moveDuration(node: Extract<BoundExpression, { kind: 'binary' }>): BoundExpression | undefined {
+  if (!COMPARISONS.has(node.operator)) return undefined;
+  const rewrite = (arithmetic: BoundExpression, constant: BoundExpression, build: (column: BoundExpression, other: BoundExpression) => BoundExpression): BoundExpression | undefined => {
+    if (arithmetic.kind !== 'binary' || (arithmetic.operator !== 'add' && arithmetic.operator !== 'sub') || !isDateTimeOffset(arithmetic)) return undefined;
+    if (constant.kind !== 'literal' || constant.value === null || !isDateTimeOffset(constant)) return undefined;
+    // column ± D, or D + column.
+    let column: BoundExpression;
+    let duration: BoundExpression;
+    if (isDurationLiteral(arithmetic.right) && isDateTimeOffset(arithmetic.left)) {
+      column = arithmetic.left;
+      duration = arithmetic.right;
+    } else if (arithmetic.operator === 'add' && isDurationLiteral(arithmetic.left) && isDateTimeOffset(arithmetic.right)) {
+      column = arithmetic.right;
+      duration = arithmetic.left;
+    } else return undefined;
+    const inverse = arithmetic.operator === 'add' ? 'sub' : 'add';
+    const moved = foldConstants({ kind: 'binary', operator: inverse, left: constant, right: duration, type: constant.type, operandType: constant.type, span: constant.span });
+    return moved.kind === 'literal' ? build(column, moved) : undefined;
+  };
+  return (
+    rewrite(node.left, node.right, (column, other) => ({ ...node, left: column, right: other })) ??
+    rewrite(node.right, node.left, (column, other) => ({ ...node, left: other, right: column }))
+  );
 }
 
 /** {@link foldConstants} over the `$filter` and `$orderby` of a query and of its expansions. */

@@ -41,6 +41,15 @@ describe('foldConstants', () => {
     expect(ms).toBeLessThanOrEqual(Date.now() - 7 * 86_400_000 + 5);
   });
 
+  it('a duration added to a DateTimeOffset moves to the constant side', () => {
+    const moved = foldConstants(filter("at add duration'P1D' gt 2024-01-02T00:00:00Z"));
+    expect(moved).toMatchObject({ kind: 'binary', operator: 'gt', left: { kind: 'path' }, right: { kind: 'literal', value: '2024-01-01T00:00:00Z' } });
+    const mirrored = foldConstants(filter("2024-01-02T00:00:00Z le duration'PT1H' add at"));
+    expect(mirrored).toMatchObject({ kind: 'binary', operator: 'le', left: { kind: 'literal', value: '2024-01-01T23:00:00Z' }, right: { kind: 'path' } });
+    const subtracted = foldConstants(filter("at sub duration'PT30M' eq 2024-01-01T00:00:00+01:00"));
+    expect(subtracted).toMatchObject({ right: { kind: 'literal', value: '2024-01-01T00:30:00+01:00' } });
+  });
+
   it('paths, and what fails to evaluate, stay as they are', () => {
     expect(folded("at gt at add duration'P1D'").kind).toBe('binary');
     expect(folded('n gt 1 div 0').kind).toBe('binary');

@@ -158,6 +158,8 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=at gt 2023-12-31T23:00:00Z add duration'PT10M'",
     "$filter=day ge 2024-03-01 sub duration'P1D'",
     '$filter=qty gt 2 add 3',
+    "$filter=at add duration'PT1H' gt 2024-01-01T00:00:00Z",
+    "$filter=not (at sub duration'P1D' lt 2023-01-01T00:00:00Z)",
     // Functions and arithmetic: $expr aggregation expressions.
     '$filter=length(name) eq 4',
     '$filter=not (length(name) eq 4)',
@@ -307,7 +309,7 @@ describe('MongoDB find (run by mingo)', () => {
       }
       throw new Error(`no error for ${text}`);
     };
-    expect(error("$filter=qty gt 1 and at add duration'P1D' gt 2024-01-01T00:00:00Z")).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$filter', position: 13 });
+    expect(error("$filter=qty gt 1 and at add duration'P1D' gt at")).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$filter', position: 13 });
     expect(error("$orderby=name,matchesPattern(name,'a+')")).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$orderby', position: 5 });
   });
 
