@@ -102,15 +102,26 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const id = pathId(request);
     const query = parseQuery(rawQuery(request.url));
     checkSupportedOptions(query);
-    const options = [query.filter, query.search, query.orderBy, query.select, query.expand, query.compute, query.top, query.skip, query.count];
+    const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
     if (options.some((option) => option !== undefined)) {
-      throw new ODataError({ code: 'unsupported_option', reason: 'Query options are not supported on a single record', appendLocation: false });
+      throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
     }
     const tenantId = tenantOf(request);
-    const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT ${selectList} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
+    if (query.select === undefined && query.expand === undefined) {
+      const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT ${selectList} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
+      const row = rows[0];
+      if (row === undefined) throw new NotFoundError(resource.label, id);
+      return rowToRecord(type, row);
+    }
+    // $select and $expand through the library: the record is the one row that `id eq <id>` keeps
+    // (the id is a checked UUID, so the filter is a literal), under the tenant's row-level security.
+    const byId = parseQuery(`$filter=id eq ${id}`).filter;
+    const bound = bindQuery({ ...query, filter: byId }, { model, entitySet: resource.entitySet });
+    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables });
+    const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(compiled.sql, compiled.params));
     const row = rows[0];
     if (row === undefined) throw new NotFoundError(resource.label, id);
-    return rowToRecord(type, row);
+    return sqlRowToRecord(type, row, compiled.columns, compiled.expansions);
   });
 
   app.post(base, { config: write }, async (request, reply) => {

@@ -295,12 +295,20 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(typeof (body.error as Json).message).toBe('string');
       });
 
-      it('$format=json is accepted; GET by id takes no query options', async () => {
+      it('$format=json is accepted; GET by id takes $select and $expand, and no other option', async () => {
         expect((await h.api(`/localities${q({ $format: 'json', $top: '1' })}`)).status).toBe(200);
-        const asset = assets[0] as Asset;
-        const response = await h.api(`/assets/${asset.id}${q({ $select: 'name' })}`);
+        const asset = assets.find((a) => a.localityId !== null) as Asset;
+        const response = await h.api(`/assets/${asset.id}${q({ $filter: "name eq 'x'" })}`);
         expect(response.status).toBe(400);
         expect(((await json(response)).error as Json).code).toBe('unsupported_option');
+        const selected = await json(await h.api(`/assets/${asset.id}${q({ $select: 'id,name,locality', $expand: 'locality($select=name)' })}`));
+        expect(Object.keys(selected).sort()).toEqual(['id', 'locality', 'name']);
+        expect(selected.id).toBe(asset.id);
+        const locality = await json(await h.api(`/localities/${asset.localityId}`));
+        expect(selected.locality).toEqual({ name: locality.name });
+        const bad = await h.api(`/assets/${asset.id}${q({ $select: 'nope' })}`);
+        expect(bad.status).toBe(400);
+        expect(((await json(bad)).error as Json).code).toBe('unknown_property');
       });
 
       it('an integer division by zero in $filter is a 400, not a 500', async () => {
@@ -450,7 +458,7 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(inB.count).toBe(1);
         expect(((inB.value as Json[])[0]?.locality as Json).name).toBe(uniqueName);
         // Tenant A: 404 by id, absent from lists, counts, navigation filters and expansions.
-        for (const [method, path] of [['GET', `/assets/${assetB}`], ['GET', `/localities/${localityB}`], ['DELETE', `/assets/${assetB}`], ['PUT', `/localities/${localityB}`]] as const) {
+        for (const [method, path] of [['GET', `/assets/${assetB}`], ['GET', `/assets/${assetB}?$expand=locality`], ['GET', `/localities/${localityB}`], ['DELETE', `/assets/${assetB}`], ['PUT', `/localities/${localityB}`]] as const) {
           const response = await h.api(path, { method, ...(method === 'PUT' ? { body: JSON.stringify({ name: 'stolen' }) } : {}) });
           expect(response.status, `${method} ${path}`).toBe(404);
           expect((await json(response)).error).toBe('EntityNotFoundException');
