@@ -3,8 +3,9 @@
  * `GET|PUT|DELETE /{collection}/{id}`, `POST /{collection}` on the records of one tenant.
  *
  * Lists go through the library: `parseQuery` on the raw query string (URL rules: `+` is a plus),
- * `bindQuery` against the model with the route's `$top` limit, and `toSql` for PostgreSQL, run
- * under row-level security for the request's tenant. Single records use hand-written SQL that
+ * `bindQuery` against the model with the route's `$top` limit, and `toSql` for PostgreSQL with
+ * `scope: { tenant_id }` (every table of the statement restricted to the tenant), run under
+ * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
 import { bindQuery, listResponse, ODataError, parseQuery, toSql, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
@@ -78,7 +79,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const query = parseQuery(rawQuery(request.url));
     checkSupportedOptions(query);
     const bound = bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP });
-    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables });
+    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
     const { rows, count } = await db
       .withTenant(tenantOf(request), 'read', async (tx) => {
         const rows = await tx.query(compiled.sql, compiled.params);
@@ -117,7 +118,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     // (the id is a checked UUID, so the filter is a literal), under the tenant's row-level security.
     const byId = parseQuery(`$filter=id eq ${id}`).filter;
     const bound = bindQuery({ ...query, filter: byId }, { model, entitySet: resource.entitySet });
-    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables });
+    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
     const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(compiled.sql, compiled.params));
     const row = rows[0];
     if (row === undefined) throw new NotFoundError(resource.label, id);

@@ -24,6 +24,13 @@ export interface SqlMapping {
   readonly tables?: Readonly<Record<string, string>>;
   /** Column per property, keyed `Type.property` or `property` (overrides the naming). */
   readonly columns?: Readonly<Record<string, string>>;
+  /**
+   * Row scoping, e.g. multi-tenancy: column → value conditions added for every table the
+   * statement reads (the entity set, every joined or related table, `$expand` and lambdas), as
+   * parameters. The columns need not be in the model: `{ tenant_id: tenantId }` (a UUID-shaped
+   * string is compared as a Guid).
+   */
+  readonly scope?: Readonly<Record<string, string | number | bigint | boolean>>;
 }
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
@@ -138,7 +145,9 @@ class SqlCompiler {
     const set = this.targetSet(from.set, navigation);
     const alias = this.nextAlias();
     const scope: Scope = { alias, type: navigation.target, set, variables: from.variables };
-    return { scope, from: `${this.table(set)} ${alias}`, join: this.joinCondition(navigation, from, scope) };
+    const restricted = this.scopeCondition(alias);
+    const join = this.joinCondition(navigation, from, scope);
+    return { scope, from: `${this.table(set)} ${alias}`, join: restricted === '' ? join : `${join} AND ${restricted}` };
   }
 
   /** The SQL of a path: columns, single-valued navigation through correlated subqueries. */
@@ -521,10 +530,23 @@ class SqlCompiler {
     return `${alias}.${this.dialect.quote(name)}`;
   }
 
-  /** Appends a parameter and returns its placeholder: the one way a value enters SQL. */
+  /**
+   * Appends a parameter and returns its placeholder: the one way a value enters SQL. The text
+   * holds a marker until the statement is finished; {@link statement} then numbers the
+   * placeholders in the order of the text, so pieces may be built in any order.
+   */
   value(value: unknown, kind: ParameterKind): string {
     this.params.push(this.dialect.parameter(value, kind));
-    return this.dialect.typedPlaceholder(this.dialect.placeholder(this.params.length), kind);
+    return this.dialect.typedPlaceholder(`${MARK_START}${this.params.length - 1}${MARK_END}`, kind);
+  }
+
+  /** `alias.column = value AND …` for the `scope` option (empty without one). */
+  scopeCondition(alias: string): string {
+    const scope = this.mapping.scope;
+    if (scope === undefined) return '';
+    return Object.entries(scope)
+      .map(([column, value]) => `${alias}.${this.dialect.quote(column)} = ${this.value(value, scopeKind(value))}`)
+      .join(' AND ');
   }
 
   /** The option being compiled, for the position of an `unsupported_feature` error. */
@@ -874,17 +896,37 @@ function parameterKind(type: ExpressionType, literalType: ExpressionType): Param
   }
 }
 
+/** Placeholder markers (characters that no SQL text of the compiler contains). */
+const MARK_START = '\u0001';
+const MARK_END = '\u0002';
+const MARKER = /\u0001(\d+)\u0002/g;
+
+/** The kind of a `scope` value: a UUID-shaped string is a Guid. */
+function scopeKind(value: unknown): ParameterKind {
+  if (typeof value === 'bigint') return 'bigint';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'double';
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) return 'guid';
+  return 'string';
+}
+
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
   const compiler = new SqlCompiler(dialect, mapping, mapping.model, mapping.search);
-  const sql = build(compiler);
+  const marked = build(compiler);
+  // Placeholders numbered in the order of the text; a piece used twice has its values twice.
+  const params: unknown[] = [];
+  const sql = marked.replace(MARKER, (_m, index: string) => {
+    params.push(compiler.params[Number(index)]);
+    return dialect.placeholder(params.length);
+  });
   // With positional `?` placeholders, text and parameters must agree one for one.
   if (dialect.placeholder(1) === '?') {
     const placeholders = sql.split('?').length - 1;
-    if (placeholders !== compiler.params.length) {
-      throw new Error(`internal error: ${placeholders} placeholders for ${compiler.params.length} parameters in ${dialect.name} SQL`);
+    if (placeholders !== params.length) {
+      throw new Error(`internal error: ${placeholders} placeholders for ${params.length} parameters in ${dialect.name} SQL`);
     }
   }
-  return { sql, params: compiler.params };
+  return { sql, params };
 }
 
 /**
@@ -958,7 +1000,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
         )
       : undefined;
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
-  const where = bound.filter === undefined && bound.search === undefined ? undefined : statement((c) => conditions(c, bound, root), dialect, options);
+  const where = bound.filter === undefined && bound.search === undefined && options.scope === undefined ? undefined : statement((c) => conditions(c, bound, root), dialect, options);
   const order = statement((c) => orderBy(c, bound, root), dialect, options);
   const select = statement((c) => columns.map((col) => `${c.column(type, col.property)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
   return {
@@ -990,6 +1032,11 @@ function withOption<T>(compiler: SqlCompiler, option: string, compile: () => T):
 
 function conditionsOf(compiler: SqlCompiler, bound: BoundQueryOptions, root: Scope): string {
   const parts: string[] = [];
+  // The rows of the request's own entity set are restricted here; related rows in related().
+  if ('kind' in bound) {
+    const restricted = compiler.scopeCondition(root.alias);
+    if (restricted !== '') parts.push(restricted);
+  }
   if (bound.search !== undefined) {
     const hook = compiler.searchHook;
     if (hook === undefined) parts.push(compiler.search(bound.search, root));

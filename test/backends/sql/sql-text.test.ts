@@ -35,7 +35,9 @@ describe('SQL text per dialect', () => {
     const sql = toSql(bound(query), { dialect: 'mssql' });
     expect(sql.sql).toContain('FROM [items] t0 WHERE');
     expect(sql.sql).toContain('@p1');
-    expect(sql.sql).toContain('ORDER BY t0.[name] COLLATE Latin1_General_100_BIN2 DESC, t0.[id] ASC OFFSET @p4 ROWS FETCH NEXT @p3 ROWS ONLY');
+    expect(sql.sql).toContain('ORDER BY t0.[name] COLLATE Latin1_General_100_BIN2 DESC, t0.[id] ASC OFFSET @p3 ROWS FETCH NEXT @p4 ROWS ONLY');
+    // Placeholders are numbered in the order of the text: the skip (10) before the top (5).
+    expect(sql.params).toEqual(["O'Neil", '%50\\%\\_off%', 10, 5]);
   });
 
   it('index-friendly PostgreSQL: plain equality, no NULLS clause where nulls cannot occur, joins for to-one navigation', () => {
@@ -72,10 +74,10 @@ describe('SQL text per dialect', () => {
     const nested = sql("$select=id&$expand=tickets($filter=estimatedHours gt 1;$orderby=openedAt desc;$top=2;$skip=1;$select=id;$count=true;$expand=asset($select=id))");
     expect(nested.sql).toBe(
       'SELECT t0.[id] AS [c0], COALESCE((SELECT t1.[id] AS [id], JSON_QUERY((SELECT t2.[id] AS [id] FROM [assets] t2 WHERE t2.[id] = t1.[assetId] FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES)) AS [asset] ' +
-        'FROM [maintenance-tickets] t1 WHERE t1.[assetId] = t0.[id] AND t1.[estimatedHours] > @p1 ORDER BY t1.[openedAt] DESC, t1.[id] ASC OFFSET @p3 ROWS FETCH NEXT @p2 ROWS ONLY FOR JSON PATH, INCLUDE_NULL_VALUES), N\'[]\') AS [e0], ' +
+        'FROM [maintenance-tickets] t1 WHERE t1.[assetId] = t0.[id] AND t1.[estimatedHours] > @p1 ORDER BY t1.[openedAt] DESC, t1.[id] ASC OFFSET @p2 ROWS FETCH NEXT @p3 ROWS ONLY FOR JSON PATH, INCLUDE_NULL_VALUES), N\'[]\') AS [e0], ' +
         '(SELECT COUNT(*) FROM [maintenance-tickets] t3 WHERE t3.[assetId] = t0.[id] AND t3.[estimatedHours] > @p4) AS [e1] FROM [assets] t0',
     );
-    expect(nested.params).toEqual([1, 2, 1, 1]);
+    expect(nested.params).toEqual([1, 1, 2, 1]);
     expect(sql('$select=id&$expand=tickets/$ref').sql).toContain('COALESCE((SELECT t1.[id] AS [id] FROM [maintenance-tickets] t1 WHERE t1.[assetId] = t0.[id] ORDER BY t1.[id] ASC FOR JSON PATH, INCLUDE_NULL_VALUES), N\'[]\')');
   });
 
