@@ -10,7 +10,7 @@
 import type { EntitySet, Model, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
-import { collectionOf, fieldOf, joinFields, reservedField, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, fieldOf, joinFields, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
 export type Aggregation = unknown;
@@ -84,7 +84,8 @@ export class ExpressionCompiler {
       vars[`odata_k${i}`] = { $ifNull: [`$${base}${pair.local}`, null] };
       conditions.push(notNull(`$$odata_k${i}`), { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
     });
-    const pipeline: MongoDocument[] = [{ $match: { $expr: { $and: conditions } } }];
+    const scope = scopeFilter(this.mapping);
+    const pipeline: MongoDocument[] = [{ $match: scope === undefined ? { $expr: { $and: conditions } } : { $and: [scope, { $expr: { $and: conditions } }] } }];
     if (!navigation.collection) pipeline.push({ $limit: 1 });
     const inner = newContext(navigation.target, set, pipeline);
     context.stages.push({ $lookup: { from: collectionOf(set, this.mapping), let: vars, pipeline, as: field } });

@@ -37,6 +37,20 @@ export interface MongoMapping {
    * driver writes as a BSON Int64) or `'double'` (a number; values beyond 2^53 are refused).
    */
   readonly int64?: 'long' | 'double';
+  /**
+   * Document scoping, e.g. multi-tenancy: field → value conditions added for every collection the
+   * query reads (the request's, every `$lookup` of navigation and `$expand`). The fields need not
+   * be in the model: `{ tenantId: tenant }`. Values are compared as given (`$eq`).
+   */
+  readonly scope?: Readonly<Record<string, unknown>>;
+}
+
+/** The `scope` option as a filter (`undefined` without one). */
+export function scopeFilter(mapping: MongoMapping): MongoDocument | undefined {
+  if (mapping.scope === undefined) return undefined;
+  const entries = Object.entries(mapping.scope);
+  if (entries.length === 0) return undefined;
+  return Object.fromEntries(entries.map(([field, value]) => [checkedField(field), { $eq: value }]));
 }
 
 /** `unsupported_feature`; with the node and its option, the error points at the text (position). */

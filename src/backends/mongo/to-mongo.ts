@@ -12,7 +12,7 @@ import type { BoundExpandItem, BoundExpression, BoundQuery, BoundQueryOptions } 
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
 import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
-import { collectionOf, countField, fieldOf, joinFields, mongoValue, reservedField, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, countField, fieldOf, joinFields, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 export { fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -359,6 +359,9 @@ class QueryCompiler {
     const type = context.type;
     const filters = new FilterCompiler(rootFrame(context), this.expressions, this.options);
     const parts: MongoDocument[] = [];
+    // The scope restricts the documents of this level (the request's collection or an expansion's).
+    const scope = scopeFilter(this.options);
+    if (scope !== undefined) parts.push(scope);
     if (query.search !== undefined) {
       const hook = this.options.search;
       parts.push(

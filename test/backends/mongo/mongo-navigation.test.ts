@@ -6,26 +6,27 @@
 import { Aggregator, Query } from 'mingo';
 import 'mingo/init/system';
 import { describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, fromMongoDocument, toMongo, toMongoDocument, type Row } from '../../../src/index.js';
+import { bindQuery, compileQuery, fromMongoDocument, toMongo, toMongoDocument, type Row, type ToMongoOptions } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
 import { assetModel } from '../../fixtures/asset-model.js';
-import { NAVIGATION_CASES, navigationData } from '../../fixtures/navigation-data.js';
+import { NAVIGATION_CASES, navigationData, twoTenants } from '../../fixtures/navigation-data.js';
 
 const collections: Record<string, Record<string, unknown>[]> = Object.fromEntries(
   Object.entries(navigationData).map(([set, rows]) => [set, rows.map((row) => toMongoDocument(row, assetModel.entitySets.get(set)!.type))]),
 );
 
-function run(set: string, text: string) {
+/** Runs a query by mingo on `data` (documents per collection) and by the reference on `reference` (rows per set). */
+function run(set: string, text: string, options: ToMongoOptions = {}, data = collections, reference: Record<string, Row[]> = navigationData) {
   const bound = bindQuery(text, { model: assetModel, entitySet: set, maxAnyAllExpressionDepth: 3 });
   const type = bound.entityType;
-  const query = toMongo(bound, { model: assetModel });
-  const documents = collections[set]!;
-  const options = { collectionResolver: (name: string) => collections[name] ?? [] };
+  const query = toMongo(bound, { model: assetModel, ...options });
+  const documents = data[set]!;
+  const resolver = { collectionResolver: (name: string) => data[name] ?? [] };
   let value: Row[];
   let count: number | undefined;
   if (query.kind === 'pipeline') {
-    value = (new Aggregator([...query.pipeline], options).run(documents) as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type, {}, bound.expand) as Row);
-    if (query.count !== undefined) count = (new Aggregator([...query.count], options).run(documents) as { count: number }[])[0]?.count ?? 0;
+    value = (new Aggregator([...query.pipeline], resolver).run(documents) as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type, {}, bound.expand) as Row);
+    if (query.count !== undefined) count = (new Aggregator([...query.count], resolver).run(documents) as { count: number }[])[0]?.count ?? 0;
   } else {
     let cursor = new Query(query.filter).find(documents, query.projection);
     if (query.sort !== undefined) cursor = cursor.sort(query.sort as Record<string, 1 | -1>);
@@ -34,7 +35,7 @@ function run(set: string, text: string) {
     value = (cursor.all() as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type) as Row);
     if (query.count !== undefined) count = new Query(query.count).find(documents).count();
   }
-  const expected = compileQuery(bound, { data: navigationData, model: assetModel }).apply(navigationData[set] as Row[]);
+  const expected = compileQuery(bound, { data: reference, model: assetModel }).apply(reference[set] as Row[]);
   return { bound, query, actual: { value, ...(count === undefined ? {} : { count }) }, expected };
 }
 
@@ -69,5 +70,20 @@ describe('MongoDB navigation through $lookup (run by mingo)', () => {
     expect(() => toMongo(bound)).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
     const renamed = toMongo(bound, { model: assetModel, collections: { localities: 'places' } });
     expect(JSON.stringify(renamed)).toContain('"from":"places"');
+  });
+
+  it('scope: two tenants in the same collections; every case sees only tenant A, as the reference on A alone', () => {
+    const { A, tenantA, tenantB } = twoTenants();
+    const both: Record<string, Record<string, unknown>[]> = Object.fromEntries(
+      Object.keys(navigationData).map((set) => [set, [...tenantA[set]!, ...tenantB[set]!].map((row) => ({ ...toMongoDocument(row, assetModel.entitySets.get(set)!.type), tenantId: row.tenantId }))]),
+    );
+    for (const [set, text] of [...NAVIGATION_CASES, ['assets', '$count=true&$orderby=code&$top=2&$skip=1'] as [string, string]]) {
+      const { bound, actual, expected } = run(set, text, { scope: { tenantId: A } }, both, tenantA);
+      expect(compareResults(bound, expected, actual), `${set}?${text}`).toBeUndefined();
+      expect(actual.count, `${set}?${text}`).toBe(expected.count);
+    }
+    // Without the scope, tenant B's documents are there to be found.
+    const all = toMongo(bindQuery('$count=true', { model: assetModel, entitySet: 'assets' }), { model: assetModel });
+    expect(all.kind === 'find' && new Query(all.count!).find(both.assets!).count()).toBe(8);
   });
 });

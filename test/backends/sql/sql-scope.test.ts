@@ -5,25 +5,13 @@
  * reference gives on tenant A's rows alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, toSql, type Row } from '../../../src/index.js';
+import { bindQuery, compileQuery, toSql } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
 import { assetModel } from '../../fixtures/asset-model.js';
-import { NAVIGATION_CASES, navigationData } from '../../fixtures/navigation-data.js';
+import { NAVIGATION_CASES, navigationData, twoTenants } from '../../fixtures/navigation-data.js';
 import { load, mysqlServer, pglite, postgresServer, run, sqlite, type Engine } from '../../fixtures/sql-engines.js';
 
-const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
-const B = 'bbbbbbbb-0000-4000-8000-00000000000b';
-/** Tenant B's copy of a row: other ids (and references), the same names and codes. */
-const other = (id: unknown): unknown => (typeof id === 'string' ? `f${id.slice(1)}` : id);
-const tenantA: Record<string, Row[]> = Object.fromEntries(Object.entries(navigationData).map(([set, rows]) => [set, rows.map((row) => ({ ...row, tenantId: A }))]));
-const tenantB: Record<string, Row[]> = Object.fromEntries(
-  Object.entries(navigationData).map(([set, rows]) => [
-    set,
-    rows.map((row) => ({ ...row, id: other(row.id), tenantId: B, ...('localityId' in row ? { localityId: other(row.localityId) } : {}), ...('assetId' in row ? { assetId: other(row.assetId) } : {}) })),
-  ]),
-);
-// A cross-tenant reference: tenant B's ticket points at tenant A's first asset.
-tenantB['maintenance-tickets']!.push({ id: 'c0000000-0000-0000-0000-000000000099', code: 'T1', assetId: navigationData.assets![0]!.id, priority: 'critical', estimatedHours: 99, tenantId: B });
+const { A, B, tenantA, tenantB } = twoTenants();
 
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
 const MYSQL_URL = process.env.ODATA_TEST_MYSQL_URL;
