@@ -47,41 +47,44 @@ export function invalidQueryArbitrary(model: Model, entitySet: string, options: 
   };
   const maxTop = Math.min(options.maxTop ?? DEFAULT_MAX_TOP, set.capabilities.maxTop ?? Number.POSITIVE_INFINITY);
   const valid = modelQueryArbitrary(model, entitySet, { maxDepth: 2 } satisfies ModelQueryOptions);
-  const bad = (query: string, code: ODataErrorCode, mutation: string): InvalidQuery => ({ query, code, status: 400, mutation });
+  // Each invalid query is a valid one (from modelQueryArbitrary) with one option replaced by a
+  // mutated one, so everything else about it is valid and the error is the mutation's.
+  const mutate = (option: string, mutated: fc.Arbitrary<string>, code: ODataErrorCode, mutation: string): fc.Arbitrary<InvalidQuery> =>
+    fc.tuple(valid, mutated).map(([query, bad]) => ({ query: [...without(query, option), bad].join('&'), code, status: 400, mutation }));
   const generators: fc.Arbitrary<InvalidQuery>[] = [
-    fc.constantFrom('yes', 'TRUE1', '1').map((v) => bad(`$count=${v}`, 'invalid_option_value', '$count not a Boolean')),
-    fc.integer({ min: -1000, max: -1 }).map((n) => bad(`$top=${n}`, 'invalid_option_value', 'negative $top')),
-    fc.integer({ min: 1, max: 1_000_000 }).map((n) => bad(`$top=${maxTop + n}`, 'top_limit_exceeded', '$top over the limit')),
-    fc.constantFrom('$bogus', '$filters', '$topp', '$Expandd').map((name) => bad(`${name}=1`, 'unknown_option', 'unknown $-option')),
-    fc.tuple(fc.nat(50), fc.nat(50)).map(([a, b]) => bad(`$top=${Math.min(a, maxTop)}&$top=${Math.min(b, maxTop)}`, 'duplicate_option', 'duplicate option')),
+    mutate('$count', fc.constantFrom('yes', 'TRUE1', '1').map((v) => `$count=${v}`), 'invalid_option_value', '$count not a Boolean'),
+    mutate('$top', fc.integer({ min: -1000, max: -1 }).map((n) => `$top=${n}`), 'invalid_option_value', 'negative $top'),
+    mutate('$top', fc.integer({ min: 1, max: 1_000_000 }).map((n) => `$top=${maxTop + n}`), 'top_limit_exceeded', '$top over the limit'),
+    mutate('$bogus', fc.constantFrom('$bogus', '$filters', '$topp', '$Expandd').map((name) => `${name}=1`), 'unknown_option', 'unknown $-option'),
+    mutate('$top', fc.tuple(fc.nat(50), fc.nat(50)).map(([a, b]) => `$top=${Math.min(a, maxTop)}&$top=${Math.min(b, maxTop)}`), 'duplicate_option', 'duplicate option'),
   ];
   if (properties.length > 0) {
+    const property = fc.constantFrom(...properties);
     generators.push(
-      fc.tuple(fc.constantFrom(...properties), valid).map(([p, query]) => bad(`${query === '' ? '' : `${stripFilter(query)}&`}$filter=${unknownName(p)} eq null`, 'unknown_property', 'unknown property in $filter')),
-      fc.constantFrom(...properties).map((p) => bad(`$orderby=${unknownName(p)} desc`, 'unknown_property', 'unknown property in $orderby')),
-      fc.constantFrom(...properties).map((p) => bad(`$select=${unknownName(p)}`, 'unknown_property', 'unknown property in $select')),
-      fc.constantFrom(...properties).map((p) => bad(`$filter=${encodeURIComponent(`${p.name} eq null and`)}`, 'unexpected_end', 'dangling operator')),
-      fc.constantFrom(...properties).map((p) => bad(`$filter=${encodeURIComponent(`(${p.name} eq null`)}`, 'unexpected_end', 'unclosed parenthesis')),
+      mutate('$filter', property.map((p) => `$filter=${unknownName(p)} eq null`), 'unknown_property', 'unknown property in $filter'),
+      mutate('$orderby', property.map((p) => `$orderby=${unknownName(p)} desc`), 'unknown_property', 'unknown property in $orderby'),
+      mutate('$select', property.map((p) => `$select=${unknownName(p)}`), 'unknown_property', 'unknown property in $select'),
+      mutate('$filter', property.map((p) => `$filter=${encodeURIComponent(`${p.name} eq null and`)}`), 'unexpected_end', 'dangling operator'),
+      mutate('$filter', property.map((p) => `$filter=${encodeURIComponent(`(${p.name} eq null`)}`), 'unexpected_end', 'unclosed parenthesis'),
     );
   }
   if (strings.length > 0) {
+    const string = fc.constantFrom(...strings);
     generators.push(
-      fc.tuple(fc.constantFrom(...strings), fc.integer({ min: -5, max: 5 })).map(([p, n]) => bad(`$filter=${encodeURIComponent(`${p.name} gt ${n} eq true`)}`, 'type_mismatch', 'string compared with a number')),
-      fc.constantFrom(...strings).map((p) => bad(`$filter=${encodeURIComponent(`contains(${p.name})`)}`, 'wrong_arity', 'wrong arity')),
+      mutate('$filter', fc.tuple(string, fc.integer({ min: -5, max: 5 })).map(([p, n]) => `$filter=${encodeURIComponent(`${p.name} gt ${n} eq true`)}`), 'type_mismatch', 'string compared with a number'),
+      mutate('$filter', string.map((p) => `$filter=${encodeURIComponent(`contains(${p.name})`)}`), 'wrong_arity', 'wrong arity'),
     );
   }
   if (!set.capabilities.searchable) {
-    generators.push(fc.constantFrom('pump', 'a', 'x y').map((text) => bad(`$search=${encodeURIComponent(text)}`, 'query_option_not_supported', '$search not supported')));
+    generators.push(mutate('$search', fc.constantFrom('pump', 'a', 'x y').map((text) => `$search=${encodeURIComponent(text)}`), 'query_option_not_supported', '$search not supported'));
   }
   return fc.oneof(...generators);
 }
 
-/** A query string without its `$filter` (so that a mutated `$filter` can replace it). */
-function stripFilter(query: string): string {
-  return query
-    .split('&')
-    .filter((part) => !part.toLowerCase().startsWith('$filter='))
-    .join('&');
+/** The `&`-separated options of a query string, without `option` (compared without case). */
+function without(query: string, option: string): string[] {
+  const name = option.toLowerCase();
+  return query.split('&').filter((part) => part !== '' && part.split('=')[0]?.toLowerCase() !== name);
 }
 
 /** What {@link fuzzODataServer} needs. */
