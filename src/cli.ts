@@ -2,17 +2,20 @@
  * The command line: `odata-engine parse "<query string>" [--print] [--search-grammar]`
  * prints the AST as JSON (or, with `--print`, the canonical query string). On an error it
  * prints the message with a caret under the position and exits with status 2.
- * `odata-engine demo` parses a handful of sample queries.
+ * `odata-engine check "<query>" --csdl=<file> --set=<entity set> [--sql=<dialect>] [--mongo]`
+ * checks a query against a CSDL JSON model and prints every problem underlined (exit 2), or the
+ * SQL or MongoDB query it compiles to. `odata-engine demo` parses a handful of sample queries.
  *
  * This is the only module that may use Node built-ins.
  */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { ODataError, parseQuery, printQuery, type ODataQuery, type ParseQueryOptions } from './index.js';
+import { bindQuery, modelFromCsdl, ODataError, parseQuery, printQuery, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
+  odata-engine check "<query string>" --csdl=<CSDL JSON file> --set=<entity set> [--sql=postgres|mysql|sqlite|mssql] [--mongo]
   odata-engine demo
 `;
 
@@ -77,6 +80,43 @@ function runParse(query: string, options: ParseQueryOptions, print: boolean): nu
   }
 }
 
+/** Every diagnostic: the message, the query, and `^~~~` under the range. */
+export function describeDiagnostics(query: string, diagnostics: readonly Diagnostic[]): string {
+  return diagnostics
+    .map((d) => {
+      const width = Math.max(1, d.range.end - d.range.start);
+      return `error: ${d.message} [${d.code}]\n  ${query}\n  ${' '.repeat(d.range.start)}^${'~'.repeat(width - 1)}`;
+    })
+    .join('\n');
+}
+
+const DIALECT_NAMES: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql'];
+
+function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boolean): number {
+  const csdl = values.get('csdl');
+  const entitySet = values.get('set');
+  const dialect = values.get('sql');
+  if (csdl === undefined || entitySet === undefined || (dialect !== undefined && !DIALECT_NAMES.includes(dialect as DialectName))) {
+    process.stderr.write(USAGE);
+    return 1;
+  }
+  const model = modelFromCsdl(readFileSync(csdl, 'utf8'));
+  const diagnostics = validateQuery(query, { model, entitySet });
+  if (diagnostics.length > 0) {
+    process.stderr.write(describeDiagnostics(query, diagnostics) + '\n');
+    return 2;
+  }
+  const bound = bindQuery(query, { model, entitySet });
+  if (dialect === undefined && !mongo) process.stdout.write('valid\n');
+  if (dialect !== undefined) {
+    const { sql, params, count } = toSql(bound, { dialect: dialect as DialectName, model });
+    process.stdout.write(`${sql}\nparams: ${JSON.stringify(params, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}\n`);
+    if (count !== undefined) process.stdout.write(`count: ${count.sql}\n`);
+  }
+  if (mongo) process.stdout.write(`${JSON.stringify(toMongo(bound, { model }), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);
+  return 0;
+}
+
 function runDemo(): number {
   for (const query of DEMO_QUERIES) {
     process.stdout.write(`\n$ odata-engine parse "${query}"\n`);
@@ -97,7 +137,22 @@ export function main(argv: readonly string[]): number {
   const [command, ...rest] = argv;
   const flags = new Set(rest.filter((arg) => arg.startsWith('--')));
   const positional = rest.filter((arg) => !arg.startsWith('--'));
+  // `--name=value` options.
+  const values = new Map(
+    rest
+      .filter((arg) => arg.startsWith('--') && arg.includes('='))
+      .map((arg) => [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] as const),
+  );
   if (command === 'demo') return runDemo();
+  if (command === 'check' && positional.length === 1) {
+    try {
+      return runCheck(positional[0] as string, values, flags.has('--mongo'));
+    } catch (error) {
+      if (!(error instanceof ODataError)) throw error;
+      process.stderr.write(`error: ${error.message} [${error.code}]\n`);
+      return 2;
+    }
+  }
   if (command === 'parse' && positional.length === 1) {
     const options: ParseQueryOptions = {
       ...(flags.has('--search-grammar') ? { search: 'grammar' as const } : {}),

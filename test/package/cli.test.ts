@@ -1,7 +1,11 @@
 /** The command line, run as a user runs it: a child process, its output and its exit status. */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { csdl } from '../../examples/asset-service/src/model.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -38,5 +42,27 @@ describe('odata-engine CLI', () => {
     expect(status).toBe(0);
     expect(stdout).toContain("canonical: $filter=name eq 'Pump 7' and status ne 'retired'&$orderby=code desc&$top=10");
     expect(stdout).toContain('[duplicate_option]');
+  });
+
+  it('check --csdl --set underlines every problem against a CSDL model, or prints the SQL and MongoDB query', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'odata-cli-'));
+    try {
+      const file = join(dir, 'model.json');
+      writeFileSync(file, JSON.stringify(csdl));
+      const bad = cli('check', "$filter=nam eq 'a' and cod eq 'b'", `--csdl=${file}`, '--set=assets');
+      expect(bad.status).toBe(2);
+      const lines = bad.stderr.trimEnd().split('\n');
+      expect(lines[0]).toContain("[unknown_property]");
+      expect(lines[2]).toBe(`  ${' '.repeat(8)}^~~`);
+      expect(lines[5]).toBe(`  ${' '.repeat(23)}^~~`);
+      const sql = cli('check', "$filter=name eq 'a'&$top=2", `--csdl=${file}`, '--set=assets', '--sql=sqlite', '--mongo');
+      expect(sql.status).toBe(0);
+      expect(sql.stdout).toContain('SELECT');
+      expect(sql.stdout).toContain('params: ["a",2]');
+      expect(sql.stdout).toContain('"kind": "find"');
+      expect(cli('check', '$top=1', '--set=assets').status).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
