@@ -84,8 +84,18 @@ interface Scope {
 const ROOT_SCOPE: Scope = { variables: new Map(), anyAllDepth: 0, functionDepth: 0, expanding: new Set() };
 
 /** Binds one expression. Create one binder per expression: it counts nodes. */
+/**
+ * Deepest nesting of operators the binder follows (not counting `and`/`or` chains, which are
+ * bound in a loop): deeper input is a `too_deep` error, never a stack overflow.
+ */
+export const MAX_BIND_DEPTH = 1000;
+
+/** `and`/`or` chains longer than this become balanced trees (the same value: both are associative). */
+const BALANCE_CHAIN = 64;
+
 export class ExpressionBinder {
   private nodes = 0;
+  private depth = 0;
 
   constructor(private readonly context: ExpressionContext) {}
 
@@ -117,6 +127,20 @@ export class ExpressionBinder {
 
   private expression(node: Expression, scope: Scope): BoundExpression {
     this.count(node.span);
+    if (++this.depth > MAX_BIND_DEPTH) {
+      throw this.error('too_deep', `The expression is nested more than ${MAX_BIND_DEPTH} levels deep`, node.span);
+    }
+    try {
+      return this.expressionOf(node, scope);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private expressionOf(node: Expression, scope: Scope): BoundExpression {
+    if (node.kind === 'binary' && (node.operator === 'and' || node.operator === 'or') && node.left.kind === 'binary' && node.left.operator === node.operator) {
+      return this.chain(node, scope);
+    }
     switch (node.kind) {
       case 'literal':
         return this.literal(node);
@@ -401,6 +425,46 @@ export class ExpressionBinder {
       `A binary operator with incompatible types was detected. Found operand types '${typeName(left)}' and '${typeName(right)}' for operator kind '${OPERATOR_KIND[operator]}'.`,
       span,
     );
+  }
+
+  /**
+   * A chain `a and b and c …` (left-deep, as parsed): bound in a loop along its left spine, with
+   * the same checks and messages as one `and` at a time, so a chain of any length needs no
+   * recursion. A long chain comes out as a balanced tree, so that backends recurse only
+   * logarithmically; `and` and `or` are associative (also in three-valued logic).
+   */
+  private chain(node: Extract<Expression, { kind: 'binary' }>, scope: Scope): BoundExpression {
+    const operator = node.operator as 'and' | 'or';
+    const spine: Extract<Expression, { kind: 'binary' }>[] = [];
+    let current: Expression = node;
+    while (current.kind === 'binary' && current.operator === operator) {
+      spine.push(current);
+      current = current.left;
+    }
+    let bound = this.expression(current, scope);
+    const operands: BoundExpression[] = [bound];
+    for (let i = spine.length - 1; i >= 0; i--) {
+      const link = spine[i] as Extract<Expression, { kind: 'binary' }>;
+      // The outermost link was counted by expression(); the others are counted here.
+      if (i > 0) this.count(link.span);
+      this.checkOperatorAllowed(operator, link.span);
+      const right = this.convert(this.expression(link.right, scope), bound.type);
+      const left = this.convert(bound, right.type);
+      if (!isBooleanLike(left.type) || !isBooleanLike(right.type)) throw this.incompatible(left.type, right.type, operator, link.span);
+      // The first operand may have been converted against the second.
+      if (operands.length === 1) operands[0] = left;
+      operands.push(right);
+      bound = { kind: 'binary', operator, left, right, type: BOOLEAN, operandType: BOOLEAN, span: link.span };
+    }
+    if (operands.length <= BALANCE_CHAIN) return bound;
+    const balanced = (from: number, to: number): BoundExpression => {
+      if (to - from === 1) return operands[from] as BoundExpression;
+      const middle = (from + to) >>> 1;
+      const left = balanced(from, middle);
+      const right = balanced(middle, to);
+      return { kind: 'binary', operator, left, right, type: BOOLEAN, operandType: BOOLEAN, span: { start: left.span.start, end: right.span.end } };
+    };
+    return balanced(0, operands.length);
   }
 
   private binary(operator: string, leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {

@@ -120,28 +120,34 @@ const within = (span: Span, position: number): boolean => span.start <= position
 
 /**
  * `filter` with the smallest predicate that contains `position` replaced by `true`; `undefined`
- * when the predicate is the whole filter (then the option goes).
+ * when the predicate is the whole filter (then the option goes). A loop, not recursion: a chain
+ * of thousands of `or`s is a left-deep tree thousands of levels deep.
  */
 function prunePredicate(filter: Expression, position: number): Expression | undefined {
-  const replace = (node: Expression): Expression | undefined => {
-    if (node.kind === 'binary' && (node.operator === 'and' || node.operator === 'or')) {
-      if (within(node.left.span, position)) {
-        const left = replace(node.left);
-        return left === undefined ? { ...node, left: truth(node.left.span) } : { ...node, left };
-      }
-      if (within(node.right.span, position)) {
-        const right = replace(node.right);
-        return right === undefined ? { ...node, right: truth(node.right.span) } : { ...node, right };
-      }
-      return undefined;
+  const path: { node: Expression; side: 'left' | 'right' | 'operand' }[] = [];
+  let current = filter;
+  for (;;) {
+    if (current.kind === 'binary' && (current.operator === 'and' || current.operator === 'or')) {
+      const side = within(current.left.span, position) ? 'left' : within(current.right.span, position) ? 'right' : undefined;
+      if (side === undefined) break;
+      path.push({ node: current, side });
+      current = current[side];
+      continue;
     }
-    if (node.kind === 'unary' && node.operator === 'not' && within(node.operand.span, position)) {
-      const operand = replace(node.operand);
-      return operand === undefined ? { ...node, operand: truth(node.operand.span) } : { ...node, operand };
+    if (current.kind === 'unary' && current.operator === 'not' && within(current.operand.span, position)) {
+      path.push({ node: current, side: 'operand' });
+      current = current.operand;
+      continue;
     }
-    return undefined;
-  };
-  return replace(filter);
+    break;
+  }
+  if (path.length === 0) return undefined;
+  let replaced = truth(current.span);
+  for (let i = path.length - 1; i >= 0; i--) {
+    const { node, side } = path[i] as (typeof path)[number];
+    replaced = { ...node, [side]: replaced } as Expression;
+  }
+  return replaced;
 }
 
 function truth(span: Span): Expression {
@@ -156,7 +162,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  */
 function prune(query: Mutable<ODataQuery>, error: ODataError): boolean {
   const option = error.option === undefined ? undefined : canonical(error.option);
-  const position = error.position;
+  // A limit on the whole expression (depth, node count): the whole option goes, one diagnostic.
+  const whole = error.code === 'too_deep' || error.code === 'node_count_exceeded';
+  const position = whole ? undefined : error.position;
   switch (option) {
     case 'filter': {
       if (query.filter === undefined) return false;
