@@ -13,6 +13,7 @@ export function banner(config: Config, url: string): string {
     `  tenant:     ${demo.tenantId}`,
     `  read-write: client_id=${demo.clientId} client_secret=${demo.clientSecret}`,
     `  read-only:  client_id=${demo.readOnlyClientId} client_secret=${demo.readOnlyClientSecret}`,
+    `  playground: ${url}/playground (try queries in the browser: diagnostics, SQL, MongoDB, results)`,
     '',
     'Try:',
     `  TOKEN=$(${token} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,

@@ -50,6 +50,7 @@ describe('npm run demo', () => {
     const banner = first.output();
     const url = field(banner, /listening on (http:\/\/\S+)/);
     expect(banner).toContain(`PGlite) in ${dataDir}`);
+    expect(banner).toContain(`playground: ${url}/playground`);
     const tenant = field(banner, /tenant: +([0-9a-f-]{36})/);
     const clientId = field(banner, /read-write: client_id=(\S+)/);
     const secret = field(banner, /read-write: client_id=\S+ client_secret=(\S+)/);
@@ -67,6 +68,10 @@ describe('npm run demo', () => {
     });
     expect(tokenResponse.status).toBe(200);
     const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    // The playground page needs no credentials and carries the service's model.
+    const playground = await fetch(`${url}/playground`);
+    expect(playground.status).toBe(200);
+    expect(await playground.text()).toContain('AssetManagement');
     const headers = { authorization: `Bearer ${token}`, 'service-tenant-id': tenant, accept: 'application/json' };
     const list = await fetch(`${url}/assets?$filter=status%20eq%20%27active%27&$expand=locality&$count=true&$top=2`, { headers });
     expect(list.status).toBe(200);
