@@ -10,6 +10,7 @@
 import type { EntitySet, Model, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
+import { safePattern } from '../memory/functions.js';
 import { collectionOf, fieldOf, joinFields, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
@@ -365,6 +366,13 @@ export class ExpressionCompiler {
         return binary((s, t) => ({
           $cond: [{ $eq: [t, ''] }, 0, { $cond: [{ $gt: [{ $size: { $split: [s, t] } }, 1] }, { $strLenCP: { $arrayElemAt: [{ $split: [s, t] }, 0] } }, -1] }],
         }));
+      case 'matchesPattern': {
+        // A literal pattern only, refused when it could take exponential time (as in memory).
+        const pattern = node.args[1];
+        if (pattern?.kind !== 'literal' || typeof pattern.value !== 'string') return this.fail("'matchesPattern' with a non-literal pattern", node);
+        safePattern(pattern.value);
+        return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([s]) => ({ $regexMatch: { input: s, regex: pattern.value } }));
+      }
       case 'length':
         return unary((s) => ({ $strLenCP: s }));
       case 'tolower':
