@@ -8,6 +8,7 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { foldQuery } from '../constant-folding.js';
+import { safePattern } from '../memory/functions.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
@@ -728,6 +729,18 @@ class SqlCompiler {
         const subject = text();
         const pattern = this.likePattern(second, scope, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
         return this.dialect.like(subject, pattern);
+      }
+      case 'matchesPattern': {
+        if (first === undefined || second === undefined) break;
+        // A literal pattern only, refused when it could take exponential time (as in memory).
+        if (second.kind !== 'literal' || typeof second.value !== 'string') throw unsupported("'matchesPattern' with a pattern that is not a literal");
+        safePattern(second.value);
+        const text = this.expression(first, scope);
+        const pattern = this.value(second.value, 'string');
+        if (this.dialect.name === 'postgres') return `${text} ~ ${pattern}`;
+        // Case-sensitive with a binary collation (MariaDB's PCRE, MySQL's ICU).
+        if (this.dialect.name === 'mysql') return `${text} COLLATE utf8mb4_bin REGEXP ${pattern}`;
+        throw unsupported(`'matchesPattern' on ${this.dialect.name} (it has no regular expressions)`);
       }
       default:
         break;

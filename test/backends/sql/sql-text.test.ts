@@ -124,5 +124,8 @@ describe('SQL text per dialect', () => {
     expect(error("$filter=code eq 'a' and createdAt sub updatedAt gt duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$filter', position: 16 });
     expect(error("$orderby=code,createdAt sub duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
     expect(error("$expand=tickets($filter=closedAt sub openedAt gt duration'PT1H')")).toMatchObject({ code: 'unsupported_feature', option: '$expand' });
+    const sqlite = (query: string) => () => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite', model: assetModel });
+    expect(sqlite("$filter=code eq 'a' or matchesPattern(name,'^P')")).toThrow(expect.objectContaining({ code: 'unsupported_feature', option: '$filter', position: 15 }));
+    expect(() => toSql(bindQuery("$filter=matchesPattern(name,'(a+)+')", { model: assetModel, entitySet: 'assets' }), { dialect: 'postgres' })).toThrow(expect.objectContaining({ code: 'invalid_option_value' }));
   });
 });
