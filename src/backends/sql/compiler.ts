@@ -724,7 +724,8 @@ class SqlCompiler {
           const needle = (): string => this.expression(second, scope);
           if (node.name === 'contains') return `instr(${text()}, ${needle()}) > 0`;
           if (node.name === 'startswith') return `substr(${text()}, 1, length(${needle()})) = ${needle()}`;
-          return `(length(${needle()}) = 0 OR substr(${text()}, -length(${needle()})) = ${needle()})`;
+          // endswith(null, '') is null, not true: the empty needle's shortcut needs a text.
+          return `(CASE WHEN ${text()} IS NULL THEN NULL WHEN length(${needle()}) = 0 THEN 1 ELSE substr(${text()}, -length(${needle()})) = ${needle()} END)`;
         }
         const subject = text();
         const pattern = this.likePattern(second, scope, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
@@ -746,6 +747,24 @@ class SqlCompiler {
         break;
     }
     throw unsupported(`the function '${node.name}' as a condition`);
+  }
+
+  /**
+   * An integer operand of add, sub, mul or negate in a wider type, so that the result is the
+   * exact one the reference computes instead of an overflow error: Int32 and smaller in 64 bits,
+   * Int64 as an exact decimal (SQLite's integers are 64-bit already; beyond that it gives a REAL).
+   */
+  private widened(sql: string, type: ExpressionType): string {
+    const int64 = isPrimitive(type, 'Edm.Int64');
+    if (!int64 && !['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never))) return sql;
+    const wider = {
+      postgres: int64 ? 'numeric' : 'bigint',
+      mysql: int64 ? 'DECIMAL(65, 0)' : 'SIGNED',
+      sqlite: undefined,
+      mssql: int64 ? 'DECIMAL(38, 0)' : 'bigint',
+    } satisfies Record<DialectName, string | undefined>;
+    const target = wider[this.dialect.name];
+    return target === undefined ? sql : `CAST(${sql} AS ${target})`;
   }
 
   /** The value of a literal as a parameter of the operand type. */
@@ -793,11 +812,11 @@ class SqlCompiler {
           const r = this.expression(node.right, scope, node.operandType);
           switch (operator) {
             case 'add':
-              return `(${l} + ${r})`;
+              return `(${this.widened(l, node.type)} + ${r})`;
             case 'sub':
-              return `(${l} - ${r})`;
+              return `(${this.widened(l, node.type)} - ${r})`;
             case 'mul':
-              return `(${l} * ${r})`;
+              return `(${this.widened(l, node.type)} * ${r})`;
             case 'mod':
               return `(${l} % ${r})`;
             case 'divby':
@@ -811,7 +830,7 @@ class SqlCompiler {
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       }
       case 'unary':
-        if (node.operator === 'negate') return `(-${this.expression(node.operand, scope, operandType)})`;
+        if (node.operator === 'negate') return `(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`;
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       case 'call': {
         const args = node.args.map((arg) => this.expression(arg, scope));

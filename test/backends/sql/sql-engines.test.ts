@@ -62,6 +62,10 @@ const FIXED_QUERIES = [
   "$filter=at le 2024-03-01T00:00:00Z sub duration'P1DT11H'",
   "$filter=born ge 2000-03-01 sub duration'P1D'",
   '$filter=price gt 10 add 0.5',
+  // Integer arithmetic one size wider: Int64 extremes ± 1 are exact, not an overflow.
+  '$filter=big add 1 gt 0',
+  '$filter=big sub 1 lt 0',
+  '$filter=-big lt 0',
   "$filter=at add duration'PT1H' gt 2024-01-01T00:00:00Z",
   "$filter=2024-01-01T00:00:00Z lt duration'PT1H' add at",
   "$filter=at sub duration'P1D' le now()",
@@ -155,6 +159,11 @@ const DECIMAL_QUERIES = [
 /** matchesPattern: PostgreSQL (POSIX regular expressions) and MySQL/MariaDB (REGEXP) only. */
 const REGEX_QUERIES = ["$filter=matchesPattern(name,'^[Aa]lp')", "$filter=not matchesPattern(name,'a')", "$filter=matchesPattern(name,'^$') or matchesPattern(name,'[0-9]+%25')"];
 
+/** Text where only ASCII letters have case (others become '?'). */
+function asciiCase(text: string): string {
+  return [...text].map((c) => (c.charCodeAt(0) > 127 && (c.toUpperCase() !== c || c.toLowerCase() !== c) ? '?' : c)).join('');
+}
+
 function reference(model: Model, query: string): { ids: unknown[]; count?: number } {
   const result = compileQuery(bindQuery(query, { model, entitySet: 'items' })).apply(fixedRows);
   return { ids: result.value.map((row) => row.id), ...(result.count === undefined ? {} : { count: result.count }) };
@@ -200,9 +209,11 @@ for (const [name, open, decimal, skip] of ENGINES) {
       await assertBackendMatchesMemory({
         model,
         entitySet: 'items',
-        numRuns: 60,
-        queries: modelQueryArbitrary(model, 'items', { functions: false }),
-        rows: rowsArbitrary(model, 'items', { maxLength: 12 }),
+        numRuns: 300,
+        queries: modelQueryArbitrary(model, 'items'),
+        // Letters outside ASCII whose case mapping differs between engines (ß → SS or ẞ; SQLite's
+        // upper/lower are ASCII-only) are the documented tolower/toupper deviation: not generated.
+        rows: rowsArbitrary(model, 'items', { maxLength: 12 }).map((rows) => rows.map((row) => ({ ...row, name: typeof row.name === 'string' ? asciiCase(row.name) : row.name }))),
         runner: async (query, rows) => {
           await load(engine, model, 'items', rows, created);
           return run(engine, query, model);

@@ -128,4 +128,12 @@ describe('SQL text per dialect', () => {
     expect(sqlite("$filter=code eq 'a' or matchesPattern(name,'^P')")).toThrow(expect.objectContaining({ code: 'unsupported_feature', option: '$filter', position: 15 }));
     expect(() => toSql(bindQuery("$filter=matchesPattern(name,'(a+)+')", { model: assetModel, entitySet: 'assets' }), { dialect: 'postgres' })).toThrow(expect.objectContaining({ code: 'invalid_option_value' }));
   });
+
+  it('integer arithmetic is one size wider, so it cannot overflow where the reference does not', () => {
+    const sql = (dialect: 'postgres' | 'mysql' | 'sqlite' | 'mssql', filter: string) => toSql(bindQuery(`$filter=${filter}`, { model: assetModel, entitySet: 'assets' }), { dialect }).sql;
+    expect(sql('postgres', 'estimatedHours add 1 gt 5'.replace('estimatedHours', 'serialNumber'))).toContain('(CAST(t0."serialNumber" AS numeric) + $1::bigint)');
+    expect(sql('mysql', 'serialNumber sub 1 gt 5')).toContain('(CAST(t0.`serialNumber` AS DECIMAL(65, 0)) - ');
+    expect(sql('mssql', '-serialNumber gt 5')).toContain('(-CAST(t0.[serialNumber] AS DECIMAL(38, 0)))');
+    expect(sql('sqlite', 'serialNumber mul 2 gt 5')).toContain('(t0."serialNumber" * ');
+  });
 });
