@@ -129,8 +129,15 @@ export class ExpressionCompiler {
       if (step === undefined) break;
       switch (step.kind) {
         case 'property': {
-          if (!last) this.fail('paths into complex properties (yet)', node);
-          if (step.property.type.kind === 'complex') this.fail('complex properties (yet)', node);
+          if (step.property.type.kind === 'complex' && !step.property.collection) {
+            // A complex value is a subdocument: its properties are dotted paths.
+            const field = fieldOf(type, step.property, this.mapping);
+            if (last) return { kind: 'value', ref: { $ifNull: [`${prefix}${base}${field}`, null] } };
+            base = `${base}${field}.`;
+            type = step.property.type.type;
+            break;
+          }
+          if (!last) this.fail('paths into collections of complex values (yet)', node);
           const ref = `${prefix}${base}${fieldOf(type, step.property, this.mapping)}`;
           if (step.property.collection) {
             const element: ExpressionType = step.property.type.kind === 'primitive' ? { kind: 'primitive', name: step.property.type.name } : (step.property.type as ExpressionType);

@@ -171,6 +171,13 @@ export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: St
     if (!Object.hasOwn(row, property.name)) continue;
     const value = row[property.name];
     const field = fieldOf(type, property, options);
+    if (property.type.kind === 'complex') {
+      // Complex values are subdocuments (a collection of them, an array of subdocuments).
+      const complex = property.type.type;
+      const convert = (item: unknown): unknown => (item === null || typeof item !== 'object' ? null : toMongoDocument(item as Record<string, unknown>, complex, options));
+      document[field] = property.collection ? (Array.isArray(value) ? value.map(convert) : null) : convert(value);
+      continue;
+    }
     if (property.collection) {
       document[field] = Array.isArray(value) ? value.map((item) => storedValue(item as BoundLiteral['value'], property.type, options)) : null;
       continue;
@@ -199,7 +206,13 @@ export function fromMongoDocument(
   const row: Record<string, unknown> = {};
   for (const property of type.properties.values()) {
     const field = fieldOf(type, property, options);
-    if (Object.hasOwn(document, field)) row[property.name] = document[field];
+    if (!Object.hasOwn(document, field)) continue;
+    const value = document[field];
+    if (property.type.kind === 'complex') {
+      const complex = property.type.type;
+      const read = (item: unknown): unknown => (item === null || typeof item !== 'object' ? null : fromMongoDocument(item as MongoDocument, complex, options));
+      row[property.name] = property.collection ? (Array.isArray(value) ? value.map(read) : null) : read(value);
+    } else row[property.name] = value;
   }
   for (const item of expand) {
     const name = item.navigation.name;

@@ -79,12 +79,19 @@ class FilterCompiler {
     this.type = frame.context.type;
   }
 
-  /** The field of a path to a property of the document itself. */
+  /** The field of a path to a property of the document itself, dotted through complex values. */
   field(node: BoundExpression): { field: string; property: Property } | undefined {
-    if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return undefined;
-    const step = node.steps[0];
-    if (step?.kind !== 'property' || step.property.collection || step.property.type.kind === 'complex') return undefined;
-    return { field: fieldOf(this.type, step.property, this.mapping), property: step.property };
+    if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length === 0) return undefined;
+    let type = this.type;
+    const fields: string[] = [];
+    for (const [i, step] of node.steps.entries()) {
+      if (step.kind !== 'property' || step.property.collection) return undefined;
+      fields.push(fieldOf(type, step.property, this.mapping));
+      if (i === node.steps.length - 1) return step.property.type.kind === 'complex' ? undefined : { field: fields.join('.'), property: step.property };
+      if (step.property.type.kind !== 'complex') return undefined;
+      type = step.property.type.type;
+    }
+    return undefined;
   }
 
   /** `coll/any(v: v op literal)` on a primitive collection field: `$elemMatch`. */
@@ -428,7 +435,7 @@ class QueryCompiler {
     let project: MongoDocument | undefined;
     if (!query.select.all) {
       project = {};
-      for (const item of query.select.properties) project[fieldOf(type, item.path[0] as Property, options)] = 1;
+      for (const item of query.select.properties) project[dottedField(type, item.path, options)] = 1;
       for (const field of expanded) project[field] = 1;
       // MongoDB returns `_id` unless told not to; OData returns only what was selected.
       if (!('_id' in project)) project['_id'] = 0;
@@ -485,6 +492,18 @@ class QueryCompiler {
     }
     return fields;
   }
+}
+
+/** The dotted field of a `$select` path (through complex values). */
+function dottedField(type: StructuredType, path: readonly Property[], mapping: MongoMapping): string {
+  let current = type;
+  return path
+    .map((property) => {
+      const field = fieldOf(current, property, mapping);
+      if (property.type.kind === 'complex') current = property.type.type;
+      return field;
+    })
+    .join('.');
 }
 
 /** `$select` of the key properties only (`$expand=nav/$ref`). */
