@@ -9,18 +9,11 @@ import { bindQuery, compileQuery, toSql } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
 import { assetModel } from '../../fixtures/asset-model.js';
 import { NAVIGATION_CASES, navigationData, twoTenants } from '../../fixtures/navigation-data.js';
-import { load, mysqlServer, pglite, postgresServer, run, sqlite, type Engine } from '../../fixtures/sql-engines.js';
+import { engines, load, run, type Engine } from '../../fixtures/sql-engines.js';
 
 const { A, B, tenantA, tenantB } = twoTenants();
 
-const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
-const MYSQL_URL = process.env.ODATA_TEST_MYSQL_URL;
-const ENGINES: readonly (readonly [string, () => Promise<Engine>, boolean])[] = [
-  ['PostgreSQL (PGlite)', pglite, false],
-  ['SQLite (sql.js)', sqlite, false],
-  ['PostgreSQL server', () => postgresServer(POSTGRES_URL as string), POSTGRES_URL === undefined],
-  ['MySQL/MariaDB server', () => mysqlServer(MYSQL_URL as string), MYSQL_URL === undefined],
-];
+const ENGINES = engines();
 
 const CASES: [string, string][] = [
   ...NAVIGATION_CASES,
