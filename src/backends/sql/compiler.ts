@@ -63,14 +63,37 @@ export interface SqlQuery extends SqlStatement {
   readonly orderBy?: SqlStatement;
   /** The select list. */
   readonly select: SqlStatement;
-  /** Result column alias → property name, to read rows back. */
-  readonly columns: readonly { readonly alias: string; readonly property: Property }[];
+  /**
+   * Result column alias → property, to read rows back. A complex value is stored flattened: each
+   * of its columns has the `path` of property names from the row (`['address', 'city']`) and
+   * `property` is the leaf; for other properties `path` is `[property.name]`.
+   */
+  readonly columns: readonly { readonly alias: string; readonly property: Property; readonly path: readonly string[]; readonly column: string }[];
   /** Result column alias → name of an expansion (JSON text or value, or a count). */
   readonly expansions: readonly { readonly alias: string; readonly name: string }[];
 }
 
 function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+}
+
+/** The column name of a property of `type` (the mapping, the naming, or its own name). */
+function columnName(type: StructuredType, property: Property, mapping: SqlMapping): string {
+  return mapping.columns?.[`${type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? (mapping.naming === 'snake_case' ? snake(property.name) : property.name);
+}
+
+/**
+ * The stored columns of a property: itself, or, for a complex value, its properties' columns with
+ * its own column name and `_` as prefix (`address_city`; nested complex values repeat the rule).
+ * `createTableSql` creates these columns.
+ */
+export function complexLeaves(type: StructuredType, property: Property, mapping: SqlMapping, prefix = ''): { path: Property[]; column: string; property: Property }[] {
+  const name = prefix + columnName(type, property, mapping);
+  if (property.type.kind !== 'complex' || property.collection) return [{ path: [property], column: name, property }];
+  const complex = property.type.type;
+  return [...complex.properties.values()]
+    .filter((p) => !(p.collection && p.type.kind === 'complex'))
+    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
 }
 
 function unsupported(what: string): ODataError {
@@ -92,6 +115,8 @@ interface Scope {
    * correlated subquery per row, which planners cannot turn into an index lookup.
    */
   readonly joins?: Joins;
+  /** Inside a complex value: the prefix of its flattened columns (`address_`). */
+  readonly prefix?: string;
 }
 
 interface Joins {
@@ -171,10 +196,17 @@ class SqlCompiler {
     if (step === undefined) throw unsupported('a path to a whole entity');
     switch (step.kind) {
       case 'property':
-        if (rest.length > 0) throw unsupported('paths into complex properties');
         if (step.property.collection) throw unsupported(`the collection property '${step.property.name}' as a value`);
-        return this.column(scope.type, step.property, scope.alias);
+        if (step.property.type.kind === 'complex') {
+          // A complex value is stored flattened: its properties are columns with its name as prefix.
+          if (rest.length === 0) throw unsupported(`the complex property '${step.property.name}' as a value (compare it with null, or use its properties)`);
+          const prefix = `${scope.prefix ?? ''}${columnName(scope.type, step.property, this.mapping)}_`;
+          return this.steps(rest, { ...scope, type: step.property.type.type, prefix });
+        }
+        if (rest.length > 0) throw unsupported('paths into this property');
+        return this.column(scope.type, step.property, scope.alias, scope.prefix);
       case 'navigation': {
+        if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types');
         if (step.navigation.collection) throw unsupported(`the collection '${step.navigation.name}' as a value; use any(), all() or $count`);
         const joins = scope.joins;
         if (joins !== undefined) {
@@ -251,18 +283,53 @@ class SqlCompiler {
     return { kind: 'entities', scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
   }
 
-  /** Column-stored properties to return for a select (all of them without `$select`). */
-  selected(options: BoundQueryOptions, type: StructuredType): Property[] {
-    return options.select.all
-      ? [...type.properties.values()].filter((p) => p.selectable && p.type.kind !== 'complex')
-      : options.select.properties.map((p) => p.path[0] as Property);
+  /**
+   * The stored columns to return for a select (every selectable property without `$select`):
+   * complex values as their flattened leaves, each with its path from the row.
+   */
+  selected(options: BoundQueryOptions, type: StructuredType): { path: Property[]; column: string; property: Property }[] {
+    if (options.select.all) return [...type.properties.values()].filter((p) => p.selectable && !(p.collection && p.type.kind === 'complex')).flatMap((p) => this.leaves(type, p));
+    return options.select.properties.flatMap((item) => {
+      // A path into a complex value: the leaves under its last step, with the path before it.
+      let owner = type;
+      let prefix = '';
+      const path = item.path as Property[];
+      for (const property of path.slice(0, -1)) {
+        prefix += `${columnName(owner, property, this.mapping)}_`;
+        owner = (property.type as { type: StructuredType }).type;
+      }
+      const last = path[path.length - 1] as Property;
+      if (last.collection && last.type.kind === 'complex') throw unsupported(`selecting the collection of complex values '${last.name}'`);
+      return this.leaves(owner, last, prefix).map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path] }));
+    });
   }
 
   /** A JSON object of a row in `scope`: its selected properties and nested expansions. */
   private jsonObject(options: BoundQueryOptions, scope: Scope, keysOnly: boolean): string {
     const pairs: string[] = [];
-    const properties = keysOnly ? scope.type.key.map((k) => scope.type.properties.get(k) as Property) : this.selected(options, scope.type);
-    for (const property of properties) pairs.push(`${this.value(property.name, 'string')}, ${this.column(scope.type, property, scope.alias)}`);
+    const columns = keysOnly ? scope.type.key.map((k) => this.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : this.selected(options, scope.type);
+    // Leaves of one complex value make one nested object (in the order of the select).
+    const nested = new Map<string, string[]>();
+    for (const { path, column } of columns) {
+      const cell = `${scope.alias}.${this.dialect.quote(column)}`;
+      if (path.length === 1) {
+        pairs.push(`${this.value((path[0] as Property).name, 'string')}, ${cell}`);
+        continue;
+      }
+      if (path.length > 2) throw unsupported('complex values nested in complex values in $expand (yet)');
+      const name = (path[0] as Property).name;
+      let inner = nested.get(name);
+      if (inner === undefined) {
+        inner = [];
+        nested.set(name, inner);
+        pairs.push(`${this.value(name, 'string')}, \u0000nested:${name}\u0000`);
+      }
+      inner.push(`${this.value((path[1] as Property).name, 'string')}, ${cell}`);
+    }
+    for (let i = 0; i < pairs.length; i++) {
+      const match = /\u0000nested:(.*)\u0000$/.exec(pairs[i] as string);
+      if (match !== null) pairs[i] = (pairs[i] as string).replace(match[0], this.jsonOf(nested.get(match[1] as string) as string[]));
+    }
     if (!keysOnly) {
       for (const item of options.expand) {
         // Key placeholder first, then the expansion's own: parameters follow the text, for `?` dialects.
@@ -272,6 +339,11 @@ class SqlCompiler {
         }
       }
     }
+    return this.jsonOf(pairs);
+  }
+
+  /** A JSON object of `key, value` pairs. */
+  private jsonOf(pairs: readonly string[]): string {
     switch (this.dialect.name) {
       case 'postgres':
         return `json_build_object(${pairs.join(', ')})`;
@@ -297,8 +369,9 @@ class SqlCompiler {
     const options = item.options;
     const name = item.navigation.name;
     const selectList = (scope: Scope): string => {
-      const properties = keysOnly ? scope.type.key.map((k) => scope.type.properties.get(k) as Property) : this.selected(options, scope.type);
-      const list = properties.map((property) => `${this.column(scope.type, property, scope.alias)} AS ${this.dialect.quote(property.name)}`);
+      const columns = keysOnly ? scope.type.key.map((k) => this.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : this.selected(options, scope.type);
+      // FOR JSON PATH nests dotted aliases: `address.city` becomes { "address": { "city": … } }.
+      const list = columns.map(({ path, column }) => `${scope.alias}.${this.dialect.quote(column)} AS ${this.dialect.quote(path.map((p) => p.name).join('.'))}`);
       if (!keysOnly) {
         for (const nested of options.expand) {
           for (const [key, sql] of this.expansion(nested, scope)) {
@@ -526,9 +599,16 @@ class SqlCompiler {
     return this.dialect.quote(name);
   }
 
-  column(type: StructuredType, property: Property, alias = ROOT): string {
-    const name = this.mapping.columns?.[`${type.name}.${property.name}`] ?? this.mapping.columns?.[property.name] ?? (this.mapping.naming === 'snake_case' ? snake(property.name) : property.name);
-    return `${alias}.${this.dialect.quote(name)}`;
+  column(type: StructuredType, property: Property, alias = ROOT, prefix = ''): string {
+    return `${alias}.${this.dialect.quote(prefix + columnName(type, property, this.mapping))}`;
+  }
+
+  /**
+   * The stored columns of a property: itself, or for a complex property the columns of its
+   * properties, flattened (`address_city`; see {@link complexLeaves}).
+   */
+  leaves(type: StructuredType, property: Property, prefix = ''): { path: Property[]; column: string; property: Property }[] {
+    return complexLeaves(type, property, this.mapping, prefix);
   }
 
   /**
@@ -580,8 +660,11 @@ class SqlCompiler {
           case 'gt':
           case 'ge':
           case 'lt':
-          case 'le':
+          case 'le': {
+            const complexNull = this.complexNull(node, scope);
+            if (complexNull !== undefined) return complexNull;
             return this.comparison(node.operator, node.left, node.right, node.operandType, positive, scope);
+          }
           default:
             break;
         }
@@ -765,6 +848,33 @@ class SqlCompiler {
     } satisfies Record<DialectName, string | undefined>;
     const target = wider[this.dialect.name];
     return target === undefined ? sql : `CAST(${sql} AS ${target})`;
+  }
+
+  /**
+   * `address eq null` (or `ne`) on a complex value stored flattened: all of its columns are null
+   * (or not all). Any other comparison of a whole complex value is unsupported.
+   */
+  private complexNull(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string | undefined {
+    const isNull = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
+    const path = isNull(node.right) ? node.left : isNull(node.left) ? node.right : undefined;
+    const complex = (n: BoundExpression | undefined): n is Extract<BoundExpression, { kind: 'path' }> =>
+      n?.kind === 'path' && n.root.kind === 'it' && n.steps.length > 0 && n.steps.every((step) => step.kind === 'property') && n.type.kind === 'complex';
+    if (!complex(path)) {
+      if (complex(node.left) || complex(node.right)) throw unsupported('comparing a whole complex value with anything but null');
+      return undefined;
+    }
+    if (node.operator !== 'eq' && node.operator !== 'ne') throw unsupported('ordering complex values');
+    let owner = scope.type;
+    let prefix = scope.prefix ?? '';
+    const steps = path.steps as Extract<BoundPathStep, { kind: 'property' }>[];
+    for (const step of steps.slice(0, -1)) {
+      prefix += `${columnName(owner, step.property, this.mapping)}_`;
+      owner = (step.property.type as { type: StructuredType }).type;
+    }
+    const last = (steps[steps.length - 1] as (typeof steps)[number]).property;
+    const nulls = this.leaves(owner, last, prefix).map((leaf) => `${scope.alias}.${this.dialect.quote(leaf.column)} IS NULL`);
+    const all = `(${nulls.join(' AND ')})`;
+    return node.operator === 'eq' ? all : `NOT ${all}`;
   }
 
   /** The value of a literal as a parameter of the operand type. */
@@ -978,13 +1088,9 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
 
   // Without $select: every column-stored property (complex values are not columns yet).
-  const properties = bound.select.all
-    ? [...type.properties.values()].filter((p) => p.selectable && p.type.kind !== 'complex')
-    : bound.select.properties.map((p) => p.path[0] as Property);
-  for (const property of properties) {
-    if (property.type.kind === 'complex') throw unsupported(`selecting the complex property '${property.name}' (yet)`);
-  }
-  const columns = properties.map((property, index) => ({ alias: `c${index}`, property }));
+  // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
+  const leaves = new SqlCompiler(dialect, options, options.model, options.search).selected(bound, type);
+  const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
 
   const expansionNames: { alias: string; name: string }[] = [];
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
@@ -993,7 +1099,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
     const scope = joinedRoot();
-    const parts = columns.map((c) => `${compiler.column(type, c.property)} AS ${dialect.quote(c.alias)}`);
+    const parts = columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`);
     expansionNames.length = 0;
     for (const item of bound.expand) {
       for (const [name, sql] of compiler.expansion(item, root)) {
@@ -1034,7 +1140,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
   const where = bound.filter === undefined && bound.search === undefined && options.scope === undefined ? undefined : statement((c) => conditions(c, bound, root), dialect, options);
   const order = statement((c) => orderBy(c, bound, root), dialect, options);
-  const select = statement((c) => columns.map((col) => `${c.column(type, col.property)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
+  const select = statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
   return {
     ...list,
     ...(count === undefined ? {} : { count }),

@@ -6,7 +6,7 @@
 import type { EntitySet, Property } from '../../model/model.js';
 import type { DialectName } from './dialect.js';
 import { DIALECTS } from './dialects.js';
-import type { SqlMapping } from './compiler.js';
+import { complexLeaves, type SqlMapping } from './compiler.js';
 
 const COLUMN_TYPES: Readonly<Record<DialectName, Readonly<Record<string, string>>>> = {
   postgres: {
@@ -99,8 +99,14 @@ export function createTableSql(set: EntitySet, dialect: DialectName, mapping: Sq
   const d = DIALECTS[dialect];
   const naming = (name: string): string => (mapping.naming === 'snake_case' ? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() : name);
   const column = (property: Property): string => mapping.columns?.[`${set.type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? naming(property.name);
-  const properties = [...set.type.properties.values()].filter((p) => p.type.kind !== 'complex');
-  const columns = properties.map((p) => `${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`);
+  // Complex values are flattened into columns (`address_city`), all nullable: the value may be null.
+  const columns = [...set.type.properties.values()]
+    .filter((p) => !(p.collection && p.type.kind === 'complex'))
+    .flatMap((p) =>
+      p.type.kind === 'complex'
+        ? complexLeaves(set.type, p, mapping).map((leaf) => `${d.quote(leaf.column)} ${columnType(leaf.property, dialect)}`)
+        : [`${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`],
+    );
   const key = set.type.key.map((k) => d.quote(column(set.type.properties.get(k) as Property))).join(', ');
   const table = mapping.tables?.[set.name] ?? naming(set.name);
   const options = dialect === 'mysql' ? ' CHARACTER SET utf8mb4 COLLATE utf8mb4_bin' : '';

@@ -136,4 +136,15 @@ describe('SQL text per dialect', () => {
     expect(sql('mssql', '-serialNumber gt 5')).toContain('(-CAST(t0.[serialNumber] AS DECIMAL(38, 0)))');
     expect(sql('sqlite', 'serialNumber mul 2 gt 5')).toContain('(t0."serialNumber" * ');
   });
+
+  it('complex values are flattened columns: address/city is address_city; SQL Server nests them with dotted aliases', () => {
+    const sql = (query: string, dialect: 'postgres' | 'mssql') => toSql(bindQuery(query, { model: assetModel, entitySet: 'localities' }), { dialect, model: assetModel }).sql;
+    expect(sql("$filter=address/city eq 'Oslo'&$select=id,address/city", 'postgres')).toBe(
+      'SELECT t0."id" AS "c0", t0."address_city" AS "c1" FROM "localities" t0 WHERE t0."address_city" = $1::text',
+    );
+    expect(sql('$filter=address eq null&$select=id', 'postgres')).toContain('WHERE (t0."address_street" IS NULL AND t0."address_city" IS NULL AND t0."address_postalCode" IS NULL)');
+    const mssql = toSql(bindQuery('$select=id&$expand=locality($select=address)', { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql', model: assetModel }).sql;
+    expect(mssql).toContain('t1.[address_city] AS [address.city]');
+    expect(() => sql("$filter=address gt null", 'postgres')).toThrow();
+  });
 });
