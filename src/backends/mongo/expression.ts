@@ -11,6 +11,7 @@ import type { EntitySet, Model, NavigationProperty, StructuredType } from '../..
 import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { safePattern } from '../memory/functions.js';
+import { parseDuration } from '../../util/temporal.js';
 import { collectionOf, fieldOf, joinFields, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
@@ -332,6 +333,16 @@ export class ExpressionCompiler {
   }
 
   private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
+    if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
+      // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
+      const isDuration = (n: BoundExpression): boolean => n.kind === 'literal' && n.type.kind === 'primitive' && n.type.name === 'Edm.Duration' && n.value !== null;
+      const [instant, duration] = isDuration(node.right) ? [node.left, node.right] : operator === 'add' && isDuration(node.left) ? [node.right, node.left] : [undefined, undefined];
+      if (instant === undefined || duration?.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
+      const picos = parseDuration(duration.value);
+      if (picos === undefined || picos % 1_000_000_000n !== 0n) return this.fail('durations finer than a millisecond', node);
+      const ms = Number((operator === 'sub' ? -picos : picos) / 1_000_000_000n);
+      return this.nullSafe([this.value(instant, frame)], ([x]) => ({ $add: [x, ms] }));
+    }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
     const integer = node.type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'].includes(node.type.name);
     return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {

@@ -8,6 +8,7 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { foldQuery } from '../constant-folding.js';
+import { parseDuration } from '../../util/temporal.js';
 import { safePattern } from '../memory/functions.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
@@ -877,6 +878,32 @@ class SqlCompiler {
     return node.operator === 'eq' ? all : `NOT ${all}`;
   }
 
+  /**
+   * A DateTimeOffset plus or minus a constant duration (`openedAt add duration'PT1H'`), exact to
+   * the microsecond: an interval on PostgreSQL, `DATE_ADD … MICROSECOND` on MySQL/MariaDB,
+   * `DATEADD` on SQL Server. SQLite stores instants as fixed-width text that its date functions
+   * cannot write back exactly, so there it is unsupported.
+   */
+  private shiftedInstant(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string {
+    const durationLiteral = (n: BoundExpression): n is BoundLiteral => n.kind === 'literal' && isPrimitive(n.type, 'Edm.Duration') && n.value !== null;
+    const [instant, duration] = durationLiteral(node.right) ? [node.left, node.right] : node.operator === 'add' && durationLiteral(node.left) ? [node.right, node.left] : [undefined, undefined];
+    if (instant === undefined || duration === undefined) throw unsupported('date arithmetic with a duration that is not a literal');
+    const picos = parseDuration(duration.value);
+    if (picos === undefined || picos % 1_000_000n !== 0n) throw unsupported('durations finer than a microsecond in SQL');
+    const micros = (node.operator === 'sub' ? -picos : picos) / 1_000_000n;
+    const column = this.expression(instant, scope);
+    switch (this.dialect.name) {
+      case 'postgres':
+        return `(${column} + ${this.value(`${micros} microseconds`, 'interval')})`;
+      case 'mysql':
+        return `DATE_ADD(${column}, INTERVAL ${this.value(micros, 'bigint')} MICROSECOND)`;
+      case 'mssql':
+        return `DATEADD(microsecond, ${this.value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${this.value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`;
+      default:
+        throw unsupported('date arithmetic on SQLite (instants are stored as text)');
+    }
+  }
+
   /** The value of a literal as a parameter of the operand type. */
   literal(node: BoundLiteral, operandType: ExpressionType): string {
     if (node.value === null) return 'NULL';
@@ -917,6 +944,7 @@ class SqlCompiler {
       case 'binary': {
         const { operator } = node;
         if (['add', 'sub', 'mul', 'div', 'divby', 'mod'].includes(operator)) {
+          if (isPrimitive(node.type, 'Edm.DateTimeOffset')) return this.shiftedInstant(node, scope);
           if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
           const l = this.expression(node.left, scope, node.operandType);
           const r = this.expression(node.right, scope, node.operandType);

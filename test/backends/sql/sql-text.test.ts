@@ -122,7 +122,7 @@ describe('SQL text per dialect', () => {
       throw new Error(`no error for ${query}`);
     };
     expect(error("$filter=code eq 'a' and createdAt sub updatedAt gt duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$filter', position: 16 });
-    expect(error("$orderby=code,createdAt sub duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
+    expect(error('$orderby=code,createdAt sub updatedAt')).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
     expect(error("$expand=tickets($filter=closedAt sub openedAt gt duration'PT1H')")).toMatchObject({ code: 'unsupported_feature', option: '$expand' });
     const sqlite = (query: string) => () => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite', model: assetModel });
     expect(sqlite("$filter=code eq 'a' or matchesPattern(name,'^P')")).toThrow(expect.objectContaining({ code: 'unsupported_feature', option: '$filter', position: 15 }));
@@ -146,5 +146,15 @@ describe('SQL text per dialect', () => {
     const mssql = toSql(bindQuery('$select=id&$expand=locality($select=address)', { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql', model: assetModel }).sql;
     expect(mssql).toContain('t1.[address_city] AS [address.city]');
     expect(() => sql("$filter=address gt null", 'postgres')).toThrow();
+  });
+
+  it('a DateTimeOffset plus or minus a constant duration, exact to the microsecond, per dialect', () => {
+    const sql = (dialect: 'postgres' | 'mysql' | 'sqlite' | 'mssql') => toSql(bindQuery("$orderby=createdAt add duration'P1DT0.5S' desc", { model: assetModel, entitySet: 'assets' }), { dialect });
+    expect(sql('postgres').sql).toContain('ORDER BY (t0."createdAt" + $1::interval) DESC');
+    expect(sql('postgres').params[0]).toBe('86400500000 microseconds');
+    expect(sql('mysql').sql).toContain('DATE_ADD(t0.`createdAt`, INTERVAL CAST(? AS SIGNED) MICROSECOND)');
+    expect(sql('mssql').sql).toContain('DATEADD(microsecond, @p1, DATEADD(second, @p2, t0.[createdAt]))');
+    expect(sql('mssql').params).toEqual([500000, '86400']);
+    expect(() => sql('sqlite')).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
   });
 });
