@@ -11,7 +11,7 @@ import { foldQuery } from '../constant-folding.js';
 import { parseDuration } from '../../util/temporal.js';
 import { safePattern } from '../memory/functions.js';
 import { ODataError } from '../../errors/odata-error.js';
-import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
+import type { EntitySet, EnumType, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import type { SearchExpression } from '../../syntax/ast.js';
@@ -76,6 +76,14 @@ export interface SqlQuery extends SqlStatement {
 
 function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+}
+
+/** The bits of a flag enum literal (member names, or a number as text). */
+function flagBits(value: BoundLiteral['value'], type: EnumType): bigint {
+  const names = Array.isArray(value) ? value : String(value).split(',');
+  let bits = 0n;
+  for (const name of names) bits |= type.members.get(name.trim()) ?? (/^\d+$/.test(name.trim()) ? BigInt(name.trim()) : 0n);
+  return bits;
 }
 
 /** The column name of a property of `type` (the mapping, the naming, or its own name). */
@@ -656,6 +664,8 @@ class SqlCompiler {
           case 'and':
           case 'or':
             return `(${this.condition(node.left, positive, scope)} ${node.operator.toUpperCase()} ${this.condition(node.right, positive, scope)})`;
+          case 'has':
+            return this.has(node, scope);
           case 'eq':
           case 'ne':
           case 'gt':
@@ -722,7 +732,10 @@ class SqlCompiler {
     const enums = operandType.kind === 'enum';
     // Each use compiles the operand again, so that `?` placeholders and parameters stay in step.
     const equality = operator === 'eq' || operator === 'ne';
+    // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
+    const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
+      if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
       const sql = enums && !equality ? this.enumOrdinal(node, scope) : this.expression(node, scope, operandType);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
@@ -771,8 +784,10 @@ class SqlCompiler {
     const strings = isPrimitive(operandType, 'Edm.String');
     // x in (...) is false, not null, when x is null and no item is null.
     const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
-    const column = strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
-    const list = items.length === 0 ? '1 = 0' : `${column} IN (${items.map((item) => this.literal(item, operandType)).join(', ')})`;
+    const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
+    const column = flags !== undefined ? this.flagsValue(left(), flags) : strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
+    const item = (literal: BoundLiteral): string => (flags !== undefined ? this.value(Number(flagBits(literal.value, flags)), 'integer') : this.literal(literal, operandType));
+    const list = items.length === 0 ? '1 = 0' : `${column} IN (${items.map(item).join(', ')})`;
     const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
     return guard === '' ? withNull : `(${guard}${withNull})`;
   }
@@ -902,6 +917,43 @@ class SqlCompiler {
       default:
         throw unsupported('date arithmetic on SQLite (instants are stored as text)');
     }
+  }
+
+  /** The number of a flag enum value stored as member names: the bitwise or of its members' values. */
+  flagsValue(column: string, enumType: EnumType): string {
+    const names = this.flagNames(column);
+    const terms = [...enumType.members].map(([name, value]) => `(CASE WHEN ${this.dialect.indexOf(names, this.value(`,${name},`, 'string'))} >= 0 THEN ${this.value(Number(value), 'integer')} ELSE 0 END)`);
+    return `(CASE WHEN ${column} IS NULL THEN NULL ELSE (${terms.join(' | ')}) END)`;
+  }
+
+  /** `',' || names || ','` without spaces, for finding `,name,` in a flag value. */
+  private flagNames(column: string): string {
+    return this.dialect.concat(this.dialect.concat(this.value(',', 'string'), `REPLACE(${column}, ${this.value(' ', 'string')}, ${this.value('', 'string')})`), this.value(',', 'string'));
+  }
+
+  /**
+   * `access has Access'write'` on a flag enum stored as member names (`'read,write'`): for every
+   * bit of the literal, one of the members that carry that bit is among the names. Exact for any
+   * member values (also composite ones); null stays null.
+   */
+  private has(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string {
+    const enumType = node.operandType.kind === 'enum' ? node.operandType.type : undefined;
+    const literal = node.right;
+    if (enumType === undefined || literal.kind !== 'literal' || !Array.isArray(literal.value)) throw unsupported("'has' with a value that is not a flag enum literal");
+    let wanted = 0n;
+    for (const name of literal.value as readonly string[]) wanted |= enumType.members.get(name) ?? 0n;
+    const column = this.expression(node.left, scope);
+    const names = this.flagNames(column);
+    const contains = (member: string): string => `${this.dialect.indexOf(names, this.value(`,${member},`, 'string'))} >= 0`;
+    const bits: string[] = [];
+    for (let bit = 1n; bit <= wanted; bit <<= 1n) {
+      if ((wanted & bit) === 0n) continue;
+      const carriers = [...enumType.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => contains(name));
+      bits.push(carriers.length === 0 ? '1 = 0' : `(${carriers.join(' OR ')})`);
+    }
+    // has with no bits: true for every non-null value.
+    if (bits.length === 0) return `${column} IS NOT NULL`;
+    return `(${bits.join(' AND ')})`;
   }
 
   /** The value of a literal as a parameter of the operand type. */
@@ -1280,7 +1332,9 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'
-        ? `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
+        ? expression.type.type.isFlags
+          ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
+          : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
         : compiler.expression(expression, scope);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';

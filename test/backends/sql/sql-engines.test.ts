@@ -16,7 +16,7 @@ if (MYSQL_URL === undefined) console.warn('[sql] ODATA_TEST_MYSQL_URL is not set
 function itemModel(decimal: boolean): Model {
   return defineModel({
     namespace: 'Sql',
-    enumTypes: { Status: ['draft', 'active', 'retired'] },
+    enumTypes: { Status: ['draft', 'active', 'retired'], Access: { members: { read: 1, write: 2, admin: 4, readWrite: 3 }, flags: true } },
     complexTypes: { Address: { properties: { street: 'Edm.String', city: 'Edm.String', zip: 'Edm.Int32' } } },
     entityTypes: {
       Item: {
@@ -35,6 +35,7 @@ function itemModel(decimal: boolean): Model {
           parentId: 'Edm.Int32',
           tags: 'Collection(Edm.String)',
           address: 'Address',
+          access: 'Access',
         },
         navigation: {
           parent: { type: 'Item', constraints: { parentId: 'id' }, partner: 'children' },
@@ -47,10 +48,10 @@ function itemModel(decimal: boolean): Model {
 }
 
 const fixedRows: Row[] = [
-  { id: 1, name: 'Alpha', price: 10.5, big: 9223372036854775807n, amount: '12345678901234567890.123456789', active: true, guid: 'AAAAAAAA-0000-0000-0000-000000000001', born: '2000-02-29', at: '2024-01-01T00:30:00+01:00', status: 'active', tags: ['x', 'y'], address: { street: 'Main 1', city: 'Oslo', zip: 150 } },
-  { id: 2, name: 'beta 100%', price: 99.99, big: -9223372036854775808n, amount: '0.1', active: false, guid: 'bbbbbbbb-0000-0000-0000-000000000002', born: '1999-12-31', at: '2023-12-31T23:30:00Z', status: 'retired', tags: [], address: { street: null, city: 'Bergen', zip: 5003 }, parentId: 1 },
+  { id: 1, name: 'Alpha', price: 10.5, big: 9223372036854775807n, amount: '12345678901234567890.123456789', active: true, guid: 'AAAAAAAA-0000-0000-0000-000000000001', born: '2000-02-29', at: '2024-01-01T00:30:00+01:00', status: 'active', access: 'read,write', tags: ['x', 'y'], address: { street: 'Main 1', city: 'Oslo', zip: 150 } },
+  { id: 2, name: 'beta 100%', price: 99.99, big: -9223372036854775808n, amount: '0.1', active: false, guid: 'bbbbbbbb-0000-0000-0000-000000000002', born: '1999-12-31', at: '2023-12-31T23:30:00Z', status: 'retired', access: 'admin', tags: [], address: { street: null, city: 'Bergen', zip: 5003 }, parentId: 1 },
   { id: 3, name: "O'Neil_under\\score", price: null, big: 42, amount: null, active: null, guid: null, born: null, at: null, status: null },
-  { id: 4, name: 'Ünïcödé 😀', price: 50, big: '9007199254740993', amount: '50.00', active: true, guid: 'cccccccc-0000-0000-0000-000000000003', born: '2024-02-29', at: '2024-02-29T12:00:00-05:00', status: 'draft', tags: ['y'], address: { street: 'Ringvei', city: 'Oslo', zip: null }, parentId: 2 },
+  { id: 4, name: 'Ünïcödé 😀', price: 50, big: '9007199254740993', amount: '50.00', active: true, guid: 'cccccccc-0000-0000-0000-000000000003', born: '2024-02-29', at: '2024-02-29T12:00:00-05:00', status: 'draft', access: 'readWrite,admin', tags: ['y'], address: { street: 'Ringvei', city: 'Oslo', zip: null }, parentId: 2 },
   { id: 5, name: '', price: -0.5, big: 0, amount: '-0.5', active: false, guid: null, born: null, at: null, status: null },
   { id: 6, name: 'alpha', price: 50.0, big: 1, amount: '-12345678901234567890.123456789', active: true, guid: null, born: null, at: null, status: 'active' },
   { id: 7, name: null, price: 0, big: null, amount: '0', active: null, guid: null, born: null, at: null, status: 'retired' },
@@ -64,6 +65,14 @@ const FIXED_QUERIES = [
   "$filter=at le 2024-03-01T00:00:00Z sub duration'P1DT11H'",
   "$filter=born ge 2000-03-01 sub duration'P1D'",
   '$filter=price gt 10 add 0.5',
+  // Flag enums stored as member names: has checks every bit (composite members too).
+  "$filter=access has Sql.Access'write'",
+  "$filter=access has Sql.Access'read,admin'",
+  "$filter=not (access has Sql.Access'readWrite')",
+  "$filter=access eq Sql.Access'readWrite'",
+  "$filter=access ne Sql.Access'admin'",
+  "$filter=access in (Sql.Access'read,write', Sql.Access'admin', null)",
+  '$orderby=access desc,id',
   // Complex values stored flattened (address_city, …).
   "$filter=address/city eq 'Oslo'",
   "$filter=address/city ne 'Oslo'",
