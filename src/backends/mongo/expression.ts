@@ -7,8 +7,8 @@
  * Every literal goes through `$literal`, so a string such as `$where` or `{"$gt":""}` can never
  * be read as a field path or an operator.
  */
-import type { EntitySet, Model, NavigationProperty, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
+import type { EntitySet, EnumType, Model, NavigationProperty, StructuredType } from '../../model/model.js';
+import type { BoundExpression, BoundLiteral, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { safePattern } from '../memory/functions.js';
 import { parseDuration } from '../../util/temporal.js';
@@ -191,8 +191,13 @@ export class ExpressionCompiler {
           case 'div':
           case 'mod':
             return this.arithmetic(node.operator, node, frame);
-          case 'has':
-            return this.fail("'has' (flag enums are not stored as numbers)", node);
+          case 'has': {
+            // Stored as member names: every bit of the literal is carried by a member among them.
+            const flags = node.operandType.kind === 'enum' && node.operandType.type.isFlags ? node.operandType.type : undefined;
+            if (flags === undefined || node.right.kind !== 'literal') return this.fail("'has' with a value that is not a flag enum literal", node);
+            const wanted = flagBits(node.right.value, flags);
+            return this.nullSafe([this.value(node.left, frame)], ([names]) => ({ $and: [...bitsOf(wanted)].map((bit) => this.carries(names as string, flags, bit)) }));
+          }
           default:
             return this.booleanValue(node, frame);
         }
@@ -262,6 +267,11 @@ export class ExpressionCompiler {
         }
         break;
       case 'in': {
+        const flagType = node.left.type.kind === 'enum' && node.left.type.type.isFlags ? node.left.type.type : undefined;
+        if (flagType !== undefined && node.right.kind === 'list') {
+          const result = { $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] };
+          return positive ? result : { $not: [result] };
+        }
         const left = this.value(node.left, frame);
         const list =
           node.right.kind === 'list'
@@ -306,15 +316,32 @@ export class ExpressionCompiler {
   private orderable(node: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     const value = this.value(node, frame);
     if (operandType.kind !== 'enum') return value;
-    if (operandType.type.isFlags) return this.fail('ordering flag enum values', node);
+    if (operandType.type.isFlags) return this.flagsNumber(node, operandType.type, frame);
     return { $switch: { branches: [...operandType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } };
+  }
+
+  /** Whether stored member names (text) include a member that carries `bit`. */
+  private carries(names: string, type: EnumType, bit: bigint): Aggregation {
+    const carriers = [...type.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => escapeForRegex(name));
+    if (carriers.length === 0) return false;
+    return { $regexMatch: { input: names, regex: `(^|,)\\s*(${carriers.join('|')})\\s*(,|$)` } };
+  }
+
+  /** A flag value as its number (the bitwise or of its members' values); null for null. */
+  flagsNumber(node: BoundExpression, type: EnumType, frame: Frame): Aggregation {
+    if (node.kind === 'literal') return node.value === null ? null : Number(flagBits(node.value, type));
+    let all = 0n;
+    for (const value of type.members.values()) all |= value;
+    return this.nullSafe([this.value(node, frame)], ([names]) => ({ $add: [0, ...[...bitsOf(all)].map((bit) => ({ $cond: [this.carries(names as string, type, bit), Number(bit), 0] }))] }));
   }
 
   /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     const ordering = op !== 'eq' && op !== 'ne';
-    const a = ordering ? this.orderable(leftNode, operandType, frame) : this.value(leftNode, frame);
-    const b = ordering ? this.orderable(rightNode, operandType, frame) : this.value(rightNode, frame);
+    const flags = operandType.kind === 'enum' && operandType.type.isFlags;
+    const side = (n: BoundExpression): Aggregation => (flags ? this.flagsNumber(n, operandType.type, frame) : ordering ? this.orderable(n, operandType, frame) : this.value(n, frame));
+    const a = side(leftNode);
+    const b = side(rightNode);
     if (op === 'eq' || op === 'ne') return { [AGGREGATE[op]]: [a, b] };
     const leftNull = leftNode.kind === 'literal' && leftNode.value === null;
     const rightNull = rightNode.kind === 'literal' && rightNode.value === null;
@@ -453,6 +480,24 @@ export class ExpressionCompiler {
     if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
     return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
+}
+
+/** The bits of a flag enum literal (member names). */
+function flagBits(value: BoundLiteral['value'], type: EnumType): bigint {
+  const names = Array.isArray(value) ? value : String(value).split(',');
+  let bits = 0n;
+  for (const name of names) bits |= type.members.get(String(name).trim()) ?? 0n;
+  return bits;
+}
+
+/** The single bits of a number, low to high. */
+function* bitsOf(value: bigint): Generator<bigint> {
+  for (let bit = 1n; bit <= value; bit <<= 1n) if ((value & bit) !== 0n) yield bit;
+}
+
+/** Regex metacharacters escaped (member names are identifiers, but a mapping could differ). */
+function escapeForRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
 function isNumber(type: ExpressionType): boolean {

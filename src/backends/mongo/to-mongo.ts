@@ -194,7 +194,7 @@ class FilterCompiler {
       }
       case 'in': {
         const found = this.field(node.left);
-        if (node.right.kind !== 'list' || found === undefined) break;
+        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property)) break;
         const values = node.right.items.map((item) => mongoValue(item.value, found.property, this.mapping));
         const result = { [found.field]: { $in: values } };
         return positive ? result : { $nor: [result] };
@@ -294,7 +294,7 @@ class FilterCompiler {
       const a = this.field(path);
       const b = this.field(other);
       // Enums are ordered by member value, not by name: $expr maps them.
-      if (a === undefined || b === undefined || ((op !== 'eq' && op !== 'ne') && operandType.kind === 'enum')) return undefined;
+      if (a === undefined || b === undefined || operandType.kind === 'enum') return undefined;
       return this.fieldComparison(op, a, b);
     }
     if (path.kind === 'literal') return undefined;
@@ -310,7 +310,7 @@ class FilterCompiler {
       return op === 'eq' ? equal : { $nor: [equal] };
     }
     const found = this.field(path);
-    if (found === undefined) return undefined;
+    if (found === undefined || isFlags(found.property)) return undefined;
     const { field, property } = found;
     if (property.type.kind === 'enum' && op !== 'eq' && op !== 'ne' && other.value !== null) {
       // Stored as names, ordered by value: the names on the right side of the comparison.
@@ -405,13 +405,14 @@ class QueryCompiler {
         if (found !== undefined && found.property.type.kind !== 'enum') key = found.field;
         else {
           // A computed sort key: an enum's member value, a navigation path, a function.
-          if (found?.property.type.kind === 'enum' && found.property.type.type.isFlags) throw unsupported('ordering by a flag enum', { node: item.expression, option: '$orderby' });
-          if (item.expression.type.kind === 'enum' && item.expression.type.type.isFlags) throw unsupported('ordering by a flag enum', { node: item.expression, option: '$orderby' });
           key = reservedField(type, options, `order${Object.keys(computed).length}`);
           const value = orderExpressions.value(item.expression, frame);
+          const expressionType = item.expression.type;
           computed[key] =
-            item.expression.type.kind === 'enum'
-              ? { $switch: { branches: [...item.expression.type.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
+            expressionType.kind === 'enum' && expressionType.type.isFlags
+              ? orderExpressions.flagsNumber(item.expression, expressionType.type, frame)
+              : expressionType.kind === 'enum'
+              ? { $switch: { branches: [...expressionType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
               : value;
           temporary.push(key);
         }
@@ -504,6 +505,11 @@ function dottedField(type: StructuredType, path: readonly Property[], mapping: M
       return field;
     })
     .join('.');
+}
+
+/** Whether a property is a flag enum (stored as member names, compared by bits through `$expr`). */
+function isFlags(property: Property): boolean {
+  return property.type.kind === 'enum' && property.type.type.isFlags;
 }
 
 /** `$select` of the key properties only (`$expand=nav/$ref`). */

@@ -39,7 +39,7 @@ function normalize(value: unknown): unknown {
 
 const model = defineModel({
   namespace: 'M',
-  enumTypes: { Status: ['draft', 'active', 'retired'] },
+  enumTypes: { Status: ['draft', 'active', 'retired'], Access: { members: { read: 1, write: 2, admin: 4, readWrite: 3 }, flags: true } },
   complexTypes: { Address: { properties: { street: 'Edm.String', city: 'Edm.String', zip: 'Edm.Int32' } } },
   entityTypes: {
     Item: {
@@ -57,6 +57,7 @@ const model = defineModel({
         tags: 'Collection(Edm.String)',
         parentId: 'Edm.Int32',
         address: 'Address',
+        access: 'Access',
       },
       navigation: {
         parent: { type: 'Item', constraints: { parentId: 'id' }, partner: 'children' },
@@ -102,11 +103,11 @@ function query(text: string, rows: Row[], set = 'items') {
 }
 
 const rows: Row[] = [
-  { id: 1, name: 'Pump', code: 'a.b*c', qty: 5, price: 1.5, active: true, ref: 'A0000000-0000-0000-0000-000000000001', day: '2024-02-29', at: '2023-12-31T23:30:00Z', tags: ['red', 'blue'], address: { street: 'Main 1', city: 'Oslo', zip: 150 } },
-  { id: 2, name: 'pump', code: '{"$gt":""}', qty: null, price: null, active: false, ref: null, day: null, at: '2023-12-31T23:30:00Z', tags: [], parentId: 1, address: { street: null, city: 'Bergen', zip: 5003 } },
+  { id: 1, name: 'Pump', code: 'a.b*c', qty: 5, price: 1.5, active: true, ref: 'A0000000-0000-0000-0000-000000000001', day: '2024-02-29', at: '2023-12-31T23:30:00Z', tags: ['red', 'blue'], address: { street: 'Main 1', city: 'Oslo', zip: 150 }, access: 'read,write' },
+  { id: 2, name: 'pump', code: '{"$gt":""}', qty: null, price: null, active: false, ref: null, day: null, at: '2023-12-31T23:30:00Z', tags: [], parentId: 1, address: { street: null, city: 'Bergen', zip: 5003 }, access: 'readWrite,admin' },
   { id: 3, name: null, code: '$where', qty: 7, price: 2.5, active: null, ref: 'a0000000-0000-0000-0000-000000000003', day: '2023-01-01', at: null, tags: null, parentId: 1, address: null },
   { id: 4, name: 'line\n', code: '^x$', qty: 0, price: -1, active: true, tags: ['green'], parentId: 2 },
-  { id: 5, name: null, code: null, qty: 3, price: 3, parentId: 3 },
+  { id: 5, name: null, code: null, qty: 3, price: 3, parentId: 3, access: 'admin' },
   { id: 6, name: 'same', code: 'same', qty: null, price: -2.5, parentId: 99 },
   { id: 7, name: ' Pumpa.b*c ', code: 'Pump', qty: -7, price: 2.4999999999999996, day: '2024-01-01', at: '2024-01-01T00:00:00Z', tags: ['red'] },
 ];
@@ -227,6 +228,13 @@ describe('MongoDB find (run by mingo)', () => {
     '$expand=children($filter=qty gt 4;$select=id,qty),parent($select=name)&$select=id,name&$orderby=id',
     '$expand=children/$count,parent/$ref&$orderby=id',
     '$expand=children($expand=children($orderby=id))&$orderby=id',
+    // Flag enums stored as member names, compared by their bits.
+    "$filter=access has M.Access'write'",
+    "$filter=not (access has M.Access'read,admin')",
+    "$filter=access eq M.Access'readWrite'",
+    "$filter=access ne M.Access'admin'",
+    "$filter=access in (M.Access'read,write', null)",
+    '$orderby=access desc,id',
     // Complex values are subdocuments: dotted paths in filters, sorts and projections.
     "$filter=address/city eq 'Oslo'",
     "$filter=address/city ne 'Oslo'",
