@@ -8,8 +8,9 @@
  * be read as a field path or an operator.
  */
 import type { EntitySet, EnumType, Model, NavigationProperty, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundLiteral, BoundPath } from '../../semantic/bound-ast.js';
+import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
+import { bitsOf, flagBits } from '../flags.js';
 import { safePattern } from '../memory/functions.js';
 import { parseDuration } from '../../util/temporal.js';
 import { collectionOf, fieldOf, joinFields, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -480,19 +481,6 @@ export class ExpressionCompiler {
     if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
     return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
-}
-
-/** The bits of a flag enum literal (member names). */
-function flagBits(value: BoundLiteral['value'], type: EnumType): bigint {
-  const names = Array.isArray(value) ? value : String(value).split(',');
-  let bits = 0n;
-  for (const name of names) bits |= type.members.get(String(name).trim()) ?? 0n;
-  return bits;
-}
-
-/** The single bits of a number, low to high. */
-function* bitsOf(value: bigint): Generator<bigint> {
-  for (let bit = 1n; bit <= value; bit <<= 1n) if ((value & bit) !== 0n) yield bit;
 }
 
 /** Regex metacharacters escaped (member names are identifiers, but a mapping could differ). */

@@ -8,6 +8,7 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { foldQuery } from '../constant-folding.js';
+import { bitsOf, flagBits } from '../flags.js';
 import { parseDuration } from '../../util/temporal.js';
 import { safePattern } from '../memory/functions.js';
 import { ODataError } from '../../errors/odata-error.js';
@@ -76,14 +77,6 @@ export interface SqlQuery extends SqlStatement {
 
 function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
-}
-
-/** The bits of a flag enum literal (member names, or a number as text). */
-function flagBits(value: BoundLiteral['value'], type: EnumType): bigint {
-  const names = Array.isArray(value) ? value : String(value).split(',');
-  let bits = 0n;
-  for (const name of names) bits |= type.members.get(name.trim()) ?? (/^\d+$/.test(name.trim()) ? BigInt(name.trim()) : 0n);
-  return bits;
 }
 
 /** The column name of a property of `type` (the mapping, the naming, or its own name). */
@@ -946,8 +939,7 @@ class SqlCompiler {
     const names = this.flagNames(column);
     const contains = (member: string): string => `${this.dialect.indexOf(names, this.value(`,${member},`, 'string'))} >= 0`;
     const bits: string[] = [];
-    for (let bit = 1n; bit <= wanted; bit <<= 1n) {
-      if ((wanted & bit) === 0n) continue;
+    for (const bit of bitsOf(wanted)) {
       const carriers = [...enumType.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => contains(name));
       bits.push(carriers.length === 0 ? '1 = 0' : `(${carriers.join(' OR ')})`);
     }
