@@ -13,7 +13,7 @@ import type { ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { safePattern } from '../memory/functions.js';
 import { parseDuration } from '../../util/temporal.js';
-import { collectionOf, fieldOf, joinFields, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
 export type Aggregation = unknown;
@@ -80,13 +80,7 @@ export class ExpressionCompiler {
     const sourceSet = base === '' ? context.set : this.model === undefined ? undefined : [...this.model.entitySets.values()].find((s) => s.type === source);
     const set = targetSet(this.model, sourceSet, navigation);
     const field = reservedField(context.type, this.mapping, `nav${context.lookups.size}`);
-    const pairs = joinFields(source, navigation, this.mapping);
-    const vars: MongoDocument = {};
-    const conditions: Aggregation[] = [];
-    pairs.forEach((pair, i) => {
-      vars[`odata_k${i}`] = { $ifNull: [`$${base}${pair.local}`, null] };
-      conditions.push(notNull(`$$odata_k${i}`), { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
-    });
+    const { vars, conditions } = joinExpression(source, navigation, this.mapping, base);
     const scope = scopeFilter(this.mapping);
     const pipeline: MongoDocument[] = [{ $match: scope === undefined ? { $expr: { $and: conditions } } : { $and: [scope, { $expr: { $and: conditions } }] } }];
     if (!navigation.collection) pipeline.push({ $limit: 1 });
@@ -323,7 +317,7 @@ export class ExpressionCompiler {
 
   /** Whether stored member names (text) include a member that carries `bit`. */
   private carries(names: string, type: EnumType, bit: bigint): Aggregation {
-    const carriers = [...type.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => escapeForRegex(name));
+    const carriers = [...type.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => escapeRegex(name));
     if (carriers.length === 0) return false;
     return { $regexMatch: { input: names, regex: `(^|,)\\s*(${carriers.join('|')})\\s*(,|$)` } };
   }
@@ -481,11 +475,6 @@ export class ExpressionCompiler {
     if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
     return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
-}
-
-/** Regex metacharacters escaped (member names are identifiers, but a mapping could differ). */
-function escapeForRegex(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
 function isNumber(type: ExpressionType): boolean {

@@ -106,9 +106,47 @@ export function joinFields(type: StructuredType, navigation: NavigationProperty,
   }));
 }
 
+/** The field names of a type's properties, computed once per type and mapping (read per document). */
+const FIELD_SETS = new WeakMap<MongoMapping, WeakMap<StructuredType, ReadonlySet<string>>>();
+function fieldSet(type: StructuredType, mapping: MongoMapping): ReadonlySet<string> {
+  let byType = FIELD_SETS.get(mapping);
+  if (byType === undefined) {
+    byType = new WeakMap();
+    FIELD_SETS.set(mapping, byType);
+  }
+  let fields = byType.get(type);
+  if (fields === undefined) {
+    fields = new Set([...type.properties.values()].map((p) => fieldOf(type, p, mapping)));
+    byType.set(type, fields);
+  }
+  return fields;
+}
+
+/** The mapping of calls that pass none (one object, so that per-mapping caches hit). */
+export const DEFAULT_MAPPING: MongoMapping = Object.freeze({});
+
+/** Escapes every regex metacharacter, so that a value is matched literally (JS and PCRE alike). */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+/**
+ * The `let` variables and `$expr` conditions that join a navigation property's related documents
+ * to the document at `base` (a path prefix): the constraint fields equal, and never on a null key.
+ */
+export function joinExpression(source: StructuredType, navigation: NavigationProperty, mapping: MongoMapping, base = ''): { vars: MongoDocument; conditions: unknown[] } {
+  const vars: MongoDocument = {};
+  const conditions: unknown[] = [];
+  joinFields(source, navigation, mapping).forEach((pair, i) => {
+    vars[`odata_k${i}`] = { $ifNull: [`$${base}${pair.local}`, null] };
+    conditions.push({ $ne: [`$$odata_k${i}`, null] }, { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
+  });
+  return { vars, conditions };
+}
+
 /** A name for a computed field that no property of `type` uses. */
 export function reservedField(type: StructuredType, mapping: MongoMapping, name: string): string {
-  const fields = new Set([...type.properties.values()].map((p) => fieldOf(type, p, mapping)));
+  const fields = fieldSet(type, mapping);
   let field = `__odata_${name}`;
   while (fields.has(field)) field = `_${field}`;
   return field;
@@ -200,7 +238,7 @@ export function countField(type: StructuredType, name: string, mapping: MongoMap
 export function fromMongoDocument(
   document: Readonly<MongoDocument>,
   type: StructuredType,
-  options: MongoMapping = {},
+  options: MongoMapping = DEFAULT_MAPPING,
   expand: readonly BoundExpandItem[] = [],
 ): Record<string, unknown> {
   const row: Record<string, unknown> = {};

@@ -12,9 +12,9 @@ import type { BoundExpandItem, BoundExpression, BoundQuery, BoundQueryOptions } 
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
 import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
-import { collectionOf, countField, fieldOf, joinFields, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
-export { fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
+export { escapeRegex, fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** Builds the filter of a `$search`; `field` maps a property name to its field. */
 export type MongoSearchHook = (expression: SearchExpression, helpers: { field(property: string): string }) => MongoDocument;
@@ -54,10 +54,6 @@ const NOTHING: MongoDocument = { $nor: [{}] };
 /** Matches every document. */
 const EVERYTHING: MongoDocument = {};
 
-/** Escapes every regex metacharacter, so that a value is matched literally (JS and PCRE alike). */
-export function escapeRegex(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-}
 
 const FLIP = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<string, string>;
 const OPERATOR = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<keyof typeof FLIP, string>;
@@ -466,13 +462,8 @@ class QueryCompiler {
     const navigation = item.navigation;
     const set = item.entitySet ?? targetSet(this.options.model, context.set, navigation);
     const name = navigation.name;
-    const vars: MongoDocument = {};
-    const joins: unknown[] = [];
-    joinFields(context.type, navigation, this.options).forEach((pair, i) => {
-      vars[`odata_k${i}`] = { $ifNull: [`$${pair.local}`, null] };
-      joins.push({ $ne: ['$$odata_k' + i, null] }, { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
-    });
-    const join: MongoDocument = { $match: { $expr: { $and: joins } } };
+    const { vars, conditions } = joinExpression(context.type, navigation, this.options);
+    const join: MongoDocument = { $match: { $expr: { $and: conditions } } };
     const inner = newContext(navigation.target, set);
     const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
     const from = collectionOf(set, this.options);
