@@ -310,31 +310,9 @@ class SqlCompiler {
   private jsonObject(options: BoundQueryOptions, scope: Scope, keysOnly: boolean): string {
     const pairs: string[] = [];
     const columns = keysOnly ? scope.type.key.map((k) => this.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : this.selected(options, scope.type);
-    // Leaves of one complex value make one nested object (in the order of the select).
-    const nested = new Map<string, string[]>();
-    for (const { path, column } of columns) {
-      const cell = `${scope.alias}.${this.dialect.quote(column)}`;
-      if (path.length === 1) {
-        pairs.push(`${this.value((path[0] as Property).name, 'string')}, ${cell}`);
-        continue;
-      }
-      if (path.length > 2) throw unsupported('complex values nested in complex values in $expand (yet)');
-      const name = (path[0] as Property).name;
-      let inner = nested.get(name);
-      if (inner === undefined) {
-        inner = [];
-        nested.set(name, inner);
-        pairs.push(`${this.value(name, 'string')}, \u0000nested:${name}\u0000`);
-      }
-      inner.push(`${this.value((path[1] as Property).name, 'string')}, ${cell}`);
-    }
-    for (let i = 0; i < pairs.length; i++) {
-      const match = /\u0000nested:(.*)\u0000$/.exec(pairs[i] as string);
-      if (match !== null) pairs[i] = (pairs[i] as string).replace(match[0], this.jsonOf(nested.get(match[1] as string) as string[]));
-    }
+    pairs.push(...this.jsonPairs(columns, scope.alias));
     if (!keysOnly) {
       for (const item of options.expand) {
-        // Key placeholder first, then the expansion's own: parameters follow the text, for `?` dialects.
         for (const [name, sql] of this.expansion(item, scope)) {
           const key = this.value(name, 'string');
           pairs.push(`${key}, ${sql()}`);
@@ -342,6 +320,25 @@ class SqlCompiler {
       }
     }
     return this.jsonOf(pairs);
+  }
+
+  /**
+   * `key, value` pairs of a JSON object for columns with paths: the leaves of a complex value make
+   * a nested object under its name (in the order of the select).
+   */
+  private jsonPairs(columns: readonly { path: readonly Property[]; column: string }[], alias: string, depth = 0): string[] {
+    const groups = new Map<string, { path: readonly Property[]; column: string }[]>();
+    for (const column of columns) {
+      const name = (column.path[depth] as Property).name;
+      const group = groups.get(name);
+      if (group === undefined) groups.set(name, [column]);
+      else group.push(column);
+    }
+    return [...groups].map(([name, members]) => {
+      const first = members[0] as (typeof members)[number];
+      const value = first.path.length === depth + 1 ? `${alias}.${this.dialect.quote(first.column)}` : this.jsonOf(this.jsonPairs(members, alias, depth + 1));
+      return `${this.value(name, 'string')}, ${value}`;
+    });
   }
 
   /** A JSON object of `key, value` pairs. */
@@ -423,8 +420,8 @@ class SqlCompiler {
   expansion(item: BoundExpandItem, from: Scope): [string, () => string][] {
     const options = item.options;
     const name = item.navigation.name;
-    // Every piece is built when the returned function runs, in the order of the text, so that
-    // `?` placeholders and the parameter list stay in step.
+    // Every piece is built when the returned function runs (statement() numbers the placeholders
+    // in the order of the text, whatever order the pieces are built in).
     const parts = () => {
       const related = this.related(item.navigation, from);
       const scope: Scope = { ...related.scope, variables: new Map() };
@@ -723,7 +720,7 @@ class SqlCompiler {
     }
     const strings = isPrimitive(operandType, 'Edm.String');
     const enums = operandType.kind === 'enum';
-    // Each use compiles the operand again, so that `?` placeholders and parameters stay in step.
+    // An operand used twice is compiled twice (its parameters then appear twice, as its text does).
     const equality = operator === 'eq' || operator === 'ne';
     // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
@@ -792,7 +789,7 @@ class SqlCompiler {
       const escaped = node.value.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`);
       return this.value(`${before}${escaped}${after}`, 'string');
     }
-    // Parameters in the order of the text: the prefix, the escaped expression, the suffix.
+    // The prefix, the escaped expression, the suffix.
     const prefix = before ? this.value(before, 'string') : undefined;
     const sql = this.expression(node, scope);
     const e = this.value(escape, 'string');
@@ -809,7 +806,7 @@ class SqlCompiler {
       case 'startswith':
       case 'endswith': {
         if (first === undefined || second === undefined) break;
-        // Operands are compiled where they stand in the text (parameters follow the text).
+        // Each use of an operand is compiled where it stands in the text.
         const text = (): string => this.expression(first, scope);
         if (this.dialect.name === 'sqlite') {
           // SQLite's LIKE ignores ASCII case: compare exactly instead.
