@@ -10,6 +10,7 @@
 import type { EntitySet, EnumType, Model, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
+import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { safePattern } from '../memory/functions.js';
 import { parseDuration } from '../../util/temporal.js';
@@ -410,7 +411,11 @@ export class ExpressionCompiler {
         // A literal pattern only, refused when it could take exponential time (as in memory).
         const pattern = node.args[1];
         if (pattern?.kind !== 'literal' || typeof pattern.value !== 'string') return this.fail("'matchesPattern' with a non-literal pattern", node);
-        safePattern(pattern.value);
+        try {
+          safePattern(pattern.value);
+        } catch (error) {
+          throw error instanceof ODataError ? new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: pattern.span.start, appendLocation: false }) : error;
+        }
         return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([s]) => ({ $regexMatch: { input: s, regex: pattern.value } }));
       }
       case 'length':

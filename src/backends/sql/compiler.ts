@@ -632,9 +632,12 @@ class SqlCompiler {
   /** The option being compiled, for the position of an `unsupported_feature` error. */
   option: string | undefined;
 
-  /** Gives an `unsupported_feature` error without a position the option and the node's position. */
+  /**
+   * Gives an ODataError without a position (an unsupported part, a refused pattern, a NUL in a
+   * value) the option and the position of the innermost node being compiled.
+   */
   private locate(error: unknown, node: BoundExpression): unknown {
-    if (!(error instanceof ODataError) || error.code !== 'unsupported_feature' || error.position !== undefined || this.option === undefined) return error;
+    if (!(error instanceof ODataError) || error.position !== undefined || this.option === undefined) return error;
     return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: false });
   }
 

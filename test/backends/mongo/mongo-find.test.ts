@@ -345,7 +345,7 @@ describe('MongoDB find (run by mingo)', () => {
       throw new Error(`no error for ${text}`);
     };
     expect(error("$filter=qty gt 1 and at add duration'PT0.0001S' gt at")).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$filter', position: 13 });
-    expect(error("$filter=matchesPattern(name,'(a+)+$')")).toMatchObject({ code: 'invalid_option_value', status: 400 });
+    expect(error("$filter=matchesPattern(name,'(a+)+$')")).toMatchObject({ code: 'invalid_option_value', status: 400, option: '$filter', position: 20 });
     expect(error('$orderby=name,fractionalseconds(at)')).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$orderby', position: 5 });
   });
 
