@@ -100,7 +100,14 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
     process.stderr.write(USAGE);
     return 1;
   }
-  const model = modelFromCsdl(readFileSync(csdl, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(csdl, 'utf8');
+  } catch (error) {
+    process.stderr.write(`error: cannot read the CSDL file '${csdl}': ${(error as Error).message}\n`);
+    return 1;
+  }
+  const model = modelFromCsdl(text);
   const diagnostics = validateQuery(query, { model, entitySet });
   if (diagnostics.length > 0) {
     process.stderr.write(describeDiagnostics(query, diagnostics) + '\n');

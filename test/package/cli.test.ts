@@ -49,9 +49,9 @@ describe('odata-engine CLI', () => {
     try {
       const file = join(dir, 'model.json');
       writeFileSync(file, JSON.stringify(csdl));
-      const bad = cli('check', "$filter=nam eq 'a' and cod eq 'b'", `--csdl=${file}`, '--set=assets');
-      expect(bad.status).toBe(2);
-      const lines = bad.stderr.trimEnd().split('\n');
+      const wrong = cli('check', "$filter=nam eq 'a' and cod eq 'b'", `--csdl=${file}`, '--set=assets');
+      expect(wrong.status).toBe(2);
+      const lines = wrong.stderr.trimEnd().split('\n');
       expect(lines[0]).toContain("[unknown_property]");
       expect(lines[2]).toBe(`  ${' '.repeat(8)}^~~`);
       expect(lines[5]).toBe(`  ${' '.repeat(23)}^~~`);
@@ -61,6 +61,13 @@ describe('odata-engine CLI', () => {
       expect(sql.stdout).toContain('params: ["a",2]');
       expect(sql.stdout).toContain('"kind": "find"');
       expect(cli('check', '$top=1', '--set=assets').status).toBe(1);
+      const missing = cli('check', '$top=1', `--csdl=${join(dir, 'nope.json')}`, '--set=assets');
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toMatch(/^error: cannot read the CSDL file/);
+      writeFileSync(join(dir, 'bad.json'), '{ not json');
+      const bad = cli('check', '$top=1', `--csdl=${join(dir, 'bad.json')}`, '--set=assets');
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain('[invalid_model]');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
