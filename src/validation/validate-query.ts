@@ -237,8 +237,10 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
     diagnostics.push({ code: error.code, message: error.message, severity: 'error', option: where?.name ?? error.option, range, status: error.status });
   };
 
-  // 1. Each option on its own: syntax errors, unknown and duplicate options.
-  const kept: RawOption[] = [];
+  // 1. Each option on its own: syntax errors, unknown and duplicate options. The options that
+  // parse are merged into one query (each parsed once).
+  const parsed: Mutable<ODataQuery> = { kind: 'query' };
+  const records = ['aliases', 'custom', 'passthrough'] as const;
   for (const option of raw) {
     const name = canonical(option.name);
     const first = option.name.startsWith('@') ? undefined : byName.get(name);
@@ -246,24 +248,23 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
       report(new ODataError({ code: 'duplicate_option', reason: `The query option '${option.name}' is specified more than once (first as '${first.name}')`, option: option.name }), option);
       continue;
     }
+    let one: ODataQuery;
     try {
-      parseQuery(option.text, settings.parse);
-      if (!option.name.startsWith('@')) byName.set(name, option);
-      kept.push(option);
+      one = parseQuery(option.text, settings.parse);
     } catch (error) {
       report(error, option);
+      continue;
+    }
+    if (!option.name.startsWith('@')) byName.set(name, option);
+    for (const [key, value] of Object.entries(one) as [keyof ODataQuery, unknown][]) {
+      if ((records as readonly string[]).includes(key)) {
+        // Aliases, custom and passthrough options: records that several options add to.
+        (parsed as Record<string, unknown>)[key] = { ...((parsed as Record<string, unknown>)[key] as object | undefined), ...(value as object) };
+      } else if (key !== 'kind') (parsed as Record<string, unknown>)[key] = value;
     }
   }
 
   // 2. The options that parse, bound together; each binding error prunes its part.
-  let parsed: Mutable<ODataQuery>;
-  try {
-    parsed = { ...parseQuery(kept.map((o) => o.text).join('&'), settings.parse) };
-  } catch (error) {
-    // Options that parse alone but not together (an alias used before it is defined, …).
-    report(error, undefined);
-    return diagnostics;
-  }
   const whereOf = (error: ODataError): RawOption | undefined => (error.option === undefined ? undefined : byName.get(canonical(error.option)));
   for (let attempt = 0; attempt < max && diagnostics.length < max; attempt++) {
     try {
