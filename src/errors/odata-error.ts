@@ -62,8 +62,12 @@ export type ODataErrorCode =
   | 'skip_limit_exceeded'
   /** `$expand` nested deeper than `maxExpansionDepth`. */
   | 'expansion_depth_exceeded'
-  /** More nodes in an expression than `maxNodeCount`. */
+  /** More nodes in an expression than `maxNodeCount` (every segment of a path counts). */
   | 'node_count_exceeded'
+  /** A Decimal literal with more digits than `maxDecimalDigits`. */
+  | 'literal_too_long'
+  /** A literal argument the operation rejects: a negative substring length (URL 5.1.1.5.7). */
+  | 'invalid_argument'
   /** `any`/`all` nested deeper than `maxAnyAllExpressionDepth`. */
   | 'any_all_depth_exceeded'
   /** More `$orderby` clauses than `maxOrderByNodeCount`. */

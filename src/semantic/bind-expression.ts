@@ -194,8 +194,28 @@ export class ExpressionBinder {
       case 'Edm.Geography':
       case 'Edm.Geometry':
         return { kind: 'literal', type: primitive(spatialLiteralType(node.type, node.value)), value: node.value, span: node.span };
+      case 'Edm.Decimal':
+        this.checkDecimalDigits(node.value, node.span);
+        return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };
       default:
         return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };
+    }
+  }
+
+  /** Bounds the size of a Decimal literal: its digits cost time in every backend and in every row. */
+  private checkDecimalDigits(text: string, span: Span): void {
+    const { maxDecimalDigits } = this.context.settings;
+    let digits = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) digits++;
+    }
+    if (digits > maxDecimalDigits) {
+      throw this.error(
+        'literal_too_long',
+        `The Decimal literal has ${digits} digits; at most ${maxDecimalDigits} are allowed. To increase the limit, set the 'maxDecimalDigits' setting.`,
+        span,
+      );
     }
   }
 
@@ -286,6 +306,8 @@ export class ExpressionBinder {
     const pathSoFar = (end: number): BoundPath => ({ kind: 'path', root, steps: [...steps], type: current, span: { start: node.span.start, end } });
     for (; index < segments.length; index++) {
       const segment = segments[index] as PathSegment;
+      // Every segment is a node (as ASP.NET Core OData counts them): a long navigation path costs a join per hop.
+      if (index > 0) this.count(segment.span);
       switch (segment.kind) {
         case 'member': {
           if (current.kind === 'entity' || current.kind === 'complex') {
@@ -587,6 +609,11 @@ export class ExpressionBinder {
         node.span,
       );
     }
+    const length = node.name === 'substring' ? args[2] : undefined;
+    if (length !== undefined && (literalSign(length) ?? 0) < 0) {
+      // URL 5.1.1.5.7: "A negative length M is a bad request."
+      throw this.error('invalid_argument', `The length argument of 'substring' must not be negative.`, length.span);
+    }
     return { kind: 'call', name: node.name, args, type, span: node.span };
   }
 
@@ -680,5 +707,20 @@ function spatialLiteralType(family: 'Edm.Geography' | 'Edm.Geometry', text: stri
     collection: 'Collection',
   };
   return `${family}${suffix[kind] ?? ''}` as never;
+}
+
+
+/** The sign (-1, 0, 1) of a numeric literal, also under `-`; `undefined` for anything else (NaN included). */
+function literalSign(node: BoundExpression): number | undefined {
+  if (node.kind === 'unary' && node.operator === 'negate') {
+    const inner = literalSign(node.operand);
+    return inner === undefined ? undefined : -inner || 0;
+  }
+  if (node.kind !== 'literal') return undefined;
+  const { value } = node;
+  if (typeof value === 'number') return Number.isNaN(value) ? undefined : Math.sign(value) || 0;
+  if (typeof value === 'bigint') return value === 0n ? 0 : value < 0n ? -1 : 1;
+  if (typeof value === 'string' && isNumeric(node.type)) return /[1-9]/.test(value) ? (value.startsWith('-') ? -1 : 1) : 0;
+  return undefined;
 }
 

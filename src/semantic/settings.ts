@@ -19,8 +19,10 @@ export interface ValidationSettings {
   readonly maxSkip?: number;
   /** Maximum `$expand` depth, `$levels` included (default 2). */
   readonly maxExpansionDepth?: number;
-  /** Maximum number of nodes in one `$filter` expression (default 100). */
+  /** Maximum number of nodes in one `$filter` expression (default 100); every segment of a path counts. */
   readonly maxNodeCount?: number;
+  /** Maximum number of digits of one Decimal literal (default 64). */
+  readonly maxDecimalDigits?: number;
   /** Maximum nesting of `any`/`all` (default 1). */
   readonly maxAnyAllExpressionDepth?: number;
   /** Maximum number of `$orderby` clauses (default 5). */
@@ -49,11 +51,15 @@ export interface BindSettings extends ValidationSettings {
 
 export const DEFAULT_MAX_TOP = 10_000;
 
+/** Digits a Decimal literal may have by default: more than any engine's decimal keeps (PostgreSQL aside). */
+export const DEFAULT_MAX_DECIMAL_DIGITS = 64;
+
 export interface ResolvedSettings {
   readonly maxTop: number;
   readonly maxSkip: number | undefined;
   readonly maxExpansionDepth: number;
   readonly maxNodeCount: number;
+  readonly maxDecimalDigits: number;
   readonly maxAnyAllExpressionDepth: number;
   readonly maxOrderByNodeCount: number;
   readonly maxFunctionCallDepth: number;
@@ -73,6 +79,7 @@ export function resolveSettings(settings: ValidationSettings): ResolvedSettings 
     maxSkip: settings.maxSkip,
     maxExpansionDepth: settings.maxExpansionDepth ?? 2,
     maxNodeCount: settings.maxNodeCount ?? 100,
+    maxDecimalDigits: settings.maxDecimalDigits ?? DEFAULT_MAX_DECIMAL_DIGITS,
     maxAnyAllExpressionDepth: settings.maxAnyAllExpressionDepth ?? 1,
     maxOrderByNodeCount: settings.maxOrderByNodeCount ?? 5,
     maxFunctionCallDepth: settings.maxFunctionCallDepth ?? 15,

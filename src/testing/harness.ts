@@ -61,13 +61,21 @@ function keys(rows: readonly Row[], options: BoundQueryOptions, ordered: boolean
   return ordered ? texts : texts.sort();
 }
 
-/** Describes the first difference between a backend's result and the reference's, or `undefined`. */
-export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult): string | undefined {
-  return compareRows(query, expected.value, actual.value, '') ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
+/** Options of {@link compareResults}. */
+export interface CompareOptions {
+  /**
+   * Whether the top-level rows must come in the same order (default: when `$top` or `$skip` pages
+   * the result). Expanded rows follow the same default.
+   */
+  readonly ordered?: boolean;
 }
 
-function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string): string | undefined {
-  const ordered = orderIsDefined(options);
+/** Describes the first difference between a backend's result and the reference's, or `undefined`. */
+export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult, options: CompareOptions = {}): string | undefined {
+  return compareRows(query, expected.value, actual.value, '', options.ordered) ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
+}
+
+function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered = orderIsDefined(options)): string | undefined {
   const left = keys(expected, options, ordered);
   const right = keys(actual, options, ordered);
   if (left.length !== right.length || left.some((key, i) => key !== right[i])) {

@@ -21,5 +21,25 @@ export {
   type ModelQueryOptions,
   type TestRow,
 } from './model-arbitraries.js';
-export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type HarnessOptions } from './harness.js';
+export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type CompareOptions, type HarnessOptions } from './harness.js';
+export { EDGE_LITERALS, typedExpressionArbitrary, typedFilterArbitrary, typedQueryArbitrary, type GeneratedQuery, type TypedArbitraryOptions } from './typed-arbitraries.js';
+export {
+  DEVIATION_EXCEPTIONS,
+  DatabaseError,
+  differentialSettings,
+  judge,
+  orderIsDefined,
+  queryExpressions,
+  queryFeatures,
+  runDifferential,
+  type DeviationContext,
+  type DeviationException,
+  type DifferentialOptions,
+  type DifferentialResult,
+  type DifferentialTarget,
+  type Finding,
+  type FindingClass,
+  type Outcome,
+} from './differential.js';
 export { invalidQueryArbitrary, fuzzODataServer, type InvalidQuery, type InvalidQueryOptions, type FuzzServerOptions } from './fuzz.js';
+export { fuzzDifferential, type CampaignOptions, type CampaignReport, type DistinctFinding, type TargetStats } from './campaign.js';

@@ -45,6 +45,8 @@ describe.skipIf(!present)('playground in Chromium', () => {
       chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
+        // A cold first start (fontconfig caches empty, as on a fresh machine or HOME) can take tens of seconds.
+        timeout: 170_000,
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       }),
       startHarness(),
@@ -52,7 +54,7 @@ describe.skipIf(!present)('playground in Chromium', () => {
     dir = mkdtempSync(join(tmpdir(), 'playground-'));
     await buildPlayground(dir);
     mkdirSync(artifacts, { recursive: true });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -2,7 +2,9 @@
  * The canonical functions for the in-memory backend (URL Conventions 5.1.1.5 to 5.1.1.11).
  * Strings are measured and indexed in Unicode code points; a `null` argument gives `null`.
  */
+import { RE2JS } from 're2js';
 import { ODataError } from '../../errors/odata-error.js';
+import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import type { BoundCall } from '../../semantic/bound-ast.js';
 import { isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { decimalToString, roundDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
@@ -46,22 +48,12 @@ function unitIndex(text: string, codePoints: number): number {
   return index;
 }
 
-const MAX_PATTERN_LENGTH = 256;
-
 /**
- * A regular expression for `matchesPattern`, refused when it could take exponential time
- * (a quantified group that contains a quantifier, e.g. `(a+)+`), so bad input cannot hang.
+ * A `matchesPattern` pattern as an RE2 program (linear time in the subject, whatever the pattern),
+ * after the subset check that every backend shares (src/semantic/pattern-subset.ts).
  */
-export function safePattern(pattern: string): RegExp {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw badRequest(`The pattern of matchesPattern is longer than ${MAX_PATTERN_LENGTH} characters`);
-  if (/\([^()]*[*+{][^()]*\)\s*[*+{?]/.test(pattern) || /\\[1-9]/.test(pattern)) {
-    throw badRequest('The pattern of matchesPattern has nested quantifiers or back-references, which are not allowed');
-  }
-  try {
-    return new RegExp(pattern);
-  } catch (error) {
-    throw badRequest(`Invalid regular expression in matchesPattern: ${(error as Error).message}`);
-  }
+function compilePattern(pattern: string): RE2JS {
+  return RE2JS.compile(checkMatchesPattern(pattern).re2, RE2JS.DOTALL);
 }
 
 function instantOf(value: unknown): Instant | undefined {
@@ -167,12 +159,12 @@ export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evalu
     case 'concat':
       return binary(str2((s, t) => s + t));
     case 'matchesPattern': {
-      const cache = new Map<string, RegExp>();
+      const cache = new Map<string, RE2JS>();
       return binary(
         str2((s, pattern) => {
           let regex = cache.get(pattern);
           if (regex === undefined) {
-            regex = safePattern(pattern);
+            regex = compilePattern(pattern);
             if (cache.size < 64) cache.set(pattern, regex);
           }
           return regex.test(s);

@@ -12,7 +12,7 @@ import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../flags.js';
-import { safePattern } from '../memory/functions.js';
+import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDuration } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -185,6 +185,7 @@ export class ExpressionCompiler {
           case 'sub':
           case 'mul':
           case 'div':
+          case 'divby':
           case 'mod':
             return this.arithmetic(node.operator, node, frame);
           case 'has': {
@@ -200,7 +201,7 @@ export class ExpressionCompiler {
       case 'unary':
         if (node.operator === 'negate') {
           if (!isNumber(node.type)) this.fail('negating this type', node);
-          return this.nullSafe([this.value(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
+          return this.nullSafe([this.value(node.operand, frame)], ([x]) => this.inRange({ $subtract: [0, x] }, node.type));
         }
         return this.booleanValue(node, frame);
       case 'in':
@@ -333,6 +334,8 @@ export class ExpressionCompiler {
 
   /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
+    // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
+    if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
     const ordering = op !== 'eq' && op !== 'ne';
     const flags = operandType.kind === 'enum' && operandType.type.isFlags;
     const side = (n: BoundExpression): Aggregation => (flags ? this.flagsNumber(n, operandType.type, frame) : ordering ? this.orderable(n, operandType, frame) : this.value(n, frame));
@@ -355,7 +358,7 @@ export class ExpressionCompiler {
     return { $or: [{ $and: [isNull(a), isNull(b)] }, strict] };
   }
 
-  private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
+  private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
     if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
       // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
       const isDuration = (n: BoundExpression): boolean => n.kind === 'literal' && n.type.kind === 'primitive' && n.type.name === 'Edm.Duration' && n.value !== null;
@@ -367,22 +370,37 @@ export class ExpressionCompiler {
       return this.nullSafe([this.value(instant, frame)], ([x]) => ({ $add: [x, ms] }));
     }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
-    const integer = node.type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'].includes(node.type.name);
+    const integer = node.type.kind === 'primitive' && INTEGER_TYPES.includes(node.type.name);
     return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
+      // A zero divisor gives null (MongoDB would fail the whole query).
+      const divided = (quotient: Aggregation): Aggregation => ({ $cond: [{ $eq: [y, 0] }, null, quotient] });
       switch (operator) {
         case 'add':
-          return { $add: [x, y] };
+          return this.inRange({ $add: [x, y] }, node.type);
         case 'sub':
-          return { $subtract: [x, y] };
+          return this.inRange({ $subtract: [x, y] }, node.type);
         case 'mul':
-          return { $multiply: [x, y] };
+          return this.inRange({ $multiply: [x, y] }, node.type);
         case 'mod':
-          return { $mod: [x, y] };
+          return divided({ $mod: [x, y] });
+        case 'divby':
+          return divided({ $divide: [x, y] });
         default:
           // Integer division truncates toward zero.
-          return integer ? { $trunc: [{ $divide: [x, y] }] } : { $divide: [x, y] };
+          return divided(integer ? this.inRange({ $trunc: [{ $divide: [x, y] }] }, node.type) : { $divide: [x, y] });
       }
     });
+  }
+
+  /**
+   * An Int64 result outside the Int64 range is null (MongoDB would give a double), as every
+   * backend does. Int32 and smaller are computed one size wider, so they cannot overflow.
+   */
+  private inRange(result: Aggregation, type: ExpressionType): Aggregation {
+    if (type.kind !== 'primitive' || type.name !== 'Edm.Int64') return result;
+    const name = `r${this.letCount++}`;
+    const ref = `$$${name}`;
+    return { $let: { vars: { [name]: result }, in: { $cond: [{ $or: [{ $gte: [ref, INT64_LIMIT] }, { $lt: [ref, -INT64_LIMIT] }] }, null, ref] } } };
   }
 
   private call(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
@@ -408,15 +426,16 @@ export class ExpressionCompiler {
           $cond: [{ $eq: [t, ''] }, 0, { $cond: [{ $gt: [{ $size: { $split: [s, t] } }, 1] }, { $strLenCP: { $arrayElemAt: [{ $split: [s, t] }, 0] } }, -1] }],
         }));
       case 'matchesPattern': {
-        // A literal pattern only, refused when it could take exponential time (as in memory).
+        // A literal pattern of the shared subset only (src/semantic/pattern-subset.ts), in its PCRE form.
         const pattern = node.args[1];
         if (pattern?.kind !== 'literal' || typeof pattern.value !== 'string') return this.fail("'matchesPattern' with a non-literal pattern", node);
+        let checked: CheckedPattern;
         try {
-          safePattern(pattern.value);
+          checked = checkMatchesPattern(pattern.value);
         } catch (error) {
           throw error instanceof ODataError ? new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: pattern.span.start, appendLocation: false }) : error;
         }
-        return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([s]) => ({ $regexMatch: { input: s, regex: pattern.value } }));
+        return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([s]) => ({ $regexMatch: { input: s, regex: checked.mongo.regex, options: checked.mongo.options } }));
       }
       case 'length':
         return unary((s) => ({ $strLenCP: s }));
@@ -437,7 +456,9 @@ export class ExpressionCompiler {
           const total = { $strLenCP: s };
           const begin = { $cond: [{ $lt: [from, 0] }, { $max: [0, { $add: [total, from] }] }, { $min: [from, total] }] };
           const end = count === undefined ? total : { $min: [total, { $add: [begin, count] }] };
-          return { $substrCP: [s, begin, { $max: [0, { $subtract: [end, begin] }] }] };
+          const text = { $substrCP: [s, begin, { $max: [0, { $subtract: [end, begin] }] }] };
+          // A negative length (computed, or folded from literals) gives null.
+          return count === undefined ? text : { $cond: [{ $lt: [count, 0] }, null, text] };
         });
       }
       case 'year':
@@ -480,6 +501,14 @@ export class ExpressionCompiler {
     if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
     return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
+}
+
+const INTEGER_TYPES = ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'];
+/** 2^63: Int64 values are below it and at least its negation (a double, exact). */
+const INT64_LIMIT = 2 ** 63;
+
+function isNaNLiteral(node: BoundExpression): boolean {
+  return node.kind === 'literal' && typeof node.value === 'number' && Number.isNaN(node.value);
 }
 
 function isNumber(type: ExpressionType): boolean {

@@ -8,10 +8,11 @@
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
 import type { Model, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundExpression, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
 import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
+import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 export { escapeRegex, fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -191,8 +192,7 @@ class FilterCompiler {
       case 'in': {
         const found = this.field(node.left);
         if (node.right.kind !== 'list' || found === undefined || isFlags(found.property)) break;
-        const values = node.right.items.map((item) => mongoValue(item.value, found.property, this.mapping));
-        const result = { [found.field]: { $in: values } };
+        const result = this.inList(found.field, found.property, node.right.items, node.left.type);
         return positive ? result : { $nor: [result] };
       }
       case 'call': {
@@ -323,8 +323,71 @@ class FilterCompiler {
       if (op === 'ne') return { [field]: { $ne: null } };
       return NOTHING;
     }
+    const numeric = this.numericComparison(op, field, property, other.value, operandType);
+    if (numeric !== undefined) return numeric;
     // `$ne` matches null and missing fields, as OData's ne does; `$gt`… never match null.
     return { [field]: { [OPERATOR[op]]: mongoValue(other.value, property, this.mapping) } };
+  }
+
+  /**
+   * A number field against a number literal that its type cannot hold or that MongoDB compares
+   * unlike the reference: an integer field as a range of integers (`n64 lt 2.5`, `n64 gt INF`,
+   * `id eq 1e300`), and NaN, which equals nothing and orders with nothing (MongoDB's `$eq`
+   * matches a stored NaN). `undefined` when the plain comparison is right.
+   */
+  private numericComparison(op: Comparison, field: string, property: Property, value: BoundLiteral['value'], operandType: BoundExpression['type']): MongoDocument | undefined {
+    if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'string') return undefined;
+    const limits = integerRange(property.type as BoundExpression['type']);
+    if (limits !== undefined) {
+      if (typeof value === 'string' && !/^[-+]?\d*(\.\d*)?$/.test(value)) return undefined;
+      // An integer that the field's type holds, compared exactly: the plain comparison.
+      const whole = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : typeof value === 'string' && /^[-+]?\d+$/.test(value) ? BigInt(value) : undefined;
+      const exact = !isPrimitiveType(operandType, 'Edm.Double') && !isPrimitiveType(operandType, 'Edm.Single');
+      if (whole !== undefined && whole >= limits[0] && whole <= limits[1] && (exact || (whole <= 2n ** 53n && whole >= -(2n ** 53n)))) return undefined;
+      const range = integerComparison(op === 'ne' ? 'eq' : op, value, operandType, property.type as BoundExpression['type']);
+      if (range === undefined) return undefined;
+      const matched = this.rangeFilter(field, property, range);
+      if (op !== 'ne') return matched;
+      return matched === NOTHING ? EVERYTHING : { $nor: [matched] };
+    }
+    if (typeof value === 'number' && Number.isNaN(value)) return op === 'ne' ? EVERYTHING : NOTHING;
+    return undefined;
+  }
+
+  /** Documents whose integer field is in the range (`'all'`: any number). */
+  private rangeFilter(field: string, property: Property, range: IntegerRange | 'none' | 'all'): MongoDocument {
+    if (range === 'none') return NOTHING;
+    if (range === 'all') return { [field]: { $type: 'number' } };
+    const bound = (n: bigint): unknown => mongoValue(property.type.kind === 'primitive' && property.type.name === 'Edm.Int64' ? n : Number(n), property, this.mapping);
+    if (range.from !== undefined && range.to === range.from + 1n) return { [field]: { $eq: bound(range.from) } };
+    // Inclusive ends: both inside the field's range (`to` may be one past its maximum).
+    return { [field]: { ...(range.from === undefined ? {} : { $gte: bound(range.from) }), ...(range.to === undefined ? {} : { $lte: bound(range.to - 1n) }) } };
+  }
+
+  /**
+   * `field in (…)`: `$in` of the stored values, compared in the field's type (as the reference
+   * does); numbers that the field's type cannot hold become ranges or are left out.
+   */
+  private inList(field: string, property: Property, items: readonly BoundLiteral[], operandType: BoundExpression['type']): MongoDocument {
+    const numberField = integerRange(property.type as BoundExpression['type']) !== undefined || (property.type.kind === 'primitive' && ['Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(property.type.name));
+    if (!numberField || items.every((item) => item.value === null)) return { [field]: { $in: items.map((item) => mongoValue(item.value, property, this.mapping)) } };
+    const values: unknown[] = [];
+    const ranges: MongoDocument[] = [];
+    for (const item of items) {
+      if (item.value === null) {
+        values.push(null);
+        continue;
+      }
+      const matched = this.numericComparison('eq', field, property, item.value, operandType);
+      if (matched === undefined) values.push(mongoValue(item.value, property, this.mapping));
+      else if (matched !== NOTHING) {
+        const single = (matched[field] as MongoDocument | undefined)?.['$eq'];
+        if (single !== undefined && Object.keys(matched[field] as MongoDocument).length === 1) values.push(single);
+        else ranges.push(matched);
+      }
+    }
+    const listed = { [field]: { $in: values } };
+    return ranges.length === 0 ? listed : { $or: [listed, ...ranges] };
   }
 }
 
@@ -496,6 +559,10 @@ function dottedField(type: StructuredType, path: readonly Property[], mapping: M
       return field;
     })
     .join('.');
+}
+
+function isPrimitiveType(type: BoundExpression['type'], name: string): boolean {
+  return type.kind === 'primitive' && type.name === name;
 }
 
 /** Whether a property is a flag enum (stored as member names, compared by bits through `$expr`). */

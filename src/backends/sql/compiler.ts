@@ -10,7 +10,7 @@
 import { foldQuery } from '../constant-folding.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { parseDuration } from '../../util/temporal.js';
-import { safePattern } from '../memory/functions.js';
+import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
@@ -825,14 +825,13 @@ class SqlCompiler {
       }
       case 'matchesPattern': {
         if (first === undefined || second === undefined) break;
-        // A literal pattern only, refused when it could take exponential time (as in memory).
+        // A literal pattern of the shared subset only (src/semantic/pattern-subset.ts), rendered for the engine.
         if (second.kind !== 'literal' || typeof second.value !== 'string') throw unsupported("'matchesPattern' with a pattern that is not a literal");
-        safePattern(second.value);
+        const checked = checkMatchesPattern(second.value);
         const text = this.expression(first, scope);
-        const pattern = this.value(second.value, 'string');
-        if (this.dialect.name === 'postgres') return `${text} ~ ${pattern}`;
+        if (this.dialect.name === 'postgres') return `${text} ~ ${this.value(checked.postgres, 'string')}`;
         // Case-sensitive with a binary collation (MariaDB's PCRE, MySQL's ICU).
-        if (this.dialect.name === 'mysql') return `${text} COLLATE utf8mb4_bin REGEXP ${pattern}`;
+        if (this.dialect.name === 'mysql') return `${text} COLLATE utf8mb4_bin REGEXP ${this.value(checked.mysql, 'string')}`;
         throw unsupported(`'matchesPattern' on ${this.dialect.name} (it has no regular expressions)`);
       }
       default:

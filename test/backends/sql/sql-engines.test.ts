@@ -178,7 +178,7 @@ const DECIMAL_QUERIES = [
 const DATE_QUERIES = ["$filter=at add duration'PT30M' gt at sub duration'PT1H'", "$orderby=at add duration'-PT2H' desc,id&$top=4", "$filter=at add duration'P1DT0.5S' ge at"];
 
 /** matchesPattern: PostgreSQL (POSIX regular expressions) and MySQL/MariaDB (REGEXP) only. */
-const REGEX_QUERIES = ["$filter=matchesPattern(name,'^[Aa]lp')", "$filter=not matchesPattern(name,'a')", "$filter=matchesPattern(name,'^$') or matchesPattern(name,'[0-9]+%25')"];
+const REGEX_QUERIES = ["$filter=matchesPattern(name,'^[Aa]lp')", "$filter=not matchesPattern(name,'a')", "$filter=matchesPattern(name,'^$') or matchesPattern(name,'[0-9]%25')"];
 
 /** Text where only ASCII letters have case (others become '?'). */
 function asciiCase(text: string): string {

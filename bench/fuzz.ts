@@ -1,0 +1,178 @@
+/**
+ * `npm run fuzz`: a differential fuzzing campaign. Generated queries over the whole grammar run on
+ * the in-memory reference and on PGlite, sql.js, a live PostgreSQL (ODATA_TEST_POSTGRES_URL), a live
+ * MariaDB (ODATA_TEST_MYSQL_URL) and mingo; each engine is opened once with the data loaded once.
+ * Prints progress, then the queries run, the findings by class and a minimal reproduction of each
+ * distinct finding, and appends the run to bench/fuzz-results.json (one run per line).
+ *
+ *   npm run fuzz -- --count 1000000 --seed 1 --targets pglite,sqlite,postgres,mysql,mingo --time 3000 \
+ *     --concurrency 8 --depth 3 --max-shrinks 200 --shrink-time 5 [--markdown findings.md] [--split true]
+ *
+ * With `--split true` each target runs in a child process of its own on the same seed, so
+ * every child generates the same queries and computes the same reference, and the targets use
+ * several cores at once (when the machine has idle cores); the parent merges the children's reports. The queries counted as run are
+ * those that every target ran (the least of the children's counts).
+ */
+import { execSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fuzzDifferential, typedQueryArbitrary, type CampaignReport, type DistinctFinding, type FindingClass } from '../src/testing/index.js';
+import { ALL_TARGETS, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../test/fixtures/fuzz-data.js';
+
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000000' },
+    seed: { type: 'string', default: String(Date.now() % 1_000_000) },
+    targets: { type: 'string', default: ALL_TARGETS.join(',') },
+    time: { type: 'string', default: '3000' },
+    concurrency: { type: 'string', default: '8' },
+    'max-shrinks': { type: 'string', default: '200' },
+    'shrink-time': { type: 'string', default: '5' },
+    split: { type: 'string', default: 'false' },
+    depth: { type: 'string', default: '3' },
+    results: { type: 'string', default: new URL('./fuzz-results.json', import.meta.url).pathname },
+    markdown: { type: 'string' },
+    /** Internal: a child writes its report here instead of printing the summary. */
+    'child-report': { type: 'string' },
+  },
+});
+
+const names = (values.targets as string).split(',').filter((n) => n !== '' && n !== 'memory') as TargetName[];
+for (const name of names) if (!ALL_TARGETS.includes(name)) throw new Error(`unknown target ${name} (one of ${ALL_TARGETS.join(', ')})`);
+const seed = Number(values.seed);
+const childReport = values['child-report'];
+
+const progressLine = (r: CampaignReport, label = ''): string => {
+  const classes = Object.entries(r.byClass).map(([k, v]) => `${k} ${v}`).join(', ');
+  return `[fuzz${label}] ${r.queries} queries in ${r.seconds.toFixed(0)} s (${(r.queries / Math.max(r.seconds, 0.001)).toFixed(0)}/s), ${((100 * r.bound) / Math.max(r.queries, 1)).toFixed(1)} % bound; ${classes}; ${r.distinct.length} distinct`;
+};
+
+/** Runs the campaign in this process on `targetNames`. */
+async function runHere(targetNames: readonly TargetName[], label: string): Promise<CampaignReport> {
+  const { targets, skipped, close } = await openTargets(fuzzModel, FUZZ_SET, fuzzRows, targetNames);
+  for (const name of skipped) console.warn(`[fuzz${label}] ${name}: no URL (ODATA_TEST_POSTGRES_URL / ODATA_TEST_MYSQL_URL), skipped`);
+  console.log(`[fuzz${label}] seed ${seed}, targets: memory (reference)${targets.map((t) => `, ${t.name}`).join('')}`);
+  try {
+    return await fuzzDifferential({
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+      rows: fuzzRows,
+      targets,
+      count: Number(values.count),
+      seed,
+      timeLimitMs: Number(values.time) * 1000,
+      concurrency: Number(values.concurrency),
+      maxShrinks: Number(values['max-shrinks']),
+      shrinkTimeLimitMs: Number(values['shrink-time']) * 1000,
+      queries: typedQueryArbitrary(fuzzModel, FUZZ_SET, { maxDepth: Number(values.depth) }),
+      onProgress: (r) => console.log(progressLine(r, label)),
+    });
+  } finally {
+    await close();
+  }
+}
+
+/** Runs one child process per target and merges their reports. */
+async function runSplit(targetNames: readonly TargetName[]): Promise<CampaignReport> {
+  const dir = mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
+  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'max-shrinks', 'shrink-time'].flatMap((k) => [`--${k}`, String(values[k as keyof typeof values] ?? '')]);
+  passed[passed.indexOf('--seed') + 1] = String(seed);
+  const started = performance.now();
+  const children = targetNames.map(
+    (name) =>
+      new Promise<CampaignReport>((resolve, reject) => {
+        const file = join(dir, `${name}.json`);
+        const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', name, '--split', 'false', '--child-report', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+        child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk.toString().replaceAll('[fuzz]', `[fuzz ${name}]`)));
+        child.on('exit', (code) => {
+          try {
+            resolve(JSON.parse(readFileSync(file, 'utf8')) as CampaignReport);
+          } catch (error) {
+            reject(new Error(`the ${name} child exited with ${code} and no report: ${String(error)}`));
+          }
+        });
+      }),
+  );
+  const reports = await Promise.all(children);
+  rmSync(dir, { recursive: true, force: true });
+  const merged: CampaignReport = {
+    seed,
+    queries: Math.min(...reports.map((r) => r.queries)),
+    bound: Math.min(...reports.map((r) => r.bound)),
+    referenceRows: Math.min(...reports.map((r) => r.referenceRows)),
+    seconds: (performance.now() - started) / 1000,
+    byClass: { 'row disagreement': 0, 'ODataError mismatch': 0, 'non-ODataError': 0, 'database error': 0 },
+    targets: {},
+    distinct: [],
+    coverage: reports[0]?.coverage ?? {},
+  };
+  for (const report of reports) {
+    Object.assign(merged.targets, report.targets);
+    for (const [k, v] of Object.entries(report.byClass)) merged.byClass[k as FindingClass] += v;
+    for (const finding of report.distinct) {
+      // The reference's own findings show up in every child: keep them once.
+      const same = merged.distinct.find((d) => d.target === finding.target && d.class === finding.class && d.reproduction === finding.reproduction);
+      if (same === undefined) merged.distinct.push(finding);
+      else if (finding.target === 'memory') same.occurrences = Math.max(same.occurrences, finding.occurrences);
+    }
+  }
+  return merged;
+}
+
+const split = values.split !== 'false' && names.length > 1 && childReport === undefined;
+const report = split ? await runSplit(names) : await runHere(names, '');
+if (childReport !== undefined) {
+  writeFileSync(childReport, JSON.stringify(report));
+  process.exit(0);
+}
+console.log(progressLine(report));
+
+console.log('\nPer target (runs, mean latency while queries overlap, excused outcomes):');
+for (const [name, stats] of Object.entries(report.targets)) {
+  console.log(`  ${name}: ${stats.runs} runs, mean ${(stats.busyMs / Math.max(stats.runs, 1)).toFixed(2)} ms; excused ${JSON.stringify(stats.excused)}`);
+  for (const [reason, n] of Object.entries(stats.refusals).sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`      refused ${n}×: ${reason}`);
+}
+console.log(`\nFindings by class: ${JSON.stringify(report.byClass)}`);
+const sorted: DistinctFinding[] = [...report.distinct].sort((a, b) => a.target.localeCompare(b.target) || a.class.localeCompare(b.class) || b.occurrences - a.occurrences);
+for (const f of sorted) console.log(`\n[${f.target}] ${f.class} (${f.occurrences}×)\n  ${f.reproduction}\n  ${f.detail.slice(0, 300)}`);
+const coverage = Object.entries(report.coverage).sort((a, b) => b[1] - a[1]);
+console.log(`\nCoverage (bound queries using each function/operator): ${coverage.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+
+let commit = 'unknown';
+try {
+  commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+} catch {
+  // not a git checkout
+}
+const run = {
+  date: new Date().toISOString(),
+  commit,
+  seed,
+  targets: ['memory', ...Object.keys(report.targets)],
+  split,
+  queries: report.queries,
+  bound: report.bound,
+  seconds: Number(report.seconds.toFixed(1)),
+  queriesPerSecond: Number((report.queries / report.seconds).toFixed(1)),
+  perTarget: Object.fromEntries(Object.entries(report.targets).map(([k, s]) => [k, { runs: s.runs, meanMs: Number((s.busyMs / Math.max(s.runs, 1)).toFixed(2)) }])),
+  findingsByClass: report.byClass,
+  distinctFindings: sorted.map((f) => ({ target: f.target, class: f.class, occurrences: f.occurrences, reproduction: f.reproduction, detail: f.detail.slice(0, 300) })),
+};
+const path = values.results as string;
+let lines: string[] = [];
+try {
+  lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('  {'));
+} catch {
+  // first run
+}
+lines.push(`  ${JSON.stringify(run)}`);
+writeFileSync(path, `[\n${lines.map((l) => l.replace(/,$/, '')).join(',\n')}\n]\n`);
+console.log(`\n[fuzz] appended to ${path}`);
+if (values.markdown !== undefined) {
+  const md = sorted.map((f) => `- **${f.target}**, ${f.class} (${f.occurrences}×): \`${f.reproduction}\`\n  - ${f.detail.slice(0, 300).replaceAll('\n', ' ')}`).join('\n');
+  writeFileSync(values.markdown as string, `${md}\n`);
+}
+process.exitCode = Object.values(report.byClass).some((n) => n > 0) ? 1 : 0;

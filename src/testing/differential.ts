@@ -1,0 +1,348 @@
+/**
+ * The differential runner: one query, bound once, run on the in-memory backend (the reference) and
+ * on every target. The only acceptable outcomes on a target are the reference's rows (in order when
+ * the `$orderby` fixes the order) and count, or the reference's `ODataError` code. Everything else
+ * is a finding of one of four classes: a row disagreement, an `ODataError` mismatch, a
+ * non-`ODataError` thrown by the library, or a database error, unless one of the documented
+ * deviations in {@link DEVIATION_EXCEPTIONS} explains it.
+ */
+import { compileQuery } from '../backends/memory/compile-query.js';
+import type { Row } from '../backends/memory/compile-expression.js';
+import { ODataError } from '../errors/odata-error.js';
+import type { Model } from '../model/model.js';
+import { bindQuery } from '../semantic/bind-query.js';
+import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
+import type { BindSettings } from '../semantic/settings.js';
+import { compareResults, type BackendResult } from './harness.js';
+
+/**
+ * What a target's database (or database engine) threw, as opposed to the library: a target wraps
+ * the errors of its driver in this class, so that the runner can tell the two apart.
+ */
+export class DatabaseError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'DatabaseError';
+  }
+}
+
+/** A backend under test. `run` compiles the bound query (library) and executes it (wrapping engine errors in {@link DatabaseError}). */
+export interface DifferentialTarget {
+  readonly name: string;
+  run(query: BoundQuery): Promise<BackendResult> | BackendResult;
+}
+
+/** The four classes of finding. */
+export type FindingClass = 'row disagreement' | 'ODataError mismatch' | 'non-ODataError' | 'database error';
+
+/** What running a query gave. */
+export type Outcome =
+  | { readonly kind: 'rows'; readonly result: BackendResult }
+  | { readonly kind: 'odata'; readonly code: string; readonly message: string }
+  | { readonly kind: 'library'; readonly error: unknown }
+  | { readonly kind: 'database'; readonly error: unknown };
+
+/** A target's outcome that is not acceptable. */
+export interface Finding {
+  readonly target: string;
+  readonly class: FindingClass;
+  /** What differs, or the error's message. */
+  readonly detail: string;
+  readonly query: string;
+}
+
+/** What a deviation exception sees. */
+export interface DeviationContext {
+  readonly target: string;
+  readonly query: BoundQuery;
+  readonly expected: Outcome;
+  readonly actual: Outcome;
+  readonly findingClass: FindingClass;
+  /** The rows the reference and the target disagree on (for row disagreements). */
+  readonly differingRows: readonly Row[];
+}
+
+/** A documented deviation that excuses a finding, with the entry of grammar/DEVIATIONS.md it rests on. */
+export interface DeviationException {
+  readonly name: string;
+  /** The section and entry of grammar/DEVIATIONS.md. */
+  readonly deviation: string;
+  readonly applies: (context: DeviationContext) => boolean;
+}
+
+// ---- walking bound trees ------------------------------------------------------------------------
+
+function children(node: BoundExpression): BoundExpression[] {
+  switch (node.kind) {
+    case 'binary':
+      return [node.left, node.right];
+    case 'unary':
+      return [node.operand];
+    case 'in':
+      return node.right.kind === 'list' ? [node.left, ...node.right.items] : [node.left, node.right.collection];
+    case 'call':
+      return [...node.args];
+    case 'lambda':
+      return node.predicate === undefined ? [node.collection] : [node.collection, node.predicate];
+    case 'count':
+      return node.filter === undefined ? [node.collection] : [node.collection, node.filter];
+    case 'case':
+      return node.branches.flatMap((b) => [b.when, b.then]);
+    default:
+      return [];
+  }
+}
+
+/** Every expression of a query: filter, order, and the same of each expansion. */
+export function queryExpressions(options: BoundQueryOptions): BoundExpression[] {
+  const out: BoundExpression[] = [];
+  const visit = (node: BoundExpression): void => {
+    out.push(node);
+    for (const child of children(node)) visit(child);
+  };
+  if (options.filter !== undefined) visit(options.filter);
+  for (const item of options.orderBy ?? []) visit(item.expression);
+  for (const item of options.expand) out.push(...queryExpressions(item.options));
+  return out;
+}
+
+/** Names of the functions and operators a query uses (for grouping findings and coverage). */
+export function queryFeatures(query: BoundQueryOptions): Set<string> {
+  const features = new Set<string>();
+  for (const node of queryExpressions(query)) {
+    if (node.kind === 'call') features.add(node.name);
+    else if (node.kind === 'binary') features.add(node.operator);
+    else if (node.kind === 'unary') features.add(node.operator);
+    else if (node.kind === 'lambda') features.add(node.operator);
+    else if (node.kind === 'in' || node.kind === 'count' || node.kind === 'case') features.add(node.kind);
+  }
+  return features;
+}
+
+const typeIs = (node: BoundExpression, name: string): boolean => node.type.kind === 'primitive' && node.type.name === name;
+const hasNonAscii = (value: unknown): boolean => typeof value === 'string' && /[^\x00-\x7f]/.test(value);
+const rowHasNonAscii = (row: Row): boolean => Object.values(row).some((v) => hasNonAscii(v) || (Array.isArray(v) && v.some(hasNonAscii)));
+/** More significant digits than a double holds exactly (15). */
+const longDecimal = (value: unknown): boolean => (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15;
+const isRows = (outcome: Outcome): boolean => outcome.kind === 'rows';
+
+/**
+ * The documented deviations the runner accepts, each pointing at its entry of grammar/DEVIATIONS.md.
+ * Keep this list small: a difference that no entry explains is a bug to fix, not an exception to add.
+ */
+export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
+  {
+    name: 'unsupported-feature',
+    deviation: 'Differential fuzzing: "A backend may refuse what it does not implement"',
+    applies: ({ expected, actual }) => isRows(expected) && actual.kind === 'odata' && actual.code === 'unsupported_feature',
+  },
+  {
+    name: 'date-parts-in-utc',
+    deviation: 'SQL backend: "Date and time parts of DateTimeOffset values"; MongoDB backend: "Date and time parts of a DateTimeOffset"',
+    // The stored data is in UTC; only a literal with an offset inside a part function can differ.
+    applies: ({ query, findingClass }) =>
+      findingClass === 'row disagreement' &&
+      queryExpressions(query).some(
+        (node) =>
+          node.kind === 'call' &&
+          ['year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalseconds', 'date', 'time', 'totaloffsetminutes'].includes(node.name) &&
+          queryExpressions({ ...query, filter: node, orderBy: [], expand: [] }).some(
+            (inner) => inner.kind === 'literal' && typeIs(inner, 'Edm.DateTimeOffset') && typeof inner.value === 'string' && /[+-]\d\d:\d\d$/.test(inner.value) && !/[+-]00:00$/.test(inner.value),
+          ),
+      ),
+  },
+  {
+    name: 'case-mapping-outside-ascii',
+    deviation: 'SQL backend: "toupper(\'ß\')" (SQLite changes only ASCII letters); MongoDB backend: "tolower outside ASCII", "Case functions in $expr"',
+    applies: ({ target, query, findingClass, differingRows }) =>
+      findingClass === 'row disagreement' &&
+      /sqlite|mongo|mingo/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'call' && (node.name === 'tolower' || node.name === 'toupper')) &&
+      (differingRows.every(rowHasNonAscii) || queryExpressions(query).some((node) => node.kind === 'literal' && hasNonAscii(node.value))),
+  },
+  {
+    name: 'decimal-as-double',
+    deviation: 'SQL backend: "Decimals in SQLite"; MongoDB backend: "Decimal and Int64 storage"',
+    applies: ({ target, query, findingClass, differingRows }) => {
+      if (findingClass !== 'row disagreement' || !/sqlite|mongo|mingo/i.test(target)) return false;
+      const nodes = queryExpressions(query);
+      const decimal = nodes.filter((node) => typeIs(node, 'Edm.Decimal') || (node.kind === 'binary' && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal'));
+      if (decimal.length === 0) return false;
+      // Only values a double cannot hold: a literal or a stored value with more than 15 digits.
+      // (Arithmetic on short decimals must still agree: `dec add 0.5 eq 101` is not excused.)
+      const inexactLiteral = nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && longDecimal(node.value));
+      const inexactRow = differingRows.length > 0 && differingRows.every((row) => Object.values(row).some(longDecimal));
+      return inexactLiteral || inexactRow;
+    },
+  },
+];
+
+// ---- running ------------------------------------------------------------------------------------
+
+/** Bind settings of the runner: limits raised so that generated queries are not refused for their size. */
+export function differentialSettings(model: Model, entitySet: string, settings: Partial<BindSettings> = {}): BindSettings {
+  return { model, entitySet, maxNodeCount: 10_000, maxAnyAllExpressionDepth: 4, maxOrderByNodeCount: 20, maxExpansionDepth: 3, ...settings } as BindSettings;
+}
+
+/** Runs `fn` and classifies what it throws. */
+async function outcomeOf(fn: () => Promise<BackendResult> | BackendResult): Promise<Outcome> {
+  try {
+    return { kind: 'rows', result: await fn() };
+  } catch (error) {
+    if (error instanceof ODataError) return { kind: 'odata', code: error.code, message: error.message };
+    if (error instanceof DatabaseError) return { kind: 'database', error: error.cause };
+    return { kind: 'library', error };
+  }
+}
+
+/** Whether the `$orderby` ends in the key, so that the whole order is defined (then it must match). */
+export function orderIsDefined(options: BoundQueryOptions): boolean {
+  const keys = new Set(options.entityType.key);
+  for (const item of options.orderBy ?? []) {
+    const e = item.expression;
+    if (e.kind === 'path' && e.root.kind === 'it' && e.steps.length === 1 && e.steps[0]?.kind === 'property') keys.delete(e.steps[0].property.name);
+  }
+  return keys.size === 0;
+}
+
+/** An error as text; a driver's error code (SQLSTATE, `ER_…`) first. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).slice(0, 400);
+  const code = (error as { code?: unknown }).code;
+  return `${typeof code === 'string' ? `[${code}] ` : ''}${error.name}: ${error.message}`.slice(0, 400);
+}
+
+/** The rows one result has and the other has not (by key), for the deviation checks. */
+function differing(query: BoundQuery, expected: readonly Row[], actual: readonly Row[]): Row[] {
+  const key = (row: Row): string => query.entityType.key.map((k) => String(row[k]).toLowerCase()).join('|');
+  const a = new Set(actual.map(key));
+  const e = new Set(expected.map(key));
+  return [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
+}
+
+/** A target's outcome against the reference's: `undefined` when acceptable. */
+export function judge(query: BoundQuery, text: string, target: string, expected: Outcome, actual: Outcome): { finding?: Finding; excusedBy?: string } {
+  let findingClass: FindingClass;
+  let detail: string;
+  let rows: Row[] = [];
+  if (actual.kind === 'library') {
+    findingClass = 'non-ODataError';
+    detail = describe(actual.error);
+  } else if (actual.kind === 'database') {
+    findingClass = 'database error';
+    detail = describe(actual.error);
+  } else if (expected.kind === 'rows' && actual.kind === 'rows') {
+    const difference = compareResults(query, expected.result, actual.result, { ordered: orderIsDefined(query) });
+    if (difference === undefined) return {};
+    findingClass = 'row disagreement';
+    detail = difference;
+    rows = differing(query, expected.result.value, actual.result.value);
+  } else if (expected.kind === 'odata' && actual.kind === 'odata') {
+    if (expected.code === actual.code) return {};
+    findingClass = 'ODataError mismatch';
+    detail = `expected ${expected.code}, got ${actual.code}: ${actual.message.slice(0, 300)}`;
+  } else if (expected.kind === 'odata' && actual.kind === 'rows') {
+    findingClass = 'ODataError mismatch';
+    detail = `expected ${expected.code} (${expected.message.slice(0, 200)}), got ${actual.result.value.length} rows`;
+  } else if (expected.kind === 'rows' && actual.kind === 'odata') {
+    findingClass = 'ODataError mismatch';
+    detail = `expected ${expected.result.value.length} rows, got ${actual.code}: ${actual.message.slice(0, 300)}`;
+  } else {
+    findingClass = 'non-ODataError';
+    detail = `the reference failed: ${describe(expected.kind === 'library' || expected.kind === 'database' ? expected.error : '')}`;
+  }
+  const context: DeviationContext = { target, query, expected, actual, findingClass, differingRows: rows };
+  const exception = DEVIATION_EXCEPTIONS.find((e) => e.applies(context));
+  if (exception !== undefined) return { excusedBy: exception.name };
+  return { finding: { target, class: findingClass, detail, query: text } };
+}
+
+/** The result of one query on the reference and every target. */
+export interface DifferentialResult {
+  /** `bound` when the binder accepted the query, else the binder's refusal. */
+  readonly bound: BoundQuery | undefined;
+  readonly reference: Outcome;
+  readonly outcomes: ReadonlyMap<string, Outcome>;
+  readonly findings: readonly Finding[];
+  /** Target name → exception name, for outcomes a documented deviation explains. */
+  readonly excused: ReadonlyMap<string, string>;
+}
+
+/** Options of {@link runDifferential}. */
+export interface DifferentialOptions {
+  readonly model: Model;
+  readonly entitySet: string;
+  /** The rows of the entity set (what every target holds). */
+  readonly rows: readonly Row[];
+  readonly targets: readonly DifferentialTarget[];
+  readonly settings?: Partial<BindSettings>;
+}
+
+/**
+ * Runs one query string on the reference and on every target (concurrently) and judges each
+ * target's outcome. A query the binder refuses with an `ODataError` is refused alike everywhere.
+ *
+ * @example
+ * ```ts
+ * const result = await runDifferential('$filter=length(name) mod 2.5e0 eq 0.5', { model, entitySet: 'items', rows, targets });
+ * for (const finding of result.findings) console.log(finding.target, finding.class, finding.detail);
+ * ```
+ */
+export async function runDifferential(text: string, options: DifferentialOptions): Promise<DifferentialResult> {
+  let bound: BoundQuery;
+  try {
+    bound = bindQuery(text, differentialSettings(options.model, options.entitySet, options.settings));
+  } catch (error) {
+    const reference: Outcome = error instanceof ODataError ? { kind: 'odata', code: error.code, message: error.message } : { kind: 'library', error };
+    const findings: Finding[] = reference.kind === 'library' ? [{ target: 'binder', class: 'non-ODataError', detail: describe(error), query: text }] : [];
+    return { bound: undefined, reference, outcomes: new Map(), findings, excused: new Map() };
+  }
+  let compiled = false;
+  const reference = await outcomeOf(() => {
+    const query = compileQuery(bound, { data: { [options.entitySet]: options.rows as Row[] }, model: options.model });
+    compiled = true;
+    return query.apply(options.rows as Row[]);
+  });
+  const findings: Finding[] = [];
+  if (reference.kind === 'library' || reference.kind === 'database') findings.push({ target: 'memory', class: 'non-ODataError', detail: describe(reference.error), query: text });
+  // The reference refusing a bound query while running it (a value it cannot compute) is its own
+  // finding: every failed operation must yield null (see DEVIATIONS, "Failed operations yield null").
+  const runtimeRefusal = reference.kind === 'odata' && compiled;
+  const outcomes = new Map<string, Outcome>();
+  const excused = new Map<string, string>();
+  await Promise.all(
+    options.targets.map(async (target) => {
+      outcomes.set(target.name, await outcomeOf(() => target.run(bound)));
+    }),
+  );
+  for (const target of options.targets) {
+    const actual = outcomes.get(target.name) as Outcome;
+    if (reference.kind === 'library' || reference.kind === 'database') continue;
+    if (runtimeRefusal && (actual.kind === 'rows' || actual.kind === 'odata')) continue;
+    const { finding, excusedBy } = judge(bound, text, target.name, reference, actual);
+    if (finding !== undefined) findings.push(finding);
+    if (excusedBy !== undefined) excused.set(target.name, excusedBy);
+  }
+  if (runtimeRefusal) {
+    const answered = options.targets.filter((t) => outcomes.get(t.name)?.kind === 'rows').map((t) => t.name);
+    if (answered.length > 0) {
+      findings.push({ target: 'memory', class: 'ODataError mismatch', detail: `the reference refused at run time with ${reference.code} (${reference.message.slice(0, 200)}); rows from ${answered.join(', ')}`, query: text });
+    }
+  }
+  // A row disagreement where every other target agrees with this one points at the reference.
+  for (const [i, finding] of findings.entries()) {
+    if (finding.class !== 'row disagreement') continue;
+    const mine = outcomes.get(finding.target);
+    const others = options.targets.filter((t) => t.name !== finding.target).map((t) => outcomes.get(t.name) as Outcome);
+    if (mine?.kind !== 'rows' || others.length === 0 || !others.every((o) => o.kind === 'rows' && compareResults(bound, mine.result, o.result, { ordered: orderIsDefined(bound) }) === undefined)) continue;
+    findings[i] = { ...finding, detail: `${finding.detail} (every other target agrees with ${finding.target}: the reference is suspect)` };
+  }
+  const suspect = findings.filter((f) => f.class === 'row disagreement' && f.detail.endsWith('the reference is suspect)'));
+  if (suspect.length >= 2 && suspect.length === options.targets.length) {
+    const rest = findings.filter((f) => !suspect.includes(f));
+    const first = suspect[0] as Finding;
+    const detail = `every target disagrees with the reference alike: ${first.detail.replace(/ \(every other target.*$/, '').replace(/, got /, ', targets give ')}`;
+    return { bound, reference, outcomes, findings: [...rest, { target: 'memory', class: 'row disagreement', detail, query: text }], excused };
+  }
+  return { bound, reference, outcomes, findings, excused };
+}

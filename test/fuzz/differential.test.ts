@@ -1,0 +1,132 @@
+/**
+ * The differential fuzzer in CI: a bounded, seeded campaign of generated queries over the whole
+ * grammar on the in-memory reference, PGlite, sql.js, a live PostgreSQL, a live MariaDB and mingo.
+ * Every target must give the reference's rows or its ODataError code (documented deviations
+ * excepted, see DEVIATION_EXCEPTIONS). Also checks that the generator covers the catalogue and
+ * mostly binds, and that the runner tells each class of finding apart.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bindQuery, CANONICAL_FUNCTIONS, ODataError, type BoundQuery } from '../../src/index.js';
+import {
+  DatabaseError,
+  fuzzDifferential,
+  queryFeatures,
+  runDifferential,
+  typedQueryArbitrary,
+  type DifferentialTarget,
+  type DistinctFinding,
+} from '../../src/testing/index.js';
+import { openTargets } from '../fixtures/differential-targets.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
+
+const CI = process.env.CI === 'true';
+const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
+const MYSQL_URL = process.env.ODATA_TEST_MYSQL_URL;
+if (!CI && POSTGRES_URL === undefined) console.warn('[fuzz] ODATA_TEST_POSTGRES_URL is not set: the live PostgreSQL target is skipped (.ci/run sets it).');
+if (!CI && MYSQL_URL === undefined) console.warn('[fuzz] ODATA_TEST_MYSQL_URL is not set: the live MariaDB target is skipped (.ci/run sets it).');
+
+/** Distinct findings this seed may still show while issue 12 is being fixed (ratcheted down to 0). */
+const OPEN_FINDINGS = Number(process.env.FUZZ_OPEN_FINDINGS ?? 40);
+const QUERIES = Number(process.env.FUZZ_QUERIES ?? 500);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+const options = { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows };
+
+function show(findings: readonly DistinctFinding[]): string {
+  return findings.map((f) => `[${f.target}] ${f.class} (${f.occurrences}×): ${f.reproduction}\n    ${f.detail.slice(0, 240)}`).join('\n');
+}
+
+describe('the typed query generator', () => {
+  it('covers every canonical function but the geo ones, every operator, and most queries bind', () => {
+    const features = new Map<string, number>();
+    let bound = 0;
+    const queries = fc.sample(typedQueryArbitrary(fuzzModel, FUZZ_SET), { seed: 1, numRuns: 3000 });
+    for (const query of queries) {
+      try {
+        const b = bindQuery(query.text, { model: fuzzModel, entitySet: FUZZ_SET, maxNodeCount: 10_000, maxAnyAllExpressionDepth: 4, maxOrderByNodeCount: 20 });
+        bound += 1;
+        for (const f of queryFeatures(b)) features.set(f, (features.get(f) ?? 0) + 1);
+      } catch (error) {
+        expect(error, query.readable).toBeInstanceOf(ODataError);
+      }
+    }
+    expect(bound / queries.length).toBeGreaterThan(0.97);
+    const functions = Object.keys(CANONICAL_FUNCTIONS).filter((name) => !name.startsWith('geo.') && name !== 'now');
+    const operators = ['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'and', 'or', 'not', 'add', 'sub', 'mul', 'div', 'divby', 'mod', 'negate', 'has', 'in', 'any', 'all', 'count', 'case'];
+    expect([...functions, ...operators].filter((name) => (features.get(name) ?? 0) === 0)).toEqual([]);
+    // Edge literals reach the queries.
+    const text = queries.map((q) => q.readable).join('\n');
+    for (const literal of ['9223372036854775807', '2147483648', '12345678901234567890.123456789', 'INF', 'NaN', '-0', "''", '9999-12-31']) expect(text).toContain(literal);
+  });
+});
+
+describe('the differential runner', () => {
+  const wrong = (name: string, run: (query: BoundQuery) => unknown): DifferentialTarget => ({ name, run: run as DifferentialTarget['run'] });
+  const query = "$filter=name ne 'Z'&$orderby=id desc";
+  const reference = () => {
+    const bound = bindQuery(query, { model: fuzzModel, entitySet: FUZZ_SET });
+    return bound;
+  };
+
+  it('tells the four classes apart, and accepts the reference\'s rows', async () => {
+    const bound = reference();
+    const rows = fuzzRows.filter((r) => r.name !== 'Z').sort((a, b) => (b.id as number) - (a.id as number));
+    const result = await runDifferential(query, {
+      ...options,
+      targets: [
+        wrong('same', () => ({ value: rows })),
+        wrong('reordered', () => ({ value: [...rows].reverse() })),
+        wrong('library', () => {
+          throw new TypeError('x is undefined');
+        }),
+        wrong('database', () => {
+          throw new DatabaseError(new Error('syntax error at or near "("'));
+        }),
+        wrong('refusing', () => {
+          throw new ODataError({ code: 'type_mismatch', reason: 'no' });
+        }),
+      ],
+    });
+    expect(bound.orderBy).toHaveLength(1);
+    const classes = Object.fromEntries(result.findings.map((f) => [f.target, f.class]));
+    expect(classes).toEqual({ reordered: 'row disagreement', library: 'non-ODataError', database: 'database error', refusing: 'ODataError mismatch' });
+  });
+
+  it('excuses only what a documented deviation explains', async () => {
+    const result = await runDifferential('$filter=tolower(name) eq \'ünï\'', {
+      ...options,
+      targets: [
+        wrong('SQLite (fake)', () => ({ value: [] })),
+        wrong('PostgreSQL (fake)', () => ({ value: [] })),
+        wrong('MongoDB (fake)', () => {
+          throw new ODataError({ code: 'unsupported_feature', reason: 'not here' });
+        }),
+      ],
+    });
+    // 'ünï' is row 12's city, not a name: the reference gives no row either, so all agree.
+    expect(result.findings).toEqual([]);
+    const differing = await runDifferential("$filter=tolower(name) eq 'ünïcödé 😀'", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [] })), wrong('PostgreSQL (fake)', () => ({ value: [] }))] });
+    expect(differing.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
+    expect(differing.findings.map((f) => f.target)).toEqual(['PostgreSQL (fake)']);
+  });
+});
+
+describe('differential fuzzing on every backend', () => {
+  let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
+  beforeAll(async () => {
+    if (CI && (POSTGRES_URL === undefined || MYSQL_URL === undefined)) throw new Error('CI=true needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL');
+    opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
+    for (const name of opened.skipped) console.warn(`[fuzz] ${name} skipped: no URL`);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+
+  it(`${QUERIES} seeded queries: every target gives the reference's rows or its ODataError`, async () => {
+    const report = await fuzzDifferential({ ...options, targets: opened?.targets ?? [], count: QUERIES, seed: SEED, concurrency: 8, maxShrinks: 12, shrinkTimeLimitMs: 1500, timeLimitMs: 40_000 });
+    expect(report.queries).toBeGreaterThan(Math.min(QUERIES, 150));
+    expect(report.bound / report.queries).toBeGreaterThan(0.95);
+    // Ratchet: the findings still open in issue 12 (see bench/RESULTS.md); lowered as they are fixed, 0 is the goal.
+    if (report.distinct.length > OPEN_FINDINGS) expect(show(report.distinct), `findings (seed ${SEED}, run npm run fuzz -- --seed ${SEED} for more)`).toBe('');
+  }, 60_000);
+});

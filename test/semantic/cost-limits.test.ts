@@ -1,0 +1,111 @@
+/**
+ * Bounds on what a query may cost that `maxLength` and the expression depth do not catch: every
+ * path segment is a node (a 2 000-hop navigation path would be 4 000 joins), Decimal literals have
+ * a digit limit, and a negative literal substring length is a bad request (URL 5.1.1.5.7).
+ */
+import { describe, expect, it } from 'vitest';
+import { bindQuery, defineModel, ODataError, toSql, validateQuery } from '../../src/index.js';
+
+const model = defineModel({
+  namespace: 'N',
+  entityTypes: {
+    Category: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', productId: 'Edm.Int32', name: 'Edm.String', cost: 'Edm.Decimal' },
+      navigation: { product: { type: 'Product', constraints: { productId: 'id' } } },
+    },
+    Product: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', categoryId: 'Edm.Int32', name: 'Edm.String' },
+      navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } },
+    },
+  },
+  entitySets: { categories: { type: 'Category' }, products: { type: 'Product' } },
+});
+const settings = { model, entitySet: 'categories' };
+
+function errorOf(run: () => unknown): ODataError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ODataError) return error;
+    throw error;
+  }
+  throw new Error('expected an ODataError');
+}
+
+/** `product/category/product/…/name` with `hops` navigation segments. */
+function hops(n: number): string {
+  return `${Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 'product' : 'category')).join('/')}/name`;
+}
+
+describe('every path segment counts as a node', () => {
+  it('a 2 000-hop navigation path is node_count_exceeded with the default settings, before any SQL is made', () => {
+    const query = `$filter=${hops(2000)} eq 'x'`;
+    expect(query.length).toBeGreaterThan(15_000);
+    const error = errorOf(() => bindQuery(query, settings));
+    expect(error.code).toBe('node_count_exceeded');
+    expect(error.status).toBe(400);
+    expect(error.message).toContain("The node count limit of '100' has been exceeded");
+    expect(validateQuery(query, settings).map((d) => d.code)).toEqual(['node_count_exceeded']);
+  });
+
+  it('a path of n segments costs n nodes: the limit falls exactly between n and n + 1', () => {
+    // `hops(n) eq 'x'`: the comparison, n + 1 path segments and the literal.
+    const cost = (n: number): number => 1 + (n + 1) + 1;
+    for (const n of [1, 4, 20]) {
+      expect(() => bindQuery(`$filter=${hops(n)} eq 'x'`, { ...settings, maxNodeCount: cost(n) })).not.toThrow();
+      expect(errorOf(() => bindQuery(`$filter=${hops(n)} eq 'x'`, { ...settings, maxNodeCount: cost(n) - 1 })).code).toBe('node_count_exceeded');
+    }
+  });
+
+  it('a short navigation path binds and compiles with the defaults', () => {
+    const bound = bindQuery(`$filter=${hops(6)} eq 'x'`, settings);
+    expect(toSql(bound, { dialect: 'postgres', model }).sql.match(/LEFT JOIN/g)).toHaveLength(6);
+  });
+});
+
+describe('Decimal literals are bounded', () => {
+  const digits = (n: number): string => `${'9'.repeat(n - 1)}.5`;
+
+  it('64 digits bind; 65 are literal_too_long, with the setting named', () => {
+    expect(digits(64).replace('.', '')).toHaveLength(64);
+    expect(() => bindQuery(`$filter=cost lt ${digits(64)}`, settings)).not.toThrow();
+    const error = errorOf(() => bindQuery(`$filter=cost lt ${digits(65)}`, settings));
+    expect(error.code).toBe('literal_too_long');
+    expect(error.message).toContain("set the 'maxDecimalDigits' setting");
+    expect(error.position).toBe('cost lt '.length);
+  });
+
+  it('an integer too large for Int64 is a Decimal and bounded the same way; the setting raises the bound', () => {
+    expect(errorOf(() => bindQuery(`$filter=cost lt ${'1'.repeat(70)}`, settings)).code).toBe('literal_too_long');
+    expect(() => bindQuery(`$filter=cost lt ${'1'.repeat(70)}`, { ...settings, maxDecimalDigits: 70 })).not.toThrow();
+  });
+
+  it("the issue's 93 KB of Decimal literals are refused at once", () => {
+    const literal = `0.${'1'.repeat(93_000)}`;
+    expect(errorOf(() => bindQuery(`$filter=cost lt ${literal}`, settings)).code).toBe('literal_too_long');
+  });
+
+  it('inside an in list too', () => {
+    expect(errorOf(() => bindQuery(`$filter=cost in (1.5, ${digits(80)})`, settings)).code).toBe('literal_too_long');
+  });
+});
+
+describe('substring with a negative literal length is a bad request', () => {
+  for (const length of ['-1', '-(1)', '-2147483649', '-1.5']) {
+    it(`substring(name,0,${length})`, () => {
+      const query = `$filter=substring(name,0,${length}) eq 'x'`;
+      const error = errorOf(() => bindQuery(query, settings));
+      // -1.5 is a Decimal: no substring overload takes it.
+      expect(error.code).toBe(length === '-1.5' ? 'type_mismatch' : 'invalid_argument');
+      expect(error.status).toBe(400);
+    });
+  }
+
+  it('zero, positive and computed lengths bind (a computed negative length yields null per row)', () => {
+    for (const length of ['0', '3', 'length(name) sub 10', '-length(name)']) {
+      expect(() => bindQuery(`$filter=substring(name,0,${length}) eq 'x'`, settings)).not.toThrow();
+    }
+  });
+});
