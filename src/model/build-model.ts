@@ -228,7 +228,7 @@ export function buildModel(spec: ModelSpec): Model {
 
   const entitySets = new Map<string, EntitySet>();
   for (const set of spec.entitySets) {
-    const type = types.get(qualify(set.type));
+    const type = typeof set.type === 'string' ? types.get(qualify(set.type)) : undefined;
     if (type === undefined || type.kind !== 'entity') throw modelError(`Entity set '${set.name}' has unknown entity type '${set.type}'`);
     if (type.key.length === 0) throw modelError(`Entity type '${type.qualifiedName}' of entity set '${set.name}' has no key`);
     if (entitySets.has(set.name)) throw modelError(`Duplicate entity set '${set.name}'`);

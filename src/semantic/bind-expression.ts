@@ -9,6 +9,7 @@ import type { CallExpression, Expression, Literal, MemberPath, PathSegment, Span
 import { checkDuration } from '../syntax/literals.js';
 import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
 import { describeOverloads, matchOverload } from './functions.js';
+import { checkMatchesPattern } from './pattern-subset.js';
 import type { ResolvedSettings } from './settings.js';
 import {
   BOOLEAN,
@@ -613,6 +614,16 @@ export class ExpressionBinder {
     if (length !== undefined && (literalSign(length) ?? 0) < 0) {
       // URL 5.1.1.5.7: "A negative length M is a bad request."
       throw this.error('invalid_argument', `The length argument of 'substring' must not be negative.`, length.span);
+    }
+    const pattern = node.name === 'matchesPattern' ? args[1] : undefined;
+    if (pattern?.kind === 'literal' && typeof pattern.value === 'string') {
+      // Only the linear-time subset every backend reads alike (src/semantic/pattern-subset.ts): refused here, not first in a backend.
+      try {
+        checkMatchesPattern(pattern.value);
+      } catch (error) {
+        if (error instanceof ODataError) throw this.error(error.code, error.reason, pattern.span);
+        throw error;
+      }
     }
     return { kind: 'call', name: node.name, args, type, span: node.span };
   }
