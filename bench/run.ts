@@ -22,6 +22,7 @@ import { checkMemoryAgreement, memoryReport, runMemoryBench } from './memory.js'
 import { busyRoundsOf, combine, NOT_RUN, runRounds } from './rounds.js';
 import { mongoReport, runMongoBench } from './mongo.js';
 import { runBrowserBench } from './browser.js';
+import { runHardeningBench } from './hardening.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import {
   BUNDLE_ENTRY,
@@ -442,9 +443,10 @@ const memoryOut = memoryReport(memory, {
 const sqlOut = sqlReport(sql, { engineDescription });
 const mongoOut = mongoReport(mongo, { engineDescription });
 const browserOut = await runBrowserBench();
+const hardeningOut = await runHardeningBench();
 
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}`);
-process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}`);
+writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
+process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
 if (browserOut.failures.length > 0) {
   process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);
   process.exitCode = 1;

@@ -1,0 +1,171 @@
+/**
+ * The hardening bench (issue 12): what the bounds cost and what they prevent.
+ *
+ * - matchesPattern: the worst of the accepted patterns of a seeded random sample on adversarial
+ *   subjects of 1 000, 10 000 and 100 000 characters, in memory (RE2, re2js) and with a
+ *   backtracking JavaScript RegExp on MongoDB's rendering (what mingo runs), against a
+ *   hand-written baseline (`String.prototype.includes` of a literal) and against a refused pattern
+ *   on a backtracking engine (what the earlier guard let through): `(a|a)+$` on 16 to 24 characters.
+ * - re2js: its size, bundled alone for the browser (minified, gzipped).
+ * - Refusals: the time to refuse the issue's oversized inputs (a 2 000-hop navigation path, a
+ *   Decimal literal of 93 KB), which is all they cost now.
+ *
+ * Run alone with `tsx bench/hardening.ts`; `npm run bench` runs it and appends its section to
+ * bench/RESULTS.md. Steady state: every timing is the median of several runs after a warm-up.
+ */
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import fc from 'fast-check';
+import { bindQuery, compileQuery, defineModel, ODataError, type Row } from '../src/index.js';
+import { checkMatchesPattern } from '../src/semantic/pattern-subset.js';
+import { fmtNum, markdownTable, median } from './measure.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const model = defineModel({
+  namespace: 'Bench',
+  entityTypes: {
+    Text: { key: ['id'], properties: { id: 'Edm.Int32', body: 'Edm.String' } },
+    Node: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', parentId: 'Edm.Int32', amount: 'Edm.Decimal' },
+      navigation: { parent: { type: 'Node', constraints: { parentId: 'id' } } },
+    },
+  },
+  entitySets: { texts: { type: 'Text' }, nodes: { type: 'Node' } },
+});
+
+function subjects(n: number): Row[] {
+  return [
+    'a'.repeat(n),
+    `${'a'.repeat(n - 1)}!`,
+    'ab'.repeat(n / 2),
+    `${'='.repeat(n - 1)}x`,
+    `x${'.'.repeat(n - 2)}=`,
+    `${'aA0.='.repeat(n / 5 - 1)}\n=b!`,
+  ].map((body, i) => ({ id: i + 1, body }));
+}
+
+function acceptedPatterns(count: number): string[] {
+  const arbitrary = fc
+    .array(fc.constantFrom('a', 'b', '=', '!', '.', '[a-z]', '[^b]', '\\.', '(', ')', '|', '*', '+', '?', '{2,5}', '{3}', '^', '$'), { minLength: 1, maxLength: 12 })
+    .map((tokens) => tokens.join(''));
+  const out = new Set<string>();
+  for (const pattern of fc.sample(arbitrary, { seed: 12, numRuns: count * 20 })) {
+    try {
+      checkMatchesPattern(pattern);
+      out.add(pattern);
+    } catch (error) {
+      if (!(error instanceof ODataError)) throw error;
+    }
+    if (out.size >= count) break;
+  }
+  return [...out];
+}
+
+/** A pattern inside a Markdown table cell. */
+const cell = (text: string): string => text.replaceAll('|', '\\|');
+
+/** Median of `runs` timings of `fn` in ms, after one warm-up call. */
+function time(fn: () => unknown, runs = 5): number {
+  fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+export async function runHardeningBench(): Promise<{ results: string }> {
+  const started = performance.now();
+  const patterns = acceptedPatterns(150);
+  const rows: string[][] = [];
+  for (const n of [1_000, 10_000, 100_000]) {
+    const data = subjects(n);
+    let worstMemory = 0;
+    let worstMemoryPattern = '';
+    let worstJs = 0;
+    let worstJsPattern = '';
+    for (const pattern of patterns) {
+      const bound = bindQuery(`$filter=${encodeURIComponent(`matchesPattern(body,'${pattern}')`)}&$select=id`, { model, entitySet: 'texts' });
+      const compiled = compileQuery(bound, { model, data: { texts: data } });
+      const memoryMs = time(() => compiled.apply(data), 3);
+      const { mongo } = checkMatchesPattern(pattern);
+      const regex = new RegExp(mongo.regex, mongo.options);
+      const jsMs = time(() => data.filter((r) => regex.test(r.body as string)), 3);
+      if (memoryMs > worstMemory) [worstMemory, worstMemoryPattern] = [memoryMs, pattern];
+      if (jsMs > worstJs) [worstJs, worstJsPattern] = [jsMs, pattern];
+    }
+    const hand = time(() => data.filter((r) => (r.body as string).includes('=b!')), 9);
+    rows.push([
+      fmtNum(n),
+      `${fmtNum(worstMemory)} ms (\`${cell(worstMemoryPattern)}\`)`,
+      `${fmtNum(worstJs)} ms (\`${cell(worstJsPattern)}\`)`,
+      `${fmtNum(hand, 2)} ms`,
+      `${fmtNum(worstMemory / Math.max(hand, 1e-3))}x`,
+    ]);
+  }
+  const refusedRows: string[][] = [];
+  const refused = /^(a|a)+$/;
+  for (const n of [16, 20, 22, 24]) {
+    const subject = `${'a'.repeat(n)}!`;
+    const start = performance.now();
+    refused.test(subject);
+    refusedRows.push([`\`(a\\|a)+$\` on ${n} × 'a' + '!'`, `${fmtNum(performance.now() - start)} ms`]);
+  }
+
+  const re2 = await build({ stdin: { contents: "export { RE2JS } from 're2js';", resolveDir: root, loader: 'js' }, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, write: false });
+  const re2Code = re2.outputFiles[0]?.contents ?? new Uint8Array();
+  const re2Min = re2Code.length / 1024;
+  const re2Gz = gzipSync(re2Code, { level: 9 }).length / 1024;
+
+  const longPath = `$filter=${Array.from({ length: 2000 }, () => 'parent').join('/')}/id eq 1`;
+  const bigDecimal = `$filter=amount eq ${'9'.repeat(93_000)}.5`;
+  const refuse = (query: string): string => {
+    try {
+      bindQuery(query, { model, entitySet: 'nodes' });
+      return 'accepted';
+    } catch (error) {
+      return error instanceof ODataError ? error.code : 'other error';
+    }
+  };
+  const refusals = [
+    [`2 000-hop navigation path (${fmtNum(longPath.length / 1024)} KB)`, refuse(longPath), `${fmtNum(time(() => refuse(longPath), 9))} ms`],
+    [`Decimal literal of ${fmtNum(bigDecimal.length / 1024)} KB`, refuse(bigDecimal), `${fmtNum(time(() => refuse(bigDecimal), 9))} ms`],
+  ];
+
+  const load = os.loadavg().map((l) => l.toFixed(2)).join(', ');
+  const results = `# Hardening: bounded cost (issue 12)
+
+- Date: ${new Date().toISOString()}; run time ${((performance.now() - started) / 1000).toFixed(1)} s; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${load}
+- ${patterns.length} accepted \`matchesPattern\` patterns (a seeded random sample over the subset's syntax; test/backends/match-pattern.test.ts runs the same sample on PGlite too) on six adversarial subjects per length (long runs of one character, near misses, alternations). Times are for all six subjects, median of 3 runs after a warm-up.
+
+## matchesPattern: the worst accepted pattern
+
+| subject length | memory (RE2, re2js) | backtracking RegExp on MongoDB's rendering | hand-written \`includes\` of a literal | memory vs hand-written |
+| ---: | ---: | ---: | ---: | ---: |
+${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+
+What the subset refuses, on a backtracking engine (one run each; it doubles with every character):
+
+${markdownTable(['refused pattern and subject', 'JavaScript RegExp'], refusedRows, ['l', 'r'])}
+
+## re2js in the browser bundle
+
+re2js bundled alone (esbuild, ESM, browser, minified): ${fmtNum(re2Min)} KB, ${fmtNum(re2Gz)} KB gzipped. It is bundled only into builds that use \`compileQuery\` (the browser section above measures the bundles with it).
+
+## Refusing oversized input
+
+${markdownTable(['input', 'error code', 'time to refuse (median of 9)'], refusals, ['l', 'l', 'r'])}
+`;
+  return { results };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { results } = await runHardeningBench();
+  process.stdout.write(results);
+}
