@@ -21,7 +21,8 @@
  * ```
  */
 import type { Capabilities, EnumType, Model, PrimitiveTypeName } from './model.js';
-import { buildModel, type EntitySetSpec, type EnumTypeSpec, type ModelSpec, type StructuredTypeSpec } from './build-model.js';
+import { ODataError } from '../errors/odata-error.js';
+import { buildModel, modelError, type EntitySetSpec, type EnumTypeSpec, type ModelSpec, type StructuredTypeSpec } from './build-model.js';
 
 /** A property: a type name (`'Edm.String'`, `'AssetStatus'`, `'Collection(Edm.String)'`) or an object with options. */
 export type PropertyDefinition<TypeName extends string = string> =
@@ -174,14 +175,27 @@ function setSpec(name: string, definition: EntitySetDefinition<Record<string, En
  * Defines a model in TypeScript. Type names may be simple (`'Asset'`) or qualified with the
  * namespace; primitive types are `Edm.*`; `Collection(…)` makes a collection.
  *
- * @throws {ODataError} `invalid_model` (status 500) when a name does not resolve.
+ * @throws {ODataError} `invalid_model` (status 500) when a name does not resolve or the definition
+ *   is malformed (it may come from untyped input).
  */
 export function defineModel<const Types extends Record<string, EntityTypeDefinition>>(
   definition: ModelDefinition<Types> & {
     readonly entityTypes: { readonly [K in keyof Types]: { readonly key?: readonly PropertyNames<Types[K]>[] } };
   },
 ): TypedModel<Extract<keyof typeof definition.entitySets, string>> {
-  const spec: ModelSpec = {
+  try {
+    return buildModel(specOf(definition as ModelDefinition<Types>));
+  } catch (error) {
+    // A definition read from untyped input (JSON, JavaScript) may have any shape: still an invalid_model.
+    if (error instanceof ODataError) throw error;
+    throw modelError(`The model definition is malformed (${error instanceof Error ? error.message : String(error)}); see the ModelDefinition type for its shape`);
+  }
+}
+
+function specOf<Types extends Record<string, EntityTypeDefinition>>(definition: ModelDefinition<Types>): ModelSpec {
+  if (definition === null || typeof definition !== 'object') throw modelError('The model definition must be an object');
+  if (typeof definition.namespace !== 'string' || definition.namespace === '') throw modelError('The model definition needs a namespace (a non-empty string)');
+  return {
     namespace: definition.namespace,
     enums: Object.entries(definition.enumTypes ?? {}).map(([name, d]) => enumSpec(name, d)),
     structuredTypes: [
@@ -190,5 +204,4 @@ export function defineModel<const Types extends Record<string, EntityTypeDefinit
     ],
     entitySets: Object.entries(definition.entitySets).map(([name, d]) => setSpec(name, d as EntitySetDefinition<Record<string, EntityTypeDefinition>>)),
   };
-  return buildModel(spec);
 }
