@@ -12,6 +12,7 @@ import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { fromReference } from '../semantic/types.js';
+import { compareStructured } from './compare-values.js';
 import { modelQueryArbitrary, rowsArbitrary, type TestRow } from './model-arbitraries.js';
 
 /** What a backend returns for a query: the rows, and the count when `$count=true`. */
@@ -81,12 +82,23 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
   if (left.length !== right.length || left.some((key, i) => key !== right[i])) {
     return `rows${where} differ${ordered ? ' (in order)' : ''}: expected [${left.join(', ')}], got [${right.join(', ')}]`;
   }
-  // Expanded content, row by row (matched by key).
-  if (options.expand.length === 0) return undefined;
+  // Values, then expanded content, row by row (matched by key).
   const byKey = new Map(actual.map((row) => [keyText(row, options), row]));
+  if (byKey.size < actual.length) {
+    // Keys not selected (or repeated): each expected row must equal a distinct returned row.
+    const unused = [...actual];
+    for (const row of expected) {
+      const index = unused.findIndex((other) => compareStructured(options.entityType, row, other) === undefined);
+      if (index < 0) return `values${where} differ: no returned row equals ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`;
+      unused.splice(index, 1);
+    }
+    return undefined;
+  }
   for (const row of expected) {
     const key = keyText(row, options);
     const other = byKey.get(key) as Row;
+    const difference = compareStructured(options.entityType, row, other);
+    if (difference !== undefined) return `values${where} differ in row ${key}: ${difference}`;
     for (const item of options.expand) {
       const name = item.navigation.name;
       const e = row[name];

@@ -92,6 +92,14 @@ describe('the differential runner', () => {
     expect(classes).toEqual({ reordered: 'row disagreement', library: 'non-ODataError', database: 'database error', refusing: 'ODataError mismatch' });
   });
 
+  it('compares the values of the rows, not only their keys', async () => {
+    const rows = fuzzRows.filter((r) => r.name !== 'Z').sort((a, b) => (b.id as number) - (a.id as number));
+    const changed = rows.map((r) => (r.id === 4 ? { ...r, dec: '50.01' } : r));
+    const result = await runDifferential(query, { ...options, targets: [wrong('same', () => ({ value: rows })), wrong('changed', () => ({ value: changed }))] });
+    expect(result.findings.map((f) => [f.target, f.class])).toEqual([['changed', 'row disagreement']]);
+    expect(result.findings[0]?.detail).toContain('dec');
+  });
+
   it('excuses only what a documented deviation explains', async () => {
     const result = await runDifferential('$filter=tolower(name) eq \'ünï\'', {
       ...options,

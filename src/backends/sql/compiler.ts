@@ -336,7 +336,9 @@ class SqlCompiler {
     }
     return [...groups].map(([name, members]) => {
       const first = members[0] as (typeof members)[number];
-      const value = first.path.length === depth + 1 ? `${alias}.${this.dialect.quote(first.column)}` : this.jsonOf(this.jsonPairs(members, alias, depth + 1));
+      const leaf = first.path[depth] as Property;
+      const column = `${alias}.${this.dialect.quote(first.column)}`;
+      const value = first.path.length === depth + 1 ? (leaf.collection ? this.dialect.jsonCollection(column) : column) : this.jsonOf(this.jsonPairs(members, alias, depth + 1));
       return `${this.value(name, 'string')}, ${value}`;
     });
   }

@@ -45,6 +45,8 @@ export interface Dialect {
   parameter(value: unknown, kind: ParameterKind): unknown;
   /** Cast of a parameter placeholder to the column type, where the driver needs it. */
   typedPlaceholder(placeholder: string, kind: ParameterKind): string;
+  /** A primitive collection column as a JSON array inside a JSON object (not as the text it is stored in). */
+  jsonCollection(column: string): string;
 }
 
 /** The kind of a parameter value, for typed placeholders and driver conversion. */

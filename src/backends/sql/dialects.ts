@@ -48,6 +48,8 @@ function decimalText({ coefficient, scale }: { coefficient: bigint; scale: numbe
 
 export const postgres: Dialect = {
   name: 'postgres',
+  // Arrays are JSON arrays in json_build_object already.
+  jsonCollection: (column) => column,
   placeholder: (index) => `$${index}`,
   quote: doubleQuote,
   paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),
@@ -90,6 +92,7 @@ export const postgres: Dialect = {
 
 export const sqlite: Dialect = {
   name: 'sqlite',
+  jsonCollection: (column) => `json(${column})`,
   placeholder: () => '?',
   quote: doubleQuote,
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
@@ -120,6 +123,7 @@ export const sqlite: Dialect = {
 
 export const mysql: Dialect = {
   name: 'mysql',
+  jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,
   placeholder: () => '?',
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
@@ -148,6 +152,7 @@ export const mysql: Dialect = {
 
 export const mssql: Dialect = {
   name: 'mssql',
+  jsonCollection: (column) => `JSON_QUERY(${column})`,
   placeholder: (index) => `@p${index}`,
   quote: (name) => `[${name.replaceAll(']', ']]')}]`,
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,

@@ -1,0 +1,117 @@
+/**
+ * Value comparison for the harness and the differential runner: a property of a row a backend
+ * returns equals the reference's when both read as the same value of the property's EDM type,
+ * whatever representation the driver chose (PostgreSQL's `Date`s and intervals, MariaDB's
+ * `YYYY-MM-DD hh:mm:ss.ffffff`, SQLite's 0/1 Booleans, digit strings for Int64 and Decimal).
+ *
+ * Where a driver or `JSON.parse` has already read an Int64 or a Decimal as a JavaScript number,
+ * the digits beyond double precision are gone before the library could matter, so that value is
+ * compared at double precision (and only that value: two exact texts must be equal exactly).
+ */
+import { domainOf } from '../backends/memory/values.js';
+import type { Property, StructuredType } from '../model/model.js';
+import { fromReference, type ExpressionType } from '../semantic/types.js';
+
+const SECONDS_PER_UNIT: Record<string, number> = { year: 365.25 * 86400, mon: 30 * 86400, day: 86400, hour: 3600, minute: 60, second: 1 };
+
+/** Ticks (100 ns... here picoseconds as bigint, like the reference) of a PostgreSQL interval, as text or as node-postgres's object. */
+function intervalPicos(value: unknown): bigint | undefined {
+  const PICOS = 1_000_000_000_000;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)) {
+    const v = value as Record<string, number | undefined>;
+    const known = ['years', 'months', 'days', 'hours', 'minutes', 'seconds', 'milliseconds'];
+    if (!Object.keys(v).every((k) => known.includes(k) && typeof v[k] === 'number')) return undefined;
+    const seconds = (v.years ?? 0) * SECONDS_PER_UNIT.year! + (v.months ?? 0) * SECONDS_PER_UNIT.mon! + (v.days ?? 0) * 86400 + (v.hours ?? 0) * 3600 + (v.minutes ?? 0) * 60 + (v.seconds ?? 0);
+    return BigInt(Math.round(seconds * 1000 + (v.milliseconds ?? 0))) * BigInt(PICOS / 1000);
+  }
+  if (typeof value !== 'string' || value.startsWith('P') || value.startsWith('-P')) return undefined;
+  // PostgreSQL's interval output: '1 day', '-2 days -03:00:00', '365 days 00:00:00.001', '12:00:00'.
+  const match = /^(?:(-?\d+) years? ?)?(?:(-?\d+) mons? ?)?(?:(-?\d+) days? ?)?(?:(-?)(\d+):(\d\d):(\d\d)(?:\.(\d+))?)?$/.exec(value.trim());
+  if (match === null) return undefined;
+  const [, years, months, days, sign, h, m, s, fraction] = match;
+  let picos = BigInt(years ?? 0) * BigInt(SECONDS_PER_UNIT.year! * PICOS) + BigInt(months ?? 0) * BigInt(SECONDS_PER_UNIT.mon! * PICOS) + BigInt(days ?? 0) * BigInt(86400 * PICOS);
+  if (h !== undefined) {
+    const time = (BigInt(h) * 3600n + BigInt(m ?? 0) * 60n + BigInt(s ?? 0)) * BigInt(PICOS) + BigInt((fraction ?? '').padEnd(12, '0').slice(0, 12) || '0');
+    picos += sign === '-' ? -time : time;
+  }
+  return picos;
+}
+
+/** A driver's representation brought to what the reference's domains read. */
+function readable(value: unknown, type: ExpressionType): unknown {
+  if (type.kind !== 'primitive') return value;
+  switch (type.name) {
+    case 'Edm.Boolean':
+      return value === 1 || value === '1' || value === 't' ? true : value === 0 || value === '0' || value === 'f' ? false : value;
+    case 'Edm.Date':
+      if (value instanceof Date) return value.toISOString().slice(0, 10);
+      return typeof value === 'string' && /^\d{4}-\d\d-\d\d[T ]/.test(value) ? value.slice(0, 10) : value;
+    case 'Edm.DateTimeOffset':
+      if (value instanceof Date) return value.toISOString();
+      return typeof value === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d/.test(value) ? `${value.replace(' ', 'T')}${/[Z+-]\d*:?\d*$/.test(value.slice(19)) ? '' : 'Z'}` : value;
+    case 'Edm.Duration': {
+      const picos = intervalPicos(value);
+      return picos === undefined ? value : picos;
+    }
+    default:
+      return value;
+  }
+}
+
+/** Whether `value` went through a JavaScript number beyond double precision's integers. */
+const lossy = (value: unknown): boolean => typeof value === 'number';
+
+/** Compares one value of `type`; a description of the difference, or undefined when equal. */
+export function compareValue(type: ExpressionType, expected: unknown, actual: unknown): string | undefined {
+  const domain = domainOf(type);
+  const e = domain.normalize(readable(expected ?? null, type));
+  const a = domain.normalize(readable(actual ?? null, type));
+  const show = (v: unknown): string => (typeof v === 'bigint' ? `${v}` : v instanceof Date ? v.toISOString() : JSON.stringify(v) ?? String(v));
+  if (e === null || a === null) return e === a ? undefined : `expected ${show(expected)}, got ${show(actual)}`;
+  if (domain.equals(e, a)) return undefined;
+  if (type.kind === 'primitive') {
+    // NaN, and -0 against 0.
+    if ((type.name === 'Edm.Double' || type.name === 'Edm.Single') && typeof e === 'number' && typeof a === 'number' && ((Number.isNaN(e) && Number.isNaN(a)) || e === a)) return undefined;
+    if ((type.name === 'Edm.Decimal' || type.name === 'Edm.Int64') && (lossy(expected) || lossy(actual)) && Number(String(expected)) === Number(String(actual))) return undefined;
+  }
+  return `expected ${show(expected)}, got ${show(actual)}`;
+}
+
+/** An object value whose every property is null counts as null (flattened storage, see DEVIATIONS). */
+function nullish(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && Object.values(value as object).every((v) => v === null || v === undefined));
+}
+
+/** Compares a structural property of a row (primitive, enum, complex or a collection of them). */
+export function compareProperty(property: Property, expected: unknown, actual: unknown): string | undefined {
+  if (property.collection) {
+    if (nullish(expected) && nullish(actual)) return undefined;
+    if (!Array.isArray(expected) || !Array.isArray(actual)) return `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+    if (expected.length !== actual.length) return `expected ${expected.length} items, got ${actual.length}`;
+    for (let i = 0; i < expected.length; i++) {
+      const difference = compareItem(property, expected[i], actual[i]);
+      if (difference !== undefined) return `item ${i}: ${difference}`;
+    }
+    return undefined;
+  }
+  return compareItem(property, expected, actual);
+}
+
+function compareItem(property: Property, expected: unknown, actual: unknown): string | undefined {
+  if (property.type.kind === 'complex') {
+    if (nullish(expected) || nullish(actual)) return nullish(expected) && nullish(actual) ? undefined : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+    return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>);
+  }
+  return compareValue(fromReference(property.type), expected, actual);
+}
+
+/** Compares the structural properties the reference's row has; the first difference, or undefined. */
+export function compareStructured(type: StructuredType, expected: Record<string, unknown>, actual: Record<string, unknown>): string | undefined {
+  for (const [name, value] of Object.entries(expected)) {
+    const property = type.properties.get(name);
+    if (property === undefined || property.kind !== 'property') continue;
+    const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined);
+    if (difference !== undefined) return `${name}: ${difference}`;
+  }
+  return undefined;
+}
