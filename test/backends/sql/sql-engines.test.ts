@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, defineModel, toSql, type Model, type Row } from '../../../src/index.js';
-import { assertBackendMatchesMemory, modelQueryArbitrary, rowsArbitrary } from '../../../src/testing/index.js';
+import { assertBackendMatchesMemory, compareResults, modelQueryArbitrary, rowsArbitrary } from '../../../src/testing/index.js';
 import { load, mysqlServer, pglite, postgresServer, run, sqlite, type Engine } from '../../fixtures/sql-engines.js';
 
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
@@ -254,6 +254,18 @@ for (const [name, open, decimal, skip] of ENGINES) {
         const shape = (rows: readonly Row[]) => JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 && Object.values(v).every((x) => x === null) ? null : v)));
         expect(shape(got), query).toEqual(shape(want));
       }
+    });
+
+    it('primitive collections inside $expand are JSON arrays, not the text they are stored as', async () => {
+      await load(engine, model, 'items', fixedRows, created);
+      if (engine.dialect === 'mssql') return;
+      const bound = bindQuery('$select=id&$expand=children($select=id,tags;$orderby=id),parent($select=tags)&$orderby=id', { model, entitySet: 'items' });
+      const got = (await run(engine, bound, model)).value;
+      const want = compileQuery(bound, { data: { items: fixedRows }, model }).apply(fixedRows).value;
+      expect(compareResults(bound, { value: want }, { value: got })).toBeUndefined();
+      const expanded = got.flatMap((row) => [...((row.children as Row[] | null) ?? []), ...(row.parent ? [row.parent as Row] : [])]);
+      expect(expanded.some((row) => Array.isArray(row.tags))).toBe(true);
+      for (const row of expanded) expect(row.tags === null || Array.isArray(row.tags), JSON.stringify(row)).toBe(true);
     });
 
     it('strings are not padded: trailing spaces and control characters compare and sort by code point', async () => {
