@@ -15,7 +15,7 @@
  */
 import { execSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fuzzDifferential, typedQueryArbitrary, type CampaignReport, type DistinctFinding, type FindingClass } from '../src/testing/index.js';
@@ -35,6 +35,8 @@ const { values } = parseArgs({
     depth: { type: 'string', default: '3' },
     results: { type: 'string', default: new URL('./fuzz-results.json', import.meta.url).pathname },
     markdown: { type: 'string' },
+    /** Write the run as the differential fuzzing section of bench/RESULTS.md. */
+    record: { type: 'boolean', default: false },
     /** Internal: a child writes its report here instead of printing the summary. */
     'child-report': { type: 'string' },
   },
@@ -44,6 +46,9 @@ const names = (values.targets as string).split(',').filter((n) => n !== '' && n 
 for (const name of names) if (!ALL_TARGETS.includes(name)) throw new Error(`unknown target ${name} (one of ${ALL_TARGETS.join(', ')})`);
 const seed = Number(values.seed);
 const childReport = values['child-report'];
+
+const FUZZ_START = '<!-- fuzz:start -->';
+const FUZZ_END = '<!-- fuzz:end -->';
 
 const progressLine = (r: CampaignReport, label = ''): string => {
   const classes = Object.entries(r.byClass).map(([k, v]) => `${k} ${v}`).join(', ');
@@ -175,4 +180,32 @@ if (values.markdown !== undefined) {
   const md = sorted.map((f) => `- **${f.target}**, ${f.class} (${f.occurrences}×): \`${f.reproduction}\`\n  - ${f.detail.slice(0, 300).replaceAll('\n', ' ')}`).join('\n');
   writeFileSync(values.markdown as string, `${md}\n`);
 }
+if (values.record === true) {
+  const resultsUrl = new URL('./RESULTS.md', import.meta.url);
+  const text = readFileSync(resultsUrl, 'utf8');
+  const section = `${FUZZ_START}\n${fuzzSection(run, report)}${FUZZ_END}`;
+  const from = text.indexOf(FUZZ_START);
+  const to = text.indexOf(FUZZ_END);
+  writeFileSync(resultsUrl, from >= 0 && to > from ? `${text.slice(0, from)}${section}${text.slice(to + FUZZ_END.length)}` : `${text.trimEnd()}\n\n${section}\n`);
+  console.log('[fuzz] recorded in bench/RESULTS.md');
+}
 process.exitCode = Object.values(report.byClass).some((n) => n > 0) ? 1 : 0;
+
+/** The RESULTS.md section of a campaign: what ran, how fast, and every finding. */
+function fuzzSection(r: typeof run, full: CampaignReport): string {
+  const findings = Object.values(r.findingsByClass).reduce((a, b) => a + b, 0);
+  const rows = Object.entries(r.perTarget).map(([name, s]) => `| ${name} | ${s.runs} | ${s.meanMs} ms | ${JSON.stringify(full.targets[name]?.excused ?? {})} |`);
+  return `# Differential fuzzing (\`npm run fuzz\`)
+
+- Date: ${r.date}; commit ${r.commit}; seed ${r.seed}; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}
+- Targets: ${r.targets.join(', ')}${r.split ? ' (one process per target)' : ''}
+- **${r.queries.toLocaleString('en')} queries** run on every target in ${r.seconds} s (${r.queriesPerSecond} queries/s for all targets together); ${r.bound.toLocaleString('en')} bound (the rest are refused by the binder, identically on every target).
+- **Disagreements: ${r.findingsByClass['row disagreement'] + r.findingsByClass['ODataError mismatch']}** (rows or values ${r.findingsByClass['row disagreement']}, ODataError code ${r.findingsByClass['ODataError mismatch']}); **non-ODataErrors: ${r.findingsByClass['non-ODataError']}**; database errors: ${r.findingsByClass['database error']}; ${findings === 0 ? 'no finding.' : `${r.distinctFindings.length} distinct findings, below.`}
+- Outcomes a documented deviation explains (grammar/DEVIATIONS.md) are counted as excused per target.
+
+| target | queries run | mean latency (queries overlap) | excused |
+| --- | ---: | ---: | --- |
+${rows.join('\n')}
+${r.distinctFindings.length === 0 ? '' : `\n## Findings\n\n${r.distinctFindings.map((f) => `- **${f.target}**, ${f.class} (${f.occurrences}×): \`${f.reproduction.replaceAll('`', "'")}\``).join('\n')}\n`}
+`;
+}

@@ -11,7 +11,7 @@
  * Run with `npm run bench` (= `tsx bench/run.ts`).
  */
 import type * as Esbuild from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -445,7 +445,12 @@ const mongoOut = mongoReport(mongo, { engineDescription });
 const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
+// The differential fuzzing section is written by `npm run fuzz -- --record` (a long campaign): kept as it is.
+const previous = existsSync(new URL('./RESULTS.md', import.meta.url)) ? readFileSync(new URL('./RESULTS.md', import.meta.url), 'utf8') : '';
+const fuzzFrom = previous.indexOf('<!-- fuzz:start -->');
+const fuzzTo = previous.indexOf('<!-- fuzz:end -->');
+const fuzzSection = fuzzFrom >= 0 && fuzzTo > fuzzFrom ? `\n${previous.slice(fuzzFrom, fuzzTo + '<!-- fuzz:end -->'.length)}\n` : '';
+writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${fuzzSection}`);
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
 if (browserOut.failures.length > 0) {
   process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);
