@@ -3,7 +3,7 @@
  * kept in `<DATA_DIR>/demo-credentials.json`, so a restart prints (and accepts) the same ones.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Everything the server needs to start. */
@@ -97,6 +97,22 @@ function ownerOnlyDirectory(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = statSync(dir);
   if ((stat.mode & 0o077) !== 0 && (process.getuid === undefined || stat.uid === process.getuid())) chmodSync(dir, 0o700);
+}
+
+/**
+ * Takes group and other permissions off everything under `dir` (owned by this user): PGlite
+ * unpacks its initial database files world-writable, whatever the umask, and older data
+ * directories were created that way too.
+ */
+export function ownerOnlyTree(dir: string): void {
+  ownerOnlyDirectory(dir);
+  const uid = process.getuid?.();
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const stat = statSync(path);
+    if ((stat.mode & 0o077) !== 0 && (uid === undefined || stat.uid === uid)) chmodSync(path, stat.mode & 0o700);
+  }
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

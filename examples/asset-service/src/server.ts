@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, authorizeTenant, issueToken, type TenantAccess } from './auth.js';
-import type { Config } from './config.js';
+import { ownerOnlyTree, type Config } from './config.js';
 import { openPglite, openPostgres, type Database } from './db.js';
 import { AuthorizationError, envelope, handleError, OAuthError, UnavailableError, ValidationError } from './errors.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
@@ -162,6 +162,8 @@ export async function startService(config: Config, options: ServerOptions = {}):
     await ensureClient(db, { clientId: demo.clientId, secret: demo.clientSecret, name: 'Demo read-write client', canWrite: true, tenants: [demo.tenantId] });
     await ensureClient(db, { clientId: demo.readOnlyClientId, secret: demo.readOnlyClientSecret, name: 'Demo read-only client', canWrite: false, tenants: [demo.tenantId] });
     if (config.seed) await seedDemoData(db, demo.tenantId);
+    // PGlite's files are the service user's only (it unpacks its initial files world-writable).
+    if (config.databaseUrl === undefined) ownerOnlyTree(config.dataDir);
   } catch (error) {
     await db.close();
     throw error;

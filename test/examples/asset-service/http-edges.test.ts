@@ -6,7 +6,7 @@
  * requests are throttled, a shutdown answers 503 with Retry-After, and the data directory is
  * owner-only.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -338,6 +338,14 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
       for (let i = 0; i < 1000; i++) window.fail(`k${i}`);
       expect(window.size).toBeLessThanOrEqual(101);
     });
+  });
+
+  it("PGlite's data directory is owner-only and none of its files is writable by others", () => {
+    expect(statSync(h.config.dataDir).mode & 0o777).toBe(0o700);
+    const writable = readdirSync(h.config.dataDir, { withFileTypes: true, recursive: true })
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((path) => (statSync(path).mode & 0o022) !== 0);
+    expect(writable).toEqual([]);
   });
 
   it('none of this logged an unexpected (500) error', () => {
