@@ -68,8 +68,10 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (closing) throw new UnavailableError();
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('trace-id', String(request.id));
+    throw new UnavailableError();
   });
 
   const tenants = new WeakMap<FastifyRequest, TenantAccess>();

@@ -365,7 +365,9 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
       });
       expect(result.status).toBe(503);
       expect(result.headers['retry-after']).toBe('5');
-      expectEnvelope(result, 'ServiceUnavailableException');
+      const body = expectEnvelope(result, 'ServiceUnavailableException');
+      expect(result.headers['trace-id']).toBe(body.traceId);
+      expect(result.headers.connection).toBe('close');
       await closing;
     });
   });
