@@ -353,21 +353,35 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
   });
 
   describe('shutdown', () => {
-    it('a request arriving while the service closes gets 503 with Retry-After in the envelope', async () => {
+    it('a request arriving while the service closes gets 503 with Retry-After: the envelope, OAuth JSON at the token endpoint', async () => {
       const token = await h.token(h.config.demo.clientId, h.config.demo.clientSecret);
       let closing: Promise<void> | undefined;
-      const result = await exchange(h.url, async (s) => {
-        s.write('GET /localities?$top=1 HTTP/1.1\r\nHost: x\r\n');
+      const startClosing = async (): Promise<void> => {
         await sleep(50);
-        closing = h.service.close();
+        closing ??= h.service.close();
         await sleep(100);
-        s.write(`Authorization: Bearer ${token}\r\nService-Tenant-Id: ${h.config.demo.tenantId}\r\n\r\n`);
-      });
-      expect(result.status).toBe(503);
-      expect(result.headers['retry-after']).toBe('5');
-      const body = expectEnvelope(result, 'ServiceUnavailableException');
-      expect(result.headers['trace-id']).toBe(body.traceId);
-      expect(result.headers.connection).toBe('close');
+      };
+      const [api, tokenEndpoint] = await Promise.all([
+        exchange(h.url, async (s) => {
+          s.write('GET /localities?$top=1 HTTP/1.1\r\nHost: x\r\n');
+          await startClosing();
+          s.write(`Authorization: Bearer ${token}\r\nService-Tenant-Id: ${h.config.demo.tenantId}\r\n\r\n`);
+        }),
+        exchange(h.url, async (s) => {
+          const body = `grant_type=client_credentials&client_id=${h.config.demo.clientId}&client_secret=${encodeURIComponent(h.config.demo.clientSecret)}`;
+          s.write('POST /directory/connect/token HTTP/1.1\r\nHost: x\r\n');
+          await startClosing();
+          s.write(`Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        }),
+      ]);
+      expect(api.status).toBe(503);
+      expect(api.headers['retry-after']).toBe('5');
+      const body = expectEnvelope(api, 'ServiceUnavailableException');
+      expect(api.headers['trace-id']).toBe(body.traceId);
+      expect(api.headers.connection).toBe('close');
+      expect(tokenEndpoint.status).toBe(503);
+      expect(tokenEndpoint.headers['retry-after']).toBe('5');
+      expectOAuth(tokenEndpoint, 'temporarily_unavailable');
       await closing;
     });
   });
