@@ -3,9 +3,13 @@
  *
  * - Application errors use the envelope `{ "error": "<type>", "data": {...}, "traceId": "..." }`:
  *   400 `ValidationException`, 403 `AuthorizationException`, 404 `EntityNotFoundException`,
- *   500 `Exception` (its `traceId` is logged with the error).
+ *   500 `Exception` (its `traceId` is logged with the error), and 503 `ServiceUnavailableException`
+ *   with `Retry-After` while the service shuts down. Database errors caused by a request's values
+ *   (SQLSTATE classes 22 and 54) are a 400 `ValidationException` in our words, never PostgreSQL's.
  * - 401 has no body (only `WWW-Authenticate: Bearer`).
- * - OAuth token errors use RFC 6749's `{ "error": "invalid_client", "error_description": "..." }`.
+ * - Every error of the token endpoint (framework ones such as 413 and 415 included) uses RFC 6749's
+ *   `{ "error": "invalid_client", "error_description": "..." }`; transport errors (408, 431) are
+ *   answered in the same two forms by transport.ts.
  * - OData query errors (`$filter`, `$top`, … ) are 400 with the OData JSON error body that the
  *   library's `errorResponse` gives: `{ "error": { "code", "message", "target", "details" } }`.
  */
