@@ -11,6 +11,7 @@ import { createHmac, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'no
 import type { IncomingHttpHeaders } from 'node:http';
 import { AuthenticationError, AuthorizationError, OAuthError } from './errors.js';
 import type { Queryable } from './db.js';
+import type { TokenGuard } from './throttle.js';
 
 const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 } as const;
 
@@ -61,12 +62,24 @@ export function signJwt(claims: TokenClaims, key: string): string {
   return `${HEADER}.${payload}.${sign(`${HEADER}.${payload}`, key).toString('base64url')}`;
 }
 
+/** What {@link verifyJwt} accepts beyond a valid signature. */
+export interface TokenChecks {
+  /** The current time in seconds (default: now). */
+  readonly nowSeconds?: number;
+  /** How far in the future `iat` may be (clocks differ), in seconds (default 60). */
+  readonly clockSkewSeconds?: number;
+  /** Longest accepted lifetime `exp - iat`, in seconds (default: no limit). */
+  readonly maxLifetimeSeconds?: number;
+}
+
 /**
- * Checks an HS256 JWT: its header, signature (constant time), issuer and expiry.
+ * Checks an HS256 JWT: its header, signature (constant time), issuer, expiry, that it was not
+ * issued in the future (beyond the clock skew) and that its lifetime is not longer than allowed.
  *
- * @throws {AuthenticationError} for any token that is malformed, forged or expired
+ * @throws {AuthenticationError} for any token that is malformed, forged, expired or out of bounds
  */
-export function verifyJwt(token: string, key: string, nowSeconds = Math.floor(Date.now() / 1000)): TokenClaims {
+export function verifyJwt(token: string, key: string, checks: TokenChecks | number = {}): TokenClaims {
+  const { nowSeconds = Math.floor(Date.now() / 1000), clockSkewSeconds = 60, maxLifetimeSeconds = Number.POSITIVE_INFINITY } = typeof checks === 'number' ? { nowSeconds: checks } : checks;
   const parts = token.split('.');
   if (parts.length !== 3) throw new AuthenticationError('malformed token');
   const [header, payload, signature] = parts as [string, string, string];
@@ -83,7 +96,10 @@ export function verifyJwt(token: string, key: string, nowSeconds = Math.floor(Da
   if (typeof claims !== 'object' || claims === null) throw new AuthenticationError('malformed token payload');
   const c = claims as Partial<Record<keyof TokenClaims, unknown>>;
   if (c.iss !== ISSUER || typeof c.sub !== 'string' || typeof c.exp !== 'number' || typeof c.iat !== 'number') throw new AuthenticationError('bad claims');
+  if (!Number.isFinite(c.exp) || !Number.isFinite(c.iat)) throw new AuthenticationError('bad claims');
   if (c.exp <= nowSeconds) throw new AuthenticationError('token expired');
+  if (c.iat > nowSeconds + clockSkewSeconds) throw new AuthenticationError('token issued in the future');
+  if (c.exp - c.iat > maxLifetimeSeconds) throw new AuthenticationError('token lifetime too long');
   return { iss: ISSUER, sub: c.sub, scope: typeof c.scope === 'string' ? c.scope : '', iat: c.iat, exp: c.exp, jti: typeof c.jti === 'string' ? c.jti : '' };
 }
 
@@ -93,6 +109,29 @@ export interface TokenResponse {
   readonly token_type: 'Bearer';
   readonly expires_in: number;
   readonly scope: string;
+}
+
+/**
+ * Decodes one half of HTTP Basic client credentials: RFC 6749 section 2.3.1 form-encodes the
+ * client id and secret before Base64, so `+` is a space and `%XX` a byte.
+ *
+ * @throws {OAuthError} `invalid_request` for a malformed percent-encoding
+ */
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new OAuthError('invalid_request', 'Malformed HTTP Basic credentials: invalid percent-encoding.');
+  }
+}
+
+/** Longest client id that is looked up; no client has a longer one. */
+const MAX_CLIENT_ID_LENGTH = 256;
+
+/** Whether a client id can exist: not too long, and no control characters (NUL cannot even be stored). */
+function plausibleClientId(clientId: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return clientId.length <= MAX_CLIENT_ID_LENGTH && !/[\u0000-\u001f\u007f]/.test(clientId);
 }
 
 /** A hash of a random secret, checked when the client id is unknown so both cases take as long. */
@@ -108,7 +147,7 @@ export async function issueToken(
   db: Queryable,
   form: URLSearchParams,
   authorization: string | undefined,
-  options: { readonly signingKey: string; readonly ttlSeconds: number },
+  options: { readonly signingKey: string; readonly ttlSeconds: number; readonly guard?: TokenGuard },
 ): Promise<TokenResponse> {
   let clientId = form.get('client_id');
   let clientSecret = form.get('client_secret');
@@ -116,8 +155,8 @@ export async function issueToken(
     const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_request', 'Malformed HTTP Basic credentials.');
-    clientId = decodeURIComponent(decoded.slice(0, colon));
-    clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+    clientId = formDecode(decoded.slice(0, colon));
+    clientSecret = formDecode(decoded.slice(colon + 1));
   }
   const grantType = form.get('grant_type');
   if (grantType === null || grantType === '') throw new OAuthError('invalid_request', "The 'grant_type' parameter is required.");
@@ -125,11 +164,17 @@ export async function issueToken(
   if (clientId === null || clientId === '' || clientSecret === null || clientSecret === '') {
     throw new OAuthError('invalid_client', "The 'client_id' and 'client_secret' parameters are required.");
   }
-  const rows = await db.query('SELECT secret_hash, can_write FROM clients WHERE client_id = $1', [clientId]);
+  options.guard?.check(clientId);
+  // An id that cannot exist is not looked up (a NUL would even be refused by PostgreSQL), but its
+  // secret is still checked against the decoy, so that the answer takes as long as for others.
+  const rows = plausibleClientId(clientId) ? await db.query('SELECT secret_hash, can_write FROM clients WHERE client_id = $1', [clientId]) : [];
   const row = rows[0];
   decoyHash ??= hashSecret(randomUUID());
   const valid = await verifySecret(clientSecret, typeof row?.secret_hash === 'string' ? row.secret_hash : await decoyHash);
-  if (row === undefined || !valid) throw new OAuthError('invalid_client', 'Client authentication failed.');
+  if (row === undefined || !valid) {
+    options.guard?.failed(clientId);
+    throw new OAuthError('invalid_client', 'Client authentication failed.');
+  }
   const now = Math.floor(Date.now() / 1000);
   const scope = row.can_write === true ? 'assets.read assets.write' : 'assets.read';
   const claims: TokenClaims = { iss: ISSUER, sub: clientId, scope, iat: now, exp: now + options.ttlSeconds, jti: randomUUID() };
@@ -141,11 +186,11 @@ export async function issueToken(
  *
  * @throws {AuthenticationError} when the header is missing, not `Bearer`, or the token is invalid or expired
  */
-export function authenticate(authorization: string | undefined, signingKey: string): TokenClaims {
+export function authenticate(authorization: string | undefined, signingKey: string, checks: TokenChecks = {}): TokenClaims {
   if (authorization === undefined) throw new AuthenticationError('no Authorization header');
   const match = /^Bearer +([A-Za-z0-9_\-.]+)\s*$/i.exec(authorization);
   if (match === null) throw new AuthenticationError('not a bearer token');
-  return verifyJwt(match[1] as string, signingKey);
+  return verifyJwt(match[1] as string, signingKey, checks);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,7 +3,7 @@
  * kept in `<DATA_DIR>/demo-credentials.json`, so a restart prints (and accepts) the same ones.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Everything the server needs to start. */
@@ -30,6 +30,40 @@ export interface Config {
   readonly bodyLimit: number;
   /** pino log level (`info`, `warn`, `silent`, …). */
   readonly logLevel: string;
+  /** HTTP limits: how long and how much a client may take (see the README, "Security: what is bounded by default"). */
+  readonly http: HttpLimits;
+  /** Token checks and the token endpoint's throttling of failed attempts. */
+  readonly tokens: TokenLimits;
+}
+
+/** How long a client may take to send a request, how big its headers may be, how many connections there may be. */
+export interface HttpLimits {
+  /** Time to receive a request's headers, from its first byte (or the connection's start), in ms (`HEADERS_TIMEOUT_MS`). */
+  readonly headersTimeoutMs: number;
+  /** Time to receive a whole request, headers and body, in ms (`REQUEST_TIMEOUT_MS`). */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open after a response, in ms (`KEEP_ALIVE_TIMEOUT_MS`). */
+  readonly keepAliveTimeoutMs: number;
+  /** A connection on which nothing moves for this long (in ms) is closed (`CONNECTION_TIMEOUT_MS`). */
+  readonly connectionTimeoutMs: number;
+  /** Largest request line plus headers, in bytes (`MAX_HEADER_SIZE`; larger: 431). */
+  readonly maxHeaderSize: number;
+  /** Open connections at most; further ones are closed at once (`MAX_CONNECTIONS`). */
+  readonly maxConnections: number;
+}
+
+/** Access token checks and the throttling of failed client authentications. */
+export interface TokenLimits {
+  /** Tokens whose `exp - iat` is longer are refused (`TOKEN_MAX_LIFETIME_SECONDS`, default the TTL). */
+  readonly maxLifetimeSeconds: number;
+  /** Tokens issued (`iat`) further in the future than this are refused (`TOKEN_CLOCK_SKEW_SECONDS`). */
+  readonly clockSkewSeconds: number;
+  /** Failed token requests per client id in the window before 429 `slow_down` (`TOKEN_FAILURES_PER_CLIENT`). */
+  readonly failuresPerClient: number;
+  /** Failed token requests per client address in the window before 429 `slow_down` (`TOKEN_FAILURES_PER_ADDRESS`). */
+  readonly failuresPerAddress: number;
+  /** The sliding window of the two counts above, in seconds (`TOKEN_FAILURE_WINDOW_SECONDS`). */
+  readonly failureWindowSeconds: number;
 }
 
 /** The demo tenant and clients, from the environment or generated. */
@@ -55,6 +89,32 @@ function readJson(file: string): Record<string, unknown> {
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
 }
 
+/**
+ * Creates the data directory owner-only (0700), and makes an existing one owned by this user
+ * owner-only too: it holds the database files, the demo secrets and the token signing key.
+ */
+function ownerOnlyDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = statSync(dir);
+  if ((stat.mode & 0o077) !== 0 && (process.getuid === undefined || stat.uid === process.getuid())) chmodSync(dir, 0o700);
+}
+
+/**
+ * Takes group and other permissions off everything under `dir` (owned by this user): PGlite
+ * unpacks its initial database files world-writable, whatever the umask, and older data
+ * directories were created that way too.
+ */
+export function ownerOnlyTree(dir: string): void {
+  ownerOnlyDirectory(dir);
+  const uid = process.getuid?.();
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const stat = statSync(path);
+    if ((stat.mode & 0o077) !== 0 && (uid === undefined || stat.uid === uid)) chmodSync(path, stat.mode & 0o700);
+  }
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
@@ -72,7 +132,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
  */
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), '.data', 'asset-service'));
-  mkdirSync(dataDir, { recursive: true });
+  ownerOnlyDirectory(dataDir);
   const file = join(dataDir, 'demo-credentials.json');
   const stored = readJson(file);
   const pick = (name: string, key: string, generate: () => string): string => {
@@ -119,6 +179,24 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL === undefined || env.DATABASE_URL === '' ? undefined : env.DATABASE_URL;
   const databaseSchema = env.DATABASE_SCHEMA ?? 'asset_service';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) throw new Error(`DATABASE_SCHEMA must be a lowercase SQL identifier, got '${databaseSchema}'`);
+  const tokenTtlSeconds = integer(env, 'TOKEN_TTL_SECONDS', 3600, 1, 86_400);
+  const http: HttpLimits = {
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    maxHeaderSize: integer(env, 'MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 1000, 1, 1_000_000),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`);
+  const tokens: TokenLimits = {
+    maxLifetimeSeconds: integer(env, 'TOKEN_MAX_LIFETIME_SECONDS', tokenTtlSeconds, 1, 7 * 86_400),
+    clockSkewSeconds: integer(env, 'TOKEN_CLOCK_SKEW_SECONDS', 60, 0, 3600),
+    failuresPerClient: integer(env, 'TOKEN_FAILURES_PER_CLIENT', 10, 1, 1_000_000),
+    failuresPerAddress: integer(env, 'TOKEN_FAILURES_PER_ADDRESS', 30, 1, 1_000_000),
+    failureWindowSeconds: integer(env, 'TOKEN_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+  };
+  if (tokens.maxLifetimeSeconds < tokenTtlSeconds) throw new Error(`TOKEN_MAX_LIFETIME_SECONDS (${tokens.maxLifetimeSeconds}) must be at least TOKEN_TTL_SECONDS (${tokenTtlSeconds})`);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST ?? '127.0.0.1',
@@ -127,9 +205,11 @@ export function loadConfig(env: Env = process.env): Config {
     databaseSchema,
     demo,
     tokenSigningKey,
-    tokenTtlSeconds: integer(env, 'TOKEN_TTL_SECONDS', 3600, 1, 86_400),
+    tokenTtlSeconds,
     seed: env.SEED !== 'false',
     bodyLimit: integer(env, 'BODY_LIMIT', 64 * 1024, 1024, 10 * 1024 * 1024),
     logLevel: env.LOG_LEVEL ?? 'info',
+    http,
+    tokens,
   };
 }

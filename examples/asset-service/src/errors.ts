@@ -3,9 +3,13 @@
  *
  * - Application errors use the envelope `{ "error": "<type>", "data": {...}, "traceId": "..." }`:
  *   400 `ValidationException`, 403 `AuthorizationException`, 404 `EntityNotFoundException`,
- *   500 `Exception` (its `traceId` is logged with the error).
+ *   500 `Exception` (its `traceId` is logged with the error), and 503 `ServiceUnavailableException`
+ *   with `Retry-After` while the service shuts down. Database errors caused by a request's values
+ *   (SQLSTATE classes 22 and 54) are a 400 `ValidationException` in our words, never PostgreSQL's.
  * - 401 has no body (only `WWW-Authenticate: Bearer`).
- * - OAuth token errors use RFC 6749's `{ "error": "invalid_client", "error_description": "..." }`.
+ * - Every error of the token endpoint (framework ones such as 413 and 415 included) uses RFC 6749's
+ *   `{ "error": "invalid_client", "error_description": "..." }`; transport errors (408, 431) are
+ *   answered in the same two forms by transport.ts.
  * - OData query errors (`$filter`, `$top`, … ) are 400 with the OData JSON error body that the
  *   library's `errorResponse` gives: `{ "error": { "code", "message", "target", "details" } }`.
  */
@@ -46,6 +50,13 @@ export class AuthorizationError extends AppError {
   }
 }
 
+/** 503: the service is shutting down (sent with `Retry-After`). */
+export class UnavailableError extends AppError {
+  constructor(message = 'The service is shutting down; try again shortly.') {
+    super(503, 'ServiceUnavailableException', message, { Message: message });
+  }
+}
+
 /** 404: no such record in this tenant (or no such route). */
 export class NotFoundError extends AppError {
   constructor(entityName: string, id: string | undefined, message = `${entityName} '${id ?? ''}' was not found.`) {
@@ -61,16 +72,71 @@ export class AuthenticationError extends Error {
   }
 }
 
-/** An OAuth 2.0 token endpoint error (RFC 6749 section 5.2), status 400 unless given. */
+/**
+ * An OAuth 2.0 token endpoint error (RFC 6749 section 5.2), status 400 unless given; `slow_down`
+ * (429, throttled), `temporarily_unavailable` (503, shutting down) and `server_error` (500) as well.
+ */
 export class OAuthError extends Error {
   constructor(
-    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope',
+    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'slow_down' | 'temporarily_unavailable' | 'server_error',
     readonly description: string,
     readonly status = 400,
+    /** Extra response headers, such as `retry-after`. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(description);
     this.name = 'OAuthError';
   }
+}
+
+/** The path of the OAuth token endpoint, whose errors are always in OAuth form. */
+export const TOKEN_PATH = '/directory/connect/token';
+
+/** Whether a request URL (path and query) is the token endpoint's. */
+export function isTokenPath(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  const query = url.indexOf('?');
+  return (query < 0 ? url : url.slice(0, query)) === TOKEN_PATH;
+}
+
+/** PostgreSQL's SQLSTATE of a driver error, if any. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A data exception (SQLSTATE class 22: a value out of range, a division by zero, a NUL in a
+ * string, …) or a program limit (class 54: a statement too complex) comes from the values a client
+ * sent: a 400 in our own words (PostgreSQL's text stays in the log), or `undefined` for other errors.
+ */
+export function clientDataError(error: unknown): ValidationError | undefined {
+  const state = sqlState(error);
+  if (state === undefined) return undefined;
+  if (state.startsWith('54')) return new ValidationError('The request is too complex to be evaluated.');
+  if (!state.startsWith('22')) return undefined;
+  switch (state) {
+    case '22012':
+      return new ValidationError('The request divides by zero.');
+    case '22003':
+    case '22008':
+    case '22015':
+      return new ValidationError('A value in the request, or computed from it, is out of range.');
+    case '22021':
+    case '22P05':
+      return new ValidationError('A string in the request contains a character that cannot be stored (such as NUL).');
+    default:
+      return new ValidationError('A value in the request cannot be evaluated.');
+  }
+}
+
+/** `Retry-After` of a 503 while shutting down. */
+const RETRY_AFTER_SECONDS = '5';
+
+/** An application error (or a client's data error from the database) other than a 500. */
+function appError(error: unknown): AppError | undefined {
+  const found = error instanceof AppError ? error : clientDataError(error);
+  return found === undefined || found.status === 500 ? undefined : found;
 }
 
 /** Builds the envelope of an application error. */
@@ -106,6 +172,19 @@ function isFrameworkClientError(error: unknown): error is FastifyError {
  */
 export async function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const traceId = String(request.id);
+  if (!(error instanceof OAuthError) && isTokenPath(request.url)) {
+    // The token endpoint answers every error in OAuth form, framework errors included.
+    if (isFrameworkClientError(error)) {
+      const message = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? "The token request must be sent as 'application/x-www-form-urlencoded'." : frameworkMessage(error);
+      error = new OAuthError('invalid_request', message, error.statusCode ?? 400);
+    } else if (appError(error) !== undefined) {
+      const { status, message } = appError(error) as AppError;
+      error = status === 503 ? new OAuthError('temporarily_unavailable', message, 503, { 'retry-after': RETRY_AFTER_SECONDS }) : new OAuthError('invalid_request', message, status);
+    } else {
+      request.log.error({ err: error, traceId }, `unexpected error, traceId ${traceId}`);
+      error = new OAuthError('server_error', `An unexpected error occurred (trace id ${traceId}).`, 500);
+    }
+  }
   if (error instanceof AuthenticationError) {
     request.log.info({ reason: error.reason }, 'unauthenticated request');
     await reply.code(401).header('www-authenticate', 'Bearer').send();
@@ -114,11 +193,13 @@ export async function handleError(error: unknown, request: FastifyRequest, reply
   if (error instanceof OAuthError) {
     await reply
       .code(error.status)
+      .headers(error.headers)
       .header('cache-control', 'no-store')
       .send({ error: error.error, error_description: error.description });
     return;
   }
   if (error instanceof AppError) {
+    if (error.status === 503) reply.header('retry-after', RETRY_AFTER_SECONDS).header('connection', 'close');
     await reply.code(error.status).send(envelope(error.type, error.data, traceId));
     return;
   }
@@ -130,6 +211,12 @@ export async function handleError(error: unknown, request: FastifyRequest, reply
   if (isFrameworkClientError(error)) {
     const message = frameworkMessage(error);
     await reply.code(error.statusCode ?? 400).send(envelope('ValidationException', { Message: message }, traceId));
+    return;
+  }
+  const dataError = clientDataError(error);
+  if (dataError !== undefined) {
+    request.log.info({ err: error, traceId }, 'database refused a value from the request');
+    await reply.code(dataError.status).send(envelope(dataError.type, dataError.data, traceId));
     return;
   }
   request.log.error({ err: error, traceId }, `unexpected error, traceId ${traceId}`);

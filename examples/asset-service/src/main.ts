@@ -7,6 +7,9 @@ import { loadConfig } from './config.js';
 import { startService } from './server.js';
 
 async function main(): Promise<void> {
+  // Everything the service creates (the data directory, PGlite's files, the demo credentials) is
+  // for its own user only.
+  process.umask(0o077);
   const config = loadConfig();
   const service = await startService(config);
   process.stdout.write(`${banner(config, service.url)}\n`);

@@ -11,7 +11,7 @@
 import { bindQuery, listResponse, ODataError, parseQuery, toSql, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
 import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
 import { checkBody, isUuid, rowToRecord, sqlRowToRecord } from './records.js';
 import { snakeCase } from './schema.js';
@@ -33,10 +33,15 @@ export function rawQuery(url: string): string {
   return index < 0 ? '' : url.slice(index + 1);
 }
 
-/** PostgreSQL's SQLSTATE of a driver error, if any. */
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+/** PostgreSQL's largest `integer`: the SQL backend passes `$skip` as one. */
+const MAX_SQL_INTEGER = 2_147_483_647;
+
+/**
+ * `$skip` above 2^31 − 1 is clamped to it: no tenant has that many records, so the page is empty
+ * either way, and PostgreSQL would refuse the larger value as out of range for `integer`.
+ */
+function clampSkip<T extends { readonly skip?: number }>(bound: T): T {
+  return bound.skip !== undefined && bound.skip > MAX_SQL_INTEGER ? { ...bound, skip: MAX_SQL_INTEGER } : bound;
 }
 
 /** Rejects the query options this service does not implement: custom options and `$skiptoken`-like ones. */
@@ -78,7 +83,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
   app.get(base, { config: read }, async (request) => {
     const query = parseQuery(rawQuery(request.url));
     checkSupportedOptions(query);
-    const bound = bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP });
+    const bound = clampSkip(bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP }));
     const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
     const { rows, count } = await db
       .withTenant(tenantOf(request), 'read', async (tx) => {
@@ -87,13 +92,11 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
         return { rows, count: counted === undefined ? undefined : Number(counted[0]?.count) };
       })
       .catch((error: unknown) => {
-        // Data exceptions (division by zero, overflow) and program limits come from the query's
-        // values, not from the server: they are the client's error.
-        const state = sqlState(error);
-        if (state !== undefined && (state.startsWith('22') || state.startsWith('54'))) {
-          throw new ODataError({ code: 'invalid_option_value', reason: `The query cannot be evaluated: ${(error as Error).message}`, appendLocation: false });
-        }
-        throw error;
+        // Data exceptions (overflow, …) and program limits come from the query's values, not from
+        // the server: they are the client's error, told in our words (PostgreSQL's stay in the log).
+        const dataError = clientDataError(error);
+        if (dataError !== undefined) request.log.info({ err: error }, 'database refused a value from the query');
+        throw dataError ?? error;
       });
     const value = rows.map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
     return listResponse(value, count === undefined ? {} : { count });
@@ -178,5 +181,5 @@ function writeError(error: unknown, resource: Resource, foreignKey: Property | u
     const field = foreignKey?.name ?? 'id';
     return new ValidationError(`The '${field}' field refers to a record that does not exist.`, { Errors: [{ Field: field, Message: `The '${field}' field refers to a record that does not exist.` }] });
   }
-  return error;
+  return clientDataError(error) ?? error;
 }

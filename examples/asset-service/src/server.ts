@@ -7,13 +7,15 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, authorizeTenant, issueToken, type TenantAccess } from './auth.js';
-import type { Config } from './config.js';
+import { ownerOnlyTree, type Config } from './config.js';
 import { openPglite, openPostgres, type Database } from './db.js';
-import { AuthorizationError, envelope, handleError, OAuthError } from './errors.js';
+import { AuthorizationError, envelope, handleError, OAuthError, UnavailableError, ValidationError } from './errors.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { registerCollection, type RouteAccess } from './routes.js';
 import { createSchema } from './schema.js';
 import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
+import { TokenThrottle } from './throttle.js';
+import { clientErrorHandler, trackRequestLines } from './transport.js';
 
 /** Options of {@link buildServer} beyond the configuration. */
 export interface ServerOptions {
@@ -35,10 +37,41 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
-    // Long $filter values travel in the URL: allow 64 KiB of headers (Node's default is 16 KiB).
-    http: { maxHeaderSize: 64 * 1024 },
-    return503OnClosing: true,
+    // No client may take forever (see config.ts): headers, whole request, idle keep-alive and
+    // silent connections are timed out; Node checks the first two every connectionsCheckingInterval.
+    http: {
+      maxHeaderSize: config.http.maxHeaderSize,
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.http.headersTimeoutMs / 4))),
+    },
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    connectionTimeout: config.http.connectionTimeoutMs,
+    // Transport errors (408, 431, 400) and router errors in the service's formats, 503 while closing too.
+    clientErrorHandler: clientErrorHandler(config.http.maxHeaderSize),
+    frameworkErrors: async (error, request, reply) => {
+      reply.header('trace-id', String(request.id));
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long; ids are UUIDs.' : error.code === 'FST_ERR_BAD_URL' ? 'The path is not a valid URL (malformed percent-encoding).' : error.message;
+      await handleError(error.code === 'FST_ERR_ASYNC_CONSTRAINT' ? error : new ValidationError(message), request, reply);
+    },
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+  });
+  app.server.maxConnections = config.http.maxConnections;
+  trackRequestLines(app.server);
+  const throttle = new TokenThrottle(config.tokens);
+  const tokenChecks = { clockSkewSeconds: config.tokens.clockSkewSeconds, maxLifetimeSeconds: config.tokens.maxLifetimeSeconds };
+
+  // While closing, requests still arriving on open connections get a 503 with Retry-After.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('trace-id', String(request.id));
+    throw new UnavailableError();
   });
 
   const tenants = new WeakMap<FastifyRequest, TenantAccess>();
@@ -57,13 +90,26 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
   app.addHook('onRequest', async (request, reply) => {
     reply.header('trace-id', String(request.id));
     if (request.routeOptions.url === '/directory/connect/token' || request.routeOptions.url === '/playground') return;
-    const claims = authenticate(request.headers.authorization, config.tokenSigningKey);
+    const claims = authenticate(request.headers.authorization, config.tokenSigningKey, tokenChecks);
     const access = routeAccess(request);
     if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
   });
 
-  // JSON bodies only (and forms for the token endpoint): other content types are a 415.
+  // JSON bodies only (and forms for the token endpoint): other content types are a 415. A GET or
+  // DELETE carries no body: a Content-Type sent without one (curl -H, fetch) is ignored.
   app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'DELETE' && request.method !== 'GET' && request.method !== 'HEAD') return;
+    const { headers } = request;
+    if (headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')) delete headers['content-type'];
+  });
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (request.method === 'DELETE' && text.trim() === '') done(null, undefined);
+    else json(request, text, done);
+  });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, new URLSearchParams(String(body)));
   });
@@ -72,7 +118,11 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     if (!(request.body instanceof URLSearchParams)) {
       throw new OAuthError('invalid_request', "The token request must be sent as 'application/x-www-form-urlencoded'.");
     }
-    const token = await issueToken(db, request.body, request.headers.authorization, { signingKey: config.tokenSigningKey, ttlSeconds: config.tokenTtlSeconds });
+    const token = await issueToken(db, request.body, request.headers.authorization, {
+      signingKey: config.tokenSigningKey,
+      ttlSeconds: config.tokenTtlSeconds,
+      guard: throttle.guard(request.ip),
+    });
     await reply.header('cache-control', 'no-store').send(token);
   });
 
@@ -114,6 +164,8 @@ export async function startService(config: Config, options: ServerOptions = {}):
     await ensureClient(db, { clientId: demo.clientId, secret: demo.clientSecret, name: 'Demo read-write client', canWrite: true, tenants: [demo.tenantId] });
     await ensureClient(db, { clientId: demo.readOnlyClientId, secret: demo.readOnlyClientSecret, name: 'Demo read-only client', canWrite: false, tenants: [demo.tenantId] });
     if (config.seed) await seedDemoData(db, demo.tenantId);
+    // PGlite's files are the service user's only (it unpacks its initial files world-writable).
+    if (config.databaseUrl === undefined) ownerOnlyTree(config.dataDir);
   } catch (error) {
     await db.close();
     throw error;

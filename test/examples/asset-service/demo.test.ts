@@ -4,15 +4,27 @@
  * and data across a restart, and stops cleanly on SIGINT.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-demo-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const repo = fileURLToPath(new URL('../../..', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'asset-service-demo-'));
+// A directory the demo has to create itself (so its mode is the demo's doing).
+const dataDir = join(root, 'data');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Every file and directory under `dir` whose mode gives group or others any access. */
+function notOwnerOnly(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (!entry.isSymbolicLink() && (statSync(path).mode & 0o077) !== 0) found.push(`${path} ${(statSync(path).mode & 0o777).toString(8)}`);
+  }
+  return found;
+}
 
 interface Running {
   readonly child: ChildProcess;
@@ -24,7 +36,7 @@ interface Running {
 async function startDemo(): Promise<Running> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   for (const name of ['DATABASE_URL', 'DEMO_TENANT_ID', 'DEMO_CLIENT_ID', 'DEMO_CLIENT_SECRET', 'DEMO_READONLY_CLIENT_ID', 'DEMO_READONLY_CLIENT_SECRET', 'TOKEN_SIGNING_KEY']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/asset-service/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/asset-service/src/main.ts'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -85,6 +97,10 @@ describe('npm run demo', () => {
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('SIGINT: shutting down');
     expect(first.output()).toContain('Stopped.');
+    // The data directory, PGlite's files and the credentials are the service user's only (umask 077).
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(readdirSync(dataDir, { recursive: true }).length).toBeGreaterThan(100);
+    expect(notOwnerOnly(dataDir)).toEqual([]);
 
     const second = await startDemo();
     try {
