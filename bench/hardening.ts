@@ -17,9 +17,9 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import fc from 'fast-check';
-import { bindQuery, compileQuery, defineModel, ODataError, type Row } from '../src/index.js';
+import { bindQuery, compileQuery, defineModel, ODataError } from '../src/index.js';
 import { checkMatchesPattern } from '../src/semantic/pattern-subset.js';
+import { acceptedPatterns, adversarialSubjects } from '../test/fixtures/patterns.js';
 import { fmtNum, markdownTable, median } from './measure.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,33 +37,7 @@ const model = defineModel({
   entitySets: { texts: { type: 'Text' }, nodes: { type: 'Node' } },
 });
 
-function subjects(n: number): Row[] {
-  return [
-    'a'.repeat(n),
-    `${'a'.repeat(n - 1)}!`,
-    'ab'.repeat(n / 2),
-    `${'='.repeat(n - 1)}x`,
-    `x${'.'.repeat(n - 2)}=`,
-    `${'aA0.='.repeat(n / 5 - 1)}\n=b!`,
-  ].map((body, i) => ({ id: i + 1, body }));
-}
-
-function acceptedPatterns(count: number): string[] {
-  const arbitrary = fc
-    .array(fc.constantFrom('a', 'b', '=', '!', '.', '[a-z]', '[^b]', '\\.', '(', ')', '|', '*', '+', '?', '{2,5}', '{3}', '^', '$'), { minLength: 1, maxLength: 12 })
-    .map((tokens) => tokens.join(''));
-  const out = new Set<string>();
-  for (const pattern of fc.sample(arbitrary, { seed: 12, numRuns: count * 20 })) {
-    try {
-      checkMatchesPattern(pattern);
-      out.add(pattern);
-    } catch (error) {
-      if (!(error instanceof ODataError)) throw error;
-    }
-    if (out.size >= count) break;
-  }
-  return [...out];
-}
+const subjects = adversarialSubjects;
 
 /** A pattern inside a Markdown table cell. */
 const cell = (text: string): string => text.replaceAll('|', '\\|');
