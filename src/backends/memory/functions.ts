@@ -24,10 +24,6 @@ import {
 import type { Evaluator, Row, Scope } from './compile-expression.js';
 import { domainOf, toNumber } from './values.js';
 
-function badRequest(reason: string): ODataError {
-  return new ODataError({ code: 'invalid_option_value', reason, appendLocation: false });
-}
-
 /** Number of code points. */
 function codePointLength(text: string): number {
   let length = 0;
@@ -142,7 +138,8 @@ export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evalu
         const start = toNumber(startArg(row, scope));
         const length = lengthArg === undefined ? undefined : toNumber(lengthArg(row, scope));
         if (typeof s !== 'string' || start === null || length === null) return null;
-        if (length !== undefined && length < 0) throw badRequest('The length argument of substring must not be negative');
+        // A computed negative length fails on this row: null (a negative literal is refused at bind time).
+        if (length !== undefined && length < 0) return null;
         const total = codePointLength(s);
         // A negative start counts from the end (URL 5.1.1.5.7, "if supported").
         const from = start < 0 ? Math.max(0, total + start) : Math.min(start, total);

@@ -845,6 +845,31 @@ class SqlCompiler {
    * exact one the reference computes instead of an overflow error: Int32 and smaller in 64 bits,
    * Int64 as an exact decimal (SQLite's integers are 64-bit already; beyond that it gives a REAL).
    */
+  /**
+   * An Int64 result, or null outside 64 bits (computed one size wider, see `widened`):
+   * clamped just outside the range, and the two clamp values made null.
+   */
+  private int64Guard(sql: string, type: ExpressionType): string {
+    if (!isPrimitive(type, 'Edm.Int64')) return sql;
+    return this.dialect.int64Guard(sql, this.value(-(2n ** 63n) - 1n, 'decimal'), this.value(2n ** 63n, 'decimal'));
+  }
+
+  /**
+   * `substring` with a zero-based start: a negative start counts from the end, starts and lengths
+   * up to 2^63 - 1 are clamped to 32 bits, and a negative (computed) length yields null.
+   */
+  private substring(text: string, start: string, length: string | undefined): string {
+    const { greatest, least } = this.dialect;
+    const expressions = length === undefined ? [text, start] : [text, start, length];
+    return this.dialect.withValues(expressions, ([t, s, n]) => {
+      const count = n === undefined ? undefined : least(n, this.value(2147483647, 'integer'));
+      const fromEnd = `${greatest(`${this.dialect.length(t as string)} + ${s}`, this.value(0, 'integer'))} + 1`;
+      const fromStart = `${least(s as string, this.value(2147483646, 'integer'))} + 1`;
+      const negative = n === undefined ? '' : `WHEN ${n} < 0 THEN NULL `;
+      return `(CASE ${negative}WHEN ${s} < 0 THEN ${this.dialect.substring(t as string, fromEnd, count)} ELSE ${this.dialect.substring(t as string, fromStart, count)} END)`;
+    });
+  }
+
   private widened(sql: string, type: ExpressionType): string {
     const int64 = isPrimitive(type, 'Edm.Int64');
     if (!int64 && !['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never))) return sql;
@@ -991,27 +1016,30 @@ class SqlCompiler {
           if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
           const l = this.expression(node.left, scope, node.operandType);
           const r = this.expression(node.right, scope, node.operandType);
+          // A zero divisor yields null (see "Failed operations yield null" in grammar/DEVIATIONS.md).
+          const divisor = `NULLIF(${r}, 0)`;
           switch (operator) {
             case 'add':
-              return `(${this.widened(l, node.type)} + ${r})`;
+              return this.int64Guard(`(${this.widened(l, node.type)} + ${r})`, node.type);
             case 'sub':
-              return `(${this.widened(l, node.type)} - ${r})`;
+              return this.int64Guard(`(${this.widened(l, node.type)} - ${r})`, node.type);
             case 'mul':
-              return `(${this.widened(l, node.type)} * ${r})`;
+              return this.int64Guard(`(${this.widened(l, node.type)} * ${r})`, node.type);
             case 'mod':
-              return `(${l} % ${r})`;
+              return this.dialect.modulo(l, divisor, numericKind(node.operandType));
             case 'divby':
-              return this.dialect.name === 'postgres' ? `(CAST(${l} AS numeric) / ${r})` : `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`;
+              if (numericKind(node.type) === 'double') return `(${l} / ${divisor})`;
+              return this.dialect.name === 'postgres' ? `(CAST(${l} AS numeric) / ${divisor})` : `(CAST(${l} AS DECIMAL(38, 18)) / ${divisor})`;
             default: {
               const integer = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(node.type, name as never));
-              return integer ? this.dialect.integerDivide(l, r) : `(${l} / ${r})`;
+              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type), divisor), node.type) : `(${l} / ${divisor})`;
             }
           }
         }
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       }
       case 'unary':
-        if (node.operator === 'negate') return `(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`;
+        if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       case 'call': {
         const args = node.args.map((arg) => this.expression(arg, scope));
@@ -1027,7 +1055,7 @@ class SqlCompiler {
           case 'indexof':
             return this.dialect.indexOf(args[0] as string, args[1] as string);
           case 'substring':
-            return this.dialect.substring(args[0] as string, args[1] as string, args[2]);
+            return this.substring(args[0] as string, args[1] as string, args[2]);
           case 'trim':
             // Removes spaces (SQL's TRIM), not every Unicode white space: see DEVIATIONS.
             return this.dialect.name === 'postgres' ? `btrim(${args[0]})` : `TRIM(${args[0]})`;
@@ -1072,6 +1100,28 @@ function jsonTableType(type: ExpressionType): string {
     default:
       return 'LONGTEXT';
   }
+}
+
+/** Whether an expression reads nothing of the row (literals and operators and functions over them). */
+function isConstant(node: BoundExpression): boolean {
+  switch (node.kind) {
+    case 'literal':
+      return true;
+    case 'unary':
+      return isConstant(node.operand);
+    case 'binary':
+      return isConstant(node.left) && isConstant(node.right);
+    case 'call':
+      return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
+    default:
+      return false;
+  }
+}
+
+/** The arithmetic of a numeric operand type. */
+function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
+  if (isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single')) return 'double';
+  return isPrimitive(type, 'Edm.Decimal') ? 'decimal' : 'integer';
 }
 
 /** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
@@ -1319,7 +1369,8 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
   const rejected = nullRejected(options.filter);
   const type = scope.type;
   const dialect = compiler.dialect;
-  const items = (options.orderBy ?? []).map((item) => {
+  // A constant key orders nothing (and a bare number would name a column in MySQL): left out.
+  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression)).map((item) => {
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'

@@ -33,8 +33,27 @@ export interface Dialect {
   length(expression: string): string;
   /** Zero-based position of `search` in `text`, -1 when absent. */
   indexOf(text: string, search: string): string;
-  /** Substring from a zero-based start, optionally with a length. */
-  substring(text: string, start: string, length?: string): string;
+  /**
+   * The characters of `text` from the one-based position `from` (1 to 2^31 - 1), optionally at
+   * most `length` of them (0 to 2^31 - 1): the compiler clamps both, and handles negative starts.
+   */
+  substring(text: string, from: string, length?: string): string;
+  /** The larger of two values (null when one is null). */
+  greatest(left: string, right: string): string;
+  /** The smaller of two values (null when one is null). */
+  least(left: string, right: string): string;
+  /**
+   * `body` over the values of `expressions`, each computed once where the dialect can (a
+   * correlated derived table); otherwise the expressions are repeated in the body.
+   */
+  withValues(expressions: readonly string[], body: (values: readonly string[]) => string): string;
+  /**
+   * `sql` (an integer computed one size wider), or null when it is outside Int64; `below` and
+   * `above` are parameters holding -2^63 - 1 and 2^63.
+   */
+  int64Guard(sql: string, below: string, above: string): string;
+  /** The remainder of a truncating division (sign of the dividend) in `kind` arithmetic; `right` is not zero. */
+  modulo(left: string, right: string, kind: 'integer' | 'decimal' | 'double'): string;
   /** String concatenation. */
   concat(left: string, right: string): string;
   /** Truncating integer division. */

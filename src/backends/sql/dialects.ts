@@ -31,6 +31,18 @@ export function mysqlDateTime(value: unknown): unknown {
   return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
 }
 
+/** Each value computed once in a correlated derived table (PostgreSQL, SQLite). */
+function derivedValues(expressions: readonly string[], body: (values: readonly string[]) => string): string {
+  const names = expressions.map((_, i) => `"_v${i}"`);
+  return `(SELECT ${body(names.map((name) => `"_w".${name}`))} FROM (SELECT ${expressions.map((e, i) => `${e} AS ${names[i]}`).join(', ')}) AS "_w")`;
+}
+
+/** The expressions repeated in the body (MySQL/MariaDB cannot reference outer columns in a derived table). */
+const inlineValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string => body(expressions);
+
+/** Clamped just outside Int64 with GREATEST/LEAST, and the two clamp values made null. */
+const clampInt64 = (sql: string, below: string, above: string): string => `NULLIF(NULLIF(LEAST(GREATEST(${sql}, ${below}), ${above}), ${below}), ${above})`;
+
 const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
@@ -60,9 +72,18 @@ export const postgres: Dialect = {
   escapeChar: '\\',
   length: (e) => `char_length(${e})`,
   indexOf: (t, s) => `(strpos(${t}, ${s}) - 1)`,
-  substring: (t, start, length) => (length === undefined ? `substr(${t}, (${start}) + 1)` : `substr(${t}, (${start}) + 1, ${length})`),
+  // substr takes integer positions: the compiler has clamped them to 32 bits.
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS integer))` : `substr(${t}, CAST(${from} AS integer), CAST(${length} AS integer))`),
+  // GREATEST/LEAST ignore nulls here: null when one is null.
+  greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
+  least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
+  withValues: derivedValues,
+  int64Guard: clampInt64,
+  // No % for double precision: the exact remainder in numeric (which is exactly a double).
+  modulo: (l, r, kind) => (kind === 'double' ? `CAST(mod(CAST(${l} AS numeric), CAST(${r} AS numeric)) AS double precision)` : `mod(${l}, ${r})`),
   concat: (l, r) => `(${l} || ${r})`,
-  integerDivide: (l, r) => `(${l} / ${r})`,
+  // div() truncates also when an operand is numeric (widened Int64 arithmetic).
+  integerDivide: (l, r) => `div(${l}, ${r})`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
   parameter: (value, kind) => {
     // PostgreSQL text cannot hold NUL: refuse the value as bad input rather than fail in the database.
@@ -103,7 +124,14 @@ export const sqlite: Dialect = {
   escapeChar: '\\',
   length: (e) => `length(${e})`,
   indexOf: (t, s) => `(instr(${t}, ${s}) - 1)`,
-  substring: (t, start, length) => (length === undefined ? `substr(${t}, (${start}) + 1)` : `substr(${t}, (${start}) + 1, ${length})`),
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, ${from})` : `substr(${t}, ${from}, ${length})`),
+  greatest: (l, r) => `max(${l}, ${r})`,
+  least: (l, r) => `min(${l}, ${r})`,
+  withValues: derivedValues,
+  // Integer arithmetic that overflows gives a REAL in SQLite.
+  int64Guard: (sql) => derivedValues([sql], ([v]) => `(CASE WHEN typeof(${v}) = 'integer' THEN ${v} END)`),
+  // % converts its operands to integers: a - b·trunc(a/b) for the others.
+  modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * CAST(${a} / ${b} AS INTEGER))`)),
   concat: (l, r) => `(${l} || ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
@@ -113,6 +141,11 @@ export const sqlite: Dialect = {
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
     if (kind === 'timestamp') return utcText(value);
+    // Decimals are REAL in SQLite: bound as numbers, never as text (text compares above every number).
+    if ((kind === 'decimal' || kind === 'double') && value !== null) {
+      const text = exactText(value, 'decimal');
+      return text === 'INF' ? Infinity : text === '-INF' ? -Infinity : Number(text);
+    }
     return exactText(value, kind);
   },
   typedPlaceholder: (p, kind) => (kind === 'bigint' ? `CAST(${p} AS INTEGER)` : p),
@@ -133,7 +166,12 @@ export const mysql: Dialect = {
   escapeChar: '\\',
   length: (e) => `CHAR_LENGTH(${e})`,
   indexOf: (t, s) => `(INSTR(${t}, ${s}) - 1)`,
-  substring: (t, start, length) => (length === undefined ? `SUBSTRING(${t}, (${start}) + 1)` : `SUBSTRING(${t}, (${start}) + 1, ${length})`),
+  substring: (t, from, length) => (length === undefined ? `SUBSTRING(${t}, ${from})` : `SUBSTRING(${t}, ${from}, ${length})`),
+  greatest: (l, r) => `GREATEST(${l}, ${r})`,
+  least: (l, r) => `LEAST(${l}, ${r})`,
+  withValues: inlineValues,
+  int64Guard: clampInt64,
+  modulo: (l, r) => `(${l} % ${r})`,
   concat: (l, r) => `CONCAT(${l}, ${r})`,
   integerDivide: (l, r) => `(${l} DIV ${r})`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
@@ -159,7 +197,12 @@ export const mssql: Dialect = {
   escapeChar: '\\',
   length: (e) => `LEN(${e} + N'x') - 1`,
   indexOf: (t, s) => `(CHARINDEX(${s}, ${t}) - 1)`,
-  substring: (t, start, length) => `SUBSTRING(${t}, (${start}) + 1, ${length ?? '2147483647'})`,
+  substring: (t, from, length) => `SUBSTRING(${t}, CAST(${from} AS int), CAST(${length ?? '2147483647'} AS int))`,
+  greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
+  least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
+  withValues: inlineValues,
+  int64Guard: clampInt64,
+  modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
   concat: (l, r) => `(${l} + ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
