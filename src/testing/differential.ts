@@ -175,6 +175,15 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       return inexactLiteral || inexactRow;
     },
   },
+  {
+    name: 'no-nan-in-sqlite',
+    deviation: 'SQL backend: "NaN in SQLite"',
+    // Only INF and NaN operands make a NaN (a finite operation that fails is null everywhere).
+    applies: ({ target, query, findingClass }) =>
+      findingClass === 'row disagreement' &&
+      /sqlite/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'literal' && (typeIs(node, 'Edm.Double') || typeIs(node, 'Edm.Single')) && (node.value === 'NaN' || node.value === 'INF' || node.value === '-INF' || (typeof node.value === 'number' && !Number.isFinite(node.value)))),
+  },
 ];
 
 // ---- running ------------------------------------------------------------------------------------

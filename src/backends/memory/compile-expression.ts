@@ -396,7 +396,8 @@ function arithmetic(operator: string, type: ExpressionType, operandType: Express
         break;
       case 'mod':
         if (y === 0) return null;
-        result = x % y;
+        // Double: a - b·trunc(a/b), which every engine computes alike (integers: the exact remainder).
+        result = integer ? x % y : x - y * Math.trunc(x / y);
         break;
       default:
         // A zero divisor yields null (Double too); integer division truncates.

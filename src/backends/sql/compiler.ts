@@ -489,7 +489,9 @@ class SqlCompiler {
   }
 
   /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
-  private rounding(name: 'round' | 'floor' | 'ceiling', x: string): string {
+  private rounding(name: 'round' | 'floor' | 'ceiling', x: string, double: boolean): string {
+    // floor and ceiling of a double are exact in double (a decimal cast would lose tiny values).
+    if (double && name !== 'round' && this.dialect.name !== 'sqlite') return `${name === 'floor' ? 'FLOOR' : 'CEILING'}(${x})`;
     switch (this.dialect.name) {
       case 'postgres':
         return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS numeric))`;
@@ -855,6 +857,43 @@ class SqlCompiler {
   }
 
   /**
+   * Double arithmetic as IEEE 754 computes it, without the database errors on overflow (MariaDB,
+   * PostgreSQL) and underflow (PostgreSQL): a non-finite result from finite operands is null
+   * ("Failed operations yield null"), an underflow is 0; `mod` is `a - b * trunc(a / b)`.
+   */
+  private doubleOperation(operator: 'add' | 'sub' | 'mul' | 'div' | 'mod', left: string, right: string): string {
+    const d = this.dialect;
+    const max = (): string => this.value(Number.MAX_VALUE, 'double');
+    const tiny = (): string => this.value(Number.MIN_VALUE, 'double');
+    const operands = [d.double(left), d.double(`NULLIF(${right}, 0)`)];
+    if (operator !== 'div' && operator !== 'mod') operands[1] = d.double(right);
+    const finite = (a: string, b: string): string => `ABS(${a}) <= ${max()} AND ABS(${b}) <= ${max()}`;
+    const quotient = (a: string, b: string): string =>
+      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 THEN (CASE WHEN ABS(${b}) < 1 AND ABS(${a}) > ${max()} * ABS(${b}) THEN NULL WHEN ABS(${b}) > 1 AND ABS(${a}) < ${tiny()} * ABS(${b}) THEN ${d.double('0')} ELSE ${a} / ${b} END) ELSE ${a} / ${b} END)`;
+    // Nested CASEs fix the order of the checks, whose own steps never overflow or underflow;
+    // the last one halves exactly, so it rounds as the product does.
+    const product = (a: string, b: string): string =>
+      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 AND ${b} <> 0 THEN (CASE WHEN ABS(${a}) > 1 THEN (CASE WHEN ABS(${b}) < 1 THEN ${a} * ${b} WHEN ABS(${b}) / 2 > ${max()} / ABS(${a}) THEN NULL WHEN ABS(${a}) / 4 * ABS(${b}) > ${max()} / 4 THEN NULL ELSE ${a} * ${b} END) WHEN ABS(${b}) < ${tiny()} / ABS(${a}) THEN ${d.double('0')} ELSE ${a} * ${b} END) ELSE ${a} * ${b} END)`;
+    return d.withValues(operands, ([a, b]) => {
+      const [x, y] = [a as string, b as string];
+      switch (operator) {
+        case 'add':
+        case 'sub': {
+          const sign = operator === 'add' ? '+' : '-';
+          return `(CASE WHEN ${finite(x, y)} AND ABS(${x} / 2 ${sign} ${y} / 2) > ${max()} / 2 THEN NULL ELSE ${x} ${sign} ${y} END)`;
+        }
+        case 'mul':
+          return product(x, y);
+        case 'div':
+          return quotient(x, y);
+        default:
+          // b·trunc(a/b) may round beyond the largest double: a product like any other.
+          return d.withValues([x, y, d.truncate(quotient(x, y))], ([p, q, t]) => `(${p} - ${product(q as string, t as string)})`);
+      }
+    });
+  }
+
+  /**
    * `substring` with a zero-based start: a negative start counts from the end, starts and lengths
    * up to 2^63 - 1 are clamped to 32 bits, and a negative (computed) length yields null.
    */
@@ -1016,6 +1055,7 @@ class SqlCompiler {
           if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
           const l = this.expression(node.left, scope, node.operandType);
           const r = this.expression(node.right, scope, node.operandType);
+          if (operator !== 'divby' && numericKind(node.type) === 'double') return this.doubleOperation(operator as 'add', l, r);
           // A zero divisor yields null (see "Failed operations yield null" in grammar/DEVIATIONS.md).
           const divisor = `NULLIF(${r}, 0)`;
           switch (operator) {
@@ -1028,11 +1068,11 @@ class SqlCompiler {
             case 'mod':
               return this.dialect.modulo(l, divisor, numericKind(node.operandType));
             case 'divby':
-              if (numericKind(node.type) === 'double') return `(${l} / ${divisor})`;
-              return this.dialect.name === 'postgres' ? `(CAST(${l} AS numeric) / ${divisor})` : `(CAST(${l} AS DECIMAL(38, 18)) / ${divisor})`;
+              if (numericKind(node.type) === 'double') return this.doubleOperation('div', l, r);
+              return this.dialect.decimalDivide(l, divisor);
             default: {
               const integer = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(node.type, name as never));
-              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type), divisor), node.type) : `(${l} / ${divisor})`;
+              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type), divisor), node.type) : this.dialect.decimalDivide(l, divisor);
             }
           }
         }
@@ -1062,7 +1102,7 @@ class SqlCompiler {
           case 'round':
           case 'floor':
           case 'ceiling':
-            return this.rounding(node.name, args[0] as string);
+            return this.rounding(node.name, args[0] as string, numericKind(node.args[0]?.type ?? node.type) === 'double');
           case 'year':
           case 'month':
           case 'day':

@@ -52,6 +52,12 @@ export interface Dialect {
    * `above` are parameters holding -2^63 - 1 and 2^63.
    */
   int64Guard(sql: string, below: string, above: string): string;
+  /** Decimal division (`divby`) of two numbers; `right` is not zero. */
+  decimalDivide(left: string, right: string): string;
+  /** A number as a double-precision float. */
+  double(expression: string): string;
+  /** A double rounded toward zero (to an integer-valued double). */
+  truncate(expression: string): string;
   /** The remainder of a truncating division (sign of the dividend) in `kind` arithmetic; `right` is not zero. */
   modulo(left: string, right: string, kind: 'integer' | 'decimal' | 'double'): string;
   /** String concatenation. */

@@ -79,8 +79,10 @@ export const postgres: Dialect = {
   least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
   withValues: derivedValues,
   int64Guard: clampInt64,
-  // No % for double precision: the exact remainder in numeric (which is exactly a double).
-  modulo: (l, r, kind) => (kind === 'double' ? `CAST(mod(CAST(${l} AS numeric), CAST(${r} AS numeric)) AS double precision)` : `mod(${l}, ${r})`),
+  modulo: (l, r) => `mod(${l}, ${r})`,
+  decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
+  double: (e) => `CAST(${e} AS double precision)`,
+  truncate: (e) => `trunc(${e})`,
   concat: (l, r) => `(${l} || ${r})`,
   // div() truncates also when an operand is numeric (widened Int64 arithmetic).
   integerDivide: (l, r) => `div(${l}, ${r})`,
@@ -131,7 +133,12 @@ export const sqlite: Dialect = {
   // Integer arithmetic that overflows gives a REAL in SQLite.
   int64Guard: (sql) => derivedValues([sql], ([v]) => `(CASE WHEN typeof(${v}) = 'integer' THEN ${v} END)`),
   // % converts its operands to integers: a - b·trunc(a/b) for the others.
-  modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * CAST(${a} / ${b} AS INTEGER))`)),
+  modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
+  // Decimals are REAL here (and integer / integer would truncate).
+  decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
+  double: (e) => `CAST(${e} AS REAL)`,
+  // CAST AS INTEGER saturates at 2^63; doubles from 2^52 up are integers already.
+  truncate: (e) => `(CASE WHEN abs(${e}) >= 4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
   concat: (l, r) => `(${l} || ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
@@ -172,10 +179,18 @@ export const mysql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   modulo: (l, r) => `(${l} % ${r})`,
+  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
+  double: (e) => `CAST(${e} AS DOUBLE)`,
+  truncate: (e) => `TRUNCATE(${e}, 0)`,
   concat: (l, r) => `CONCAT(${l}, ${r})`,
-  integerDivide: (l, r) => `(${l} DIV ${r})`,
+  // DIV fails beyond BIGINT (-2^63 DIV -1): a decimal quotient truncated (30 decimals cannot round up to the next integer).
+  integerDivide: (l, r) => `TRUNCATE(CAST(${l} AS DECIMAL(65, 30)) / ${r}, 0)`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
   parameter: (value, kind) => {
+    // MySQL/MariaDB doubles hold no INF or NaN (the driver would write them as bare words).
+    if ((kind === 'double' || kind === 'decimal') && (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))) {
+      throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB have no INF or NaN values', appendLocation: false });
+    }
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
     if (kind === 'timestamp') return mysqlDateTime(value);
     return exactText(value, kind);
@@ -203,6 +218,9 @@ export const mssql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
+  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
+  double: (e) => `CAST(${e} AS float)`,
+  truncate: (e) => `ROUND(${e}, 0, 1)`,
   concat: (l, r) => `(${l} + ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
