@@ -397,8 +397,8 @@ class SqlCompiler {
       const where = `${related.join}${filter()}`;
       const order =
         orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-      const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
-      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+      const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
+      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
       const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
       // FOR JSON gives NULL for no rows; the spec's answer is an empty array.
       return `COALESCE((SELECT ${list} FROM ${related.from} WHERE ${where} ORDER BY ${order}${paging} FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]')`;
@@ -458,8 +458,8 @@ class SqlCompiler {
         const object = this.jsonObject(options, scope, keysOnly);
         const order =
           orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-        const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
-        const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+        const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
+        const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
         const limit = top === undefined && skip === undefined ? '' : ` LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`;
         const where = `${related.join}${filter()}`;
         return this.nestedJson(`(SELECT COALESCE(JSON_ARRAYAGG(JSON_EXTRACT(${object}, '$') ORDER BY ${order}${limit}), JSON_ARRAY()) FROM ${related.from} WHERE ${where})`);
@@ -470,8 +470,8 @@ class SqlCompiler {
       const rowNumber = order();
       const where = `${related.join}${filter()}`;
       const orderAgain = order();
-      const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
-      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+      const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
+      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
       const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
       const inner = `SELECT ${object} AS o, ROW_NUMBER() OVER (ORDER BY ${rowNumber}) AS n FROM ${related.from} WHERE ${where} ORDER BY ${orderAgain}${paging}`;
       switch (this.dialect.name) {
@@ -725,13 +725,14 @@ class SqlCompiler {
     }
     const strings = isPrimitive(operandType, 'Edm.String');
     const enums = operandType.kind === 'enum';
+    const durations = isPrimitive(operandType, 'Edm.Duration');
     // An operand used twice is compiled twice (its parameters then appear twice, as its text does).
     const equality = operator === 'eq' || operator === 'ne';
     // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
       if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
-      const sql = enums && !equality ? this.enumOrdinal(node, scope) : this.expression(node, scope, operandType);
+      const sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.dialect.durationKey(this.expression(node, scope, operandType)) : this.expression(node, scope, operandType);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
     const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;
@@ -1079,6 +1080,7 @@ class SqlCompiler {
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       }
       case 'unary':
+        if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration')) return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
         if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       case 'call': {
@@ -1278,8 +1280,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       if (order !== '') tail += ` ORDER BY ${order}`;
     }
     if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
-      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'integer');
-      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'integer');
+      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'rowCount');
+      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'rowCount');
       tail += ` ${dialect.paging(top, skip)}`;
     }
     return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
@@ -1417,7 +1419,9 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
         ? expression.type.type.isFlags
           ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
           : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
-        : compiler.expression(expression, scope);
+        : isPrimitive(expression.type, 'Edm.Duration')
+          ? dialect.durationKey(compiler.expression(expression, scope))
+          : compiler.expression(expression, scope);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
     const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));

@@ -52,6 +52,13 @@ export interface Dialect {
    * `above` are parameters holding -2^63 - 1 and 2^63.
    */
   int64Guard(sql: string, below: string, above: string): string;
+  /**
+   * A Duration as a value that compares and sorts as the duration: the interval itself where
+   * durations are intervals, else the ISO 8601 text (`-P1DT2H3M4.5S`) read as seconds.
+   */
+  durationKey(expression: string): string;
+  /** The negation of a Duration. */
+  negateDuration(expression: string): string;
   /** Decimal division (`divby`) of two numbers; `right` is not zero. */
   decimalDivide(left: string, right: string): string;
   /** A number as a double-precision float. */
@@ -73,4 +80,5 @@ export interface Dialect {
 }
 
 /** The kind of a parameter value, for typed placeholders and driver conversion. */
-export type ParameterKind = 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';
+/** `rowCount`: a $top or $skip (0 to 2^53 - 1), a plain number that LIMIT accepts in every dialect. */
+export type ParameterKind = 'rowCount' | 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';

@@ -4,7 +4,7 @@
  */
 import { ODataError } from '../../errors/odata-error.js';
 import { toBigInt } from '../memory/values.js';
-import { instantFromPicos, parseInstant } from '../../util/temporal.js';
+import { instantFromPicos, parseDuration, parseInstant } from '../../util/temporal.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 
 /**
@@ -43,6 +43,27 @@ const inlineValues = (expressions: readonly string[], body: (values: readonly st
 /** Clamped just outside Int64 with GREATEST/LEAST, and the two clamp values made null. */
 const clampInt64 = (sql: string, below: string, above: string): string => `NULLIF(NULLIF(LEAST(GREATEST(${sql}, ${below}), ${above}), ${below}), ${above})`;
 
+/**
+ * Seconds of an ISO 8601 duration stored as text (`-P1DT2H3M4.5S`, days and time parts only, as
+ * Edm.Duration has): the numbers between the designators, with the sign.
+ */
+function isoDurationSeconds(x: string, dialect: { greatest(l: string, r: string): string; double(e: string): string; withValues: Dialect['withValues'] }, find: (text: string, c: string) => string, cut: (text: string, from: string, length: string) => string): string {
+  return dialect.withValues([x], ([v]) => {
+    const t = v as string;
+    const at = (c: string): string => find(t, `'${c}'`);
+    const part = (end: string, from: string): string => `(CASE WHEN ${at(end)} > 0 THEN ${dialect.double(cut(t, `${from} + 1`, `${at(end)} - ${from} - 1`))} ELSE 0 END)`;
+    const afterT = at('T');
+    const afterH = dialect.greatest(afterT, at('H'));
+    const afterM = dialect.greatest(afterH, at('M'));
+    const seconds = `(${part('D', at('P'))} * 86400 + ${part('H', afterT)} * 3600 + ${part('M', afterH)} * 60 + ${part('S', afterM)})`;
+    return `(CASE WHEN ${t} IS NULL THEN NULL WHEN ${cut(t, '1', '1')} = '-' THEN -${seconds} ELSE ${seconds} END)`;
+  });
+}
+
+/** The negation of a Duration stored as ISO 8601 text. */
+const negateIsoText = (x: string, concat: (l: string, r: string) => string, cut: (text: string, from: string) => string): string =>
+  `(CASE WHEN ${x} LIKE '-%' THEN ${cut(x, '2')} WHEN ${x} IN ('PT0S', 'P0D') THEN ${x} ELSE ${concat(`'-'`, x)} END)`;
+
 const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
@@ -80,6 +101,8 @@ export const postgres: Dialect = {
   withValues: derivedValues,
   int64Guard: clampInt64,
   modulo: (l, r) => `mod(${l}, ${r})`,
+  durationKey: (e) => e,
+  negateDuration: (e) => `(-${e})`,
   decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
   double: (e) => `CAST(${e} AS double precision)`,
   truncate: (e) => `trunc(${e})`,
@@ -90,10 +113,16 @@ export const postgres: Dialect = {
   parameter: (value, kind) => {
     // PostgreSQL text cannot hold NUL: refuse the value as bad input rather than fail in the database.
     rejectNul(value, 'PostgreSQL');
+    // An interval cannot read negative ISO 8601 durations ('-P1DT2H'): microseconds instead.
+    if (kind === 'interval' && typeof value === 'string' && value.startsWith('-')) {
+      const picos = parseDuration(value);
+      if (picos !== undefined) return `${picos / 1_000_000n} microseconds`;
+    }
     return exactText(value, kind);
   },
   typedPlaceholder: (p, kind) => {
     const types: Partial<Record<ParameterKind, string>> = {
+      rowCount: 'bigint',
       string: 'text',
       integer: 'integer',
       bigint: 'bigint',
@@ -134,6 +163,8 @@ export const sqlite: Dialect = {
   int64Guard: (sql) => derivedValues([sql], ([v]) => `(CASE WHEN typeof(${v}) = 'integer' THEN ${v} END)`),
   // % converts its operands to integers: a - b·trunc(a/b) for the others.
   modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
+  durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} || ${r})`, (t, f) => `substr(${t}, ${f})`),
   // Decimals are REAL here (and integer / integer would truncate).
   decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
   double: (e) => `CAST(${e} AS REAL)`,
@@ -158,6 +189,8 @@ export const sqlite: Dialect = {
   typedPlaceholder: (p, kind) => (kind === 'bigint' ? `CAST(${p} AS INTEGER)` : p),
 };
 
+const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l}, ${r})`, double: (e: string): string => `CAST(${e} AS DECIMAL(38, 12))` };
+
 export const mysql: Dialect = {
   name: 'mysql',
   placeholder: () => '?',
@@ -179,6 +212,8 @@ export const mysql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   modulo: (l, r) => `(${l} % ${r})`,
+  durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
   double: (e) => `CAST(${e} AS DOUBLE)`,
   truncate: (e) => `TRUNCATE(${e}, 0)`,
@@ -218,6 +253,8 @@ export const mssql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
+  durationKey: (e) => isoDurationSeconds(e, { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues }, (t, c) => `CHARINDEX(${c}, ${t})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
   double: (e) => `CAST(${e} AS float)`,
   truncate: (e) => `ROUND(${e}, 0, 1)`,

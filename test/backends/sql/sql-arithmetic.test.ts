@@ -129,3 +129,34 @@ describe('every arithmetic operator and numeric function over argument kinds', (
     await agree(queries);
   }, 60_000);
 });
+
+describe('paging and order keys', () => {
+  it('$skip and $top up to 2^53 - 1, constant $orderby keys', async () => {
+    await agree([
+      '$orderby=id&$skip=2147483648&$select=id',
+      '$orderby=id&$skip=2147483647&$top=1000&$select=id',
+      '$orderby=id&$top=9007199254740991&$select=id',
+      '$orderby=id&$skip=9007199254740991&$top=9007199254740991&$select=id',
+      '$orderby=id&$skip=2147483648&$select=id&$expand=children($orderby=id;$skip=2147483648;$top=2147483648)',
+      '$orderby=255 desc,id&$select=id',
+      '$orderby=null,id desc&$top=3&$skip=1&$select=id',
+      "$orderby='x',1 add 2,id desc&$select=id",
+    ]);
+  }, 60_000);
+});
+
+describe('durations', () => {
+  it('compare and sort as durations, negative literals and negation included', async () => {
+    await agree([
+      '$orderby=span,id&$select=id',
+      '$orderby=span desc,id&$select=id',
+      "$filter=span gt duration'PT12H'&$select=id",
+      "$filter=span le duration'P1D'&$select=id",
+      "$filter=span lt duration'PT0.01S'&$select=id",
+      "$filter=duration'-P1DT2H' gt (-(span))&$select=id",
+      "$filter=(-span) lt duration'-PT1H'&$select=id",
+      '$orderby=-span,id&$select=id',
+      "$filter=span eq duration'P1D'&$select=id",
+    ]);
+  }, 60_000);
+});

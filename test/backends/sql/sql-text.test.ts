@@ -19,7 +19,7 @@ describe('SQL text per dialect', () => {
   it('postgres', () => {
     const sql = toSql(bound(query), { dialect: 'postgres' });
     expect(sql.sql).toBe(
-      `SELECT t0."id" AS "c0", t0."name" AS "c1" FROM "items" t0 WHERE ((t0."name" <> $1::text OR t0."name" IS NULL) AND t0."name" LIKE $2::text ESCAPE '\\') ORDER BY t0."name" COLLATE "C" DESC, t0."id" ASC LIMIT $3::integer OFFSET $4::integer`,
+      `SELECT t0."id" AS "c0", t0."name" AS "c1" FROM "items" t0 WHERE ((t0."name" <> $1::text OR t0."name" IS NULL) AND t0."name" LIKE $2::text ESCAPE '\\') ORDER BY t0."name" COLLATE "C" DESC, t0."id" ASC LIMIT $3::bigint OFFSET $4::bigint`,
     );
     expect(sql.params).toEqual(["O'Neil", '%50\\%\\_off%', 5, 10]);
   });
