@@ -253,9 +253,12 @@ export class ExpressionCompiler {
     const left = this.compile(node.left);
     if (node.right.kind === 'list') {
       const domain = domainOf(node.left.type.kind === 'null' ? node.right.items[0]?.type ?? node.left.type : node.left.type);
-      const items = node.right.items.map((item) => domain.normalize(item.type.kind === 'enum' && Array.isArray(item.value) ? item.value.join(',') : item.value));
-      const hasNull = items.includes(null);
-      const values = items.filter((item) => item !== null);
+      // Only a null literal is a null item: an item the left type cannot hold matches nothing.
+      const hasNull = node.right.items.some((item) => item.value === null);
+      const values = node.right.items
+        .filter((item) => item.value !== null)
+        .map((item) => domain.normalize(item.type.kind === 'enum' && Array.isArray(item.value) ? item.value.join(',') : item.value))
+        .filter((item) => item !== null);
       // `x in (a, b)` is `x eq a or x eq b`: null equals only null.
       return (row, scope) => {
         const value = domain.normalize(left(row, scope));

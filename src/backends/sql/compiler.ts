@@ -10,6 +10,7 @@
 import { foldQuery } from '../constant-folding.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { parseDuration } from '../../util/temporal.js';
+import { toBigInt, toNumber } from '../memory/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
@@ -774,18 +775,37 @@ class SqlCompiler {
   private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, scope: Scope): string {
     if (node.right.kind !== 'list') throw unsupported(`'in' with a collection`);
     const left = (): string => this.expression(node.left, scope, node.left.type);
-    const items = node.right.items.filter((item) => item.value !== null);
-    const hasNull = items.length !== node.right.items.length;
     const operandType = node.left.type;
+    // An item the left type cannot hold (`n64 in (2.5)`) matches nothing: left out.
+    const integral = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(operandType, name as never));
+    const holds = (value: unknown): boolean => (isPrimitive(operandType, 'Edm.Int64') ? toBigInt(value) !== null : Number.isInteger(toNumber(value)));
+    const items = node.right.items.filter((item) => item.value !== null && (!integral || !isNumeric(item.type) || holds(item.value)));
+    const hasNull = node.right.items.some((item) => item.value === null);
     const strings = isPrimitive(operandType, 'Edm.String');
     // x in (...) is false, not null, when x is null and no item is null.
     const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const column = flags !== undefined ? this.flagsValue(left(), flags) : strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
     const item = (literal: BoundLiteral): string => (flags !== undefined ? this.value(Number(flagBits(literal.value, flags)), 'integer') : this.literal(literal, operandType));
-    const list = items.length === 0 ? '1 = 0' : `${column} IN (${items.map(item).join(', ')})`;
+    const list =
+      items.length === 0
+        ? '1 = 0'
+        : items.length >= LIST_PARAMETER_THRESHOLD
+          ? this.listParameter(column, items, flags !== undefined ? 'integer' : parameterKind(operandType, items[0]?.type ?? operandType))
+          : `${column} IN (${items.map(item).join(', ')})`;
     const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
     return guard === '' ? withNull : `(${guard}${withNull})`;
+  }
+
+  /** `column IN` the items of a long list, all in one parameter (drivers limit their number). */
+  private listParameter(column: string, items: readonly BoundLiteral[], kind: ParameterKind): string {
+    const flags = items[0]?.type.kind === 'enum' && items[0].type.type.isFlags ? items[0].type.type : undefined;
+    const values = items.map((literal) => {
+      const value = flags !== undefined ? Number(flagBits(literal.value, flags)) : literal.type.kind === 'enum' && Array.isArray(literal.value) ? literal.value.join(',') : literal.value;
+      return this.dialect.parameter(value, kind);
+    });
+    this.params.push(this.dialect.listParameter(values, kind));
+    return this.dialect.inList(column, `${MARK_START}${this.params.length - 1}${MARK_END}`, kind);
   }
 
   /** Escapes LIKE metacharacters of a pattern given as SQL (a parameter or an expression). */
@@ -1016,7 +1036,11 @@ class SqlCompiler {
   literal(node: BoundLiteral, operandType: ExpressionType): string {
     if (node.value === null) return 'NULL';
     const value = node.type.kind === 'enum' && Array.isArray(node.value) ? node.value.join(',') : node.value;
-    return this.value(value, parameterKind(operandType.kind === 'null' ? node.type : operandType, node.type));
+    const kind = parameterKind(operandType.kind === 'null' ? node.type : operandType, node.type);
+    // An integral literal written as a decimal (`n32 in (2.0)`) travels as the integer.
+    if (kind === 'integer' && typeof value !== 'number' && Number.isInteger(toNumber(value))) return this.value(toNumber(value), kind);
+    if (kind === 'bigint' && typeof value !== 'bigint' && toBigInt(value) !== null) return this.value(toBigInt(value), kind);
+    return this.value(value, kind);
   }
 
   /** An enum value as its declared position, for ordering enums stored as member names. */
@@ -1200,6 +1224,9 @@ function parameterKind(type: ExpressionType, literalType: ExpressionType): Param
       return 'string';
   }
 }
+
+/** From this many items on, an `in` list is one parameter. */
+const LIST_PARAMETER_THRESHOLD = 1000;
 
 /** Placeholder markers (characters that no SQL text of the compiler contains). */
 const MARK_START = '\u0001';

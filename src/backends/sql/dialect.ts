@@ -59,6 +59,13 @@ export interface Dialect {
   durationKey(expression: string): string;
   /** The negation of a Duration. */
   negateDuration(expression: string): string;
+  /**
+   * A long `in` list as one parameter: the parameter value holding the (converted, non-null)
+   * items, and `column IN` the set it reads (`= ANY(CAST($1 AS type[]))`, `json_each`, `JSON_TABLE`,
+   * `OPENJSON`).
+   */
+  listParameter(values: readonly unknown[], kind: ParameterKind): unknown;
+  inList(column: string, placeholder: string, kind: ParameterKind): string;
   /** Decimal division (`divby`) of two numbers; `right` is not zero. */
   decimalDivide(left: string, right: string): string;
   /** A number as a double-precision float. */

@@ -64,6 +64,36 @@ function isoDurationSeconds(x: string, dialect: { greatest(l: string, r: string)
 const negateIsoText = (x: string, concat: (l: string, r: string) => string, cut: (text: string, from: string) => string): string =>
   `(CASE WHEN ${x} LIKE '-%' THEN ${cut(x, '2')} WHEN ${x} IN ('PT0S', 'P0D') THEN ${x} ELSE ${concat(`'-'`, x)} END)`;
 
+const NUMERIC_KINDS: ReadonlySet<ParameterKind> = new Set(['integer', 'bigint', 'decimal', 'double', 'rowCount']);
+
+/** A JSON array of list items: numbers as JSON numbers (exact digits), the rest as strings. */
+function jsonList(values: readonly unknown[], kind: ParameterKind, infinity: string): string {
+  const item = (v: unknown): string => {
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (NUMERIC_KINDS.has(kind)) {
+      const text = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : v > 0 ? infinity : `-${infinity}`) : String(v);
+      if (text === 'INF') return infinity;
+      if (text === '-INF') return `-${infinity}`;
+      return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text) || text.includes(infinity) ? text : JSON.stringify(text);
+    }
+    return JSON.stringify(typeof v === 'number' || typeof v === 'bigint' ? String(v) : v);
+  };
+  return `[${values.map(item).join(',')}]`;
+}
+
+const PG_ARRAY_TYPES: Partial<Record<ParameterKind, string>> = {
+  integer: 'integer',
+  bigint: 'bigint',
+  decimal: 'numeric',
+  double: 'double precision',
+  boolean: 'boolean',
+  guid: 'uuid',
+  date: 'date',
+  timestamp: 'timestamptz',
+  time: 'time',
+  interval: 'interval',
+};
+
 const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
@@ -101,6 +131,8 @@ export const postgres: Dialect = {
   withValues: derivedValues,
   int64Guard: clampInt64,
   modulo: (l, r) => `mod(${l}, ${r})`,
+  listParameter: (values) => `{${values.map((v) => `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
+  inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
   durationKey: (e) => e,
   negateDuration: (e) => `(-${e})`,
   decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
@@ -163,6 +195,8 @@ export const sqlite: Dialect = {
   int64Guard: (sql) => derivedValues([sql], ([v]) => `(CASE WHEN typeof(${v}) = 'integer' THEN ${v} END)`),
   // % converts its operands to integers: a - b·trunc(a/b) for the others.
   modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
+  listParameter: (values, kind) => jsonList(values, kind, '9e999'),
+  inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
   durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} || ${r})`, (t, f) => `substr(${t}, ${f})`),
   // Decimals are REAL here (and integer / integer would truncate).
@@ -212,6 +246,15 @@ export const mysql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   modulo: (l, r) => `(${l} % ${r})`,
+  listParameter: (values, kind) => jsonList(values, kind, '1e999'),
+  inList: (column, p, kind) => {
+    const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
+    // Strings (and enum member names) compare by bytes, as the column side already does.
+    const bytes = kind === 'string' || kind === 'enum';
+    const value = bytes ? 'CAST(`_j`.`v` AS BINARY)' : '`_j`.`v`';
+    const left = bytes && !column.startsWith('CAST(') ? `CAST(${column} AS BINARY)` : column;
+    return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
+  },
   durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
@@ -253,6 +296,8 @@ export const mssql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
+  listParameter: (values, kind) => jsonList(values, kind, '1e999'),
+  inList: (column, p) => `${column} IN (SELECT [value] FROM OPENJSON(${p}))`,
   durationKey: (e) => isoDurationSeconds(e, { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues }, (t, c) => `CHARINDEX(${c}, ${t})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
