@@ -920,7 +920,9 @@ class SqlCompiler {
    */
   private substring(text: string, start: string, length: string | undefined): string {
     const { greatest, least } = this.dialect;
-    const expressions = length === undefined ? [text, start] : [text, start, length];
+    // Typed as 64-bit integers (an untyped NULL would be text in PostgreSQL's derived table).
+    const integer = (sql: string): string => this.dialect.typedPlaceholder(`(${sql})`, 'bigint');
+    const expressions = length === undefined ? [text, integer(start)] : [text, integer(start), integer(length)];
     return this.dialect.withValues(expressions, ([t, s, n]) => {
       const count = n === undefined ? undefined : least(n, this.value(2147483647, 'integer'));
       const fromEnd = `${greatest(`${this.dialect.length(t as string)} + ${s}`, this.value(0, 'integer'))} + 1`;
