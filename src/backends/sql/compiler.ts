@@ -727,13 +727,17 @@ class SqlCompiler {
     const strings = isPrimitive(operandType, 'Edm.String');
     const enums = operandType.kind === 'enum';
     const durations = isPrimitive(operandType, 'Edm.Duration');
+    const doubles = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
+    const instants = isPrimitive(operandType, 'Edm.DateTimeOffset');
     // An operand used twice is compiled twice (its parameters then appear twice, as its text does).
     const equality = operator === 'eq' || operator === 'ne';
     // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
       if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
-      const sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.dialect.durationKey(this.expression(node, scope, operandType)) : this.expression(node, scope, operandType);
+      let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.dialect.durationKey(this.expression(node, scope, operandType)) : this.expression(node, scope, operandType);
+      if (doubles && !equality) sql = this.dialect.orderedDouble(sql);
+      if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.dialect.dateAsInstant(sql);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
     const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;

@@ -66,6 +66,13 @@ export interface Dialect {
    */
   listParameter(values: readonly unknown[], kind: ParameterKind): unknown;
   inList(column: string, placeholder: string, kind: ParameterKind): string;
+  /**
+   * A Double for `gt`/`ge`/`lt`/`le`: where NaN is a value greater than every other (PostgreSQL),
+   * NaN as null, so that an order comparison with NaN is false as in the reference.
+   */
+  orderedDouble(expression: string): string;
+  /** A Date compared as a DateTimeOffset (midnight UTC) where the stored forms differ. */
+  dateAsInstant(expression: string): string;
   /** Decimal division (`divby`) of two numbers; `right` is not zero. */
   decimalDivide(left: string, right: string): string;
   /** A number as a double-precision float. */

@@ -134,6 +134,8 @@ export const postgres: Dialect = {
   listParameter: (values) => `{${values.map((v) => `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
   inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
   durationKey: (e) => e,
+  orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
+  dateAsInstant: (e) => e,
   negateDuration: (e) => `(-${e})`,
   decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
   double: (e) => `CAST(${e} AS double precision)`,
@@ -197,6 +199,9 @@ export const sqlite: Dialect = {
   modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
   listParameter: (values, kind) => jsonList(values, kind, '9e999'),
   inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
+  orderedDouble: (e) => e,
+  // DateTimeOffset values are fixed-width UTC text (see utcText).
+  dateAsInstant: (e) => `(${e} || 'T00:00:00.000000000000Z')`,
   durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} || ${r})`, (t, f) => `substr(${t}, ${f})`),
   // Decimals are REAL here (and integer / integer would truncate).
@@ -212,7 +217,8 @@ export const sqlite: Dialect = {
     rejectNul(value, 'SQLite');
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
-    if (kind === 'timestamp') return utcText(value);
+    // A Date compared as a DateTimeOffset is midnight UTC.
+    if (kind === 'timestamp') return utcText(typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
     // Decimals are REAL in SQLite: bound as numbers, never as text (text compares above every number).
     if ((kind === 'decimal' || kind === 'double') && value !== null) {
       const text = exactText(value, 'decimal');
@@ -255,6 +261,8 @@ export const mysql: Dialect = {
     const left = bytes && !column.startsWith('CAST(') ? `CAST(${column} AS BINARY)` : column;
     return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
   },
+  orderedDouble: (e) => e,
+  dateAsInstant: (e) => e,
   durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
@@ -298,6 +306,8 @@ export const mssql: Dialect = {
   modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p) => `${column} IN (SELECT [value] FROM OPENJSON(${p}))`,
+  orderedDouble: (e) => e,
+  dateAsInstant: (e) => e,
   durationKey: (e) => isoDurationSeconds(e, { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues }, (t, c) => `CHARINDEX(${c}, ${t})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,

@@ -194,3 +194,18 @@ describe('long in lists are one parameter', () => {
     for (const target of targets) expect(result.outcomes.get(target.name)).toMatchObject({ kind: 'rows' });
   }, 60_000);
 });
+
+describe('comparisons across types', () => {
+  it('NaN compares false; Date against DateTimeOffset as midnight UTC', async () => {
+    await agree([
+      '$filter=(NaN ge tags/$count) and (children/any())&$select=id',
+      '$filter=dbl lt NaN&$select=id',
+      '$filter=NaN le dbl&$select=id',
+      '$filter=at eq 1970-01-01&$select=id',
+      '$filter=at ge 2024-01-01&$select=id',
+      '$filter=born lt at&$select=id',
+      '$filter=born eq at&$select=id',
+      '$expand=children($filter=at eq 1970-01-01;$orderby=id)&$select=id',
+    ]);
+  }, 60_000);
+});
