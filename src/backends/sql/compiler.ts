@@ -1107,9 +1107,13 @@ class SqlCompiler {
             }
           }
         }
-        return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+        // `has` with a null operand is null (a comparison is never null).
+        const unknown = operator === 'has' ? `WHEN ${this.expression(node.left, scope)} IS NULL OR ${this.expression(node.right, scope)} IS NULL THEN NULL ` : '';
+        return `(CASE ${unknown}WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       }
       case 'unary':
+        // The negation of an untyped null is null (PostgreSQL cannot choose a `-` for it).
+        if (node.operator === 'negate' && node.operand.type.kind === 'null') return 'NULL';
         if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration')) return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
         if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;

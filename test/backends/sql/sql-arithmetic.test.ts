@@ -209,3 +209,21 @@ describe('comparisons across types', () => {
     ]);
   }, 60_000);
 });
+
+describe('the rest of issue 12', () => {
+  it('has on a null flag, negated null, casts of decimals, Int64 div of widened arithmetic, computed order keys with nulls', async () => {
+    await agree([
+      "$filter=(colors has Fz.Colors'red') eq null&$select=id",
+      "$filter=not (colors has Fz.Colors'red')&$select=id",
+      '$filter=-null eq null&$select=id',
+      '$filter=(-null) eq n32&$select=id',
+      '$filter=cast(0.0,Edm.Int32) eq 0&$select=id',
+      '$filter=cast(dec,Edm.Int32) eq 2&$select=id',
+      '$filter=((n64 add 1) div 2) gt 0&$select=id',
+      '$filter=((n32 add n32) div 3) eq 0&$select=id',
+      '$orderby=n16 add 1,id&$select=id',
+      '$orderby=n16 add 1 desc,id&$select=id',
+      '$orderby=length(name) desc,id&$select=id',
+    ]);
+  }, 60_000);
+});
