@@ -493,6 +493,14 @@ class SqlCompiler {
   private rounding(name: 'round' | 'floor' | 'ceiling', x: string, double: boolean): string {
     // floor and ceiling of a double are exact in double (a decimal cast would lose tiny values).
     if (double && name !== 'round' && this.dialect.name !== 'sqlite') return `${name === 'floor' ? 'FLOOR' : 'CEILING'}(${x})`;
+    if (double && this.dialect.name !== 'sqlite') {
+      // Half away from zero in double (the databases round doubles half to even, and a decimal
+      // cast of the largest doubles overflows): the fractional part x - trunc(x) is exact.
+      return this.dialect.withValues([this.dialect.double(x)], ([v]) => {
+        const t = this.dialect.truncate(v as string);
+        return `(${t} + (CASE WHEN ABS(${v} - ${t}) >= 0.5 THEN (CASE WHEN ${v} > 0 THEN 1 ELSE -1 END) ELSE 0 END))`;
+      });
+    }
     switch (this.dialect.name) {
       case 'postgres':
         return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS numeric))`;
