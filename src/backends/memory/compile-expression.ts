@@ -15,7 +15,7 @@ import {
   toDecimal,
   type Decimal,
 } from '../../util/decimal.js';
-import { formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
+import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
 import { callFunction } from './functions.js';
 import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
 
@@ -417,6 +417,10 @@ function asDecimal(value: unknown): Decimal | null {
   return toDecimal(value) ?? null;
 }
 
+/** Days of 0001-01-01 and 9999-12-31 since 1970-01-01. */
+const MIN_DAY = BigInt(daysFromCivil(1, 1, 1));
+const MAX_DAY = BigInt(daysFromCivil(9999, 12, 31));
+
 function temporalArithmetic(operator: string, result: string): (a: unknown, b: unknown) => unknown {
   const duration = domainOf({ kind: 'primitive', name: 'Edm.Duration' });
   const dto = domainOf({ kind: 'primitive', name: 'Edm.DateTimeOffset' });
@@ -439,11 +443,14 @@ function temporalArithmetic(operator: string, result: string): (a: unknown, b: u
       if (days === undefined) return null;
       const shifted = BigInt(days) * PICOS_PER_DAY + signed;
       const floor = shifted >= 0n ? shifted / PICOS_PER_DAY : -((-shifted + PICOS_PER_DAY - 1n) / PICOS_PER_DAY);
-      return formatDate(Number(floor));
+      // A date outside years 1 to 9999 is a failed operation: null.
+      return floor < MIN_DAY || floor > MAX_DAY ? null : formatDate(Number(floor));
     }
     // The result keeps the offset of the DateTimeOffset operand.
     const instant = parseInstant(base);
-    return instant === undefined ? null : instantFromPicos(instant.picos + signed, instant.offsetMinutes);
+    if (instant === undefined) return null;
+    const picos = instant.picos + signed;
+    return picos < MIN_DAY * PICOS_PER_DAY || picos >= (MAX_DAY + 1n) * PICOS_PER_DAY ? null : instantFromPicos(picos, instant.offsetMinutes);
   };
 }
 

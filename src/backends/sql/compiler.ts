@@ -1000,7 +1000,11 @@ class SqlCompiler {
     const column = this.expression(instant, scope);
     switch (this.dialect.name) {
       case 'postgres':
-        return `(${column} + ${this.value(`${micros} microseconds`, 'interval')})`;
+        // Outside years 1 to 9999 (which timestamptz holds) the operation fails: null.
+        return this.dialect.withValues(
+          [`(${column} + ${this.value(`${micros} microseconds`, 'interval')})`],
+          ([v]) => `(CASE WHEN ${v} >= ${this.value('0001-01-01T00:00:00Z', 'timestamp')} AND ${v} <= ${this.value('9999-12-31T23:59:59.999999Z', 'timestamp')} THEN ${v} END)`,
+        );
       case 'mysql':
         return `DATE_ADD(${column}, INTERVAL ${this.value(micros, 'bigint')} MICROSECOND)`;
       case 'mssql':

@@ -234,3 +234,15 @@ describe('the rest of issue 12', () => {
     ]);
   }, 60_000);
 });
+
+describe('dates outside years 1 to 9999', () => {
+  it('a folded or computed date beyond the calendar is null', async () => {
+    await agree([
+      "$filter=at gt 0001-01-01T00:00:00Z sub duration'P1D'&$select=id",
+      "$filter=at lt 9999-12-31T00:00:00Z add duration'P2D'&$select=id",
+      "$filter=(9999-12-31T00:00:00Z add duration'P2D') eq null&$select=id",
+      "$filter=at lt (2024-01-01T00:00:00Z sub duration'P1000000D')&$select=id",
+      "$filter=at add duration'P3000000D' eq null&$select=id",
+    ]);
+  }, 60_000);
+});
