@@ -1474,7 +1474,10 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
     const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));
-    return dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+    // Computed Double keys only: a column keeps its index (a stored NaN: see DEVIATIONS).
+    const nan = expression.kind !== 'path' && (isPrimitive(expression.type, 'Edm.Double') || isPrimitive(expression.type, 'Edm.Single')) ? dialect.nanOrderKey(base) : undefined;
+    const key = dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+    return nan === undefined ? key : `${nan} ${direction}, ${key}`;
   });
   if (options.top !== undefined || options.skip !== undefined) {
     const ordered = new Set(

@@ -71,6 +71,11 @@ export interface Dialect {
    * NaN as null, so that an order comparison with NaN is false as in the reference.
    */
   orderedDouble(expression: string): string;
+  /**
+   * A first order key for a Double where NaN sorts above every number (PostgreSQL), so that the
+   * order is the reference's: null, NaN, then the numbers; `undefined` where doubles have no NaN.
+   */
+  nanOrderKey(expression: string): string | undefined;
   /** A Date compared as a DateTimeOffset (midnight UTC) where the stored forms differ. */
   dateAsInstant(expression: string): string;
   /** Decimal division (`divby`) of two numbers; `right` is not zero. */

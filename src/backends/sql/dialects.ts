@@ -135,6 +135,7 @@ export const postgres: Dialect = {
   inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
   durationKey: (e) => e,
   orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
+  nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
   dateAsInstant: (e) => e,
   negateDuration: (e) => `(-${e})`,
   decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
@@ -200,6 +201,7 @@ export const sqlite: Dialect = {
   listParameter: (values, kind) => jsonList(values, kind, '9e999'),
   inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
   orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
   // DateTimeOffset values are fixed-width UTC text (see utcText).
   dateAsInstant: (e) => `(${e} || 'T00:00:00.000000000000Z')`,
   durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
@@ -262,6 +264,7 @@ export const mysql: Dialect = {
     return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
   },
   orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
   durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
@@ -307,6 +310,7 @@ export const mssql: Dialect = {
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p) => `${column} IN (SELECT [value] FROM OPENJSON(${p}))`,
   orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
   durationKey: (e) => isoDurationSeconds(e, { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues }, (t, c) => `CHARINDEX(${c}, ${t})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
