@@ -491,28 +491,7 @@ class SqlCompiler {
 
   /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
   private rounding(name: 'round' | 'floor' | 'ceiling', x: string, double: boolean): string {
-    // floor and ceiling of a double are exact in double (a decimal cast would lose tiny values).
-    if (double && name !== 'round' && this.dialect.name !== 'sqlite') return `${name === 'floor' ? 'FLOOR' : 'CEILING'}(${x})`;
-    if (double && this.dialect.name !== 'sqlite') {
-      // Half away from zero in double (the databases round doubles half to even, and a decimal
-      // cast of the largest doubles overflows): the fractional part x - trunc(x) is exact.
-      return this.dialect.withValues([this.dialect.double(x)], ([v]) => {
-        const t = this.dialect.truncate(v as string);
-        return `(${t} + (CASE WHEN ABS(${v} - ${t}) >= 0.5 THEN (CASE WHEN ${v} > 0 THEN 1 ELSE -1 END) ELSE 0 END))`;
-      });
-    }
-    switch (this.dialect.name) {
-      case 'postgres':
-        return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS numeric))`;
-      case 'sqlite':
-        // SQLite's round() rounds half away from zero; floor and ceiling without the math extension.
-        if (name === 'round') return `round(${x})`;
-        return name === 'floor'
-          ? `(CASE WHEN ${x} < CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) - 1 ELSE CAST(${x} AS INTEGER) END)`
-          : `(CASE WHEN ${x} > CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) + 1 ELSE CAST(${x} AS INTEGER) END)`;
-      default:
-        return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS DECIMAL(65, 30)))`;
-    }
+    return this.dialect.rounding(name, x, double);
   }
 
   /** year … second. DateTimeOffset values are stored in UTC, so their parts are UTC parts (see DEVIATIONS). */

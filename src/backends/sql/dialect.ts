@@ -76,6 +76,8 @@ export interface Dialect {
    * order is the reference's: null, NaN, then the numbers; `undefined` where doubles have no NaN.
    */
   nanOrderKey(expression: string): string | undefined;
+  /** `round` (half away from zero), `floor` or `ceiling` of a Decimal, or of a Double when `double`. */
+  rounding(name: 'round' | 'floor' | 'ceiling', expression: string, double: boolean): string;
   /** A Date compared as a DateTimeOffset (midnight UTC) where the stored forms differ. */
   dateAsInstant(expression: string): string;
   /** Decimal division (`divby`) of two numbers; `right` is not zero. */

@@ -94,6 +94,21 @@ const PG_ARRAY_TYPES: Partial<Record<ParameterKind, string>> = {
   interval: 'interval',
 };
 
+/**
+ * Rounding of a Double in double: floor and ceiling are exact there (a decimal cast would lose
+ * tiny values and overflow on the largest ones); round is half away from zero (the databases round
+ * doubles half to even), from the exact fractional part x - trunc(x).
+ */
+function doubleRounding(dialect: Pick<Dialect, 'withValues' | 'double' | 'truncate'>, name: 'round' | 'floor' | 'ceiling', x: string): string {
+  if (name !== 'round') return `${name === 'floor' ? 'FLOOR' : 'CEILING'}(${x})`;
+  return dialect.withValues([dialect.double(x)], ([v]) => {
+    const t = dialect.truncate(v as string);
+    return `(${t} + (CASE WHEN ABS(${v} - ${t}) >= 0.5 THEN (CASE WHEN ${v} > 0 THEN 1 ELSE -1 END) ELSE 0 END))`;
+  });
+}
+
+const ROUNDING = { round: 'ROUND', floor: 'FLOOR', ceiling: 'CEILING' } as const;
+
 const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
@@ -135,6 +150,7 @@ export const postgres: Dialect = {
   inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
   durationKey: (e) => e,
   orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
+  rounding: (name, x, double) => (double ? doubleRounding(postgres, name, x) : `${ROUNDING[name]}(CAST(${x} AS numeric))`),
   nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
   dateAsInstant: (e) => e,
   negateDuration: (e) => `(-${e})`,
@@ -200,6 +216,13 @@ export const sqlite: Dialect = {
   modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
   listParameter: (values, kind) => jsonList(values, kind, '9e999'),
   inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
+  // SQLite's round() rounds half away from zero; floor and ceiling without the math extension.
+  rounding: (name, x) =>
+    name === 'round'
+      ? `round(${x})`
+      : name === 'floor'
+        ? `(CASE WHEN ${x} < CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) - 1 ELSE CAST(${x} AS INTEGER) END)`
+        : `(CASE WHEN ${x} > CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) + 1 ELSE CAST(${x} AS INTEGER) END)`,
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   // DateTimeOffset values are fixed-width UTC text (see utcText).
@@ -263,6 +286,7 @@ export const mysql: Dialect = {
     const left = bytes && !column.startsWith('CAST(') ? `CAST(${column} AS BINARY)` : column;
     return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
   },
+  rounding: (name, x, double) => (double ? doubleRounding(mysql, name, x) : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
@@ -309,6 +333,7 @@ export const mssql: Dialect = {
   modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p) => `${column} IN (SELECT [value] FROM OPENJSON(${p}))`,
+  rounding: (name, x, double) => (double ? doubleRounding(mssql, name, x) : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
