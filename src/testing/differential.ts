@@ -123,7 +123,9 @@ const typeIs = (node: BoundExpression, name: string): boolean => node.type.kind 
 const hasNonAscii = (value: unknown): boolean => typeof value === 'string' && /[^\x00-\x7f]/.test(value);
 const rowHasNonAscii = (row: Row): boolean => Object.values(row).some((v) => hasNonAscii(v) || (Array.isArray(v) && v.some(hasNonAscii)));
 /** More significant digits than a double holds exactly (15). */
-const longDecimal = (value: unknown): boolean => (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15;
+// An Int64 beyond 2^53 in Decimal arithmetic is inexact too where Decimals are doubles.
+const longDecimal = (value: unknown): boolean =>
+  typeof value === 'bigint' ? value >= 2n ** 53n || value <= -(2n ** 53n) : (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15;
 const isRows = (outcome: Outcome): boolean => outcome.kind === 'rows';
 
 /**
@@ -175,6 +177,15 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       return inexactLiteral || inexactRow;
     },
   },
+  {
+    name: 'no-nan-in-sqlite',
+    deviation: 'SQL backend: "NaN in SQLite"',
+    // Only INF and NaN operands make a NaN (a finite operation that fails is null everywhere).
+    applies: ({ target, query, findingClass }) =>
+      findingClass === 'row disagreement' &&
+      /sqlite/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'literal' && (typeIs(node, 'Edm.Double') || typeIs(node, 'Edm.Single')) && (node.value === 'NaN' || node.value === 'INF' || node.value === '-INF' || (typeof node.value === 'number' && !Number.isFinite(node.value)))),
+  },
 ];
 
 // ---- running ------------------------------------------------------------------------------------
@@ -217,7 +228,10 @@ function differing(query: BoundQuery, expected: readonly Row[], actual: readonly
   const key = (row: Row): string => query.entityType.key.map((k) => String(row[k]).toLowerCase()).join('|');
   const a = new Set(actual.map(key));
   const e = new Set(expected.map(key));
-  return [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
+  const missing = [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
+  if (missing.length > 0 || expected.length !== actual.length) return missing;
+  // The same rows in another order: the rows out of place.
+  return expected.filter((r, i) => key(r) !== key(actual[i] as Row));
 }
 
 /** A target's outcome against the reference's: `undefined` when acceptable. */

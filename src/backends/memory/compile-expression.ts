@@ -3,7 +3,6 @@
  * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
-import { ODataError } from '../../errors/odata-error.js';
 import type { NavigationProperty } from '../../model/model.js';
 import type { BoundCall, BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
@@ -16,7 +15,7 @@ import {
   toDecimal,
   type Decimal,
 } from '../../util/decimal.js';
-import { formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
+import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
 import { callFunction } from './functions.js';
 import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
 
@@ -33,10 +32,6 @@ export type NavigationResolver = (navigation: NavigationProperty, row: Row) => R
 export type Evaluator = (row: Row, scope: Scope) => unknown;
 
 const NO_SCOPE: Scope = Object.freeze(Object.create(null) as Scope);
-
-function runtimeError(reason: string): ODataError {
-  return new ODataError({ code: 'type_mismatch', reason, appendLocation: false });
-}
 
 /** Reads an own property only: `constructor` or `__proto__` never reach a prototype. */
 function getter(name: string): (object: unknown) => unknown {
@@ -258,9 +253,12 @@ export class ExpressionCompiler {
     const left = this.compile(node.left);
     if (node.right.kind === 'list') {
       const domain = domainOf(node.left.type.kind === 'null' ? node.right.items[0]?.type ?? node.left.type : node.left.type);
-      const items = node.right.items.map((item) => domain.normalize(item.type.kind === 'enum' && Array.isArray(item.value) ? item.value.join(',') : item.value));
-      const hasNull = items.includes(null);
-      const values = items.filter((item) => item !== null);
+      // Only a null literal is a null item: an item the left type cannot hold matches nothing.
+      const hasNull = node.right.items.some((item) => item.value === null);
+      const values = node.right.items
+        .filter((item) => item.value !== null)
+        .map((item) => domain.normalize(item.type.kind === 'enum' && Array.isArray(item.value) ? item.value.join(',') : item.value))
+        .filter((item) => item !== null);
       // `x in (a, b)` is `x eq a or x eq b`: null equals only null.
       return (row, scope) => {
         const value = domain.normalize(left(row, scope));
@@ -331,11 +329,17 @@ function comparison(operator: string, left: Evaluator, right: Evaluator, operand
   }
 }
 
-const ARITHMETIC_ERROR = (reason: string): never => {
-  throw runtimeError(reason);
-};
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
-/** Arithmetic in the result type (URL 5.1.1.2), with the spec's division rules. */
+/** An Int64 result, or null when it does not fit in 64 bits (a failed operation yields null). */
+const int64 = (value: bigint): bigint | null => (value < INT64_MIN || value > INT64_MAX ? null : value);
+
+/**
+ * Arithmetic in the result type (URL 5.1.1.2). An operation that fails on a row's values (a zero
+ * divisor, an Int64 overflow, a non-finite Double from finite operands) yields null for that row:
+ * see "Failed operations yield null" in grammar/DEVIATIONS.md.
+ */
 function arithmetic(operator: string, type: ExpressionType, operandType: ExpressionType = type): (a: unknown, b: unknown) => unknown {
   const name = type.kind === 'primitive' ? type.name : '';
   if (name === 'Edm.Duration' || name === 'Edm.DateTimeOffset' || name === 'Edm.Date') return temporalArithmetic(operator, name);
@@ -346,15 +350,15 @@ function arithmetic(operator: string, type: ExpressionType, operandType: Express
       if (x === null || y === null) return null;
       switch (operator) {
         case 'add':
-          return x + y;
+          return int64(x + y);
         case 'sub':
-          return x - y;
+          return int64(x - y);
         case 'mul':
-          return x * y;
+          return int64(x * y);
         case 'div':
-          return y === 0n ? ARITHMETIC_ERROR('Division by zero') : x / y;
+          return y === 0n ? null : int64(x / y);
         default:
-          return y === 0n ? ARITHMETIC_ERROR('Modulo by zero') : x % y;
+          return y === 0n ? null : x % y;
       }
     };
   }
@@ -371,9 +375,9 @@ function arithmetic(operator: string, type: ExpressionType, operandType: Express
         case 'mul':
           return multiplyDecimal(x, y);
         case 'mod':
-          return modDecimal(x, y) ?? ARITHMETIC_ERROR('Modulo by zero');
+          return modDecimal(x, y) ?? null;
         default:
-          return divideDecimal(x, y) ?? ARITHMETIC_ERROR('Division by zero');
+          return divideDecimal(x, y) ?? null;
       }
     };
   }
@@ -382,21 +386,29 @@ function arithmetic(operator: string, type: ExpressionType, operandType: Express
     const x = toNumber(a);
     const y = toNumber(b);
     if (x === null || y === null) return null;
+    let result: number;
     switch (operator) {
       case 'add':
-        return x + y;
+        result = x + y;
+        break;
       case 'sub':
-        return x - y;
+        result = x - y;
+        break;
       case 'mul':
-        return x * y;
+        result = x * y;
+        break;
       case 'mod':
-        if (integer && y === 0) return ARITHMETIC_ERROR('Modulo by zero');
-        return x % y;
+        if (y === 0) return null;
+        // Double: a - b·trunc(a/b), which every engine computes alike (integers: the exact remainder).
+        result = integer ? x % y : x - y * Math.trunc(x / y);
+        break;
       default:
-        // Integer division truncates; a floating zero divisor gives INF, -INF or NaN.
-        if (integer) return y === 0 ? ARITHMETIC_ERROR('Division by zero') : Math.trunc(x / y);
-        return x / y;
+        // A zero divisor yields null (Double too); integer division truncates.
+        if (y === 0) return null;
+        result = integer ? Math.trunc(x / y) : x / y;
     }
+    // A non-finite result from finite operands (an overflow) yields null.
+    return !Number.isFinite(result) && Number.isFinite(x) && Number.isFinite(y) ? null : result;
   };
 }
 
@@ -404,6 +416,10 @@ function asDecimal(value: unknown): Decimal | null {
   if (typeof value === 'object' && value !== null && 'coefficient' in value) return value as Decimal;
   return toDecimal(value) ?? null;
 }
+
+/** Days of 0001-01-01 and 9999-12-31 since 1970-01-01. */
+const MIN_DAY = BigInt(daysFromCivil(1, 1, 1));
+const MAX_DAY = BigInt(daysFromCivil(9999, 12, 31));
 
 function temporalArithmetic(operator: string, result: string): (a: unknown, b: unknown) => unknown {
   const duration = domainOf({ kind: 'primitive', name: 'Edm.Duration' });
@@ -427,11 +443,14 @@ function temporalArithmetic(operator: string, result: string): (a: unknown, b: u
       if (days === undefined) return null;
       const shifted = BigInt(days) * PICOS_PER_DAY + signed;
       const floor = shifted >= 0n ? shifted / PICOS_PER_DAY : -((-shifted + PICOS_PER_DAY - 1n) / PICOS_PER_DAY);
-      return formatDate(Number(floor));
+      // A date outside years 1 to 9999 is a failed operation: null.
+      return floor < MIN_DAY || floor > MAX_DAY ? null : formatDate(Number(floor));
     }
     // The result keeps the offset of the DateTimeOffset operand.
     const instant = parseInstant(base);
-    return instant === undefined ? null : instantFromPicos(instant.picos + signed, instant.offsetMinutes);
+    if (instant === undefined) return null;
+    const picos = instant.picos + signed;
+    return picos < MIN_DAY * PICOS_PER_DAY || picos >= (MAX_DAY + 1n) * PICOS_PER_DAY ? null : instantFromPicos(picos, instant.offsetMinutes);
   };
 }
 

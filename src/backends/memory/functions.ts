@@ -7,7 +7,7 @@ import { ODataError } from '../../errors/odata-error.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import type { BoundCall } from '../../semantic/bound-ast.js';
 import { isPrimitive, type ExpressionType } from '../../semantic/types.js';
-import { decimalToString, roundDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
+import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
 import {
   civilFromDays,
   daysFromCivil,
@@ -23,10 +23,6 @@ import {
 } from '../../util/temporal.js';
 import type { Evaluator, Row, Scope } from './compile-expression.js';
 import { domainOf, toNumber } from './values.js';
-
-function badRequest(reason: string): ODataError {
-  return new ODataError({ code: 'invalid_option_value', reason, appendLocation: false });
-}
 
 /** Number of code points. */
 function codePointLength(text: string): number {
@@ -142,7 +138,8 @@ export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evalu
         const start = toNumber(startArg(row, scope));
         const length = lengthArg === undefined ? undefined : toNumber(lengthArg(row, scope));
         if (typeof s !== 'string' || start === null || length === null) return null;
-        if (length !== undefined && length < 0) throw badRequest('The length argument of substring must not be negative');
+        // A computed negative length fails on this row: null (a negative literal is refused at bind time).
+        if (length !== undefined && length < 0) return null;
         const total = codePointLength(s);
         // A negative start counts from the end (URL 5.1.1.5.7, "if supported").
         const from = start < 0 ? Math.max(0, total + start) : Math.min(start, total);
@@ -266,6 +263,22 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
       return typeof v === 'object' ? JSON.stringify(v) : String(v);
     };
   }
+  const range = target.kind === 'primitive' ? INTEGER_RANGES[target.name] : undefined;
+  if (range !== undefined) {
+    // To an integer type: the integer when the value is one in the type's range, else the cast fails (null).
+    const int64 = isPrimitive(target, 'Edm.Int64');
+    return (row, scope) => {
+      const v = value(row, scope);
+      if (v === null || v === undefined) return null;
+      const decimal = typeof v === 'object' && 'coefficient' in v ? (v as Decimal) : toDecimal(typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v);
+      if (decimal === undefined) return null;
+      const integral = roundDecimal(decimal, 'floor');
+      if (compareDecimalValues(integral, decimal) !== 0) return null;
+      const n = integral.coefficient * 10n ** BigInt(Math.max(0, -integral.scale));
+      if (n < range[0] || n > range[1]) return null;
+      return int64 ? n : Number(n);
+    };
+  }
   const domain = domainOf(target);
   return (row, scope) => {
     const v = value(row, scope);
@@ -274,6 +287,14 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
     return normalized === null ? null : v;
   };
 }
+
+const INTEGER_RANGES: Partial<Record<string, readonly [bigint, bigint]>> = {
+  'Edm.Byte': [0n, 255n],
+  'Edm.SByte': [-128n, 127n],
+  'Edm.Int16': [-32768n, 32767n],
+  'Edm.Int32': [-2147483648n, 2147483647n],
+  'Edm.Int64': [-(2n ** 63n), 2n ** 63n - 1n],
+};
 
 function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const target = node.targetType;

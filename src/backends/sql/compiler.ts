@@ -10,6 +10,7 @@
 import { foldQuery } from '../constant-folding.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { parseDuration } from '../../util/temporal.js';
+import { toBigInt, toNumber } from '../memory/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
@@ -399,8 +400,8 @@ class SqlCompiler {
       const where = `${related.join}${filter()}`;
       const order =
         orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-      const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
-      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+      const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
+      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
       const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
       // FOR JSON gives NULL for no rows; the spec's answer is an empty array.
       return `COALESCE((SELECT ${list} FROM ${related.from} WHERE ${where} ORDER BY ${order}${paging} FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]')`;
@@ -460,8 +461,8 @@ class SqlCompiler {
         const object = this.jsonObject(options, scope, keysOnly);
         const order =
           orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-        const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
-        const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+        const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
+        const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
         const limit = top === undefined && skip === undefined ? '' : ` LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`;
         const where = `${related.join}${filter()}`;
         return this.nestedJson(`(SELECT COALESCE(JSON_ARRAYAGG(JSON_EXTRACT(${object}, '$') ORDER BY ${order}${limit}), JSON_ARRAY()) FROM ${related.from} WHERE ${where})`);
@@ -472,8 +473,8 @@ class SqlCompiler {
       const rowNumber = order();
       const where = `${related.join}${filter()}`;
       const orderAgain = order();
-      const top = options.top === undefined ? undefined : this.value(options.top, 'integer');
-      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'integer');
+      const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
+      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
       const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
       const inner = `SELECT ${object} AS o, ROW_NUMBER() OVER (ORDER BY ${rowNumber}) AS n FROM ${related.from} WHERE ${where} ORDER BY ${orderAgain}${paging}`;
       switch (this.dialect.name) {
@@ -491,19 +492,8 @@ class SqlCompiler {
   }
 
   /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
-  private rounding(name: 'round' | 'floor' | 'ceiling', x: string): string {
-    switch (this.dialect.name) {
-      case 'postgres':
-        return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS numeric))`;
-      case 'sqlite':
-        // SQLite's round() rounds half away from zero; floor and ceiling without the math extension.
-        if (name === 'round') return `round(${x})`;
-        return name === 'floor'
-          ? `(CASE WHEN ${x} < CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) - 1 ELSE CAST(${x} AS INTEGER) END)`
-          : `(CASE WHEN ${x} > CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) + 1 ELSE CAST(${x} AS INTEGER) END)`;
-      default:
-        return `${name === 'round' ? 'ROUND' : name === 'floor' ? 'FLOOR' : 'CEILING'}(CAST(${x} AS DECIMAL(65, 30)))`;
-    }
+  private rounding(name: 'round' | 'floor' | 'ceiling', x: string, double: boolean): string {
+    return this.dialect.rounding(name, x, double);
   }
 
   /** year … second. DateTimeOffset values are stored in UTC, so their parts are UTC parts (see DEVIATIONS). */
@@ -725,13 +715,18 @@ class SqlCompiler {
     }
     const strings = isPrimitive(operandType, 'Edm.String');
     const enums = operandType.kind === 'enum';
+    const durations = isPrimitive(operandType, 'Edm.Duration');
+    const doubles = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
+    const instants = isPrimitive(operandType, 'Edm.DateTimeOffset');
     // An operand used twice is compiled twice (its parameters then appear twice, as its text does).
     const equality = operator === 'eq' || operator === 'ne';
     // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
       if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
-      const sql = enums && !equality ? this.enumOrdinal(node, scope) : this.expression(node, scope, operandType);
+      let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.dialect.durationKey(this.expression(node, scope, operandType)) : this.expression(node, scope, operandType);
+      if (doubles && !equality) sql = this.dialect.orderedDouble(sql);
+      if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.dialect.dateAsInstant(sql);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
     const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;
@@ -773,18 +768,37 @@ class SqlCompiler {
   private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, scope: Scope): string {
     if (node.right.kind !== 'list') throw unsupported(`'in' with a collection`);
     const left = (): string => this.expression(node.left, scope, node.left.type);
-    const items = node.right.items.filter((item) => item.value !== null);
-    const hasNull = items.length !== node.right.items.length;
     const operandType = node.left.type;
+    // An item the left type cannot hold (`n64 in (2.5)`) matches nothing: left out.
+    const integral = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(operandType, name as never));
+    const holds = (value: unknown): boolean => (isPrimitive(operandType, 'Edm.Int64') ? toBigInt(value) !== null : Number.isInteger(toNumber(value)));
+    const items = node.right.items.filter((item) => item.value !== null && (!integral || !isNumeric(item.type) || holds(item.value)));
+    const hasNull = node.right.items.some((item) => item.value === null);
     const strings = isPrimitive(operandType, 'Edm.String');
     // x in (...) is false, not null, when x is null and no item is null.
     const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const column = flags !== undefined ? this.flagsValue(left(), flags) : strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
     const item = (literal: BoundLiteral): string => (flags !== undefined ? this.value(Number(flagBits(literal.value, flags)), 'integer') : this.literal(literal, operandType));
-    const list = items.length === 0 ? '1 = 0' : `${column} IN (${items.map(item).join(', ')})`;
+    const list =
+      items.length === 0
+        ? '1 = 0'
+        : items.length >= LIST_PARAMETER_THRESHOLD
+          ? this.listParameter(column, items, flags !== undefined ? 'integer' : parameterKind(operandType, items[0]?.type ?? operandType))
+          : `${column} IN (${items.map(item).join(', ')})`;
     const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
     return guard === '' ? withNull : `(${guard}${withNull})`;
+  }
+
+  /** `column IN` the items of a long list, all in one parameter (drivers limit their number). */
+  private listParameter(column: string, items: readonly BoundLiteral[], kind: ParameterKind): string {
+    const flags = items[0]?.type.kind === 'enum' && items[0].type.type.isFlags ? items[0].type.type : undefined;
+    const values = items.map((literal) => {
+      const value = flags !== undefined ? Number(flagBits(literal.value, flags)) : literal.type.kind === 'enum' && Array.isArray(literal.value) ? literal.value.join(',') : literal.value;
+      return this.dialect.parameter(value, kind);
+    });
+    this.params.push(this.dialect.listParameter(values, kind));
+    return this.dialect.inList(column, `${MARK_START}${this.params.length - 1}${MARK_END}`, kind);
   }
 
   /** Escapes LIKE metacharacters of a pattern given as SQL (a parameter or an expression). */
@@ -847,6 +861,70 @@ class SqlCompiler {
    * exact one the reference computes instead of an overflow error: Int32 and smaller in 64 bits,
    * Int64 as an exact decimal (SQLite's integers are 64-bit already; beyond that it gives a REAL).
    */
+  /**
+   * An Int64 result, or null outside 64 bits (computed one size wider, see `widened`):
+   * clamped just outside the range, and the two clamp values made null.
+   */
+  private int64Guard(sql: string, type: ExpressionType): string {
+    if (!isPrimitive(type, 'Edm.Int64')) return sql;
+    return this.dialect.int64Guard(sql, this.value(-(2n ** 63n) - 1n, 'decimal'), this.value(2n ** 63n, 'decimal'));
+  }
+
+  /**
+   * Double arithmetic as IEEE 754 computes it, without the database errors on overflow (MariaDB,
+   * PostgreSQL) and underflow (PostgreSQL): a non-finite result from finite operands is null
+   * ("Failed operations yield null"), an underflow is 0; `mod` is `a - b * trunc(a / b)`.
+   */
+  private doubleOperation(operator: 'add' | 'sub' | 'mul' | 'div' | 'mod', left: string, right: string): string {
+    const d = this.dialect;
+    const max = (): string => this.value(Number.MAX_VALUE, 'double');
+    const tiny = (): string => this.value(Number.MIN_VALUE, 'double');
+    const operands = [d.double(left), d.double(`NULLIF(${right}, 0)`)];
+    if (operator !== 'div' && operator !== 'mod') operands[1] = d.double(right);
+    const finite = (a: string, b: string): string => `ABS(${a}) <= ${max()} AND ABS(${b}) <= ${max()}`;
+    const quotient = (a: string, b: string): string =>
+      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 THEN (CASE WHEN ABS(${b}) < 1 AND ABS(${a}) > ${max()} * ABS(${b}) THEN NULL WHEN ABS(${b}) > 1 AND ABS(${a}) < ${tiny()} * ABS(${b}) THEN ${d.double('0')} ELSE ${a} / ${b} END) ELSE ${a} / ${b} END)`;
+    // Nested CASEs fix the order of the checks, whose own steps never overflow or underflow;
+    // the last one halves exactly, so it rounds as the product does.
+    const product = (a: string, b: string): string =>
+      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 AND ${b} <> 0 THEN (CASE WHEN ABS(${a}) > 1 THEN (CASE WHEN ABS(${b}) < 1 THEN ${a} * ${b} WHEN ABS(${b}) / 2 > ${max()} / ABS(${a}) THEN NULL WHEN ABS(${a}) / 4 * ABS(${b}) > ${max()} / 4 THEN NULL ELSE ${a} * ${b} END) WHEN ABS(${b}) < ${tiny()} / ABS(${a}) THEN ${d.double('0')} ELSE ${a} * ${b} END) ELSE ${a} * ${b} END)`;
+    return d.withValues(operands, ([a, b]) => {
+      const [x, y] = [a as string, b as string];
+      switch (operator) {
+        case 'add':
+        case 'sub': {
+          const sign = operator === 'add' ? '+' : '-';
+          return `(CASE WHEN ${finite(x, y)} AND ABS(${x} / 2 ${sign} ${y} / 2) > ${max()} / 2 THEN NULL ELSE ${x} ${sign} ${y} END)`;
+        }
+        case 'mul':
+          return product(x, y);
+        case 'div':
+          return quotient(x, y);
+        default:
+          // b·trunc(a/b) may round beyond the largest double: a product like any other.
+          return d.withValues([x, y, d.truncate(quotient(x, y))], ([p, q, t]) => `(${p} - ${product(q as string, t as string)})`);
+      }
+    });
+  }
+
+  /**
+   * `substring` with a zero-based start: a negative start counts from the end, starts and lengths
+   * up to 2^63 - 1 are clamped to 32 bits, and a negative (computed) length yields null.
+   */
+  private substring(text: string, start: string, length: string | undefined): string {
+    const { greatest, least } = this.dialect;
+    // Typed as 64-bit integers (an untyped NULL would be text in PostgreSQL's derived table).
+    const integer = (sql: string): string => this.dialect.typedPlaceholder(`(${sql})`, 'bigint');
+    const expressions = length === undefined ? [text, integer(start)] : [text, integer(start), integer(length)];
+    return this.dialect.withValues(expressions, ([t, s, n]) => {
+      const count = n === undefined ? undefined : least(n, this.value(2147483647, 'integer'));
+      const fromEnd = `${greatest(`${this.dialect.length(t as string)} + ${s}`, this.value(0, 'integer'))} + 1`;
+      const fromStart = `${least(s as string, this.value(2147483646, 'integer'))} + 1`;
+      const negative = n === undefined ? '' : `WHEN ${n} < 0 THEN NULL `;
+      return `(CASE ${negative}WHEN ${s} < 0 THEN ${this.dialect.substring(t as string, fromEnd, count)} ELSE ${this.dialect.substring(t as string, fromStart, count)} END)`;
+    });
+  }
+
   private widened(sql: string, type: ExpressionType): string {
     const int64 = isPrimitive(type, 'Edm.Int64');
     if (!int64 && !['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never))) return sql;
@@ -903,7 +981,11 @@ class SqlCompiler {
     const column = this.expression(instant, scope);
     switch (this.dialect.name) {
       case 'postgres':
-        return `(${column} + ${this.value(`${micros} microseconds`, 'interval')})`;
+        // Outside years 1 to 9999 (which timestamptz holds) the operation fails: null.
+        return this.dialect.withValues(
+          [`(${column} + ${this.value(`${micros} microseconds`, 'interval')})`],
+          ([v]) => `(CASE WHEN ${v} >= ${this.value('0001-01-01T00:00:00Z', 'timestamp')} AND ${v} <= ${this.value('9999-12-31T23:59:59.999999Z', 'timestamp')} THEN ${v} END)`,
+        );
       case 'mysql':
         return `DATE_ADD(${column}, INTERVAL ${this.value(micros, 'bigint')} MICROSECOND)`;
       case 'mssql':
@@ -953,7 +1035,11 @@ class SqlCompiler {
   literal(node: BoundLiteral, operandType: ExpressionType): string {
     if (node.value === null) return 'NULL';
     const value = node.type.kind === 'enum' && Array.isArray(node.value) ? node.value.join(',') : node.value;
-    return this.value(value, parameterKind(operandType.kind === 'null' ? node.type : operandType, node.type));
+    const kind = parameterKind(operandType.kind === 'null' ? node.type : operandType, node.type);
+    // An integral literal written as a decimal (`n32 in (2.0)`) travels as the integer.
+    if (kind === 'integer' && typeof value !== 'number' && Number.isInteger(toNumber(value))) return this.value(toNumber(value), kind);
+    if (kind === 'bigint' && typeof value !== 'bigint' && toBigInt(value) !== null) return this.value(toBigInt(value), kind);
+    return this.value(value, kind);
   }
 
   /** An enum value as its declared position, for ordering enums stored as member names. */
@@ -993,27 +1079,36 @@ class SqlCompiler {
           if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
           const l = this.expression(node.left, scope, node.operandType);
           const r = this.expression(node.right, scope, node.operandType);
+          if (operator !== 'divby' && numericKind(node.type) === 'double') return this.doubleOperation(operator as 'add', l, r);
+          // A zero divisor yields null (see "Failed operations yield null" in grammar/DEVIATIONS.md).
+          const divisor = `NULLIF(${r}, 0)`;
           switch (operator) {
             case 'add':
-              return `(${this.widened(l, node.type)} + ${r})`;
+              return this.int64Guard(`(${this.widened(l, node.type)} + ${r})`, node.type);
             case 'sub':
-              return `(${this.widened(l, node.type)} - ${r})`;
+              return this.int64Guard(`(${this.widened(l, node.type)} - ${r})`, node.type);
             case 'mul':
-              return `(${this.widened(l, node.type)} * ${r})`;
+              return this.int64Guard(`(${this.widened(l, node.type)} * ${r})`, node.type);
             case 'mod':
-              return `(${l} % ${r})`;
+              return this.dialect.modulo(l, divisor, numericKind(node.operandType));
             case 'divby':
-              return this.dialect.name === 'postgres' ? `(CAST(${l} AS numeric) / ${r})` : `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`;
+              if (numericKind(node.type) === 'double') return this.doubleOperation('div', l, r);
+              return this.dialect.decimalDivide(l, divisor);
             default: {
               const integer = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(node.type, name as never));
-              return integer ? this.dialect.integerDivide(l, r) : `(${l} / ${r})`;
+              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type), divisor), node.type) : this.dialect.decimalDivide(l, divisor);
             }
           }
         }
-        return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+        // `has` with a null operand is null (a comparison is never null).
+        const unknown = operator === 'has' ? `WHEN ${this.expression(node.left, scope)} IS NULL OR ${this.expression(node.right, scope)} IS NULL THEN NULL ` : '';
+        return `(CASE ${unknown}WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       }
       case 'unary':
-        if (node.operator === 'negate') return `(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`;
+        // The negation of an untyped null is null (PostgreSQL cannot choose a `-` for it).
+        if (node.operator === 'negate' && node.operand.type.kind === 'null') return 'NULL';
+        if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration')) return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
+        if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
       case 'call': {
         const args = node.args.map((arg) => this.expression(arg, scope));
@@ -1029,14 +1124,14 @@ class SqlCompiler {
           case 'indexof':
             return this.dialect.indexOf(args[0] as string, args[1] as string);
           case 'substring':
-            return this.dialect.substring(args[0] as string, args[1] as string, args[2]);
+            return this.substring(args[0] as string, args[1] as string, args[2]);
           case 'trim':
             // Removes spaces (SQL's TRIM), not every Unicode white space: see DEVIATIONS.
             return this.dialect.name === 'postgres' ? `btrim(${args[0]})` : `TRIM(${args[0]})`;
           case 'round':
           case 'floor':
           case 'ceiling':
-            return this.rounding(node.name, args[0] as string);
+            return this.rounding(node.name, args[0] as string, numericKind(node.args[0]?.type ?? node.type) === 'double');
           case 'year':
           case 'month':
           case 'day':
@@ -1076,6 +1171,28 @@ function jsonTableType(type: ExpressionType): string {
   }
 }
 
+/** Whether an expression reads nothing of the row (literals and operators and functions over them). */
+function isConstant(node: BoundExpression): boolean {
+  switch (node.kind) {
+    case 'literal':
+      return true;
+    case 'unary':
+      return isConstant(node.operand);
+    case 'binary':
+      return isConstant(node.left) && isConstant(node.right);
+    case 'call':
+      return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
+    default:
+      return false;
+  }
+}
+
+/** The arithmetic of a numeric operand type. */
+function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
+  if (isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single')) return 'double';
+  return isPrimitive(type, 'Edm.Decimal') ? 'decimal' : 'integer';
+}
+
 /** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
 function parameterKind(type: ExpressionType, literalType: ExpressionType): ParameterKind {
   const t = type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped') ? literalType : type;
@@ -1110,6 +1227,9 @@ function parameterKind(type: ExpressionType, literalType: ExpressionType): Param
       return 'string';
   }
 }
+
+/** From this many items on, an `in` list is one parameter. */
+const LIST_PARAMETER_THRESHOLD = 1000;
 
 /** Placeholder markers (characters that no SQL text of the compiler contains). */
 const MARK_START = '\u0001';
@@ -1190,8 +1310,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       if (order !== '') tail += ` ORDER BY ${order}`;
     }
     if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
-      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'integer');
-      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'integer');
+      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'rowCount');
+      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'rowCount');
       tail += ` ${dialect.paging(top, skip)}`;
     }
     return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
@@ -1321,18 +1441,24 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
   const rejected = nullRejected(options.filter);
   const type = scope.type;
   const dialect = compiler.dialect;
-  const items = (options.orderBy ?? []).map((item) => {
+  // A constant key orders nothing (and a bare number would name a column in MySQL): left out.
+  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression)).map((item) => {
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'
         ? expression.type.type.isFlags
           ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
           : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
-        : compiler.expression(expression, scope);
+        : isPrimitive(expression.type, 'Edm.Duration')
+          ? dialect.durationKey(compiler.expression(expression, scope))
+          : compiler.expression(expression, scope);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
     const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));
-    return dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+    // Computed Double keys only: a column keeps its index (a stored NaN: see DEVIATIONS).
+    const nan = expression.kind !== 'path' && (isPrimitive(expression.type, 'Edm.Double') || isPrimitive(expression.type, 'Edm.Single')) ? dialect.nanOrderKey(base) : undefined;
+    const key = dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+    return nan === undefined ? key : `${nan} ${direction}, ${key}`;
   });
   if (options.top !== undefined || options.skip !== undefined) {
     const ordered = new Set(

@@ -33,8 +33,61 @@ export interface Dialect {
   length(expression: string): string;
   /** Zero-based position of `search` in `text`, -1 when absent. */
   indexOf(text: string, search: string): string;
-  /** Substring from a zero-based start, optionally with a length. */
-  substring(text: string, start: string, length?: string): string;
+  /**
+   * The characters of `text` from the one-based position `from` (1 to 2^31 - 1), optionally at
+   * most `length` of them (0 to 2^31 - 1): the compiler clamps both, and handles negative starts.
+   */
+  substring(text: string, from: string, length?: string): string;
+  /** The larger of two values (null when one is null). */
+  greatest(left: string, right: string): string;
+  /** The smaller of two values (null when one is null). */
+  least(left: string, right: string): string;
+  /**
+   * `body` over the values of `expressions`, each computed once where the dialect can (a
+   * correlated derived table); otherwise the expressions are repeated in the body.
+   */
+  withValues(expressions: readonly string[], body: (values: readonly string[]) => string): string;
+  /**
+   * `sql` (an integer computed one size wider), or null when it is outside Int64; `below` and
+   * `above` are parameters holding -2^63 - 1 and 2^63.
+   */
+  int64Guard(sql: string, below: string, above: string): string;
+  /**
+   * A Duration as a value that compares and sorts as the duration: the interval itself where
+   * durations are intervals, else the ISO 8601 text (`-P1DT2H3M4.5S`) read as seconds.
+   */
+  durationKey(expression: string): string;
+  /** The negation of a Duration. */
+  negateDuration(expression: string): string;
+  /**
+   * A long `in` list as one parameter: the parameter value holding the (converted, non-null)
+   * items, and `column IN` the set it reads (`= ANY(CAST($1 AS type[]))`, `json_each`, `JSON_TABLE`,
+   * `OPENJSON`).
+   */
+  listParameter(values: readonly unknown[], kind: ParameterKind): unknown;
+  inList(column: string, placeholder: string, kind: ParameterKind): string;
+  /**
+   * A Double for `gt`/`ge`/`lt`/`le`: where NaN is a value greater than every other (PostgreSQL),
+   * NaN as null, so that an order comparison with NaN is false as in the reference.
+   */
+  orderedDouble(expression: string): string;
+  /**
+   * A first order key for a Double where NaN sorts above every number (PostgreSQL), so that the
+   * order is the reference's: null, NaN, then the numbers; `undefined` where doubles have no NaN.
+   */
+  nanOrderKey(expression: string): string | undefined;
+  /** `round` (half away from zero), `floor` or `ceiling` of a Decimal, or of a Double when `double`. */
+  rounding(name: 'round' | 'floor' | 'ceiling', expression: string, double: boolean): string;
+  /** A Date compared as a DateTimeOffset (midnight UTC) where the stored forms differ. */
+  dateAsInstant(expression: string): string;
+  /** Decimal division (`divby`) of two numbers; `right` is not zero. */
+  decimalDivide(left: string, right: string): string;
+  /** A number as a double-precision float. */
+  double(expression: string): string;
+  /** A double rounded toward zero (to an integer-valued double). */
+  truncate(expression: string): string;
+  /** The remainder of a truncating division (sign of the dividend) in `kind` arithmetic; `right` is not zero. */
+  modulo(left: string, right: string, kind: 'integer' | 'decimal' | 'double'): string;
   /** String concatenation. */
   concat(left: string, right: string): string;
   /** Truncating integer division. */
@@ -50,4 +103,5 @@ export interface Dialect {
 }
 
 /** The kind of a parameter value, for typed placeholders and driver conversion. */
-export type ParameterKind = 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';
+/** `rowCount`: a $top or $skip (0 to 2^53 - 1), a plain number that LIMIT accepts in every dialect. */
+export type ParameterKind = 'rowCount' | 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';

@@ -4,7 +4,7 @@
  */
 import { ODataError } from '../../errors/odata-error.js';
 import { toBigInt } from '../memory/values.js';
-import { instantFromPicos, parseInstant } from '../../util/temporal.js';
+import { instantFromPicos, parseDuration, parseInstant } from '../../util/temporal.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 
 /**
@@ -30,6 +30,84 @@ export function mysqlDateTime(value: unknown): unknown {
   const text = utcText(value);
   return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
 }
+
+/** Each value computed once in a correlated derived table (PostgreSQL, SQLite). */
+function derivedValues(expressions: readonly string[], body: (values: readonly string[]) => string): string {
+  const names = expressions.map((_, i) => `"_v${i}"`);
+  return `(SELECT ${body(names.map((name) => `"_w".${name}`))} FROM (SELECT ${expressions.map((e, i) => `${e} AS ${names[i]}`).join(', ')}) AS "_w")`;
+}
+
+/** The expressions repeated in the body (MySQL/MariaDB cannot reference outer columns in a derived table). */
+const inlineValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string => body(expressions);
+
+/** Clamped just outside Int64 with GREATEST/LEAST, and the two clamp values made null. */
+const clampInt64 = (sql: string, below: string, above: string): string => `NULLIF(NULLIF(LEAST(GREATEST(${sql}, ${below}), ${above}), ${below}), ${above})`;
+
+/**
+ * Seconds of an ISO 8601 duration stored as text (`-P1DT2H3M4.5S`, days and time parts only, as
+ * Edm.Duration has): the numbers between the designators, with the sign.
+ */
+function isoDurationSeconds(x: string, dialect: { greatest(l: string, r: string): string; double(e: string): string; withValues: Dialect['withValues'] }, find: (text: string, c: string) => string, cut: (text: string, from: string, length: string) => string): string {
+  return dialect.withValues([x], ([v]) => {
+    const t = v as string;
+    const at = (c: string): string => find(t, `'${c}'`);
+    const part = (end: string, from: string): string => `(CASE WHEN ${at(end)} > 0 THEN ${dialect.double(cut(t, `${from} + 1`, `${at(end)} - ${from} - 1`))} ELSE 0 END)`;
+    const afterT = at('T');
+    const afterH = dialect.greatest(afterT, at('H'));
+    const afterM = dialect.greatest(afterH, at('M'));
+    const seconds = `(${part('D', at('P'))} * 86400 + ${part('H', afterT)} * 3600 + ${part('M', afterH)} * 60 + ${part('S', afterM)})`;
+    return `(CASE WHEN ${t} IS NULL THEN NULL WHEN ${cut(t, '1', '1')} = '-' THEN -${seconds} ELSE ${seconds} END)`;
+  });
+}
+
+/** The negation of a Duration stored as ISO 8601 text. */
+const negateIsoText = (x: string, concat: (l: string, r: string) => string, cut: (text: string, from: string) => string): string =>
+  `(CASE WHEN ${x} LIKE '-%' THEN ${cut(x, '2')} WHEN ${x} IN ('PT0S', 'P0D') THEN ${x} ELSE ${concat(`'-'`, x)} END)`;
+
+const NUMERIC_KINDS: ReadonlySet<ParameterKind> = new Set(['integer', 'bigint', 'decimal', 'double', 'rowCount']);
+
+/** A JSON array of list items: numbers as JSON numbers (exact digits), the rest as strings. */
+function jsonList(values: readonly unknown[], kind: ParameterKind, infinity: string): string {
+  const item = (v: unknown): string => {
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (NUMERIC_KINDS.has(kind)) {
+      const text = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : v > 0 ? infinity : `-${infinity}`) : String(v);
+      if (text === 'INF') return infinity;
+      if (text === '-INF') return `-${infinity}`;
+      return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text) || text.includes(infinity) ? text : JSON.stringify(text);
+    }
+    return JSON.stringify(typeof v === 'number' || typeof v === 'bigint' ? String(v) : v);
+  };
+  return `[${values.map(item).join(',')}]`;
+}
+
+const PG_ARRAY_TYPES: Partial<Record<ParameterKind, string>> = {
+  integer: 'integer',
+  bigint: 'bigint',
+  decimal: 'numeric',
+  double: 'double precision',
+  boolean: 'boolean',
+  guid: 'uuid',
+  date: 'date',
+  timestamp: 'timestamptz',
+  time: 'time',
+  interval: 'interval',
+};
+
+/**
+ * Rounding of a Double in double: floor and ceiling are exact there (a decimal cast would lose
+ * tiny values and overflow on the largest ones); round is half away from zero (the databases round
+ * doubles half to even), from the exact fractional part x - trunc(x).
+ */
+function doubleRounding(dialect: Pick<Dialect, 'withValues' | 'double' | 'truncate'>, name: 'round' | 'floor' | 'ceiling', x: string): string {
+  if (name !== 'round') return `${name === 'floor' ? 'FLOOR' : 'CEILING'}(${x})`;
+  return dialect.withValues([dialect.double(x)], ([v]) => {
+    const t = dialect.truncate(v as string);
+    return `(${t} + (CASE WHEN ABS(${v} - ${t}) >= 0.5 THEN (CASE WHEN ${v} > 0 THEN 1 ELSE -1 END) ELSE 0 END))`;
+  });
+}
+
+const ROUNDING = { round: 'ROUND', floor: 'FLOOR', ceiling: 'CEILING' } as const;
 
 const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
@@ -62,17 +140,42 @@ export const postgres: Dialect = {
   escapeChar: '\\',
   length: (e) => `char_length(${e})`,
   indexOf: (t, s) => `(strpos(${t}, ${s}) - 1)`,
-  substring: (t, start, length) => (length === undefined ? `substr(${t}, (${start}) + 1)` : `substr(${t}, (${start}) + 1, ${length})`),
+  // substr takes integer positions: the compiler has clamped them to 32 bits.
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS integer))` : `substr(${t}, CAST(${from} AS integer), CAST(${length} AS integer))`),
+  // GREATEST/LEAST ignore nulls here: null when one is null.
+  greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
+  least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
+  withValues: derivedValues,
+  int64Guard: clampInt64,
+  modulo: (l, r) => `mod(${l}, ${r})`,
+  listParameter: (values) => `{${values.map((v) => `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
+  inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
+  durationKey: (e) => e,
+  orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
+  rounding: (name, x, double) => (double ? doubleRounding(postgres, name, x) : `${ROUNDING[name]}(CAST(${x} AS numeric))`),
+  nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
+  dateAsInstant: (e) => e,
+  negateDuration: (e) => `(-${e})`,
+  decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
+  double: (e) => `CAST(${e} AS double precision)`,
+  truncate: (e) => `trunc(${e})`,
   concat: (l, r) => `(${l} || ${r})`,
-  integerDivide: (l, r) => `(${l} / ${r})`,
+  // div() truncates also when an operand is numeric (widened Int64 arithmetic).
+  integerDivide: (l, r) => `div(${l}, ${r})`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
   parameter: (value, kind) => {
     // PostgreSQL text cannot hold NUL: refuse the value as bad input rather than fail in the database.
     rejectNul(value, 'PostgreSQL');
+    // An interval cannot read negative ISO 8601 durations ('-P1DT2H'): microseconds instead.
+    if (kind === 'interval' && typeof value === 'string' && value.startsWith('-')) {
+      const picos = parseDuration(value);
+      if (picos !== undefined) return `${picos / 1_000_000n} microseconds`;
+    }
     return exactText(value, kind);
   },
   typedPlaceholder: (p, kind) => {
     const types: Partial<Record<ParameterKind, string>> = {
+      rowCount: 'bigint',
       string: 'text',
       integer: 'integer',
       bigint: 'bigint',
@@ -106,7 +209,34 @@ export const sqlite: Dialect = {
   escapeChar: '\\',
   length: (e) => `length(${e})`,
   indexOf: (t, s) => `(instr(${t}, ${s}) - 1)`,
-  substring: (t, start, length) => (length === undefined ? `substr(${t}, (${start}) + 1)` : `substr(${t}, (${start}) + 1, ${length})`),
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, ${from})` : `substr(${t}, ${from}, ${length})`),
+  greatest: (l, r) => `max(${l}, ${r})`,
+  least: (l, r) => `min(${l}, ${r})`,
+  withValues: derivedValues,
+  // Integer arithmetic that overflows gives a REAL in SQLite.
+  int64Guard: (sql) => derivedValues([sql], ([v]) => `(CASE WHEN typeof(${v}) = 'integer' THEN ${v} END)`),
+  // % converts its operands to integers: a - b·trunc(a/b) for the others.
+  modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
+  listParameter: (values, kind) => jsonList(values, kind, '9e999'),
+  inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
+  // SQLite's round() rounds half away from zero; floor and ceiling without the math extension.
+  rounding: (name, x) =>
+    name === 'round'
+      ? `round(${x})`
+      : name === 'floor'
+        ? `(CASE WHEN ${x} < CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) - 1 ELSE CAST(${x} AS INTEGER) END)`
+        : `(CASE WHEN ${x} > CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) + 1 ELSE CAST(${x} AS INTEGER) END)`,
+  orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
+  // DateTimeOffset values are fixed-width UTC text (see utcText).
+  dateAsInstant: (e) => `(${e} || 'T00:00:00.000000000000Z')`,
+  durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} || ${r})`, (t, f) => `substr(${t}, ${f})`),
+  // Decimals are REAL here (and integer / integer would truncate).
+  decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
+  double: (e) => `CAST(${e} AS REAL)`,
+  // CAST AS INTEGER saturates at 2^63; doubles from 2^52 up are integers already.
+  truncate: (e) => `(CASE WHEN abs(${e}) >= 4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
   concat: (l, r) => `(${l} || ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
@@ -115,11 +245,19 @@ export const sqlite: Dialect = {
     rejectNul(value, 'SQLite');
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
-    if (kind === 'timestamp') return utcText(value);
+    // A Date compared as a DateTimeOffset is midnight UTC.
+    if (kind === 'timestamp') return utcText(typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
+    // Decimals are REAL in SQLite: bound as numbers, never as text (text compares above every number).
+    if ((kind === 'decimal' || kind === 'double') && value !== null) {
+      const text = exactText(value, 'decimal');
+      return text === 'INF' ? Infinity : text === '-INF' ? -Infinity : Number(text);
+    }
     return exactText(value, kind);
   },
   typedPlaceholder: (p, kind) => (kind === 'bigint' ? `CAST(${p} AS INTEGER)` : p),
 };
+
+const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l}, ${r})`, double: (e: string): string => `CAST(${e} AS DECIMAL(38, 12))` };
 
 export const mysql: Dialect = {
   name: 'mysql',
@@ -137,11 +275,39 @@ export const mysql: Dialect = {
   escapeChar: '\\',
   length: (e) => `CHAR_LENGTH(${e})`,
   indexOf: (t, s) => `(INSTR(${t}, ${s}) - 1)`,
-  substring: (t, start, length) => (length === undefined ? `SUBSTRING(${t}, (${start}) + 1)` : `SUBSTRING(${t}, (${start}) + 1, ${length})`),
+  substring: (t, from, length) => (length === undefined ? `SUBSTRING(${t}, ${from})` : `SUBSTRING(${t}, ${from}, ${length})`),
+  greatest: (l, r) => `GREATEST(${l}, ${r})`,
+  least: (l, r) => `LEAST(${l}, ${r})`,
+  withValues: inlineValues,
+  int64Guard: clampInt64,
+  modulo: (l, r) => `(${l} % ${r})`,
+  listParameter: (values, kind) => jsonList(values, kind, '1e999'),
+  inList: (column, p, kind) => {
+    const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
+    // Strings (and enum member names) compare by bytes, as the column side already does.
+    const bytes = kind === 'string' || kind === 'enum';
+    const value = bytes ? 'CAST(`_j`.`v` AS BINARY)' : '`_j`.`v`';
+    const left = bytes && !column.startsWith('CAST(') ? `CAST(${column} AS BINARY)` : column;
+    return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
+  },
+  rounding: (name, x, double) => (double ? doubleRounding(mysql, name, x) : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
+  orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
+  dateAsInstant: (e) => e,
+  durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
+  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
+  double: (e) => `CAST(${e} AS DOUBLE)`,
+  truncate: (e) => `TRUNCATE(${e}, 0)`,
   concat: (l, r) => `CONCAT(${l}, ${r})`,
-  integerDivide: (l, r) => `(${l} DIV ${r})`,
+  // DIV fails beyond BIGINT (-2^63 DIV -1): a decimal quotient truncated (30 decimals cannot round up to the next integer).
+  integerDivide: (l, r) => `TRUNCATE(CAST(${l} AS DECIMAL(65, 30)) / ${r}, 0)`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
   parameter: (value, kind) => {
+    // MySQL/MariaDB doubles hold no INF or NaN (the driver would write them as bare words).
+    if ((kind === 'double' || kind === 'decimal') && (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))) {
+      throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB have no INF or NaN values', appendLocation: false });
+    }
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
     if (kind === 'timestamp') return mysqlDateTime(value);
     return exactText(value, kind);
@@ -164,7 +330,23 @@ export const mssql: Dialect = {
   escapeChar: '\\',
   length: (e) => `LEN(${e} + N'x') - 1`,
   indexOf: (t, s) => `(CHARINDEX(${s}, ${t}) - 1)`,
-  substring: (t, start, length) => `SUBSTRING(${t}, (${start}) + 1, ${length ?? '2147483647'})`,
+  substring: (t, from, length) => `SUBSTRING(${t}, CAST(${from} AS int), CAST(${length ?? '2147483647'} AS int))`,
+  greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
+  least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
+  withValues: inlineValues,
+  int64Guard: clampInt64,
+  modulo: (l, r, kind) => (kind === 'double' ? `(${l} - ${r} * ROUND(${l} / ${r}, 0, 1))` : `(${l} % ${r})`),
+  listParameter: (values, kind) => jsonList(values, kind, '1e999'),
+  inList: (column, p) => `${column} IN (SELECT [value] FROM OPENJSON(${p}))`,
+  rounding: (name, x, double) => (double ? doubleRounding(mssql, name, x) : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
+  orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
+  dateAsInstant: (e) => e,
+  durationKey: (e) => isoDurationSeconds(e, { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues }, (t, c) => `CHARINDEX(${c}, ${t})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
+  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
+  double: (e) => `CAST(${e} AS float)`,
+  truncate: (e) => `ROUND(${e}, 0, 1)`,
   concat: (l, r) => `(${l} + ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
