@@ -1,0 +1,43 @@
+/**
+ * The differential fuzzer's findings on mingo, one class per block: each query once disagreed
+ * with the in-memory reference (or made mingo throw) and must now give the reference's answer,
+ * or a difference that a documented deviation excuses (the runner's DEVIATION_EXCEPTIONS).
+ */
+import 'mingo/init/system';
+import { describe, expect, it } from 'vitest';
+import { runDifferential } from '../../../src/testing/index.js';
+import { mingoTarget } from '../../fixtures/differential-targets.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../../fixtures/fuzz-data.js';
+
+const target = mingoTarget(fuzzModel, FUZZ_SET, fuzzRows);
+
+async function findings(query: string): Promise<string[]> {
+  const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: [target] });
+  // The reference refusing at run time (a failed operation) is its own finding, not mingo's.
+  return result.findings.filter((f) => f.target === target.name).map((f) => `${f.class}: ${f.detail}`);
+}
+
+async function excuse(query: string): Promise<string | undefined> {
+  const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: [target] });
+  return result.excused.get(target.name);
+}
+
+function agree(queries: readonly string[]): void {
+  for (const query of queries) it(query, async () => expect(await findings(query)).toEqual([]));
+}
+
+describe('Int64 values in mingo (no bigint there): never a mingo error', () => {
+  agree([
+    '$orderby=(n64 add 0)',
+    '$orderby=(parent/n64 sub -0e0) asc,id',
+    '$filter=(-9 mod n64) lt ((parent/n16 div parent/n16) mod (n16 mul n16))',
+    '$filter=n64 in (2147483648)',
+    '$filter=n64 gt dbl',
+    '$orderby=n64,id',
+    '$filter=n64 gt 5&$orderby=id',
+    '$filter=(n64 mod dec) in (83.54,null,-2.5)',
+  ]);
+  it('excuses only the rounding of Int64 values beyond 2^53 in mingo', async () => {
+    expect(await excuse('$filter=flag&$orderby=n64,dbl desc,id desc')).toBe('mingo-int64-as-double');
+  });
+});
