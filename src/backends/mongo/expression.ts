@@ -270,6 +270,12 @@ export class ExpressionCompiler {
           return positive ? result : { $not: [result] };
         }
         const left = this.value(node.left, frame);
+        if (isDuration(node.left.type) && node.right.kind === 'list') {
+          // Durations are equal by length (P1D is PT24H), not by their text.
+          const items = node.right.items.map((item) => this.durationSeconds(literal(item.value)));
+          const result = { $in: [this.durationSeconds(left), items] };
+          return positive ? result : { $not: [result] };
+        }
         const list =
           node.right.kind === 'list'
             ? { $literal: node.right.items.map((item) => storedValue(item.value, item.type.kind === 'null' ? node.left.type : item.type, this.mapping)) }
@@ -332,13 +338,36 @@ export class ExpressionCompiler {
     return this.nullSafe([this.value(node, frame)], ([names]) => ({ $add: [0, ...[...bitsOf(all)].map((bit) => ({ $cond: [this.carries(names as string, type, bit), Number(bit), 0] }))] }));
   }
 
+  /**
+   * An Edm.Duration (stored as its ISO 8601 text, `P1DT2H3M4.5S`) as its number of seconds, so that
+   * durations compare and sort by length and not as text: a Decimal128 in MongoDB (exact, from the
+   * text's digits). Null for null (and for text that is not a duration).
+   */
+  durationSeconds(text: Aggregation): Aggregation {
+    if (text === null) return null;
+    return this.nullSafe([text], ([x]) => {
+      const name = `d${this.letCount++}`;
+      const capture = (i: number): Aggregation => ({ $arrayElemAt: [`$$${name}.captures`, i] });
+      const number = (i: number): Aggregation => ({ $toDecimal: { $ifNull: [capture(i), '0'] } });
+      const seconds = { $add: [{ $multiply: [number(1), 86400] }, { $multiply: [number(2), 3600] }, { $multiply: [number(3), 60] }, number(4)] };
+      return {
+        $let: {
+          vars: { [name]: { $regexFind: { input: x, regex: DURATION_PATTERN } } },
+          in: { $cond: [{ $eq: [`$$${name}`, null] }, null, { $cond: [{ $eq: [capture(0), '-'] }, { $subtract: [0, seconds] }, seconds] }] },
+        },
+      };
+    });
+  }
+
   /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
     if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
     const ordering = op !== 'eq' && op !== 'ne';
     const flags = operandType.kind === 'enum' && operandType.type.isFlags;
-    const side = (n: BoundExpression): Aggregation => (flags ? this.flagsNumber(n, operandType.type, frame) : ordering ? this.orderable(n, operandType, frame) : this.value(n, frame));
+    const duration = isDuration(operandType);
+    const side = (n: BoundExpression): Aggregation =>
+      flags ? this.flagsNumber(n, operandType.type, frame) : duration ? this.durationSeconds(this.value(n, frame)) : ordering ? this.orderable(n, operandType, frame) : this.value(n, frame);
     const a = side(leftNode);
     const b = side(rightNode);
     if (op === 'eq' || op === 'ne') return { [AGGREGATE[op]]: [a, b] };
@@ -501,6 +530,13 @@ export class ExpressionCompiler {
     if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
     return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
+}
+
+/** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
+const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
+
+export function isDuration(type: ExpressionType): boolean {
+  return type.kind === 'primitive' && type.name === 'Edm.Duration';
 }
 
 const INTEGER_TYPES = ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'];

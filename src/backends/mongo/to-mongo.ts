@@ -11,7 +11,7 @@ import type { Model, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
-import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
+import { ExpressionCompiler, isDuration, newContext, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -191,7 +191,7 @@ class FilterCompiler {
       }
       case 'in': {
         const found = this.field(node.left);
-        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property)) break;
+        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property) || isDuration(node.left.type)) break;
         const result = this.inList(found.field, found.property, node.right.items, node.left.type);
         return positive ? result : { $nor: [result] };
       }
@@ -278,6 +278,8 @@ class FilterCompiler {
 
   /** A comparison as a query document, or `undefined` when it needs `$expr`. */
   private findComparison(operator: Comparison, left: BoundExpression, right: BoundExpression, operandType: BoundExpression['type']): MongoDocument | undefined {
+    // Durations are stored as text and compared by length: `$expr` computes it.
+    if (isDuration(operandType)) return undefined;
     let op = operator;
     let path = left;
     let other = right;
@@ -461,7 +463,7 @@ class QueryCompiler {
       for (const item of query.orderBy ?? []) {
         const found = new FilterCompiler(frame, orderExpressions, options).field(item.expression);
         let key: string;
-        if (found !== undefined && found.property.type.kind !== 'enum') key = found.field;
+        if (found !== undefined && found.property.type.kind !== 'enum' && !isDuration(item.expression.type)) key = found.field;
         else {
           // A computed sort key: an enum's member value, a navigation path, a function.
           key = reservedField(type, options, `order${Object.keys(computed).length}`);
@@ -470,6 +472,8 @@ class QueryCompiler {
           computed[key] =
             expressionType.kind === 'enum' && expressionType.type.isFlags
               ? orderExpressions.flagsNumber(item.expression, expressionType.type, frame)
+              : isDuration(expressionType)
+              ? orderExpressions.durationSeconds(value)
               : expressionType.kind === 'enum'
               ? { $switch: { branches: [...expressionType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
               : value;

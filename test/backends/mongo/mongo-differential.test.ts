@@ -41,3 +41,18 @@ describe('Int64 values in mingo (no bigint there): never a mingo error', () => {
     expect(await excuse('$filter=flag&$orderby=n64,dbl desc,id desc')).toBe('mingo-int64-as-double');
   });
 });
+
+describe('durations (stored as text) compare and sort by length', () => {
+  agree([
+    '$orderby=span,id',
+    '$orderby=span desc,flag,id desc',
+    "$filter=span gt duration'P1D'&$orderby=id",
+    "$filter=span le duration'PT24H'&$orderby=id",
+    "$filter=span eq duration'PT24H'",
+    "$filter=span in (duration'PT24H',duration'PT0.001S',null)",
+    "$filter=not (span in (duration'PT24H'))",
+    "$filter=children/any(v0:duration'P1D' ge parent/span)&$orderby=id desc",
+    '$filter=span ge parent/span',
+    '$orderby=parent/span desc,id',
+  ]);
+});
