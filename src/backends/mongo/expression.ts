@@ -359,6 +359,18 @@ export class ExpressionCompiler {
     });
   }
 
+  /**
+   * An Edm.Date (stored as `YYYY-MM-DD` text) as the instant of its midnight in UTC, as the
+   * reference compares a Date with a DateTimeOffset.
+   */
+  dateInstant(node: BoundExpression, frame: Frame): Aggregation {
+    if (node.kind === 'literal') return typeof node.value === 'string' ? literal(new Date(`${node.value}T00:00:00Z`)) : null;
+    return this.nullSafe([this.value(node, frame)], ([x]) => {
+      const part = (from: number, length: number): Aggregation => ({ $toInt: { $substrCP: [x, from, length] } });
+      return { $dateFromParts: { year: part(0, 4), month: part(5, 2), day: part(8, 2) } };
+    });
+  }
+
   /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
@@ -366,8 +378,17 @@ export class ExpressionCompiler {
     const ordering = op !== 'eq' && op !== 'ne';
     const flags = operandType.kind === 'enum' && operandType.type.isFlags;
     const duration = isDuration(operandType);
+    const instants = mixesDates(leftNode.type, rightNode.type);
     const side = (n: BoundExpression): Aggregation =>
-      flags ? this.flagsNumber(n, operandType.type, frame) : duration ? this.durationSeconds(this.value(n, frame)) : ordering ? this.orderable(n, operandType, frame) : this.value(n, frame);
+      flags
+        ? this.flagsNumber(n, operandType.type, frame)
+        : duration
+        ? this.durationSeconds(this.value(n, frame))
+        : instants && isPrimitive(n.type, 'Edm.Date')
+        ? this.dateInstant(n, frame)
+        : ordering
+        ? this.orderable(n, operandType, frame)
+        : this.value(n, frame);
     const a = side(leftNode);
     const b = side(rightNode);
     if (op === 'eq' || op === 'ne') return { [AGGREGATE[op]]: [a, b] };
@@ -534,6 +555,15 @@ export class ExpressionCompiler {
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
 const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
+
+function isPrimitive(type: ExpressionType, name: string): boolean {
+  return type.kind === 'primitive' && type.name === name;
+}
+
+/** A Date compared with a DateTimeOffset: the Date is its midnight in UTC. */
+export function mixesDates(left: ExpressionType, right: ExpressionType): boolean {
+  return (isPrimitive(left, 'Edm.Date') && isPrimitive(right, 'Edm.DateTimeOffset')) || (isPrimitive(left, 'Edm.DateTimeOffset') && isPrimitive(right, 'Edm.Date'));
+}
 
 export function isDuration(type: ExpressionType): boolean {
   return type.kind === 'primitive' && type.name === 'Edm.Duration';

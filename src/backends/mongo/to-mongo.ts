@@ -11,7 +11,7 @@ import type { Model, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
-import { ExpressionCompiler, isDuration, newContext, rootFrame, type Context, type Frame } from './expression.js';
+import { ExpressionCompiler, isDuration, mixesDates, newContext, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -280,6 +280,8 @@ class FilterCompiler {
   private findComparison(operator: Comparison, left: BoundExpression, right: BoundExpression, operandType: BoundExpression['type']): MongoDocument | undefined {
     // Durations are stored as text and compared by length: `$expr` computes it.
     if (isDuration(operandType)) return undefined;
+    // A Date against a DateTimeOffset: the Date (text) is its midnight in UTC, computed in `$expr`.
+    if (mixesDates(left.type, right.type)) return undefined;
     let op = operator;
     let path = left;
     let other = right;

@@ -56,3 +56,18 @@ describe('durations (stored as text) compare and sort by length', () => {
     '$orderby=parent/span desc,id',
   ]);
 });
+
+describe('a Date against a DateTimeOffset: the Date is its midnight in UTC', () => {
+  agree([
+    '$filter=at ge born&$orderby=id',
+    '$filter=born le at',
+    '$filter=born lt 2024-01-01T00:30:00+01:00',
+    '$filter=at gt 2024-01-01',
+    '$filter=at gt date(parent/at)',
+    '$filter=at eq date(at)',
+    "$filter=(duration'PT0S' add parent/at) ne parent/born",
+    '$filter=1999-12-31 le parent/at&$count=true',
+    '$filter=tags/any(v0:(2000-01-01T00:00:00+14:00 le parent/born) or ((not (flag eq true))))',
+    '$filter=maxdatetime() gt parent/born',
+  ]);
+});
