@@ -424,22 +424,32 @@ export class ExpressionCompiler {
     return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
       // A zero divisor gives null (MongoDB would fail the whole query).
       const divided = (quotient: Aggregation): Aggregation => ({ $cond: [{ $eq: [y, 0] }, null, quotient] });
+      // A non-finite result of finite operands (an overflow) is null too.
+      const finite = (result: Aggregation): Aggregation => (integer ? result : this.finiteOrNull(result, [x, y]));
       switch (operator) {
         case 'add':
-          return this.inRange({ $add: [x, y] }, node.type);
+          return finite(this.inRange({ $add: [x, y] }, node.type));
         case 'sub':
-          return this.inRange({ $subtract: [x, y] }, node.type);
+          return finite(this.inRange({ $subtract: [x, y] }, node.type));
         case 'mul':
-          return this.inRange({ $multiply: [x, y] }, node.type);
+          return finite(this.inRange({ $multiply: [x, y] }, node.type));
         case 'mod':
           return divided({ $mod: [x, y] });
         case 'divby':
-          return divided({ $divide: [x, y] });
+          return divided(finite({ $divide: [x, y] }));
         default:
           // Integer division truncates toward zero.
-          return divided(integer ? this.inRange({ $trunc: [{ $divide: [x, y] }] }, node.type) : { $divide: [x, y] });
+          return divided(integer ? this.inRange({ $trunc: [{ $divide: [x, y] }] }, node.type) : finite({ $divide: [x, y] }));
       }
     });
+  }
+
+  /** `result`, or null when it is infinite or NaN while every operand is finite. */
+  private finiteOrNull(result: Aggregation, operands: readonly Aggregation[]): Aggregation {
+    const name = `f${this.letCount++}`;
+    const ref = `$$${name}`;
+    const finite = (v: Aggregation): Aggregation => ({ $and: [{ $ne: [v, NaN] }, { $ne: [v, Infinity] }, { $ne: [v, -Infinity] }] });
+    return { $let: { vars: { [name]: result }, in: { $cond: [{ $and: [{ $not: [finite(ref)] }, ...operands.map(finite)] }, null, ref] } } };
   }
 
   /**

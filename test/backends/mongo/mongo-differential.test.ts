@@ -5,7 +5,8 @@
  */
 import 'mingo/init/system';
 import { describe, expect, it } from 'vitest';
-import { runDifferential } from '../../../src/testing/index.js';
+import { bindQuery, type Row } from '../../../src/index.js';
+import { differentialSettings, runDifferential } from '../../../src/testing/index.js';
 import { mingoTarget } from '../../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../../fixtures/fuzz-data.js';
 
@@ -70,4 +71,28 @@ describe('a Date against a DateTimeOffset: the Date is its midnight in UTC', () 
     '$filter=tags/any(v0:(2000-01-01T00:00:00+14:00 le parent/born) or ((not (flag eq true))))',
     '$filter=maxdatetime() gt parent/born',
   ]);
+});
+
+/** The ids mingo gives (in order). */
+async function mingoIds(query: string): Promise<unknown[]> {
+  const result = await target.run(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET)));
+  return result.value.map((row: Row) => row.id);
+}
+
+describe('the decided semantics: a failed operation is null for that row', () => {
+  // Rows 6 and 10 hold dbl = ±1e308; row 4's n32 is 0 and row 3's dbl is null.
+  const cases: [string, number[]][] = [
+    ['$filter=(dbl mul dbl) eq null&$orderby=id', [3, 6, 10]],
+    ['$filter=(dbl add dbl) eq null&$orderby=id', [3, 6, 10]],
+    ['$filter=(dbl sub -1e308) eq null&$orderby=id', [3, 6]],
+    ['$filter=(dbl divby 1e-300) eq null&$orderby=id', [3, 6, 10]],
+    ['$filter=(dbl div 1e-300) eq null&$orderby=id', [3, 6, 10]],
+    // A non-finite operand is not a failure: INF times a number is INF.
+    ['$filter=(dbl mul INF) eq null&$orderby=id', [3]],
+    ['$filter=(dbl div n32) eq null&$orderby=id', [3, 4]],
+    ['$filter=(dbl divby (dbl sub dbl)) eq null&$orderby=id', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]],
+    ['$filter=(dbl mod 0) eq null&$orderby=id', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]],
+    ['$filter=(n32 mod n16) eq null&$orderby=id', [3, 4]],
+  ];
+  for (const [query, ids] of cases) it(query, async () => expect(await mingoIds(query)).toEqual(ids));
 });
