@@ -371,6 +371,20 @@ export class ExpressionCompiler {
     });
   }
 
+  /**
+   * An Edm.Date's text (`YYYY-MM-DD`) with a five-digit year, so that text order is date order
+   * also against a year beyond 9999 (folded from `date(maxdatetime() add duration'P1D')`).
+   */
+  dateKey(node: BoundExpression, frame: Frame): Aggregation {
+    if (node.kind === 'literal') return typeof node.value === 'string' ? literal(fiveDigitYear(node.value)) : null;
+    return this.dateKeyOf(this.value(node, frame));
+  }
+
+  /** {@link dateKey} of a computed value. */
+  dateKeyOf(text: Aggregation): Aggregation {
+    return this.nullSafe([text], ([x]) => ({ $cond: [{ $eq: [{ $substrCP: [x, 4, 1] }, '-'] }, { $concat: ['0', x] }, x] }));
+  }
+
   /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
@@ -386,6 +400,8 @@ export class ExpressionCompiler {
         ? this.durationSeconds(this.value(n, frame))
         : instants && isPrimitive(n.type, 'Edm.Date')
         ? this.dateInstant(n, frame)
+        : isPrimitive(operandType, 'Edm.Date')
+        ? this.dateKey(n, frame)
         : ordering
         ? this.orderable(n, operandType, frame)
         : this.value(n, frame);
@@ -565,6 +581,11 @@ export class ExpressionCompiler {
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
 const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
+
+/** `2024-01-01` as `02024-01-01` (a year of four digits gets a fifth). */
+export function fiveDigitYear(text: string): string {
+  return /^\d{4}-/.test(text) ? `0${text}` : text;
+}
 
 function isPrimitive(type: ExpressionType, name: string): boolean {
   return type.kind === 'primitive' && type.name === name;

@@ -282,6 +282,9 @@ class FilterCompiler {
     if (isDuration(operandType)) return undefined;
     // A Date against a DateTimeOffset: the Date (text) is its midnight in UTC, computed in `$expr`.
     if (mixesDates(left.type, right.type)) return undefined;
+    // A Date literal with a year beyond 9999 (folded): text order is not date order, `$expr` pads the years.
+    const wideYear = (n: BoundExpression): boolean => n.kind === 'literal' && typeof n.value === 'string' && isPrimitiveType(n.type, 'Edm.Date') && !/^\d{4}-/.test(n.value);
+    if (isPrimitiveType(operandType, 'Edm.Date') && (wideYear(left) || wideYear(right))) return undefined;
     let op = operator;
     let path = left;
     let other = right;
@@ -476,6 +479,8 @@ class QueryCompiler {
               ? orderExpressions.flagsNumber(item.expression, expressionType.type, frame)
               : isDuration(expressionType)
               ? orderExpressions.durationSeconds(value)
+              : isPrimitiveType(expressionType, 'Edm.Date')
+              ? orderExpressions.dateKeyOf(value)
               : expressionType.kind === 'enum'
               ? { $switch: { branches: [...expressionType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
               : value;

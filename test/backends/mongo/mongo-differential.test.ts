@@ -96,3 +96,18 @@ describe('the decided semantics: a failed operation is null for that row', () =>
   ];
   for (const [query, ids] of cases) it(query, async () => expect(await mingoIds(query)).toEqual(ids));
 });
+
+describe('instants and dates beyond the year 9999 (folded from maxdatetime() add a duration)', () => {
+  agree([
+    "$orderby=maxdatetime() add duration'P1D',id",
+    "$filter=at lt maxdatetime() add duration'P1D'",
+    "$filter=(maxdatetime() add duration'P1D') gt at",
+    "$filter=at gt mindatetime() sub duration'P1D'",
+    "$filter=date(maxdatetime() add duration'P1D') gt born",
+    "$filter=born lt date(maxdatetime() add duration'P1D')",
+    "$filter=date(at add duration'P3000000D') gt 9999-01-01",
+    "$filter=date(at add duration'P3000000D') gt born",
+    "$orderby=date(at add duration'P3000000D') desc,id",
+    '$filter=at eq 1969-12-31T23:59:59.9995Z',
+  ]);
+});
