@@ -427,9 +427,19 @@ export class ExpressionCompiler {
   private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
     if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
       // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
-      const isDuration = (n: BoundExpression): boolean => n.kind === 'literal' && n.type.kind === 'primitive' && n.type.name === 'Edm.Duration' && n.value !== null;
-      const [instant, duration] = isDuration(node.right) ? [node.left, node.right] : operator === 'add' && isDuration(node.left) ? [node.right, node.left] : [undefined, undefined];
-      if (instant === undefined || duration?.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
+      const durationLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && isDuration(n.type) && n.value !== null;
+      const [instant, duration] = durationLiteral(node.right) ? [node.left, node.right] : operator === 'add' && durationLiteral(node.left) ? [node.right, node.left] : [undefined, undefined];
+      if (instant === undefined || duration === undefined) {
+        // A computed duration (a property, a case): its seconds, in whole milliseconds.
+        const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
+        if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
+        if (span.kind === 'binary' || span.kind === 'unary') return this.fail('date arithmetic with a computed duration', node);
+        return this.nullSafe([this.value(date, frame), this.durationSeconds(this.value(span, frame))], ([x, seconds]) => {
+          const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
+          return { $add: [x, ms] };
+        });
+      }
+      if (duration.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
       const picos = parseDuration(duration.value);
       if (picos === undefined || picos % 1_000_000_000n !== 0n) return this.fail('durations finer than a millisecond', node);
       const ms = Number((operator === 'sub' ? -picos : picos) / 1_000_000_000n);

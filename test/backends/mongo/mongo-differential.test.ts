@@ -111,3 +111,14 @@ describe('instants and dates beyond the year 9999 (folded from maxdatetime() add
     '$filter=at eq 1969-12-31T23:59:59.9995Z',
   ]);
 });
+
+describe('a DateTimeOffset plus a stored or computed duration', () => {
+  agree([
+    "$filter=at add span gt 2020-01-01T00:00:00Z&$orderby=id",
+    '$filter=at sub span lt at&$orderby=id',
+    '$filter=span add at gt parent/at',
+    '$orderby=at add parent/span,id',
+    "$filter=at add case(true:span) gt 2020-01-01T00:00:00Z",
+    "$filter=(duration'PT0S' add parent/at) ne parent/born",
+  ]);
+});
