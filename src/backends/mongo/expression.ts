@@ -393,6 +393,8 @@ export class ExpressionCompiler {
     const flags = operandType.kind === 'enum' && operandType.type.isFlags;
     const duration = isDuration(operandType);
     const instants = mixesDates(leftNode.type, rightNode.type);
+    // In Double, an Int64 is first rounded to a double, as the reference does (MongoDB would compare exactly).
+    const inDouble = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
     const side = (n: BoundExpression): Aggregation =>
       flags
         ? this.flagsNumber(n, operandType.type, frame)
@@ -402,6 +404,8 @@ export class ExpressionCompiler {
         ? this.dateInstant(n, frame)
         : isPrimitive(operandType, 'Edm.Date')
         ? this.dateKey(n, frame)
+        : inDouble && isPrimitive(n.type, 'Edm.Int64') && n.kind !== 'literal'
+        ? { $toDouble: this.value(n, frame) }
         : ordering
         ? this.orderable(n, operandType, frame)
         : this.value(n, frame);
@@ -464,8 +468,10 @@ export class ExpressionCompiler {
         case 'divby':
           return divided(finite({ $divide: [x, y] }));
         default:
-          // Integer division truncates toward zero.
-          return divided(integer ? this.inRange({ $trunc: [{ $divide: [x, y] }] }, node.type) : finite({ $divide: [x, y] }));
+          // Integer division truncates toward zero; an Int64 quotient in Decimal128, exact (a double
+          // quotient would round beyond 2^53; MongoDB has no integer division).
+          if (!integer) return divided(finite({ $divide: [x, y] }));
+          return divided(this.inRange({ $trunc: [{ $divide: [isPrimitive(node.type, 'Edm.Int64') ? { $toDecimal: x } : x, y] }] }, node.type));
       }
     });
   }

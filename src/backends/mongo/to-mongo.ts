@@ -298,6 +298,9 @@ class FilterCompiler {
       const b = this.field(other);
       // Enums are ordered by member value, not by name: $expr maps them.
       if (a === undefined || b === undefined || operandType.kind === 'enum') return undefined;
+      // An Int64 against a Double is compared in Double (rounded first): `$expr` converts it.
+      const int64 = (p: Property): boolean => p.type.kind === 'primitive' && p.type.name === 'Edm.Int64';
+      if ((isPrimitiveType(operandType, 'Edm.Double') || isPrimitiveType(operandType, 'Edm.Single')) && (int64(a.property) || int64(b.property))) return undefined;
       return this.fieldComparison(op, a, b);
     }
     if (path.kind === 'literal') return undefined;

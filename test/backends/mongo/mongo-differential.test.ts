@@ -5,7 +5,7 @@
  */
 import 'mingo/init/system';
 import { describe, expect, it } from 'vitest';
-import { bindQuery, type Row } from '../../../src/index.js';
+import { bindQuery, toMongo, type Row } from '../../../src/index.js';
 import { differentialSettings, runDifferential } from '../../../src/testing/index.js';
 import { mingoTarget } from '../../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../../fixtures/fuzz-data.js';
@@ -121,4 +121,29 @@ describe('a DateTimeOffset plus a stored or computed duration', () => {
     "$filter=at add case(true:span) gt 2020-01-01T00:00:00Z",
     "$filter=(duration'PT0S' add parent/at) ne parent/born",
   ]);
+});
+
+describe('failed operations and substring (decided semantics, by hand)', () => {
+  // Null for a null operand (rows 3, 7) and for a negative computed length (rows 2, 5, 9, 12).
+  it('a negative computed substring length is null', async () => expect(await mingoIds('$filter=substring(name,0,n16) eq null&$orderby=id')).toEqual([2, 3, 5, 7, 9, 12]));
+  agree([
+    "$filter=substring(name,9223372036854775807) eq ''&$orderby=id",
+    "$filter=substring(name,-2) eq 'ab'",
+    "$filter=substring(name,-9223372036854775807,2) eq 'ab'",
+    "$filter=substring(name,1,9223372036854775807) eq 'b'",
+    "$filter=substring(name,n64) eq ''",
+  ]);
+});
+
+describe('what mingo cannot tell (it has no Int64): the generated forms MongoDB runs', () => {
+  const compiled = (query: string): string => JSON.stringify(toMongo(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET)), { model: fuzzModel }), (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  it('compares an Int64 with a Double in Double, as the reference does (MongoDB compares exactly)', () => {
+    expect(compiled('$filter=n64 gt dbl')).toContain('{"$toDouble":{"$ifNull":["$n64",null]}}');
+    expect(compiled('$filter=parent/n64 eq dbl')).toContain('"$toDouble"');
+    expect(compiled('$filter=n64 gt n32')).not.toContain('"$toDouble"');
+  });
+  it('divides Int64 values in Decimal128, exactly (a double quotient rounds beyond 2^53)', () => {
+    expect(compiled('$filter=(n64 div n32) eq 1')).toContain('{"$trunc":[{"$divide":[{"$toDecimal":');
+    expect(compiled('$filter=(n32 div n16) eq 1')).not.toContain('"$toDecimal"');
+  });
 });
