@@ -147,3 +147,18 @@ describe('what mingo cannot tell (it has no Int64): the generated forms MongoDB 
     expect(compiled('$filter=(n32 div n16) eq 1')).not.toContain('"$toDecimal"');
   });
 });
+
+describe('an outer $it inside navigation lambdas', () => {
+  agree([
+    '$filter=children/any(c:c/n16 lt $it/n16)&$orderby=id&$top=3&$count=true',
+    '$filter=children/all(c:$it/n16 gt c/n16)',
+    '$filter=children/any(c:$it/parent/n16 gt c/n16)',
+    '$filter=children/any(c:c/parent/parent/n16 lt $it/n16)',
+    '$filter=children/any(c:c/children/any(d:d/n16 lt c/n16 and d/n16 lt $it/n16))',
+    '$filter=children/any(c:c/tags/any(t:t eq $it/name))',
+    '$filter=parent/children/any(c:c/n16 lt $it/n16)',
+    '$orderby=children/any(c:c/n16 lt $it/n16),id',
+    '$expand=children($filter=children/any(c:c/n16 lt $it/n16) or parent/n16 gt n16)',
+    '$expand=parent($filter=children/any(c:c/id eq $it/id))',
+  ]);
+});
