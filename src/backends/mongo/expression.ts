@@ -429,6 +429,9 @@ export class ExpressionCompiler {
   }
 
   private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
+    // Arithmetic with null is null (whatever the other operand's type).
+    const isNullLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
+    if (node.type.kind === 'null' || isNullLiteral(node.left) || isNullLiteral(node.right)) return null;
     if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
       // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
       const durationLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && isDuration(n.type) && n.value !== null;
@@ -507,6 +510,28 @@ export class ExpressionCompiler {
       case 'contains':
         // $split is MongoDB's substring search that counts in code points; '' is contained everywhere.
         return binary((s, t) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
+      case 'substringof':
+        // substringof(t, s) is contains(s, t).
+        return binary((t, s) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
+      case 'hassubset':
+      case 'hassubsequence': {
+        const [first, second] = node.args.map((arg) => (arg.kind === 'path' ? this.path(arg, frame) : undefined));
+        if (first?.kind !== 'collection' || second?.kind !== 'collection' || first.context !== undefined || second.context !== undefined) return this.fail(`'${node.name}' of these collections`, node);
+        // A null (or unreachable) collection gives null, as in the reference: the stored value, not [].
+        const raw = (ref: Aggregation): Aggregation => {
+          const inner = (ref as { $ifNull?: unknown[] }).$ifNull;
+          return Array.isArray(inner) && inner.length === 2 ? { $ifNull: [inner[0], null] } : ref;
+        };
+        return this.nullSafe([raw(first.ref), raw(second.ref)], ([a, b]) => {
+          if (node.name === 'hassubset') return { $setIsSubset: [b, a] };
+          // Each element of the second found in the first after the previous one (greedy, as the reference).
+          const found = { $cond: ['$$value.ok', { $indexOfArray: [a, '$$this', '$$value.at'] }, -1] };
+          const step = { $let: { vars: { i: found }, in: { at: { $add: ['$$i', 1] }, ok: { $gte: ['$$i', 0] } } } };
+          return { $let: { vars: { r: { $reduce: { input: b, initialValue: { at: 0, ok: true }, in: step } } }, in: '$$r.ok' } };
+        });
+      }
+      case 'totalseconds':
+        return this.durationSeconds(this.value(node.args[0] as BoundExpression, frame));
       case 'startswith':
         return binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] }));
       case 'endswith':

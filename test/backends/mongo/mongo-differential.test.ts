@@ -162,3 +162,21 @@ describe('an outer $it inside navigation lambdas', () => {
     '$expand=parent($filter=children/any(c:c/id eq $it/id))',
   ]);
 });
+
+describe('functions once refused: substringof, totalseconds, hassubset, hassubsequence, arithmetic with null', () => {
+  agree([
+    "$filter=substringof('a',name)&$orderby=id",
+    '$filter=substringof(code,name)',
+    "$filter=not substringof('',name)",
+    '$filter=totalseconds(span) gt 3600',
+    '$orderby=totalseconds(span),id',
+    '$filter=totalseconds(span) eq 0.001',
+    '$filter=(null add n16) eq null',
+    '$filter=hassubset(tags,parent/tags)&$orderby=id',
+    '$filter=not hassubset(parent/tags,tags)&$orderby=id',
+    '$filter=hassubsequence(tags,parent/tags)&$orderby=id',
+    '$filter=hassubsequence(parent/tags,tags)&$orderby=id',
+    '$filter=not hassubsequence(tags,tags)',
+    '$filter=hassubsequence(tags,parent/parent/tags) eq false&$orderby=id',
+  ]);
+});
