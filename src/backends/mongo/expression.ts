@@ -269,13 +269,13 @@ export class ExpressionCompiler {
           const result = { $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] };
           return positive ? result : { $not: [result] };
         }
-        const left = this.value(node.left, frame);
         if (isDuration(node.left.type) && node.right.kind === 'list') {
           // Durations are equal by length (P1D is PT24H), not by their text.
           const items = node.right.items.map((item) => this.durationSeconds(literal(item.value)));
-          const result = { $in: [this.durationSeconds(left), items] };
+          const result = { $in: [this.durationValue(node.left, frame), items] };
           return positive ? result : { $not: [result] };
         }
+        const left = this.value(node.left, frame);
         const list =
           node.right.kind === 'list'
             ? { $literal: node.right.items.map((item) => storedValue(item.value, item.type.kind === 'null' ? node.left.type : item.type, this.mapping)) }
@@ -360,6 +360,31 @@ export class ExpressionCompiler {
   }
 
   /**
+   * The number of seconds of a Duration-valued expression: stored or literal durations through
+   * {@link durationSeconds}, and duration arithmetic (`span add span`, `-span`, `at sub at`,
+   * `born sub born`) on those numbers. Null for null.
+   */
+  durationValue(node: BoundExpression, frame: Frame): Aggregation {
+    if (node.kind === 'literal' && node.value === null) return null;
+    if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
+    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.durationValue(b.then, frame) })), default: null } };
+    if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub')) {
+      if (isDuration(node.left.type) && isDuration(node.right.type)) {
+        return this.nullSafe([this.durationValue(node.left, frame), this.durationValue(node.right, frame)], ([x, y]) => ({ [node.operator === 'add' ? '$add' : '$subtract']: [x, y] }));
+      }
+      const instant = (n: BoundExpression): Aggregation | undefined =>
+        isPrimitive(n.type, 'Edm.Date') ? this.dateInstant(n, frame) : isPrimitive(n.type, 'Edm.DateTimeOffset') ? this.value(n, frame) : undefined;
+      const [a, b] = [instant(node.left), instant(node.right)];
+      if (node.operator === 'sub' && a !== undefined && b !== undefined) {
+        // The difference of two instants, in milliseconds: as seconds (Decimal128 in MongoDB, exact).
+        return this.nullSafe([a, b], ([x, y]) => ({ $divide: [{ $toDecimal: { $subtract: [x, y] } }, 1000] }));
+      }
+      return this.fail('this duration arithmetic', node);
+    }
+    return this.durationSeconds(this.value(node, frame));
+  }
+
+  /**
    * An Edm.Date (stored as `YYYY-MM-DD` text) as the instant of its midnight in UTC, as the
    * reference compares a Date with a DateTimeOffset.
    */
@@ -399,7 +424,7 @@ export class ExpressionCompiler {
       flags
         ? this.flagsNumber(n, operandType.type, frame)
         : duration
-        ? this.durationSeconds(this.value(n, frame))
+        ? this.durationValue(n, frame)
         : instants && isPrimitive(n.type, 'Edm.Date')
         ? this.dateInstant(n, frame)
         : isPrimitive(operandType, 'Edm.Date')
@@ -440,8 +465,7 @@ export class ExpressionCompiler {
         // A computed duration (a property, a case): its seconds, in whole milliseconds.
         const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
         if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
-        if (span.kind === 'binary' || span.kind === 'unary') return this.fail('date arithmetic with a computed duration', node);
-        return this.nullSafe([this.value(date, frame), this.durationSeconds(this.value(span, frame))], ([x, seconds]) => {
+        return this.nullSafe([this.value(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
           const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
           return { $add: [x, ms] };
         });
@@ -531,7 +555,7 @@ export class ExpressionCompiler {
         });
       }
       case 'totalseconds':
-        return this.durationSeconds(this.value(node.args[0] as BoundExpression, frame));
+        return this.durationValue(node.args[0] as BoundExpression, frame);
       case 'startswith':
         return binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] }));
       case 'endswith':

@@ -475,13 +475,13 @@ class QueryCompiler {
         else {
           // A computed sort key: an enum's member value, a navigation path, a function.
           key = reservedField(type, options, `order${Object.keys(computed).length}`);
-          const value = orderExpressions.value(item.expression, frame);
           const expressionType = item.expression.type;
+          const value = isDuration(expressionType) ? undefined : orderExpressions.value(item.expression, frame);
           computed[key] =
             expressionType.kind === 'enum' && expressionType.type.isFlags
               ? orderExpressions.flagsNumber(item.expression, expressionType.type, frame)
               : isDuration(expressionType)
-              ? orderExpressions.durationSeconds(value)
+              ? orderExpressions.durationValue(item.expression, frame)
               : isPrimitiveType(expressionType, 'Edm.Date')
               ? orderExpressions.dateKeyOf(value)
               : expressionType.kind === 'enum'

@@ -180,3 +180,19 @@ describe('functions once refused: substringof, totalseconds, hassubset, hassubse
     '$filter=hassubsequence(tags,parent/parent/tags) eq false&$orderby=id',
   ]);
 });
+
+describe('duration arithmetic (once refused): sums, differences, negation, instants subtracted', () => {
+  agree([
+    "$filter=(span add span) gt duration'P1D'&$orderby=id",
+    "$filter=duration'-P1DT2H' gt (-(span))",
+    "$filter=(at sub parent/at) gt duration'P1D'",
+    "$filter=(born sub parent/born) lt duration'-P300D'",
+    '$orderby=(span sub parent/span),id',
+    '$orderby=-span,id',
+    '$filter=at add (span add span) gt 2024-01-01T00:00:00Z',
+    "$filter=(at sub at) eq duration'PT0S'",
+    '$filter=totalseconds(at sub parent/at) gt 0',
+    "$filter=-(span) in (duration'-P1D',duration'-PT12H')",
+    "$filter=case(flag:span,true:-span) gt duration'PT1H'",
+  ]);
+});
