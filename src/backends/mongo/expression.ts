@@ -554,6 +554,25 @@ export class ExpressionCompiler {
           return { $let: { vars: { r: { $reduce: { input: b, initialValue: { at: 0, ok: true }, in: step } } }, in: '$$r.ok' } };
         });
       }
+      case 'cast':
+      case 'isof': {
+        // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
+        // target type itself, an integer to any numeric type (unchanged), an integer or a Boolean
+        // to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
+        const [arg] = node.args;
+        const target = node.targetType;
+        if (node.name === 'isof' && arg === undefined) return true;
+        if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
+        if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
+        const source = arg.type;
+        const same = source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name;
+        const integerSource = source.kind === 'primitive' && INTEGER_TYPES.includes(source.name);
+        const toNumber = integerSource && isNumber(target);
+        const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
+        if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
+        if (node.name === 'isof') return notNull(this.value(arg, frame));
+        return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));
+      }
       case 'totalseconds':
         return this.durationValue(node.args[0] as BoundExpression, frame);
       case 'startswith':

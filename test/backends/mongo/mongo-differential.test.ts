@@ -196,3 +196,22 @@ describe('duration arithmetic (once refused): sums, differences, negation, insta
     "$filter=case(flag:span,true:-span) gt duration'PT1H'",
   ]);
 });
+
+describe('cast and isof: the subset MongoDB can say as the reference computes it', () => {
+  agree([
+    '$filter=cast(n16,Edm.Int32) eq 7',
+    "$filter=cast(n16,Edm.String) eq '7'",
+    "$filter=cast(n64,Edm.String) eq '42'",
+    "$filter=cast(flag,Edm.String) eq 'true'",
+    "$filter=cast(name,Edm.String) eq 'ab'",
+    '$filter=cast(n32,Edm.Decimal) gt 5',
+    '$filter=cast(parent/n16,Edm.Int64) lt n16',
+    '$orderby=cast(n16,Edm.String),id',
+    '$filter=isof(n16,Edm.Int64)',
+    '$filter=isof(name,Edm.String)',
+    '$filter=isof(null,Edm.Int64)',
+  ]);
+  it('refuses the rest (unsupported_feature)', async () => {
+    expect(await excuse("$filter=cast(dbl,Edm.String) eq '10.5'")).toBe('unsupported-feature');
+  });
+});
