@@ -476,6 +476,15 @@ export class ExpressionCompiler {
       const ms = Number((operator === 'sub' ? -picos : picos) / 1_000_000_000n);
       return this.nullSafe([this.value(instant, frame)], ([x]) => ({ $add: [x, ms] }));
     }
+    if (isPrimitive(node.type, 'Edm.Date') && (operator === 'add' || operator === 'sub')) {
+      // A Date plus or minus a duration: the calendar day (in UTC) of its midnight moved by the duration.
+      const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
+      if (!isPrimitive(date.type, 'Edm.Date') || !isDuration(span.type)) return this.fail('date arithmetic with these operands', node);
+      return this.nullSafe([this.dateInstant(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
+        const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
+        return { $dateToString: { format: '%Y-%m-%d', date: { $add: [x, ms] } } };
+      });
+    }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
     const integer = node.type.kind === 'primitive' && INTEGER_TYPES.includes(node.type.name);
     return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
@@ -572,6 +581,29 @@ export class ExpressionCompiler {
         if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
         if (node.name === 'isof') return notNull(this.value(arg, frame));
         return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));
+      }
+      case 'totaloffsetminutes':
+        // A BSON date keeps no offset: stored in UTC (see DEVIATIONS, "Date and time parts of a DateTimeOffset").
+        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'totaloffsetminutes' of this type`, node);
+        return unary(() => 0);
+      case 'time': {
+        // The time of day in UTC as TimeOfDay text: HH:MM:SS and the milliseconds without trailing zeros.
+        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'time' of this type`, node);
+        return unary((x) => {
+          const ms = { $millisecond: x };
+          const padded = (n: Aggregation, width: number): Aggregation => ({ $substrCP: [{ $concat: ['00', { $toString: n }] }, { $subtract: [{ $strLenCP: { $concat: ['00', { $toString: n }] } }, width] }, width] });
+          const fraction = {
+            $switch: {
+              branches: [
+                { case: { $eq: [ms, 0] }, then: '' },
+                { case: { $eq: [{ $mod: [ms, 100] }, 0] }, then: { $concat: ['.', { $toString: { $toInt: { $trunc: [{ $divide: [ms, 100] }] } } }] } },
+                { case: { $eq: [{ $mod: [ms, 10] }, 0] }, then: { $concat: ['.', padded({ $toInt: { $trunc: [{ $divide: [ms, 10] }] } }, 2)] } },
+              ],
+              default: { $concat: ['.', padded(ms, 3)] },
+            },
+          };
+          return { $concat: [{ $dateToString: { format: '%H:%M:%S', date: x } }, fraction] };
+        });
       }
       case 'totalseconds':
         return this.durationValue(node.args[0] as BoundExpression, frame);

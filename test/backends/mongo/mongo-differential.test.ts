@@ -215,3 +215,18 @@ describe('cast and isof: the subset MongoDB can say as the reference computes it
     expect(await excuse("$filter=cast(dbl,Edm.String) eq '10.5'")).toBe('unsupported-feature');
   });
 });
+
+describe('Date arithmetic, time and totaloffsetminutes (once refused)', () => {
+  agree([
+    "$filter=(born add duration'P1D') gt parent/born&$orderby=id",
+    "$filter=(born sub duration'PT1H') eq 1999-12-30",
+    '$filter=(born add span) ge 2024-03-01',
+    '$orderby=born add span,id',
+    '$filter=totaloffsetminutes(at) eq 0',
+    '$filter=time(at) gt time&$orderby=id',
+    '$filter=time(at) eq time',
+    '$orderby=time(at),id',
+    '$filter=time(at) eq 12:00:00.123',
+    '$filter=time(at) eq 23:59:59.999',
+  ]);
+});
