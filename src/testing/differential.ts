@@ -120,6 +120,8 @@ export function queryFeatures(query: BoundQueryOptions): Set<string> {
 }
 
 const typeIs = (node: BoundExpression, name: string): boolean => node.type.kind === 'primitive' && node.type.name === name;
+/** A character above U+FFFF (two UTF-16 code units). */
+const hasAstral = (value: unknown): boolean => typeof value === 'string' && /[\u{10000}-\u{10FFFF}]/u.test(value);
 const hasNonAscii = (value: unknown): boolean => typeof value === 'string' && /[^\x00-\x7f]/.test(value);
 const rowHasNonAscii = (row: Row): boolean => Object.values(row).some((v) => hasNonAscii(v) || (Array.isArray(v) && v.some(hasNonAscii)));
 /** More significant digits than a double holds exactly (15). */
@@ -186,6 +188,17 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       findingClass === 'row disagreement' &&
       /mingo/i.test(target) &&
       queryExpressions(query).some((node) => typeIs(node, 'Edm.Int64') && (node.kind === 'path' || (node.kind === 'literal' && beyondDouble(node.value)))),
+  },
+  {
+    name: 'mingo-utf16-code-units',
+    deviation: 'MongoDB backend: "mingo counts UTF-16 code units"',
+    // Only mingo, only for the functions that count characters, and only with a character above
+    // U+FFFF in a literal of the query or in a differing row.
+    applies: ({ target, query, findingClass, differingRows }) =>
+      findingClass === 'row disagreement' &&
+      /mingo/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'call' && ['length', 'substring', 'indexof'].includes(node.name)) &&
+      (queryExpressions(query).some((node) => node.kind === 'literal' && hasAstral(node.value)) || differingRows.some((row) => hasAstral(JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))))),
   },
 ];
 

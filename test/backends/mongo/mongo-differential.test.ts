@@ -230,3 +230,11 @@ describe('Date arithmetic, time and totaloffsetminutes (once refused)', () => {
     '$filter=time(at) eq 23:59:59.999',
   ]);
 });
+
+describe('mingo counts UTF-16 code units (MongoDB counts code points): excused only there', () => {
+  it('excuses substring, length and indexof with a character above U+FFFF', async () => {
+    expect(await excuse("$filter=startswith('',substring(concat('%25','😀'),case((time eq null):0,true:n16),3))")).toBe('mingo-utf16-code-units');
+    expect(await excuse('$filter=length(name) eq 9')).toBe('mingo-utf16-code-units');
+  });
+  agree(["$filter=startswith(name,'Ünïcödé 😀')", "$filter=endswith(name,'😀')", "$filter=contains(name,'😀')"]);
+});
