@@ -578,6 +578,9 @@ export class ExpressionCompiler {
         const integerSource = source.kind === 'primitive' && INTEGER_TYPES.includes(source.name);
         const toNumber = integerSource && isNumber(target);
         const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
+        // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
+        const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
+        if (textual && node.name === 'cast') return this.value(arg, frame);
         if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
         if (node.name === 'isof') return notNull(this.value(arg, frame));
         return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));

@@ -210,6 +210,11 @@ describe('cast and isof: the subset MongoDB can say as the reference computes it
     '$filter=isof(n16,Edm.Int64)',
     '$filter=isof(name,Edm.String)',
     '$filter=isof(null,Edm.Int64)',
+    "$filter=cast(born,Edm.String) eq '2000-02-29'",
+    "$filter=startswith(cast(born,Edm.String),'20')&$orderby=id",
+    "$filter=cast(time,Edm.String) eq '08:00:00'",
+    "$filter=cast(time(at),Edm.String) eq '12:00:00.123'",
+    "$orderby=cast(born add duration'P1D',Edm.String),id",
   ]);
   it('refuses the rest (unsupported_feature)', async () => {
     expect(await excuse("$filter=cast(dbl,Edm.String) eq '10.5'")).toBe('unsupported-feature');
