@@ -200,6 +200,7 @@ export class ExpressionCompiler {
         }
       case 'unary':
         if (node.operator === 'negate') {
+          if (node.operand.kind === 'literal' && node.operand.value === null) return null;
           if (!isNumber(node.type)) this.fail('negating this type', node);
           return this.nullSafe([this.value(node.operand, frame)], ([x]) => this.inRange({ $subtract: [0, x] }, node.type));
         }
@@ -264,6 +265,8 @@ export class ExpressionCompiler {
         }
         break;
       case 'in': {
+        // null in (…): whether the list holds a null (whatever the other items' types).
+        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === positive;
         const flagType = node.left.type.kind === 'enum' && node.left.type.type.isFlags ? node.left.type.type : undefined;
         if (flagType !== undefined && node.right.kind === 'list') {
           const result = { $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] };
@@ -365,7 +368,9 @@ export class ExpressionCompiler {
    * `born sub born`) on those numbers. Null for null.
    */
   durationValue(node: BoundExpression, frame: Frame): Aggregation {
-    if (node.kind === 'literal' && node.value === null) return null;
+    const isNullLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
+    if (isNullLiteral(node)) return null;
+    if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand))) return null;
     if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
     if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.durationValue(b.then, frame) })), default: null } };
     if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub')) {

@@ -243,3 +243,14 @@ describe('mingo counts UTF-16 code units (MongoDB counts code points): excused o
   });
   agree(["$filter=startswith(name,'Ünïcödé 😀')", "$filter=endswith(name,'😀')", "$filter=contains(name,'😀')"]);
 });
+
+describe('null operands once refused: -(null), null in a list of flag values, duration arithmetic with null', () => {
+  agree([
+    '$filter=indexof(concat(parent/code,parent/name),name) ne ((-(null)) sub parent/dec)&$orderby=id&$top=0&$count=true',
+    '$filter=(-(null)) in (0.1e0,INF)',
+    '$orderby=(null sub parent/span) asc,id desc',
+    '$filter=case(flag:span,true:(parent/span add null)) eq span',
+    "$filter=null in (null,Fz.Colors'green',Fz.Colors'green,blue',null)",
+    "$filter=not (null in (Fz.Colors'green',Fz.Colors'green,blue'))",
+  ]);
+});
