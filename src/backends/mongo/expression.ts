@@ -368,7 +368,7 @@ export class ExpressionCompiler {
    * `born sub born`) on those numbers. Null for null.
    */
   durationValue(node: BoundExpression, frame: Frame): Aggregation {
-    const isNullLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
+    const isNullLiteral = (n: BoundExpression): boolean => (n.kind === 'literal' && n.value === null) || n.type.kind === 'null';
     if (isNullLiteral(node)) return null;
     if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand))) return null;
     if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
@@ -577,6 +577,8 @@ export class ExpressionCompiler {
         const target = node.targetType;
         if (node.name === 'isof' && arg === undefined) return true;
         if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
+        // A number or a Boolean is never text.
+        if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && (isNumber(arg.type) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
         if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
         const source = arg.type;
         const same = source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name;

@@ -254,3 +254,7 @@ describe('null operands once refused: -(null), null in a list of flag values, du
     "$filter=not (null in (Fz.Colors'green',Fz.Colors'green,blue'))",
   ]);
 });
+
+describe('isof of a number as text, and duration arithmetic with a null-typed operand', () => {
+  agree(['$filter=isof(n16,Edm.String)', '$filter=not isof(dbl,Edm.String)', '$filter=isof(flag,Edm.String)', '$filter=((null sub null) add parent/span) eq span']);
+});
