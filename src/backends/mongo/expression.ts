@@ -585,6 +585,17 @@ export class ExpressionCompiler {
         const integerSource = source.kind === 'primitive' && INTEGER_TYPES.includes(source.name);
         const toNumber = integerSource && isNumber(target);
         const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
+        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
+        const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
+        if (double && isPrimitive(target, 'Edm.Decimal')) {
+          return this.nullSafe([this.value(arg, frame)], ([x]) => {
+            const finite = { $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] };
+            return node.name === 'isof' ? finite : { $cond: [finite, x, null] };
+          });
+        }
+        if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
+          return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+        }
         // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
         if (textual && node.name === 'cast') return this.value(arg, frame);

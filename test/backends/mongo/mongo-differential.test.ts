@@ -215,6 +215,12 @@ describe('cast and isof: the subset MongoDB can say as the reference computes it
     "$filter=cast(time,Edm.String) eq '08:00:00'",
     "$filter=cast(time(at),Edm.String) eq '12:00:00.123'",
     "$orderby=cast(born add duration'P1D',Edm.String),id",
+    '$filter=cast(dbl,Edm.Decimal) gt 5',
+    '$filter=cast(dbl,Edm.Decimal) eq null',
+    '$filter=isof(dbl,Edm.Decimal)',
+    '$filter=cast(dec,Edm.Double) gt 5',
+    '$filter=isof(dec,Edm.Double)',
+    '$filter=cast(parent/dec,Edm.Double) ne 0.1e0',
   ]);
   it('refuses the rest (unsupported_feature)', async () => {
     expect(await excuse("$filter=cast(dbl,Edm.String) eq '10.5'")).toBe('unsupported-feature');
