@@ -578,7 +578,8 @@ export class ExpressionCompiler {
         if (node.name === 'isof' && arg === undefined) return true;
         if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
         // A number or a Boolean is never text.
-        if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && (isNumber(arg.type) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
+        // (Not a Decimal: the reference holds stored decimals as text.)
+        if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
         if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
         const source = arg.type;
         const same = source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name;
@@ -588,10 +589,13 @@ export class ExpressionCompiler {
         // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
         const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
         if (double && isPrimitive(target, 'Edm.Decimal')) {
-          return this.nullSafe([this.value(arg, frame)], ([x]) => {
-            const finite = { $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] };
-            return node.name === 'isof' ? finite : { $cond: [finite, x, null] };
-          });
+          const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
+          // isof is false (never null) for null.
+          if (node.name === 'isof') {
+            const name = `i${this.letCount++}`;
+            return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(`$$${name}`), finite(`$$${name}`)] } } };
+          }
+          return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
         }
         if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
           return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);

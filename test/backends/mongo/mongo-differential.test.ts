@@ -264,3 +264,14 @@ describe('null operands once refused: -(null), null in a list of flag values, du
 describe('isof of a number as text, and duration arithmetic with a null-typed operand', () => {
   agree(['$filter=isof(n16,Edm.String)', '$filter=not isof(dbl,Edm.String)', '$filter=isof(flag,Edm.String)', '$filter=((null sub null) add parent/span) eq span']);
 });
+
+describe('isof is false, never null, for null (inside all() that matters)', () => {
+  agree([
+    '$filter=tags/all(v0:isof(parent/dbl,Edm.Decimal))&$orderby=id',
+    '$filter=not isof(parent/dbl,Edm.Decimal)&$orderby=id',
+    '$filter=tags/all(v0:isof(parent/n16,Edm.Int32))&$orderby=id',
+    '$filter=tags/all(v0:isof(parent/dec,Edm.Double))&$orderby=id',
+    '$filter=tags/all(v0:not isof(parent/n16,Edm.String))&$orderby=id',
+    '$expand=children($filter=isof(dec,Edm.String);$orderby=id)',
+  ]);
+});
