@@ -397,7 +397,8 @@ export class ExpressionCompiler {
     if (node.kind === 'literal') return typeof node.value === 'string' ? literal(new Date(`${node.value}T00:00:00Z`)) : null;
     return this.nullSafe([this.value(node, frame)], ([x]) => {
       const part = (from: number, length: number): Aggregation => ({ $toInt: { $substrCP: [x, from, length] } });
-      return { $dateFromParts: { year: part(0, 4), month: part(5, 2), day: part(8, 2) } };
+      // Only a four-digit year (what `$dateFromParts` takes): a computed date beyond 9999 is null here.
+      return { $cond: [{ $regexMatch: { input: x, regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } }, { $dateFromParts: { year: part(0, 4), month: part(5, 2), day: part(8, 2) } }, null] };
     });
   }
 
@@ -487,7 +488,7 @@ export class ExpressionCompiler {
       if (!isPrimitive(date.type, 'Edm.Date') || !isDuration(span.type)) return this.fail('date arithmetic with these operands', node);
       return this.nullSafe([this.dateInstant(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
         const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
-        return { $dateToString: { format: '%Y-%m-%d', date: { $add: [x, ms] } } };
+        return this.calendarDate({ $add: [x, ms] });
       });
     }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
@@ -691,7 +692,7 @@ export class ExpressionCompiler {
       case 'second':
         return stringTime ? part(6, 2) : this.datePart('$second', node, frame);
       case 'date':
-        if (argType?.kind === 'primitive' && argType.name === 'Edm.DateTimeOffset') return unary((x) => ({ $dateToString: { format: '%Y-%m-%d', date: x } }));
+        if (argType?.kind === 'primitive' && argType.name === 'Edm.DateTimeOffset') return unary((x) => this.calendarDate(x));
         return this.fail(`'date' of this type`, node);
       case 'round':
       case 'floor':
@@ -710,6 +711,27 @@ export class ExpressionCompiler {
       default:
         return this.fail(`the function '${node.name}'`, node);
     }
+  }
+
+  /**
+   * The calendar day (UTC) of an instant as Date text, from its year, month and day (MongoDB's
+   * `$dateToString` fails outside the years 0000–9999; the reference writes `10000-01-01`).
+   */
+  private calendarDate(instant: Aggregation): Aggregation {
+    const id = this.letCount++;
+    const [y, m, d] = [`y${id}`, `m${id}`, `d${id}`];
+    // Zero-padded to `width` digits (n >= 0).
+    const padded = (n: Aggregation, width: number): Aggregation => {
+      const text = { $concat: ['000', { $toString: n }] };
+      return { $cond: [{ $gte: [n, 10 ** (width - 1)] }, { $toString: n }, { $substrCP: [text, { $subtract: [{ $strLenCP: text }, width] }, width] }] };
+    };
+    const year = { $cond: [{ $lt: [`$$${y}`, 0] }, { $concat: ['-', padded({ $subtract: [0, `$$${y}`] }, 4)] }, padded(`$$${y}`, 4)] };
+    return {
+      $let: {
+        vars: { [y]: { $year: instant }, [m]: { $month: instant }, [d]: { $dayOfMonth: instant } },
+        in: { $concat: [year, '-', padded(`$$${m}`, 2), '-', padded(`$$${d}`, 2)] },
+      },
+    };
   }
 
   /** Parts of a DateTimeOffset, stored as a `Date`: in UTC (the offset is not stored). */

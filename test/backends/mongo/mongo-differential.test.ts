@@ -275,3 +275,17 @@ describe('isof is false, never null, for null (inside all() that matters)', () =
     '$expand=children($filter=isof(dec,Edm.String);$orderby=id)',
   ]);
 });
+
+describe('Date text outside the years 0000–9999 (MongoDB $dateToString cannot format it): from year, month and day', () => {
+  agree([
+    "$filter=(duration'P1D' add case((flag):at,true:at)) eq (0001-01-01 add (1970-01-01T00:00:00Z sub at))",
+    "$filter=(born add duration'P3000000D') gt born",
+    "$filter=date(at add duration'P3000000D') eq null",
+    "$filter=(born sub duration'P800000D') lt born",
+    "$filter=date(at sub duration'P800000D') lt born",
+  ]);
+  it('never formats a date with $dateToString (it fails beyond 9999 in MongoDB)', () => {
+    const text = JSON.stringify(toMongo(bindQuery("$filter=date(at) eq born and (born add duration'P1D') gt born", differentialSettings(fuzzModel, FUZZ_SET)), { model: fuzzModel }));
+    expect(text).not.toContain('%Y');
+  });
+});
