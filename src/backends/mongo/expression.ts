@@ -680,11 +680,11 @@ export class ExpressionCompiler {
         });
       }
       case 'year':
-        return stringDate ? part(0, 4) : this.datePart('$year', node, frame);
+        return stringDate ? unary((x) => dateTextPart(x, 0)) : this.datePart('$year', node, frame);
       case 'month':
-        return stringDate ? part(5, 2) : this.datePart('$month', node, frame);
+        return stringDate ? unary((x) => dateTextPart(x, 1)) : this.datePart('$month', node, frame);
       case 'day':
-        return stringDate ? part(8, 2) : this.datePart('$dayOfMonth', node, frame);
+        return stringDate ? unary((x) => dateTextPart(x, 2)) : this.datePart('$dayOfMonth', node, frame);
       case 'hour':
         return stringTime ? part(0, 2) : this.datePart('$hour', node, frame);
       case 'minute':
@@ -744,6 +744,17 @@ export class ExpressionCompiler {
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
 const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
+
+/**
+ * Year (0), month (1) or day (2) of Date text, also with a negative or five-digit year
+ * (`-0053-01-01`, `10213-05-06`, computed by Date arithmetic).
+ */
+function dateTextPart(text: Aggregation, index: 0 | 1 | 2): Aggregation {
+  const negative = { $eq: [{ $substrCP: [text, 0, 1] }, '-'] };
+  const parts = { $split: [{ $cond: [negative, { $substrCP: [text, 1, { $strLenCP: text }] }, text] }, '-'] };
+  const value = { $toInt: { $arrayElemAt: [parts, index] } };
+  return index === 0 ? { $cond: [negative, { $subtract: [0, value] }, value] } : value;
+}
 
 /** `2024-01-01` as `02024-01-01` (a year of four digits gets a fifth). */
 export function fiveDigitYear(text: string): string {

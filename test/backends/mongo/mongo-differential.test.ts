@@ -283,6 +283,10 @@ describe('Date text outside the years 0000–9999 (MongoDB $dateToString cannot 
     "$filter=date(at add duration'P3000000D') eq null",
     "$filter=(born sub duration'P800000D') lt born",
     "$filter=date(at sub duration'P800000D') lt born",
+    "$filter=year(born add duration'P3000000D') gt 9999",
+    "$filter=day(born sub duration'P800000D') eq 1",
+    "$filter=year(born sub duration'P800000D') lt 0",
+    '$filter=year(born) eq 2000 and month(born) eq 2 and day(born) eq 29',
   ]);
   it('never formats a date with $dateToString (it fails beyond 9999 in MongoDB)', () => {
     const text = JSON.stringify(toMongo(bindQuery("$filter=date(at) eq born and (born add duration'P1D') gt born", differentialSettings(fuzzModel, FUZZ_SET)), { model: fuzzModel }));
