@@ -13,7 +13,7 @@ import type { ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
-import { parseDuration } from '../../util/temporal.js';
+import { parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
@@ -420,6 +420,18 @@ export class ExpressionCompiler {
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
     if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
+    // An instant literal finer than a millisecond against a BSON date (whole milliseconds): exact.
+    const fine = (n: BoundExpression): boolean => n.kind === 'literal' && isPrimitive(operandType, 'Edm.DateTimeOffset') && isPrimitive(n.type, 'Edm.DateTimeOffset') && subMillisecond(n.value);
+    if (fine(leftNode) !== fine(rightNode)) {
+      const [other, instant, o] = fine(rightNode) ? [leftNode, rightNode, op] : [rightNode, leftNode, FLIPPED[op]];
+      if (other.kind !== 'literal' && instant.kind === 'literal') {
+        if (o === 'eq' || o === 'ne') return o === 'ne';
+        const x = isPrimitive(other.type, 'Edm.Date') ? this.dateInstant(other, frame) : this.value(other, frame);
+        // x > L and x >= L are x > floor(L); x < L and x <= L are x <= floor(L).
+        const floor = literal(storedValue(instant.value, instant.type, this.mapping));
+        return { $and: [notNull(x), { [o === 'gt' || o === 'ge' ? '$gt' : '$lte']: [x, floor] }] };
+      }
+    }
     const ordering = op !== 'eq' && op !== 'ne';
     const flags = operandType.kind === 'enum' && operandType.type.isFlags;
     const duration = isDuration(operandType);
@@ -744,6 +756,14 @@ export class ExpressionCompiler {
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
 const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
+
+const FLIPPED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<Comparison, Comparison>;
+
+/** Whether an instant literal has a fraction of a second finer than a millisecond. */
+export function subMillisecond(value: unknown): boolean {
+  const instant = typeof value === 'string' ? parseInstant(value) : undefined;
+  return instant !== undefined && instant.picos % 1_000_000_000n !== 0n;
+}
 
 /**
  * Year (0), month (1) or day (2) of Date text, also with a negative or five-digit year

@@ -11,7 +11,7 @@ import type { Model, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
-import { ExpressionCompiler, isDuration, mixesDates, newContext, rootFrame, type Context, type Frame } from './expression.js';
+import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -326,6 +326,13 @@ class FilterCompiler {
       if (pivot === undefined) throw unsupported('an unknown enum member', { node: other, option: '$filter' });
       const holds = { gt: (v: bigint) => v > pivot, ge: (v: bigint) => v >= pivot, lt: (v: bigint) => v < pivot, le: (v: bigint) => v <= pivot }[op];
       return { [field]: { $in: [...members].filter(([, value]) => holds(value)).map(([name]) => name) } };
+    }
+    if (property.type.kind === 'primitive' && property.type.name === 'Edm.DateTimeOffset' && subMillisecond(other.value)) {
+      // A literal finer than a millisecond: no stored date (whole milliseconds) equals it, and
+      // x > L (x >= L) is x > floor(L), x < L (x <= L) is x <= floor(L).
+      if (op === 'eq' || op === 'ne') return op === 'eq' ? NOTHING : EVERYTHING;
+      const floor = mongoValue(other.value, property, this.mapping);
+      return { [field]: op === 'gt' || op === 'ge' ? { $gt: floor } : { $lte: floor } };
     }
     if (other.value === null) {
       // OData: null eq null is true, null gt/lt anything is false, null ge/le null is true.

@@ -293,3 +293,17 @@ describe('Date text outside the years 0000–9999 (MongoDB $dateToString cannot 
     expect(text).not.toContain('%Y');
   });
 });
+
+describe('an instant literal finer than a millisecond against BSON dates (whole milliseconds): exact', () => {
+  agree([
+    '$filter=at eq 2024-02-29T12:00:00.123456Z',
+    '$filter=at ne 2024-02-29T12:00:00.123456Z',
+    '$filter=at gt 2024-02-29T12:00:00.122999Z&$orderby=id',
+    '$filter=at ge 2024-02-29T12:00:00.123001Z',
+    '$filter=at lt 2024-02-29T12:00:00.123001Z',
+    '$filter=at le 2024-02-29T12:00:00.122999Z',
+    '$filter=2024-02-29T12:00:00.123456Z gt parent/born',
+    '$filter=2024-02-29T12:00:00.123456Z lt parent/at',
+    '$filter=1969-12-31T23:59:59.9995Z lt at',
+  ]);
+});
