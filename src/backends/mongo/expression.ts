@@ -13,7 +13,7 @@ import type { ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
-import { parseDuration, parseInstant } from '../../util/temporal.js';
+import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
@@ -394,7 +394,13 @@ export class ExpressionCompiler {
    * reference compares a Date with a DateTimeOffset.
    */
   dateInstant(node: BoundExpression, frame: Frame): Aggregation {
-    if (node.kind === 'literal') return typeof node.value === 'string' ? literal(new Date(`${node.value}T00:00:00Z`)) : null;
+    if (node.kind === 'literal') {
+      // Parsed exactly (also a folded year beyond 9999 or before 0000).
+      const days = parseDate(node.value);
+      const date = days === undefined ? undefined : new Date(days * 86_400_000);
+      if (date === undefined || Number.isNaN(date.getTime())) return node.value === null ? null : this.fail(`the Date value '${String(node.value)}' here`, node);
+      return literal(date);
+    }
     return this.nullSafe([this.value(node, frame)], ([x]) => {
       const part = (from: number, length: number): Aggregation => ({ $toInt: { $substrCP: [x, from, length] } });
       // Only a four-digit year (what `$dateFromParts` takes): a computed date beyond 9999 is null here.

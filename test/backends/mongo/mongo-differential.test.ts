@@ -109,6 +109,9 @@ describe('instants and dates beyond the year 9999 (folded from maxdatetime() add
     "$filter=date(at add duration'P3000000D') gt born",
     "$orderby=date(at add duration'P3000000D') desc,id",
     '$filter=at eq 1969-12-31T23:59:59.9995Z',
+    "$filter=at lt date(maxdatetime() add duration'P1D')",
+    "$filter=at gt date(mindatetime() sub duration'P100000D')",
+    "$filter=(at sub date(maxdatetime() add duration'P1D')) lt duration'P1D'",
   ]);
 });
 
