@@ -13,7 +13,7 @@ import type { ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
-import { parseDuration } from '../../util/temporal.js';
+import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** An aggregation expression. */
@@ -200,6 +200,7 @@ export class ExpressionCompiler {
         }
       case 'unary':
         if (node.operator === 'negate') {
+          if (node.operand.kind === 'literal' && node.operand.value === null) return null;
           if (!isNumber(node.type)) this.fail('negating this type', node);
           return this.nullSafe([this.value(node.operand, frame)], ([x]) => this.inRange({ $subtract: [0, x] }, node.type));
         }
@@ -264,9 +265,17 @@ export class ExpressionCompiler {
         }
         break;
       case 'in': {
+        // null in (…): whether the list holds a null (whatever the other items' types).
+        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === positive;
         const flagType = node.left.type.kind === 'enum' && node.left.type.type.isFlags ? node.left.type.type : undefined;
         if (flagType !== undefined && node.right.kind === 'list') {
           const result = { $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] };
+          return positive ? result : { $not: [result] };
+        }
+        if (isDuration(node.left.type) && node.right.kind === 'list') {
+          // Durations are equal by length (P1D is PT24H), not by their text.
+          const items = node.right.items.map((item) => this.durationSeconds(literal(item.value)));
+          const result = { $in: [this.durationValue(node.left, frame), items] };
           return positive ? result : { $not: [result] };
         }
         const left = this.value(node.left, frame);
@@ -332,13 +341,123 @@ export class ExpressionCompiler {
     return this.nullSafe([this.value(node, frame)], ([names]) => ({ $add: [0, ...[...bitsOf(all)].map((bit) => ({ $cond: [this.carries(names as string, type, bit), Number(bit), 0] }))] }));
   }
 
+  /**
+   * An Edm.Duration (stored as its ISO 8601 text, `P1DT2H3M4.5S`) as its number of seconds, so that
+   * durations compare and sort by length and not as text: a Decimal128 in MongoDB (exact, from the
+   * text's digits). Null for null (and for text that is not a duration).
+   */
+  durationSeconds(text: Aggregation): Aggregation {
+    if (text === null) return null;
+    return this.nullSafe([text], ([x]) => {
+      const name = `d${this.letCount++}`;
+      const capture = (i: number): Aggregation => ({ $arrayElemAt: [`$$${name}.captures`, i] });
+      const number = (i: number): Aggregation => ({ $toDecimal: { $ifNull: [capture(i), '0'] } });
+      const seconds = { $add: [{ $multiply: [number(1), 86400] }, { $multiply: [number(2), 3600] }, { $multiply: [number(3), 60] }, number(4)] };
+      return {
+        $let: {
+          vars: { [name]: { $regexFind: { input: x, regex: DURATION_PATTERN } } },
+          in: { $cond: [{ $eq: [`$$${name}`, null] }, null, { $cond: [{ $eq: [capture(0), '-'] }, { $subtract: [0, seconds] }, seconds] }] },
+        },
+      };
+    });
+  }
+
+  /**
+   * The number of seconds of a Duration-valued expression: stored or literal durations through
+   * {@link durationSeconds}, and duration arithmetic (`span add span`, `-span`, `at sub at`,
+   * `born sub born`) on those numbers. Null for null.
+   */
+  durationValue(node: BoundExpression, frame: Frame): Aggregation {
+    const isNullLiteral = (n: BoundExpression): boolean => (n.kind === 'literal' && n.value === null) || n.type.kind === 'null';
+    if (isNullLiteral(node)) return null;
+    if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand))) return null;
+    if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
+    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.durationValue(b.then, frame) })), default: null } };
+    if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub')) {
+      if (isDuration(node.left.type) && isDuration(node.right.type)) {
+        return this.nullSafe([this.durationValue(node.left, frame), this.durationValue(node.right, frame)], ([x, y]) => ({ [node.operator === 'add' ? '$add' : '$subtract']: [x, y] }));
+      }
+      const instant = (n: BoundExpression): Aggregation | undefined =>
+        isPrimitive(n.type, 'Edm.Date') ? this.dateInstant(n, frame) : isPrimitive(n.type, 'Edm.DateTimeOffset') ? this.value(n, frame) : undefined;
+      const [a, b] = [instant(node.left), instant(node.right)];
+      if (node.operator === 'sub' && a !== undefined && b !== undefined) {
+        // The difference of two instants, in milliseconds: as seconds (Decimal128 in MongoDB, exact).
+        return this.nullSafe([a, b], ([x, y]) => ({ $divide: [{ $toDecimal: { $subtract: [x, y] } }, 1000] }));
+      }
+      return this.fail('this duration arithmetic', node);
+    }
+    return this.durationSeconds(this.value(node, frame));
+  }
+
+  /**
+   * An Edm.Date (stored as `YYYY-MM-DD` text) as the instant of its midnight in UTC, as the
+   * reference compares a Date with a DateTimeOffset.
+   */
+  dateInstant(node: BoundExpression, frame: Frame): Aggregation {
+    if (node.kind === 'literal') {
+      // Parsed exactly (also a folded year beyond 9999 or before 0000).
+      const days = parseDate(node.value);
+      const date = days === undefined ? undefined : new Date(days * 86_400_000);
+      if (date === undefined || Number.isNaN(date.getTime())) return node.value === null ? null : this.fail(`the Date value '${String(node.value)}' here`, node);
+      return literal(date);
+    }
+    return this.nullSafe([this.value(node, frame)], ([x]) => {
+      const part = (from: number, length: number): Aggregation => ({ $toInt: { $substrCP: [x, from, length] } });
+      // Only a four-digit year (what `$dateFromParts` takes): a computed date beyond 9999 is null here.
+      return { $cond: [{ $regexMatch: { input: x, regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } }, { $dateFromParts: { year: part(0, 4), month: part(5, 2), day: part(8, 2) } }, null] };
+    });
+  }
+
+  /**
+   * An Edm.Date's text (`YYYY-MM-DD`) with a five-digit year, so that text order is date order
+   * also against a year beyond 9999 (folded from `date(maxdatetime() add duration'P1D')`).
+   */
+  dateKey(node: BoundExpression, frame: Frame): Aggregation {
+    if (node.kind === 'literal') return typeof node.value === 'string' ? literal(fiveDigitYear(node.value)) : null;
+    return this.dateKeyOf(this.value(node, frame));
+  }
+
+  /** {@link dateKey} of a computed value. */
+  dateKeyOf(text: Aggregation): Aggregation {
+    return this.nullSafe([text], ([x]) => ({ $cond: [{ $eq: [{ $substrCP: [x, 4, 1] }, '-'] }, { $concat: ['0', x] }, x] }));
+  }
+
   /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
   comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
     if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
+    // An instant literal finer than a millisecond against a BSON date (whole milliseconds): exact.
+    const fine = (n: BoundExpression): boolean => n.kind === 'literal' && isPrimitive(operandType, 'Edm.DateTimeOffset') && isPrimitive(n.type, 'Edm.DateTimeOffset') && subMillisecond(n.value);
+    if (fine(leftNode) !== fine(rightNode)) {
+      const [other, instant, o] = fine(rightNode) ? [leftNode, rightNode, op] : [rightNode, leftNode, FLIPPED[op]];
+      if (other.kind !== 'literal' && instant.kind === 'literal') {
+        if (o === 'eq' || o === 'ne') return o === 'ne';
+        const x = isPrimitive(other.type, 'Edm.Date') ? this.dateInstant(other, frame) : this.value(other, frame);
+        // x > L and x >= L are x > floor(L); x < L and x <= L are x <= floor(L).
+        const floor = literal(storedValue(instant.value, instant.type, this.mapping));
+        return { $and: [notNull(x), { [o === 'gt' || o === 'ge' ? '$gt' : '$lte']: [x, floor] }] };
+      }
+    }
     const ordering = op !== 'eq' && op !== 'ne';
     const flags = operandType.kind === 'enum' && operandType.type.isFlags;
-    const side = (n: BoundExpression): Aggregation => (flags ? this.flagsNumber(n, operandType.type, frame) : ordering ? this.orderable(n, operandType, frame) : this.value(n, frame));
+    const duration = isDuration(operandType);
+    const instants = mixesDates(leftNode.type, rightNode.type);
+    // In Double, an Int64 is first rounded to a double, as the reference does (MongoDB would compare exactly).
+    const inDouble = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
+    const side = (n: BoundExpression): Aggregation =>
+      flags
+        ? this.flagsNumber(n, operandType.type, frame)
+        : duration
+        ? this.durationValue(n, frame)
+        : instants && isPrimitive(n.type, 'Edm.Date')
+        ? this.dateInstant(n, frame)
+        : isPrimitive(operandType, 'Edm.Date')
+        ? this.dateKey(n, frame)
+        : inDouble && isPrimitive(n.type, 'Edm.Int64') && n.kind !== 'literal'
+        ? { $toDouble: this.value(n, frame) }
+        : ordering
+        ? this.orderable(n, operandType, frame)
+        : this.value(n, frame);
     const a = side(leftNode);
     const b = side(rightNode);
     if (op === 'eq' || op === 'ne') return { [AGGREGATE[op]]: [a, b] };
@@ -359,37 +478,70 @@ export class ExpressionCompiler {
   }
 
   private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
+    // Arithmetic with null is null (whatever the other operand's type).
+    const isNullLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
+    if (node.type.kind === 'null' || isNullLiteral(node.left) || isNullLiteral(node.right)) return null;
     if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
       // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
-      const isDuration = (n: BoundExpression): boolean => n.kind === 'literal' && n.type.kind === 'primitive' && n.type.name === 'Edm.Duration' && n.value !== null;
-      const [instant, duration] = isDuration(node.right) ? [node.left, node.right] : operator === 'add' && isDuration(node.left) ? [node.right, node.left] : [undefined, undefined];
-      if (instant === undefined || duration?.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
+      const durationLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && isDuration(n.type) && n.value !== null;
+      const [instant, duration] = durationLiteral(node.right) ? [node.left, node.right] : operator === 'add' && durationLiteral(node.left) ? [node.right, node.left] : [undefined, undefined];
+      if (instant === undefined || duration === undefined) {
+        // A computed duration (a property, a case): its seconds, in whole milliseconds.
+        const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
+        if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
+        return this.nullSafe([this.value(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
+          const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
+          return { $add: [x, ms] };
+        });
+      }
+      if (duration.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
       const picos = parseDuration(duration.value);
       if (picos === undefined || picos % 1_000_000_000n !== 0n) return this.fail('durations finer than a millisecond', node);
       const ms = Number((operator === 'sub' ? -picos : picos) / 1_000_000_000n);
       return this.nullSafe([this.value(instant, frame)], ([x]) => ({ $add: [x, ms] }));
+    }
+    if (isPrimitive(node.type, 'Edm.Date') && (operator === 'add' || operator === 'sub')) {
+      // A Date plus or minus a duration: the calendar day (in UTC) of its midnight moved by the duration.
+      const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
+      if (!isPrimitive(date.type, 'Edm.Date') || !isDuration(span.type)) return this.fail('date arithmetic with these operands', node);
+      return this.nullSafe([this.dateInstant(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
+        const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
+        return this.calendarDate({ $add: [x, ms] });
+      });
     }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
     const integer = node.type.kind === 'primitive' && INTEGER_TYPES.includes(node.type.name);
     return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
       // A zero divisor gives null (MongoDB would fail the whole query).
       const divided = (quotient: Aggregation): Aggregation => ({ $cond: [{ $eq: [y, 0] }, null, quotient] });
+      // A non-finite result of finite operands (an overflow) is null too.
+      const finite = (result: Aggregation): Aggregation => (integer ? result : this.finiteOrNull(result, [x, y]));
       switch (operator) {
         case 'add':
-          return this.inRange({ $add: [x, y] }, node.type);
+          return finite(this.inRange({ $add: [x, y] }, node.type));
         case 'sub':
-          return this.inRange({ $subtract: [x, y] }, node.type);
+          return finite(this.inRange({ $subtract: [x, y] }, node.type));
         case 'mul':
-          return this.inRange({ $multiply: [x, y] }, node.type);
+          return finite(this.inRange({ $multiply: [x, y] }, node.type));
         case 'mod':
           return divided({ $mod: [x, y] });
         case 'divby':
-          return divided({ $divide: [x, y] });
+          return divided(finite({ $divide: [x, y] }));
         default:
-          // Integer division truncates toward zero.
-          return divided(integer ? this.inRange({ $trunc: [{ $divide: [x, y] }] }, node.type) : { $divide: [x, y] });
+          // Integer division truncates toward zero; an Int64 quotient in Decimal128, exact (a double
+          // quotient would round beyond 2^53; MongoDB has no integer division).
+          if (!integer) return divided(finite({ $divide: [x, y] }));
+          return divided(this.inRange({ $trunc: [{ $divide: [isPrimitive(node.type, 'Edm.Int64') ? { $toDecimal: x } : x, y] }] }, node.type));
       }
     });
+  }
+
+  /** `result`, or null when it is infinite or NaN while every operand is finite. */
+  private finiteOrNull(result: Aggregation, operands: readonly Aggregation[]): Aggregation {
+    const name = `f${this.letCount++}`;
+    const ref = `$$${name}`;
+    const finite = (v: Aggregation): Aggregation => ({ $and: [{ $ne: [v, NaN] }, { $ne: [v, Infinity] }, { $ne: [v, -Infinity] }] });
+    return { $let: { vars: { [name]: result }, in: { $cond: [{ $and: [{ $not: [finite(ref)] }, ...operands.map(finite)] }, null, ref] } } };
   }
 
   /**
@@ -415,6 +567,90 @@ export class ExpressionCompiler {
       case 'contains':
         // $split is MongoDB's substring search that counts in code points; '' is contained everywhere.
         return binary((s, t) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
+      case 'substringof':
+        // substringof(t, s) is contains(s, t).
+        return binary((t, s) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
+      case 'hassubset':
+      case 'hassubsequence': {
+        const [first, second] = node.args.map((arg) => (arg.kind === 'path' ? this.path(arg, frame) : undefined));
+        if (first?.kind !== 'collection' || second?.kind !== 'collection' || first.context !== undefined || second.context !== undefined) return this.fail(`'${node.name}' of these collections`, node);
+        // A null (or unreachable) collection gives null, as in the reference: the stored value, not [].
+        const raw = (ref: Aggregation): Aggregation => {
+          const inner = (ref as { $ifNull?: unknown[] }).$ifNull;
+          return Array.isArray(inner) && inner.length === 2 ? { $ifNull: [inner[0], null] } : ref;
+        };
+        return this.nullSafe([raw(first.ref), raw(second.ref)], ([a, b]) => {
+          if (node.name === 'hassubset') return { $setIsSubset: [b, a] };
+          // Each element of the second found in the first after the previous one (greedy, as the reference).
+          const found = { $cond: ['$$value.ok', { $indexOfArray: [a, '$$this', '$$value.at'] }, -1] };
+          const step = { $let: { vars: { i: found }, in: { at: { $add: ['$$i', 1] }, ok: { $gte: ['$$i', 0] } } } };
+          return { $let: { vars: { r: { $reduce: { input: b, initialValue: { at: 0, ok: true }, in: step } } }, in: '$$r.ok' } };
+        });
+      }
+      case 'cast':
+      case 'isof': {
+        // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
+        // target type itself, an integer to any numeric type (unchanged), an integer or a Boolean
+        // to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
+        const [arg] = node.args;
+        const target = node.targetType;
+        if (node.name === 'isof' && arg === undefined) return true;
+        if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
+        // A number or a Boolean is never text.
+        // (Not a Decimal: the reference holds stored decimals as text.)
+        if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
+        if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
+        const source = arg.type;
+        const same = source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name;
+        const integerSource = source.kind === 'primitive' && INTEGER_TYPES.includes(source.name);
+        const toNumber = integerSource && isNumber(target);
+        const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
+        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
+        const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
+        if (double && isPrimitive(target, 'Edm.Decimal')) {
+          const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
+          // isof is false (never null) for null.
+          if (node.name === 'isof') {
+            const name = `i${this.letCount++}`;
+            return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(`$$${name}`), finite(`$$${name}`)] } } };
+          }
+          return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
+        }
+        if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
+          return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+        }
+        // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
+        const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
+        if (textual && node.name === 'cast') return this.value(arg, frame);
+        if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
+        if (node.name === 'isof') return notNull(this.value(arg, frame));
+        return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));
+      }
+      case 'totaloffsetminutes':
+        // A BSON date keeps no offset: stored in UTC (see DEVIATIONS, "Date and time parts of a DateTimeOffset").
+        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'totaloffsetminutes' of this type`, node);
+        return unary(() => 0);
+      case 'time': {
+        // The time of day in UTC as TimeOfDay text: HH:MM:SS and the milliseconds without trailing zeros.
+        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'time' of this type`, node);
+        return unary((x) => {
+          const ms = { $millisecond: x };
+          const padded = (n: Aggregation, width: number): Aggregation => ({ $substrCP: [{ $concat: ['00', { $toString: n }] }, { $subtract: [{ $strLenCP: { $concat: ['00', { $toString: n }] } }, width] }, width] });
+          const fraction = {
+            $switch: {
+              branches: [
+                { case: { $eq: [ms, 0] }, then: '' },
+                { case: { $eq: [{ $mod: [ms, 100] }, 0] }, then: { $concat: ['.', { $toString: { $toInt: { $trunc: [{ $divide: [ms, 100] }] } } }] } },
+                { case: { $eq: [{ $mod: [ms, 10] }, 0] }, then: { $concat: ['.', padded({ $toInt: { $trunc: [{ $divide: [ms, 10] }] } }, 2)] } },
+              ],
+              default: { $concat: ['.', padded(ms, 3)] },
+            },
+          };
+          return { $concat: [{ $dateToString: { format: '%H:%M:%S', date: x } }, fraction] };
+        });
+      }
+      case 'totalseconds':
+        return this.durationValue(node.args[0] as BoundExpression, frame);
       case 'startswith':
         return binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] }));
       case 'endswith':
@@ -462,11 +698,11 @@ export class ExpressionCompiler {
         });
       }
       case 'year':
-        return stringDate ? part(0, 4) : this.datePart('$year', node, frame);
+        return stringDate ? unary((x) => dateTextPart(x, 0)) : this.datePart('$year', node, frame);
       case 'month':
-        return stringDate ? part(5, 2) : this.datePart('$month', node, frame);
+        return stringDate ? unary((x) => dateTextPart(x, 1)) : this.datePart('$month', node, frame);
       case 'day':
-        return stringDate ? part(8, 2) : this.datePart('$dayOfMonth', node, frame);
+        return stringDate ? unary((x) => dateTextPart(x, 2)) : this.datePart('$dayOfMonth', node, frame);
       case 'hour':
         return stringTime ? part(0, 2) : this.datePart('$hour', node, frame);
       case 'minute':
@@ -474,7 +710,7 @@ export class ExpressionCompiler {
       case 'second':
         return stringTime ? part(6, 2) : this.datePart('$second', node, frame);
       case 'date':
-        if (argType?.kind === 'primitive' && argType.name === 'Edm.DateTimeOffset') return unary((x) => ({ $dateToString: { format: '%Y-%m-%d', date: x } }));
+        if (argType?.kind === 'primitive' && argType.name === 'Edm.DateTimeOffset') return unary((x) => this.calendarDate(x));
         return this.fail(`'date' of this type`, node);
       case 'round':
       case 'floor':
@@ -495,12 +731,73 @@ export class ExpressionCompiler {
     }
   }
 
+  /**
+   * The calendar day (UTC) of an instant as Date text, from its year, month and day (MongoDB's
+   * `$dateToString` fails outside the years 0000–9999; the reference writes `10000-01-01`).
+   */
+  private calendarDate(instant: Aggregation): Aggregation {
+    const id = this.letCount++;
+    const [y, m, d] = [`y${id}`, `m${id}`, `d${id}`];
+    // Zero-padded to `width` digits (n >= 0).
+    const padded = (n: Aggregation, width: number): Aggregation => {
+      const text = { $concat: ['000', { $toString: n }] };
+      return { $cond: [{ $gte: [n, 10 ** (width - 1)] }, { $toString: n }, { $substrCP: [text, { $subtract: [{ $strLenCP: text }, width] }, width] }] };
+    };
+    const year = { $cond: [{ $lt: [`$$${y}`, 0] }, { $concat: ['-', padded({ $subtract: [0, `$$${y}`] }, 4)] }, padded(`$$${y}`, 4)] };
+    return {
+      $let: {
+        vars: { [y]: { $year: instant }, [m]: { $month: instant }, [d]: { $dayOfMonth: instant } },
+        in: { $concat: [year, '-', padded(`$$${m}`, 2), '-', padded(`$$${d}`, 2)] },
+      },
+    };
+  }
+
   /** Parts of a DateTimeOffset, stored as a `Date`: in UTC (the offset is not stored). */
   private datePart(operator: string, node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
     const argType = node.args[0]?.type;
     if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
     return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
+}
+
+/** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
+const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
+
+const FLIPPED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<Comparison, Comparison>;
+
+/** Whether an instant literal has a fraction of a second finer than a millisecond. */
+export function subMillisecond(value: unknown): boolean {
+  const instant = typeof value === 'string' ? parseInstant(value) : undefined;
+  return instant !== undefined && instant.picos % 1_000_000_000n !== 0n;
+}
+
+/**
+ * Year (0), month (1) or day (2) of Date text, also with a negative or five-digit year
+ * (`-0053-01-01`, `10213-05-06`, computed by Date arithmetic).
+ */
+function dateTextPart(text: Aggregation, index: 0 | 1 | 2): Aggregation {
+  const negative = { $eq: [{ $substrCP: [text, 0, 1] }, '-'] };
+  const parts = { $split: [{ $cond: [negative, { $substrCP: [text, 1, { $strLenCP: text }] }, text] }, '-'] };
+  const value = { $toInt: { $arrayElemAt: [parts, index] } };
+  return index === 0 ? { $cond: [negative, { $subtract: [0, value] }, value] } : value;
+}
+
+/** `2024-01-01` as `02024-01-01` (a year of four digits gets a fifth). */
+export function fiveDigitYear(text: string): string {
+  return /^\d{4}-/.test(text) ? `0${text}` : text;
+}
+
+function isPrimitive(type: ExpressionType, name: string): boolean {
+  return type.kind === 'primitive' && type.name === name;
+}
+
+/** A Date compared with a DateTimeOffset: the Date is its midnight in UTC. */
+export function mixesDates(left: ExpressionType, right: ExpressionType): boolean {
+  return (isPrimitive(left, 'Edm.Date') && isPrimitive(right, 'Edm.DateTimeOffset')) || (isPrimitive(left, 'Edm.DateTimeOffset') && isPrimitive(right, 'Edm.Date'));
+}
+
+export function isDuration(type: ExpressionType): boolean {
+  return type.kind === 'primitive' && type.name === 'Edm.Duration';
 }
 
 const INTEGER_TYPES = ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'];

@@ -8,6 +8,7 @@ import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType, TypeReference } from '../../model/model.js';
 import type { BoundExpandItem, BoundLiteral } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
+import { parseInstant } from '../../util/temporal.js';
 
 /** A MongoDB filter, sort, projection or pipeline stage document. */
 export type MongoDocument = { [field: string]: unknown };
@@ -166,7 +167,7 @@ export function storedValue(value: BoundLiteral['value'], type: ExpressionType |
   if (type.kind !== 'primitive') return value;
   switch (type.name) {
     case 'Edm.DateTimeOffset':
-      return new Date(value as string);
+      return instantDate(value);
     case 'Edm.Guid': {
       const text = (value as string).toLowerCase();
       return typeof mapping.guid === 'function' ? mapping.guid(text) : text;
@@ -192,6 +193,23 @@ export function storedValue(value: BoundLiteral['value'], type: ExpressionType |
     default:
       return value;
   }
+}
+
+/**
+ * A DateTimeOffset as a `Date` (a BSON date: milliseconds, the fraction below truncated), parsed
+ * exactly, so that an instant outside the years 0000–9999 (folded from `maxdatetime() add
+ * duration'P1D'`) is a valid date too, which `new Date(text)` would not give for `10000-01-01…`.
+ */
+function instantDate(value: unknown): Date {
+  const instant = parseInstant(value);
+  const date = instant === undefined ? new Date(Number.NaN) : new Date(Number(floorDiv(instant.picos, 1_000_000_000n)));
+  if (Number.isNaN(date.getTime())) throw unsupported(`the DateTimeOffset value '${String(value)}' (outside the range of a date)`);
+  return date;
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /** {@link storedValue} for a property's type. */

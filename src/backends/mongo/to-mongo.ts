@@ -11,7 +11,7 @@ import type { Model, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
-import { ExpressionCompiler, newContext, rootFrame, type Context, type Frame } from './expression.js';
+import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -191,7 +191,7 @@ class FilterCompiler {
       }
       case 'in': {
         const found = this.field(node.left);
-        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property)) break;
+        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property) || isDuration(node.left.type)) break;
         const result = this.inList(found.field, found.property, node.right.items, node.left.type);
         return positive ? result : { $nor: [result] };
       }
@@ -278,6 +278,13 @@ class FilterCompiler {
 
   /** A comparison as a query document, or `undefined` when it needs `$expr`. */
   private findComparison(operator: Comparison, left: BoundExpression, right: BoundExpression, operandType: BoundExpression['type']): MongoDocument | undefined {
+    // Durations are stored as text and compared by length: `$expr` computes it.
+    if (isDuration(operandType)) return undefined;
+    // A Date against a DateTimeOffset: the Date (text) is its midnight in UTC, computed in `$expr`.
+    if (mixesDates(left.type, right.type)) return undefined;
+    // A Date literal with a year beyond 9999 (folded): text order is not date order, `$expr` pads the years.
+    const wideYear = (n: BoundExpression): boolean => n.kind === 'literal' && typeof n.value === 'string' && isPrimitiveType(n.type, 'Edm.Date') && !/^\d{4}-/.test(n.value);
+    if (isPrimitiveType(operandType, 'Edm.Date') && (wideYear(left) || wideYear(right))) return undefined;
     let op = operator;
     let path = left;
     let other = right;
@@ -291,6 +298,9 @@ class FilterCompiler {
       const b = this.field(other);
       // Enums are ordered by member value, not by name: $expr maps them.
       if (a === undefined || b === undefined || operandType.kind === 'enum') return undefined;
+      // An Int64 against a Double is compared in Double (rounded first): `$expr` converts it.
+      const int64 = (p: Property): boolean => p.type.kind === 'primitive' && p.type.name === 'Edm.Int64';
+      if ((isPrimitiveType(operandType, 'Edm.Double') || isPrimitiveType(operandType, 'Edm.Single')) && (int64(a.property) || int64(b.property))) return undefined;
       return this.fieldComparison(op, a, b);
     }
     if (path.kind === 'literal') return undefined;
@@ -316,6 +326,13 @@ class FilterCompiler {
       if (pivot === undefined) throw unsupported('an unknown enum member', { node: other, option: '$filter' });
       const holds = { gt: (v: bigint) => v > pivot, ge: (v: bigint) => v >= pivot, lt: (v: bigint) => v < pivot, le: (v: bigint) => v <= pivot }[op];
       return { [field]: { $in: [...members].filter(([, value]) => holds(value)).map(([name]) => name) } };
+    }
+    if (property.type.kind === 'primitive' && property.type.name === 'Edm.DateTimeOffset' && subMillisecond(other.value)) {
+      // A literal finer than a millisecond: no stored date (whole milliseconds) equals it, and
+      // x > L (x >= L) is x > floor(L), x < L (x <= L) is x <= floor(L).
+      if (op === 'eq' || op === 'ne') return op === 'eq' ? NOTHING : EVERYTHING;
+      const floor = mongoValue(other.value, property, this.mapping);
+      return { [field]: op === 'gt' || op === 'ge' ? { $gt: floor } : { $lte: floor } };
     }
     if (other.value === null) {
       // OData: null eq null is true, null gt/lt anything is false, null ge/le null is true.
@@ -461,15 +478,19 @@ class QueryCompiler {
       for (const item of query.orderBy ?? []) {
         const found = new FilterCompiler(frame, orderExpressions, options).field(item.expression);
         let key: string;
-        if (found !== undefined && found.property.type.kind !== 'enum') key = found.field;
+        if (found !== undefined && found.property.type.kind !== 'enum' && !isDuration(item.expression.type)) key = found.field;
         else {
           // A computed sort key: an enum's member value, a navigation path, a function.
           key = reservedField(type, options, `order${Object.keys(computed).length}`);
-          const value = orderExpressions.value(item.expression, frame);
           const expressionType = item.expression.type;
+          const value = isDuration(expressionType) ? undefined : orderExpressions.value(item.expression, frame);
           computed[key] =
             expressionType.kind === 'enum' && expressionType.type.isFlags
               ? orderExpressions.flagsNumber(item.expression, expressionType.type, frame)
+              : isDuration(expressionType)
+              ? orderExpressions.durationValue(item.expression, frame)
+              : isPrimitiveType(expressionType, 'Edm.Date')
+              ? orderExpressions.dateKeyOf(value)
               : expressionType.kind === 'enum'
               ? { $switch: { branches: [...expressionType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
               : value;
