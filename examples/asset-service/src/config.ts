@@ -30,6 +30,16 @@ export interface Config {
   readonly bodyLimit: number;
   /** pino log level (`info`, `warn`, `silent`, …). */
   readonly logLevel: string;
+  /** Longest time one SQL statement may run, in ms (`STATEMENT_TIMEOUT_MS`, default 5000); then 503. */
+  readonly statementTimeoutMs: number;
+  /** Requests of one client running at a time (`MAX_REQUESTS_PER_CLIENT`, default 4). */
+  readonly maxRequestsPerClient: number;
+  /** Requests of one client waiting beyond those (`MAX_QUEUED_PER_CLIENT`, default 64); then 429. */
+  readonly maxQueuedPerClient: number;
+  /** Requests admitted (running and waiting) across all clients (`MAX_REQUESTS_TOTAL`, default 256); then 503. */
+  readonly maxRequestsTotal: number;
+  /** Longest wait of a request behind its client's others, in ms (`MAX_QUEUE_WAIT_MS`, default 10000); then 429. */
+  readonly maxQueueWaitMs: number;
 }
 
 /** The demo tenant and clients, from the environment or generated. */
@@ -131,5 +141,10 @@ export function loadConfig(env: Env = process.env): Config {
     seed: env.SEED !== 'false',
     bodyLimit: integer(env, 'BODY_LIMIT', 64 * 1024, 1024, 10 * 1024 * 1024),
     logLevel: env.LOG_LEVEL ?? 'info',
+    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
+    maxRequestsPerClient: integer(env, 'MAX_REQUESTS_PER_CLIENT', 4, 1, 10_000),
+    maxQueuedPerClient: integer(env, 'MAX_QUEUED_PER_CLIENT', 64, 0, 100_000),
+    maxRequestsTotal: integer(env, 'MAX_REQUESTS_TOTAL', 256, 1, 1_000_000),
+    maxQueueWaitMs: integer(env, 'MAX_QUEUE_WAIT_MS', 10_000, 10, 600_000),
   };
 }

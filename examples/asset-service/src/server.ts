@@ -10,6 +10,7 @@ import { authenticate, authorizeTenant, issueToken, type TenantAccess } from './
 import type { Config } from './config.js';
 import { openPglite, openPostgres, type Database } from './db.js';
 import { AuthorizationError, envelope, handleError, OAuthError } from './errors.js';
+import { registerLimits } from './limits.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { registerCollection, type RouteAccess } from './routes.js';
 import { createSchema } from './schema.js';
@@ -19,6 +20,8 @@ import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
 export interface ServerOptions {
   /** Where log lines go (default stdout). */
   readonly logStream?: Writable;
+  /** Called when the embedded database's worker was restarted (after a statement timeout). */
+  readonly onDatabaseRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
 }
 
 function routeAccess(request: FastifyRequest): RouteAccess | undefined {
@@ -61,6 +64,8 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     const access = routeAccess(request);
     if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
   });
+  // Concurrency limits per client and in total (429/503), after the client is known.
+  registerLimits(app, config, (request) => tenants.get(request)?.clientId);
 
   // JSON bodies only (and forms for the token endpoint): other content types are a 415.
   app.removeContentTypeParser('text/plain');
@@ -106,7 +111,15 @@ export interface Service {
  * provisions the demo tenant and clients, seeds demo data when the tenant is empty, and listens.
  */
 export async function startService(config: Config, options: ServerOptions = {}): Promise<Service> {
-  const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema) : await openPostgres(config.databaseUrl, config.databaseSchema);
+  const dbOptions = {
+    statementTimeoutMs: config.statementTimeoutMs,
+    onRestart: (info: { reason: string; ms: number }) => {
+      logger?.warn({ reason: info.reason, restartMs: Math.round(info.ms) }, 'the embedded database was restarted');
+      options.onDatabaseRestart?.(info);
+    },
+  };
+  let logger: FastifyInstance['log'] | undefined;
+  const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema, dbOptions) : await openPostgres(config.databaseUrl, config.databaseSchema, dbOptions);
   try {
     await createSchema(db, model, config.databaseSchema);
     const { demo } = config;
@@ -119,6 +132,7 @@ export async function startService(config: Config, options: ServerOptions = {}):
     throw error;
   }
   const app = buildServer(config, db, options);
+  logger = app.log;
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
