@@ -33,8 +33,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts a service; `postgresUrl` selects a live server instead of PGlite. */
-export async function startHarness(postgresUrl?: string): Promise<Harness> {
+/** Starts a service; `postgresUrl` selects a live server instead of PGlite; `env` adds or overrides settings. */
+export async function startHarness(postgresUrl?: string, env: Readonly<Record<string, string>> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-test-'));
   const schema = `asset_service_test_${process.pid}_${Date.now()}`;
   const logs: string[] = [];
@@ -54,6 +54,7 @@ export async function startHarness(postgresUrl?: string): Promise<Harness> {
     DEMO_READONLY_CLIENT_SECRET: 'ro-secret-0123456789',
     LOG_LEVEL: 'info',
     ...(postgresUrl === undefined ? {} : { DATABASE_URL: postgresUrl, DATABASE_SCHEMA: schema }),
+    ...env,
   });
   const service = await startService(config, { logStream });
   await ensureTenant(service.db, TENANT_B, 'Tenant B');
