@@ -39,11 +39,13 @@ export function currentKey(): string {
 }
 
 /**
- * A mutex whose waiters are served round-robin by key: after a holder of key A releases, the
- * next waiter of the key after A (in the order the keys started waiting) gets it.
+ * A mutex whose waiters are served round-robin by key: when the lock is released, the key that
+ * waited longest for a turn goes next, and the key that just had the lock goes behind the others.
  */
 export class FairLock {
   private held = false;
+  /** The key that had the lock last: it goes behind the other waiting keys. */
+  private last: string | undefined;
   private readonly queues = new Map<string, (() => void)[]>();
 
   /** Waits for the lock; the result releases it (once). */
@@ -51,6 +53,7 @@ export class FairLock {
     return new Promise((resolve) => {
       const grant = (): void => {
         this.held = true;
+        this.last = key;
         let released = false;
         resolve(() => {
           if (released) return;
@@ -72,8 +75,14 @@ export class FairLock {
   private next(): void {
     // Maps iterate in insertion order: the first key is the one that waited longest for a turn;
     // after its turn, a key with more waiters goes to the back of the line.
-    const first = this.queues.entries().next();
+    let first = this.queues.entries().next();
     if (first.done === true) return;
+    if (first.value[0] === this.last && this.queues.size > 1) {
+      this.queues.delete(first.value[0]);
+      this.queues.set(first.value[0], first.value[1]);
+      first = this.queues.entries().next();
+      if (first.done === true) return;
+    }
     const [key, queue] = first.value;
     const grant = queue.shift() as () => void;
     this.queues.delete(key);
@@ -167,10 +176,11 @@ export class RequestLimiter {
 }
 
 /**
- * Registers the request limits on the tenant routes (after authentication and tenant
- * authorization, so the client is known), and the `Retry-After` header on statement timeouts.
+ * Registers the request limits on the tenant routes (before the tenant authorization, whose query
+ * is bounded too), and the `Retry-After` header on statement timeouts.
  *
- * @param clientOf the authenticated client of a tenant request (undefined for other routes)
+ * @param clientOf the client of a tenant request with a valid token (undefined otherwise: other
+ *   routes, and requests that the authentication hook will answer with 401)
  */
 export function registerLimits(app: FastifyInstance, limits: RequestLimits, clientOf: (request: FastifyRequest) => string | undefined): RequestLimiter {
   const limiter = new RequestLimiter(limits);
@@ -186,7 +196,7 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits, clie
     const status = why === 'total' ? 503 : 429;
     const type = why === 'total' ? 'ServiceUnavailableException' : 'TooManyRequestsException';
     request.log.warn({ refusal: why }, 'request refused by the concurrency limits');
-    await reply.code(status).header('retry-after', retryAfter).send(envelope(type, { Message: message }, traceId));
+    await reply.code(status).header('trace-id', traceId).header('retry-after', retryAfter).send(envelope(type, { Message: message }, traceId));
   };
   app.addHook('onRequest', (request, reply, done) => {
     const client = clientOf(request);

@@ -56,6 +56,18 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     await reply.code(404).send(envelope('EntityNotFoundException', { Message: `No resource at '${request.method} ${request.url.split('?')[0] ?? ''}'.` }, String(request.id)));
   });
 
+  // Concurrency limits per client and in total (429/503) on the tenant routes, before any database
+  // work (the tenant check included). The client is the token's subject; an invalid token is left
+  // to the authentication hook below (401).
+  registerLimits(app, config, (request) => {
+    if (routeAccess(request)?.tenant !== true) return undefined;
+    try {
+      return authenticate(request.headers.authorization, config.tokenSigningKey).sub;
+    } catch {
+      return undefined;
+    }
+  });
+
   // Authentication (401) and tenant authorization (403) come before the body is read.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('trace-id', String(request.id));
@@ -64,8 +76,6 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     const access = routeAccess(request);
     if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
   });
-  // Concurrency limits per client and in total (429/503), after the client is known.
-  registerLimits(app, config, (request) => tenants.get(request)?.clientId);
 
   // JSON bodies only (and forms for the token endpoint): other content types are a 415.
   app.removeContentTypeParser('text/plain');
