@@ -5,9 +5,9 @@
  *   at most `maxQueuedPerClient` more wait (first come, first served) for at most `maxQueueWaitMs`;
  *   beyond that 429 with `Retry-After`. At most `maxRequestsTotal` requests are admitted (running
  *   and waiting) across all clients; beyond that 503 with `Retry-After`.
- * - {@link FairLock}: the single connection of the embedded database is handed out round-robin
- *   across clients, so a client with four heavy requests running delays another client's request
- *   by at most one statement, not by four.
+ * - {@link FairLock}: the single connection of the embedded database is handed out fairly across
+ *   clients (least recent use first), so a client with four heavy requests running delays another
+ *   client's request by at most the one statement that is running, not by four.
  * - {@link StatementTimeoutError}: a statement that ran longer than the statement time limit
  *   (503 in the envelope, with `Retry-After`).
  */
@@ -38,15 +38,22 @@ export function currentKey(): string {
   return dbContext.getStore()?.key ?? '';
 }
 
+/** How fast a key's past use of {@link FairLock} is forgotten: halved every this many ms. */
+const USAGE_HALF_LIFE_MS = 10_000;
+
 /**
- * A mutex whose waiters are served round-robin by key: when the lock is released, the key that
- * waited longest for a turn goes next, and the key that just had the lock goes behind the others.
+ * A mutex shared fairly by keys (clients): when it is released, the waiting key that has held it
+ * least recently-weighted (time held, halved every 10 s) goes next; among equals, the key that
+ * waited longest, and the key that just had the lock goes behind the others. A client whose
+ * statements take seconds therefore cannot make a client whose statements take milliseconds wait
+ * for more than the one statement that is running.
  */
 export class FairLock {
   private held = false;
-  /** The key that had the lock last: it goes behind the other waiting keys. */
+  /** The key that had the lock last: among equals it goes behind the other waiting keys. */
   private last: string | undefined;
   private readonly queues = new Map<string, (() => void)[]>();
+  private readonly usage = new Map<string, { ms: number; at: number }>();
 
   /** Waits for the lock; the result releases it (once). */
   acquire(key: string): Promise<() => void> {
@@ -54,10 +61,13 @@ export class FairLock {
       const grant = (): void => {
         this.held = true;
         this.last = key;
+        const since = performance.now();
         let released = false;
         resolve(() => {
           if (released) return;
           released = true;
+          const now = performance.now();
+          this.usage.set(key, { ms: this.used(key, now) + (now - since), at: now });
           this.held = false;
           this.next();
         });
@@ -72,21 +82,33 @@ export class FairLock {
     });
   }
 
+  /** How long `key` held the lock, recent time weighing more. */
+  private used(key: string, now: number): number {
+    const entry = this.usage.get(key);
+    if (entry === undefined) return 0;
+    const value = entry.ms * 0.5 ** ((now - entry.at) / USAGE_HALF_LIFE_MS);
+    if (value < 0.01) this.usage.delete(key);
+    return value;
+  }
+
   private next(): void {
-    // Maps iterate in insertion order: the first key is the one that waited longest for a turn;
-    // after its turn, a key with more waiters goes to the back of the line.
-    let first = this.queues.entries().next();
-    if (first.done === true) return;
-    if (first.value[0] === this.last && this.queues.size > 1) {
-      this.queues.delete(first.value[0]);
-      this.queues.set(first.value[0], first.value[1]);
-      first = this.queues.entries().next();
-      if (first.done === true) return;
+    const now = performance.now();
+    let best: string | undefined;
+    let bestUsed = Infinity;
+    // Maps iterate in insertion order: among equals, the key that waited longest for a turn.
+    for (const key of this.queues.keys()) {
+      const used = this.used(key, now) + (key === this.last ? 1e-6 : 0);
+      if (used < bestUsed) {
+        best = key;
+        bestUsed = used;
+      }
     }
-    const [key, queue] = first.value;
+    if (best === undefined) return;
+    const queue = this.queues.get(best) as (() => void)[];
     const grant = queue.shift() as () => void;
-    this.queues.delete(key);
-    if (queue.length > 0) this.queues.set(key, queue);
+    this.queues.delete(best);
+    // A key with more waiters goes to the back of the line.
+    if (queue.length > 0) this.queues.set(best, queue);
     grant();
   }
 }

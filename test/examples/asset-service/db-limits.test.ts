@@ -163,7 +163,7 @@ describe('RequestLimiter', () => {
 });
 
 describe('FairLock', () => {
-  it('serves waiting clients round-robin, not first come first served', async () => {
+  it('serves the waiting client that used it least first, not first come first served', async () => {
     const lock = new FairLock();
     const order: string[] = [];
     const first = await lock.acquire('heavy');
@@ -176,6 +176,29 @@ describe('FairLock', () => {
     first();
     await Promise.all(waits);
     expect(order).toEqual(['light3', 'other4', 'heavy0', 'heavy1', 'heavy2']);
+  });
+
+  it('lets a client with short turns go before one whose turns were long, even if it came later', async () => {
+    const lock = new FairLock();
+    const slow = await lock.acquire('slow');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const order: string[] = [];
+    const holder = lock.acquire('quick').then(async (release) => {
+      order.push('quick');
+      release();
+    });
+    slow();
+    await holder;
+    const blocker = await lock.acquire('x');
+    const waits = ['slow', 'quick'].map((key) =>
+      lock.acquire(key).then((release) => {
+        order.push(key);
+        release();
+      }),
+    );
+    blocker();
+    await Promise.all(waits);
+    expect(order).toEqual(['quick', 'quick', 'slow']);
   });
 });
 
