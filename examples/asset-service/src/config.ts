@@ -32,6 +32,8 @@ export interface Config {
   readonly logLevel: string;
   /** Longest time one SQL statement may run, in ms (`STATEMENT_TIMEOUT_MS`, default 5000); then 503. */
   readonly statementTimeoutMs: number;
+  /** PGlite: a statement running this long (ms) while other clients wait is cancelled (`PGLITE_PREEMPT_MS`, default 1000, 0: off); then 503. */
+  readonly pglitePreemptMs: number;
   /** Requests of one client running at a time (`MAX_REQUESTS_PER_CLIENT`, default 4). */
   readonly maxRequestsPerClient: number;
   /** Requests of one client waiting beyond those (`MAX_QUEUED_PER_CLIENT`, default 64); then 429. */
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'BODY_LIMIT', 64 * 1024, 1024, 10 * 1024 * 1024),
     logLevel: env.LOG_LEVEL ?? 'info',
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
+    pglitePreemptMs: integer(env, 'PGLITE_PREEMPT_MS', 1000, 0, 600_000),
     maxRequestsPerClient: integer(env, 'MAX_REQUESTS_PER_CLIENT', 4, 1, 10_000),
     maxQueuedPerClient: integer(env, 'MAX_QUEUED_PER_CLIENT', 64, 0, 100_000),
     maxRequestsTotal: integer(env, 'MAX_REQUESTS_TOTAL', 256, 1, 1_000_000),

@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
-import { currentKey, DatabaseBusyError, FairLock, StatementTimeoutError } from './limits.js';
+import { currentKey, DatabaseBusyError, FairLock, QueryPreemptedError, StatementTimeoutError } from './limits.js';
 
 /** The role tenant requests run as; row-level security applies to it. */
 export const APP_ROLE = 'asset_service_app';
@@ -52,6 +52,11 @@ async function enterTenant(tx: Queryable, tenantId: string, mode: AccessMode): P
 export interface DbOptions {
   /** Longest time one statement may run, in ms (default 5000). */
   readonly statementTimeoutMs?: number;
+  /**
+   * PGlite only: a statement that has run this long (ms) while another client waits for the
+   * database is cancelled (503) so the others can run (default 1000; 0: only the statement limit).
+   */
+  readonly preemptMs?: number;
   /** Called after the embedded database's worker was restarted, with how long the restart took. */
   readonly onRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
 }
@@ -94,6 +99,7 @@ class PgliteWorker {
     private readonly dataDir: string,
     private readonly schema: string,
     private readonly timeoutMs: number,
+    private readonly preemptMs: number,
     private readonly onRestart?: DbOptions['onRestart'],
   ) {
     this.ready = this.spawn();
@@ -173,28 +179,48 @@ class PgliteWorker {
     this.onRestart?.({ reason, ms: performance.now() - started });
   }
 
-  /** Sends one operation to the worker; ends the worker after the statement time limit. */
+  /** Sends one operation to the worker; ends the worker after the statement time limit (or preemption). */
   async send(op: 'query' | 'exec', sql: string, params: readonly unknown[] = [], timeoutMs = this.timeoutMs): Promise<unknown> {
     if (this.closed) throw new DatabaseBusyError('The database is closed.');
     await this.ready;
     const worker = this.worker;
     if (worker === undefined) throw new DatabaseBusyError('The embedded database is restarting; retry shortly.');
     const id = this.nextId++;
+    const key = currentKey();
+    const started = performance.now();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      // The worker is busy in WASM and cannot be interrupted: end it and start another.
+      const cancel = (error: Error, reason: string): void => {
         if (!this.pending.delete(id)) return;
-        reject(new StatementTimeoutError(timeoutMs));
-        // The worker is busy in WASM and cannot be interrupted: end it and start another.
-        this.ready = this.restart(`a statement ran longer than ${timeoutMs} ms`, worker);
+        clearTimeout(timer);
+        clearInterval(preempt);
+        this.lock.charge(key, performance.now() - started);
+        reject(error);
+        this.ready = this.restart(reason, worker);
         this.ready.catch(() => undefined);
-      }, timeoutMs);
+      };
+      const timer = setTimeout(() => cancel(new StatementTimeoutError(timeoutMs), `a statement ran longer than ${timeoutMs} ms`), timeoutMs);
+      const preempt =
+        this.preemptMs > 0 && this.preemptMs < timeoutMs
+          ? setInterval(() => {
+              const ran = performance.now() - started;
+              if (ran >= this.preemptMs && this.lock.othersWaiting(key)) {
+                cancel(new QueryPreemptedError(Math.round(ran)), `a statement ran ${Math.round(ran)} ms while other clients waited`);
+              }
+            }, Math.max(10, Math.min(100, this.preemptMs / 4)))
+          : undefined;
+      const settle = (): void => {
+        clearTimeout(timer);
+        clearInterval(preempt);
+        this.lock.charge(key, performance.now() - started);
+      };
       this.pending.set(id, {
         resolve: (value) => {
-          clearTimeout(timer);
+          settle();
           resolve(value);
         },
         reject: (error) => {
-          clearTimeout(timer);
+          settle();
           reject(error);
         },
       });
@@ -235,7 +261,7 @@ class PgliteWorker {
  */
 export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.onRestart);
+  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart);
   await pglite.started();
   const statement: Queryable['query'] = async (sql, params = []) => (await pglite.send('query', sql, params)) as DbRow[];
   /** Runs `work` in a transaction holding the lock; a transaction cut short by a restart is already rolled back. */

@@ -38,12 +38,29 @@ export function currentKey(): string {
   return dbContext.getStore()?.key ?? '';
 }
 
-/** How fast a key's past use of {@link FairLock} is forgotten: halved every this many ms. */
-const USAGE_HALF_LIFE_MS = 10_000;
+/**
+ * 503: on the embedded database, a statement that ran longer than the preemption limit while other
+ * clients waited for the database was cancelled, so that it cannot hold them up to the statement limit.
+ */
+export class QueryPreemptedError extends AppError {
+  constructor(readonly afterMs: number) {
+    const message = `The query was cancelled after ${afterMs} ms because other requests were waiting for the database. Narrow it ($filter, $top, $select, $expand) or retry later.`;
+    super(503, 'ServiceUnavailableException', message, { Message: message, LimitMs: afterMs });
+  }
+}
 
 /**
- * A mutex shared fairly by keys (clients): when it is released, the waiting key that has held it
- * least recently-weighted (time held, halved every 10 s) goes next; among equals, the key that
+ * How long the lock stays free for the key that just released it when that key has used the lock
+ * less than the next waiter (it is likely to come back at once: the tenant check, then the query).
+ */
+const ANTICIPATE_MS = 50;
+
+/** How fast a key's past use of {@link FairLock} is forgotten: halved every this many ms. */
+const USAGE_HALF_LIFE_MS = 1000;
+
+/**
+ * A mutex shared fairly by keys (clients): when it is released, the waiting key that has used the
+ * database least (statement time {@link FairLock.charge}d to it, halved every second) goes next; among equals, the key that
  * waited longest, and the key that just had the lock goes behind the others. A client whose
  * statements take seconds therefore cannot make a client whose statements take milliseconds wait
  * for more than the one statement that is running.
@@ -54,6 +71,13 @@ export class FairLock {
   private last: string | undefined;
   private readonly queues = new Map<string, (() => void)[]>();
   private readonly usage = new Map<string, { ms: number; at: number }>();
+  private anticipated: { readonly key: string; readonly timer: NodeJS.Timeout } | undefined;
+
+  /** Whether a key other than `key` waits for the lock. */
+  othersWaiting(key: string): boolean {
+    for (const waiting of this.queues.keys()) if (waiting !== key) return true;
+    return false;
+  }
 
   /** Waits for the lock; the result releases it (once). */
   acquire(key: string): Promise<() => void> {
@@ -61,18 +85,17 @@ export class FairLock {
       const grant = (): void => {
         this.held = true;
         this.last = key;
-        const since = performance.now();
         let released = false;
         resolve(() => {
           if (released) return;
           released = true;
-          const now = performance.now();
-          this.usage.set(key, { ms: this.used(key, now) + (now - since), at: now });
           this.held = false;
-          this.next();
+          this.next(key);
         });
       };
-      if (!this.held && this.queues.size === 0) {
+      if (!this.held && (this.queues.size === 0 || this.anticipated?.key === key)) {
+        if (this.anticipated !== undefined) clearTimeout(this.anticipated.timer);
+        this.anticipated = undefined;
         grant();
         return;
       }
@@ -82,7 +105,16 @@ export class FairLock {
     });
   }
 
-  /** How long `key` held the lock, recent time weighing more. */
+  /**
+   * Adds `ms` of database time to `key`'s use (the time its statements ran; waiting for the
+   * database, e.g. for a restart caused by another client, is not charged).
+   */
+  charge(key: string, ms: number): void {
+    const now = performance.now();
+    this.usage.set(key, { ms: this.used(key, now) + ms, at: now });
+  }
+
+  /** How long `key`'s statements ran, recent time weighing more. */
   private used(key: string, now: number): number {
     const entry = this.usage.get(key);
     if (entry === undefined) return 0;
@@ -91,7 +123,8 @@ export class FairLock {
     return value;
   }
 
-  private next(): void {
+  private next(released?: string): void {
+    this.anticipated = undefined;
     const now = performance.now();
     let best: string | undefined;
     let bestUsed = Infinity;
@@ -104,6 +137,11 @@ export class FairLock {
       }
     }
     if (best === undefined) return;
+    if (released !== undefined && released !== best && !this.queues.has(released) && this.used(released, now) < bestUsed) {
+      const timer = setTimeout(() => this.next(), ANTICIPATE_MS);
+      this.anticipated = { key: released, timer };
+      return;
+    }
     const queue = this.queues.get(best) as (() => void)[];
     const grant = queue.shift() as () => void;
     this.queues.delete(best);
@@ -241,7 +279,7 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits, clie
     );
   });
   app.addHook('onError', async (_request, reply, error) => {
-    if (error instanceof StatementTimeoutError || error instanceof DatabaseBusyError) reply.header('retry-after', '1');
+    if (error instanceof StatementTimeoutError || error instanceof QueryPreemptedError || error instanceof DatabaseBusyError) reply.header('retry-after', '1');
   });
   return limiter;
 }

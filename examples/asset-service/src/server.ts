@@ -123,6 +123,7 @@ export interface Service {
 export async function startService(config: Config, options: ServerOptions = {}): Promise<Service> {
   const dbOptions = {
     statementTimeoutMs: config.statementTimeoutMs,
+    preemptMs: config.pglitePreemptMs,
     onRestart: (info: { reason: string; ms: number }) => {
       logger?.warn({ reason: info.reason, restartMs: Math.round(info.ms) }, 'the embedded database was restarted');
       options.onDatabaseRestart?.(info);
