@@ -14,7 +14,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
-const { dataDir, schema } = workerData;
+// The compiled WebAssembly modules and the file-system bundle come from the main thread, which
+// prepares them once: a restarted worker then skips compiling (about half of a restart).
+const { dataDir, schema, pgliteWasmModule, initdbWasmModule, fsBundle } = workerData;
 const port = parentPort;
 
 /** The fields of a database error that cross the thread boundary (SQLSTATE `code` included). */
@@ -30,7 +32,11 @@ function serializeError(error) {
 
 let db;
 try {
-  db = await PGlite.create(dataDir);
+  db = await PGlite.create(dataDir, {
+    ...(pgliteWasmModule === undefined ? {} : { pgliteWasmModule }),
+    ...(initdbWasmModule === undefined ? {} : { initdbWasmModule }),
+    ...(fsBundle === undefined ? {} : { fsBundle }),
+  });
   await db.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}"`);
 } catch (error) {
   port.postMessage({ fatal: serializeError(error) });

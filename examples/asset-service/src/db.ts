@@ -7,6 +7,8 @@
  * unprivileged role `asset_service_app` and sets `app.tenant_id` for the row-level security
  * policies, so a query can never see another tenant's rows (joins and `$expand` included).
  */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { currentKey, DatabaseBusyError, FairLock, QueryPreemptedError, StatementTimeoutError } from './limits.js';
@@ -71,6 +73,31 @@ function workerError(fields: Record<string, unknown>): Error {
   return error;
 }
 
+/** PGlite's compiled WebAssembly modules and file-system bundle, handed to each worker. */
+interface PgliteAssets {
+  readonly pgliteWasmModule: WebAssembly.Module;
+  readonly initdbWasmModule: WebAssembly.Module;
+  readonly fsBundle: Blob;
+}
+
+let assets: Promise<PgliteAssets | undefined> | undefined;
+
+/** Compiles PGlite's modules once per process (undefined if its files are not where expected: the worker then loads them itself). */
+function pgliteAssets(): Promise<PgliteAssets | undefined> {
+  assets ??= (async () => {
+    try {
+      const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+      const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((name) => readFile(fileURLToPath(new URL(name, dist)))));
+      const bytes = (buffer: Buffer): ArrayBuffer => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
+      const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(bytes(pglite as Buffer)), WebAssembly.compile(bytes(initdb as Buffer))]);
+      return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([bytes(bundle as Buffer)]) };
+    } catch {
+      return undefined;
+    }
+  })();
+  return assets;
+}
+
 interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
@@ -115,9 +142,10 @@ class PgliteWorker {
     return this.generation;
   }
 
-  private spawn(): Promise<void> {
+  private async spawn(): Promise<void> {
     this.generation += 1;
-    const worker = new Worker(new URL('./db-worker.mjs', import.meta.url), { workerData: { dataDir: this.dataDir, schema: this.schema } });
+    const prepared = await pgliteAssets();
+    const worker = new Worker(new URL('./db-worker.mjs', import.meta.url), { workerData: { dataDir: this.dataDir, schema: this.schema, ...prepared } });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let opened = false;
