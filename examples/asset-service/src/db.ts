@@ -8,7 +8,8 @@
  * policies, so a query can never see another tenant's rows (joins and `$expand` included).
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { currentKey, DatabaseBusyError, FairLock, QueryPreemptedError, StatementTimeoutError } from './limits.js';
@@ -86,7 +87,9 @@ let assets: Promise<PgliteAssets | undefined> | undefined;
 function pgliteAssets(): Promise<PgliteAssets | undefined> {
   assets ??= (async () => {
     try {
-      const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+      // import.meta.resolve needs Node 20.6; createRequire finds the same dist folder (index.cjs) before that.
+      const entry = typeof import.meta.resolve === 'function' ? import.meta.resolve('@electric-sql/pglite') : pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
+      const dist = new URL('.', entry);
       const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((name) => readFile(fileURLToPath(new URL(name, dist)))));
       const bytes = (buffer: Buffer): ArrayBuffer => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
       const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(bytes(pglite as Buffer)), WebAssembly.compile(bytes(initdb as Buffer))]);
@@ -290,11 +293,13 @@ class PgliteWorker {
 export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
   const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart);
+  // Waiting for the one connection is bounded too (503): two statement limits and a restart.
+  const lockWaitMs = 2 * timeoutMs + 5000;
   await pglite.started();
   const statement: Queryable['query'] = async (sql, params = []) => (await pglite.send('query', sql, params)) as DbRow[];
   /** Runs `work` in a transaction holding the lock; a transaction cut short by a restart is already rolled back. */
   const transaction = async <T>(work: (tx: Queryable) => Promise<T>, before?: (tx: Queryable) => Promise<void>): Promise<T> => {
-    const release = await pglite.lock.acquire(currentKey());
+    const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
     try {
       await statement('BEGIN');
       const generation = pglite.currentGeneration;
@@ -315,7 +320,7 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
   return {
     kind: 'pglite',
     query: async (sql, params = []) => {
-      const release = await pglite.lock.acquire(currentKey());
+      const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
       try {
         return await statement(sql, params);
       } finally {
@@ -323,7 +328,7 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
       }
     },
     exec: async (sql) => {
-      const release = await pglite.lock.acquire(currentKey());
+      const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
       try {
         await pglite.send('exec', sql);
       } finally {

@@ -79,10 +79,15 @@ export class FairLock {
     return false;
   }
 
-  /** Waits for the lock; the result releases it (once). */
-  acquire(key: string): Promise<() => void> {
-    return new Promise((resolve) => {
+  /**
+   * Waits for the lock; the result releases it (once). With `waitMs`, a wait longer than that
+   * rejects with a {@link DatabaseBusyError} (503) instead.
+   */
+  acquire(key: string, waitMs?: number): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
       const grant = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
         this.held = true;
         this.last = key;
         let released = false;
@@ -102,6 +107,16 @@ export class FairLock {
       const queue = this.queues.get(key);
       if (queue === undefined) this.queues.set(key, [grant]);
       else queue.push(grant);
+      if (waitMs !== undefined) {
+        timer = setTimeout(() => {
+          const waiting = this.queues.get(key);
+          const index = waiting?.indexOf(grant) ?? -1;
+          if (waiting === undefined || index < 0) return;
+          waiting.splice(index, 1);
+          if (waiting.length === 0) this.queues.delete(key);
+          reject(new DatabaseBusyError(`The database was busy for ${waitMs} ms; retry shortly.`));
+        }, waitMs);
+      }
     });
   }
 

@@ -182,6 +182,16 @@ describe('FairLock', () => {
     expect(order).toEqual(['light3', 'other4', 'heavy0', 'heavy1', 'heavy2']);
   });
 
+  it('bounds the wait: a waiter gives up with a 503 error after its wait limit, and the lock still works', async () => {
+    const lock = new FairLock();
+    const holder = await lock.acquire('a');
+    await expect(lock.acquire('b', 30)).rejects.toMatchObject({ status: 503, type: 'ServiceUnavailableException' });
+    const next = lock.acquire('c', 1000);
+    holder();
+    (await next)();
+    (await lock.acquire('b'))();
+  });
+
   it('lets a client with short turns go before one whose turns were long, even if it came later', async () => {
     const lock = new FairLock();
     const slow = await lock.acquire('slow');
