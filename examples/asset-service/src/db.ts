@@ -32,7 +32,7 @@ export type AccessMode = 'read' | 'write';
 export interface Database extends Queryable {
   /** `'pglite'` or `'postgres'`. */
   readonly kind: 'pglite' | 'postgres';
-  /** Runs several statements (DDL) outside a transaction, as the owner. */
+  /** Runs several statements (DDL) outside a transaction, as the owner, without the statement time limit (start-up work). */
   exec(sql: string): Promise<void>;
   /** Runs `work` in a transaction as the owner (no row-level security for superusers). */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
@@ -330,7 +330,8 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
     exec: async (sql) => {
       const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
       try {
-        await pglite.send('exec', sql);
+        // DDL at start-up, not a client's query: the generous start-up limit, not the statement limit.
+        await pglite.send('exec', sql, [], Math.max(timeoutMs, PGLITE_START_TIMEOUT_MS));
       } finally {
         release();
       }
@@ -408,8 +409,19 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
         throw translate(error);
       }
     },
+    // DDL at start-up, not a client's query: without the statement limit (restored afterwards, or the
+    // connection is discarded).
     exec: async (sql) => {
-      await pool.query(sql);
+      const client = await connect();
+      try {
+        await client.query('SET statement_timeout = 0');
+        await client.query(sql);
+        await client.query('RESET statement_timeout');
+        client.release();
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
     },
     transaction: (work) => run(work),
     withTenant: (tenantId, mode, work) => run(work, (tx) => enterTenant(tx, tenantId, mode)),
