@@ -30,6 +30,18 @@ export interface Config {
   readonly bodyLimit: number;
   /** pino log level (`info`, `warn`, `silent`, …). */
   readonly logLevel: string;
+  /** Longest time one SQL statement may run, in ms (`STATEMENT_TIMEOUT_MS`, default 5000); then 503. */
+  readonly statementTimeoutMs: number;
+  /** PGlite: a statement running this long (ms) while other clients wait is cancelled (`PGLITE_PREEMPT_MS`, default 1000, 0: off); then 503. */
+  readonly pglitePreemptMs: number;
+  /** Requests of one client running at a time (`MAX_REQUESTS_PER_CLIENT`, default 4). */
+  readonly maxRequestsPerClient: number;
+  /** Requests of one client waiting beyond those (`MAX_QUEUED_PER_CLIENT`, default 64); then 429. */
+  readonly maxQueuedPerClient: number;
+  /** Requests admitted (running and waiting) across all clients (`MAX_REQUESTS_TOTAL`, default 256); then 503. */
+  readonly maxRequestsTotal: number;
+  /** Longest wait of a request behind its client's others, in ms (`MAX_QUEUE_WAIT_MS`, default 10000); then 429. */
+  readonly maxQueueWaitMs: number;
   /** HTTP limits: how long and how much a client may take (see the README, "Security: what is bounded by default"). */
   readonly http: HttpLimits;
   /** Token checks and the token endpoint's throttling of failed attempts. */
@@ -211,5 +223,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     http,
     tokens,
+    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
+    pglitePreemptMs: integer(env, 'PGLITE_PREEMPT_MS', 1000, 0, 600_000),
+    maxRequestsPerClient: integer(env, 'MAX_REQUESTS_PER_CLIENT', 4, 1, 10_000),
+    maxQueuedPerClient: integer(env, 'MAX_QUEUED_PER_CLIENT', 64, 0, 100_000),
+    maxRequestsTotal: integer(env, 'MAX_REQUESTS_TOTAL', 256, 1, 1_000_000),
+    maxQueueWaitMs: integer(env, 'MAX_QUEUE_WAIT_MS', 10_000, 10, 600_000),
   };
 }

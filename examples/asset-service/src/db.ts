@@ -7,8 +7,12 @@
  * unprivileged role `asset_service_app` and sets `app.tenant_id` for the row-level security
  * policies, so a query can never see another tenant's rows (joins and `$expand` included).
  */
-import { PGlite } from '@electric-sql/pglite';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
+import { currentKey, DatabaseBusyError, FairLock, QueryPreemptedError, StatementTimeoutError } from './limits.js';
 
 /** The role tenant requests run as; row-level security applies to it. */
 export const APP_ROLE = 'asset_service_app';
@@ -28,7 +32,7 @@ export type AccessMode = 'read' | 'write';
 export interface Database extends Queryable {
   /** `'pglite'` or `'postgres'`. */
   readonly kind: 'pglite' | 'postgres';
-  /** Runs several statements (DDL) outside a transaction, as the owner. */
+  /** Runs several statements (DDL) outside a transaction, as the owner, without the statement time limit (start-up work). */
   exec(sql: string): Promise<void>;
   /** Runs `work` in a transaction as the owner (no row-level security for superusers). */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
@@ -47,31 +51,294 @@ async function enterTenant(tx: Queryable, tenantId: string, mode: AccessMode): P
   await tx.query("SELECT set_config('app.tenant_id', $1, true)", [tenantId]);
 }
 
+/** Options of {@link openPglite} and {@link openPostgres}. */
+export interface DbOptions {
+  /** Longest time one statement may run, in ms (default 5000). */
+  readonly statementTimeoutMs?: number;
+  /**
+   * PGlite only: a statement that has run this long (ms) while another client waits for the
+   * database is cancelled (503) so the others can run (default 1000; 0: only the statement limit).
+   */
+  readonly preemptMs?: number;
+  /** Called after the embedded database's worker was restarted, with how long the restart took. */
+  readonly onRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
+}
+
+/** How long opening PGlite in the worker may take (a first start initialises the data directory). */
+const PGLITE_START_TIMEOUT_MS = 120_000;
+
+/** A database error that crossed the thread boundary, with its SQLSTATE `code` and fields. */
+function workerError(fields: Record<string, unknown>): Error {
+  const error = new Error(typeof fields.message === 'string' ? fields.message : 'database error');
+  Object.assign(error, fields);
+  return error;
+}
+
+/** PGlite's compiled WebAssembly modules and file-system bundle, handed to each worker. */
+interface PgliteAssets {
+  readonly pgliteWasmModule: WebAssembly.Module;
+  readonly initdbWasmModule: WebAssembly.Module;
+  readonly fsBundle: Blob;
+}
+
+let assets: Promise<PgliteAssets | undefined> | undefined;
+
+/** Compiles PGlite's modules once per process (undefined if its files are not where expected: the worker then loads them itself). */
+function pgliteAssets(): Promise<PgliteAssets | undefined> {
+  assets ??= (async () => {
+    try {
+      // import.meta.resolve needs Node 20.6; createRequire finds the same dist folder (index.cjs) before that.
+      const entry = typeof import.meta.resolve === 'function' ? import.meta.resolve('@electric-sql/pglite') : pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
+      const dist = new URL('.', entry);
+      const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((name) => readFile(fileURLToPath(new URL(name, dist)))));
+      const bytes = (buffer: Buffer): ArrayBuffer => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
+      const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(bytes(pglite as Buffer)), WebAssembly.compile(bytes(initdb as Buffer))]);
+      return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([bytes(bundle as Buffer)]) };
+    } catch {
+      return undefined;
+    }
+  })();
+  return assets;
+}
+
+interface Pending {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * PGlite in a worker thread (`db-worker.mjs`): a long statement blocks the worker, never the HTTP
+ * event loop. PGlite has one connection, so statements run one at a time, behind a
+ * {@link FairLock} that serves clients round-robin; a transaction holds the lock from `BEGIN` to
+ * `COMMIT`. PGlite cannot cancel a running statement (`statement_timeout` is not checked inside
+ * single-threaded WASM), so a statement that runs longer than the limit is ended by terminating the
+ * worker: the caller gets a {@link StatementTimeoutError} (503), and a new worker opens the same
+ * data directory (PostgreSQL's crash recovery keeps every committed transaction) before the next
+ * statement runs.
+ */
+class PgliteWorker {
+  private worker: Worker | undefined;
+  private ready: Promise<void>;
+  private generation = 0;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private closed = false;
+  readonly lock = new FairLock();
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly schema: string,
+    private readonly timeoutMs: number,
+    private readonly preemptMs: number,
+    private readonly onRestart?: DbOptions['onRestart'],
+  ) {
+    this.ready = this.spawn();
+  }
+
+  /** Resolves once the first worker is open (rejects when PGlite cannot open the directory). */
+  started(): Promise<void> {
+    return this.ready;
+  }
+
+  /** Which worker runs now: a transaction begun on an earlier one is gone. */
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  private async spawn(): Promise<void> {
+    this.generation += 1;
+    const prepared = await pgliteAssets();
+    const worker = new Worker(new URL('./db-worker.mjs', import.meta.url), { workerData: { dataDir: this.dataDir, schema: this.schema, ...prepared } });
+    this.worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      let opened = false;
+      const timer = setTimeout(() => {
+        void worker.terminate();
+        reject(new Error(`PGlite did not open ${this.dataDir} within ${PGLITE_START_TIMEOUT_MS} ms`));
+      }, PGLITE_START_TIMEOUT_MS);
+      worker.on('message', (message: { ready?: true; fatal?: Record<string, unknown>; id?: number; rows?: DbRow[]; ok?: true; error?: Record<string, unknown> }) => {
+        if (message.ready === true) {
+          opened = true;
+          clearTimeout(timer);
+          resolve();
+          return;
+        }
+        if (message.fatal !== undefined) {
+          clearTimeout(timer);
+          reject(workerError(message.fatal));
+          return;
+        }
+        const pending = message.id === undefined ? undefined : this.pending.get(message.id);
+        if (pending === undefined) return;
+        this.pending.delete(message.id as number);
+        if (message.error !== undefined) pending.reject(workerError(message.error));
+        else pending.resolve(message.rows ?? undefined);
+      });
+      worker.on('error', (error) => {
+        if (!opened) {
+          clearTimeout(timer);
+          reject(error);
+        }
+        this.failAll(error);
+      });
+      worker.on('exit', (code) => {
+        if (this.worker !== worker) return;
+        this.worker = undefined;
+        if (!opened) {
+          clearTimeout(timer);
+          reject(new Error(`the PGlite worker exited with code ${code} while opening ${this.dataDir}`));
+        }
+        this.failAll(new DatabaseBusyError('The embedded database stopped unexpectedly; retry shortly.'));
+        // An unexpected exit (not a timeout, not close): the next statement starts a new worker.
+        if (!this.closed && opened) this.ready = this.restart('the worker exited', worker);
+      });
+    });
+  }
+
+  private failAll(error: unknown): void {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(error);
+  }
+
+  private async restart(reason: string, old: Worker): Promise<void> {
+    const started = performance.now();
+    this.generation += 1; // at once: a transaction begun on the old worker must not send ROLLBACK to the new one
+    if (this.worker === old) this.worker = undefined;
+    await old.terminate();
+    await this.spawn();
+    this.onRestart?.({ reason, ms: performance.now() - started });
+  }
+
+  /** Sends one operation to the worker; ends the worker after the statement time limit (or preemption). */
+  async send(op: 'query' | 'exec', sql: string, params: readonly unknown[] = [], timeoutMs = this.timeoutMs): Promise<unknown> {
+    if (this.closed) throw new DatabaseBusyError('The database is closed.');
+    await this.ready;
+    const worker = this.worker;
+    if (worker === undefined) throw new DatabaseBusyError('The embedded database is restarting; retry shortly.');
+    const id = this.nextId++;
+    const key = currentKey();
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      // The worker is busy in WASM and cannot be interrupted: end it and start another.
+      const cancel = (error: Error, reason: string): void => {
+        if (!this.pending.delete(id)) return;
+        clearTimeout(timer);
+        clearInterval(preempt);
+        this.lock.charge(key, performance.now() - started);
+        reject(error);
+        this.ready = this.restart(reason, worker);
+        this.ready.catch(() => undefined);
+      };
+      const timer = setTimeout(() => cancel(new StatementTimeoutError(timeoutMs), `a statement ran longer than ${timeoutMs} ms`), timeoutMs);
+      const preempt =
+        this.preemptMs > 0 && this.preemptMs < timeoutMs
+          ? setInterval(() => {
+              const ran = performance.now() - started;
+              if (ran >= this.preemptMs && this.lock.othersWaiting(key)) {
+                cancel(new QueryPreemptedError(Math.round(ran)), `a statement ran ${Math.round(ran)} ms while other clients waited`);
+              }
+            }, Math.max(10, Math.min(100, this.preemptMs / 4)))
+          : undefined;
+      const settle = (): void => {
+        clearTimeout(timer);
+        clearInterval(preempt);
+        this.lock.charge(key, performance.now() - started);
+      };
+      this.pending.set(id, {
+        resolve: (value) => {
+          settle();
+          resolve(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      worker.postMessage({ id, op, sql, params });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.ready;
+      const release = await this.lock.acquire('');
+      try {
+        const worker = this.worker;
+        if (worker !== undefined) {
+          const id = this.nextId++;
+          await new Promise((resolve, reject) => {
+            this.pending.set(id, { resolve, reject });
+            worker.postMessage({ id, op: 'close' });
+          }).catch(() => undefined);
+        }
+      } finally {
+        this.closed = true;
+        release();
+      }
+    } finally {
+      this.closed = true;
+      const worker = this.worker;
+      this.worker = undefined;
+      await worker?.terminate();
+    }
+  }
+}
+
 /**
  * Opens PGlite in `dataDir` (created and initialised on first use) with `schema` first on the
- * search path.
+ * search path, in a worker thread (see {@link PgliteWorker}).
  */
-export async function openPglite(dataDir: string, schema: string): Promise<Database> {
-  const db = await PGlite.create(dataDir);
-  await db.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET search_path TO "${schema}"`);
-  const wrap = (q: { query: PGlite['query'] }): Queryable => ({
-    query: async (sql, params = []) => (await q.query<DbRow>(sql, params as unknown[])).rows,
-  });
-  const self: Queryable = wrap(db);
+export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
+  const timeoutMs = options.statementTimeoutMs ?? 5000;
+  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart);
+  // Waiting for the one connection is bounded too (503): two statement limits and a restart.
+  const lockWaitMs = 2 * timeoutMs + 5000;
+  await pglite.started();
+  const statement: Queryable['query'] = async (sql, params = []) => (await pglite.send('query', sql, params)) as DbRow[];
+  /** Runs `work` in a transaction holding the lock; a transaction cut short by a restart is already rolled back. */
+  const transaction = async <T>(work: (tx: Queryable) => Promise<T>, before?: (tx: Queryable) => Promise<void>): Promise<T> => {
+    const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
+    try {
+      await statement('BEGIN');
+      const generation = pglite.currentGeneration;
+      const tx: Queryable = { query: statement };
+      try {
+        if (before !== undefined) await before(tx);
+        const result = await work(tx);
+        await statement('COMMIT');
+        return result;
+      } catch (error) {
+        if (pglite.currentGeneration === generation) await statement('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      release();
+    }
+  };
   return {
     kind: 'pglite',
-    query: self.query,
-    exec: async (sql) => {
-      await db.exec(sql);
+    query: async (sql, params = []) => {
+      const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
+      try {
+        return await statement(sql, params);
+      } finally {
+        release();
+      }
     },
-    transaction: (work) => db.transaction((tx) => work(wrap(tx))),
-    withTenant: (tenantId, mode, work) =>
-      db.transaction(async (tx) => {
-        const q = wrap(tx);
-        await enterTenant(q, tenantId, mode);
-        return work(q);
-      }),
-    close: () => db.close(),
+    exec: async (sql) => {
+      const release = await pglite.lock.acquire(currentKey(), lockWaitMs);
+      try {
+        // DDL at start-up, not a client's query: the generous start-up limit, not the statement limit.
+        await pglite.send('exec', sql, [], Math.max(timeoutMs, PGLITE_START_TIMEOUT_MS));
+      } finally {
+        release();
+      }
+    },
+    transaction: (work) => transaction(work),
+    withTenant: (tenantId, mode, work) => transaction(work, (tx) => enterTenant(tx, tenantId, mode)),
+    close: () => pglite.close(),
   };
 }
 
@@ -79,7 +346,8 @@ export async function openPglite(dataDir: string, schema: string): Promise<Datab
  * Connects a pool to a PostgreSQL server. Every connection gets `search_path` set to `schema`
  * (created if missing), so the service's tables never mix with others in the same database.
  */
-export async function openPostgres(url: string, schema: string): Promise<Database> {
+export async function openPostgres(url: string, schema: string, options: DbOptions = {}): Promise<Database> {
+  const timeoutMs = options.statementTimeoutMs ?? 5000;
   const setup = new pg.Client({ connectionString: url });
   await setup.connect();
   try {
@@ -87,12 +355,34 @@ export async function openPostgres(url: string, schema: string): Promise<Databas
   } finally {
     await setup.end();
   }
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path="${schema}"` });
+  // statement_timeout: the server cancels a statement after the limit (SQLSTATE 57014, a 503).
+  // connectionTimeoutMillis: waiting for a free connection is bounded too (a 503).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    options: `-c search_path="${schema}" -c statement_timeout=${timeoutMs} -c idle_in_transaction_session_timeout=${Math.max(timeoutMs * 2, 10_000)}`,
+  });
   // An idle client that loses its connection emits 'error'; without a listener that would crash.
   pool.on('error', () => undefined);
+  const translate = (error: unknown): unknown => {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === '57014') return new StatementTimeoutError(timeoutMs);
+    if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) return new DatabaseBusyError();
+    return error;
+  };
+  const connect = (): Promise<pg.PoolClient> => pool.connect().catch((error: unknown) => Promise.reject(translate(error)));
   const run = async <T>(work: (tx: Queryable) => Promise<T>, before?: (tx: Queryable) => Promise<void>): Promise<T> => {
-    const client = await pool.connect();
-    const tx: Queryable = { query: async (sql, params = []) => (await client.query<DbRow>(sql, params as unknown[])).rows };
+    const client = await connect();
+    const tx: Queryable = {
+      query: async (sql, params = []) => {
+        try {
+          return (await client.query<DbRow>(sql, params as unknown[])).rows;
+        } catch (error) {
+          throw translate(error);
+        }
+      },
+    };
     try {
       await client.query('BEGIN');
       if (before !== undefined) await before(tx);
@@ -107,14 +397,31 @@ export async function openPostgres(url: string, schema: string): Promise<Databas
       } catch {
         client.release(true);
       }
-      throw error;
+      throw translate(error);
     }
   };
   return {
     kind: 'postgres',
-    query: async (sql, params = []) => (await pool.query<DbRow>(sql, params as unknown[])).rows,
+    query: async (sql, params = []) => {
+      try {
+        return (await pool.query<DbRow>(sql, params as unknown[])).rows;
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+    // DDL at start-up, not a client's query: without the statement limit (restored afterwards, or the
+    // connection is discarded).
     exec: async (sql) => {
-      await pool.query(sql);
+      const client = await connect();
+      try {
+        await client.query('SET statement_timeout = 0');
+        await client.query(sql);
+        await client.query('RESET statement_timeout');
+        client.release();
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
     },
     transaction: (work) => run(work),
     withTenant: (tenantId, mode, work) => run(work, (tx) => enterTenant(tx, tenantId, mode)),

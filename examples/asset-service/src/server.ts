@@ -10,6 +10,7 @@ import { authenticate, authorizeTenant, issueToken, type TenantAccess } from './
 import { ownerOnlyTree, type Config } from './config.js';
 import { openPglite, openPostgres, type Database } from './db.js';
 import { AuthorizationError, envelope, handleError, OAuthError, UnavailableError, ValidationError } from './errors.js';
+import { registerLimits } from './limits.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { registerCollection, type RouteAccess } from './routes.js';
 import { createSchema } from './schema.js';
@@ -21,6 +22,8 @@ import { clientErrorHandler, trackRequestLines } from './transport.js';
 export interface ServerOptions {
   /** Where log lines go (default stdout). */
   readonly logStream?: Writable;
+  /** Called when the embedded database's worker was restarted (after a statement timeout). */
+  readonly onDatabaseRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
 }
 
 function routeAccess(request: FastifyRequest): RouteAccess | undefined {
@@ -84,6 +87,18 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request, reply) => {
     await reply.code(404).send(envelope('EntityNotFoundException', { Message: `No resource at '${request.method} ${request.url.split('?')[0] ?? ''}'.` }, String(request.id)));
+  });
+
+  // Concurrency limits per client and in total (429/503) on the tenant routes, before any database
+  // work (the tenant check included). The client is the token's subject; an invalid token is left
+  // to the authentication hook below (401).
+  registerLimits(app, config, (request) => {
+    if (routeAccess(request)?.tenant !== true) return undefined;
+    try {
+      return authenticate(request.headers.authorization, config.tokenSigningKey).sub;
+    } catch {
+      return undefined;
+    }
   });
 
   // Authentication (401) and tenant authorization (403) come before the body is read.
@@ -156,7 +171,16 @@ export interface Service {
  * provisions the demo tenant and clients, seeds demo data when the tenant is empty, and listens.
  */
 export async function startService(config: Config, options: ServerOptions = {}): Promise<Service> {
-  const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema) : await openPostgres(config.databaseUrl, config.databaseSchema);
+  const dbOptions = {
+    statementTimeoutMs: config.statementTimeoutMs,
+    preemptMs: config.pglitePreemptMs,
+    onRestart: (info: { reason: string; ms: number }) => {
+      logger?.warn({ reason: info.reason, restartMs: Math.round(info.ms) }, 'the embedded database was restarted');
+      options.onDatabaseRestart?.(info);
+    },
+  };
+  let logger: FastifyInstance['log'] | undefined;
+  const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema, dbOptions) : await openPostgres(config.databaseUrl, config.databaseSchema, dbOptions);
   try {
     await createSchema(db, model, config.databaseSchema);
     const { demo } = config;
@@ -171,6 +195,7 @@ export async function startService(config: Config, options: ServerOptions = {}):
     throw error;
   }
   const app = buildServer(config, db, options);
+  logger = app.log;
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -1,0 +1,125 @@
+/**
+ * Load script for issue 12 item 10 ("one client can stall the embedded database for everyone"):
+ * measures a trivial GET of one client while other clients send heavy queries.
+ *
+ *   npx tsx examples/asset-service/scripts/stall.ts [heavyClients=10] [seconds=15]
+ *
+ * It starts the service in a child process (`serve` mode: PGlite in a temp directory, or
+ * DATABASE_URL; about 9 800 maintenance tickets with 4 KB descriptions added), then:
+ * 1. baseline: the trivial GET (`/localities?$top=1`, read-write client) alone, sequentially;
+ * 2. under load: the same GET while `heavyClients` loops (all with the read-only client, as in the
+ *    issue) send a heavy `$filter` (`contains` over a `concat` of descriptions: seconds each);
+ * and prints p50/p95/max of the trivial GET and how the heavy requests were answered.
+ * Settings (STATEMENT_TIMEOUT_MS, MAX_REQUESTS_PER_CLIENT, …) pass through the environment.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HEAVY_FILTER = Array.from({ length: 5 }, (_, i) => {
+  let text = 'description';
+  for (let n = 1; n < 8; n *= 2) text = `concat(${text},${text})`;
+  return `contains(${text},'zz${i}')`;
+}).join(' or ');
+
+async function serve(): Promise<void> {
+  const { loadConfig } = await import('../src/config.js');
+  const { startService } = await import('../src/server.js');
+  const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-stall-'));
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_SCHEMA: `stall_${process.pid}` });
+  const service = await startService(config);
+  for (let chunk = 0; chunk < 6; chunk++) {
+    await service.db.query(
+      `INSERT INTO maintenance_tickets (tenant_id, id, code, name, asset_id, status, priority, description, due_at, created_at, updated_at)
+       SELECT tenant_id, gen_random_uuid(), code || '-' || $2::text || '-' || g, name, asset_id, status, priority, repeat('abcdefghij', 400), due_at, created_at, updated_at
+       FROM maintenance_tickets, generate_series(1, 10) g WHERE tenant_id = $1 AND code NOT LIKE '%-%-%'`,
+      [config.demo.tenantId, String(chunk)],
+    );
+  }
+  process.stdout.write(`${JSON.stringify({ url: service.url, demo: config.demo })}\n`);
+  const stop = (): void => {
+    void service.close().finally(async () => {
+      if (config.databaseUrl !== undefined) await service.db.query(`DROP SCHEMA IF EXISTS "${config.databaseSchema}" CASCADE`).catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+const summary = (values: readonly number[]): string =>
+  `n=${values.length} p50=${percentile(values, 50).toFixed(0)} ms p95=${percentile(values, 95).toFixed(0)} ms max=${Math.max(...values).toFixed(0)} ms`;
+
+async function drive(heavyClients: number, seconds: number): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const end = out.indexOf('\n');
+      if (end >= 0) resolve(out.slice(0, end));
+    });
+    child.on('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+  const { url, demo } = JSON.parse(line) as { url: string; demo: { tenantId: string; clientId: string; clientSecret: string; readOnlyClientId: string; readOnlyClientSecret: string } };
+  const token = async (id: string, secret: string): Promise<string> => {
+    const response = await fetch(`${url}/directory/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }).toString(),
+    });
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  const headers = (t: string): Record<string, string> => ({ authorization: `Bearer ${t}`, 'service-tenant-id': demo.tenantId, accept: 'application/json' });
+  const light = headers(await token(demo.clientId, demo.clientSecret));
+  const heavy = headers(await token(demo.readOnlyClientId, demo.readOnlyClientSecret));
+  const trivial = async (): Promise<number> => {
+    const started = performance.now();
+    const response = await fetch(`${url}/localities?$top=1`, { headers: light });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`trivial GET: ${response.status}`);
+    return performance.now() - started;
+  };
+  try {
+    const baseline: number[] = [];
+    for (let i = 0; i < 50; i++) baseline.push(await trivial());
+    process.stdout.write(`baseline trivial GET: ${summary(baseline)}\n`);
+
+    let running = true;
+    const statuses = new Map<number, number>();
+    const heavyTimes: number[] = [];
+    const loops = Array.from({ length: heavyClients }, async () => {
+      while (running) {
+        const started = performance.now();
+        const response = await fetch(`${url}/maintenance-tickets?$filter=${encodeURIComponent(HEAVY_FILTER)}`, { headers: heavy }).catch(() => undefined);
+        await response?.arrayBuffer();
+        heavyTimes.push(performance.now() - started);
+        statuses.set(response?.status ?? 0, (statuses.get(response?.status ?? 0) ?? 0) + 1);
+        if (response?.status === 429) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loaded: number[] = [];
+    const until = performance.now() + seconds * 1000;
+    while (performance.now() < until) {
+      loaded.push(await trivial());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    running = false;
+    await Promise.all(loops);
+    process.stdout.write(`under load (${heavyClients} heavy loops, ${HEAVY_FILTER.length}-char $filter) trivial GET: ${summary(loaded)}\n`);
+    process.stdout.write(`heavy requests: ${[...statuses].map(([status, n]) => `${n}× ${status}`).join(', ')}; ${summary(heavyTimes)}\n`);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+if (process.argv[2] === 'serve') await serve();
+else await drive(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 15));
