@@ -9,7 +9,7 @@
 import { compileQuery } from '../backends/memory/compile-query.js';
 import type { Row } from '../backends/memory/compile-expression.js';
 import { ODataError } from '../errors/odata-error.js';
-import type { Model } from '../model/model.js';
+import type { Model, NavigationProperty } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
@@ -58,8 +58,13 @@ export interface DeviationContext {
   readonly expected: Outcome;
   readonly actual: Outcome;
   readonly findingClass: FindingClass;
-  /** The rows the reference and the target disagree on (for row disagreements). */
+  /**
+   * The rows the reference and the target disagree on (for row disagreements): the whole source
+   * rows when the runner has them (a `$select` does not hide the values that made them differ).
+   */
   readonly differingRows: readonly Row[];
+  /** The source rows a row reaches through navigation within the same rows (up to three hops). */
+  readonly relatedRows: (row: Row) => readonly Row[];
 }
 
 /** A documented deviation that excuses a finding, with the entry of grammar/DEVIATIONS.md it rests on. */
@@ -122,8 +127,11 @@ export function queryFeatures(query: BoundQueryOptions): Set<string> {
 const typeIs = (node: BoundExpression, name: string): boolean => node.type.kind === 'primitive' && node.type.name === name;
 /** A character above U+FFFF (two UTF-16 code units). */
 const hasAstral = (value: unknown): boolean => typeof value === 'string' && /[\u{10000}-\u{10FFFF}]/u.test(value);
-const hasNonAscii = (value: unknown): boolean => typeof value === 'string' && /[^\x00-\x7f]/.test(value);
-const rowHasNonAscii = (row: Row): boolean => Object.values(row).some((v) => hasNonAscii(v) || (Array.isArray(v) && v.some(hasNonAscii)));
+const hasNonAscii = (value: unknown): boolean =>
+  typeof value === 'string' ? /[^\x00-\x7f]/.test(value) : typeof value === 'object' && value !== null && Object.values(value).some(hasNonAscii);
+const rowHasNonAscii = (row: Row): boolean => hasNonAscii(row);
+/** Whether an expression reads a value through a navigation property. */
+const navigates = (node: BoundExpression): boolean => node.kind === 'path' && node.steps.some((step) => step.kind === 'navigation');
 /** More significant digits than a double holds exactly (15). */
 // An Int64 beyond 2^53 in Decimal arithmetic is inexact too where Decimals are doubles.
 const longDecimal = (value: unknown): boolean =>
@@ -160,11 +168,13 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
   {
     name: 'case-mapping-outside-ascii',
     deviation: 'SQL backend: "toupper(\'ß\')" (SQLite changes only ASCII letters); MongoDB backend: "tolower outside ASCII", "Case functions in $expr"',
-    applies: ({ target, query, findingClass, differingRows }) =>
+    applies: ({ target, query, findingClass, differingRows, relatedRows }) =>
       findingClass === 'row disagreement' &&
       /sqlite|mongo|mingo/i.test(target) &&
       queryExpressions(query).some((node) => node.kind === 'call' && (node.name === 'tolower' || node.name === 'toupper')) &&
-      (differingRows.every(rowHasNonAscii) || queryExpressions(query).some((node) => node.kind === 'literal' && hasNonAscii(node.value))),
+      (queryExpressions(query).some((node) => node.kind === 'literal' && hasNonAscii(node.value)) ||
+        (differingRows.length > 0 &&
+          differingRows.every((row) => rowHasNonAscii(row) || (queryExpressions(query).some(navigates) && relatedRows(row).some(rowHasNonAscii))))),
   },
   {
     name: 'decimal-as-double',
@@ -248,19 +258,60 @@ function describe(error: unknown): string {
   return `${typeof code === 'string' ? `[${code}] ` : ''}${error.name}: ${error.message}`.slice(0, 400);
 }
 
-/** The rows one result has and the other has not (by key), for the deviation checks. */
-function differing(query: BoundQuery, expected: readonly Row[], actual: readonly Row[]): Row[] {
-  const key = (row: Row): string => query.entityType.key.map((k) => String(row[k]).toLowerCase()).join('|');
+const rowKey = (query: BoundQuery, row: Row): string => query.entityType.key.map((k) => String(row[k]).toLowerCase()).join('|');
+
+/**
+ * The rows one result has and the other has not (by key), for the deviation checks; the source row
+ * of each when `source` is given (a result row may be projected by `$select`).
+ */
+function differing(query: BoundQuery, expected: readonly Row[], actual: readonly Row[], source: readonly Row[] | undefined): Row[] {
+  const key = (row: Row): string => rowKey(query, row);
   const a = new Set(actual.map(key));
   const e = new Set(expected.map(key));
   const missing = [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
-  if (missing.length > 0 || expected.length !== actual.length) return missing;
   // The same rows in another order: the rows out of place.
-  return expected.filter((r, i) => key(r) !== key(actual[i] as Row));
+  const rows = missing.length > 0 || expected.length !== actual.length ? missing : expected.filter((r, i) => key(r) !== key(actual[i] as Row));
+  if (source === undefined) return rows;
+  const byKey = new Map(source.map((row) => [key(row), row]));
+  return rows.map((row) => byKey.get(key(row)) ?? row);
 }
 
-/** A target's outcome against the reference's: `undefined` when acceptable. */
-export function judge(query: BoundQuery, text: string, target: string, expected: Outcome, actual: Outcome): { finding?: Finding; excusedBy?: string } {
+/**
+ * The source rows that `row` reaches through the entity type's navigation properties whose target is
+ * the same type (referential constraints either way), up to three hops: the rows whose values a
+ * navigation path in the query may read.
+ */
+function relatedRowsOf(query: BoundQuery, source: readonly Row[] | undefined): (row: Row) => readonly Row[] {
+  if (source === undefined) return () => [];
+  const type = query.entityType;
+  const links: ((row: Row) => Row[])[] = [];
+  /** `from[property]` refers to `to[referencedProperty]` for every pair. */
+  const refers = (from: Row, to: Row, pairs: NavigationProperty['constraints']): boolean =>
+    pairs.every((c) => from[c.property] !== null && from[c.property] !== undefined && String(from[c.property]) === String(to[c.referencedProperty]));
+  for (const nav of type.navigation.values()) {
+    if (nav.target !== type) continue;
+    const partner = nav.partner === undefined ? undefined : type.navigation.get(nav.partner);
+    if (nav.constraints.length > 0) links.push((row) => source.filter((other) => refers(row, other, nav.constraints)));
+    else if (partner !== undefined && partner.constraints.length > 0) links.push((row) => source.filter((other) => refers(other, row, partner.constraints)));
+  }
+  return (row) => {
+    const seen = new Set<Row>([row]);
+    let frontier: Row[] = [row];
+    for (let hop = 0; hop < 3 && frontier.length > 0; hop += 1) {
+      const next: Row[] = [];
+      for (const r of frontier) for (const link of links) for (const other of link(r)) if (!seen.has(other)) (seen.add(other), next.push(other));
+      frontier = next;
+    }
+    seen.delete(row);
+    return [...seen];
+  };
+}
+
+/**
+ * A target's outcome against the reference's: `undefined` when acceptable. `sourceRows`, the rows the
+ * targets hold, lets the deviation checks see a differing row whole and the rows it navigates to.
+ */
+export function judge(query: BoundQuery, text: string, target: string, expected: Outcome, actual: Outcome, sourceRows?: readonly Row[]): { finding?: Finding; excusedBy?: string } {
   let findingClass: FindingClass;
   let detail: string;
   let rows: Row[] = [];
@@ -275,7 +326,7 @@ export function judge(query: BoundQuery, text: string, target: string, expected:
     if (difference === undefined) return {};
     findingClass = 'row disagreement';
     detail = difference;
-    rows = differing(query, expected.result.value, actual.result.value);
+    rows = differing(query, expected.result.value, actual.result.value, sourceRows);
   } else if (expected.kind === 'odata' && actual.kind === 'odata') {
     if (expected.code === actual.code) return {};
     findingClass = 'ODataError mismatch';
@@ -290,7 +341,7 @@ export function judge(query: BoundQuery, text: string, target: string, expected:
     findingClass = 'non-ODataError';
     detail = `the reference failed: ${describe(expected.kind === 'library' || expected.kind === 'database' ? expected.error : '')}`;
   }
-  const context: DeviationContext = { target, query, expected, actual, findingClass, differingRows: rows };
+  const context: DeviationContext = { target, query, expected, actual, findingClass, differingRows: rows, relatedRows: relatedRowsOf(query, sourceRows) };
   const exception = DEVIATION_EXCEPTIONS.find((e) => e.applies(context));
   if (exception !== undefined) return { excusedBy: exception.name };
   return { finding: { target, class: findingClass, detail, query: text } };
@@ -358,7 +409,7 @@ export async function runDifferential(text: string, options: DifferentialOptions
     const actual = outcomes.get(target.name) as Outcome;
     if (reference.kind === 'library' || reference.kind === 'database') continue;
     if (runtimeRefusal && (actual.kind === 'rows' || actual.kind === 'odata')) continue;
-    const { finding, excusedBy } = judge(bound, text, target.name, reference, actual);
+    const { finding, excusedBy } = judge(bound, text, target.name, reference, actual, options.rows);
     if (finding !== undefined) findings.push(finding);
     if (excusedBy !== undefined) excused.set(target.name, excusedBy);
   }

@@ -117,6 +117,21 @@ describe('the differential runner', () => {
     expect(differing.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
     expect(differing.findings.map((f) => f.target)).toEqual(['PostgreSQL (fake)']);
   });
+
+  it('sees a differing row whole and the rows it navigates to, and nothing more', async () => {
+    // Row 4 ('Ünïcödé 😀') projected to id and code 'ü': the projection hides nothing from the check.
+    const projected = await runDifferential("$filter=contains(name,toupper(code))&$select=id,parentId", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [{ id: 10, parentId: 9 }, { id: 5, parentId: 4 }] }))] });
+    expect(projected.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
+    // Row 5 (ASCII only) reads its parent's code 'ü' (row 4) through parent/.
+    const reference = await runDifferential("$filter=toupper(parent/code) ne parent/code", { ...options, targets: [] });
+    const expected = (reference.reference as { result: { value: { id: number }[] } }).result.value;
+    expect(expected.map((r) => r.id)).toContain(5);
+    const through = await runDifferential("$filter=toupper(parent/code) ne parent/code", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: expected.filter((r) => r.id !== 5) }))] });
+    expect(through.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
+    // Row 8 (parent 5, grandparent 4) differing without any navigation in the query is not excused.
+    const plain = await runDifferential('$filter=toupper(code) eq code', { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [] }))] });
+    expect(plain.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
+  });
 });
 
 describe('differential fuzzing on every backend', () => {
