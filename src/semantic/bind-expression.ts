@@ -10,6 +10,7 @@ import { checkDuration } from '../syntax/literals.js';
 import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
+import { inStoredYears } from '../util/temporal.js';
 import type { ResolvedSettings } from './settings.js';
 import {
   BOOLEAN,
@@ -197,6 +198,16 @@ export class ExpressionBinder {
         return { kind: 'literal', type: primitive(spatialLiteralType(node.type, node.value)), value: node.value, span: node.span };
       case 'Edm.Decimal':
         this.checkDecimalDigits(node.value, node.span);
+        return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };
+      case 'Edm.Date':
+      case 'Edm.DateTimeOffset':
+        if (!inStoredYears(node.type, node.value)) {
+          throw this.error(
+            'invalid_literal',
+            `The ${node.type} literal '${node.value}' is outside the years 0001 to 9999, the range of ${node.type} values that every backend stores and computes.`,
+            node.span,
+          );
+        }
         return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };
       default:
         return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };

@@ -181,3 +181,22 @@ export function formatDuration(picos: bigint): string {
   const body = `${days > 0n ? `${days}D` : ''}${time === '' ? '' : `T${time}`}`;
   return `${negative ? '-' : ''}P${body === '' ? '0D' : body}`;
 }
+
+/** Days since the epoch of 0001-01-01 and of 9999-12-31: the years every backend stores. */
+export const FIRST_STORED_DAY = daysFromCivil(1, 1, 1);
+export const LAST_STORED_DAY = daysFromCivil(9999, 12, 31);
+
+/**
+ * Whether an `Edm.Date` or `Edm.DateTimeOffset` literal lies in the years 1 to 9999, as written and
+ * (for an instant) in UTC: the range .NET, PostgreSQL's ISO input, MySQL/MariaDB and the reference's
+ * results share (a computed value outside it is null).
+ */
+export function inStoredYears(type: 'Edm.Date' | 'Edm.DateTimeOffset', text: string): boolean {
+  if (type === 'Edm.Date') {
+    const days = parseDate(text);
+    return days !== undefined && days >= FIRST_STORED_DAY && days <= LAST_STORED_DAY;
+  }
+  const instant = parseInstant(text);
+  if (instant === undefined || instant.year < 1 || instant.year > 9999) return false;
+  return instant.picos >= BigInt(FIRST_STORED_DAY) * PICOS_PER_DAY && instant.picos < BigInt(LAST_STORED_DAY + 1) * PICOS_PER_DAY;
+}

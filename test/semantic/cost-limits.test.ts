@@ -109,3 +109,27 @@ describe('substring with a negative literal length is a bad request', () => {
     }
   });
 });
+
+describe('Date and DateTimeOffset literals outside the years 0001 to 9999 are refused at bind time', () => {
+  // PostgreSQL's ISO input has no year 0000 or negative years, SQLite compares five-digit years as
+  // text, MariaDB's DATETIME stops at 9999, and every computed value outside the range is null.
+  const dated = defineModel({
+    namespace: 'D',
+    entityTypes: { Event: { key: ['id'], properties: { id: 'Edm.Int32', born: 'Edm.Date', at: 'Edm.DateTimeOffset' } } },
+    entitySets: { events: { type: 'Event' } },
+  });
+  const on = { model: dated, entitySet: 'events' };
+  for (const filter of ['born gt 0000-01-01', 'born eq -0001-12-31', 'born lt 10000-01-01', 'at ge 0000-12-31T23:59:59Z', 'at lt 10000-01-01T00:00:00Z', 'at in (2020-01-01T00:00:00Z,-0001-01-01T00:00:00Z)', 'at gt 0001-01-01T00:30:00+01:00', 'at lt 9999-12-31T23:30:00-01:00']) {
+    it(filter, () => {
+      const error = errorOf(() => bindQuery(`$filter=${filter}`, on));
+      expect(error.code).toBe('invalid_literal');
+      expect(error.message).toContain('outside the years 0001 to 9999');
+      expect(validateQuery(`$filter=${filter}`, on).map((d) => d.code)).toEqual(['invalid_literal']);
+    });
+  }
+  it('the edges of the range bind', () => {
+    for (const filter of ['born ge 0001-01-01', 'born le 9999-12-31', 'at ge 0001-01-01T00:00:00Z', 'at le 9999-12-31T23:59:59.999999999999Z', 'at gt 0001-01-01T01:00:00+01:00']) {
+      expect(() => bindQuery(`$filter=${filter}`, on), filter).not.toThrow();
+    }
+  });
+});

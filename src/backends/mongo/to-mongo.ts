@@ -11,6 +11,7 @@ import type { Model, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import type { SearchExpression } from '../../syntax/ast.js';
 import { foldQuery } from '../constant-folding.js';
+import { limitFraction } from '../fractional-precision.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -614,7 +615,8 @@ function keySelect(type: StructuredType): BoundQueryOptions['select'] {
  */
 export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
   // now() and other constant subexpressions become literals (computed once, as the reference does).
-  const bound = foldQuery(query);
+  // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
+  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' });
   const compiler = new QueryCompiler(options);
   const context = newContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);

@@ -8,6 +8,7 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { foldQuery } from '../constant-folding.js';
+import { limitFraction } from '../fractional-precision.js';
 import { bitsOf, flagBits } from '../flags.js';
 import { parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../memory/values.js';
@@ -1275,8 +1276,10 @@ function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, m
  */
 export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
-  const bound = foldQuery(query);
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
+  // Then literals finer than the database's fraction of a second are made exact or refused.
+  const digits = dialect.fractionalSecondDigits;
+  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' });
   const type = bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
 

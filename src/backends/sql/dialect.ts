@@ -8,6 +8,12 @@ export type DialectName = 'postgres' | 'mysql' | 'sqlite' | 'mssql';
 
 export interface Dialect {
   readonly name: DialectName;
+  /**
+   * Digits of a second that stored DateTimeOffset, TimeOfDay and Duration values keep (PostgreSQL
+   * and MySQL/MariaDB 6, SQL Server 7; 12 where they are exact text): a finer literal is compared
+   * exactly or refused (see `limitFraction`), never rounded by the database.
+   */
+  readonly fractionalSecondDigits: number;
   /** The placeholder of the n-th parameter (1-based): `$1`, `?`, `@p1`. */
   placeholder(index: number): string;
   /** A quoted identifier; quote characters inside are doubled (escaped). */

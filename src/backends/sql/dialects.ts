@@ -126,6 +126,7 @@ function decimalText({ coefficient, scale }: { coefficient: bigint; scale: numbe
 
 export const postgres: Dialect = {
   name: 'postgres',
+  fractionalSecondDigits: 6,
   // Arrays are JSON arrays in json_build_object already.
   jsonCollection: (column) => column,
   placeholder: (index) => `$${index}`,
@@ -195,6 +196,7 @@ export const postgres: Dialect = {
 
 export const sqlite: Dialect = {
   name: 'sqlite',
+  fractionalSecondDigits: 12,
   jsonCollection: (column) => `json(${column})`,
   placeholder: () => '?',
   quote: doubleQuote,
@@ -261,6 +263,7 @@ const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l
 
 export const mysql: Dialect = {
   name: 'mysql',
+  fractionalSecondDigits: 6,
   jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,
   placeholder: () => '?',
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,
@@ -318,6 +321,7 @@ export const mysql: Dialect = {
 
 export const mssql: Dialect = {
   name: 'mssql',
+  fractionalSecondDigits: 7,
   jsonCollection: (column) => `JSON_QUERY(${column})`,
   placeholder: (index) => `@p${index}`,
   quote: (name) => `[${name.replaceAll(']', ']]')}]`,
