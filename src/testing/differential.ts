@@ -258,22 +258,39 @@ function describe(error: unknown): string {
   return `${typeof code === 'string' ? `[${code}] ` : ''}${error.name}: ${error.message}`.slice(0, 400);
 }
 
-const rowKey = (query: BoundQuery, row: Row): string => query.entityType.key.map((k) => String(row[k]).toLowerCase()).join('|');
+const keyOf = (type: BoundQueryOptions['entityType'], row: Row): string => type.key.map((k) => String(row[k]).toLowerCase()).join('|');
 
 /**
- * The rows one result has and the other has not (by key), for the deviation checks; the source row
- * of each when `source` is given (a result row may be projected by `$select`).
+ * The rows one result has and the other has not (by key), for the deviation checks, and the same
+ * of the expanded entities of the rows both have (when they are of the query's own entity type);
+ * the source row of each when `source` is given (a result row may be projected by `$select`).
  */
 function differing(query: BoundQuery, expected: readonly Row[], actual: readonly Row[], source: readonly Row[] | undefined): Row[] {
-  const key = (row: Row): string => rowKey(query, row);
-  const a = new Set(actual.map(key));
+  const rows = differingAt(query, query, expected, actual);
+  if (source === undefined) return rows;
+  const byKey = new Map(source.map((row) => [keyOf(query.entityType, row), row]));
+  return [...new Set(rows.map((row) => byKey.get(keyOf(query.entityType, row)) ?? row))];
+}
+
+function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[]): Row[] {
+  const key = (row: Row): string => keyOf(options.entityType, row);
+  const a = new Map(actual.map((row) => [key(row), row]));
   const e = new Set(expected.map(key));
   const missing = [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
   // The same rows in another order: the rows out of place.
-  const rows = missing.length > 0 || expected.length !== actual.length ? missing : expected.filter((r, i) => key(r) !== key(actual[i] as Row));
-  if (source === undefined) return rows;
-  const byKey = new Map(source.map((row) => [key(row), row]));
-  return rows.map((row) => byKey.get(key(row)) ?? row);
+  const out = missing.length > 0 || expected.length !== actual.length ? missing : expected.filter((r, i) => key(r) !== key(actual[i] as Row));
+  if (options.entityType !== query.entityType) return [];
+  for (const item of options.expand) {
+    if (item.form !== 'entities' || item.navigation.target !== query.entityType) continue;
+    const name = item.navigation.name;
+    for (const row of expected) {
+      const other = a.get(key(row));
+      if (other === undefined) continue;
+      const nested = (value: unknown): Row[] => (Array.isArray(value) ? (value as Row[]) : value === null || value === undefined ? [] : [value as Row]);
+      out.push(...differingAt(query, item.options, nested(row[name]), nested(other[name])));
+    }
+  }
+  return out;
 }
 
 /**
@@ -388,6 +405,7 @@ export async function runDifferential(text: string, options: DifferentialOptions
     return { bound: undefined, reference, outcomes: new Map(), findings, excused: new Map() };
   }
   let compiled = false;
+  const referenceOf = (query: BoundQuery): BackendResult => compileQuery(query, { data: { [options.entitySet]: options.rows as Row[] }, model: options.model }).apply(options.rows as Row[]);
   const reference = await outcomeOf(() => {
     const query = compileQuery(bound, { data: { [options.entitySet]: options.rows as Row[] }, model: options.model });
     compiled = true;
@@ -409,7 +427,13 @@ export async function runDifferential(text: string, options: DifferentialOptions
     const actual = outcomes.get(target.name) as Outcome;
     if (reference.kind === 'library' || reference.kind === 'database') continue;
     if (runtimeRefusal && (actual.kind === 'rows' || actual.kind === 'odata')) continue;
-    const { finding, excusedBy } = judge(bound, text, target.name, reference, actual, options.rows);
+    let { finding, excusedBy } = judge(bound, text, target.name, reference, actual, options.rows);
+    if (finding?.class === 'row disagreement' && (bound.top !== undefined || bound.skip !== undefined)) {
+      // A page or a count that differs: the rows that differ are found without the paging.
+      const unpaged: BoundQuery = { ...bound, top: undefined, skip: undefined, count: false };
+      const all = judge(unpaged, text, target.name, await outcomeOf(() => referenceOf(unpaged)), await outcomeOf(() => target.run(unpaged)), options.rows);
+      if (all.excusedBy !== undefined) ({ finding, excusedBy } = { finding: undefined, excusedBy: all.excusedBy });
+    }
     if (finding !== undefined) findings.push(finding);
     if (excusedBy !== undefined) excused.set(target.name, excusedBy);
   }

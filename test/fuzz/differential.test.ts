@@ -128,6 +128,16 @@ describe('the differential runner', () => {
     expect(expected.map((r) => r.id)).toContain(5);
     const through = await runDifferential("$filter=toupper(parent/code) ne parent/code", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: expected.filter((r) => r.id !== 5) }))] });
     expect(through.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
+    // A count that differs behind a page: the rows are found without the paging.
+    const counted = "$filter=contains(name,toupper(code))&$orderby=id&$skip=5&$count=true";
+    const paged = await runDifferential(counted, { ...options, targets: [wrong('SQLite (fake)', (q) => (q.skip === undefined ? { value: [{ id: 5 }, { id: 10 }] } : { value: [], count: 2 }))] });
+    expect(paged.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
+    const asciiCount = await runDifferential("$filter=contains(name,'a')&$orderby=id&$skip=50&$count=true", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [], count: 1 }))] });
+    expect(asciiCount.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
+    // Expanded entities that differ count as differing rows (row 4 among row 2's children).
+    const expand = '$filter=id eq 2&$expand=children($filter=toupper(code) ne code;$orderby=id)';
+    const expanded = await runDifferential(expand, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [{ ...fuzzRows[1], children: [] }] }))] });
+    expect(expanded.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
     // Row 8 (parent 5, grandparent 4) differing without any navigation in the query is not excused.
     const plain = await runDifferential('$filter=toupper(code) eq code', { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [] }))] });
     expect(plain.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
