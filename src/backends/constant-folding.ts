@@ -109,7 +109,8 @@ function moveDuration(node: Extract<BoundExpression, { kind: 'binary' }>): Bound
     } else return undefined;
     const inverse = arithmetic.operator === 'add' ? 'sub' : 'add';
     const moved = foldConstants({ kind: 'binary', operator: inverse, left: constant, right: duration, type: constant.type, operandType: constant.type, span: constant.span });
-    return moved.kind === 'literal' ? build(column, moved) : undefined;
+    // A moved constant outside the years 1 to 9999 is null, which would compare otherwise: keep the sides.
+    return moved.kind === 'literal' && moved.value !== null ? build(column, moved) : undefined;
   };
   return (
     rewrite(node.left, node.right, (column, other) => ({ ...node, left: column, right: other })) ??

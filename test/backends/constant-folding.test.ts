@@ -50,6 +50,13 @@ describe('foldConstants', () => {
     expect(subtracted).toMatchObject({ right: { kind: 'literal', value: '2024-01-01T00:30:00+01:00' } });
   });
 
+  it('the duration stays where moving it leaves the years 1 to 9999 (the moved constant would be null)', () => {
+    // at add P1D eq mindatetime() is false for every row (null for none): at eq null would keep the null rows.
+    const kept = foldConstants(filter("at add duration'P1D' eq mindatetime()"));
+    expect(kept).toMatchObject({ kind: 'binary', operator: 'eq', left: { kind: 'binary', operator: 'add' }, right: { kind: 'literal', value: '0001-01-01T00:00:00Z' } });
+    expect(foldConstants(filter("at sub duration'P1D' gt maxdatetime()"))).toMatchObject({ left: { kind: 'binary', operator: 'sub' } });
+  });
+
   it('paths, and what fails to evaluate, stay as they are', () => {
     expect(folded("at gt at add duration'P1D'").kind).toBe('binary');
     // A division by zero is null (failed operations yield null), and so is the comparison (a filter keeps no row).
