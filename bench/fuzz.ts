@@ -10,8 +10,10 @@
  *
  * With `--split true` each target runs in a child process of its own on the same seed, so
  * every child generates the same queries and computes the same reference, and the targets use
- * several cores at once (when the machine has idle cores); the parent merges the children's reports. The queries counted as run are
- * those that every target ran (the least of the children's counts).
+ * several cores at once (when the machine has idle cores); the parent merges the children's reports.
+ * `--split pglite,sqlite,mingo/postgres,mysql` runs one child per group of targets instead (on two
+ * cores: the in-process engines in one, the two servers' clients in the other). The queries counted
+ * as run are those that every target ran (the least of the children's counts).
  */
 import { execSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,17 +82,18 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
   }
 }
 
-/** Runs one child process per target and merges their reports. */
-async function runSplit(targetNames: readonly TargetName[]): Promise<CampaignReport> {
+/** Runs one child process per group of targets and merges their reports. */
+async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<CampaignReport> {
   const dir = mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
   const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'max-shrinks', 'shrink-time'].flatMap((k) => [`--${k}`, String(values[k as keyof typeof values] ?? '')]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
   const started = performance.now();
-  const children = targetNames.map(
-    (name) =>
+  const children = groups.map(
+    (group) =>
       new Promise<CampaignReport>((resolve, reject) => {
+        const name = group.join('+');
         const file = join(dir, `${name}.json`);
-        const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', name, '--split', 'false', '--child-report', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', group.join(','), '--split', 'false', '--child-report', file], { stdio: ['ignore', 'pipe', 'inherit'] });
         child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk.toString().replaceAll('[fuzz]', `[fuzz ${name}]`)));
         child.on('exit', (code) => {
           try {
@@ -128,7 +131,9 @@ async function runSplit(targetNames: readonly TargetName[]): Promise<CampaignRep
 }
 
 const split = values.split !== 'false' && names.length > 1 && childReport === undefined;
-const report = split ? await runSplit(names) : await runHere(names, '');
+const groups: TargetName[][] =
+  values.split === 'true' ? names.map((name) => [name]) : (values.split as string).split('/').map((group) => group.split(',').filter((name): name is TargetName => names.includes(name as TargetName)));
+const report = split ? await runSplit(groups.filter((group) => group.length > 0)) : await runHere(names, '');
 if (childReport !== undefined) {
   writeFileSync(childReport, JSON.stringify(report));
   process.exit(0);
@@ -198,7 +203,7 @@ function fuzzSection(r: typeof run, full: CampaignReport): string {
   return `# Differential fuzzing (\`npm run fuzz\`)
 
 - Date: ${r.date}; commit ${r.commit}; seed ${r.seed}; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}
-- Targets: ${r.targets.join(', ')}${r.split ? ' (one process per target)' : ''}
+- Targets: ${r.targets.join(', ')}${r.split ? ` (child processes: ${groups.map((g) => g.join(', ')).join(' / ')})` : ''}
 - **${r.queries.toLocaleString('en')} queries** run on every target in ${r.seconds} s (${r.queriesPerSecond} queries/s for all targets together); ${r.bound.toLocaleString('en')} bound (the rest are refused by the binder, identically on every target).
 - **Disagreements: ${r.findingsByClass['row disagreement'] + r.findingsByClass['ODataError mismatch']}** (rows or values ${r.findingsByClass['row disagreement']}, ODataError code ${r.findingsByClass['ODataError mismatch']}); **non-ODataErrors: ${r.findingsByClass['non-ODataError']}**; database errors: ${r.findingsByClass['database error']}; ${findings === 0 ? 'no finding.' : `${r.distinctFindings.length} distinct findings, below.`}
 - Outcomes a documented deviation explains (grammar/DEVIATIONS.md) are counted as excused per target.
