@@ -201,6 +201,17 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       queryExpressions(query).some((node) => node.kind === 'literal' && (typeIs(node, 'Edm.Double') || typeIs(node, 'Edm.Single')) && (node.value === 'NaN' || node.value === 'INF' || node.value === '-INF' || (typeof node.value === 'number' && !Number.isFinite(node.value)))),
   },
   {
+    name: 'nul-in-text',
+    deviation: 'SQL backend: "NUL characters"',
+    // Only PostgreSQL and SQLite, only their invalid_literal, and only for a query with a NUL in a literal.
+    applies: ({ target, query, expected, actual }) =>
+      isRows(expected) &&
+      actual.kind === 'odata' &&
+      actual.code === 'invalid_literal' &&
+      /postgres|sqlite/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'literal' && typeof node.value === 'string' && node.value.includes('\u0000')),
+  },
+  {
     name: 'mingo-int64-as-double',
     deviation: 'MongoDB backend: "mingo has no 64-bit integers"',
     // Only mingo (the tests' stand-in for MongoDB), and only when an Int64 value that may lie beyond

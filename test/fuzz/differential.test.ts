@@ -118,6 +118,17 @@ describe('the differential runner', () => {
     expect(differing.findings.map((f) => f.target)).toEqual(['PostgreSQL (fake)']);
   });
 
+  it('excuses PostgreSQL and SQLite refusing a NUL in a string literal, nothing else', async () => {
+    const refuse = () => {
+      throw new ODataError({ code: 'invalid_literal', reason: 'no NUL here' });
+    };
+    const nul = await runDifferential("$filter=contains(name,'a\u0000b')", { ...options, targets: [wrong('PostgreSQL (fake)', refuse), wrong('SQLite (fake)', refuse), wrong('MariaDB (fake)', refuse)] });
+    expect([...nul.excused.keys()]).toEqual(['PostgreSQL (fake)', 'SQLite (fake)']);
+    expect(nul.findings.map((f) => f.target)).toEqual(['MariaDB (fake)']);
+    const plain = await runDifferential("$filter=contains(name,'ab')", { ...options, targets: [wrong('PostgreSQL (fake)', refuse)] });
+    expect(plain.findings.map((f) => f.target)).toEqual(['PostgreSQL (fake)']);
+  });
+
   it('sees a differing row whole and the rows it navigates to, and nothing more', async () => {
     // Row 4 ('Ünïcödé 😀') projected to id and code 'ü': the projection hides nothing from the check.
     const projected = await runDifferential("$filter=contains(name,toupper(code))&$select=id,parentId", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [{ id: 10, parentId: 9 }, { id: 5, parentId: 4 }] }))] });
