@@ -609,8 +609,9 @@ class SqlCompiler {
    * placeholders in the order of the text, so pieces may be built in any order.
    */
   value(value: unknown, kind: ParameterKind): string {
-    this.params.push(this.dialect.parameter(value, kind));
-    return this.dialect.typedPlaceholder(`${MARK_START}${this.params.length - 1}${MARK_END}`, kind);
+    const parameter = this.dialect.parameter(value, kind);
+    this.params.push(parameter);
+    return this.dialect.typedPlaceholder(`${MARK_START}${this.params.length - 1}${MARK_END}`, kind, parameter);
   }
 
   /** `alias.column = value AND …` for the `scope` option (empty without one). */
@@ -686,6 +687,16 @@ class SqlCompiler {
         break;
     }
     throw unsupported(`this condition (${node.kind})`);
+  }
+
+  /**
+   * A condition as a Boolean value with OData's three values: NULL where neither it nor its
+   * negation holds (`not flag` with a null flag is null, and `null eq null` is true).
+   */
+  private booleanValue(node: BoundExpression, scope: Scope, unknown = ''): string {
+    const holds = this.condition(node, false, scope);
+    if (unknown !== '') return `(CASE ${unknown}WHEN ${holds} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+    return this.dialect.booleanValue(holds);
   }
 
   private isNullLiteral(node: BoundExpression): boolean {
@@ -772,20 +783,31 @@ class SqlCompiler {
     const operandType = node.left.type;
     // An item the left type cannot hold (`n64 in (2.5)`) matches nothing: left out.
     const integral = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(operandType, name as never));
-    const holds = (value: unknown): boolean => (isPrimitive(operandType, 'Edm.Int64') ? toBigInt(value) !== null : Number.isInteger(toNumber(value)));
-    const items = node.right.items.filter((item) => item.value !== null && (!integral || !isNumeric(item.type) || holds(item.value)));
+    // An integral item travels as an integer, or as a bigint beyond 32 bits (`n16 in (2147483648)`,
+    // `(n16 add 1) in (-1.7976931348623157e308)`); one beyond 64 bits matches nothing (the integer
+    // arithmetic yields null past Int64).
+    const integralItem = (literal: BoundLiteral): bigint | null => {
+      const n = toBigInt(literal.value) ?? (Number.isInteger(toNumber(literal.value)) ? BigInt(toNumber(literal.value) as number) : null);
+      return n !== null && n >= INT64_MIN && n <= INT64_MAX ? n : null;
+    };
+    const items = node.right.items.filter((item) => item.value !== null && (!integral || !isNumeric(item.type) || integralItem(item) !== null));
+    const wide = integral && (isPrimitive(operandType, 'Edm.Int64') || items.some((literal) => isNumeric(literal.type) && !fitsInt32(integralItem(literal) as bigint)));
     const hasNull = node.right.items.some((item) => item.value === null);
     const strings = isPrimitive(operandType, 'Edm.String');
     // x in (...) is false, not null, when x is null and no item is null.
     const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const column = flags !== undefined ? this.flagsValue(left(), flags) : strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
-    const item = (literal: BoundLiteral): string => (flags !== undefined ? this.value(Number(flagBits(literal.value, flags)), 'integer') : this.literal(literal, operandType));
+    const item = (literal: BoundLiteral): string => {
+      if (flags !== undefined) return this.value(Number(flagBits(literal.value, flags)), 'integer');
+      if (integral && isNumeric(literal.type)) return wide ? this.value(integralItem(literal), 'bigint') : this.value(Number(integralItem(literal)), 'integer');
+      return this.literal(literal, operandType);
+    };
     const list =
       items.length === 0
         ? '1 = 0'
         : items.length >= LIST_PARAMETER_THRESHOLD
-          ? this.listParameter(column, items, flags !== undefined ? 'integer' : parameterKind(operandType, items[0]?.type ?? operandType))
+          ? this.listParameter(column, integral ? items.map((literal) => (isNumeric(literal.type) ? { ...literal, value: wide ? integralItem(literal) : Number(integralItem(literal)) } : literal)) : items, flags !== undefined ? 'integer' : integral ? (wide ? 'bigint' : 'integer') : parameterKind(operandType, items[0]?.type ?? operandType))
           : `${column} IN (${items.map(item).join(', ')})`;
     const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
     return guard === '' ? withNull : `(${guard}${withNull})`;
@@ -919,8 +941,9 @@ class SqlCompiler {
     const expressions = length === undefined ? [text, integer(start)] : [text, integer(start), integer(length)];
     return this.dialect.withValues(expressions, ([t, s, n]) => {
       const count = n === undefined ? undefined : least(n, this.value(2147483647, 'integer'));
-      const fromEnd = `${greatest(`${this.dialect.length(t as string)} + ${s}`, this.value(0, 'integer'))} + 1`;
-      const fromStart = `${least(s as string, this.value(2147483646, 'integer'))} + 1`;
+      // Each branch clamped on its own: a database may fold the branch that is not taken.
+      const fromEnd = `${greatest(`${this.dialect.length(t as string)} + ${least(s as string, this.value(0, 'integer'))}`, this.value(0, 'integer'))} + 1`;
+      const fromStart = `${greatest(least(s as string, this.value(2147483646, 'integer')), this.value(0, 'integer'))} + 1`;
       const negative = n === undefined ? '' : `WHEN ${n} < 0 THEN NULL `;
       return `(CASE ${negative}WHEN ${s} < 0 THEN ${this.dialect.substring(t as string, fromEnd, count)} ELSE ${this.dialect.substring(t as string, fromStart, count)} END)`;
     });
@@ -1103,14 +1126,14 @@ class SqlCompiler {
         }
         // `has` with a null operand is null (a comparison is never null).
         const unknown = operator === 'has' ? `WHEN ${this.expression(node.left, scope)} IS NULL OR ${this.expression(node.right, scope)} IS NULL THEN NULL ` : '';
-        return `(CASE ${unknown}WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+        return this.booleanValue(node, scope, unknown);
       }
       case 'unary':
         // The negation of an untyped null is null (PostgreSQL cannot choose a `-` for it).
         if (node.operator === 'negate' && node.operand.type.kind === 'null') return 'NULL';
         if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration')) return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
         if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
-        return `(CASE WHEN ${this.condition(node, false, scope)} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
+        return this.booleanValue(node, scope);
       case 'call': {
         const args = node.args.map((arg) => this.expression(arg, scope));
         switch (node.name) {
@@ -1195,6 +1218,10 @@ function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
 }
 
 /** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const fitsInt32 = (n: bigint): boolean => n >= -2147483648n && n <= 2147483647n;
+
 function parameterKind(type: ExpressionType, literalType: ExpressionType): ParameterKind {
   const t = type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped') ? literalType : type;
   if (t.kind === 'enum') return 'enum';

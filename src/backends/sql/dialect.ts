@@ -100,10 +100,15 @@ export interface Dialect {
   integerDivide(left: string, right: string): string;
   /** `true`/`false` as SQL values. */
   booleanLiteral(value: boolean): string;
+  /**
+   * A condition (TRUE, FALSE or NULL exactly as OData's Boolean value) as a value in a select
+   * list or a comparison: the condition itself where predicates are values, else a CASE.
+   */
+  booleanValue(condition: string): string;
   /** A parameter value as the driver should receive it. */
   parameter(value: unknown, kind: ParameterKind): unknown;
-  /** Cast of a parameter placeholder to the column type, where the driver needs it. */
-  typedPlaceholder(placeholder: string, kind: ParameterKind): string;
+  /** Cast of a parameter placeholder to the column type, where the driver needs it; `value` is the parameter, when the placeholder is one. */
+  typedPlaceholder(placeholder: string, kind: ParameterKind, value?: unknown): string;
   /** A primitive collection column as a JSON array inside a JSON object (not as the text it is stored in). */
   jsonCollection(column: string): string;
 }

@@ -31,6 +31,13 @@ export function mysqlDateTime(value: unknown): unknown {
   return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
 }
 
+/** The fraction digits of a decimal number's text (`1.50` → 2, `1.5e-3` → 4), 0 to 30 (MySQL's limit). */
+function decimalScale(value: unknown): number {
+  const match = /^[-+]?\d*(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(String(value));
+  if (match === null) return 30;
+  return Math.min(30, Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)));
+}
+
 /** Each value computed once in a correlated derived table (PostgreSQL, SQLite). */
 function derivedValues(expressions: readonly string[], body: (values: readonly string[]) => string): string {
   const names = expressions.map((_, i) => `"_v${i}"`);
@@ -164,6 +171,7 @@ export const postgres: Dialect = {
   // div() truncates also when an operand is numeric (widened Int64 arithmetic).
   integerDivide: (l, r) => `div(${l}, ${r})`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
+  booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {
     // PostgreSQL text cannot hold NUL: refuse the value as bad input rather than fail in the database.
     rejectNul(value, 'PostgreSQL');
@@ -221,13 +229,15 @@ export const sqlite: Dialect = {
   modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
   listParameter: (values, kind) => jsonList(values, kind, '9e999'),
   inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
-  // SQLite's round() rounds half away from zero; floor and ceiling without the math extension.
+  // SQLite's round() rounds half away from zero; floor and ceiling without the math extension
+  // (CAST AS INTEGER saturates at 2^63: from 2^52 up a double is an integer already).
   rounding: (name, x) =>
     name === 'round'
       ? `round(${x})`
-      : name === 'floor'
-        ? `(CASE WHEN ${x} < CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) - 1 ELSE CAST(${x} AS INTEGER) END)`
-        : `(CASE WHEN ${x} > CAST(${x} AS INTEGER) THEN CAST(${x} AS INTEGER) + 1 ELSE CAST(${x} AS INTEGER) END)`,
+      : derivedValues([x], ([v]) => {
+          const [beyond, step] = name === 'floor' ? ['<', '- 1'] : ['>', '+ 1'];
+          return `(CASE WHEN ${v} >= 4503599627370496 OR ${v} <= -4503599627370496 THEN ${v} WHEN ${v} ${beyond} CAST(${v} AS INTEGER) THEN CAST(${v} AS INTEGER) ${step} ELSE CAST(${v} AS INTEGER) END)`;
+        }),
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   // DateTimeOffset values are fixed-width UTC text (see utcText).
@@ -242,6 +252,7 @@ export const sqlite: Dialect = {
   concat: (l, r) => `(${l} || ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
+  booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {
     // SQLite's string functions stop at NUL: refuse such values as bad input.
     rejectNul(value, 'SQLite');
@@ -283,7 +294,9 @@ export const mysql: Dialect = {
   least: (l, r) => `LEAST(${l}, ${r})`,
   withValues: inlineValues,
   int64Guard: clampInt64,
-  modulo: (l, r) => `(${l} % ${r})`,
+  // A decimal remainder of zero can be a negative zero, which MariaDB orders below 0 and finds
+  // unequal to it (-1 % -0.5); 0 + x normalizes it.
+  modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + (${l} % ${r}))` : `(${l} % ${r})`),
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p, kind) => {
     const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
@@ -306,6 +319,7 @@ export const mysql: Dialect = {
   // DIV fails beyond BIGINT (-2^63 DIV -1): a decimal quotient truncated (30 decimals cannot round up to the next integer).
   integerDivide: (l, r) => `TRUNCATE(CAST(${l} AS DECIMAL(65, 30)) / ${r}, 0)`,
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
+  booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {
     // MySQL/MariaDB doubles hold no INF or NaN (the driver would write them as bare words).
     if ((kind === 'double' || kind === 'decimal') && (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))) {
@@ -316,7 +330,9 @@ export const mysql: Dialect = {
     return exactText(value, kind);
   },
   // Exact numbers travel as text; without a cast MySQL would compute with them as DOUBLE.
-  typedPlaceholder: (p, kind) => (kind === 'bigint' ? `CAST(${p} AS SIGNED)` : kind === 'decimal' ? `CAST(${p} AS DECIMAL(65, 30))` : p),
+  // A decimal with no more fraction digits than it has: DECIMAL(65, 30) would leave a product with
+  // a DECIMAL(38, 18) column only 17 integer digits (`dec mul 2147483648` saturated).
+  typedPlaceholder: (p, kind, value) => (kind === 'bigint' ? `CAST(${p} AS SIGNED)` : kind === 'decimal' ? `CAST(${p} AS DECIMAL(65, ${decimalScale(value)}))` : p),
 };
 
 export const mssql: Dialect = {
@@ -354,6 +370,8 @@ export const mssql: Dialect = {
   concat: (l, r) => `(${l} + ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
+  // Predicates are not values in T-SQL.
+  booleanValue: (c) => `(CASE WHEN ${c} THEN 1 WHEN NOT (${c}) THEN 0 END)`,
   parameter: (value, kind) => (typeof value === 'boolean' ? (value ? 1 : 0) : exactText(value, kind)),
   typedPlaceholder: (p) => p,
 };

@@ -249,3 +249,64 @@ describe('dates outside years 1 to 9999', () => {
     ]);
   }, 60_000);
 });
+
+describe('findings of the fuzz campaign (seed 20261124)', () => {
+  it('a Boolean expression as a value has three values: not, and, or of null are null', async () => {
+    await agree([
+      '$filter=(not (flag)) eq flag&$select=id',
+      '$filter=(not ((not (flag)))) eq flag&$select=id',
+      '$filter=(flag and true) eq null&$select=id',
+      '$filter=(flag or false) eq (not flag)&$select=id',
+      '$filter=(flag or true) eq true&$select=id',
+      '$filter=(flag and false) eq false&$select=id',
+      '$filter=((n16 gt 5) eq flag) eq (not flag)&$select=id',
+      '$orderby=not flag,id&$select=id',
+      '$orderby=(flag and (n16 lt 0)) desc,id&$select=id',
+    ]);
+  }, 60_000);
+
+  it('floor and ceiling of doubles beyond 2^63 (SQLite casts saturate)', async () => {
+    await agree([
+      '$filter=(not (floor(floor(dbl)) eq dbl))&$select=id',
+      '$filter=ceiling(dbl) in (-1.7976931348623157e308,0e0)&$select=id',
+      '$filter=(indexof(name,null) mul n16) eq (floor(parent/dbl) sub (parent/dbl div -9007199254740993))&$select=id',
+      '$filter=floor(dbl mul 1e10) eq dbl mul 1e10&$select=id',
+      '$orderby=ceiling(dbl div -3e0),id&$select=id',
+    ]);
+  }, 60_000);
+
+  it('in lists: integral items beyond 32 and 64 bits against a narrower integer', async () => {
+    await agree([
+      '$filter=(null add n16) in (-1.7976931348623157e308)&$select=id',
+      '$filter=(null div n16) in (2147483648)&$select=id',
+      '$filter=n16 in (1e300,2147483648,7,100.0)&$select=id',
+      '$filter=(n16 add n32) in (2147483648,7,-32769,-2147481000)&$select=id',
+      '$filter=n32 in (-2147483648,2147483647,9223372036854775807)&$select=id',
+      '$filter=n64 in (1e300,2147483648,42)&$select=id',
+      `$filter=(n32 add n32) in (${[4294967294, 14, ...Array.from({ length: 1200 }, (_, i) => 2 ** 33 + i)].join(',')})&$select=id`,
+    ]);
+  }, 60_000);
+
+  it('substring with starts at the ends of Int64 (MariaDB folds the branch not taken)', async () => {
+    await agree([
+      "$filter=contains(substring('',9223372036854775807,(n16 mul 0)),substring(substring('',n16,null),(0 div id),(parent/n16 mod parent/n16)))&$orderby=id&$skip=2&$count=true&$select=id",
+      "$filter=substring('abc',-9223372036854775808) eq 'abc'&$select=id",
+      "$filter=substring('abc',9223372036854775807) eq ''&$select=id",
+      "$filter=substring('abc',-9223372036854775808,9223372036854775807) eq ''&$select=id",
+      "$filter=substring(name,n64,n64) eq ''&$select=id",
+      "$filter=substring(name,n64 mul -1) eq 'a'&$select=id",
+    ]);
+  }, 60_000);
+
+  it('decimal remainders of zero and decimal literals in products (MariaDB)', async () => {
+    await agree([
+      '$filter=(n16 mod dec) in (0.0)&$select=id',
+      '$filter=(n16 mod dec) eq 0&$orderby=id&$skip=1&$count=true&$select=id',
+      '$orderby=(n16 mod dec),id&$select=id',
+      '$orderby=(dec mul 2147483648),id asc&$select=id',
+      '$orderby=(dec mul 99999999999999999999),id&$select=id',
+      '$filter=(dec mul 1.000000000000000000000000000001) gt 1&$select=id',
+      '$filter=dec in (0.000000000000000001,0.1,-0.5)&$select=id',
+    ]);
+  }, 60_000);
+});
