@@ -10,7 +10,7 @@ import { checkDuration } from '../syntax/literals.js';
 import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
-import { inStoredYears } from '../util/temporal.js';
+import { inDurationRange, inStoredYears } from '../util/temporal.js';
 import type { ResolvedSettings } from './settings.js';
 import {
   BOOLEAN,
@@ -205,6 +205,15 @@ export class ExpressionBinder {
           throw this.error(
             'invalid_literal',
             `The ${node.type} literal '${node.value}' is outside the years 0001 to 9999, the range of ${node.type} values that every backend stores and computes.`,
+            node.span,
+          );
+        }
+        return { kind: 'literal', type: primitive(node.type), value: node.value, span: node.span };
+      case 'Edm.Duration':
+        if (!inDurationRange(node.value)) {
+          throw this.error(
+            'invalid_literal',
+            `The Edm.Duration literal '${node.value}' is longer than P10675199DT2H48M5.4775807S (.NET's TimeSpan), the longest duration that every backend stores and computes.`,
             node.span,
           );
         }

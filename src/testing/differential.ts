@@ -192,6 +192,20 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     },
   },
   {
+    name: 'mariadb-65-digits',
+    deviation: 'SQL backend: "Decimals in MySQL and MariaDB"',
+    // Only MariaDB/MySQL, only a Decimal product, and only with a factor of 20 digits or more (a
+    // literal, or a value of a differing row or of a row it reaches): a product of more than 65 digits.
+    applies: ({ target, query, findingClass, differingRows, relatedRows }) => {
+      if (findingClass !== 'row disagreement' || !/mariadb|mysql/i.test(target)) return false;
+      const nodes = queryExpressions(query);
+      if (!nodes.some((node) => node.kind === 'binary' && node.operator === 'mul' && typeIs(node, 'Edm.Decimal'))) return false;
+      const wide = (value: unknown): boolean => (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').length >= 20;
+      const rowWide = (row: Row): boolean => Object.values(row).some(wide);
+      return nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && wide(node.value)) || (differingRows.length > 0 && differingRows.some((row) => rowWide(row) || relatedRows(row).some(rowWide)));
+    },
+  },
+  {
     name: 'no-nan-in-sqlite',
     deviation: 'SQL backend: "NaN in SQLite"',
     // Only INF and NaN operands make a NaN (a finite operation that fails is null everywhere).

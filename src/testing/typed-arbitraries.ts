@@ -41,7 +41,7 @@ export const EDGE_LITERALS: Readonly<Record<string, readonly string[]>> = {
     '2024-02-29T12:00:00.1230005Z', '1970-01-01T00:00:00.0000001Z', '9999-12-31T23:59:59.9999999Z', '10000-01-01T00:00:00Z',
   ],
   'Edm.TimeOfDay': ['00:00:00', '23:59:59.999', '12:00:00', '08:00:00.5', '00:00:01', '23:59:59.9999999', '00:00:00.0000005'],
-  'Edm.Duration': ["duration'P1D'", "duration'PT0S'", "duration'-P1DT2H'", "duration'PT12H'", "duration'P365D'", "duration'PT0.001S'", "duration'-PT1M'", "duration'PT0.0000001S'", "duration'P999999999D'", "duration'-P3652059DT23H59M59.9999999S'"],
+  'Edm.Duration': ["duration'P1D'", "duration'PT0S'", "duration'-P1DT2H'", "duration'PT12H'", "duration'P365D'", "duration'PT0.001S'", "duration'-PT1M'", "duration'PT0.0000001S'", "duration'P10675199DT2H48M5.4775807S'", "duration'-P10675199D'", "duration'P10675200D'", "duration'-P3652059DT23H59M59.9999999S'"],
   'Edm.Guid': ['00000000-0000-0000-0000-000000000000', 'AAAAAAAA-0000-0000-0000-000000000001', 'bbbbbbbb-0000-0000-0000-000000000002', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
 };
 

@@ -200,3 +200,16 @@ export function inStoredYears(type: 'Edm.Date' | 'Edm.DateTimeOffset', text: str
   if (instant === undefined || instant.year < 1 || instant.year > 9999) return false;
   return instant.picos >= BigInt(FIRST_STORED_DAY) * PICOS_PER_DAY && instant.picos < BigInt(LAST_STORED_DAY + 1) * PICOS_PER_DAY;
 }
+
+/**
+ * The largest Edm.Duration magnitude: .NET's TimeSpan (2^63 - 1 ticks of 100 ns, about 29 000
+ * years), what OData.net parses. Every backend stores and computes such a duration (PostgreSQL's
+ * interval holds 2^31 days, its microseconds 2^63).
+ */
+export const MAX_DURATION_PICOS = (2n ** 63n - 1n) * 100_000n;
+
+/** Whether an `Edm.Duration` literal lies within {@link MAX_DURATION_PICOS} either way. */
+export function inDurationRange(text: string): boolean {
+  const picos = parseDuration(text);
+  return picos !== undefined && picos <= MAX_DURATION_PICOS && picos >= -MAX_DURATION_PICOS;
+}

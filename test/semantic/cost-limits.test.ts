@@ -133,3 +133,26 @@ describe('Date and DateTimeOffset literals outside the years 0001 to 9999 are re
     }
   });
 });
+
+describe('Duration literals longer than .NET TimeSpan are refused at bind time', () => {
+  // PostgreSQL's interval holds 2^31 days and 2^63 microseconds; OData.net parses durations as TimeSpan.
+  const timed = defineModel({
+    namespace: 'D',
+    entityTypes: { Event: { key: ['id'], properties: { id: 'Edm.Int32', span: 'Edm.Duration', at: 'Edm.DateTimeOffset' } } },
+    entitySets: { events: { type: 'Event' } },
+  });
+  const on = { model: timed, entitySet: 'events' };
+  for (const filter of ["span eq duration'P999999999D'", "span lt duration'-P10675200D'", "span eq duration'PT99999999999999H'", "at add duration'P10675199DT2H48M5.4775808S' eq null", "span in (duration'P1D',duration'P99999999999D')"]) {
+    it(filter, () => {
+      const error = errorOf(() => bindQuery(`$filter=${filter}`, on));
+      expect(error.code).toBe('invalid_literal');
+      expect(error.message).toContain('TimeSpan');
+      expect(validateQuery(`$filter=${filter}`, on).map((d) => d.code)).toEqual(['invalid_literal']);
+    });
+  }
+  it('the edges of the range bind', () => {
+    for (const filter of ["span eq duration'P10675199DT2H48M5.4775807S'", "span eq duration'-P10675199DT2H48M5.4775807S'", "span eq duration'PT0.000000000001S'"]) {
+      expect(() => bindQuery(`$filter=${filter}`, on), filter).not.toThrow();
+    }
+  });
+});

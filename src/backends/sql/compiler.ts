@@ -10,7 +10,7 @@
 import { foldQuery } from '../constant-folding.js';
 import { limitFraction } from '../fractional-precision.js';
 import { bitsOf, flagBits } from '../flags.js';
-import { parseDuration } from '../../util/temporal.js';
+import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../memory/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
@@ -20,6 +20,8 @@ import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../.
 import type { SearchExpression } from '../../syntax/ast.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
+
+const MICROS_PER_DAY = 86_400_000_000n;
 
 /** How entity sets and properties map to tables and columns. */
 export interface SqlMapping {
@@ -609,6 +611,8 @@ class SqlCompiler {
    * placeholders in the order of the text, so pieces may be built in any order.
    */
   value(value: unknown, kind: ParameterKind): string {
+    // An Int32 value may leave 32 bits (`2 mul -2147483648` folded): a bigint then.
+    if (kind === 'integer' && (typeof value === 'number' || typeof value === 'bigint') && (value > 2147483647 || value < -2147483648)) kind = 'bigint';
     const parameter = this.dialect.parameter(value, kind);
     this.params.push(parameter);
     return this.dialect.typedPlaceholder(`${MARK_START}${this.params.length - 1}${MARK_END}`, kind, parameter);
@@ -1002,14 +1006,27 @@ class SqlCompiler {
     const picos = parseDuration(duration.value);
     if (picos === undefined || picos % 1_000_000n !== 0n) throw unsupported('durations finer than a microsecond in SQL');
     const micros = (node.operator === 'sub' ? -picos : picos) / 1_000_000n;
-    const column = this.expression(instant, scope);
+    // A result outside the years 1 to 9999 is a failed operation: null. The shift is computed only
+    // for the instants whose result lies inside (bounds computed here, exactly), so that no
+    // database computes past its range (PostgreSQL errors, MariaDB wraps).
+    const lowest = BigInt(FIRST_STORED_DAY) * MICROS_PER_DAY;
+    const highest = BigInt(LAST_STORED_DAY + 1) * MICROS_PER_DAY - 1n;
+    const from = micros > 0n ? lowest : lowest - micros;
+    const to = micros > 0n ? highest - micros : highest;
+    if (from > to) return this.value(null, 'timestamp');
+    const at = (m: bigint): string => this.value(formatInstant(instantFromPicos(m * 1_000_000n, 0)), 'timestamp');
+    return this.dialect.withValues([this.expression(instant, scope)], ([column]) => {
+      const c = column as string;
+      const shifted = this.shiftInstant(c, micros);
+      return `(CASE WHEN ${c} >= ${at(from)} AND ${c} <= ${at(to)} THEN ${shifted} END)`;
+    });
+  }
+
+  /** `column` (an instant) moved by `micros` microseconds, in range. */
+  private shiftInstant(column: string, micros: bigint): string {
     switch (this.dialect.name) {
       case 'postgres':
-        // Outside years 1 to 9999 (which timestamptz holds) the operation fails: null.
-        return this.dialect.withValues(
-          [`(${column} + ${this.value(`${micros} microseconds`, 'interval')})`],
-          ([v]) => `(CASE WHEN ${v} >= ${this.value('0001-01-01T00:00:00Z', 'timestamp')} AND ${v} <= ${this.value('9999-12-31T23:59:59.999999Z', 'timestamp')} THEN ${v} END)`,
-        );
+        return `(${column} + ${this.value(`${micros} microseconds`, 'interval')})`;
       case 'mysql':
         return `DATE_ADD(${column}, INTERVAL ${this.value(micros, 'bigint')} MICROSECOND)`;
       case 'mssql':

@@ -175,10 +175,15 @@ export const postgres: Dialect = {
   parameter: (value, kind) => {
     // PostgreSQL text cannot hold NUL: refuse the value as bad input rather than fail in the database.
     rejectNul(value, 'PostgreSQL');
-    // An interval cannot read negative ISO 8601 durations ('-P1DT2H'): microseconds instead.
-    if (kind === 'interval' && typeof value === 'string' && value.startsWith('-')) {
+    // An interval cannot read negative ISO 8601 durations ('-P1DT2H'), and its microseconds stop at
+    // 2^63 (about 292 000 years): days and the microseconds of the rest, each with the sign.
+    if (kind === 'interval' && typeof value === 'string') {
       const picos = parseDuration(value);
-      if (picos !== undefined) return `${picos / 1_000_000n} microseconds`;
+      if (picos !== undefined) {
+        const micros = picos / 1_000_000n;
+        const days = micros / 86_400_000_000n;
+        return `${days} days ${micros - days * 86_400_000_000n} microseconds`;
+      }
     }
     return exactText(value, kind);
   },
@@ -312,7 +317,9 @@ export const mysql: Dialect = {
   dateAsInstant: (e) => e,
   durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
   negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
-  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
+  // 24 digits after the point and div_precision_increment's 4 give the reference's 28 (rounded half
+  // away from zero, as the reference does), with 41 digits before the point.
+  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(65, 24)) / ${r})`,
   double: (e) => `CAST(${e} AS DOUBLE)`,
   truncate: (e) => `TRUNCATE(${e}, 0)`,
   concat: (l, r) => `CONCAT(${l}, ${r})`,

@@ -309,4 +309,28 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
       '$filter=dec in (0.000000000000000001,0.1,-0.5)&$select=id',
     ]);
   }, 60_000);
+
+  it('durations up to .NET TimeSpan: interval parameters as days and microseconds, shifts past the calendar are null', async () => {
+    await agree([
+      "$filter=span eq (-(duration'P10675199DT2H48M5.4775807S'))&$select=id",
+      "$filter=span lt duration'-P10675199DT2H48M5.4775807S'&$select=id",
+      "$filter=born ge (duration'P10675199D' add at)&$select=id",
+      "$filter=(duration'P10675199D' add at) eq parent/born&$select=id",
+      "$orderby=(duration'-P10675199D' add at),id&$select=id",
+      "$orderby=(at sub duration'P3652000D'),id&$select=id",
+      "$filter=(at add duration'P1D') eq (9999-12-31T23:59:59.999Z add duration'-P0D')&$select=id",
+    ]);
+  }, 60_000);
+
+  it('a folded Int32 value beyond 32 bits, decimal quotients to 28 digits (MariaDB)', async () => {
+    await agree([
+      "$filter=startswith(substring('',(2 mul -2147483648),n16),name)&$select=id",
+      '$filter=(n32 add (2 mul 2147483647)) eq 4294967294&$select=id',
+      "$filter=((99999999999999999999999999999.9 div n64) div indexof(name,'b')) ge (round(9007199254740993) div (n16 sub parent/n16))&$select=id",
+      '$filter=ceiling((parent/n16 mod parent/n16)) eq (0.0 div (dec div parent/n64))&$select=id',
+      '$filter=(2 div 3.0) eq 0.6666666666666666666666666667&$select=id',
+      '$orderby=(dec div -0.7),id&$select=id',
+      '$orderby=(12345678901234567890.123456789 mul parent/dec),id desc&$select=id',
+    ]);
+  }, 60_000);
 });
