@@ -194,12 +194,16 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
   {
     name: 'mariadb-65-digits',
     deviation: 'SQL backend: "Decimals in MySQL and MariaDB"',
-    // Only MariaDB/MySQL, only a Decimal product, and only with a factor of 20 digits or more (a
-    // literal, or a value of a differing row or of a row it reaches): a product of more than 65 digits.
+    // Only MariaDB/MySQL, only a Decimal product or remainder, and only with an operand of 20 digits
+    // or more (a literal, a value of a differing row or of a row it reaches, or a quotient computed
+    // to 28 digits after the point): a product of more than 65 digits, a remainder MariaDB rounds.
     applies: ({ target, query, findingClass, differingRows, relatedRows }) => {
       if (findingClass !== 'row disagreement' || !/mariadb|mysql/i.test(target)) return false;
       const nodes = queryExpressions(query);
-      if (!nodes.some((node) => node.kind === 'binary' && node.operator === 'mul' && typeIs(node, 'Edm.Decimal'))) return false;
+      const exact = nodes.filter((node) => node.kind === 'binary' && (node.operator === 'mul' || node.operator === 'mod') && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal');
+      if (exact.length === 0) return false;
+      const quotient = (node: BoundExpression): boolean => node.kind === 'binary' && (node.operator === 'div' || node.operator === 'divby') && typeIs(node, 'Edm.Decimal');
+      if (exact.some((node) => node.kind === 'binary' && (quotient(node.left) || quotient(node.right)))) return true;
       const wide = (value: unknown): boolean => (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').length >= 20;
       const rowWide = (row: Row): boolean => Object.values(row).some(wide);
       return nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && wide(node.value)) || (differingRows.length > 0 && differingRows.some((row) => rowWide(row) || relatedRows(row).some(rowWide)));

@@ -760,7 +760,11 @@ class SqlCompiler {
         // OData: gt/lt are false (not null) with a null operand; ge/le are true for two nulls.
         const orBothNull = (operator === 'ge' || operator === 'le') && bothNullable ? ` OR (${isNull(leftNode)} AND ${isNull(rightNode)})` : '';
         if (positive) return orBothNull === '' ? compare : `(${compare}${orBothNull})`;
-        const notNull = [leftNode, rightNode].filter((node) => this.nullable(node)).map((node) => `${this.expression(node, scope, operandType)} IS NOT NULL AND `).join('');
+        // Doubles compare as NULLIF(x, NaN) where NaN exists (NaN compares false): guarded as such.
+        const notNull = [leftNode, rightNode]
+          .filter((node) => this.nullable(node) || (doubles && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))))
+          .map((node) => `${doubles ? wrap(node) : this.expression(node, scope, operandType)} IS NOT NULL AND `)
+          .join('');
         return `((${notNull}${compare})${orBothNull})`;
       }
     }

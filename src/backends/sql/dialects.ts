@@ -164,7 +164,9 @@ export const postgres: Dialect = {
   nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
   dateAsInstant: (e) => e,
   negateDuration: (e) => `(-${e})`,
-  decimalDivide: (l, r) => `(CAST(${l} AS numeric) / ${r})`,
+  // The reference's quotient: 28 digits after the point, rounded half away from zero. A dividend
+  // with 28 digits after the point makes PostgreSQL divide to at least 28 (it chooses fewer for 2/3).
+  decimalDivide: (l, r) => `ROUND((CAST(${l} AS numeric) + 0.0000000000000000000000000000) / ${r}, 28)`,
   double: (e) => `CAST(${e} AS double precision)`,
   truncate: (e) => `trunc(${e})`,
   concat: (l, r) => `(${l} || ${r})`,
@@ -253,7 +255,8 @@ export const sqlite: Dialect = {
   decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
   double: (e) => `CAST(${e} AS REAL)`,
   // CAST AS INTEGER saturates at 2^63; doubles from 2^52 up are integers already.
-  truncate: (e) => `(CASE WHEN abs(${e}) >= 4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
+  // (abs() of -2^63 is an error: an integer quotient can be it.)
+  truncate: (e) => `(CASE WHEN ${e} >= 4503599627370496 OR ${e} <= -4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
   concat: (l, r) => `(${l} || ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),

@@ -333,4 +333,17 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
       '$orderby=(12345678901234567890.123456789 mul parent/dec),id desc&$select=id',
     ]);
   }, 60_000);
+
+  it('negated comparisons with NaN, quotients of Int64 -2^63 on SQLite, decimal quotients to 28 digits (PostgreSQL)', async () => {
+    await agree([
+      '$filter=(not (dec ge ceiling(NaN)))&$select=id',
+      '$filter=not (dbl lt NaN)&$select=id',
+      '$filter=not (NaN le dbl)&$select=id',
+      '$filter=(-(ceiling(dbl))) eq ((n64 mod 1.0) add (n16 sub 0))&$select=id',
+      '$filter=(n64 mod 1.0) eq 0&$select=id',
+      '$filter=(not ((n64 mod (n64 divby 32767)) lt round((-1 div 1))))&$select=id',
+      '$filter=(1 divby 3) mul 3 eq 0.9999999999999999999999999999&$select=id',
+      '$orderby=(dec divby 7),id&$select=id',
+    ]);
+  }, 60_000);
 });
