@@ -16,6 +16,12 @@ import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
+/** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
+const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
+/** 400 Gregorian years: 146 097 days, in milliseconds. */
+const GREGORIAN_CYCLE_MS = 146_097 * 86_400_000;
+
 /** An aggregation expression. */
 export type Aggregation = unknown;
 
@@ -404,7 +410,13 @@ export class ExpressionCompiler {
     return this.nullSafe([this.value(node, frame)], ([x]) => {
       const part = (from: number, length: number): Aggregation => ({ $toInt: { $substrCP: [x, from, length] } });
       // Only a four-digit year (what `$dateFromParts` takes): a computed date beyond 9999 is null here.
-      return { $cond: [{ $regexMatch: { input: x, regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } }, { $dateFromParts: { year: part(0, 4), month: part(5, 2), day: part(8, 2) } }, null] };
+      // A year before 100 is built 400 years later (the Gregorian calendar repeats every 146 097
+      // days) and moved back: mingo's `$dateFromParts` reads years 0-99 as 1900-1999.
+      const year = { $toInt: { $substrCP: [x, 0, 4] } };
+      const early = { $lt: [year, 100] };
+      const built = { $dateFromParts: { year: { $cond: [early, { $add: [year, 400] }, year] }, month: part(5, 2), day: part(8, 2) } };
+      const instant = { $cond: [early, { $subtract: [built, GREGORIAN_CYCLE_MS] }, built] };
+      return { $cond: [{ $regexMatch: { input: x, regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } }, instant, null] };
     });
   }
 
@@ -491,14 +503,14 @@ export class ExpressionCompiler {
         if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
         return this.nullSafe([this.value(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
           const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
-          return { $add: [x, ms] };
+          return this.inCalendar({ $add: [x, ms] });
         });
       }
       if (duration.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
       const picos = parseDuration(duration.value);
       if (picos === undefined || picos % 1_000_000_000n !== 0n) return this.fail('durations finer than a millisecond', node);
       const ms = Number((operator === 'sub' ? -picos : picos) / 1_000_000_000n);
-      return this.nullSafe([this.value(instant, frame)], ([x]) => ({ $add: [x, ms] }));
+      return this.nullSafe([this.value(instant, frame)], ([x]) => this.inCalendar({ $add: [x, ms] }));
     }
     if (isPrimitive(node.type, 'Edm.Date') && (operator === 'add' || operator === 'sub')) {
       // A Date plus or minus a duration: the calendar day (in UTC) of its midnight moved by the duration.
@@ -506,7 +518,7 @@ export class ExpressionCompiler {
       if (!isPrimitive(date.type, 'Edm.Date') || !isDuration(span.type)) return this.fail('date arithmetic with these operands', node);
       return this.nullSafe([this.dateInstant(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
         const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
-        return this.calendarDate({ $add: [x, ms] });
+        return this.nullSafe([this.inCalendar({ $add: [x, ms] })], ([moved]) => this.calendarDate(moved as string));
       });
     }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
@@ -524,6 +536,8 @@ export class ExpressionCompiler {
         case 'mul':
           return finite(this.inRange({ $multiply: [x, y] }, node.type));
         case 'mod':
+          // Double: a - b·trunc(a/b), as the reference and the SQL dialects compute it ($mod is fmod).
+          if (isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) return divided(finite({ $subtract: [x, { $multiply: [y, { $trunc: [{ $divide: [x, y] }] }] }] }));
           return divided({ $mod: [x, y] });
         case 'divby':
           return divided(finite({ $divide: [x, y] }));
@@ -534,6 +548,16 @@ export class ExpressionCompiler {
           return divided(this.inRange({ $trunc: [{ $divide: [isPrimitive(node.type, 'Edm.Int64') ? { $toDecimal: x } : x, y] }] }, node.type));
       }
     });
+  }
+
+  /**
+   * A computed instant, or null outside the years 1 to 9999 (a failed operation, as in the
+   * reference and the SQL dialects; MongoDB's dates go further).
+   */
+  private inCalendar(instant: Aggregation): Aggregation {
+    const name = `c${this.letCount++}`;
+    const ref = `$$${name}`;
+    return { $let: { vars: { [name]: instant }, in: { $cond: [{ $and: [{ $gte: [ref, FIRST_INSTANT] }, { $lte: [ref, LAST_INSTANT] }] }, ref, null] } } };
   }
 
   /** `result`, or null when it is infinite or NaN while every operand is finite. */
