@@ -26,9 +26,9 @@ const MYSQL_URL = process.env.ODATA_TEST_MYSQL_URL;
 if (!CI && POSTGRES_URL === undefined) console.warn('[fuzz] ODATA_TEST_POSTGRES_URL is not set: the live PostgreSQL target is skipped (.ci/run sets it).');
 if (!CI && MYSQL_URL === undefined) console.warn('[fuzz] ODATA_TEST_MYSQL_URL is not set: the live MariaDB target is skipped (.ci/run sets it).');
 
-/** Distinct findings this seed may still show while issue 12 is being fixed (ratcheted down to 0). */
-const OPEN_FINDINGS = Number(process.env.FUZZ_OPEN_FINDINGS ?? 3);
-const QUERIES = Number(process.env.FUZZ_QUERIES ?? 500);
+/** Distinct findings this seed may show: none (the ratchet of issue 12 reached 0). */
+const OPEN_FINDINGS = Number(process.env.FUZZ_OPEN_FINDINGS ?? 0);
+const QUERIES = Number(process.env.FUZZ_QUERIES ?? 1000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const options = { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows };
 
@@ -170,7 +170,7 @@ describe('differential fuzzing on every backend', () => {
     const report = await fuzzDifferential({ ...options, targets: opened?.targets ?? [], count: QUERIES, seed: SEED, concurrency: 8, maxShrinks: 12, shrinkTimeLimitMs: 1500, timeLimitMs: 40_000 });
     expect(report.queries).toBeGreaterThan(Math.min(QUERIES, 150));
     expect(report.bound / report.queries).toBeGreaterThan(0.95);
-    // Ratchet: the findings still open in issue 12 (see bench/RESULTS.md); lowered as they are fixed, 0 is the goal.
+    // No finding: every disagreement is a bug to fix or a documented deviation (DEVIATION_EXCEPTIONS).
     if (report.distinct.length > OPEN_FINDINGS) expect(show(report.distinct), `findings (seed ${SEED}, run npm run fuzz -- --seed ${SEED} for more)`).toBe('');
   }, 60_000);
 });
