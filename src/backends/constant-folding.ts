@@ -5,7 +5,7 @@
  * literal, which every dialect can take as a parameter.
  */
 import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
-import { formatDate, formatDuration, formatInstant, type Instant } from '../util/temporal.js';
+import { FIRST_STORED_DAY, LAST_STORED_DAY, formatDate, formatDuration, formatInstant, instantFromPicos, parseDuration, type Instant } from '../util/temporal.js';
 import { decimalToString, type Decimal } from '../util/decimal.js';
 import { ExpressionCompiler } from './memory/compile-expression.js';
 
@@ -110,12 +110,47 @@ function moveDuration(node: Extract<BoundExpression, { kind: 'binary' }>): Bound
     const inverse = arithmetic.operator === 'add' ? 'sub' : 'add';
     const moved = foldConstants({ kind: 'binary', operator: inverse, left: constant, right: duration, type: constant.type, operandType: constant.type, span: constant.span });
     // A moved constant outside the years 1 to 9999 is null, which would compare otherwise: keep the sides.
-    return moved.kind === 'literal' && moved.value !== null ? build(column, moved) : undefined;
+    if (moved.kind !== 'literal' || moved.value === null) return undefined;
+    // `column ± D` itself is null where it leaves the years 1 to 9999 (eq, gt, ge, lt, le are then
+    // false, ne true): only the columns whose shift stays inside compare.
+    const shift = (parseDuration((duration as BoundLiteral).value) ?? 0n) * (arithmetic.operator === 'sub' ? -1n : 1n);
+    const inside = shiftStaysInside(column, shift, constant);
+    if (inside === undefined) return undefined;
+    const compared = build(column, moved);
+    if (inside === true) return compared;
+    const logical = (operator: 'and' | 'or', left: BoundExpression, right: BoundExpression): BoundExpression => ({ kind: 'binary', operator, left, right, type: node.type, operandType: node.type, span: node.span });
+    return node.operator === 'ne' ? logical('or', compared, negate(inside)) : logical('and', compared, inside);
   };
   return (
     rewrite(node.left, node.right, (column, other) => ({ ...node, left: column, right: other })) ??
     rewrite(node.right, node.left, (column, other) => ({ ...node, left: other, right: column }))
   );
+}
+
+const PICOS_PER_DAY = 86_400_000_000_000_000n;
+/** The first instant of the year 1 and the first after the year 9999, in picoseconds since the epoch. */
+const FIRST_PICOS = BigInt(FIRST_STORED_DAY) * PICOS_PER_DAY;
+const BEYOND_PICOS = BigInt(LAST_STORED_DAY + 1) * PICOS_PER_DAY;
+
+/**
+ * The condition on `column` (an instant of the years 1 to 9999) under which `column` moved by
+ * `shift` picoseconds stays in those years: `true` for no shift, `undefined` when no instant stays.
+ */
+function shiftStaysInside(column: BoundExpression, shift: bigint, at: BoundExpression): BoundExpression | true | undefined {
+  if (shift === 0n) return true;
+  const bound = shift > 0n ? BEYOND_PICOS - shift : FIRST_PICOS - shift;
+  if (bound <= FIRST_PICOS || bound >= BEYOND_PICOS) return undefined;
+  const literal: BoundLiteral = { kind: 'literal', type: column.type, value: formatInstant(instantFromPicos(bound, 0)), span: at.span };
+  const type = { kind: 'primitive', name: 'Edm.Boolean' } as const;
+  return { kind: 'binary', operator: shift > 0n ? 'lt' : 'ge', left: column, right: literal, type, operandType: column.type, span: at.span };
+}
+
+/** The comparison that holds where `condition` (a comparison of a column with a literal) is false or the column null. */
+function negate(condition: BoundExpression): BoundExpression {
+  if (condition.kind !== 'binary') throw new Error('a comparison');
+  const operator = condition.operator === 'lt' ? 'ge' : 'lt';
+  const isNull: BoundExpression = { kind: 'binary', operator: 'eq', left: condition.left, right: { kind: 'literal', type: { kind: 'null' }, value: null, span: condition.span }, type: condition.type, operandType: condition.left.type, span: condition.span };
+  return { kind: 'binary', operator: 'or', left: { ...condition, operator }, right: isNull, type: condition.type, operandType: condition.type, span: condition.span };
 }
 
 /** {@link foldConstants} over the `$filter` and `$orderby` of a query and of its expansions. */

@@ -41,13 +41,25 @@ describe('foldConstants', () => {
     expect(ms).toBeLessThanOrEqual(Date.now() - 7 * 86_400_000 + 5);
   });
 
-  it('a duration added to a DateTimeOffset moves to the constant side', () => {
+  it('a duration added to a DateTimeOffset moves to the constant side, where the shifted column stays in the years 1 to 9999', () => {
+    // at + P1D is null from 9999-12-31 on: only the columns before compare.
     const moved = foldConstants(filter("at add duration'P1D' gt 2024-01-02T00:00:00Z"));
-    expect(moved).toMatchObject({ kind: 'binary', operator: 'gt', left: { kind: 'path' }, right: { kind: 'literal', value: '2024-01-01T00:00:00Z' } });
+    expect(moved).toMatchObject({
+      kind: 'binary',
+      operator: 'and',
+      left: { kind: 'binary', operator: 'gt', left: { kind: 'path' }, right: { kind: 'literal', value: '2024-01-01T00:00:00Z' } },
+      right: { kind: 'binary', operator: 'lt', left: { kind: 'path' }, right: { kind: 'literal', value: '9999-12-31T00:00:00Z' } },
+    });
     const mirrored = foldConstants(filter("2024-01-02T00:00:00Z le duration'PT1H' add at"));
-    expect(mirrored).toMatchObject({ kind: 'binary', operator: 'le', left: { kind: 'literal', value: '2024-01-01T23:00:00Z' }, right: { kind: 'path' } });
+    expect(mirrored).toMatchObject({ operator: 'and', left: { kind: 'binary', operator: 'le', left: { kind: 'literal', value: '2024-01-01T23:00:00Z' }, right: { kind: 'path' } } });
+    // Moved back: the first hour of the year 1 leaves it.
     const subtracted = foldConstants(filter("at sub duration'PT30M' eq 2024-01-01T00:00:00+01:00"));
-    expect(subtracted).toMatchObject({ right: { kind: 'literal', value: '2024-01-01T00:30:00+01:00' } });
+    expect(subtracted).toMatchObject({ operator: 'and', left: { right: { kind: 'literal', value: '2024-01-01T00:30:00+01:00' } }, right: { operator: 'ge', right: { value: '0001-01-01T00:30:00Z' } } });
+    // ne is true where the shift leaves the years (null ne a value).
+    const different = foldConstants(filter("at add duration'P1D' ne 2024-01-02T00:00:00Z"));
+    expect(different).toMatchObject({ operator: 'or', left: { operator: 'ne' }, right: { operator: 'or', left: { operator: 'ge' }, right: { operator: 'eq', right: { value: null } } } });
+    // A duration longer than the years: nothing moves.
+    expect(foldConstants(filter("at add duration'P3652060D' gt 2024-01-02T00:00:00Z"))).toMatchObject({ operator: 'gt', left: { kind: 'binary', operator: 'add' } });
   });
 
   it('the duration stays where moving it leaves the years 1 to 9999 (the moved constant would be null)', () => {

@@ -305,6 +305,8 @@ describe('Date results outside the years 1–9999 are null; Dates of the years 1
     "$filter=born ge (duration'P10675199D' add at)",
     "$orderby=(duration'-P10675199D' add at),id",
     "$filter=span eq ((born add duration'P10675199D') sub (born add span))",
+    "$filter=at add duration'P2900000D' gt 9000-01-01T00:00:00Z",
+    "$filter=at sub duration'P700000D' ne 0100-01-01T00:00:00Z",
   ]);
   it('never formats a date with $dateToString (it fails beyond 9999 in MongoDB)', () => {
     const text = JSON.stringify(toMongo(bindQuery("$filter=date(at) eq born and (born add duration'P1D') gt born", differentialSettings(fuzzModel, FUZZ_SET)), { model: fuzzModel }));

@@ -246,6 +246,11 @@ describe('dates outside years 1 to 9999', () => {
       "$filter=(9999-12-31T00:00:00Z add duration'P2D') eq null&$select=id",
       "$filter=at lt (2024-01-01T00:00:00Z sub duration'P1000000D')&$select=id",
       "$filter=at add duration'P3000000D' eq null&$select=id",
+      // Folded to the constant side only where the shifted column stays inside the years.
+      "$filter=at add duration'P2900000D' gt 9000-01-01T00:00:00Z&$select=id",
+      "$filter=at sub duration'P700000D' lt 0100-01-01T00:00:00Z&$select=id",
+      "$filter=at add duration'P2900000D' ne 9000-01-01T00:00:00Z&$select=id",
+      "$filter=not (at add duration'P2900000D' le 9999-01-01T00:00:00Z)&$select=id",
     ]);
   }, 60_000);
 });
