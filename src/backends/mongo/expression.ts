@@ -472,7 +472,24 @@ export class ExpressionCompiler {
         : this.value(n, frame);
     const a = side(leftNode);
     const b = side(rightNode);
-    if (op === 'eq' || op === 'ne') return { [AGGREGATE[op]]: [a, b] };
+    // A computed or stored Double can be NaN, which MongoDB finds equal to NaN and less than every
+    // number: the reference's NaN equals nothing and orders with nothing.
+    const maybeNaN = (n: BoundExpression): boolean => inDouble && n.kind !== 'literal';
+    if (op === 'eq' || op === 'ne') {
+      const compared = { [AGGREGATE[op]]: [a, b] };
+      const nan = maybeNaN(leftNode) ? a : maybeNaN(rightNode) ? b : undefined;
+      if (nan === undefined) return compared;
+      return op === 'eq' ? { $and: [{ $ne: [nan, NaN] }, compared] } : { $or: [{ $eq: [nan, NaN] }, compared] };
+    }
+    if (maybeNaN(leftNode) || maybeNaN(rightNode)) {
+      const guards = [maybeNaN(leftNode) ? a : undefined, maybeNaN(rightNode) ? b : undefined].filter((x) => x !== undefined).map((x) => ({ $ne: [x, NaN] }));
+      return { $and: [...guards, this.comparisonOf(op, leftNode, rightNode, a, b)] };
+    }
+    return this.comparisonOf(op, leftNode, rightNode, a, b);
+  }
+
+  /** An ordering comparison of the two sides' values (never null): gt/lt false with a null, ge/le true for two nulls. */
+  private comparisonOf(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, a: Aggregation, b: Aggregation): Aggregation {
     const leftNull = leftNode.kind === 'literal' && leftNode.value === null;
     const rightNull = rightNode.kind === 'literal' && rightNode.value === null;
     if (leftNull || rightNull) {

@@ -741,12 +741,23 @@ class SqlCompiler {
     const wrap = (node: BoundExpression): string => {
       if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
       let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.dialect.durationKey(this.expression(node, scope, operandType)) : this.expression(node, scope, operandType);
+      // In Double, an Int64 is first rounded to a double, as the reference does (SQLite and MariaDB would compare exactly).
+      if (doubles && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Int64')) sql = this.dialect.double(sql);
       if (doubles && !equality) sql = this.dialect.orderedDouble(sql);
       if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.dialect.dateAsInstant(sql);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
     const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;
     const bothNullable = this.nullable(leftNode) && this.nullable(rightNode);
+    // Where doubles hold NaN (PostgreSQL finds NaN = NaN), NaN equals nothing, as in the reference.
+    const notNaN = this.dialect.notNaN;
+    if (doubles && equality && notNaN !== undefined) {
+      const guards = [leftNode, rightNode].filter((node) => node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value)).map((node) => notNaN(this.expression(node, scope, operandType)));
+      if (guards.length > 0) {
+        const equal = `(${guards.join(' AND ')} AND ${this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, scope, operandType)})`;
+        return operator === 'eq' ? equal : `NOT ${equal}`;
+      }
+    }
     switch (operator) {
       case 'eq':
         if (positive && !bothNullable) return `${wrap(leftNode)} = ${wrap(rightNode)}`;

@@ -98,6 +98,8 @@ export interface Dialect {
   concat(left: string, right: string): string;
   /** Truncating integer division. */
   integerDivide(left: string, right: string): string;
+  /** Where doubles can be NaN: the condition that `expression` is not NaN (true for NULL). */
+  readonly notNaN?: (expression: string) => string;
   /** `true`/`false` as SQL values. */
   booleanLiteral(value: boolean): string;
   /**

@@ -162,6 +162,7 @@ export const postgres: Dialect = {
   orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
   rounding: (name, x, double) => (double ? doubleRounding(postgres, name, x) : `${ROUNDING[name]}(CAST(${x} AS numeric))`),
   nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
+  notNaN: (e) => `(${e} IS NULL OR ${e} <> CAST('NaN' AS double precision))`,
   dateAsInstant: (e) => e,
   negateDuration: (e) => `(-${e})`,
   // The reference's quotient: 28 digits after the point, rounded half away from zero. A dividend
@@ -304,7 +305,8 @@ export const mysql: Dialect = {
   int64Guard: clampInt64,
   // A decimal remainder of zero can be a negative zero, which MariaDB orders below 0 and finds
   // unequal to it (-1 % -0.5); 0 + x normalizes it.
-  modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + (${l} % ${r}))` : `(${l} % ${r})`),
+  // (Cast, as a quotient is: compared with a double, MariaDB would take fmod of doubles.)
+  modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + CAST(${l} % ${r} AS DECIMAL(65, 30)))` : `(${l} % ${r})`),
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p, kind) => {
     const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
@@ -322,7 +324,9 @@ export const mysql: Dialect = {
   negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
   // 24 digits after the point and div_precision_increment's 4 give the reference's 28 (rounded half
   // away from zero, as the reference does), with 41 digits before the point.
-  decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(65, 24)) / ${r})`,
+  // Cast to DECIMAL(65, 28): compared with a double, MariaDB would divide in floating point, not
+  // round to 28 digits; 0 + x: a quotient rounded to zero can be a negative zero, less than 0.
+  decimalDivide: (l, r) => `(0 + CAST(CAST(${l} AS DECIMAL(65, 24)) / ${r} AS DECIMAL(65, 28)))`,
   double: (e) => `CAST(${e} AS DOUBLE)`,
   truncate: (e) => `TRUNCATE(${e}, 0)`,
   concat: (l, r) => `CONCAT(${l}, ${r})`,

@@ -331,3 +331,7 @@ describe('an instant literal finer than a millisecond against BSON dates (whole 
 describe('Double mod is a - b·trunc(a/b), as in the reference ($mod is fmod)', () => {
   agree(['$orderby=(1 mod dbl),id&$skip=0', '$orderby=(dbl mod 2.5e0),id&$skip=0', '$filter=(dbl mod INF) eq dbl', '$filter=(INF mod dbl) eq null', '$orderby=(n32 mod dbl),id', '$filter=(dbl mod -0.1e0) lt 0']);
 });
+
+describe('a computed or stored NaN equals nothing and orders with nothing (MongoDB: NaN equals NaN, sorts first)', () => {
+  agree(['$filter=(dec mul NaN) gt cast(n16,Edm.Int16)', '$filter=(dec mul NaN) eq (dbl mul NaN)', '$filter=(dec mul NaN) ne (dbl mul NaN)', '$filter=(dbl mul NaN) le dbl', '$filter=n16 lt (dbl mul NaN)', '$filter=(dbl mul NaN) eq null']);
+});

@@ -351,4 +351,18 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
       '$orderby=(dec divby 7),id&$select=id',
     ]);
   }, 60_000);
+
+  it('an Int64 compared in Double is rounded first; NaN equals nothing (PostgreSQL); a decimal quotient rounded to zero is not below zero (MariaDB)', async () => {
+    await agree([
+      '$filter=ceiling((-(9.007199254740993e15))) eq n64&$select=id',
+      '$filter=n64 gt -9.007199254740993e15&$select=id',
+      '$filter=n64 le 9.007199254740993e15&$select=id',
+      '$filter=dbl gt (parent/n16 div 99999999999999999999999999999.9)&$select=id',
+      '$filter=(n16 div -99999999999999999999999999999.9) lt 0&$select=id',
+      '$filter=(dec mul NaN) eq (dbl mul NaN)&$select=id',
+      '$filter=(dec mul NaN) ne (dbl mul NaN)&$select=id',
+      '$filter=(dbl mul NaN) eq null&$select=id',
+      '$filter=(dbl add INF) eq (dbl sub -INF)&$select=id',
+    ]);
+  }, 60_000);
 });
