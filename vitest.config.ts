@@ -13,5 +13,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     pool: 'threads',
+    setupFiles: ['test/setup/fast-check-seed.ts'],
   },
 });
