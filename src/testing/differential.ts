@@ -134,8 +134,12 @@ const rowHasNonAscii = (row: Row): boolean => hasNonAscii(row);
 const navigates = (node: BoundExpression): boolean => node.kind === 'path' && node.steps.some((step) => step.kind === 'navigation');
 /** More significant digits than a double holds exactly (15). */
 // An Int64 beyond 2^53 in Decimal arithmetic is inexact too where Decimals are doubles.
+/** A number written as text (a Decimal's form), not any text with digits (a date, a GUID). */
+const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 const longDecimal = (value: unknown): boolean =>
-  typeof value === 'bigint' ? value >= 2n ** 53n || value <= -(2n ** 53n) : (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15;
+  typeof value === 'bigint'
+    ? value >= 2n ** 53n || value <= -(2n ** 53n)
+    : (typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT.test(value))) && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15;
 /** An integer that a double does not hold exactly (beyond 2^53). */
 const beyondDouble = (value: unknown): boolean => typeof value === 'bigint' && (value > 2n ** 53n || value < -(2n ** 53n));
 const isRows = (outcome: Outcome): boolean => outcome.kind === 'rows';
@@ -204,7 +208,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       if (exact.length === 0) return false;
       const quotient = (node: BoundExpression): boolean => node.kind === 'binary' && (node.operator === 'div' || node.operator === 'divby') && typeIs(node, 'Edm.Decimal');
       if (exact.some((node) => node.kind === 'binary' && (quotient(node.left) || quotient(node.right)))) return true;
-      const wide = (value: unknown): boolean => (typeof value === 'string' || typeof value === 'number') && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').length >= 20;
+      const wide = (value: unknown): boolean => (typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT.test(value))) && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').length >= 20;
       const rowWide = (row: Row): boolean => Object.values(row).some(wide);
       return nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && wide(node.value)) || (differingRows.length > 0 && differingRows.some((row) => rowWide(row) || relatedRows(row).some(rowWide)));
     },
@@ -306,8 +310,9 @@ function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: re
   const a = new Map(actual.map((row) => [key(row), row]));
   const e = new Set(expected.map(key));
   const missing = [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
-  // The same rows in another order: the rows out of place.
-  const out = missing.length > 0 || expected.length !== actual.length ? missing : expected.filter((r, i) => key(r) !== key(actual[i] as Row));
+  // The same rows in another order: the rows out of place (not in a longest common subsequence of
+  // the two orders, so that one row sorted elsewhere does not put the rows it jumps over in doubt).
+  const out = missing.length > 0 || expected.length !== actual.length ? missing : outOfPlace(expected.map(key), actual.map(key)).map((i) => expected[i] as Row);
   if (options.entityType !== query.entityType) return [];
   for (const item of options.expand) {
     if (item.form !== 'entities' || item.navigation.target !== query.entityType) continue;
@@ -320,6 +325,28 @@ function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: re
     }
   }
   return out;
+}
+
+/** Indexes of `expected` outside a longest common subsequence of `expected` and `actual` (O(n·m)). */
+function outOfPlace(expected: readonly string[], actual: readonly string[]): number[] {
+  const n = expected.length;
+  const m = actual.length;
+  const lengths = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lengths[i]![j] = expected[i] === actual[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+    }
+  }
+  const kept = new Set<number>();
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (expected[i] === actual[j]) {
+      kept.add(i);
+      i++;
+      j++;
+    } else if (lengths[i + 1]![j]! >= lengths[i]![j + 1]!) i++;
+    else j++;
+  }
+  return expected.map((_, i) => i).filter((i) => !kept.has(i));
 }
 
 /**

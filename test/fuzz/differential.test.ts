@@ -129,6 +129,20 @@ describe('the differential runner', () => {
     expect(plain.findings.map((f) => f.target)).toEqual(['PostgreSQL (fake)']);
   });
 
+  it('in a differing order, only the rows out of place differ (not the rows one moved row jumps over)', async () => {
+    const reference = await runDifferential('$orderby=dec,id&$select=id', { ...options, targets: [] });
+    const ordered = (reference.reference as unknown as { result: { value: { id: number }[] } }).result.value;
+    // Row 1 (a Decimal of 29 digits, inexact as a double) sorted first: the decimal-as-double deviation.
+    const moved = [...ordered.filter((r) => r.id === 1), ...ordered.filter((r) => r.id !== 1)];
+    const one = await runDifferential('$orderby=dec,id&$select=id', { ...options, targets: [wrong('SQLite (fake)', () => ({ value: moved }))] });
+    expect(one.findings).toEqual([]);
+    expect(one.excused.get('SQLite (fake)')).toBe('decimal-as-double');
+    // Row 5 (-0.5, exact as a double) sorted last instead: a finding.
+    const short = [...ordered.filter((r) => r.id !== 5), ...ordered.filter((r) => r.id === 5)];
+    const other = await runDifferential('$orderby=dec,id&$select=id', { ...options, targets: [wrong('SQLite (fake)', () => ({ value: short }))] });
+    expect(other.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
+  });
+
   it('sees a differing row whole and the rows it navigates to, and nothing more', async () => {
     // Row 4 ('Ünïcödé 😀') projected to id and code 'ü': the projection hides nothing from the check.
     const projected = await runDifferential("$filter=contains(name,toupper(code))&$select=id,parentId", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [{ id: 10, parentId: 9 }, { id: 5, parentId: 4 }] }))] });
