@@ -59,6 +59,7 @@ const progressLine = (r: CampaignReport, label = ''): string => {
 
 /** Runs the campaign in this process on `targetNames`. */
 async function runHere(targetNames: readonly TargetName[], label: string): Promise<CampaignReport> {
+  let shown = 0;
   const { targets, skipped, close } = await openTargets(fuzzModel, FUZZ_SET, fuzzRows, targetNames);
   for (const name of skipped) console.warn(`[fuzz${label}] ${name}: no URL (ODATA_TEST_POSTGRES_URL / ODATA_TEST_MYSQL_URL), skipped`);
   console.log(`[fuzz${label}] seed ${seed}, targets: memory (reference)${targets.map((t) => `, ${t.name}`).join('')}`);
@@ -75,7 +76,12 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
       maxShrinks: Number(values['max-shrinks']),
       shrinkTimeLimitMs: Number(values['shrink-time']) * 1000,
       queries: typedQueryArbitrary(fuzzModel, FUZZ_SET, { maxDepth: Number(values.depth) }),
-      onProgress: (r) => console.log(progressLine(r, label)),
+      onProgress: (r) => {
+        console.log(progressLine(r, label));
+        // Each new distinct finding as soon as it is known (a long campaign shows them early).
+        for (const f of r.distinct.slice(shown)) console.log(`[fuzz${label}] new finding: [${f.target}] ${f.class}: ${f.reproduction}\n    ${f.detail.slice(0, 300)}`);
+        shown = r.distinct.length;
+      },
     });
   } finally {
     await close();

@@ -69,8 +69,11 @@ export function foldConstants(node: BoundExpression): BoundExpression {
       const args = node.args.map(foldConstants);
       return args.every((a, i) => a === node.args[i]) ? node : { ...node, args };
     }
-    case 'in':
-      return { ...node, left: foldConstants(node.left), right: node.right.kind === 'collection' ? { kind: 'collection', collection: foldConstants(node.right.collection) } : node.right };
+    case 'in': {
+      // A NaN item matches nothing (NaN equals nothing; PostgreSQL and MongoDB find NaN = NaN).
+      const right = node.right.kind === 'collection' ? { kind: 'collection' as const, collection: foldConstants(node.right.collection) } : { ...node.right, items: node.right.items.filter((item) => !isNaNLiteral(item)) };
+      return { ...node, left: foldConstants(node.left), right };
+    }
     case 'lambda':
       return node.predicate === undefined ? node : { ...node, predicate: foldConstants(node.predicate) };
     case 'count':
@@ -83,6 +86,7 @@ export function foldConstants(node: BoundExpression): BoundExpression {
 }
 
 const COMPARISONS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
+const isNaNLiteral = (node: BoundLiteral): boolean => (node.value === 'NaN' || (typeof node.value === 'number' && Number.isNaN(node.value))) && node.type.kind === 'primitive' && (node.type.name === 'Edm.Double' || node.type.name === 'Edm.Single');
 const isDateTimeOffset = (node: BoundExpression): boolean => node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset';
 const isDurationLiteral = (node: BoundExpression): boolean => node.kind === 'literal' && node.type.kind === 'primitive' && node.type.name === 'Edm.Duration' && node.value !== null;
 

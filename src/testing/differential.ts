@@ -188,11 +188,15 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       const nodes = queryExpressions(query);
       const decimal = nodes.filter((node) => typeIs(node, 'Edm.Decimal') || (node.kind === 'binary' && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal'));
       if (decimal.length === 0) return false;
-      // Only values a double cannot hold: a literal or a stored value with more than 15 digits.
-      // (Arithmetic on short decimals must still agree: `dec add 0.5 eq 101` is not excused.)
-      const inexactLiteral = nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && longDecimal(node.value));
+      // Only values a double cannot hold: a literal or a stored value with more than 15 digits (an
+      // Int64 literal beyond 2^53 made a Decimal too), or a Decimal remainder or quotient, which a
+      // double computes inexactly also for short decimals (-1 mod 0.1 is -0.0999… in doubles).
+      // (Addition, subtraction and multiplication of short decimals must still agree:
+      // `dec add 0.5 eq 101` is not excused.)
+      const inexactLiteral = nodes.some((node) => node.kind === 'literal' && ((typeIs(node, 'Edm.Decimal') && longDecimal(node.value)) || (typeIs(node, 'Edm.Int64') && beyondDouble(node.value))));
+      const inexactOperation = decimal.some((node) => node.kind === 'binary' && (node.operator === 'mod' || node.operator === 'div' || node.operator === 'divby'));
       const inexactRow = differingRows.length > 0 && differingRows.every((row) => Object.values(row).some(longDecimal));
-      return inexactLiteral || inexactRow;
+      return inexactLiteral || inexactOperation || inexactRow;
     },
   },
   {

@@ -15,6 +15,7 @@ import { bitsOf, flagBits } from '../flags.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { integerRange } from './integer-range.js';
 
 /** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
 const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
@@ -664,6 +665,15 @@ export class ExpressionCompiler {
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
         if (textual && node.name === 'cast') return this.value(arg, frame);
         if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
+        // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
+        // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
+        const range = integerRange(target);
+        if (node.name === 'cast' && range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
+          const name = `k${this.letCount++}`;
+          const ref = `$$${name}`;
+          const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
+          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $cond: [within, ref, null] } } };
+        }
         if (node.name === 'isof') return notNull(this.value(arg, frame));
         return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));
       }
