@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { fuzzDifferential, typedQueryArbitrary, type CampaignReport, type DistinctFinding, type FindingClass } from '../src/testing/index.js';
 import { ALL_TARGETS, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../test/fixtures/fuzz-data.js';
+import { historyTable, type RecordedRun } from './fuzz-history.js';
 
 const { values } = parseArgs({
   options: {
@@ -184,6 +185,7 @@ try {
 } catch {
   // first run
 }
+const earlier = lines.map((line) => JSON.parse(line.trim().replace(/,$/, '')) as RecordedRun);
 lines.push(`  ${JSON.stringify(run)}`);
 writeFileSync(path, `[\n${lines.map((l) => l.replace(/,$/, '')).join(',\n')}\n]\n`);
 console.log(`\n[fuzz] appended to ${path}`);
@@ -218,5 +220,5 @@ function fuzzSection(r: typeof run, full: CampaignReport): string {
 | --- | ---: | ---: | --- |
 ${rows.join('\n')}
 ${r.distinctFindings.length === 0 ? '' : `\n## Findings\n\n${r.distinctFindings.map((f) => `- **${f.target}**, ${f.class} (${f.occurrences}×): \`${f.reproduction.replaceAll('`', "'")}\``).join('\n')}\n`}
-`;
+${historyTable(earlier)}`;
 }
