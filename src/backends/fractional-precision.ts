@@ -64,6 +64,30 @@ function floorOf(node: BoundLiteral, units: Units): BoundLiteral {
   return { ...node, value };
 }
 
+/** Whether a finer literal occurs anywhere in `node`. */
+function containsFiner(node: BoundExpression, units: Units): boolean {
+  switch (node.kind) {
+    case 'literal':
+      return isFiner(node, units);
+    case 'binary':
+      return containsFiner(node.left, units) || containsFiner(node.right, units);
+    case 'unary':
+      return containsFiner(node.operand, units);
+    case 'call':
+      return node.args.some((arg) => containsFiner(arg, units));
+    case 'case':
+      return node.branches.some((b) => containsFiner(b.when, units) || containsFiner(b.then, units));
+    case 'in':
+      return containsFiner(node.left, units) || (node.right.kind === 'list' ? node.right.items.some((item) => isFiner(item, units)) : containsFiner(node.right.collection, units));
+    case 'lambda':
+      return node.predicate !== undefined && containsFiner(node.predicate, units);
+    case 'count':
+      return node.filter !== undefined && containsFiner(node.filter, units);
+    default:
+      return false;
+  }
+}
+
 const booleanLiteral = (value: boolean, like: BoundExpression): BoundLiteral => ({ kind: 'literal', type: { kind: 'primitive', name: 'Edm.Boolean' }, value, span: like.span });
 
 /** {@link limitFraction} of one expression of `option`. */
@@ -82,7 +106,9 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
     case 'binary': {
       if (FLIPPED[node.operator] !== undefined && isFiner(node.left, units) !== isFiner(node.right, units)) {
         const [other, fine, operator] = isFiner(node.right, units) ? [node.left, node.right, node.operator] : [node.right, node.left, FLIPPED[node.operator] as string];
-        if (other.kind !== 'literal') {
+        // Only when the other side holds the database's precision: a value computed from a finer
+        // literal itself (`(span add maxdatetime()) eq maxdatetime()`) is refused below instead.
+        if (other.kind !== 'literal' && !containsFiner(other, units)) {
           if (operator === 'eq' || operator === 'ne') return booleanLiteral(operator === 'ne', node);
           const floor = floorOf(fine as BoundLiteral, units);
           return { ...node, operator: operator === 'gt' || operator === 'ge' ? 'gt' : 'le', left: recurse(other), right: floor };

@@ -139,9 +139,19 @@ const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 const longDecimal = (value: unknown): boolean =>
   typeof value === 'bigint'
     ? value >= 2n ** 53n || value <= -(2n ** 53n)
-    : (typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT.test(value))) && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15;
+    : typeof value === 'number'
+      ? String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15
+      : typeof value === 'string' && NUMBER_TEXT.test(value) && decimalSpan(value) > 15;
+/** Digits from a decimal text's first significant digit to its last place (`0.000000000000000001`: 18), as a double must hold them in a sum. */
+const decimalSpan = (text: string): number => {
+  const [mantissa = '', exponent = '0'] = text.replace(/^[-+]/, '').toLowerCase().split('e');
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  const integer = whole.replace(/^0+/, '');
+  const places = fraction.length - Number(exponent);
+  return integer.length > 0 ? integer.length + Math.max(0, places) : Math.max(fraction.replace(/0+$/, '').length, places) ;
+};
 /** An integer that a double does not hold exactly (beyond 2^53). */
-const beyondDouble = (value: unknown): boolean => typeof value === 'bigint' && (value > 2n ** 53n || value < -(2n ** 53n));
+const beyondDouble = (value: unknown): boolean => typeof value === 'bigint' && (value >= 2n ** 53n || value <= -(2n ** 53n));
 const isRows = (outcome: Outcome): boolean => outcome.kind === 'rows';
 
 /**
@@ -208,7 +218,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass, differingRows, relatedRows }) => {
       if (findingClass !== 'row disagreement' || !/mariadb|mysql/i.test(target)) return false;
       const nodes = queryExpressions(query);
-      const exact = nodes.filter((node) => node.kind === 'binary' && (node.operator === 'mul' || node.operator === 'mod') && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal');
+      const exact = nodes.filter((node) => node.kind === 'binary' && ['mul', 'mod', 'div', 'divby'].includes(node.operator) && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal');
       if (exact.length === 0) return false;
       const quotient = (node: BoundExpression): boolean => node.kind === 'binary' && (node.operator === 'div' || node.operator === 'divby') && typeIs(node, 'Edm.Decimal');
       if (exact.some((node) => node.kind === 'binary' && (quotient(node.left) || quotient(node.right)))) return true;
@@ -250,13 +260,13 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
   {
     name: 'mingo-utf16-code-units',
     deviation: 'MongoDB backend: "mingo counts UTF-16 code units"',
-    // Only mingo, only for the functions that count characters, and only with a character above
-    // U+FFFF in a literal of the query or in a differing row.
-    applies: ({ target, query, findingClass, differingRows }) =>
+    // Only mingo, only for the functions that count characters (and matchesPattern's `.`), and only
+    // with a character above U+FFFF in a literal of the query, a differing row or a row it reaches.
+    applies: ({ target, query, findingClass, differingRows, relatedRows }) =>
       findingClass === 'row disagreement' &&
       /mingo/i.test(target) &&
-      queryExpressions(query).some((node) => node.kind === 'call' && ['length', 'substring', 'indexof'].includes(node.name)) &&
-      (queryExpressions(query).some((node) => node.kind === 'literal' && hasAstral(node.value)) || differingRows.some((row) => hasAstral(JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))))),
+      queryExpressions(query).some((node) => node.kind === 'call' && ['length', 'substring', 'indexof', 'matchesPattern'].includes(node.name)) &&
+      (queryExpressions(query).some((node) => node.kind === 'literal' && hasAstral(node.value)) || differingRows.some((row) => [row, ...relatedRows(row)].some((r) => hasAstral(JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))))),
   },
 ];
 

@@ -520,7 +520,8 @@ export class ExpressionCompiler {
         const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
         if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
         return this.nullSafe([this.value(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
-          const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
+          // Whole milliseconds rounded down, as instant literals are stored.
+          const ms = { $toLong: { $floor: { $multiply: [seconds, operator === 'sub' ? -1000 : 1000] } } };
           return this.inCalendar({ $add: [x, ms] });
         });
       }
@@ -535,7 +536,7 @@ export class ExpressionCompiler {
       const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
       if (!isPrimitive(date.type, 'Edm.Date') || !isDuration(span.type)) return this.fail('date arithmetic with these operands', node);
       return this.nullSafe([this.dateInstant(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
-        const ms = { $toLong: { $trunc: [{ $multiply: [seconds, operator === 'sub' ? -1000 : 1000] }] } };
+        const ms = { $toLong: { $floor: { $multiply: [seconds, operator === 'sub' ? -1000 : 1000] } } };
         return this.nullSafe([this.inCalendar({ $add: [x, ms] })], ([moved]) => this.calendarDate(moved as string));
       });
     }

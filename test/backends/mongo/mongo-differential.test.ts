@@ -349,3 +349,13 @@ describe('casts to a narrower integer type fail (null) out of its range; NaN in 
     expect(await excuse("$filter=(not (matchesPattern(name,'^A')))&$orderby=(-1 mod parent/dec),id desc")).toBe('decimal-as-double');
   });
 });
+
+describe('a Date minus a duration finer than a millisecond; matchesPattern and length on characters above U+FFFF (seed 20261126)', () => {
+  agree([
+    "$filter=born eq (born sub (duration'PT0.0000001S' add span))",
+    "$filter=born eq (born sub duration'PT0.0000001S')",
+    "$filter=(matchesPattern(concat(name,trim('😀')),'^.{3}$')) or ((null) and (trim(name) eq concat(name,name)))",
+    '$orderby=length(parent/name),id desc',
+    '$orderby=(n16 sub 9007199254740992),id&$skip=0',
+  ]);
+});

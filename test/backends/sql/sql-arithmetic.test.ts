@@ -369,4 +369,13 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
   it('a NaN item of an in list matches nothing (PostgreSQL finds NaN = NaN)', async () => {
     await agree(['$filter=(NaN divby n16) in (NaN,0e0)&$select=id', '$filter=ceiling(NaN) in (NaN)&$select=id', '$filter=not (dbl in (NaN))&$select=id', '$filter=dbl in (NaN,10.5e0,null)&$select=id']);
   }, 60_000);
+
+  it('a value computed from a literal finer than a microsecond is refused, not compared as stored (seed 20261126)', async () => {
+    await agree([
+      "$filter=case((flag):case((name in ('')):null,true:span),true:case((name gt name):span,true:duration'-P3652059DT23H59M59.9999999S')) eq duration'-P3652059DT23H59M59.9999999S'&$select=id",
+      '$filter=(span add maxdatetime()) eq maxdatetime()&$select=id',
+      '$orderby=(dec div 0.000000000000000001) desc,id&$top=1&$select=id',
+      '$filter=at gt 2024-01-01T00:00:00.0000005Z&$select=id',
+    ]);
+  }, 60_000);
 });
