@@ -345,6 +345,9 @@ describe('casts to a narrower integer type fail (null) out of its range; NaN in 
     '$filter=(NaN divby n16) in (NaN,0e0)',
     '$filter=ceiling(NaN) in (NaN)',
   ]);
+  it('excuses two rows swapped by a decimal a double cannot hold (1 + 0.000000000000000001)', async () => {
+    expect(await excuse('$orderby=(1 add dec),id desc')).toBe('decimal-as-double');
+  });
   it('excuses a Decimal remainder, which doubles compute inexactly (decimal-as-double)', async () => {
     expect(await excuse("$filter=(not (matchesPattern(name,'^A')))&$orderby=(-1 mod parent/dec),id desc")).toBe('decimal-as-double');
   });
