@@ -8,6 +8,8 @@ export interface RecordedRun {
   readonly seed: number;
   readonly targets: readonly string[];
   readonly queries: number;
+  /** Stopped by hand before its time or count (its figures are those of its last progress line). */
+  readonly stoppedEarly?: boolean;
   readonly seconds: number;
   readonly queriesPerSecond: number;
   readonly findingsByClass: Record<string, number>;
@@ -20,7 +22,7 @@ export function historyTable(runs: readonly RecordedRun[]): string {
   const rows = runs.map((r) => {
     const disagreements = (r.findingsByClass['row disagreement'] ?? 0) + (r.findingsByClass['ODataError mismatch'] ?? 0);
     const targets = r.targets.filter((t) => t !== 'memory').length;
-    return `| ${r.date.slice(0, 16).replace('T', ' ')} | ${r.commit} | ${r.seed} | ${targets} | ${r.queries.toLocaleString('en')} | ${r.queriesPerSecond} | ${disagreements} | ${r.findingsByClass['non-ODataError'] ?? 0} | ${r.findingsByClass['database error'] ?? 0} | ${r.distinctFindings.length} |`;
+    return `| ${r.date.slice(0, 16).replace('T', ' ')} | ${r.commit} | ${r.seed} | ${targets} | ${r.queries.toLocaleString('en')}${r.stoppedEarly === true ? ' (stopped early)' : ''} | ${r.queriesPerSecond} | ${disagreements} | ${r.findingsByClass['non-ODataError'] ?? 0} | ${r.findingsByClass['database error'] ?? 0} | ${r.distinctFindings.length} |`;
   });
   return `## Earlier campaigns (bench/fuzz-results.json)
 
