@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
+    // Opening an in-process engine (PGlite compiles its WebAssembly) can take seconds on a loaded 2-core machine.
+    hookTimeout: 60_000,
     pool: 'threads',
     setupFiles: ['test/setup/fast-check-seed.ts'],
   },

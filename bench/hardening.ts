@@ -66,7 +66,7 @@ export async function runHardeningBench(): Promise<{ results: string }> {
     let worstJsPattern = '';
     for (const pattern of patterns) {
       const bound = bindQuery(`$filter=${encodeURIComponent(`matchesPattern(body,'${pattern}')`)}&$select=id`, { model, entitySet: 'texts' });
-      const compiled = compileQuery(bound, { model, data: { texts: data } });
+      const compiled = compileQuery(bound, { data: { texts: data } });
       const memoryMs = time(() => compiled.apply(data), 3);
       const { mongo } = checkMatchesPattern(pattern);
       const regex = new RegExp(mongo.regex, mongo.options);

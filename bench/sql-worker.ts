@@ -196,7 +196,7 @@ for (const [v, variant] of VARIANTS.entries()) {
     first = false;
 
     // Compiled once; only the SQL is run repeatedly.
-    const q = engine.toSql(engine.bindQuery(kase.query, settings), { dialect: 'postgres', model });
+    const q = engine.toSql(engine.bindQuery(kase.query, settings), { dialect: 'postgres' });
     const oursList: Statement = { sql: q.sql, params: q.params };
     const oursCount: Statement | undefined = q.count;
     const handList = kase.hand;

@@ -67,7 +67,7 @@ export interface SqlBench {
 function compileWith(engine: SqlEngineApi, query: string, which: 'sql' | 'compile'): string {
   const model = which === 'sql' ? engine.defineModel(SQL_MODEL) : engine.defineModel(COMPILE_MODEL);
   const entitySet = which === 'sql' ? 'products' : COMPILE_ENTITY_SET;
-  const q = engine.toSql(engine.bindQuery(query, { model, entitySet }), { dialect: 'postgres', model });
+  const q = engine.toSql(engine.bindQuery(query, { model, entitySet }), { dialect: 'postgres' });
   return JSON.stringify([q.sql, q.params, q.count ?? null]);
 }
 

@@ -116,11 +116,11 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
   const bound = bindQuery(query, { model, entitySet });
   if (dialect === undefined && !mongo) process.stdout.write('valid\n');
   if (dialect !== undefined) {
-    const { sql, params, count } = toSql(bound, { dialect: dialect as DialectName, model });
+    const { sql, params, count } = toSql(bound, { dialect: dialect as DialectName });
     process.stdout.write(`${sql}\nparams: ${JSON.stringify(params, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}\n`);
     if (count !== undefined) process.stdout.write(`count: ${count.sql}\n`);
   }
-  if (mongo) process.stdout.write(`${JSON.stringify(toMongo(bound, { model }), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);
+  if (mongo) process.stdout.write(`${JSON.stringify(toMongo(bound), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v), 2)}\n`);
   return 0;
 }
 

@@ -99,6 +99,12 @@ export type EntitySetDefinition<Types extends Record<string, EntityTypeDefinitio
     readonly nonSelectable?: readonly PropertyNames<Types[TypeName]>[];
     readonly nonExpandable?: readonly NavigationNames<Types[TypeName]>[];
     readonly nonCountable?: readonly (PropertyNames<Types[TypeName]> | NavigationNames<Types[TypeName]>)[];
+    /**
+     * Navigation property bindings (CSDL `NavigationPropertyBinding`): navigation path → the
+     * entity set of its targets. Needed when several entity sets have the target type; without a
+     * binding the one entity set of the target type is used.
+     */
+    readonly bindings?: Readonly<Partial<Record<NavigationNames<Types[TypeName]>, string>> & Record<string, string>>;
   };
 }[Extract<keyof Types, string>];
 
@@ -168,7 +174,7 @@ function setSpec(name: string, definition: EntitySetDefinition<Record<string, En
     nonExpandableProperties: new Set(definition.nonExpandable ?? []),
     nonCountableProperties: new Set(definition.nonCountable ?? []),
   };
-  return { name, type: definition.type, capabilities };
+  return { name, type: definition.type, capabilities, ...(definition.bindings === undefined ? {} : { bindings: definition.bindings }) };
 }
 
 /**
@@ -184,7 +190,14 @@ export function defineModel<const Types extends Record<string, EntityTypeDefinit
   },
 ): TypedModel<Extract<keyof typeof definition.entitySets, string>> {
   try {
-    return buildModel(specOf(definition as ModelDefinition<Types>));
+    const model = buildModel(specOf(definition as ModelDefinition<Types>));
+    for (const set of model.entitySets.values()) {
+      for (const [path, target] of set.bindings) {
+        const bound = model.entitySets.get(target);
+        if (bound === undefined) throw modelError(`The binding '${path}' of entity set '${set.name}' names '${target}', which is not an entity set of the model`);
+      }
+    }
+    return model;
   } catch (error) {
     // A definition read from untyped input (JSON, JavaScript) may have any shape: still an invalid_model.
     if (error instanceof ODataError) throw error;

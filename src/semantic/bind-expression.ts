@@ -4,12 +4,14 @@
  * written as strings), and enforces the expression limits.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
-import { derivesFrom, findType, isPrimitiveTypeName, type Capabilities, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
+import { derivesFrom, findType, isPrimitiveTypeName, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
+import { navigationTarget } from '../model/navigation.js';
 import type { CallExpression, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
 import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
+import { bindSearch } from './bind-search.js';
 import { inDurationRange, inStoredYears } from '../util/temporal.js';
 import type { ResolvedSettings } from './settings.js';
 import {
@@ -45,6 +47,8 @@ export interface ExpressionContext {
   readonly purpose: Purpose;
   /** The type `$it` stands for. */
   readonly it: StructuredType;
+  /** The entity set `$it` belongs to, if known (navigation targets are resolved from it). */
+  readonly entitySet: EntitySet | undefined;
   /** Capabilities of the entity set the expression is evaluated on, if known. */
   readonly capabilities: Capabilities | undefined;
   /** Parameter aliases of the request. */
@@ -75,8 +79,8 @@ const OPERATOR_KIND: Readonly<Record<string, string>> = {
 const ARITHMETIC = new Set(['add', 'sub', 'mul', 'div', 'divby', 'mod']);
 
 interface Scope {
-  /** Lambda variables in scope, innermost last. */
-  readonly variables: ReadonlyMap<string, ExpressionType>;
+  /** Lambda variables in scope, innermost last: the element type, and the entity set of entities. */
+  readonly variables: ReadonlyMap<string, { readonly type: ExpressionType; readonly set: EntitySet | undefined }>;
   readonly anyAllDepth: number;
   readonly functionDepth: number;
   /** Aliases being expanded, to reject `@a=@a`. */
@@ -298,6 +302,9 @@ export class ExpressionBinder {
     const segments = node.segments;
     let root: BoundPathRoot = { kind: 'it' };
     let current: ExpressionType = { kind: 'entity', type: this.context.it };
+    // The entity set of the last entity on the path, and the path from it (a binding path such as `address/city`).
+    let set = this.context.entitySet;
+    let bindingPath = '';
     let index = 0;
     switch (node.head.kind) {
       case '$it':
@@ -315,8 +322,9 @@ export class ExpressionBinder {
           const variable = scope.variables.get(first.name);
           if (variable !== undefined) {
             // Lambda variables take precedence over properties (URL 5.1.1.13).
-            root = { kind: 'variable', name: first.name, elementType: variable };
-            current = variable;
+            root = { kind: 'variable', name: first.name, elementType: variable.type };
+            current = variable.type;
+            set = variable.set;
             index = 1;
           }
         }
@@ -339,9 +347,13 @@ export class ExpressionBinder {
               if (member.kind === 'property') {
                 steps.push({ kind: 'property', property: member, span: segment.span });
                 current = fromReference(member.type, member.collection);
+                bindingPath += `${member.name}/`;
               } else {
-                steps.push({ kind: 'navigation', navigation: member, span: segment.span });
+                const entitySet = navigationTarget(this.context.model, set, member, bindingPath + member.name);
+                steps.push({ kind: 'navigation', navigation: member, entitySet, span: segment.span });
                 current = fromReference({ kind: 'entity', type: member.target }, member.collection);
+                set = entitySet;
+                bindingPath = '';
               }
               break;
             }
@@ -353,6 +365,7 @@ export class ExpressionBinder {
               }
               steps.push({ kind: 'typeCast', target: cast, span: segment.span });
               current = { kind: cast.kind, type: cast } as ExpressionType;
+              bindingPath += `${cast.qualifiedName}/`;
               break;
             }
             if (structured.open) {
@@ -390,7 +403,7 @@ export class ExpressionBinder {
             return { kind: 'lambda', operator: segment.operator, collection, type: BOOLEAN, span: node.span };
           }
           const variables = new Map(scope.variables);
-          variables.set(segment.variable, current.element);
+          variables.set(segment.variable, { type: current.element, set: current.element.kind === 'entity' ? set : undefined });
           const predicate = this.expression(segment.predicate, { ...scope, variables, anyAllDepth: depth });
           if (!isBooleanLike(predicate.type)) {
             throw this.error('type_mismatch', `The expression of '${segment.operator}' must be of type 'Edm.Boolean', but is '${typeName(predicate.type)}'.`, segment.predicate.span);
@@ -411,13 +424,17 @@ export class ExpressionBinder {
           let filter: BoundExpression | undefined;
           if (segment.filter !== undefined) {
             if (current.element.kind !== 'entity') throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities`, segment.span);
-            filter = new ExpressionBinder({ ...this.context, it: current.element.type, capabilities: undefined }).bind(segment.filter, true);
+            filter = new ExpressionBinder({ ...this.context, it: current.element.type, entitySet: set, capabilities: undefined }).bind(segment.filter, true);
           }
+          if (segment.search !== undefined && current.element.kind !== 'entity') {
+            throw this.error('unsupported_feature', `$count($search=…) is only supported on collections of entities`, segment.span);
+          }
+          const search = segment.search === undefined || current.element.kind !== 'entity' ? undefined : bindSearch(segment.search, current.element.type);
           return {
             kind: 'count',
             collection,
             ...(filter === undefined ? {} : { filter }),
-            ...(segment.search === undefined ? {} : { search: segment.search }),
+            ...(search === undefined ? {} : { search }),
             type: INT64,
             span: node.span,
           };

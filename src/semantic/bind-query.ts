@@ -5,7 +5,9 @@
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
 import { derivesFrom, findType, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
 import type { ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
+import { navigationTarget } from '../model/navigation.js';
 import { parseQuery } from '../syntax/query-string.js';
+import { bindSearch } from './bind-search.js';
 import type { BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
 import { ExpressionBinder } from './bind-expression.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
@@ -113,6 +115,7 @@ class QueryBinder {
       offset: 0,
       purpose,
       it: level.type,
+      entitySet: level.set,
       capabilities: level.capabilities,
       aliases: this.aliases,
     });
@@ -140,7 +143,7 @@ class QueryBinder {
     return {
       entityType: level.type,
       ...(filter === undefined ? {} : { filter }),
-      ...(query.search === undefined ? {} : { search: query.search }),
+      ...(query.search === undefined ? {} : { search: bindSearch(query.search, level.type) }),
       ...(orderBy === undefined ? {} : { orderBy }),
       select,
       expand,
@@ -261,13 +264,6 @@ class QueryBinder {
     return { all, properties, navigation };
   }
 
-  private targetSet(level: Level, navigation: NavigationProperty): EntitySet | undefined {
-    const bound = level.set?.bindings.get(navigation.name);
-    if (bound !== undefined) return this.model.entitySets.get(bound);
-    const candidates = [...this.model.entitySets.values()].filter((set) => set.type === navigation.target);
-    return candidates.length === 1 ? candidates[0] : undefined;
-  }
-
   private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>): BoundExpandItem[] {
     const option = level.option('expand');
     const result: BoundExpandItem[] = [];
@@ -326,7 +322,7 @@ class QueryBinder {
         item.span.start,
       );
     }
-    const entitySet = this.targetSet(level, navigation);
+    const entitySet = navigationTarget(this.model, level.set, navigation);
     const child: Level = {
       type: navigation.target,
       set: entitySet,

@@ -9,7 +9,6 @@ import type {
   CanonicalFunctionName,
   ComparisonOperator,
   LogicalOperator,
-  SearchExpression,
   Span,
 } from '../syntax/ast.js';
 import type { ExpressionType } from './types.js';
@@ -33,7 +32,11 @@ export interface BoundLiteral extends BoundNode {
 /** One step of a resolved path. */
 export type BoundPathStep =
   | { readonly kind: 'property'; readonly property: Property; readonly span: Span }
-  | { readonly kind: 'navigation'; readonly navigation: NavigationProperty; readonly span: Span }
+  /**
+   * A navigation property, with the entity set of its targets (the binding, or the one set of the
+   * target type: `navigationTarget` of `model/navigation.ts`); `undefined` when the model does not say which.
+   */
+  | { readonly kind: 'navigation'; readonly navigation: NavigationProperty; readonly entitySet: EntitySet | undefined; readonly span: Span }
   /** A cast to a derived type. */
   | { readonly kind: 'typeCast'; readonly target: StructuredType; readonly span: Span }
   /** A dynamic property of an open type (type `Edm.Untyped`). */
@@ -93,7 +96,7 @@ export interface BoundCount extends BoundNode {
   readonly kind: 'count';
   readonly collection: BoundPath;
   readonly filter?: BoundExpression;
-  readonly search?: SearchExpression;
+  readonly search?: BoundSearch;
 }
 
 /** `case(cond:value, …)`. */
@@ -103,6 +106,31 @@ export interface BoundCase extends BoundNode {
 }
 
 export type BoundExpression = BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase;
+
+/** One node of a bound `$search`: a term, or `NOT`, `AND`, `OR` of nodes. */
+export type BoundSearchNode =
+  /** A word or a `"phrase"` (its text without the quotes). */
+  | { readonly kind: 'term'; readonly value: string; readonly phrase: boolean }
+  | { readonly kind: 'not'; readonly operand: BoundSearchNode }
+  | { readonly kind: 'and' | 'or'; readonly left: BoundSearchNode; readonly right: BoundSearchNode }
+  /** An empty `$search` (only blanks): every entity matches. */
+  | { readonly kind: 'everything' };
+
+/**
+ * `$search` bound to an entity type (PROT 11.2.6.6). Free text is split into terms that must all
+ * match; the search grammar's `AND`, `OR`, `NOT` and phrases are kept. What a match means is up
+ * to the service: the default search looks for every term, ignoring case, in one of `properties`
+ * (the type's single-valued string properties); a hook may use `text` with a full-text engine.
+ */
+export interface BoundSearch {
+  readonly kind: 'search';
+  /** The `$search` value as written (a phrase keeps its quotes). */
+  readonly text: string;
+  readonly root: BoundSearchNode;
+  /** The properties the default search looks in. */
+  readonly properties: readonly Property[];
+  readonly span: Span;
+}
 
 export interface BoundOrderByItem {
   readonly expression: BoundExpression;
@@ -132,7 +160,7 @@ export interface BoundExpandItem {
 export interface BoundQueryOptions {
   readonly entityType: StructuredType;
   readonly filter?: BoundExpression;
-  readonly search?: SearchExpression;
+  readonly search?: BoundSearch;
   readonly orderBy?: readonly BoundOrderByItem[];
   readonly select: BoundSelect;
   readonly expand: readonly BoundExpandItem[];

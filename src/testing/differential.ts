@@ -490,9 +490,9 @@ export async function runDifferential(text: string, options: DifferentialOptions
     return { bound: undefined, reference, outcomes: new Map(), findings, excused: new Map() };
   }
   let compiled = false;
-  const referenceOf = (query: BoundQuery): BackendResult => compileQuery(query, { data: { [options.entitySet]: options.rows as Row[] }, model: options.model }).apply(options.rows as Row[]);
+  const referenceOf = (query: BoundQuery): BackendResult => compileQuery(query, { data: { [options.entitySet]: options.rows as Row[] } }).apply(options.rows as Row[]);
   const reference = await outcomeOf(() => {
-    const query = compileQuery(bound, { data: { [options.entitySet]: options.rows as Row[] }, model: options.model });
+    const query = compileQuery(bound, { data: { [options.entitySet]: options.rows as Row[] } });
     compiled = true;
     return query.apply(options.rows as Row[]);
   });

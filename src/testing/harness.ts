@@ -135,7 +135,7 @@ export async function assertBackendMatchesMemory(options: HarnessOptions): Promi
   const details = await fc.check(
     fc.asyncProperty(rows, queries, async (data, text) => {
       const bound = bindQuery(text, settings);
-      const expected = compileQuery(bound, { data: { [options.entitySet]: data }, model: options.model }).apply(data);
+      const expected = compileQuery(bound, { data: { [options.entitySet]: data } }).apply(data);
       const actual = await options.runner(bound, data);
       const difference = compareResults(bound, expected, actual);
       if (difference !== undefined) throw new Error(`${difference}\nquery: ${text}`);

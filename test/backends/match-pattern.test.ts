@@ -97,7 +97,7 @@ describe('every accepted pattern runs in bounded time on 10 000-character subjec
     for (const pattern of PATTERNS) {
       const bound = bind(pattern);
       let start = performance.now();
-      const memory = compileQuery(bound, { model, data: { texts: rows } }).apply(rows).value.map((r) => r.id);
+      const memory = compileQuery(bound, { data: { texts: rows } }).apply(rows).value.map((r) => r.id);
       const memoryMs = performance.now() - start;
       const { mongo } = checkMatchesPattern(pattern);
       const regex = new RegExp(mongo.regex, mongo.options);
@@ -116,9 +116,9 @@ describe('every accepted pattern runs in bounded time on 10 000-character subjec
     let slowest = 0;
     for (const pattern of PATTERNS) {
       const bound = bind(pattern);
-      const memory = compileQuery(bound, { model, data: { texts: rows } }).apply(rows).value.map((r) => r.id);
+      const memory = compileQuery(bound, { data: { texts: rows } }).apply(rows).value.map((r) => r.id);
       const start = performance.now();
-      const result = await run(engine, bound, model);
+      const result = await run(engine, bound);
       const ms = performance.now() - start;
       expect(result.value.map((r) => r.id), pattern).toEqual(memory);
       expect(ms, `${pattern} on PGlite`).toBeLessThan(3000);

@@ -6,7 +6,7 @@ const data = { items: edgeRows };
 
 function run(query: string): Row[] {
   const bound = bindQuery(query, { model: edgeModel, entitySet: 'items', maxNodeCount: 1000, maxAnyAllExpressionDepth: 3 });
-  return compileQuery(bound, { data, model: edgeModel }).apply(edgeRows).value;
+  return compileQuery(bound, { data }).apply(edgeRows).value;
 }
 
 const ids = (query: string): unknown[] => run(query).map((row) => row.id);
@@ -148,7 +148,7 @@ describe('in-memory $orderby, paging, $count, $select, $expand', () => {
 
   it('$count counts after $filter and before paging', () => {
     const bound = bindQuery('$filter=price gt 0&$top=1&$count=true', { model: edgeModel, entitySet: 'items' });
-    const result = compileQuery(bound, { data, model: edgeModel }).apply(edgeRows);
+    const result = compileQuery(bound, { data }).apply(edgeRows);
     expect(result.count).toBe(4);
     expect(result.value).toHaveLength(1);
   });

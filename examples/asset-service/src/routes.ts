@@ -84,7 +84,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const query = parseQuery(rawQuery(request.url));
     checkSupportedOptions(query);
     const bound = clampSkip(bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP }));
-    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
+    const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
     const { rows, count } = await db
       .withTenant(tenantOf(request), 'read', async (tx) => {
         const rows = await tx.query(compiled.sql, compiled.params);
@@ -121,7 +121,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     // (the id is a checked UUID, so the filter is a literal), under the tenant's row-level security.
     const byId = parseQuery(`$filter=id eq ${id}`).filter;
     const bound = bindQuery({ ...query, filter: byId }, { model, entitySet: resource.entitySet });
-    const compiled = toSql(bound, { dialect: 'postgres', model, naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
+    const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
     const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(compiled.sql, compiled.params));
     const row = rows[0];
     if (row === undefined) throw new NotFoundError(resource.label, id);

@@ -104,19 +104,19 @@ async function start(): Promise<void> {
     const bound = bindQuery(parsed, settings);
     element('sql').textContent = DIALECTS.map((dialect) => {
       try {
-        const { sql, params, count } = toSql(bound, { dialect, model });
+        const { sql, params, count } = toSql(bound, { dialect });
         return `-- ${dialect}\n${sql}\n-- params: ${show(params)}${count === undefined ? '' : `\n-- count: ${count.sql}\n-- params: ${show(count.params)}`}`;
       } catch (error) {
         return `-- ${dialect}\n${error instanceof Error ? error.message : String(error)}`;
       }
     }).join('\n\n');
     try {
-      element('mongo').textContent = show(toMongo(bound, { model }));
+      element('mongo').textContent = show(toMongo(bound));
     } catch (error) {
       element('mongo').textContent = error instanceof Error ? error.message : String(error);
     }
     try {
-      const result = compileQuery(bound, { data, model }).apply(data[entitySet] as Row[]);
+      const result = compileQuery(bound, { data }).apply(data[entitySet] as Row[]);
       element('result').textContent = show(result);
       element('row-count').textContent = `${result.value.length} row${result.value.length === 1 ? '' : 's'}${result.count === undefined ? '' : ` (count ${result.count})`}`;
     } catch (error) {

@@ -3,7 +3,7 @@
  * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
-import type { NavigationProperty } from '../../model/model.js';
+import type { EntitySet, NavigationProperty } from '../../model/model.js';
 import type { BoundCall, BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import {
@@ -17,6 +17,8 @@ import {
 } from '../../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
 import { callFunction } from './functions.js';
+import { defaultSearch, type SearchFunction } from './search.js';
+import { unknownTarget, unsupportedFeature } from '../unsupported.js';
 import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
 
 /** A row: a plain object keyed by property names. */
@@ -25,8 +27,12 @@ export type Row = Readonly<Record<string, unknown>>;
 /** Lambda variables in scope. */
 export type Scope = Readonly<Record<string, unknown>>;
 
-/** Follows a navigation property from a row: the related row (or `null`), or the related rows. */
-export type NavigationResolver = (navigation: NavigationProperty, row: Row) => Row | null | readonly Row[];
+/**
+ * Follows a navigation property from a row: the related row (or `null`), or the related rows.
+ * `target` is the entity set of the related rows, as the binder resolved it (`undefined` when the
+ * model does not say).
+ */
+export type NavigationResolver = (navigation: NavigationProperty, row: Row, target: EntitySet | undefined) => Row | null | readonly Row[];
 
 /** A compiled expression. */
 export type Evaluator = (row: Row, scope: Scope) => unknown;
@@ -43,9 +49,17 @@ function getter(name: string): (object: unknown) => unknown {
 
 export { getter as propertyGetter };
 
-/** Compiles expressions of one query; `resolve` follows navigation properties. */
+/**
+ * Compiles expressions of one query; `resolve` follows navigation properties, `search` matches
+ * `$count($search=…)`. With `requireTargets` (rows by entity set), a navigation property whose
+ * entity set the model does not name is refused, as every backend refuses it.
+ */
 export class ExpressionCompiler {
-  constructor(private readonly resolve: NavigationResolver) {}
+  constructor(
+    private readonly resolve: NavigationResolver,
+    private readonly search: SearchFunction = defaultSearch,
+    private readonly requireTargets = false,
+  ) {}
 
   compile(node: BoundExpression): Evaluator {
     const fast = fastPath(node);
@@ -70,12 +84,14 @@ export class ExpressionCompiler {
       case 'count': {
         const collection = this.path(node.collection);
         const filter = node.filter === undefined ? undefined : this.compile(node.filter);
+        const search = node.search;
+        const matches = this.search;
         return (row, scope) => {
           const items = collection(row, scope);
           if (!Array.isArray(items)) return items === null || items === undefined ? 0n : null;
-          if (filter === undefined) return BigInt(items.length);
+          if (filter === undefined && search === undefined) return BigInt(items.length);
           let count = 0n;
-          for (const item of items) if (filter(item as Row, NO_SCOPE) === true) count++;
+          for (const item of items) if ((search === undefined || matches(item as Row, search)) && (filter === undefined || filter(item as Row, NO_SCOPE) === true)) count++;
           return count;
         };
       }
@@ -106,8 +122,9 @@ export class ExpressionCompiler {
           };
         }
         case 'navigation': {
-          const navigation = step.navigation;
-          return (value) => (value === null || typeof value !== 'object' ? null : this.resolve(navigation, value as Row));
+          const { navigation, entitySet } = step;
+          if (this.requireTargets && entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation));
+          return (value) => (value === null || typeof value !== 'object' ? null : this.resolve(navigation, value as Row, entitySet));
         }
         case 'typeCast':
           return (value) => value;

@@ -3,12 +3,13 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
-import type { Model, NavigationProperty, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import type { EntitySet, NavigationProperty, StructuredType } from '../../model/model.js';
+import { joinPairs } from '../../model/navigation.js';
+import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
-import type { SearchExpression } from '../../syntax/ast.js';
 import { ExpressionCompiler, propertyGetter, type Evaluator, type NavigationResolver, type Row } from './compile-expression.js';
 import { defaultSearch, type SearchFunction } from './search.js';
+import { unknownTarget, unsupportedFeature } from '../unsupported.js';
 import { domainOf, type Domain } from './values.js';
 
 /** Options of {@link compileQuery}. */
@@ -22,8 +23,6 @@ export interface MemoryBackendOptions {
   readonly resolve?: NavigationResolver;
   /** A custom `$search` matcher; the default matches every term in the string properties. */
   readonly search?: SearchFunction;
-  /** The model (needed with `data` to find the entity set of a navigation target). */
-  readonly model?: Model;
 }
 
 /** The result of {@link CompiledQuery.apply}. */
@@ -71,25 +70,24 @@ function compareKeys(keys: readonly SortKey[], a: readonly unknown[], b: readonl
 }
 
 /** Follows navigation properties through rows grouped by entity set, with a lazily built index per relationship. */
-export function dataResolver(model: Model, data: Readonly<Record<string, readonly Row[]>>): NavigationResolver {
+export function dataResolver(data: Readonly<Record<string, readonly Row[]>>): NavigationResolver {
   const indexes = new Map<string, Map<string, Row[]>>();
-  const rowsOf = (type: StructuredType): readonly Row[] => {
-    for (const set of model.entitySets.values()) if (set.type === type && Object.hasOwn(data, set.name)) return data[set.name] as readonly Row[];
-    return [];
-  };
+  const rowsOf = (set: EntitySet): readonly Row[] => (Object.hasOwn(data, set.name) ? (data[set.name] as readonly Row[]) : []);
   const keyOf = (domain: Domain, value: unknown): string | undefined => {
     const normalized = value === undefined || value === null ? null : domain.normalize(value);
     return normalized === null ? undefined : typeof normalized === 'object' ? JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) : `${typeof normalized}:${String(normalized)}`;
   };
-  const index = (type: StructuredType, property: string): Map<string, Row[]> => {
-    const id = `${type.qualifiedName}/${property}`;
+  const index = (set: EntitySet, property: string): Map<string, Row[]> => {
+    const type = set.type;
+    // Entity set names are simple identifiers: `/` never occurs in one.
+    const id = `${set.name}/${property}`;
     let map = indexes.get(id);
     if (map === undefined) {
       map = new Map();
       const definition = type.properties.get(property);
       const domain = domainOf(definition === undefined ? { kind: 'null' } : fromReference(definition.type));
       const get = propertyGetter(property);
-      for (const row of rowsOf(type)) {
+      for (const row of rowsOf(set)) {
         const key = keyOf(domain, get(row));
         if (key === undefined) continue;
         const bucket = map.get(key);
@@ -100,23 +98,17 @@ export function dataResolver(model: Model, data: Readonly<Record<string, readonl
     }
     return map;
   };
-  return (navigation: NavigationProperty, row: Row) => {
-    // This side holds the foreign key: the constraints are on this navigation property.
-    let pairs = navigation.constraints.map((c) => ({ mine: c.property, theirs: c.referencedProperty }));
-    if (pairs.length === 0 && navigation.partner !== undefined) {
-      // The other side holds it: use the partner's constraints, reversed.
-      const partner = navigation.target.navigation.get(navigation.partner);
-      pairs = (partner?.constraints ?? []).map((c) => ({ mine: c.referencedProperty, theirs: c.property }));
-    }
+  return (navigation: NavigationProperty, row: Row, target: EntitySet | undefined) => {
+    const pairs = joinPairs(navigation);
     const [first] = pairs;
-    if (first === undefined) return navigation.collection ? [] : null;
-    const source = (navigation.target.properties.get(first.theirs)?.type ?? null) as Parameters<typeof fromReference>[0] | null;
+    if (first === undefined || target === undefined) return navigation.collection ? [] : null;
+    const source = (navigation.target.properties.get(first.remote)?.type ?? null) as Parameters<typeof fromReference>[0] | null;
     const domain = source === null ? domainOf({ kind: 'null' }) : domainOf(fromReference(source));
-    const key = keyOf(domain, propertyGetter(first.mine)(row));
-    let matches: readonly Row[] = key === undefined ? [] : (index(navigation.target, first.theirs).get(key) ?? []);
+    const key = keyOf(domain, propertyGetter(first.local)(row));
+    let matches: readonly Row[] = key === undefined ? [] : (index(target, first.remote).get(key) ?? []);
     for (const pair of pairs.slice(1)) {
-      const mine = propertyGetter(pair.mine)(row);
-      const theirs = propertyGetter(pair.theirs);
+      const mine = propertyGetter(pair.local)(row);
+      const theirs = propertyGetter(pair.remote);
       matches = matches.filter((candidate) => theirs(candidate) === mine);
     }
     return navigation.collection ? matches : (matches[0] ?? null);
@@ -133,27 +125,22 @@ export function dataResolver(model: Model, data: Readonly<Record<string, readonl
  * ```
  */
 export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = {}): CompiledQuery {
-  const fromData = options.data === undefined ? undefined : dataResolver(options.model ?? modelOf(bound), options.data);
+  const fromData = options.data === undefined ? undefined : dataResolver(options.data);
   const resolve: NavigationResolver = options.resolve ?? fromData ?? ((navigation) => (navigation.collection ? [] : null));
-  return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch);
+  return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch, options.resolve === undefined && fromData !== undefined);
 }
 
-/** The smallest model that knows the bound query's own entity set (for navigation targets). */
-function modelOf(bound: BoundQuery): Model {
-  return { namespace: '', alias: undefined, types: new Map(), entitySets: new Map([[bound.entitySet.name, bound.entitySet]]) };
-}
-
-function compileOptions(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction): CompiledQuery {
-  const compiler = new ExpressionCompiler(resolve);
+function compileOptions(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): CompiledQuery {
+  const compiler = new ExpressionCompiler(resolve, search, requireTargets);
   const filterEvaluator = options.filter === undefined ? undefined : compiler.compile(options.filter);
   const filter = filterEvaluator === undefined ? undefined : (row: Row): boolean => filterEvaluator(row, NO_VARIABLES) === true;
-  const searchExpression: SearchExpression | undefined = options.search;
+  const searchExpression: BoundSearch | undefined = options.search;
   const predicate =
     searchExpression === undefined
       ? (filter ?? (() => true))
       : filter === undefined
-        ? (row: Row) => search(row, searchExpression, type)
-        : (row: Row) => search(row, searchExpression, type) && filter(row);
+        ? (row: Row) => search(row, searchExpression)
+        : (row: Row) => search(row, searchExpression) && filter(row);
 
   const keys: SortKey[] = (options.orderBy ?? []).map((item) => ({
     evaluate: compiler.compile(item.expression),
@@ -182,7 +169,7 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
   };
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
 
-  const project = projector(options, type, resolve, search);
+  const project = projector(options, type, resolve, search, requireTargets);
 
   const apply = (rows: readonly Row[]): QueryResult => {
     const matching: Row[] = [];
@@ -215,7 +202,7 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
   return { predicate, compare, project, apply };
 }
 
-function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction): (row: Row) => Row {
+function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): (row: Row) => Row {
   const select = options.select;
   const properties = select.all
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
@@ -238,7 +225,7 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
       setOwn(into, names[names.length - 1] as string, value);
     };
   });
-  const expansions = options.expand.map((item) => expansion(item, resolve, search));
+  const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
   // Top-level properties with ordinary names: a plain copy loop.
   const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
   if (plain && expansions.length === 0) {
@@ -262,20 +249,21 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   };
 }
 
-function expansion(item: BoundExpandItem, resolve: NavigationResolver, search: SearchFunction): (row: Row, target: Record<string, unknown>) => void {
+function expansion(item: BoundExpandItem, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): (row: Row, target: Record<string, unknown>) => void {
   const navigation = item.navigation;
-  const nested = compileOptions(item.options, navigation.target, resolve, search);
+  if (requireTargets && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation));
+  const nested = compileOptions(item.options, navigation.target, resolve, search, requireTargets);
   const name = navigation.name;
   if (!navigation.collection) {
     return (row, target) => {
-      const related = resolve(navigation, row);
+      const related = resolve(navigation, row, item.entitySet);
       const single = Array.isArray(related) ? (related[0] ?? null) : related;
       if (single === null || single === undefined || !nested.predicate(single as Row)) setOwn(target, name, null);
       else setOwn(target, name, item.form === '$ref' ? keyOnly(single as Row, navigation.target) : nested.project(single as Row));
     };
   }
   return (row, target) => {
-    const related = resolve(navigation, row);
+    const related = resolve(navigation, row, item.entitySet);
     const rows = Array.isArray(related) ? (related as readonly Row[]) : [];
     if (item.form === '$count') {
       setOwn(target, `${name}@odata.count`, rows.filter((r) => nested.predicate(r)).length);

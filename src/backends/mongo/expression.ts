@@ -7,8 +7,9 @@
  * Every literal goes through `$literal`, so a string such as `$where` or `{"$gt":""}` can never
  * be read as a field path or an operator.
  */
-import type { EntitySet, EnumType, Model, NavigationProperty, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
+import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
+import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
+import { foldSearch } from '../../semantic/bind-search.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../flags.js';
@@ -71,7 +72,6 @@ export class ExpressionCompiler {
 
   constructor(
     private readonly mapping: MongoMapping,
-    private readonly model: Model | undefined,
     private readonly option: string,
   ) {}
 
@@ -80,13 +80,11 @@ export class ExpressionCompiler {
   }
 
   /** `$lookup` of a navigation property from `base` (a path prefix inside the context's documents). */
-  lookup(context: Context, base: string, source: StructuredType, navigation: NavigationProperty): { field: string; context: Context } {
+  lookup(context: Context, base: string, source: StructuredType, navigation: NavigationProperty, entitySet: EntitySet | undefined): { field: string; context: Context } {
     const key = `${base}${navigation.name}`;
     const known = context.lookups.get(key);
     if (known?.context !== undefined) return { field: known.field, context: known.context };
-    // The entity set of the source: the context's own, or (after a hop) the one of its type.
-    const sourceSet = base === '' ? context.set : this.model === undefined ? undefined : [...this.model.entitySets.values()].find((s) => s.type === source);
-    const set = targetSet(this.model, sourceSet, navigation);
+    const set = targetSet(navigation, entitySet);
     const field = reservedField(context.type, this.mapping, `nav${context.lookups.size}`);
     const { vars, conditions } = joinExpression(source, navigation, this.mapping, base);
     const scope = scopeFilter(this.mapping);
@@ -150,7 +148,7 @@ export class ExpressionCompiler {
           return { kind: 'value', ref: { $ifNull: [ref, null] } };
         }
         case 'navigation': {
-          const related = this.lookup(context, base, type, step.navigation);
+          const related = this.lookup(context, base, type, step.navigation, step.entitySet);
           if (step.navigation.collection) {
             if (!last) this.fail('a path through a collection', node);
             return { kind: 'collection', ref: { $ifNull: [`${prefix}${related.field}`, []] }, context: related.context, element: { kind: 'entity', type: step.navigation.target } };
@@ -218,18 +216,40 @@ export class ExpressionCompiler {
       case 'count': {
         const collection = this.path(node.collection, frame);
         if (collection.kind !== 'collection') return this.fail('$count of this path', node);
-        if (node.search !== undefined) this.fail('$search inside $count', node);
-        if (node.filter === undefined) return { $size: collection.ref };
+        if (node.filter === undefined && node.search === undefined) return { $size: collection.ref };
         if (collection.context === undefined) return this.fail('$count($filter=…) on a primitive collection', node);
         const name = `v${this.variableCount++}`;
         const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
-        return { $size: { $filter: { input: collection.ref, as: name, cond: this.holds(node.filter, true, inner) } } };
+        const conditions: unknown[] = [];
+        if (node.search !== undefined) conditions.push(this.searchHolds(node.search, inner, node));
+        if (node.filter !== undefined) conditions.push(this.holds(node.filter, true, inner));
+        return { $size: { $filter: { input: collection.ref, as: name, cond: conditions.length === 1 ? conditions[0] : { $and: conditions } } } };
       }
       case 'case':
         return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.value(b.then, frame) })), default: null } };
       case 'call':
         return this.call(node, frame);
     }
+  }
+
+  /**
+   * The default `$search` as an aggregation condition on the entity at `frame.it` (inside
+   * `$count($search=…)`): every term, ignoring case, in one of the search's string fields. A
+   * search hook builds query documents, which cannot go there: with one, this is refused.
+   */
+  private searchHolds(search: BoundSearch, frame: Frame, node: BoundExpression): unknown {
+    if ((this.mapping as { search?: unknown }).search !== undefined) return this.fail('$count($search=…) with a search hook', node);
+    const type = frame.context.type;
+    const fields = search.properties.map((p) => `${frame.it}${fieldOf(type, p, this.mapping)}`);
+    const term = (text: string): unknown =>
+      fields.length === 0 ? false : { $or: fields.map((field) => ({ $regexMatch: { input: { $ifNull: [field, ''] }, regex: escapeRegex(text.toLowerCase()), options: 'i' } })) };
+    return foldSearch<unknown>(search.root, {
+      everything: () => true,
+      term,
+      not: (operand) => ({ $not: [operand] }),
+      and: (left, right) => ({ $and: [left, right] }),
+      or: (left, right) => ({ $or: [left, right] }),
+    });
   }
 
   /** A Boolean-valued node as true, false or null. */

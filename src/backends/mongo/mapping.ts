@@ -5,7 +5,9 @@
  * {@link toMongoDocument} and {@link fromMongoDocument}.
  */
 import { ODataError } from '../../errors/odata-error.js';
-import type { EntitySet, Model, NavigationProperty, Property, StructuredType, TypeReference } from '../../model/model.js';
+import type { EntitySet, NavigationProperty, Property, StructuredType, TypeReference } from '../../model/model.js';
+import { joinPairs } from '../../model/navigation.js';
+import { unknownTarget, unsupportedFeature, type UnsupportedAt } from '../unsupported.js';
 import type { BoundExpandItem, BoundLiteral } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { parseInstant } from '../../util/temporal.js';
@@ -55,10 +57,8 @@ export function scopeFilter(mapping: MongoMapping): MongoDocument | undefined {
 }
 
 /** `unsupported_feature`; with the node and its option, the error points at the text (position). */
-export function unsupported(what: string, at?: { readonly node: { readonly span: { readonly start: number } }; readonly option: string }): ODataError {
-  const reason = `The MongoDB backend does not support ${what}`;
-  if (at === undefined) return new ODataError({ code: 'unsupported_feature', reason, appendLocation: false });
-  return new ODataError({ code: 'unsupported_feature', reason, option: at.option, position: at.node.span.start });
+export function unsupported(what: string, at?: UnsupportedAt): ODataError {
+  return unsupportedFeature('MongoDB', what, at);
 }
 
 /** Field names must be plain: a `$` prefix or a dot would be read as an operator or a path. */
@@ -83,27 +83,19 @@ export function collectionOf(set: EntitySet, mapping: MongoMapping): string {
   return mapping.collections?.[set.name] ?? set.name;
 }
 
-/** The entity set that a navigation property leads to: its binding, or the one set of its type. */
-export function targetSet(model: Model | undefined, from: EntitySet | undefined, navigation: NavigationProperty): EntitySet {
-  if (model === undefined) throw unsupported(`following '${navigation.name}' without the model (pass { model })`);
-  const bound = from?.bindings.get(navigation.name);
-  const byBinding = bound === undefined ? undefined : model.entitySets.get(bound);
-  if (byBinding !== undefined) return byBinding;
-  for (const set of model.entitySets.values()) if (set.type === navigation.target) return set;
-  throw unsupported(`'${navigation.name}', whose target has no entity set`);
+/** The entity set of a navigation property's targets, as bound; refused when the model does not say. */
+export function targetSet(navigation: NavigationProperty, entitySet: EntitySet | undefined): EntitySet {
+  if (entitySet === undefined) throw unsupported(unknownTarget(navigation));
+  return entitySet;
 }
 
 /** Pairs of (field here, field there) that join a navigation property (its constraints, or its partner's). */
 export function joinFields(type: StructuredType, navigation: NavigationProperty, mapping: MongoMapping): { local: string; foreign: string }[] {
-  let pairs = navigation.constraints.map((c) => ({ mine: c.property, theirs: c.referencedProperty }));
-  if (pairs.length === 0 && navigation.partner !== undefined) {
-    const partner = navigation.target.navigation.get(navigation.partner);
-    pairs = (partner?.constraints ?? []).map((c) => ({ mine: c.referencedProperty, theirs: c.property }));
-  }
+  const pairs = joinPairs(navigation);
   if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
-  return pairs.map(({ mine, theirs }) => ({
-    local: fieldOf(type, type.properties.get(mine) as Property, mapping),
-    foreign: fieldOf(navigation.target, navigation.target.properties.get(theirs) as Property, mapping),
+  return pairs.map(({ local, remote }) => ({
+    local: fieldOf(type, type.properties.get(local) as Property, mapping),
+    foreign: fieldOf(navigation.target, navigation.target.properties.get(remote) as Property, mapping),
   }));
 }
 

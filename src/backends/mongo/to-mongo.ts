@@ -7,9 +7,9 @@
  * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
-import type { Model, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
-import type { SearchExpression } from '../../syntax/ast.js';
+import type { Property, StructuredType } from '../../model/model.js';
+import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../constant-folding.js';
 import { limitFraction } from '../fractional-precision.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
@@ -19,13 +19,11 @@ import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoVa
 export { escapeRegex, fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** Builds the filter of a `$search`; `field` maps a property name to its field. */
-export type MongoSearchHook = (expression: SearchExpression, helpers: { field(property: string): string }) => MongoDocument;
+export type MongoSearchHook = (search: BoundSearch, helpers: { field(property: string): string }) => MongoDocument;
 
 export interface ToMongoOptions extends MongoMapping {
   /** A custom `$search` filter (e.g. a `$text` query); the default matches terms in string fields. */
   readonly search?: MongoSearchHook;
-  /** The model: needed to find the collection of a navigation property's target (`$lookup`). */
-  readonly model?: Model;
 }
 
 /** What `collection.find(filter, { projection, sort, skip, limit })` needs, plus the count. */
@@ -122,30 +120,20 @@ class FilterCompiler {
    * The default `$search`, as the in-memory backend's: every term, ignoring case, contained in one
    * of the string fields; `AND`, `OR` and `NOT` of the search grammar.
    */
-  search(expression: SearchExpression): MongoDocument {
-    const fields = [...this.type.properties.values()]
-      .filter((p) => !p.collection && p.type.kind === 'primitive' && p.type.name === 'Edm.String')
-      .map((p) => fieldOf(this.type, p, this.mapping));
+  search(search: BoundSearch): MongoDocument {
+    const fields = search.properties.map((p) => fieldOf(this.type, p, this.mapping));
     const term = (text: string): MongoDocument => {
       if (fields.length === 0) return NOTHING;
       const regex = { $regex: escapeRegex(text.toLowerCase()), $options: 'i' };
       return fields.length === 1 ? { [fields[0] as string]: regex } : { $or: fields.map((field) => ({ [field]: regex })) };
     };
-    switch (expression.kind) {
-      case 'searchText': {
-        const terms = expression.text.split(/\s+/).filter((t) => t !== '');
-        if (terms.length === 0) return EVERYTHING;
-        return terms.length === 1 ? term(terms[0] as string) : { $and: terms.map(term) };
-      }
-      case 'searchTerm':
-        return term(expression.value);
-      case 'searchNot':
-        return { $nor: [this.search(expression.operand)] };
-      case 'searchBinary': {
-        const parts = [this.search(expression.left), this.search(expression.right)];
-        return expression.operator === 'AND' ? { $and: parts } : { $or: parts };
-      }
-    }
+    return foldSearch<MongoDocument>(search.root, {
+      everything: () => EVERYTHING,
+      term,
+      not: (operand) => ({ $nor: [operand] }),
+      and: (left, right) => ({ $and: [left, right] }),
+      or: (left, right) => ({ $or: [left, right] }),
+    });
   }
 
   /** `positive` is false under an odd number of `not`s: the result must then be the complement. */
@@ -435,7 +423,7 @@ class QueryCompiler {
   readonly expressions: ExpressionCompiler;
 
   constructor(private readonly options: ToMongoOptions) {
-    this.expressions = new ExpressionCompiler(options, options.model, '$filter');
+    this.expressions = new ExpressionCompiler(options, '$filter');
   }
 
   /** `$search` and `$filter` of documents in `context`, as one query document. */
@@ -470,7 +458,7 @@ class QueryCompiler {
     const options = this.options;
     const match = this.conditions(query, context);
     const frame = rootFrame(context);
-    const orderExpressions = new ExpressionCompiler(options, options.model, '$orderby');
+    const orderExpressions = new ExpressionCompiler(options, '$orderby');
     const temporary: string[] = [];
     const computed: MongoDocument = {};
     let sort: MongoDocument | undefined;
@@ -545,7 +533,7 @@ class QueryCompiler {
    */
   private expansion(item: BoundExpandItem, context: Context, into: MongoDocument[]): string[] {
     const navigation = item.navigation;
-    const set = item.entitySet ?? targetSet(this.options.model, context.set, navigation);
+    const set = targetSet(navigation, item.entitySet);
     const name = navigation.name;
     const { vars, conditions } = joinExpression(context.type, navigation, this.options);
     const join: MongoDocument = { $match: { $expr: { $and: conditions } } };

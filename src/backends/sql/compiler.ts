@@ -14,10 +14,12 @@ import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, par
 import { toBigInt, toNumber } from '../memory/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
-import type { EntitySet, EnumType, Model, NavigationProperty, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
+import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import { foldSearch } from '../../semantic/bind-search.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
-import type { SearchExpression } from '../../syntax/ast.js';
+import { joinPairs } from '../../model/navigation.js';
+import { unknownTarget, unsupportedFeature } from '../unsupported.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 
@@ -42,7 +44,7 @@ export interface SqlMapping {
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
 export type SqlSearchHook = (
-  expression: SearchExpression,
+  search: BoundSearch,
   helpers: { readonly dialect: DialectName; column(property: string): string; value(value: string): string },
 ) => string;
 
@@ -50,8 +52,6 @@ export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
   /** A custom `$search` condition (e.g. full-text search); the default matches terms in string columns. */
   readonly search?: SqlSearchHook;
-  /** The model: needed to find the table of a navigation property's target. */
-  readonly model?: Model;
 }
 
 /** SQL text with its parameters, in placeholder order. */
@@ -103,10 +103,13 @@ export function complexLeaves(type: StructuredType, property: Property, mapping:
 }
 
 function unsupported(what: string): ODataError {
-  return new ODataError({ code: 'unsupported_feature', reason: `The SQL backend does not support ${what}`, appendLocation: false });
+  return unsupportedFeature('SQL', what);
 }
 
 const ROOT = 't0';
+
+/** A navigation property with the entity set of its targets (a bound path step or expanded item). */
+type NavigationHop = { readonly navigation: NavigationProperty; readonly entitySet: EntitySet | undefined };
 
 /** What names in an expression refer to: the current row's alias and type, and lambda variables. */
 interface Scope {
@@ -139,7 +142,6 @@ class SqlCompiler {
   constructor(
     readonly dialect: Dialect,
     private readonly mapping: SqlMapping,
-    private readonly model: Model | undefined,
     readonly searchHook?: SqlSearchHook,
   ) {}
 
@@ -148,33 +150,18 @@ class SqlCompiler {
     return `t${this.aliases}`;
   }
 
-  /** The entity set that holds a navigation property's targets. */
-  private targetSet(from: EntitySet, navigation: NavigationProperty): EntitySet {
-    const bound = from.bindings.get(navigation.name);
-    const sets = this.model === undefined ? [] : [...this.model.entitySets.values()];
-    const byBinding = bound === undefined ? undefined : sets.find((set) => set.name === bound);
-    const byType = sets.filter((set) => set.type === navigation.target);
-    const set = byBinding ?? (byType.length === 1 ? byType[0] : from.type === navigation.target ? from : undefined);
-    if (set === undefined) throw unsupported(`the navigation property '${navigation.name}' without a model that has one entity set of '${navigation.target.name}' (pass { model })`);
-    return set;
-  }
-
   /** `target.ref = source.fk` for the navigation's referential constraints (or its partner's, reversed). */
   private joinCondition(navigation: NavigationProperty, from: Scope, target: { alias: string; type: StructuredType }): string {
-    let pairs = navigation.constraints.map((c) => ({ mine: c.property, theirs: c.referencedProperty }));
-    if (pairs.length === 0 && navigation.partner !== undefined) {
-      const partner = navigation.target.navigation.get(navigation.partner);
-      pairs = (partner?.constraints ?? []).map((c) => ({ mine: c.referencedProperty, theirs: c.property }));
-    }
+    const pairs = joinPairs(navigation);
     if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
     return pairs
-      .map(({ mine, theirs }) => `${this.column(target.type, target.type.properties.get(theirs) as Property, target.alias)} = ${this.column(from.type, from.type.properties.get(mine) as Property, from.alias)}`)
+      .map(({ local, remote }) => `${this.column(target.type, target.type.properties.get(remote) as Property, target.alias)} = ${this.column(from.type, from.type.properties.get(local) as Property, from.alias)}`)
       .join(' AND ');
   }
 
   /** A scope for the rows of a navigation property: `FROM table alias WHERE join`. */
-  private related(navigation: NavigationProperty, from: Scope): { scope: Scope; from: string; join: string } {
-    const set = this.targetSet(from.set, navigation);
+  private related({ navigation, entitySet: set }: NavigationHop, from: Scope): { scope: Scope; from: string; join: string } {
+    if (set === undefined) throw unsupported(unknownTarget(navigation));
     const alias = this.nextAlias();
     const scope: Scope = { alias, type: navigation.target, set, variables: from.variables };
     const restricted = this.scopeCondition(alias);
@@ -219,14 +206,14 @@ class SqlCompiler {
           const key = `${scope.alias}/${step.navigation.name}`;
           let joined = joins.scopes.get(key);
           if (joined === undefined) {
-            const related = this.related(step.navigation, scope);
+            const related = this.related(step, scope);
             joins.clauses.push(`LEFT JOIN ${related.from} ON ${related.join}`);
             joined = { ...related.scope, joins };
             joins.scopes.set(key, joined);
           }
           return this.steps(rest, joined);
         }
-        const related = this.related(step.navigation, scope);
+        const related = this.related(step, scope);
         return `(SELECT ${this.steps(rest, related.scope)} FROM ${related.from} WHERE ${related.join})`;
       }
       default:
@@ -255,7 +242,7 @@ class SqlCompiler {
     const conditions: string[] = [];
     for (const step of node.steps.slice(0, -1)) {
       if (step.kind !== 'navigation' || step.navigation.collection) throw unsupported('this collection path');
-      const related = this.related(step.navigation, current);
+      const related = this.related(step, current);
       hops.push(related.from);
       conditions.push(related.join);
       current = related.scope;
@@ -285,7 +272,7 @@ class SqlCompiler {
       return { kind: 'elements', value, from: [...hops, source].join(', '), where: conditions.length === 0 ? '1 = 1' : conditions.join(' AND ') };
     }
     if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('this collection');
-    const target = this.related(last.navigation, current);
+    const target = this.related(last, current);
     return { kind: 'entities', scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
   }
 
@@ -429,7 +416,7 @@ class SqlCompiler {
     // Every piece is built when the returned function runs (statement() numbers the placeholders
     // in the order of the text, whatever order the pieces are built in).
     const parts = () => {
-      const related = this.related(item.navigation, from);
+      const related = this.related(item, from);
       const scope: Scope = { ...related.scope, variables: new Map() };
       const filter = (): string => {
         const where = conditions(this, options, scope);
@@ -518,13 +505,27 @@ class SqlCompiler {
     }
   }
 
-  /** The default `$search`: every term, ignoring case, in one of the type's string columns. */
-  search(expression: SearchExpression, scope: Scope): string {
-    const strings = [...scope.type.properties.values()].filter((p) => !p.collection && p.type.kind === 'primitive' && p.type.name === 'Edm.String');
+  /** `$search` of the rows in `scope`: through the hook, or the default search. */
+  search(search: BoundSearch, scope: Scope): string {
+    const hook = this.searchHook;
+    if (hook === undefined) return this.defaultSearch(search, scope);
+    return `(${hook(search, {
+      dialect: this.dialect.name,
+      column: (name) => {
+        const property = scope.type.properties.get(name);
+        if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
+        return this.column(scope.type, property, scope.alias);
+      },
+      value: (value) => this.value(value, 'string'),
+    })})`;
+  }
+
+  /** The default `$search`: every term, ignoring case, in one of the bound search's string columns. */
+  private defaultSearch(search: BoundSearch, scope: Scope): string {
     const no = this.dialect.booleanLiteral(false);
     const term = (text: string): string => {
-      if (strings.length === 0) return '1 = 0';
-      const tests = strings.map((property) => {
+      if (search.properties.length === 0) return '1 = 0';
+      const tests = search.properties.map((property) => {
         const column = this.column(scope.type, property, scope.alias);
         if (this.dialect.name === 'sqlite') return `COALESCE(instr(lower(${column}), lower(${this.value(text, 'string')})) > 0, ${no})`;
         const escaped = text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_');
@@ -532,21 +533,13 @@ class SqlCompiler {
       });
       return `(${tests.join(' OR ')})`;
     };
-    const visit = (node: SearchExpression): string => {
-      switch (node.kind) {
-        case 'searchText': {
-          const terms = node.text.split(/\s+/).filter((t) => t !== '');
-          return terms.length === 0 ? '1 = 1' : `(${terms.map(term).join(' AND ')})`;
-        }
-        case 'searchTerm':
-          return term(node.value);
-        case 'searchNot':
-          return `NOT ${visit(node.operand)}`;
-        case 'searchBinary':
-          return `(${visit(node.left)} ${node.operator} ${visit(node.right)})`;
-      }
-    };
-    return visit(expression);
+    return foldSearch<string>(search.root, {
+      everything: () => '1 = 1',
+      term,
+      not: (operand) => `NOT ${operand}`,
+      and: (left, right) => `(${left} AND ${right})`,
+      or: (left, right) => `(${left} OR ${right})`,
+    });
   }
 
   /** `EXISTS (…)` for the entity at the end of a path of single-valued navigation properties. */
@@ -561,7 +554,7 @@ class SqlCompiler {
     const where: string[] = [];
     for (const step of node.steps) {
       if (step.kind !== 'navigation') throw unsupported('this path');
-      const related = this.related(step.navigation, current);
+      const related = this.related(step, current);
       from.push(related.from);
       where.push(related.join);
       current = related.scope;
@@ -584,8 +577,10 @@ class SqlCompiler {
   private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
     if (rows.kind === 'elements' && node.filter !== undefined) throw unsupported('$count($filter=…) on a primitive collection');
+    if (rows.kind === 'elements' && node.search !== undefined) throw unsupported('$count($search=…) on a primitive collection');
     const filter = node.filter === undefined || rows.kind === 'elements' ? '' : ` AND ${this.condition(node.filter, true, { ...rows.scope, variables: new Map() })}`;
-    return `(SELECT COUNT(*) FROM ${rows.from} WHERE ${rows.where}${filter})`;
+    const search = node.search === undefined || rows.kind === 'elements' ? '' : ` AND ${this.search(node.search, { ...rows.scope, variables: new Map() })}`;
+    return `(SELECT COUNT(*) FROM ${rows.from} WHERE ${rows.where}${search}${filter})`;
   }
 
   table(set: EntitySet): string {
@@ -1306,7 +1301,7 @@ function scopeKind(value: unknown): ParameterKind {
 }
 
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
-  const compiler = new SqlCompiler(dialect, mapping, mapping.model, mapping.search);
+  const compiler = new SqlCompiler(dialect, mapping, mapping.search);
   const marked = build(compiler);
   // Placeholders numbered in the order of the text; a piece used twice has its values twice.
   const params: unknown[] = [];
@@ -1344,7 +1339,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
 
   // Without $select: every column-stored property (complex values are not columns yet).
   // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
-  const leaves = new SqlCompiler(dialect, options, options.model, options.search).selected(bound, type);
+  const leaves = new SqlCompiler(dialect, options, options.search).selected(bound, type);
   const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
 
   const expansionNames: { alias: string; name: string }[] = [];
@@ -1430,23 +1425,7 @@ function conditionsOf(compiler: SqlCompiler, bound: BoundQueryOptions, root: Sco
     const restricted = compiler.scopeCondition(root.alias);
     if (restricted !== '') parts.push(restricted);
   }
-  if (bound.search !== undefined) {
-    const hook = compiler.searchHook;
-    if (hook === undefined) parts.push(compiler.search(bound.search, root));
-    else {
-      parts.push(
-        `(${hook(bound.search, {
-          dialect: compiler.dialect.name,
-          column: (name) => {
-            const property = root.type.properties.get(name);
-            if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
-            return compiler.column(root.type, property, root.alias);
-          },
-          value: (value) => compiler.value(value, 'string'),
-        })})`,
-      );
-    }
-  }
+  if (bound.search !== undefined) parts.push(compiler.search(bound.search, root));
   if (bound.filter !== undefined) parts.push(compiler.condition(bound.filter, true, root));
   return parts.join(' AND ');
 }

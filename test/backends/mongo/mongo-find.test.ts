@@ -96,9 +96,9 @@ function runFind(
 function query(text: string, rows: Row[], set = 'items') {
   const bound = bindQuery(text, { model, entitySet: set });
   const type = model.entitySets.get(set)!.type;
-  const find = toMongo(bound, { model });
+  const find = toMongo(bound);
   const actual = runFind(find, rows.map((r) => toMongoDocument(r, type)), type, bound.expand);
-  const expected = compileQuery(bound, { data: { [set]: rows }, model }).apply(rows);
+  const expected = compileQuery(bound, { data: { [set]: rows } }).apply(rows);
   return { find, actual, expected };
 }
 
@@ -401,7 +401,7 @@ describe('MongoDB find (run by mingo)', () => {
       rows: rowsArbitrary(model, 'items', { maxLength: 12 }).map((rows) =>
         rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? mingoSafe(v) : v]))),
       ),
-      runner: (bound, testRows) => runFind(toMongo(bound, { model }), testRows.map((r) => toMongoDocument(r, itemType)), itemType, bound.expand),
+      runner: (bound, testRows) => runFind(toMongo(bound), testRows.map((r) => toMongoDocument(r, itemType)), itemType, bound.expand),
     });
   });
 });

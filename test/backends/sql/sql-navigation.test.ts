@@ -28,8 +28,8 @@ for (const [name, open, skip] of ENGINES) {
     for (const [set, query] of CASES) {
       it(`${set}?${query}`, async () => {
         const bound = bindQuery(query, { model: assetModel, entitySet: set, maxAnyAllExpressionDepth: 3 });
-        const expected = compileQuery(bound, { data, model: assetModel }).apply(data[set] as Row[]);
-        const actual = await run(engine, bound, assetModel);
+        const expected = compileQuery(bound, { data }).apply(data[set] as Row[]);
+        const actual = await run(engine, bound);
         const ids = (rows: readonly Row[]): string[] => rows.map((row) => String(row.id).toLowerCase());
         if (bound.orderBy !== undefined) expect(ids(actual.value)).toEqual(ids(expected.value));
         else expect(ids(actual.value).sort()).toEqual(ids(expected.value).sort());

@@ -49,7 +49,7 @@ describe('SQL text per dialect', () => {
       },
       entitySets: { products: { type: 'Product' }, categories: { type: 'Category' } },
     });
-    const sql = (query: string) => toSql(bindQuery(query, { model: nav, entitySet: 'products' }), { dialect: 'postgres', model: nav });
+    const sql = (query: string) => toSql(bindQuery(query, { model: nav, entitySet: 'products' }), { dialect: 'postgres' });
     // Equality and `in` need no COLLATE "C" (deterministic collations compare bytes); ordering does.
     expect(sql("$filter=name eq 'a' or name in ('b','c')").where?.sql).toBe('(t0."name" = $1::text OR t0."name" IN ($2::text, $3::text))');
     // Keys are never null; `price gt 1` rejects null prices: no NULLS clause, so a plain index serves the order.
@@ -67,7 +67,7 @@ describe('SQL text per dialect', () => {
   });
 
   it('SQL Server $expand: FOR JSON PATH objects and ordered, paged arrays ([] for none), nested JSON through JSON_QUERY', () => {
-    const sql = (query: string) => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql', model: assetModel });
+    const sql = (query: string) => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql' });
     expect(sql('$select=id&$expand=locality($select=name)').sql).toBe(
       'SELECT t0.[id] AS [c0], (SELECT t1.[name] AS [name] FROM [localities] t1 WHERE t1.[id] = t0.[localityId] FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES) AS [e0] FROM [assets] t0',
     );
@@ -105,8 +105,8 @@ describe('SQL text per dialect', () => {
     const search = bindQuery('$search=pump valve', { model, entitySet: 'items' });
     const sql = toSql(search, {
       dialect: 'postgres',
-      search: (expression, { column, value }) =>
-        `to_tsvector('simple', ${column('name')}) @@ plainto_tsquery('simple', ${value(expression.kind === 'searchText' ? expression.text : '')})`,
+      search: (search, { column, value }) =>
+        `to_tsvector('simple', ${column('name')}) @@ plainto_tsquery('simple', ${value(search.text)})`,
     });
     expect(sql.sql).toContain(`WHERE (to_tsvector('simple', t0."name") @@ plainto_tsquery('simple', $1::text))`);
     expect(sql.params).toEqual(['pump valve']);
@@ -115,7 +115,7 @@ describe('SQL text per dialect', () => {
   it('an unsupported part is an unsupported_feature error with its option and position', () => {
     const error = (query: string, set = 'assets') => {
       try {
-        toSql(bindQuery(query, { model: assetModel, entitySet: set }), { dialect: 'postgres', model: assetModel });
+        toSql(bindQuery(query, { model: assetModel, entitySet: set }), { dialect: 'postgres' });
       } catch (e) {
         return e as { code: string; option?: string; position?: number };
       }
@@ -124,7 +124,7 @@ describe('SQL text per dialect', () => {
     expect(error("$filter=code eq 'a' and createdAt sub updatedAt gt duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$filter', position: 16 });
     expect(error('$orderby=code,createdAt sub updatedAt')).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
     expect(error("$expand=tickets($filter=closedAt sub openedAt gt duration'PT1H')")).toMatchObject({ code: 'unsupported_feature', option: '$expand' });
-    const sqlite = (query: string) => () => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite', model: assetModel });
+    const sqlite = (query: string) => () => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite' });
     expect(sqlite("$filter=code eq 'a' or matchesPattern(name,'^P')")).toThrow(expect.objectContaining({ code: 'unsupported_feature', option: '$filter', position: 15 }));
     // A pattern outside the shared subset is refused already by the binder, at the pattern.
     expect(() => toSql(bindQuery("$filter=code eq 'a' or matchesPattern(name,'(a+)+')", { model: assetModel, entitySet: 'assets' }), { dialect: 'postgres' })).toThrow(
@@ -145,12 +145,12 @@ describe('SQL text per dialect', () => {
   });
 
   it('complex values are flattened columns: address/city is address_city; SQL Server nests them with dotted aliases', () => {
-    const sql = (query: string, dialect: 'postgres' | 'mssql') => toSql(bindQuery(query, { model: assetModel, entitySet: 'localities' }), { dialect, model: assetModel }).sql;
+    const sql = (query: string, dialect: 'postgres' | 'mssql') => toSql(bindQuery(query, { model: assetModel, entitySet: 'localities' }), { dialect }).sql;
     expect(sql("$filter=address/city eq 'Oslo'&$select=id,address/city", 'postgres')).toBe(
       'SELECT t0."id" AS "c0", t0."address_city" AS "c1" FROM "localities" t0 WHERE t0."address_city" = $1::text',
     );
     expect(sql('$filter=address eq null&$select=id', 'postgres')).toContain('WHERE (t0."address_street" IS NULL AND t0."address_city" IS NULL AND t0."address_postalCode" IS NULL)');
-    const mssql = toSql(bindQuery('$select=id&$expand=locality($select=address)', { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql', model: assetModel }).sql;
+    const mssql = toSql(bindQuery('$select=id&$expand=locality($select=address)', { model: assetModel, entitySet: 'assets' }), { dialect: 'mssql' }).sql;
     expect(mssql).toContain('t1.[address_city] AS [address.city]');
     expect(() => sql("$filter=address gt null", 'postgres')).toThrow();
   });

@@ -1,0 +1,23 @@
+/**
+ * The one error a backend raises for a bound query it cannot run: `unsupported_feature`, naming
+ * the backend and the construct, with the option and position of the node when known.
+ */
+import { ODataError } from '../errors/odata-error.js';
+
+/** Where in the request the construct is: the option and a node of it. */
+export interface UnsupportedAt {
+  readonly node: { readonly span: { readonly start: number } };
+  readonly option: string;
+}
+
+/** `The {backend} backend does not support {what}` as an `unsupported_feature` ODataError. */
+export function unsupportedFeature(backend: string, what: string, at?: UnsupportedAt): ODataError {
+  const reason = `The ${backend} backend does not support ${what}`;
+  if (at === undefined) return new ODataError({ code: 'unsupported_feature', reason, appendLocation: false });
+  return new ODataError({ code: 'unsupported_feature', reason, option: at.option, position: at.node.span.start });
+}
+
+/** What a backend says of a navigation property whose target entity set the model does not name. */
+export function unknownTarget(navigation: { readonly name: string }): string {
+  return `the navigation property '${navigation.name}', whose entity set the model does not say (bind it with a navigation property binding)`;
+}
