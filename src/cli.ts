@@ -12,6 +12,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { bindQuery, modelFromCsdl, ODataError, parseQuery, printQuery, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
+import { splitQueryString } from './syntax/query-string.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
@@ -31,12 +32,10 @@ export function astToJson(query: ODataQuery, { spans = true, indent = 2 }: { spa
 /** The option value that an error points into, found again in the raw query string. */
 function optionText(query: string, option: string | undefined): string | undefined {
   if (option === undefined) return undefined;
-  const text = query.startsWith('?') ? query.slice(1) : query;
-  for (const part of text.split('&')) {
-    const equals = part.indexOf('=');
-    if (equals < 0) continue;
+  for (const { rawName, rawValue } of splitQueryString(query)) {
+    if (rawValue === undefined) continue;
     try {
-      if (decodeURIComponent(part.slice(0, equals)) === option) return decodeURIComponent(part.slice(equals + 1));
+      if (decodeURIComponent(rawName) === option) return decodeURIComponent(rawValue);
     } catch {
       return undefined;
     }

@@ -82,6 +82,43 @@ function checkRawSearch(name: string, rawValue: string | undefined): void {
   }
 }
 
+/** One `name=value` part of a query string, as written (not decoded), with its offsets. */
+export interface QueryStringPart {
+  /** The part as written (`name=value`). */
+  readonly text: string;
+  /** Offset of the part in the query string (a leading `?` counts). */
+  readonly offset: number;
+  readonly rawName: string;
+  /** The value as written, or `undefined` when the part has no `=`. */
+  readonly rawValue: string | undefined;
+  /** Offset of the value in the query string (the end of the part when it has no `=`). */
+  readonly valueOffset: number;
+}
+
+/**
+ * Splits a query string (with or without a leading `?`) at `&` into its non-empty parts, each
+ * at the first `=`: the one splitting rule of `parseQuery`, `validateQuery` and the CLI.
+ */
+export function splitQueryString(query: string): QueryStringPart[] {
+  const start = query.startsWith('?') ? 1 : 0;
+  const parts: QueryStringPart[] = [];
+  let offset = start;
+  for (const text of query.slice(start).split('&')) {
+    if (text !== '') {
+      const equals = text.indexOf('=');
+      parts.push({
+        text,
+        offset,
+        rawName: equals < 0 ? text : text.slice(0, equals),
+        rawValue: equals < 0 ? undefined : text.slice(equals + 1),
+        valueOffset: offset + (equals < 0 ? text.length : equals + 1),
+      });
+    }
+    offset += text.length + 1;
+  }
+  return parts;
+}
+
 function splitQuery(query: string, plusAsSpace: boolean): RawOption[] {
   const text = query.startsWith('?') ? query.slice(1) : query;
   const hash = text.indexOf('#');
@@ -89,12 +126,8 @@ function splitQuery(query: string, plusAsSpace: boolean): RawOption[] {
     throw new ODataError({ code: 'malformed_encoding', reason: `Unencoded '#' in the query string (send it as %23)`, position: hash });
   }
   const options: RawOption[] = [];
-  for (const part of text.split('&')) {
-    if (part === '') continue;
-    const equals = part.indexOf('=');
-    const rawName = equals < 0 ? part : part.slice(0, equals);
+  for (const { rawName, rawValue } of splitQueryString(text)) {
     const name = decode(rawName, plusAsSpace, `the option name '${rawName}'`);
-    const rawValue = equals < 0 ? undefined : part.slice(equals + 1);
     checkRawSearch(name, rawValue);
     const value = rawValue === undefined ? undefined : decode(rawValue, plusAsSpace, `the value of ${name}`);
     options.push({ name, value });

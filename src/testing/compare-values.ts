@@ -8,7 +8,7 @@
  * the digits beyond double precision are gone before the library could matter, so that value is
  * compared at double precision (and only that value: two exact texts must be equal exactly).
  */
-import { domainOf } from '../backends/memory/values.js';
+import { domainOf } from '../reference/values.js';
 import type { Property, StructuredType } from '../model/model.js';
 import { fromReference, type ExpressionType } from '../semantic/types.js';
 

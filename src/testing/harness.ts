@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { compileQuery } from '../backends/memory/compile-query.js';
-import type { Row } from '../backends/memory/compile-expression.js';
-import { domainOf } from '../backends/memory/values.js';
+import type { Row } from '../reference/evaluator.js';
+import { domainOf } from '../reference/values.js';
 import type { Model } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';

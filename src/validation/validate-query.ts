@@ -13,7 +13,7 @@ import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { Expression, ODataQuery, Span } from '../syntax/ast.js';
-import { parseQuery } from '../syntax/query-string.js';
+import { parseQuery, splitQueryString } from '../syntax/query-string.js';
 
 /** One problem of a query, ready for an editor's squiggle. */
 export interface Diagnostic {
@@ -95,24 +95,15 @@ function tokenLength(text: string, position: number): number {
 }
 
 function splitOptions(query: string): RawOption[] {
-  const start = query.startsWith('?') ? 1 : 0;
-  const options: RawOption[] = [];
-  let offset = start;
-  for (const text of query.slice(start).split('&')) {
-    if (text !== '') {
-      const equals = text.indexOf('=');
-      const name = equals < 0 ? text : text.slice(0, equals);
-      let decodedName = name;
-      try {
-        decodedName = decodeURIComponent(name);
-      } catch {
-        // reported by parseQuery
-      }
-      options.push({ text, offset, name: decodedName, valueOffset: offset + (equals < 0 ? text.length : equals + 1), rawValue: equals < 0 ? '' : text.slice(equals + 1) });
+  return splitQueryString(query).map(({ text, offset, rawName, rawValue, valueOffset }) => {
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName);
+    } catch {
+      // reported by parseQuery
     }
-    offset += text.length + 1;
-  }
-  return options;
+    return { text, offset, name, valueOffset, rawValue: rawValue ?? '' };
+  });
 }
 
 /** Does `span` contain the position? */

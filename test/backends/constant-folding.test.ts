@@ -1,7 +1,7 @@
 /** Constant folding: subexpressions without paths become literals with the reference's value. */
 import { describe, expect, it } from 'vitest';
 import { bindQuery, defineModel } from '../../src/index.js';
-import { foldConstants } from '../../src/backends/constant-folding.js';
+import { foldConstants } from '../../src/reference/constant-folding.js';
 import type { BoundExpression } from '../../src/semantic/bound-ast.js';
 
 const model = defineModel({

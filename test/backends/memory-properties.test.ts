@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, type BoundQuery } from '../../src/index.js';
-import { ExpressionCompiler } from '../../src/backends/memory/compile-expression.js';
+import { ExpressionCompiler } from '../../src/reference/evaluator.js';
 import { assertBackendMatchesMemory, filterArbitrary, modelQueryArbitrary, rowsArbitrary, type BackendRunner } from '../../src/testing/index.js';
 import { assetModel } from '../fixtures/asset-model.js';
 import { edgeModel } from '../fixtures/edge-data.js';

@@ -7,10 +7,10 @@ import type { EntitySet, NavigationProperty, StructuredType } from '../../model/
 import { joinPairs } from '../../model/navigation.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
-import { ExpressionCompiler, propertyGetter, type Evaluator, type NavigationResolver, type Row } from './compile-expression.js';
-import { defaultSearch, type SearchFunction } from './search.js';
-import { unknownTarget, unsupportedFeature } from '../unsupported.js';
-import { domainOf, type Domain } from './values.js';
+import { ExpressionCompiler, propertyGetter, type Evaluator, type NavigationResolver, type Row } from '../../reference/evaluator.js';
+import { defaultSearch, type SearchFunction } from '../../reference/search.js';
+import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
+import { domainOf, type Domain } from '../../reference/values.js';
 
 /** Options of {@link compileQuery}. */
 export interface MemoryBackendOptions {

@@ -12,7 +12,7 @@ import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
-import { bitsOf, flagBits } from '../flags.js';
+import { bitsOf, flagBits } from '../../passes/flags.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';

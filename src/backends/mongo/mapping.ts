@@ -7,7 +7,7 @@
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, NavigationProperty, Property, StructuredType, TypeReference } from '../../model/model.js';
 import { joinPairs } from '../../model/navigation.js';
-import { unknownTarget, unsupportedFeature, type UnsupportedAt } from '../unsupported.js';
+import { unknownTarget, unsupportedFeature, type UnsupportedAt } from '../../passes/unsupported.js';
 import type { BoundExpandItem, BoundLiteral } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { parseInstant } from '../../util/temporal.js';

@@ -10,8 +10,8 @@
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { foldQuery } from '../constant-folding.js';
-import { limitFraction } from '../fractional-precision.js';
+import { foldQuery } from '../../reference/constant-folding.js';
+import { limitFraction } from '../../passes/fractional-precision.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';

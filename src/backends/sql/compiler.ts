@@ -7,11 +7,11 @@
  * are (`x ne 'a'` keeps rows where `x` is null, `not (x gt 1)` keeps them too), `eq null` is
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
-import { foldQuery } from '../constant-folding.js';
-import { limitFraction } from '../fractional-precision.js';
-import { bitsOf, flagBits } from '../flags.js';
+import { foldQuery } from '../../reference/constant-folding.js';
+import { limitFraction } from '../../passes/fractional-precision.js';
+import { bitsOf, flagBits } from '../../passes/flags.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
-import { toBigInt, toNumber } from '../memory/values.js';
+import { toBigInt, toNumber } from '../../reference/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
@@ -19,7 +19,7 @@ import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, Bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
-import { unknownTarget, unsupportedFeature } from '../unsupported.js';
+import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 

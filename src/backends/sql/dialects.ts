@@ -3,7 +3,7 @@
  * their quote character doubled; values are always parameters.
  */
 import { ODataError } from '../../errors/odata-error.js';
-import { toBigInt } from '../memory/values.js';
+import { toBigInt } from '../../reference/values.js';
 import { instantFromPicos, parseDuration, parseInstant } from '../../util/temporal.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
 

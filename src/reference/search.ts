@@ -1,13 +1,13 @@
 /**
- * `$search` for the in-memory backend. What matching means is up to the service
+ * The reference's default `$search` (the in-memory backend runs it; SQL and MongoDB translate the same rule). What matching means is up to the service
  * (PROT 11.2.6.6); the default: a term matches a row when one of the row's string properties
  * contains it, ignoring case. Free text (the default `$search` form) is split into terms that
  * must all match; the OData search grammar's `AND`, `OR`, `NOT` and phrases are honoured.
  */
-import type { BoundSearch, BoundSearchNode } from '../../semantic/bound-ast.js';
-import { foldSearch } from '../../semantic/bind-search.js';
-import type { Row } from './compile-expression.js';
-import { propertyGetter } from './compile-expression.js';
+import type { BoundSearch, BoundSearchNode } from '../semantic/bound-ast.js';
+import { foldSearch } from '../semantic/bind-search.js';
+import type { Row } from './evaluator.js';
+import { propertyGetter } from './evaluator.js';
 
 /** Decides whether a row matches a bound `$search`. */
 export type SearchFunction = (row: Row, search: BoundSearch) => boolean;

@@ -1,13 +1,13 @@
 /**
- * Value domains of the in-memory backend: for each type an expression is compared in, how a
+ * Value domains of the reference semantics: for each type an expression is compared in, how a
  * stored value is read (`normalize`) and how two read values compare. Rows may hold the natural
  * JavaScript form of each type (see the README's storage table); a value that cannot be read
  * as its type counts as `null`.
  */
-import type { EnumType } from '../../model/model.js';
-import type { ExpressionType } from '../../semantic/types.js';
-import { compareDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
-import { parseDate, parseDuration, parseInstant, parseTimeOfDay, PICOS_PER_DAY } from '../../util/temporal.js';
+import type { EnumType } from '../model/model.js';
+import type { ExpressionType } from '../semantic/types.js';
+import { compareDecimal, toDecimal, type Decimal } from '../util/decimal.js';
+import { parseDate, parseDuration, parseInstant, parseTimeOfDay, PICOS_PER_DAY } from '../util/temporal.js';
 
 export interface Domain {
   /** The comparable form of a stored or computed value, or `null`. */

@@ -1,13 +1,13 @@
 /**
  * Constant folding for the backends that translate expressions (SQL, MongoDB): a subexpression
  * without paths, such as `now() sub duration'P7D'`, `2024-01-01T00:00:00Z add duration'PT1H'` or
- * `1 add 2`, is computed once by the in-memory backend (the reference semantics) and becomes a
+ * `1 add 2`, is computed once by the reference evaluator (src/reference/evaluator.ts) and becomes a
  * literal, which every dialect can take as a parameter.
  */
 import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatDate, formatDuration, formatInstant, instantFromPicos, parseDuration, type Instant } from '../util/temporal.js';
 import { decimalToString, type Decimal } from '../util/decimal.js';
-import { ExpressionCompiler } from './memory/compile-expression.js';
+import { ExpressionCompiler } from './evaluator.js';
 
 const evaluator = new ExpressionCompiler(() => null);
 

@@ -1,11 +1,13 @@
 /**
- * Compiles bound expressions to closures over a row (no `eval`, no `new Function`: it runs
+ * The reference semantics of OData expressions, shared by every backend (the in-memory backend
+ * runs it on rows, constant folding runs it on literals, the differential harness compares every
+ * other backend with it). Compiles bound expressions to closures over a row (no `eval`, no `new Function`: it runs
  * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
-import type { EntitySet, NavigationProperty } from '../../model/model.js';
-import type { BoundCall, BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
-import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import type { EntitySet, NavigationProperty } from '../model/model.js';
+import type { BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
+import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import {
   addDecimal,
   divideDecimal,
@@ -14,11 +16,11 @@ import {
   subtractDecimal,
   toDecimal,
   type Decimal,
-} from '../../util/decimal.js';
-import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../../util/temporal.js';
+} from '../util/decimal.js';
+import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
 import { callFunction } from './functions.js';
 import { defaultSearch, type SearchFunction } from './search.js';
-import { unknownTarget, unsupportedFeature } from '../unsupported.js';
+import { unknownTarget, unsupportedFeature } from '../passes/unsupported.js';
 import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
 
 /** A row: a plain object keyed by property names. */

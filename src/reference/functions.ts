@@ -1,13 +1,13 @@
 /**
- * The canonical functions for the in-memory backend (URL Conventions 5.1.1.5 to 5.1.1.11).
+ * The canonical functions as the reference computes them (URL Conventions 5.1.1.5 to 5.1.1.11).
  * Strings are measured and indexed in Unicode code points; a `null` argument gives `null`.
  */
 import { RE2JS } from 're2js';
-import { ODataError } from '../../errors/odata-error.js';
-import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
-import type { BoundCall } from '../../semantic/bound-ast.js';
-import { isPrimitive, type ExpressionType } from '../../semantic/types.js';
-import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../../util/decimal.js';
+import { ODataError } from '../errors/odata-error.js';
+import { checkMatchesPattern } from '../semantic/pattern-subset.js';
+import type { BoundCall } from '../semantic/bound-ast.js';
+import { isPrimitive, type ExpressionType } from '../semantic/types.js';
+import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import {
   civilFromDays,
   daysFromCivil,
@@ -20,8 +20,8 @@ import {
   parseTimeOfDay,
   PICOS_PER_SECOND,
   type Instant,
-} from '../../util/temporal.js';
-import type { Evaluator, Row, Scope } from './compile-expression.js';
+} from '../util/temporal.js';
+import type { Evaluator, Row, Scope } from './evaluator.js';
 import { domainOf, toNumber } from './values.js';
 
 /** Number of code points. */
