@@ -41,3 +41,4 @@ export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlMap
 export { createTableSql, columnType } from './backends/sql/ddl.js';
 export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';
+export { DIALECTS } from './backends/sql/dialects.js';

@@ -45,7 +45,7 @@ export interface SqlMapping {
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
 export type SqlSearchHook = (
   search: BoundSearch,
-  helpers: { readonly dialect: DialectName; column(property: string): string; value(value: string): string },
+  helpers: { readonly dialect: Dialect['name']; column(property: string): string; value(value: string): string },
 ) => string;
 
 export interface ToSqlOptions extends SqlMapping {
@@ -251,24 +251,8 @@ class SqlCompiler {
       const column = this.column(current.type, last.property, current.alias);
       const alias = this.nextAlias();
       const element = fromReference(last.property.type);
-      let source: string;
-      let value: string;
-      switch (this.dialect.name) {
-        case 'postgres':
-          source = `unnest(${column}) AS ${alias}(v)`;
-          value = `${alias}.v`;
-          break;
-        case 'sqlite':
-          source = `json_each(${column}) ${alias}`;
-          value = `${alias}.value`;
-          break;
-        case 'mysql':
-          source = `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`;
-          value = `${alias}.v`;
-          break;
-        default:
-          throw unsupported('collection properties on SQL Server (yet)');
-      }
+      if (this.dialect.collectionElements === undefined) throw unsupported(`collection properties on ${this.dialect.displayName} (yet)`);
+      const { source, value } = this.dialect.collectionElements(column, alias, element);
       return { kind: 'elements', value, from: [...hops, source].join(', '), where: conditions.length === 0 ? '1 = 1' : conditions.join(' AND ') };
     }
     if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('this collection');
@@ -336,16 +320,8 @@ class SqlCompiler {
 
   /** A JSON object of `key, value` pairs. */
   private jsonOf(pairs: readonly string[]): string {
-    switch (this.dialect.name) {
-      case 'postgres':
-        return `json_build_object(${pairs.join(', ')})`;
-      case 'sqlite':
-        return `json_object(${pairs.join(', ')})`;
-      case 'mysql':
-        return `JSON_OBJECT(${pairs.join(', ')})`;
-      default:
-        throw unsupported('$expand on SQL Server (yet)');
-    }
+    if (this.dialect.jsonObject === undefined) throw unsupported(`JSON objects on ${this.dialect.displayName} (yet)`);
+    return this.dialect.jsonObject(pairs);
   }
 
   /**
@@ -403,7 +379,7 @@ class SqlCompiler {
 
   /** A JSON value for the dialect's object builders: nested JSON must not become a string. */
   private nestedJson(sql: string): string {
-    return this.dialect.name === 'sqlite' ? `json(${sql})` : this.dialect.name === 'mysql' ? `JSON_EXTRACT(${sql}, '$')` : sql;
+    return this.dialect.nestedJson(sql);
   }
 
   /**
@@ -488,21 +464,7 @@ class SqlCompiler {
 
   /** year … second. DateTimeOffset values are stored in UTC, so their parts are UTC parts (see DEVIATIONS). */
   private datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', x: string, type: ExpressionType | undefined): string {
-    const isDate = type !== undefined && isPrimitive(type, 'Edm.Date');
-    switch (this.dialect.name) {
-      case 'postgres': {
-        const source = isDate ? x : `(${x} AT TIME ZONE 'UTC')`;
-        return `CAST(FLOOR(EXTRACT(${name.toUpperCase()} FROM ${source})) AS integer)`;
-      }
-      case 'sqlite': {
-        const format = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' }[name];
-        return `CAST(strftime('${format}', ${x}) AS INTEGER)`;
-      }
-      case 'mysql':
-        return `${name.toUpperCase()}(${x})`;
-      default:
-        return `DATEPART(${name}, ${x})`;
-    }
+    return this.dialect.datePart(name, x, type !== undefined && isPrimitive(type, 'Edm.Date'));
   }
 
   /** `$search` of the rows in `scope`: through the hook, or the default search. */
@@ -527,7 +489,8 @@ class SqlCompiler {
       if (search.properties.length === 0) return '1 = 0';
       const tests = search.properties.map((property) => {
         const column = this.column(scope.type, property, scope.alias);
-        if (this.dialect.name === 'sqlite') return `COALESCE(instr(lower(${column}), lower(${this.value(text, 'string')})) > 0, ${no})`;
+        const contains = this.dialect.containsIgnoringCase;
+        if (contains !== undefined) return `COALESCE(${contains(column, this.value(text, 'string'))}, ${no})`;
         const escaped = text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_');
         return `COALESCE(${this.dialect.like(`LOWER(${column})`, `LOWER(${this.value(`%${escaped}%`, 'string')})`)}, ${no})`;
       });
@@ -680,8 +643,8 @@ class SqlCompiler {
         if (typeof node.value === 'boolean') return node.value ? '1 = 1' : '1 = 0';
         break;
       case 'path':
-        // A Boolean property: SQLite and MySQL store 0/1.
-        return this.dialect.name === 'postgres' ? this.expression(node, scope) : `(${this.expression(node, scope)} <> 0)`;
+        // A Boolean property as a condition (SQLite and MySQL store 0/1).
+        return this.dialect.booleanCondition(this.expression(node, scope));
       default:
         break;
     }
@@ -749,16 +712,16 @@ class SqlCompiler {
     if (doubles && equality && notNaN !== undefined) {
       const guards = [leftNode, rightNode].filter((node) => node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value)).map((node) => notNaN(this.expression(node, scope, operandType)));
       if (guards.length > 0) {
-        const equal = `(${guards.join(' AND ')} AND ${this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, scope, operandType)})`;
+        const equal = `(${guards.join(' AND ')} AND ${this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
         return operator === 'eq' ? equal : `NOT ${equal}`;
       }
     }
     switch (operator) {
       case 'eq':
         if (positive && !bothNullable) return `${wrap(leftNode)} = ${wrap(rightNode)}`;
-        return this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, scope, operandType);
+        return this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode));
       case 'ne':
-        if (bothNullable || !positive) return `NOT (${this.notDistinct(() => wrap(leftNode), () => wrap(rightNode), leftNode, rightNode, scope, operandType)})`;
+        if (bothNullable || !positive) return `NOT (${this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
         return `(${wrap(leftNode)} <> ${wrap(rightNode)} OR ${isNull(this.nullable(leftNode) ? leftNode : rightNode)})`;
       default: {
         const sqlOperator = { gt: '>', ge: '>=', lt: '<', le: '<=' }[operator] as string;
@@ -774,21 +737,6 @@ class SqlCompiler {
         return `((${notNull}${compare})${orBothNull})`;
       }
     }
-  }
-
-  /** Null-safe equality; dialects whose form repeats an operand get it compiled twice. */
-  private notDistinct(
-    left: () => string,
-    right: () => string,
-    leftNode: BoundExpression,
-    rightNode: BoundExpression,
-    scope: Scope,
-    operandType: ExpressionType,
-  ): string {
-    if (this.dialect.name !== 'mssql') return this.dialect.notDistinct(left(), right());
-    const l = left();
-    const r = right();
-    return `(${l} = ${r} OR (${this.expression(leftNode, scope, operandType)} IS NULL AND ${this.expression(rightNode, scope, operandType)} IS NULL))`;
   }
 
   private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, scope: Scope): string {
@@ -864,14 +812,8 @@ class SqlCompiler {
         if (first === undefined || second === undefined) break;
         // Each use of an operand is compiled where it stands in the text.
         const text = (): string => this.expression(first, scope);
-        if (this.dialect.name === 'sqlite') {
-          // SQLite's LIKE ignores ASCII case: compare exactly instead.
-          const needle = (): string => this.expression(second, scope);
-          if (node.name === 'contains') return `instr(${text()}, ${needle()}) > 0`;
-          if (node.name === 'startswith') return `substr(${text()}, 1, length(${needle()})) = ${needle()}`;
-          // endswith(null, '') is null, not true: the empty needle's shortcut needs a text.
-          return `(CASE WHEN ${text()} IS NULL THEN NULL WHEN length(${needle()}) = 0 THEN 1 ELSE substr(${text()}, -length(${needle()})) = ${needle()} END)`;
-        }
+        const match = this.dialect.stringMatch;
+        if (match !== undefined) return match(node.name, text, () => this.expression(second, scope));
         const subject = text();
         const pattern = this.likePattern(second, scope, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
         return this.dialect.like(subject, pattern);
@@ -881,11 +823,8 @@ class SqlCompiler {
         // A literal pattern of the shared subset only (src/semantic/pattern-subset.ts), rendered for the engine.
         if (second.kind !== 'literal' || typeof second.value !== 'string') throw unsupported("'matchesPattern' with a pattern that is not a literal");
         const checked = checkMatchesPattern(second.value);
-        const text = this.expression(first, scope);
-        if (this.dialect.name === 'postgres') return `${text} ~ ${this.value(checked.postgres, 'string')}`;
-        // Case-sensitive with a binary collation (MariaDB's PCRE, MySQL's ICU).
-        if (this.dialect.name === 'mysql') return `${text} COLLATE utf8mb4_bin REGEXP ${this.value(checked.mysql, 'string')}`;
-        throw unsupported(`'matchesPattern' on ${this.dialect.name} (it has no regular expressions)`);
+        if (this.dialect.matchesPattern === undefined) throw unsupported(`'matchesPattern' on ${this.dialect.displayName} (it has no regular expressions)`);
+        return this.dialect.matchesPattern(this.expression(first, scope), checked, (pattern) => this.value(pattern, 'string'));
       }
       default:
         break;
@@ -966,13 +905,7 @@ class SqlCompiler {
   private widened(sql: string, type: ExpressionType): string {
     const int64 = isPrimitive(type, 'Edm.Int64');
     if (!int64 && !['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never))) return sql;
-    const wider = {
-      postgres: int64 ? 'numeric' : 'bigint',
-      mysql: int64 ? 'DECIMAL(65, 0)' : 'SIGNED',
-      sqlite: undefined,
-      mssql: int64 ? 'DECIMAL(38, 0)' : 'bigint',
-    } satisfies Record<DialectName, string | undefined>;
-    const target = wider[this.dialect.name];
+    const target = this.dialect.widerIntegers?.[int64 ? 'int64' : 'int32'];
     return target === undefined ? sql : `CAST(${sql} AS ${target})`;
   }
 
@@ -1034,16 +967,8 @@ class SqlCompiler {
 
   /** `column` (an instant) moved by `micros` microseconds, in range. */
   private shiftInstant(column: string, micros: bigint): string {
-    switch (this.dialect.name) {
-      case 'postgres':
-        return `(${column} + ${this.value(`${micros} microseconds`, 'interval')})`;
-      case 'mysql':
-        return `DATE_ADD(${column}, INTERVAL ${this.value(micros, 'bigint')} MICROSECOND)`;
-      case 'mssql':
-        return `DATEADD(microsecond, ${this.value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${this.value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`;
-      default:
-        throw unsupported('date arithmetic on SQLite (instants are stored as text)');
-    }
+    if (this.dialect.shiftInstant === undefined) throw unsupported(`date arithmetic on ${this.dialect.displayName} (instants are stored as text)`);
+    return this.dialect.shiftInstant(column, micros, (value, kind) => this.value(value, kind));
   }
 
   /** The number of a flag enum value stored as member names: the bitwise or of its members' values. */
@@ -1178,7 +1103,7 @@ class SqlCompiler {
             return this.substring(args[0] as string, args[1] as string, args[2]);
           case 'trim':
             // Removes spaces (SQL's TRIM), not every Unicode white space: see DEVIATIONS.
-            return this.dialect.name === 'postgres' ? `btrim(${args[0]})` : `TRIM(${args[0]})`;
+            return this.dialect.trim(args[0] as string);
           case 'round':
           case 'floor':
           case 'ceiling':
@@ -1197,28 +1122,6 @@ class SqlCompiler {
       default:
         throw unsupported(`${node.kind} expressions (yet)`);
     }
-  }
-}
-
-/** The column type of a JSON_TABLE column for collection elements of `type`. */
-function jsonTableType(type: ExpressionType): string {
-  if (type.kind !== 'primitive') return 'LONGTEXT';
-  switch (type.name) {
-    case 'Edm.Int16':
-    case 'Edm.Int32':
-    case 'Edm.Int64':
-    case 'Edm.Byte':
-    case 'Edm.SByte':
-      return 'BIGINT';
-    case 'Edm.Double':
-    case 'Edm.Single':
-      return 'DOUBLE';
-    case 'Edm.Decimal':
-      return 'DECIMAL(38, 18)';
-    case 'Edm.Boolean':
-      return 'BOOLEAN';
-    default:
-      return 'LONGTEXT';
   }
 }
 

@@ -1,13 +1,22 @@
 /**
  * What differs between SQL dialects. The base compiler (`compiler.ts`) writes standard SQL and
- * asks the dialect for placeholders, identifier quoting, paging, null ordering, case-sensitive
- * string comparison and a few functions.
+ * asks the dialect for every difference: placeholders, identifier quoting, paging, null ordering,
+ * string comparison, functions, JSON for `$expand`, date arithmetic. It never tests a dialect's
+ * name. An optional hook a dialect leaves out is a capability it lacks: the compiler refuses what
+ * needs it with `unsupported_feature`. A custom dialect is an object of this type (spread a
+ * built-in one from `DIALECTS` and override what differs).
  */
+import type { CheckedPattern } from '../../semantic/pattern-subset.js';
+import type { ExpressionType } from '../../semantic/types.js';
 
+/** The built-in dialects. */
 export type DialectName = 'postgres' | 'mysql' | 'sqlite' | 'mssql';
 
 export interface Dialect {
-  readonly name: DialectName;
+  /** A short name (the built-ins': `postgres`, `mysql`, `sqlite`, `mssql`); shown to search hooks. */
+  readonly name: DialectName | (string & {});
+  /** The engine's name in messages (`PostgreSQL`, `SQL Server`). */
+  readonly displayName: string;
   /**
    * Digits of a second that stored DateTimeOffset, TimeOfDay and Duration values keep (PostgreSQL
    * and MySQL/MariaDB 6, SQL Server 7; 12 where they are exact text): a finer literal is compared
@@ -22,8 +31,42 @@ export interface Dialect {
   paging(top: string | undefined, skip: string | undefined): string;
   /** Whether `ORDER BY x ASC` already puts nulls first and `DESC` last (otherwise NULLS FIRST/LAST is written). */
   readonly nullsFirstByDefault: boolean;
-  /** Null-safe equality: true when both sides are null. */
-  notDistinct(left: string, right: string): string;
+  /**
+   * Null-safe equality: true when both sides are null. Each call of `left`/`right` compiles the
+   * operand again (with its own parameters), for forms that need an operand twice.
+   */
+  notDistinct(left: () => string, right: () => string): string;
+  /** A Boolean column (or value) as a condition: itself, or `(x <> 0)` where Booleans are 0/1. */
+  booleanCondition(value: string): string;
+  /**
+   * `contains`/`startswith`/`endswith` compared exactly by code point, where `LIKE` cannot be
+   * made to (SQLite's ignores ASCII case); without it the compiler uses {@link like}.
+   */
+  stringMatch?(name: 'contains' | 'startswith' | 'endswith', text: () => string, needle: () => string): string;
+  /** Whether `text` contains `needle` ignoring case (the default `$search`), where not by `LIKE`. */
+  containsIgnoringCase?(text: string, needle: string): string;
+  /** `matchesPattern` with a pattern of the shared subset; `value` makes a parameter. Absent: no regular expressions. */
+  matchesPattern?(text: string, pattern: CheckedPattern, value: (pattern: string) => string): string;
+  /** `trim`: leading and trailing spaces removed. */
+  trim(expression: string): string;
+  /** `year` … `second` of a Date (`isDate`) or of a DateTimeOffset stored in UTC. */
+  datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', expression: string, isDate: boolean): string;
+  /**
+   * An instant moved by `micros` microseconds (`value` makes a parameter of a kind). Absent where
+   * instants cannot be computed with (SQLite stores them as text).
+   */
+  shiftInstant?(column: string, micros: bigint, value: (value: unknown, kind: ParameterKind) => string): string;
+  /**
+   * The types integer arithmetic is computed in, one size wider than its operands (Int32 and
+   * smaller in `int32`, Int64 in `int64`); absent where integers are already wide (SQLite).
+   */
+  readonly widerIntegers?: { readonly int32: string; readonly int64: string };
+  /** The rows of a primitive collection column (stored as an array or JSON): a FROM item and its value. Absent: unsupported. */
+  collectionElements?(column: string, alias: string, element: ExpressionType): { readonly source: string; readonly value: string };
+  /** A JSON object of `key, value` pairs (`$expand`). Absent: unsupported. */
+  jsonObject?(pairs: readonly string[]): string;
+  /** A JSON value built by a subquery, as the dialect's object builders must receive it (not as a string). */
+  nestedJson(sql: string): string;
   /**
    * Whether `=` on strings already means equal code points (deterministic default collation), so
    * equality and `in` can skip `binary()` and use a plain index on the column.

@@ -5,7 +5,33 @@
 import { ODataError } from '../../errors/odata-error.js';
 import { toBigInt } from '../../reference/values.js';
 import { instantFromPicos, parseDuration, parseInstant } from '../../util/temporal.js';
+import type { ExpressionType } from '../../semantic/types.js';
 import type { Dialect, DialectName, ParameterKind } from './dialect.js';
+
+/** The column type of a JSON_TABLE column for collection elements of `type`. */
+function jsonTableType(type: ExpressionType): string {
+  if (type.kind !== 'primitive') return 'LONGTEXT';
+  switch (type.name) {
+    case 'Edm.Int16':
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+      return 'BIGINT';
+    case 'Edm.Double':
+    case 'Edm.Single':
+      return 'DOUBLE';
+    case 'Edm.Decimal':
+      return 'DECIMAL(38, 18)';
+    case 'Edm.Boolean':
+      return 'BOOLEAN';
+    default:
+      return 'LONGTEXT';
+  }
+}
+
+/** Part names as written in SQL's `EXTRACT`, `DATEPART` and MySQL's functions. */
+const upper = (name: string): string => name.toUpperCase();
 
 /**
  * SQLite stores a DateTimeOffset as fixed-width UTC text (`2024-01-01T00:30:00.000000000000Z`),
@@ -140,7 +166,17 @@ export const postgres: Dialect = {
   quote: doubleQuote,
   paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),
   nullsFirstByDefault: false,
-  notDistinct: (l, r) => `${l} IS NOT DISTINCT FROM ${r}`,
+  displayName: 'PostgreSQL',
+  notDistinct: (l, r) => `${l()} IS NOT DISTINCT FROM ${r()}`,
+  booleanCondition: (value) => value,
+  matchesPattern: (text, pattern, value) => `${text} ~ ${value(pattern.postgres)}`,
+  trim: (e) => `btrim(${e})`,
+  datePart: (name, x, isDate) => `CAST(FLOOR(EXTRACT(${upper(name)} FROM ${isDate ? x : `(${x} AT TIME ZONE 'UTC')`})) AS integer)`,
+  shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
+  widerIntegers: { int32: 'bigint', int64: 'numeric' },
+  collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
+  jsonObject: (pairs) => `json_build_object(${pairs.join(', ')})`,
+  nestedJson: (sql) => sql,
   // Deterministic collations (every built-in one) compare equal only on equal bytes.
   binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
@@ -218,7 +254,22 @@ export const sqlite: Dialect = {
   quote: doubleQuote,
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
-  notDistinct: (l, r) => `${l} IS ${r}`,
+  displayName: 'SQLite',
+  notDistinct: (l, r) => `${l()} IS ${r()}`,
+  booleanCondition: (value) => `(${value} <> 0)`,
+  // SQLite's LIKE ignores ASCII case: compare exactly instead.
+  stringMatch: (name, text, needle) => {
+    if (name === 'contains') return `instr(${text()}, ${needle()}) > 0`;
+    if (name === 'startswith') return `substr(${text()}, 1, length(${needle()})) = ${needle()}`;
+    // endswith(null, '') is null, not true: the empty needle's shortcut needs a text.
+    return `(CASE WHEN ${text()} IS NULL THEN NULL WHEN length(${needle()}) = 0 THEN 1 ELSE substr(${text()}, -length(${needle()})) = ${needle()} END)`;
+  },
+  containsIgnoringCase: (text, needle) => `instr(lower(${text}), lower(${needle})) > 0`,
+  trim: (e) => `TRIM(${e})`,
+  datePart: (name, x) => `CAST(strftime('${{ year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' }[name]}', ${x}) AS INTEGER)`,
+  collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
+  jsonObject: (pairs) => `json_object(${pairs.join(', ')})`,
+  nestedJson: (sql) => `json(${sql})`,
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
   binaryEquality: true,
   binary: (e) => e,
@@ -289,7 +340,18 @@ export const mysql: Dialect = {
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
-  notDistinct: (l, r) => `${l} <=> ${r}`,
+  displayName: 'MySQL/MariaDB',
+  notDistinct: (l, r) => `${l()} <=> ${r()}`,
+  booleanCondition: (value) => `(${value} <> 0)`,
+  // Case-sensitive with a binary collation (MariaDB's PCRE, MySQL's ICU).
+  matchesPattern: (text, pattern, value) => `${text} COLLATE utf8mb4_bin REGEXP ${value(pattern.mysql)}`,
+  trim: (e) => `TRIM(${e})`,
+  datePart: (name, x) => `${upper(name)}(${x})`,
+  shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
+  widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
+  collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
+  jsonObject: (pairs) => `JSON_OBJECT(${pairs.join(', ')})`,
+  nestedJson: (sql) => `JSON_EXTRACT(${sql}, '$')`,
   // The default collations ignore case, and the PAD SPACE ones (utf8mb4_bin too, on MariaDB) pad
   // with spaces: 'a' = 'a ' and '\t' < ''. Bytes (UTF-8, so code-point order) have neither.
   binaryEquality: false,
@@ -357,7 +419,15 @@ export const mssql: Dialect = {
   quote: (name) => `[${name.replaceAll(']', ']]')}]`,
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,
   nullsFirstByDefault: true,
-  notDistinct: (l, r) => `(${l} = ${r} OR (${l} IS NULL AND ${r} IS NULL))`,
+  displayName: 'SQL Server',
+  notDistinct: (l, r) => `(${l()} = ${r()} OR (${l()} IS NULL AND ${r()} IS NULL))`,
+  booleanCondition: (value) => `(${value} <> 0)`,
+  trim: (e) => `TRIM(${e})`,
+  datePart: (name, x) => `DATEPART(${name}, ${x})`,
+  shiftInstant: (column, micros, value) =>
+    `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
+  widerIntegers: { int32: 'bigint', int64: 'DECIMAL(38, 0)' },
+  nestedJson: (sql) => sql,
   binaryEquality: false,
   binary: (e) => `${e} COLLATE Latin1_General_100_BIN2`,
   like: (e, p) => `${e} COLLATE Latin1_General_100_BIN2 LIKE ${p} ESCAPE '\\'`,
@@ -390,4 +460,14 @@ export const mssql: Dialect = {
   typedPlaceholder: (p) => p,
 };
 
+/**
+ * The built-in dialects by name. A custom dialect spreads one and overrides what differs; the
+ * compiler asks it for every difference and never tests its name.
+ *
+ * @example
+ * ```ts
+ * const libsql: Dialect = { ...DIALECTS.sqlite, name: 'libsql', displayName: 'libSQL' };
+ * toSql(bindQuery("$filter=name eq 'a'", { model, entitySet: 'products' }), { dialect: libsql }).sql;
+ * ```
+ */
 export const DIALECTS = { postgres, mysql, sqlite, mssql } as const satisfies Record<DialectName, Dialect>;
