@@ -539,8 +539,10 @@ export class ExpressionCompiler {
         // A computed duration (a property, a case): its seconds, in whole milliseconds.
         const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
         if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
+        // A literal the computed duration may be (`case(c:duration'PT0.0001S',…)`) that a BSON date cannot add exactly.
+        if (mayBeFinerThanMillisecond(span)) return this.fail('durations finer than a millisecond', node);
         return this.nullSafe([this.value(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
-          // Whole milliseconds rounded down, as instant literals are stored.
+          // Whole milliseconds rounded down, as instant literals are stored (a stored duration: see DEVIATIONS).
           const ms = { $toLong: { $floor: { $multiply: [seconds, operator === 'sub' ? -1000 : 1000] } } };
           return this.inCalendar({ $add: [x, ms] });
         });
@@ -836,6 +838,27 @@ export class ExpressionCompiler {
 const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
 
 const FLIPPED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<Comparison, Comparison>;
+
+/**
+ * Whether a Duration-valued expression may take the value of a literal with a fraction finer than
+ * a millisecond: the literal itself, a `case` branch, an operand of duration arithmetic.
+ */
+function mayBeFinerThanMillisecond(node: BoundExpression): boolean {
+  switch (node.kind) {
+    case 'literal': {
+      const picos = isDuration(node.type) && typeof node.value === 'string' ? parseDuration(node.value) : undefined;
+      return picos !== undefined && picos % 1_000_000_000n !== 0n;
+    }
+    case 'case':
+      return node.branches.some((branch) => mayBeFinerThanMillisecond(branch.then));
+    case 'unary':
+      return mayBeFinerThanMillisecond(node.operand);
+    case 'binary':
+      return isDuration(node.type) && (mayBeFinerThanMillisecond(node.left) || mayBeFinerThanMillisecond(node.right));
+    default:
+      return false;
+  }
+}
 
 /** Whether an instant literal has a fraction of a second finer than a millisecond. */
 export function subMillisecond(value: unknown): boolean {

@@ -362,3 +362,20 @@ describe('a Date minus a duration finer than a millisecond; matchesPattern and l
     '$orderby=(n16 sub 9007199254740992),id&$skip=0',
   ]);
 });
+
+describe('a DateTimeOffset plus a computed duration that may be a literal finer than a millisecond: refused (seed 20261127)', () => {
+  const refused = [
+    "$filter=(case((endswith(name,name)):duration'PT0.0000001S',true:duration'P1D') add case((flag):at,true:at)) eq case((case((null eq name):'',true:name) eq case((endswith(name,name)):name,true:name)):case((endswith(null,'')):at,true:1970-01-01T00:00:00Z),true:at)",
+    "$filter=(case(true:duration'PT0.0000001S') add at) eq at",
+    "$filter=(at add case(flag:duration'PT0.0009S',true:duration'PT1S')) gt at",
+    "$filter=(at sub -case(flag:duration'PT0.0009S')) gt at",
+  ];
+  agree(refused);
+  for (const query of refused) {
+    it(`${query}: unsupported_feature, as a whole-millisecond sum would differ`, () => {
+      expect(() => toMongo(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET)))).toThrow(expect.objectContaining({ code: 'unsupported_feature', message: expect.stringContaining('durations finer than a millisecond') }));
+    });
+  }
+  // Whole milliseconds in every branch: computed exactly.
+  agree(["$filter=(at add case(flag:duration'PT0.001S',true:duration'PT1S')) gt at&$orderby=id"]);
+});
