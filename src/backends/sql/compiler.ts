@@ -20,7 +20,7 @@ import { foldSearch } from '../../semantic/bind-search.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
-import type { Dialect, DialectName, ParameterKind } from './dialect.js';
+import type { Dialect, DialectName, JsonEntry, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
@@ -281,105 +281,23 @@ class SqlCompiler {
     });
   }
 
-  /** A JSON object of a row in `scope`: its selected properties and nested expansions. */
-  private jsonObject(options: BoundQueryOptions, scope: Scope, keysOnly: boolean): string {
-    const pairs: string[] = [];
+  /**
+   * The entries of the JSON object of a row in `scope`: its selected properties (paths into
+   * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
+   */
+  private jsonEntries(options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
     const columns = keysOnly ? scope.type.key.map((k) => this.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : this.selected(options, scope.type);
-    pairs.push(...this.jsonPairs(columns, scope.alias));
+    const entries: JsonEntry[] = columns.map(({ path, column }) => ({
+      path: path.map((p) => p.name),
+      value: `${scope.alias}.${this.dialect.quote(column)}`,
+      kind: (path[path.length - 1] as Property).collection ? 'collection' : 'value',
+    }));
     if (!keysOnly) {
       for (const item of options.expand) {
-        for (const [name, sql] of this.expansion(item, scope)) {
-          const key = this.value(name, 'string');
-          pairs.push(`${key}, ${sql()}`);
-        }
+        for (const [name, sql] of this.expansion(item, scope)) entries.push({ path: [name], value: sql(), kind: name.endsWith('@odata.count') ? 'value' : 'json' });
       }
     }
-    return this.jsonOf(pairs);
-  }
-
-  /**
-   * `key, value` pairs of a JSON object for columns with paths: the leaves of a complex value make
-   * a nested object under its name (in the order of the select).
-   */
-  private jsonPairs(columns: readonly { path: readonly Property[]; column: string }[], alias: string, depth = 0): string[] {
-    const groups = new Map<string, { path: readonly Property[]; column: string }[]>();
-    for (const column of columns) {
-      const name = (column.path[depth] as Property).name;
-      const group = groups.get(name);
-      if (group === undefined) groups.set(name, [column]);
-      else group.push(column);
-    }
-    return [...groups].map(([name, members]) => {
-      const first = members[0] as (typeof members)[number];
-      const leaf = first.path[depth] as Property;
-      const column = `${alias}.${this.dialect.quote(first.column)}`;
-      const value = first.path.length === depth + 1 ? (leaf.collection ? this.dialect.jsonCollection(column) : column) : this.jsonOf(this.jsonPairs(members, alias, depth + 1));
-      return `${this.value(name, 'string')}, ${value}`;
-    });
-  }
-
-  /** A JSON object of `key, value` pairs. */
-  private jsonOf(pairs: readonly string[]): string {
-    if (this.dialect.jsonObject === undefined) throw unsupported(`JSON objects on ${this.dialect.displayName} (yet)`);
-    return this.dialect.jsonObject(pairs);
-  }
-
-  /**
-   * SQL Server builds JSON with `FOR JSON PATH` over a select list (column aliases are the names,
-   * from the model); nested JSON goes through `JSON_QUERY` so that it is not escaped as a string.
-   */
-  private mssqlExpansion(
-    item: BoundExpandItem,
-    parts: () => { related: { from: string; join: string }; scope: Scope; filter: () => string },
-    count: () => string,
-    keysOnly: boolean,
-  ): [string, () => string][] {
-    const options = item.options;
-    const name = item.navigation.name;
-    const selectList = (scope: Scope): string => {
-      const columns = keysOnly ? scope.type.key.map((k) => this.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : this.selected(options, scope.type);
-      // FOR JSON PATH nests dotted aliases: `address.city` becomes { "address": { "city": … } }.
-      const list = columns.map(({ path, column }) => `${scope.alias}.${this.dialect.quote(column)} AS ${this.dialect.quote(path.map((p) => p.name).join('.'))}`);
-      if (!keysOnly) {
-        for (const nested of options.expand) {
-          for (const [key, sql] of this.expansion(nested, scope)) {
-            list.push(`${key.endsWith('@odata.count') ? sql() : `JSON_QUERY(${sql()})`} AS ${this.dialect.quote(key)}`);
-          }
-        }
-      }
-      return list.join(', ');
-    };
-    if (!item.navigation.collection) {
-      return [
-        [
-          name,
-          () => {
-            const { related, scope, filter } = parts();
-            return `(SELECT ${selectList(scope)} FROM ${related.from} WHERE ${related.join}${filter()} FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES)`;
-          },
-        ],
-      ];
-    }
-    const array = (): string => {
-      const { related, scope, filter } = parts();
-      const list = selectList(scope);
-      const where = `${related.join}${filter()}`;
-      const order =
-        orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-      const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
-      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
-      const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
-      // FOR JSON gives NULL for no rows; the spec's answer is an empty array.
-      return `COALESCE((SELECT ${list} FROM ${related.from} WHERE ${where} ORDER BY ${order}${paging} FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]')`;
-    };
-    const columns: [string, () => string][] = [[name, array]];
-    if (options.count === true) columns.push([`${name}@odata.count`, count]);
-    return columns;
-  }
-
-  /** A JSON value for the dialect's object builders: nested JSON must not become a string. */
-  private nestedJson(sql: string): string {
-    return this.dialect.nestedJson(sql);
+    return entries;
   }
 
   /**
@@ -394,63 +312,36 @@ class SqlCompiler {
     const parts = () => {
       const related = this.related(item, from);
       const scope: Scope = { ...related.scope, variables: new Map() };
-      const filter = (): string => {
-        const where = conditions(this, options, scope);
-        return where === '' ? '' : ` AND ${where}`;
-      };
-      return { related, scope, filter };
+      const where = conditions(this, options, scope);
+      return { related, scope, where: where === '' ? related.join : `${related.join} AND ${where}` };
     };
     const count = (): string => {
-      const { related, filter } = parts();
-      return `(SELECT COUNT(*) FROM ${related.from} WHERE ${related.join}${filter()})`;
+      const { related, where } = parts();
+      return `(SELECT COUNT(*) FROM ${related.from} WHERE ${where})`;
     };
     if (item.form === '$count') return [[`${name}@odata.count`, count]];
+    const { expandOne, expandMany } = this.dialect;
+    if (expandOne === undefined || expandMany === undefined) throw unsupported(`$expand on ${this.dialect.displayName} (yet)`);
     const keysOnly = item.form === '$ref';
-    if (this.dialect.name === 'mssql') return this.mssqlExpansion(item, parts, count, keysOnly);
+    const key = (text: string): string => this.value(text, 'string');
     if (!item.navigation.collection) {
       return [
         [
           name,
           () => {
-            const { related, scope, filter } = parts();
-            const object = this.jsonObject(options, scope, keysOnly);
-            return this.nestedJson(`(SELECT ${object} FROM ${related.from} WHERE ${related.join}${filter()})`);
+            const { related, scope, where } = parts();
+            return expandOne({ entries: this.jsonEntries(options, scope, keysOnly), from: related.from, where }, key);
           },
         ],
       ];
     }
     const array = (): string => {
-      const { related, scope, filter } = parts();
-      if (this.dialect.name === 'mysql') {
-        // MariaDB cannot correlate a derived table with the outer row: order and page inside JSON_ARRAYAGG.
-        // In the order of the text: object, ORDER BY, LIMIT, then WHERE.
-        const object = this.jsonObject(options, scope, keysOnly);
-        const order =
-          orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-        const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
-        const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
-        const limit = top === undefined && skip === undefined ? '' : ` LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`;
-        const where = `${related.join}${filter()}`;
-        return this.nestedJson(`(SELECT COALESCE(JSON_ARRAYAGG(JSON_EXTRACT(${object}, '$') ORDER BY ${order}${limit}), JSON_ARRAY()) FROM ${related.from} WHERE ${where})`);
-      }
+      const { related, scope, where } = parts();
       const order = (): string =>
         orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-      const object = this.jsonObject(options, scope, keysOnly);
-      const rowNumber = order();
-      const where = `${related.join}${filter()}`;
-      const orderAgain = order();
       const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
       const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
-      const paging = top === undefined && skip === undefined ? '' : ` ${this.dialect.paging(top, skip)}`;
-      const inner = `SELECT ${object} AS o, ROW_NUMBER() OVER (ORDER BY ${rowNumber}) AS n FROM ${related.from} WHERE ${where} ORDER BY ${orderAgain}${paging}`;
-      switch (this.dialect.name) {
-        case 'postgres':
-          return `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${inner}) sub)`;
-        case 'sqlite':
-          return this.nestedJson(`(SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${inner}) sub)`);
-        default:
-          throw unsupported('$expand on SQL Server (yet)');
-      }
+      return expandMany({ entries: this.jsonEntries(options, scope, keysOnly), from: related.from, where, order, paging: top === undefined && skip === undefined ? '' : this.dialect.paging(top, skip) }, key);
     };
     const columns: [string, () => string][] = [[name, array]];
     if (options.count === true) columns.push([`${name}@odata.count`, count]);

@@ -63,10 +63,14 @@ export interface Dialect {
   readonly widerIntegers?: { readonly int32: string; readonly int64: string };
   /** The rows of a primitive collection column (stored as an array or JSON): a FROM item and its value. Absent: unsupported. */
   collectionElements?(column: string, alias: string, element: ExpressionType): { readonly source: string; readonly value: string };
-  /** A JSON object of `key, value` pairs (`$expand`). Absent: unsupported. */
-  jsonObject?(pairs: readonly string[]): string;
-  /** A JSON value built by a subquery, as the dialect's object builders must receive it (not as a string). */
-  nestedJson(sql: string): string;
+  /**
+   * `$expand` of a single-valued navigation property: the JSON object of the related row (null
+   * when there is none), as a scalar subquery over `rows`; `key` makes a parameter of a key.
+   * Absent (with {@link expandMany}): `$expand` is unsupported.
+   */
+  expandOne?(rows: ExpandRows, key: (name: string) => string): string;
+  /** `$expand` of a collection: the JSON array of the related rows' objects, in `order`, paged by `paging` (empty: no paging), `[]` for none. */
+  expandMany?(rows: ExpandRows & { readonly order: () => string; readonly paging: string }, key: (name: string) => string): string;
   /**
    * Whether `=` on strings already means equal code points (deterministic default collation), so
    * equality and `in` can skip `binary()` and use a plain index on the column.
@@ -156,6 +160,23 @@ export interface Dialect {
   typedPlaceholder(placeholder: string, kind: ParameterKind, value?: unknown): string;
   /** A primitive collection column as a JSON array inside a JSON object (not as the text it is stored in). */
   jsonCollection(column: string): string;
+}
+
+/**
+ * One member of an expanded row's JSON object: a property (`path` into complex values), a
+ * primitive collection stored as JSON or an array (`collection`), or a nested expansion's JSON.
+ */
+export interface JsonEntry {
+  readonly path: readonly string[];
+  readonly value: string;
+  readonly kind: 'value' | 'collection' | 'json';
+}
+
+/** The related rows of an expansion: their JSON entries, `FROM` item(s) and `WHERE` condition. */
+export interface ExpandRows {
+  readonly entries: readonly JsonEntry[];
+  readonly from: string;
+  readonly where: string;
 }
 
 /** The kind of a parameter value, for typed placeholders and driver conversion. */

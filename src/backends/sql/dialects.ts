@@ -6,7 +6,7 @@ import { ODataError } from '../../errors/odata-error.js';
 import { toBigInt } from '../../reference/values.js';
 import { instantFromPicos, parseDuration, parseInstant } from '../../util/temporal.js';
 import type { ExpressionType } from '../../semantic/types.js';
-import type { Dialect, DialectName, ParameterKind } from './dialect.js';
+import type { Dialect, DialectName, ExpandRows, JsonEntry, ParameterKind } from './dialect.js';
 
 /** The column type of a JSON_TABLE column for collection elements of `type`. */
 function jsonTableType(type: ExpressionType): string {
@@ -28,6 +28,34 @@ function jsonTableType(type: ExpressionType): string {
     default:
       return 'LONGTEXT';
   }
+}
+
+/**
+ * A JSON object of `entries` through an object builder (`json_build_object` and its kin): the
+ * leaves of a complex value nest under its name, in the order of the select; keys are parameters.
+ */
+function jsonObjectOf(entries: readonly JsonEntry[], build: (pairs: readonly string[]) => string, collection: (column: string) => string, key: (name: string) => string, depth = 0): string {
+  const groups = new Map<string, JsonEntry[]>();
+  for (const entry of entries) {
+    const name = entry.path[depth] as string;
+    const group = groups.get(name);
+    if (group === undefined) groups.set(name, [entry]);
+    else group.push(entry);
+  }
+  const pairs = [...groups].map(([name, members]) => {
+    const first = members[0] as JsonEntry;
+    const value = first.path.length === depth + 1 ? (first.kind === 'collection' ? collection(first.value) : first.value) : jsonObjectOf(members, build, collection, key, depth + 1);
+    return `${key(name)}, ${value}`;
+  });
+  return build(pairs);
+}
+
+/**
+ * The related rows numbered in their order and paged (`sub.o` the object, `sub.n` the position),
+ * for the dialects that aggregate a derived table (PostgreSQL, SQLite).
+ */
+function numberedRows(rows: ExpandRows & { readonly order: () => string; readonly paging: string }, object: string): string {
+  return `SELECT ${object} AS o, ROW_NUMBER() OVER (ORDER BY ${rows.order()}) AS n FROM ${rows.from} WHERE ${rows.where} ORDER BY ${rows.order()}${rows.paging === '' ? '' : ` ${rows.paging}`}`;
 }
 
 /** Part names as written in SQL's `EXTRACT`, `DATEPART` and MySQL's functions. */
@@ -157,6 +185,13 @@ function decimalText({ coefficient, scale }: { coefficient: bigint; scale: numbe
   return `${negative ? '-' : ''}${scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`}`;
 }
 
+const postgresObject = (pairs: readonly string[]): string => `json_build_object(${pairs.join(', ')})`;
+const sqliteObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
+const mysqlObject = (pairs: readonly string[]): string => `JSON_OBJECT(${pairs.join(', ')})`;
+/** SQL Server's `FOR JSON PATH` select list: each entry under its dotted path, nested JSON through `JSON_QUERY`. */
+const forJsonList = (entries: readonly JsonEntry[]): string =>
+  entries.map((entry) => `${entry.kind === 'json' ? `JSON_QUERY(${entry.value})` : entry.value} AS [${entry.path.join('.').replaceAll(']', ']]')}]`).join(', ');
+
 export const postgres: Dialect = {
   name: 'postgres',
   fractionalSecondDigits: 6,
@@ -175,8 +210,8 @@ export const postgres: Dialect = {
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
-  jsonObject: (pairs) => `json_build_object(${pairs.join(', ')})`,
-  nestedJson: (sql) => sql,
+  expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
+  expandMany: (rows, key) => `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
   // Deterministic collations (every built-in one) compare equal only on equal bytes.
   binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
@@ -268,8 +303,9 @@ export const sqlite: Dialect = {
   trim: (e) => `TRIM(${e})`,
   datePart: (name, x) => `CAST(strftime('${{ year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' }[name]}', ${x}) AS INTEGER)`,
   collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
-  jsonObject: (pairs) => `json_object(${pairs.join(', ')})`,
-  nestedJson: (sql) => `json(${sql})`,
+  // json(…): nested JSON must reach the object builders as JSON, not as a string.
+  expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,
+  expandMany: (rows, key) => `json((SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key))}) sub))`,
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
   binaryEquality: true,
   binary: (e) => e,
@@ -350,8 +386,14 @@ export const mysql: Dialect = {
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
   collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
-  jsonObject: (pairs) => `JSON_OBJECT(${pairs.join(', ')})`,
-  nestedJson: (sql) => `JSON_EXTRACT(${sql}, '$')`,
+  // JSON_EXTRACT(…, '$'): nested JSON must reach the object builders as JSON, not as a string.
+  expandOne: (rows, key) => `JSON_EXTRACT((SELECT ${jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}), '$')`,
+  // MariaDB cannot correlate a derived table with the outer row: order and page inside JSON_ARRAYAGG.
+  expandMany: (rows, key) => {
+    const object = jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key);
+    const paging = rows.paging === '' ? '' : ` ${rows.paging}`;
+    return `JSON_EXTRACT((SELECT COALESCE(JSON_ARRAYAGG(JSON_EXTRACT(${object}, '$') ORDER BY ${rows.order()}${paging}), JSON_ARRAY()) FROM ${rows.from} WHERE ${rows.where}), '$')`;
+  },
   // The default collations ignore case, and the PAD SPACE ones (utf8mb4_bin too, on MariaDB) pad
   // with spaces: 'a' = 'a ' and '\t' < ''. Bytes (UTF-8, so code-point order) have neither.
   binaryEquality: false,
@@ -427,7 +469,11 @@ export const mssql: Dialect = {
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
   widerIntegers: { int32: 'bigint', int64: 'DECIMAL(38, 0)' },
-  nestedJson: (sql) => sql,
+  // FOR JSON PATH over a select list: dotted aliases nest (`address.city`), JSON_QUERY keeps nested JSON from being escaped.
+  expandOne: (rows) => `(SELECT ${forJsonList(rows.entries)} FROM ${rows.from} WHERE ${rows.where} FOR JSON PATH, WITHOUT_ARRAY_WRAPPER, INCLUDE_NULL_VALUES)`,
+  // FOR JSON gives NULL for no rows; the spec's answer is an empty array.
+  expandMany: (rows) =>
+    `COALESCE((SELECT ${forJsonList(rows.entries)} FROM ${rows.from} WHERE ${rows.where} ORDER BY ${rows.order()}${rows.paging === '' ? '' : ` ${rows.paging}`} FOR JSON PATH, INCLUDE_NULL_VALUES), N'[]')`,
   binaryEquality: false,
   binary: (e) => `${e} COLLATE Latin1_General_100_BIN2`,
   like: (e, p) => `${e} COLLATE Latin1_General_100_BIN2 LIKE ${p} ESCAPE '\\'`,

@@ -10,9 +10,14 @@ import { load, sqlite } from '../../fixtures/sql-engines.js';
 const model = defineModel({
   namespace: 'Shop',
   entityTypes: {
-    Product: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double', at: 'Edm.DateTimeOffset', tags: 'Collection(Edm.String)' } },
+    Product: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double', at: 'Edm.DateTimeOffset', tags: 'Collection(Edm.String)', categoryId: 'Edm.Int32' },
+      navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } },
+    },
+    Category: { key: ['id'], properties: { id: 'Edm.Int32', title: 'Edm.String' } },
   },
-  entitySets: { products: { type: 'Product' } },
+  entitySets: { products: { type: 'Product' }, categories: { type: 'Category' } },
 });
 
 const rows: Row[] = [
@@ -66,7 +71,7 @@ describe('a user-defined dialect', () => {
   });
 
   it('a hook left out is a capability the dialect lacks: unsupported_feature naming the engine', () => {
-    const bare: Dialect = { ...DIALECTS.postgres, name: 'bare', displayName: 'BareSQL', matchesPattern: undefined, shiftInstant: undefined, collectionElements: undefined, jsonObject: undefined };
+    const bare: Dialect = { ...DIALECTS.postgres, name: 'bare', displayName: 'BareSQL', matchesPattern: undefined, shiftInstant: undefined, collectionElements: undefined, expandOne: undefined, expandMany: undefined };
     const refused = (text: string, what: string) =>
       expect(() => toSql(bindQuery(text, { model, entitySet: 'products' }), { dialect: bare })).toThrow(
         expect.objectContaining({ code: 'unsupported_feature', message: expect.stringContaining(what) }),
@@ -74,6 +79,7 @@ describe('a user-defined dialect', () => {
     refused("$filter=matchesPattern(name,'^p')", "'matchesPattern' on BareSQL");
     refused("$filter=year(at add duration'P1D') eq 2024", 'date arithmetic on BareSQL');
     refused("$filter=tags/any(t:t eq 'b')", 'collection properties on BareSQL');
+    refused('$expand=category', '$expand on BareSQL');
     // The same queries compile on the built-in dialect the custom one came from.
     expect(() => toSql(bindQuery("$filter=matchesPattern(name,'^p')", { model, entitySet: 'products' }), { dialect: 'postgres' })).not.toThrow();
   });
