@@ -390,6 +390,10 @@ export class ExpressionBinder {
           if (current.kind !== 'collection') {
             throw this.error('type_mismatch', `The lambda operator '${segment.operator}' needs a collection, but '${typeName(current)}' is not one.`, segment.span);
           }
+          const allowed = this.context.settings.allowedFunctions;
+          if (allowed !== undefined && !allowed.has(segment.operator)) {
+            throw this.error('not_allowed', `Function '${segment.operator}' is not allowed. To allow it, set the 'allowedFunctions' setting.`, segment.span);
+          }
           const collection = pathSoFar(segment.span.start - 1);
           const depth = scope.anyAllDepth + 1;
           if (depth > this.context.settings.maxAnyAllExpressionDepth) {

@@ -29,8 +29,12 @@ export interface ValidationSettings {
   readonly maxOrderByNodeCount?: number;
   /** Maximum nesting of function calls (default 15). */
   readonly maxFunctionCallDepth?: number;
-  /** Canonical functions allowed in expressions (default all). */
-  readonly allowedFunctions?: 'all' | readonly CanonicalFunctionName[];
+  /**
+   * Canonical functions allowed in expressions (default all), and the lambda operators `any` and
+   * `all` (as ASP.NET Core OData's `AllowedFunctions` lists them): a list without `any` refuses
+   * `tags/any(…)`.
+   */
+  readonly allowedFunctions?: 'all' | readonly (CanonicalFunctionName | 'any' | 'all')[];
   /** Arithmetic operators allowed (default all). */
   readonly allowedArithmeticOperators?: 'all' | readonly ArithmeticOperator[];
   /** Logical and comparison operators allowed (default all). */

@@ -199,6 +199,21 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     expect(filter("tickets/any(t:t/asset/tickets/any(u:u/code eq 'x'))", { maxAnyAllExpressionDepth: 2 }).kind).toBe('lambda');
   });
 
+  it('allowedFunctions controls the lambda operators any and all too (as ASP.NET Core OData)', () => {
+    const lambdaAny = "tags/any(t:t eq 'x')";
+    const lambdaAll = "tags/all(t:t ne 'x')";
+    const refused = failure(() => filter(lambdaAny, { allowedFunctions: ['contains', 'all'] }));
+    expect(refused.code).toBe('not_allowed');
+    expect(refused.reason).toBe("Function 'any' is not allowed. To allow it, set the 'allowedFunctions' setting.");
+    expect(refused.position).toBe(lambdaAny.indexOf('any'));
+    expect(failure(() => filter('tags/any()', { allowedFunctions: ['contains'] })).reason).toContain("Function 'any' is not allowed");
+    expect(failure(() => filter(lambdaAll, { allowedFunctions: ['any'] })).reason).toContain("Function 'all' is not allowed");
+    expect(filter(lambdaAll, { allowedFunctions: ['all'] }).kind).toBe('lambda');
+    expect(filter(lambdaAny, { allowedFunctions: 'all' }).kind).toBe('lambda');
+    // The listed functions are still checked inside an allowed lambda.
+    expect(failure(() => filter("tags/any(t:startswith(t,'a'))", { allowedFunctions: ['any'] })).reason).toContain("Function 'startswith' is not allowed");
+  });
+
   it('allowed functions, operators and options', () => {
     expect(failure(() => filter("startswith(name,'a')", { allowedFunctions: ['contains'] })).reason).toBe(
       "Function 'startswith' is not allowed. To allow it, set the 'allowedFunctions' setting.",
