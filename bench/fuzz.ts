@@ -8,6 +8,9 @@
  *   npm run fuzz -- --count 1000000 --seed 1 --targets pglite,sqlite,postgres,mysql,mingo --time 3000 \
  *     --concurrency 8 --depth 3 --max-shrinks 200 --shrink-time 5 [--markdown findings.md] [--split true]
  *
+ * Ctrl-C (SIGINT) or SIGTERM stops the campaign early: the queries run so far are reported and
+ * recorded, marked as stopped early.
+ *
  * With `--split true` each target runs in a child process of its own on the same seed, so
  * every child generates the same queries and computes the same reference, and the targets use
  * several cores at once (when the machine has idle cores); the parent merges the children's reports.
@@ -50,6 +53,16 @@ for (const name of names) if (!ALL_TARGETS.includes(name)) throw new Error(`unkn
 const seed = Number(values.seed);
 const childReport = values['child-report'];
 
+/** SIGINT/SIGTERM: stop starting queries; what ran is reported and recorded (a second signal exits at once). */
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stop.signal.aborted) process.exit(130);
+    console.log(`[fuzz] ${signal}: stopping after the queries in flight; the run is recorded as stopped early`);
+    stop.abort();
+  });
+}
+
 const FUZZ_START = '<!-- fuzz:start -->';
 const FUZZ_END = '<!-- fuzz:end -->';
 
@@ -73,6 +86,7 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
       count: Number(values.count),
       seed,
       timeLimitMs: Number(values.time) * 1000,
+      signal: stop.signal,
       concurrency: Number(values.concurrency),
       maxShrinks: Number(values['max-shrinks']),
       shrinkTimeLimitMs: Number(values['shrink-time']) * 1000,
@@ -101,6 +115,7 @@ async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<Cam
         const name = group.join('+');
         const file = join(dir, `${name}.json`);
         const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', group.join(','), '--split', 'false', '--child-report', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+        stop.signal.addEventListener('abort', () => child.kill('SIGINT'));
         child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk.toString().replaceAll('[fuzz]', `[fuzz ${name}]`)));
         child.on('exit', (code) => {
           try {
@@ -170,6 +185,7 @@ const run = {
   seed,
   targets: ['memory', ...Object.keys(report.targets)],
   split,
+  ...(stop.signal.aborted ? { stoppedEarly: true } : {}),
   queries: report.queries,
   bound: report.bound,
   seconds: Number(report.seconds.toFixed(1)),
@@ -212,7 +228,7 @@ function fuzzSection(r: typeof run, full: CampaignReport): string {
 
 - Date: ${r.date}; commit ${r.commit}; seed ${r.seed}; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}
 - Targets: ${r.targets.join(', ')}${r.split ? ` (child processes: ${groups.map((g) => g.join(', ')).join(' / ')})` : ''}
-- **${r.queries.toLocaleString('en')} queries** run on every target in ${r.seconds} s (${r.queriesPerSecond} queries/s for all targets together); ${r.bound.toLocaleString('en')} bound (the rest are refused by the binder, identically on every target).
+- **${r.queries.toLocaleString('en')} queries**${r.stoppedEarly === true ? ' (stopped early by a signal)' : ''} run on every target in ${r.seconds} s (${r.queriesPerSecond} queries/s for all targets together); ${r.bound.toLocaleString('en')} bound (the rest are refused by the binder, identically on every target).
 - **Disagreements: ${r.findingsByClass['row disagreement'] + r.findingsByClass['ODataError mismatch']}** (rows or values ${r.findingsByClass['row disagreement']}, ODataError code ${r.findingsByClass['ODataError mismatch']}); **non-ODataErrors: ${r.findingsByClass['non-ODataError']}**; database errors: ${r.findingsByClass['database error']}; ${findings === 0 ? 'no finding.' : `${r.distinctFindings.length} distinct findings, below.`}
 - Outcomes a documented deviation explains (grammar/DEVIATIONS.md) are counted as excused per target.
 

@@ -53,6 +53,8 @@ export interface CampaignOptions extends DifferentialOptions {
   readonly count: number;
   readonly seed: number;
   readonly timeLimitMs?: number;
+  /** Stops the campaign early (no new query starts); the report covers the queries run so far. */
+  readonly signal?: AbortSignal;
   /** Queries in flight at once (default 8). */
   readonly concurrency?: number;
   /** Shrink new findings to a minimal reproduction (default true). */
@@ -69,6 +71,9 @@ export interface CampaignOptions extends DifferentialOptions {
 }
 
 const BATCH = 500;
+
+/** One turn of the event loop, through its I/O phase (setImmediate in Node, Deno and Bun; a timer in browsers). */
+const nextTurn: (run: () => void) => void = typeof setImmediate === 'function' ? (run) => setImmediate(run) : (run) => setTimeout(run, 0);
 const CLASSES: readonly FindingClass[] = ['row disagreement', 'ODataError mismatch', 'non-ODataError', 'database error'];
 
 /** SQL type names in engine messages (`substr(text, bigint)`), masked to group findings. */
@@ -169,10 +174,28 @@ export async function fuzzDifferential(options: CampaignOptions): Promise<Campai
     report.distinct.push({ target: finding.target, class: finding.class, reproduction: readable, detail, original: decodeQuery(finding.query), occurrences: 1, features: [...shrunkFeatures].sort() });
   };
 
+  // In-process targets resolve in microtasks only, which starve the event loop: every 100 ms all
+  // workers wait for one macrotask turn together, so that timers and signals (a stop) are served.
+  let gate: Promise<void> | undefined;
+  let lastTurn = performance.now();
+  const pause = async (): Promise<void> => {
+    if (gate === undefined && performance.now() - lastTurn > 100) {
+      gate = new Promise<void>((resolve) =>
+        nextTurn(() => {
+          gate = undefined;
+          lastTurn = performance.now();
+          resolve();
+        }),
+      );
+    }
+    if (gate !== undefined) await gate;
+  };
+
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < options.count && performance.now() < deadline) {
+    while (next < options.count && performance.now() < deadline && options.signal?.aborted !== true) {
       const index = next++;
+      await pause();
       const query = batch(Math.floor(index / BATCH))[index % BATCH] as GeneratedQuery;
       const result = await runDifferential(query.text, { ...options, targets: timed });
       report.queries += 1;
