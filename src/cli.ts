@@ -11,7 +11,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { bindQuery, modelFromCsdl, ODataError, parseQuery, printQuery, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
+import { bindQuery, modelFromCsdl, mongoTarget, ODataError, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
 import { splitQueryString } from './syntax/query-string.js';
 
 const USAGE = `Usage:
@@ -107,7 +107,17 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
     return 1;
   }
   const model = modelFromCsdl(text);
-  const diagnostics = validateQuery(query, { model, entitySet });
+  // The binder's diagnostics, and what each requested backend cannot run (with its position).
+  const targets = [...(dialect === undefined ? [] : [sqlTarget(dialect as DialectName)]), ...(mongo ? [mongoTarget()] : [])];
+  const seen = new Set<string>();
+  const diagnostics = (targets.length === 0 ? [undefined] : targets)
+    .flatMap((target) => validateQuery(query, { model, entitySet, ...(target === undefined ? {} : { target }) }))
+    .filter((d) => {
+      const key = `${d.code} ${d.range.start} ${d.range.end} ${d.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   if (diagnostics.length > 0) {
     process.stderr.write(describeDiagnostics(query, diagnostics) + '\n');
     return 2;

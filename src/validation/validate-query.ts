@@ -7,9 +7,11 @@
  * `$filter` does not hide one in `$orderby`; then the query is bound, and a binding error prunes
  * the smallest part that holds it (a predicate of `$filter`, which becomes `true`; an `$orderby`,
  * `$select` or `$expand` item; or the whole option) before binding again, so that two unknown
- * properties in one `$filter` give two diagnostics.
+ * properties in one `$filter` give two diagnostics. With a `target` (`sqlTarget('sqlite')`,
+ * `mongoTarget()`), what that backend cannot run is reported the same way, with its position.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { Expression, ODataQuery, Span } from '../syntax/ast.js';
@@ -28,10 +30,22 @@ export interface Diagnostic {
   readonly status: number;
 }
 
+/**
+ * A backend a query is checked for: `check` compiles the bound query as the backend would and
+ * throws its `ODataError` (`unsupported_feature`) for what it cannot run. `sqlTarget(dialect)` and
+ * `mongoTarget()` make one; importing them brings that compiler into a bundle.
+ */
+export interface QueryTarget {
+  readonly name: string;
+  check(bound: BoundQuery): void;
+}
+
 /** Settings of {@link validateQuery}: those of `bindQuery`, plus how many diagnostics at most. */
 export interface ValidateSettings extends BindSettings {
   /** Stop after this many diagnostics (default 50). */
   readonly maxDiagnostics?: number;
+  /** Also report what this backend cannot run (default: only what the binder refuses). */
+  readonly target?: QueryTarget;
 }
 
 interface RawOption {
@@ -259,7 +273,8 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
   const whereOf = (error: ODataError): RawOption | undefined => (error.option === undefined ? undefined : byName.get(canonical(error.option)));
   for (let attempt = 0; attempt < max && diagnostics.length < max; attempt++) {
     try {
-      bindQuery(parsed, settings);
+      const bound = bindQuery(parsed, settings);
+      settings.target?.check(bound);
       break;
     } catch (error) {
       if (!(error instanceof ODataError)) {

@@ -60,6 +60,12 @@ describe('odata-engine CLI', () => {
       expect(sql.stdout).toContain('SELECT');
       expect(sql.stdout).toContain('params: ["a",2]');
       expect(sql.stdout).toContain('"kind": "find"');
+      // What the requested backend cannot run is underlined too, before any SQL is printed.
+      const regex = cli('check', "$filter=matchesPattern(name,'^a')", `--csdl=${file}`, '--set=assets', '--sql=sqlite');
+      expect(regex.status).toBe(2);
+      expect(regex.stderr).toContain('[unsupported_feature]');
+      expect(regex.stderr).toContain(`  ${' '.repeat(8)}^~~~~~~~~~~~~~`);
+      expect(cli('check', "$filter=matchesPattern(name,'^a')", `--csdl=${file}`, '--set=assets', '--sql=postgres').status).toBe(0);
       expect(cli('check', '$top=1', '--set=assets').status).toBe(1);
       const missing = cli('check', '$top=1', `--csdl=${join(dir, 'nope.json')}`, '--set=assets');
       expect(missing.status).toBe(1);

@@ -58,5 +58,5 @@ describe('portability', () => {
       { cwd: root, encoding: 'utf8' },
     );
     expect(loaded.trim()).toBe('unknown_property');
-  });
+  }, 180_000); // tsup builds three bundles and their types: over a minute on a loaded 2-core machine
 });

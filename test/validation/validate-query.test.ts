@@ -1,7 +1,7 @@
 /** validateQuery: every independent problem, with ranges into the query text. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bindQuery, validateQuery } from '../../src/index.js';
+import { DIALECTS, bindQuery, mongoTarget, sqlTarget, validateQuery, type Dialect } from '../../src/index.js';
 import { modelQueryArbitrary } from '../../src/testing/index.js';
 import { assetModel } from '../fixtures/asset-model.js';
 
@@ -68,5 +68,37 @@ describe('validateQuery', () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('validateQuery with a target: what that backend cannot run, before a request is sent', () => {
+  const query = "$filter=matchesPattern(name,'^P') and tags/any(t:t eq 'x') and code eq 'a'";
+  const forTarget = (target: Parameters<typeof sqlTarget>[0]) => validateQuery(query, { ...settings, target: sqlTarget(target) });
+
+  it('the binder alone calls it valid', () => {
+    expect(check(query)).toEqual([]);
+    expect(validateQuery(query, { ...settings, target: sqlTarget('postgres') })).toEqual([]);
+    expect(validateQuery(query, { ...settings, target: mongoTarget() })).toEqual([]);
+  });
+
+  it('SQLite: matchesPattern is underlined (it has no regular expressions)', () => {
+    const diagnostics = forTarget('sqlite');
+    expect(diagnostics.map((d) => [d.code, query.slice(d.range.start, d.range.end)])).toEqual([['unsupported_feature', 'matchesPattern']]);
+    expect(diagnostics[0]?.message).toContain('SQLite');
+    // What the target refuses is exactly what compiling for it refuses.
+    expect(() => bindQuery(query, settings)).not.toThrow();
+  });
+
+  it('a dialect lacking two hooks: both problems, each underlined, in the order of the text', () => {
+    const bare: Dialect = { ...DIALECTS.postgres, name: 'bare', displayName: 'BareSQL', matchesPattern: undefined, collectionElements: undefined };
+    const diagnostics = forTarget(bare);
+    expect(diagnostics.map((d) => d.code)).toEqual(['unsupported_feature', 'unsupported_feature']);
+    expect(diagnostics.map((d) => query.slice(d.range.start, d.range.end))).toEqual(['matchesPattern', 'tags']);
+    expect(diagnostics.every((d) => d.message.includes('BareSQL'))).toBe(true);
+  });
+
+  it('binding errors come first, then the target is checked on what binds', () => {
+    const diagnostics = validateQuery("$filter=nope eq 1 or matchesPattern(name,'a')", { ...settings, target: sqlTarget('sqlite') });
+    expect(diagnostics.map((d) => d.code)).toEqual(['unknown_property', 'unsupported_feature']);
   });
 });
