@@ -6,7 +6,7 @@ import { RE2JS } from 're2js';
 import { ODataError } from '../errors/odata-error.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
-import { isPrimitive, type ExpressionType } from '../semantic/types.js';
+import { INTEGER_RANGES, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import {
   civilFromDays,
@@ -287,14 +287,6 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
     return normalized === null ? null : v;
   };
 }
-
-const INTEGER_RANGES: Partial<Record<string, readonly [bigint, bigint]>> = {
-  'Edm.Byte': [0n, 255n],
-  'Edm.SByte': [-128n, 127n],
-  'Edm.Int16': [-32768n, 32767n],
-  'Edm.Int32': [-2147483648n, 2147483647n],
-  'Edm.Int64': [-(2n ** 63n), 2n ** 63n - 1n],
-};
 
 function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const target = node.targetType;

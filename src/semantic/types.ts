@@ -130,3 +130,12 @@ export function isOrderable(type: ExpressionType): boolean {
   if (type.kind !== 'primitive') return false;
   return type.name !== 'Edm.Binary' && type.name !== 'Edm.Stream' && !isSpatial(type);
 }
+
+/** The integer EDM types and their ranges (CSDL 4.4): the one table every backend and the reference read. */
+export const INTEGER_RANGES: Readonly<Partial<Record<string, readonly [bigint, bigint]>>> = {
+  'Edm.Byte': [0n, 255n],
+  'Edm.SByte': [-128n, 127n],
+  'Edm.Int16': [-32768n, 32767n],
+  'Edm.Int32': [-2147483648n, 2147483647n],
+  'Edm.Int64': [-(2n ** 63n), 2n ** 63n - 1n],
+};

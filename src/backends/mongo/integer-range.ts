@@ -10,17 +10,8 @@
  * for the largest Int64; in Decimal and the integer types it is exact. NaN equals nothing and is
  * neither less nor greater than anything.
  */
-import type { ExpressionType } from '../../semantic/types.js';
+import { INTEGER_RANGES, type ExpressionType } from '../../semantic/types.js';
 import type { BoundLiteral } from '../../semantic/bound-ast.js';
-
-/** The integer EDM types and their ranges. */
-const INTEGER_RANGES: Readonly<Record<string, readonly [bigint, bigint]>> = {
-  'Edm.Byte': [0n, 255n],
-  'Edm.SByte': [-128n, 127n],
-  'Edm.Int16': [-32768n, 32767n],
-  'Edm.Int32': [-2147483648n, 2147483647n],
-  'Edm.Int64': [-(2n ** 63n), 2n ** 63n - 1n],
-};
 
 /** The range of an integer type, or `undefined` for other types. */
 export function integerRange(type: ExpressionType): readonly [bigint, bigint] | undefined {

@@ -17,7 +17,7 @@ import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { INTEGER_RANGES, fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, DialectName, JsonEntry, ParameterKind } from './dialect.js';
@@ -1041,7 +1041,8 @@ function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
 /** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-const fitsInt32 = (n: bigint): boolean => n >= -2147483648n && n <= 2147483647n;
+const INT32 = INTEGER_RANGES['Edm.Int32'] as readonly [bigint, bigint];
+const fitsInt32 = (n: bigint): boolean => n >= INT32[0] && n <= INT32[1];
 
 function parameterKind(type: ExpressionType, literalType: ExpressionType): ParameterKind {
   const t = type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped') ? literalType : type;
