@@ -1,0 +1,88 @@
+/**
+ * The README's capability table, generated from the backends themselves: each row is a probe query
+ * that the binder accepts, compiled for each target (`sqlTarget` of every built-in dialect,
+ * `mongoTarget()`, the in-memory reference); a cell says whether that target runs it or refuses it
+ * with `unsupported_feature`. `npm run capabilities` rewrites the README block; a test checks that
+ * the README holds what this computes, so the table cannot drift from the code.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQuery, type QueryTarget } from '../src/index.js';
+
+const model = defineModel({
+  namespace: 'Probe',
+  complexTypes: { Address: { properties: { city: 'Edm.String' } } },
+  entityTypes: {
+    Item: {
+      key: ['id'],
+      properties: {
+        id: 'Edm.Int32',
+        name: 'Edm.String',
+        price: 'Edm.Decimal',
+        at: 'Edm.DateTimeOffset',
+        done: 'Edm.DateTimeOffset',
+        span: 'Edm.Duration',
+        tags: 'Collection(Edm.String)',
+        places: 'Collection(Address)',
+        parentId: 'Edm.Int32',
+      },
+      navigation: { parent: { type: 'Item', constraints: { parentId: 'id' } }, children: { type: 'Collection(Item)', partner: 'parent' } },
+    },
+  },
+  entitySets: { items: { type: 'Item' } },
+});
+
+/** What is probed, and a query that needs it. */
+export const PROBES: readonly (readonly [string, string])[] = [
+  ['string functions, `contains`/`startswith`/`endswith`', "$filter=contains(tolower(name),'a') and length(trim(name)) gt 1"],
+  ['`matchesPattern` (a literal pattern)', "$filter=matchesPattern(name,'^a')"],
+  ['`year` … `second`', '$filter=year(at) eq 2024'],
+  ['`date`', '$filter=date(at) eq 2024-01-01'],
+  ['`time`', '$filter=time(at) eq 12:00:00'],
+  ['`fractionalseconds`', '$filter=fractionalseconds(at) eq 0'],
+  ['`totaloffsetminutes`', '$filter=totaloffsetminutes(at) eq 0'],
+  ['`totalseconds`', '$filter=totalseconds(span) gt 1'],
+  ['an instant plus a duration', "$orderby=at add duration'PT1H'"],
+  ['the difference of two instants', "$filter=done sub at gt duration'PT1H'"],
+  ['`cast` of a Decimal to an integer type', '$filter=cast(price,Edm.Int32) eq 1'],
+  ['`isof` of a value', '$filter=isof(price,Edm.Int32)'],
+  ['`case`', '$filter=case(price gt 1:1,true:2) eq 1'],
+  ['`substringof`', "$filter=substringof('a',name)"],
+  ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
+  ['`any`/`all` and `$count` on navigation', '$filter=children/any(c:c/price gt 1) and children/$count gt 0'],
+  ['collections of complex values', "$filter=places/any(p:p/city eq 'Oslo')"],
+  ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],
+  ['`$search`', '$search=pump'],
+];
+
+const targets: readonly QueryTarget[] = [
+  ...Object.values(DIALECTS).map((dialect) => sqlTarget(dialect)),
+  mongoTarget(),
+  { name: 'in memory', check: (bound) => void compileQuery(bound) },
+];
+
+/** The table, as Markdown. */
+export function capabilityTable(): string {
+  const rows = PROBES.map(([what, query]) => {
+    const cells = targets.map((target) => {
+      const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2 });
+      if (diagnostics.some((d) => d.code !== 'unsupported_feature')) throw new Error(`the probe ${query} is not valid: ${JSON.stringify(diagnostics)}`);
+      return diagnostics.length === 0 ? 'yes' : 'no';
+    });
+    return `| ${what} | ${cells.join(' | ')} |`;
+  });
+  return [`| | ${targets.map((t) => t.name).join(' | ')} |`, `| --- | ${targets.map(() => ':---:').join(' | ')} |`, ...rows].join('\n');
+}
+
+export const START = '<!-- capabilities:start -->';
+export const END = '<!-- capabilities:end -->';
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const readme = new URL('../README.md', import.meta.url);
+  const text = readFileSync(readme, 'utf8');
+  const from = text.indexOf(START);
+  const to = text.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${START} … ${END} block`);
+  writeFileSync(readme, `${text.slice(0, from + START.length)}\n${capabilityTable()}\n${text.slice(to)}`);
+  console.log('wrote the capability table into README.md');
+}
