@@ -85,6 +85,14 @@ describe.skipIf(!present)('playground in Chromium', () => {
     expect(result.count).toBeGreaterThanOrEqual(result.value.length);
     await expect(page.getByTestId('ast').textContent()).resolves.toContain('"kind": "query"');
     await page.screenshot({ path: join(artifacts, 'playground-valid.png'), fullPage: true });
+    // Checked for a backend: what SQLite cannot run is underlined; PostgreSQL runs it.
+    await page.getByTestId('target').selectOption('sqlite');
+    await type(page, "$filter=matchesPattern(name,'^P')");
+    await expect(page.getByTestId('status').textContent()).resolves.toBe('1 problem');
+    await expect(page.getByTestId('diagnostics').textContent()).resolves.toContain('unsupported_feature');
+    await expect(page.locator('mark.squiggle').first().textContent()).resolves.toBe('matchesPattern');
+    await page.getByTestId('target').selectOption('postgres');
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'valid');
     expect(errors).toEqual([]);
   });
 

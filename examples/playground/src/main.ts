@@ -5,7 +5,7 @@
  * library's bundle. Served by the example server at `/playground` (then the model comes from its
  * `/$metadata`), or opened on its own from `examples/playground/dist/index.html`.
  */
-import { bindQuery, compileQuery, modelFromCsdl, parseQuery, printQuery, toMongo, toSql, validateQuery, type DialectName, type Model, type Row } from 'odata-engine';
+import { bindQuery, compileQuery, modelFromCsdl, mongoTarget, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type DialectName, type Model, type QueryTarget, type Row } from 'odata-engine';
 import { demoData, standaloneModel } from './demo.js';
 
 const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql'];
@@ -53,6 +53,9 @@ async function start(): Promise<void> {
   const input = element<HTMLTextAreaElement>('query');
   const backdrop = element<HTMLDivElement>('backdrop');
   const select = element<HTMLSelectElement>('entity-set');
+  const targetSelect = element<HTMLSelectElement>('target');
+  // The backend the query is checked for: what it cannot run is underlined like any other problem.
+  const targetOf = (value: string): QueryTarget | undefined => (value === '' ? undefined : value === 'mongo' ? mongoTarget() : sqlTarget(value as DialectName));
   element('model-source').textContent = source;
   for (const name of model.entitySets.keys()) {
     const option = document.createElement('option');
@@ -69,7 +72,8 @@ async function start(): Promise<void> {
     const entitySet = select.value;
     const limit = maxTop?.[entitySet];
     const settings = { model, entitySet, ...(limit === undefined ? {} : { maxTop: limit }) };
-    const diagnostics = validateQuery(query, settings);
+    const target = targetOf(targetSelect.value);
+    const diagnostics = validateQuery(query, { ...settings, ...(target === undefined ? {} : { target }) });
     // Squiggles: the same text behind the textarea, with the diagnostics' ranges marked.
     let html = '';
     let at = 0;
@@ -132,6 +136,7 @@ async function start(): Promise<void> {
   input.addEventListener('scroll', () => {
     backdrop.scrollTop = input.scrollTop;
   });
+  targetSelect.addEventListener('change', render);
   select.addEventListener('change', () => {
     input.value = SAMPLES[select.value] ?? '$top=5';
     render();
