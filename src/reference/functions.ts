@@ -4,6 +4,7 @@
  */
 import { RE2JS } from 're2js';
 import { ODataError } from '../errors/odata-error.js';
+import { derivesFrom } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
 import { INTEGER_RANGES, isPrimitive, type ExpressionType } from '../semantic/types.js';
@@ -251,10 +252,37 @@ export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evalu
   }
 }
 
+/**
+ * Whether a structured value of static type `source` is an instance of `target` (URL 5.1.1.10):
+ * always when `source` is `target` or derives from it; for a `target` derived from `source`, when
+ * the value names it as its type (`@odata.type`, as in a payload); never for unrelated types.
+ */
+function instanceTest(source: ExpressionType | undefined, target: ExpressionType): ((value: unknown) => boolean) | undefined {
+  if (target.kind !== 'entity' && target.kind !== 'complex') return undefined;
+  if (source === undefined || (source.kind !== 'entity' && source.kind !== 'complex')) return () => false;
+  if (derivesFrom(source.type, target.type)) return (value) => value !== null && value !== undefined;
+  if (!derivesFrom(target.type, source.type)) return () => false;
+  const name = target.type.qualifiedName;
+  return (value) => {
+    const declared = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['@odata.type'] : undefined;
+    return typeof declared === 'string' && declared.replace(/^#/, '') === name;
+  };
+}
+
 function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const target = node.targetType;
   const [value] = args;
   if (value === undefined || target === undefined) return (row) => row;
+  const instance = instanceTest(node.args[0]?.type, target);
+  if (instance !== undefined) {
+    // To a structured type: the value itself when it is an instance of it, else the cast fails (null).
+    return (row, scope) => {
+      const v = value(row, scope);
+      return instance(v) ? v : null;
+    };
+  }
+  const source = node.args[0]?.type;
+  if (source !== undefined && (source.kind === 'entity' || source.kind === 'complex')) return () => null;
   if (isPrimitive(target, 'Edm.String')) {
     return (row, scope) => {
       const v = value(row, scope);
@@ -292,6 +320,11 @@ function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const target = node.targetType;
   const [value] = args;
   if (value === undefined || target === undefined) return () => true;
+  const instance = instanceTest(node.args[0]?.type, target);
+  if (instance !== undefined) return (row, scope) => instance(value(row, scope));
+  const source = node.args[0]?.type;
+  // A structured value is never of a primitive or enum type.
+  if (source !== undefined && (source.kind === 'entity' || source.kind === 'complex')) return () => false;
   const domain = domainOf(target);
   return (row, scope) => {
     const v = value(row, scope);

@@ -683,13 +683,22 @@ export class ExpressionBinder {
     return node.collection ? { kind: 'collection', element } : element;
   }
 
-  private typeFunction(node: CallExpression, scope: Scope): BoundCall {
+  private typeFunction(node: CallExpression, scope: Scope): BoundCall | BoundLiteral {
     const targetNode = node.args[node.args.length - 1] as TypeName;
     const targetType = this.resolveTypeName(targetNode);
-    const args = node.args.length === 2 ? [this.expression(node.args[0] as Expression, scope)] : [];
-    const source = args[0]?.type ?? { kind: 'entity' as const, type: this.context.it };
+    // The one-argument forms test or cast the current instance: `$it` is their first argument.
+    const it: BoundPath = { kind: 'path', root: { kind: 'it' }, steps: [], type: { kind: 'entity', type: this.context.it }, span: node.span };
+    const args = node.args.length === 2 ? [this.expression(node.args[0] as Expression, scope)] : [it];
+    const source = args[0]?.type ?? it.type;
     // Between structured types a failing cast is null and isof is false (URL 5.1.1.10), not an error.
-    if (node.name === 'isof') return { kind: 'call', name: 'isof', args, targetType, type: BOOLEAN, span: node.span };
+    if (node.name === 'isof') {
+      // The instance is an entity of `$it`'s type (or a type derived from it): of a primitive, enum or
+      // complex type never, of `$it`'s type or a base type always. Only a derived type needs the instance.
+      if (node.args.length === 1 && (targetType.kind !== 'entity' || derivesFrom(this.context.it, targetType.type))) {
+        return { kind: 'literal', value: targetType.kind === 'entity', type: BOOLEAN, span: node.span };
+      }
+      return { kind: 'call', name: 'isof', args, targetType, type: BOOLEAN, span: node.span };
+    }
     const castable =
       source.kind === 'null' ||
       (isCastablePrimitive(source) && isCastablePrimitive(targetType)) ||

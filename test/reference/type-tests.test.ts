@@ -1,0 +1,66 @@
+/**
+ * `isof` and `cast` of structured values in the reference (URL 5.1.1.10): the instance is of its
+ * own type and its base types, never of a primitive, enum or complex type (an entity) or of an
+ * unrelated type; a derived type is known from the value's `@odata.type`. A failed cast is null.
+ */
+import { describe, expect, it } from 'vitest';
+import { bindQuery, compileQuery, defineModel, toMongo, toSql, type Row } from '../../src/index.js';
+
+const model = defineModel({
+  namespace: 'Shop',
+  enumTypes: { Tier: ['basic', 'gold'] },
+  complexTypes: { Address: { properties: { city: 'Edm.String' } } },
+  entityTypes: {
+    Category: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } },
+    VipCategory: { baseType: 'Category', properties: { perk: 'Edm.String' } },
+    Product: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', name: 'Edm.String', categoryId: 'Edm.Int32', address: 'Address' },
+      navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } },
+    },
+  },
+  entitySets: { products: { type: 'Product' }, categories: { type: 'Category' } },
+});
+
+const categories: Row[] = [
+  { id: 1, name: 'plain' },
+  { id: 2, name: 'vip', perk: 'lounge', '@odata.type': '#Shop.VipCategory' },
+];
+const products: Row[] = [
+  { id: 10, name: 'a', categoryId: 1, address: { city: 'Oslo' } },
+  { id: 11, name: 'b', categoryId: 2, address: null },
+  { id: 12, name: 'c', categoryId: null, address: { city: 'Bergen' } },
+];
+const data = { products, categories };
+
+const ids = (filter: string): number[] =>
+  compileQuery(bindQuery(`$filter=${filter}`, { model, entitySet: 'products' }), { data })
+    .apply(products)
+    .value.map((row) => row.id as number);
+
+describe('isof and cast of structured values in the reference', () => {
+  it('isof(Type) of the instance: its own type and base types yes; primitive, enum, complex types no', () => {
+    expect(ids('isof(Shop.Product)')).toEqual([10, 11, 12]);
+    expect(ids('isof(Edm.String)')).toEqual([]);
+    expect(ids('isof(Shop.Tier)')).toEqual([]);
+    expect(ids('isof(Shop.Address)')).toEqual([]);
+    expect(ids('not isof(Shop.Category)')).toEqual([10, 11, 12]);
+    // Decided by the binder: every backend gets the same literal.
+    const bound = bindQuery('$filter=isof(Edm.String)', { model, entitySet: 'products' });
+    expect(bound.filter).toMatchObject({ kind: 'literal', value: false });
+    expect(toSql(bound, { dialect: 'sqlite' }).sql).toContain('1 = 0');
+    expect(JSON.stringify(toMongo(bound))).not.toContain('isof');
+  });
+
+  it('isof(navigation, Type): the static type and its bases yes; a derived type by @odata.type; null no', () => {
+    expect(ids('isof(category,Shop.Category)')).toEqual([10, 11]);
+    expect(ids('isof(category,Shop.VipCategory)')).toEqual([11]);
+    expect(ids('isof(address,Shop.Address)')).toEqual([10, 12]);
+    expect(ids('isof(address,Shop.Category)')).toEqual([]);
+  });
+
+  it('a failed cast is null: cast($it, complex) eq null keeps the row; cast to a derived type by @odata.type', () => {
+    expect(ids('cast(Shop.Address) eq null')).toEqual([10, 11, 12]);
+    expect(ids('cast(category,Shop.VipCategory) ne null')).toEqual([11]);
+  });
+});
