@@ -621,6 +621,8 @@ export class ExpressionBinder {
       if (type.kind === 'null') type = then.type;
       else if (isNumeric(type) && isNumeric(then.type)) type = promoteNumeric(type, then.type);
       else if (!equalityComparable(type, then.type)) throw this.incompatible(type, then.type, 'eq', then.span);
+      // A Date and a DateTimeOffset: the case is a DateTimeOffset (URL 5.1.1.1.1 promotes the Date).
+      else if (isPrimitive(type, 'Edm.Date') && isPrimitive(then.type, 'Edm.DateTimeOffset')) type = then.type;
     }
     return { kind: 'case', branches: bound, type, span };
   }

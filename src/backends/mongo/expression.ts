@@ -225,8 +225,12 @@ export class ExpressionCompiler {
         if (node.filter !== undefined) conditions.push(this.holds(node.filter, true, inner));
         return { $size: { $filter: { input: collection.ref, as: name, cond: conditions.length === 1 ? conditions[0] : { $and: conditions } } } };
       }
-      case 'case':
-        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.value(b.then, frame) })), default: null } };
+      case 'case': {
+        // A Date branch of a DateTimeOffset case is its midnight UTC (as the reference promotes it).
+        const instants = isPrimitive(node.type, 'Edm.DateTimeOffset');
+        const then = (b: BoundExpression): Aggregation => (instants && isPrimitive(b.type, 'Edm.Date') ? this.dateInstant(b, frame) : this.value(b, frame));
+        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: then(b.then) })), default: null } };
+      }
       case 'call':
         return this.call(node, frame);
     }
@@ -725,6 +729,15 @@ export class ExpressionCompiler {
       }
       case 'totalseconds':
         return this.durationValue(node.args[0] as BoundExpression, frame);
+      case 'fractionalseconds':
+        // A TimeOfDay is text (HH:MM:SS, then the fraction); a BSON date keeps milliseconds (in UTC).
+        if (stringTime) {
+          return unary((x) => ({
+            $cond: [{ $gt: [{ $strLenCP: x }, 9] }, { $toDecimal: { $concat: ['0', { $substrCP: [x, 8, { $subtract: [{ $strLenCP: x }, 8] }] }] } }, { $toDecimal: '0' }],
+          }));
+        }
+        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'fractionalseconds' of this type`, node);
+        return unary((x) => ({ $divide: [{ $toDecimal: { $millisecond: x } }, 1000] }));
       case 'startswith':
         return binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] }));
       case 'endswith':

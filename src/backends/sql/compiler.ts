@@ -358,6 +358,41 @@ class SqlCompiler {
     return this.dialect.datePart(name, x, type !== undefined && isPrimitive(type, 'Edm.Date'));
   }
 
+  /** `date`, `time`, `fractionalseconds` and `totalseconds` through the dialect's hooks, where it has them. */
+  private temporal(name: 'date' | 'time' | 'fractionalseconds' | 'totalseconds', x: string, type: ExpressionType | undefined): string {
+    const missing = (): ODataError => unsupported(`'${name}' on ${this.dialect.displayName} (yet)`);
+    switch (name) {
+      case 'date':
+        if (this.dialect.dateOf === undefined) throw missing();
+        return this.dialect.dateOf(x);
+      case 'time':
+        if (this.dialect.timeOf === undefined) throw missing();
+        return this.dialect.timeOf(x);
+      case 'fractionalseconds':
+        if (this.dialect.fractionalSeconds === undefined) throw missing();
+        return this.dialect.fractionalSeconds(x, type !== undefined && isPrimitive(type, 'Edm.TimeOfDay'));
+      case 'totalseconds':
+        if (this.dialect.totalSeconds === undefined) throw missing();
+        return this.dialect.totalSeconds(x);
+    }
+  }
+
+  /**
+   * `case(c1:v1, …)`: the value of the first branch whose condition is true (a null condition is
+   * not), null when none is, as the reference's.
+   */
+  private caseValue(node: Extract<BoundExpression, { kind: 'case' }>, scope: Scope, operandType: ExpressionType): string {
+    if (node.type.kind === 'null') return 'NULL';
+    const branches = node.branches.map(({ when, then }) => {
+      let value = this.expression(then, scope, then.type.kind === 'null' ? operandType : node.type);
+      // Promoted as the reference promotes: a Date to its midnight UTC, an Int64 to a double.
+      if (isPrimitive(node.type, 'Edm.DateTimeOffset') && isPrimitive(then.type, 'Edm.Date')) value = this.dialect.dateAsInstant(value);
+      if ((isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) && isPrimitive(then.type, 'Edm.Int64')) value = this.dialect.double(value);
+      return `WHEN ${this.condition(when, true, scope)} THEN ${value}`;
+    });
+    return `(CASE ${branches.join(' ')} ELSE NULL END)`;
+  }
+
   /** `$search` of the rows in `scope`: through the hook, or the default search. */
   search(search: BoundSearch, scope: Scope): string {
     const hook = this.searchHook;
@@ -534,7 +569,8 @@ class SqlCompiler {
         if (typeof node.value === 'boolean') return node.value ? '1 = 1' : '1 = 0';
         break;
       case 'path':
-        // A Boolean property as a condition (SQLite and MySQL store 0/1).
+      case 'case':
+        // A Boolean property or case as a condition (SQLite and MySQL store 0/1).
         return this.dialect.booleanCondition(this.expression(node, scope));
       default:
         break;
@@ -697,6 +733,10 @@ class SqlCompiler {
   private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, scope: Scope): string {
     const [first, second] = node.args;
     switch (node.name) {
+      case 'substringof':
+        // The OData 2.0 form: substringof(needle, text) is contains(text, needle).
+        if (first === undefined || second === undefined) break;
+        return this.predicateCall({ ...node, name: 'contains', args: [second, first] }, scope);
       case 'contains':
       case 'startswith':
       case 'endswith': {
@@ -1006,10 +1046,21 @@ class SqlCompiler {
           case 'minute':
           case 'second':
             return this.datePart(node.name, args[0] as string, node.args[0]?.type);
+          case 'date':
+          case 'time':
+          case 'fractionalseconds':
+          case 'totalseconds':
+            return this.temporal(node.name, args[0] as string, node.args[0]?.type);
+          case 'totaloffsetminutes':
+            // Instants are stored in UTC (see DEVIATIONS, "Date and time parts of DateTimeOffset values").
+            return `(CASE WHEN ${args[0]} IS NULL THEN NULL ELSE 0 END)`;
           default:
+            if (isPrimitive(node.type, 'Edm.Boolean')) return this.booleanValue(node, scope);
             throw unsupported(`the function '${node.name}' (yet)`);
         }
       }
+      case 'case':
+        return this.caseValue(node, scope, operandType);
       default:
         throw unsupported(`${node.kind} expressions (yet)`);
     }

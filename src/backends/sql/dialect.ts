@@ -51,6 +51,17 @@ export interface Dialect {
   trim(expression: string): string;
   /** `year` … `second` of a Date (`isDate`) or of a DateTimeOffset stored in UTC. */
   datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', expression: string, isDate: boolean): string;
+  /** `date`: the calendar day (an Edm.Date) of a DateTimeOffset stored in UTC. Absent: unsupported. */
+  dateOf?(instant: string): string;
+  /** `time`: the time of day (an Edm.TimeOfDay) of a DateTimeOffset stored in UTC. Absent: unsupported. */
+  timeOf?(instant: string): string;
+  /**
+   * `fractionalseconds`: the fraction of the second (a Decimal from 0 to below 1) of a
+   * DateTimeOffset stored in UTC, or of a TimeOfDay when `isTime`. Absent: unsupported.
+   */
+  fractionalSeconds?(value: string, isTime: boolean): string;
+  /** `totalseconds`: a Duration as its (signed, fractional) number of seconds, a Decimal. Absent: unsupported. */
+  totalSeconds?(duration: string): string;
   /**
    * An instant moved by `micros` microseconds (`value` makes a parameter of a kind). Absent where
    * instants cannot be computed with (SQLite stores them as text).

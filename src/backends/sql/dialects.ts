@@ -207,6 +207,11 @@ export const postgres: Dialect = {
   matchesPattern: (text, pattern, value) => `${text} ~ ${value(pattern.postgres)}`,
   trim: (e) => `btrim(${e})`,
   datePart: (name, x, isDate) => `CAST(FLOOR(EXTRACT(${upper(name)} FROM ${isDate ? x : `(${x} AT TIME ZONE 'UTC')`})) AS integer)`,
+  dateOf: (x) => `CAST((${x} AT TIME ZONE 'UTC') AS date)`,
+  timeOf: (x) => `CAST((${x} AT TIME ZONE 'UTC') AS time)`,
+  // EXTRACT gives numeric (exact): the microseconds of the minute, without the whole seconds.
+  fractionalSeconds: (x, isTime) => `(mod(EXTRACT(MICROSECONDS FROM ${isTime ? x : `(${x} AT TIME ZONE 'UTC')`}), 1000000) / 1000000.0)`,
+  totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
@@ -302,6 +307,13 @@ export const sqlite: Dialect = {
   containsIgnoringCase: (text, needle) => `instr(lower(${text}), lower(${needle})) > 0`,
   trim: (e) => `TRIM(${e})`,
   datePart: (name, x) => `CAST(strftime('${{ year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' }[name]}', ${x}) AS INTEGER)`,
+  // Instants are fixed-width UTC text (2024-01-01T00:30:00.000000000000Z); times of day are ISO
+  // 8601 text (HH:MM:SS, then the fraction without trailing zeros), so `time` writes that form.
+  dateOf: (x) => `substr(${x}, 1, 10)`,
+  timeOf: (x) => `(substr(${x}, 12, 8) || rtrim(rtrim(substr(${x}, 20, 13), '0'), '.'))`,
+  fractionalSeconds: (x, isTime) =>
+    isTime ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)` : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
+  totalSeconds: (x) => sqlite.durationKey(x),
   collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
   // json(…): nested JSON must reach the object builders as JSON, not as a string.
   expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,
@@ -383,6 +395,11 @@ export const mysql: Dialect = {
   matchesPattern: (text, pattern, value) => `${text} COLLATE utf8mb4_bin REGEXP ${value(pattern.mysql)}`,
   trim: (e) => `TRIM(${e})`,
   datePart: (name, x) => `${upper(name)}(${x})`,
+  dateOf: (x) => `DATE(${x})`,
+  timeOf: (x) => `TIME(${x})`,
+  // Exactly (a division would keep div_precision_increment digits only).
+  fractionalSeconds: (x) => `CAST(CONCAT('0.', LPAD(MICROSECOND(${x}), 6, '0')) AS DECIMAL(7, 6))`,
+  totalSeconds: (x) => mysql.durationKey(x),
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
   collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
@@ -466,6 +483,10 @@ export const mssql: Dialect = {
   booleanCondition: (value) => `(${value} <> 0)`,
   trim: (e) => `TRIM(${e})`,
   datePart: (name, x) => `DATEPART(${name}, ${x})`,
+  dateOf: (x) => `CAST(${x} AS date)`,
+  timeOf: (x) => `CAST(${x} AS time(7))`,
+  fractionalSeconds: (x) => `CAST(DATEPART(nanosecond, ${x}) / 1000000000.0 AS DECIMAL(10, 9))`,
+  totalSeconds: (x) => mssql.durationKey(x),
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
   widerIntegers: { int32: 'bigint', int64: 'DECIMAL(38, 0)' },
