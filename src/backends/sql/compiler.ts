@@ -358,6 +358,19 @@ class SqlCompiler {
     return this.dialect.datePart(name, x, type !== undefined && isPrimitive(type, 'Edm.Date'));
   }
 
+  /**
+   * A Duration as the dialect's key for comparing and ordering; the difference of two
+   * DateTimeOffset values (`closedAt sub openedAt`) straight to that key, through the dialect.
+   */
+  durationKey(node: BoundExpression, scope: Scope, operandType: ExpressionType = node.type): string {
+    if (node.kind === 'binary' && node.operator === 'sub' && isPrimitive(node.left.type, 'Edm.DateTimeOffset') && isPrimitive(node.right.type, 'Edm.DateTimeOffset')) {
+      const difference = this.dialect.instantDifference;
+      if (difference === undefined) throw this.locate(unsupported(`the difference of two instants on ${this.dialect.displayName}`), node);
+      return difference(this.expression(node.left, scope), this.expression(node.right, scope));
+    }
+    return this.dialect.durationKey(this.expression(node, scope, operandType));
+  }
+
   /** `date`, `time`, `fractionalseconds` and `totalseconds` through the dialect's hooks, where it has them. */
   private temporal(name: 'date' | 'time' | 'fractionalseconds' | 'totalseconds', x: string, type: ExpressionType | undefined): string {
     const missing = (): ODataError => unsupported(`'${name}' on ${this.dialect.displayName} (yet)`);
@@ -608,7 +621,7 @@ class SqlCompiler {
         const exists = this.navigationExists(other, scope);
         return operator === 'eq' ? `NOT ${exists}` : exists;
       }
-      const sql = this.expression(other, scope);
+      const sql = isPrimitive(other.type, 'Edm.Duration') ? this.durationKey(other, scope) : this.expression(other, scope);
       if (operator === 'eq') return `${sql} IS NULL`;
       if (operator === 'ne') return `${sql} IS NOT NULL`;
       // gt/lt with null are false; ge/le with null: only null ge null, which cannot hold for a non-null side.
@@ -625,14 +638,15 @@ class SqlCompiler {
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
       if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
-      let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.dialect.durationKey(this.expression(node, scope, operandType)) : this.expression(node, scope, operandType);
+      let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.durationKey(node, scope, operandType) : this.expression(node, scope, operandType);
       // In Double, an Int64 is first rounded to a double, as the reference does (SQLite and MariaDB would compare exactly).
       if (doubles && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Int64')) sql = this.dialect.double(sql);
       if (doubles && !equality) sql = this.dialect.orderedDouble(sql);
       if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.dialect.dateAsInstant(sql);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
-    const isNull = (node: BoundExpression): string => `${this.expression(node, scope, operandType)} IS NULL`;
+    // A Duration's key is null exactly when it is (and a difference of instants is only a key).
+    const isNull = (node: BoundExpression): string => `${durations ? wrap(node) : this.expression(node, scope, operandType)} IS NULL`;
     const bothNullable = this.nullable(leftNode) && this.nullable(rightNode);
     // Where doubles hold NaN (PostgreSQL finds NaN = NaN), NaN equals nothing, as in the reference.
     const notNaN = this.dialect.notNaN;
@@ -659,7 +673,7 @@ class SqlCompiler {
         // Doubles compare as NULLIF(x, NaN) where NaN exists (NaN compares false): guarded as such.
         const notNull = [leftNode, rightNode]
           .filter((node) => this.nullable(node) || (doubles && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))))
-          .map((node) => `${doubles ? wrap(node) : this.expression(node, scope, operandType)} IS NOT NULL AND `)
+          .map((node) => `${doubles || durations ? wrap(node) : this.expression(node, scope, operandType)} IS NOT NULL AND `)
           .join('');
         return `((${notNull}${compare})${orBothNull})`;
       }
@@ -1337,7 +1351,7 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
           ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
           : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
         : isPrimitive(expression.type, 'Edm.Duration')
-          ? dialect.durationKey(compiler.expression(expression, scope))
+          ? compiler.durationKey(expression, scope)
           : compiler.expression(expression, scope);
     const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
     const direction = item.direction === 'desc' ? 'DESC' : 'ASC';

@@ -63,6 +63,12 @@ export interface Dialect {
   /** `totalseconds`: a Duration as its (signed, fractional) number of seconds, a Decimal. Absent: unsupported. */
   totalSeconds?(duration: string): string;
   /**
+   * The difference `later - earlier` of two instants as a Duration key (what {@link durationKey}
+   * gives: an interval where durations are intervals, else seconds), exact to the microsecond.
+   * Absent: unsupported (SQLite's date functions are not exact).
+   */
+  instantDifference?(later: string, earlier: string): string;
+  /**
    * An instant moved by `micros` microseconds (`value` makes a parameter of a kind). Absent where
    * instants cannot be computed with (SQLite stores them as text).
    */

@@ -212,6 +212,7 @@ export const postgres: Dialect = {
   // EXTRACT gives numeric (exact): the microseconds of the minute, without the whole seconds.
   fractionalSeconds: (x, isTime) => `(mod(EXTRACT(MICROSECONDS FROM ${isTime ? x : `(${x} AT TIME ZONE 'UTC')`}), 1000000) / 1000000.0)`,
   totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
+  instantDifference: (later, earlier) => `(${later} - ${earlier})`,
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
@@ -400,6 +401,8 @@ export const mysql: Dialect = {
   // Exactly (a division would keep div_precision_increment digits only).
   fractionalSeconds: (x) => `CAST(CONCAT('0.', LPAD(MICROSECOND(${x}), 6, '0')) AS DECIMAL(7, 6))`,
   totalSeconds: (x) => mysql.durationKey(x),
+  // In the DECIMAL(38, 12) of durationKey: the division keeps the dividend's 12 digits.
+  instantDifference: (later, earlier) => `(CAST(TIMESTAMPDIFF(MICROSECOND, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
   collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
@@ -487,6 +490,7 @@ export const mssql: Dialect = {
   timeOf: (x) => `CAST(${x} AS time(7))`,
   fractionalSeconds: (x) => `CAST(DATEPART(nanosecond, ${x}) / 1000000000.0 AS DECIMAL(10, 9))`,
   totalSeconds: (x) => mssql.durationKey(x),
+  instantDifference: (later, earlier) => `(CAST(DATEDIFF_BIG(microsecond, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
   widerIntegers: { int32: 'bigint', int64: 'DECIMAL(38, 0)' },

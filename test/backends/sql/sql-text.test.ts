@@ -121,9 +121,14 @@ describe('SQL text per dialect', () => {
       }
       throw new Error(`no error for ${query}`);
     };
-    expect(error("$filter=code eq 'a' and createdAt sub updatedAt gt duration'P1D'")).toMatchObject({ code: 'unsupported_feature', option: '$filter', position: 16 });
-    expect(error('$orderby=code,createdAt sub updatedAt')).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
-    expect(error("$expand=tickets($filter=closedAt sub openedAt gt duration'PT1H')")).toMatchObject({ code: 'unsupported_feature', option: '$expand' });
+    expect(error("$filter=code eq 'a' and cast(code,Edm.Int32) gt 1")).toMatchObject({ code: 'unsupported_feature', option: '$filter', position: 16 });
+    expect(error('$orderby=code,cast(code,Edm.Int32)')).toMatchObject({ code: 'unsupported_feature', option: '$orderby', position: 5 });
+    expect(error("$expand=tickets($filter=cast(code,Edm.Int32) gt 1)")).toMatchObject({ code: 'unsupported_feature', option: '$expand' });
+    // The difference of two instants: on PostgreSQL an interval, on SQLite refused at its position.
+    expect(toSql(bindQuery("$filter=createdAt sub updatedAt gt duration'P1D'", { model: assetModel, entitySet: 'assets' }), { dialect: 'postgres' }).where?.sql).toMatch(/^\(t0."createdAt" - t0."updatedAt"\) > \$1/);
+    expect(() => toSql(bindQuery("$filter=code eq 'a' and createdAt sub updatedAt gt duration'P1D'", { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite' })).toThrow(
+      expect.objectContaining({ code: 'unsupported_feature', option: '$filter', position: 16 }),
+    );
     const sqlite = (query: string) => () => toSql(bindQuery(query, { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite' });
     expect(sqlite("$filter=code eq 'a' or matchesPattern(name,'^P')")).toThrow(expect.objectContaining({ code: 'unsupported_feature', option: '$filter', position: 15 }));
     // A pattern outside the shared subset is refused already by the binder, at the pattern.
