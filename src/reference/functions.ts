@@ -325,6 +325,12 @@ function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const source = node.args[0]?.type;
   // A structured value is never of a primitive or enum type.
   if (source !== undefined && (source.kind === 'entity' || source.kind === 'complex')) return () => false;
+  // Of an integer type: exactly when the cast to it succeeds (an integral value in its range), so
+  // that isof(n32,Edm.Int16) is false for 2147483647, whose cast is null.
+  if (target.kind === 'primitive' && INTEGER_RANGES[target.name] !== undefined) {
+    const cast = castFunction(node, args);
+    return (row, scope) => cast(row, scope) !== null;
+  }
   const domain = domainOf(target);
   return (row, scope) => {
     const v = value(row, scope);

@@ -1,7 +1,8 @@
 /**
  * Issue 13, "close the gaps": functions every SQL dialect and MongoDB used to refuse with
  * `unsupported_feature` (`date`, `time`, `fractionalseconds`, `totalseconds`, `totaloffsetminutes`,
- * `case`, `substringof`, Boolean functions as values, differences of two instants), run on every engine here: PGlite, sql.js, live PostgreSQL, live MariaDB and
+ * `case`, `substringof`, Boolean functions as values, differences of two instants, `cast` and `isof` of
+ * primitive values), run on every engine here: PGlite, sql.js, live PostgreSQL, live MariaDB and
  * mingo. Each one must run (not be refused) and give the in-memory reference's rows, in order where
  * the query orders. The rows are the fuzzer's, in UTC (DEVIATIONS: date and time parts are UTC parts).
  */
@@ -58,6 +59,30 @@ const FILTERS = [
   "$filter=contains(name,'a') eq null",
   "$filter=startswith(name,'A') eq endswith(name,'a')",
   "$filter=case(flag:contains(name,'l'),true:null) eq false",
+  // cast and isof of primitive values (the subset every SQL dialect and MongoDB compute exactly).
+  '$filter=cast(n32,Edm.Int16) eq null',
+  '$filter=cast(n32,Edm.Int16) gt 0',
+  '$filter=cast(n64,Edm.Int32) eq 42',
+  '$filter=cast(n16,Edm.SByte) lt 0',
+  '$filter=cast(n64,Edm.Double) gt 9007199254740992',
+  '$filter=cast(dec,Edm.Double) gt 1',
+  '$filter=cast(dbl,Edm.Decimal) gt 10',
+  "$filter=cast(n64,Edm.String) eq '42'",
+  "$filter=cast(n32,Edm.String) eq '-2147483648'",
+  "$filter=startswith(cast(n32,Edm.String),'-')",
+  "$filter=cast(flag,Edm.String) eq 'true'",
+  "$filter=cast(born,Edm.String) eq '2000-02-29'",
+  "$filter=startswith(cast(born,Edm.String),'19')",
+  '$filter=cast(n32 add n16,Edm.Int16) gt 0',
+  '$filter=isof(n32,Edm.Int16)',
+  '$filter=not isof(n32,Edm.Int16)',
+  '$filter=isof(n64,Edm.Int32)',
+  '$filter=isof(n16,Edm.Byte)',
+  '$filter=isof(n32,Edm.String) or id eq 1',
+  '$filter=isof(dbl,Edm.Decimal)',
+  '$filter=isof(dec,Edm.Double)',
+  '$filter=isof(status,Fz.Status)',
+  '$filter=isof(n32,Edm.Int16) eq false',
 ];
 const ORDERS = [
   '$orderby=date(at) desc,id',
@@ -67,6 +92,7 @@ const ORDERS = [
   '$orderby=case(flag:n32,true:n16),id',
   '$orderby=case(flag:name,true:code) desc,id',
   "$orderby=endswith(name,'a') desc,id",
+  '$orderby=cast(n64,Edm.Int32),id',
 ];
 
 /** Differences of two instants: on every engine but SQLite, whose date functions are not exact (refused there). */

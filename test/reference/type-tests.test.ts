@@ -64,3 +64,19 @@ describe('isof and cast of structured values in the reference', () => {
     expect(ids('cast(category,Shop.VipCategory) ne null')).toEqual([11]);
   });
 });
+
+describe('isof of an integer type in the reference', () => {
+  it('is true exactly where the cast to it succeeds: an integral value in the type range', () => {
+    // Product ids 10, 11, 12 and categoryId 1, 2, null: every id fits in a Byte, a null does not.
+    expect(ids('isof(id,Edm.Byte)')).toEqual([10, 11, 12]);
+    expect(ids('isof(categoryId,Edm.Byte)')).toEqual([10, 11]);
+    expect(ids('isof(id mul 100,Edm.Byte)')).toEqual([]);
+    expect(ids('isof(id mul 100,Edm.Int16)')).toEqual([10, 11, 12]);
+    expect(ids('isof(id sub 11,Edm.Byte)')).toEqual([11, 12]);
+    expect(ids('isof(id sub 11,Edm.SByte)')).toEqual([10, 11, 12]);
+    // And the cast agrees: null exactly where isof is false.
+    for (const [value, type] of [['id mul 100', 'Edm.Byte'], ['id sub 11', 'Edm.Byte'], ['categoryId', 'Edm.Byte']]) {
+      expect(ids(`cast(${value},${type}) ne null`), `${value} as ${type}`).toEqual(ids(`isof(${value},${type})`));
+    }
+  });
+});

@@ -670,7 +670,7 @@ export class ExpressionCompiler {
         if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
         if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
         const source = arg.type;
-        const same = source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name;
+        const same = (source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name) || (source.kind === 'enum' && target.kind === 'enum' && source.type === target.type);
         const integerSource = source.kind === 'primitive' && INTEGER_TYPES.includes(source.name);
         const toNumber = integerSource && isNumber(target);
         const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
@@ -694,12 +694,13 @@ export class ExpressionCompiler {
         if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
         // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
         // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
+        // `isof` of such a type: whether that cast succeeds.
         const range = integerRange(target);
-        if (node.name === 'cast' && range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
+        if (range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
           const name = `k${this.letCount++}`;
           const ref = `$$${name}`;
           const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $cond: [within, ref, null] } } };
+          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
         }
         if (node.name === 'isof') return notNull(this.value(arg, frame));
         return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));

@@ -22,6 +22,7 @@ import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, DialectName, JsonEntry, ParameterKind } from './dialect.js';
 import { DIALECTS } from './dialects.js';
+import { castValue, isofCondition, type CastContext } from './casts.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
@@ -369,6 +370,16 @@ class SqlCompiler {
       return difference(this.expression(node.left, scope), this.expression(node.right, scope));
     }
     return this.dialect.durationKey(this.expression(node, scope, operandType));
+  }
+
+  /** What `cast`/`isof` (casts.ts) need of this compiler, in `scope`. */
+  private castContext(scope: Scope): CastContext {
+    return {
+      dialect: this.dialect,
+      value: (node) => this.expression(node, scope),
+      condition: (node) => this.condition(node, false, scope),
+      parameter: (value, kind) => this.value(value, kind),
+    };
   }
 
   /** `date`, `time`, `fractionalseconds` and `totalseconds` through the dialect's hooks, where it has them. */
@@ -747,6 +758,8 @@ class SqlCompiler {
   private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, scope: Scope): string {
     const [first, second] = node.args;
     switch (node.name) {
+      case 'isof':
+        return isofCondition(node, this.castContext(scope));
       case 'substringof':
         // The OData 2.0 form: substringof(needle, text) is contains(text, needle).
         if (first === undefined || second === undefined) break;
@@ -1065,6 +1078,8 @@ class SqlCompiler {
           case 'fractionalseconds':
           case 'totalseconds':
             return this.temporal(node.name, args[0] as string, node.args[0]?.type);
+          case 'cast':
+            return castValue(node, this.castContext(scope));
           case 'totaloffsetminutes':
             // Instants are stored in UTC (see DEVIATIONS, "Date and time parts of DateTimeOffset values").
             return `(CASE WHEN ${args[0]} IS NULL THEN NULL ELSE 0 END)`;

@@ -51,6 +51,8 @@ export interface Dialect {
   trim(expression: string): string;
   /** `year` … `second` of a Date (`isDate`) or of a DateTimeOffset stored in UTC. */
   datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', expression: string, isDate: boolean): string;
+  /** An integer as its decimal digits, or a Date as `YYYY-MM-DD` (for `cast(…, Edm.String)`). Absent: unsupported. */
+  toText?(expression: string, kind: 'integer' | 'date'): string;
   /** `date`: the calendar day (an Edm.Date) of a DateTimeOffset stored in UTC. Absent: unsupported. */
   dateOf?(instant: string): string;
   /** `time`: the time of day (an Edm.TimeOfDay) of a DateTimeOffset stored in UTC. Absent: unsupported. */

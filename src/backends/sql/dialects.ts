@@ -213,6 +213,8 @@ export const postgres: Dialect = {
   fractionalSeconds: (x, isTime) => `(mod(EXTRACT(MICROSECONDS FROM ${isTime ? x : `(${x} AT TIME ZONE 'UTC')`}), 1000000) / 1000000.0)`,
   totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
   instantDifference: (later, earlier) => `(${later} - ${earlier})`,
+  // to_char, not a cast: a cast's text follows the session's DateStyle.
+  toText: (x, kind) => (kind === 'date' ? `to_char(${x}, 'YYYY-MM-DD')` : `CAST(${x} AS text)`),
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
@@ -312,6 +314,7 @@ export const sqlite: Dialect = {
   // 8601 text (HH:MM:SS, then the fraction without trailing zeros), so `time` writes that form.
   dateOf: (x) => `substr(${x}, 1, 10)`,
   timeOf: (x) => `(substr(${x}, 12, 8) || rtrim(rtrim(substr(${x}, 20, 13), '0'), '.'))`,
+  toText: (x) => `CAST(${x} AS TEXT)`,
   fractionalSeconds: (x, isTime) =>
     isTime ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)` : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
   totalSeconds: (x) => sqlite.durationKey(x),
@@ -403,6 +406,7 @@ export const mysql: Dialect = {
   totalSeconds: (x) => mysql.durationKey(x),
   // In the DECIMAL(38, 12) of durationKey: the division keeps the dividend's 12 digits.
   instantDifference: (later, earlier) => `(CAST(TIMESTAMPDIFF(MICROSECOND, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
+  toText: (x, kind) => (kind === 'date' ? `DATE_FORMAT(${x}, '%Y-%m-%d')` : `CAST(${x} AS CHAR)`),
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
   collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
@@ -491,6 +495,7 @@ export const mssql: Dialect = {
   fractionalSeconds: (x) => `CAST(DATEPART(nanosecond, ${x}) / 1000000000.0 AS DECIMAL(10, 9))`,
   totalSeconds: (x) => mssql.durationKey(x),
   instantDifference: (later, earlier) => `(CAST(DATEDIFF_BIG(microsecond, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
+  toText: (x, kind) => (kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : `CAST(${x} AS NVARCHAR(20))`),
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
   widerIntegers: { int32: 'bigint', int64: 'DECIMAL(38, 0)' },

@@ -1,0 +1,113 @@
+/**
+ * `cast` and `isof` of primitive values in SQL (URL 5.1.1.10), for the conversions a database
+ * computes exactly as the in-memory reference does:
+ * - a value of the target type itself (`isof`: whether it is not null);
+ * - an integer to another integer type: itself when it is in the target's range, else the cast
+ *   fails (null, and `isof` is false);
+ * - an integer to Double, Single or Decimal, a Decimal to Double or Single;
+ * - a Double to Decimal when it is finite (INF and NaN are no decimals);
+ * - an integer, a Boolean (`true`/`false`) or a Date (`YYYY-MM-DD`) to text (`cast` only; `isof`
+ *   of a number or a Boolean as Edm.String is false).
+ * Anything else (text to numbers, structured values, enums, TimeOfDay and Decimal formatting) is
+ * refused with `unsupported_feature`, as MongoDB refuses the same subset's complement.
+ */
+import type { BoundExpression } from '../../semantic/bound-ast.js';
+import { INTEGER_RANGES, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
+import type { Dialect, ParameterKind } from './dialect.js';
+
+/** What compiling a cast needs of the compiler. */
+export interface CastContext {
+  readonly dialect: Dialect;
+  /** The SQL value of an operand. */
+  value(node: BoundExpression): string;
+  /** The SQL condition of a Boolean operand, exactly three-valued (NULL where it is null). */
+  condition(node: BoundExpression): string;
+  /** A parameter holding `value`. */
+  parameter(value: unknown, kind: ParameterKind): string;
+}
+
+type Call = Extract<BoundExpression, { kind: 'call' }>;
+
+const INTEGERS: readonly string[] = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'];
+const isInteger = (type: ExpressionType): type is Extract<ExpressionType, { kind: 'primitive' }> => type.kind === 'primitive' && INTEGERS.includes(type.name);
+const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
+const isDecimal = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Decimal');
+const sameType = (a: ExpressionType, b: ExpressionType): boolean => (a.kind === 'primitive' && b.kind === 'primitive' && a.name === b.name) || (a.kind === 'enum' && b.kind === 'enum' && a.type === b.type);
+const typeName = (type: ExpressionType): string => (type.kind === 'primitive' ? type.name : type.kind === 'enum' ? type.type.qualifiedName : type.kind);
+
+/** The range of `target` where it is an integer type that does not hold every value of `source`'s. */
+function narrowing(source: ExpressionType, target: ExpressionType): readonly [bigint, bigint] | undefined {
+  if (!isInteger(source) || !isInteger(target)) return undefined;
+  const from = INTEGER_RANGES[source.name] as readonly [bigint, bigint];
+  const to = INTEGER_RANGES[target.name] as readonly [bigint, bigint];
+  return to[0] > from[0] || to[1] < from[1] ? to : undefined;
+}
+
+function refuse(node: Call, source: ExpressionType, target: ExpressionType): never {
+  throw unsupportedFeature('SQL', `'${node.name}' from ${typeName(source)} to ${typeName(target)}`);
+}
+
+/** The operand and target type of a two-argument `cast`/`isof` of a primitive value. */
+function operands(node: Call): { readonly arg: BoundExpression; readonly target: ExpressionType } {
+  const [arg] = node.args;
+  const target = node.targetType;
+  if (arg === undefined || target === undefined || arg.type.kind === 'entity' || arg.type.kind === 'complex' || target.kind === 'entity' || target.kind === 'complex') {
+    throw unsupportedFeature('SQL', `'${node.name}' of structured values`);
+  }
+  return { arg, target };
+}
+
+/** `cast(value, Type)` as an SQL value (null where the cast fails). */
+export function castValue(node: Call, context: CastContext): string {
+  const { arg, target } = operands(node);
+  const source = arg.type;
+  if (arg.kind === 'literal' && arg.value === null) return 'NULL';
+  const { dialect } = context;
+  if (sameType(source, target)) return context.value(arg);
+  if (isInteger(source) && isInteger(target)) {
+    const range = narrowing(source, target);
+    if (range === undefined) return context.value(arg);
+    const x = context.value(arg);
+    return `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`;
+  }
+  if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
+  if (isInteger(source) && isDecimal(target)) return context.value(arg);
+  if (isFloat(source) && isDecimal(target)) {
+    const x = context.value(arg);
+    return `(CASE WHEN ABS(${x}) <= ${context.parameter(Number.MAX_VALUE, 'double')} THEN ${x} ELSE NULL END)`;
+  }
+  if (isPrimitive(target, 'Edm.String')) {
+    if (isPrimitive(source, 'Edm.Boolean')) {
+      const holds = context.condition(arg);
+      return `(CASE WHEN ${holds} THEN ${context.parameter('true', 'string')} WHEN NOT (${holds}) THEN ${context.parameter('false', 'string')} ELSE NULL END)`;
+    }
+    const text = dialect.toText;
+    if (text !== undefined && isInteger(source)) return text(context.value(arg), 'integer');
+    if (text !== undefined && isPrimitive(source, 'Edm.Date')) return text(context.value(arg), 'date');
+  }
+  return refuse(node, source, target);
+}
+
+/** `isof(value, Type)` as an SQL condition: true or false, never null. */
+export function isofCondition(node: Call, context: CastContext): string {
+  const { arg, target } = operands(node);
+  const source = arg.type;
+  if (arg.kind === 'literal' && arg.value === null) return '1 = 0';
+  // A number or a Boolean is never text (a Decimal is left out: the reference holds stored decimals as text).
+  if (isPrimitive(target, 'Edm.String') && (isInteger(source) || isFloat(source) || isPrimitive(source, 'Edm.Boolean'))) return '1 = 0';
+  const notNull = (): string => `${context.value(arg)} IS NOT NULL`;
+  if (sameType(source, target)) return notNull();
+  if (isInteger(source) && (isInteger(target) || isFloat(target) || isDecimal(target))) {
+    const range = narrowing(source, target);
+    if (range === undefined) return notNull();
+    const x = context.value(arg);
+    return `(${x} IS NOT NULL AND ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')})`;
+  }
+  if (isDecimal(source) && isFloat(target)) return notNull();
+  if (isFloat(source) && isDecimal(target)) {
+    const x = context.value(arg);
+    return `(${x} IS NOT NULL AND ABS(${x}) <= ${context.parameter(Number.MAX_VALUE, 'double')})`;
+  }
+  return refuse(node, source, target);
+}
