@@ -50,6 +50,8 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`case`', '$filter=case(price gt 1:1,true:2) eq 1'],
   ['`substringof`', "$filter=substringof('a',name)"],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
+  ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],
+  ['`hassubsequence` of primitive collections', '$filter=hassubsequence(tags,tags)'],
   ['`any`/`all` and `$count` on navigation', '$filter=children/any(c:c/price gt 1) and children/$count gt 0'],
   ['collections of complex values', "$filter=places/any(p:p/city eq 'Oslo')"],
   ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],

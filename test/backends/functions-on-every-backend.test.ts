@@ -7,6 +7,7 @@
  * the query orders. The rows are the fuzzer's, in UTC (DEVIATIONS: date and time parts are UTC parts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineModel, type Row } from '../../src/index.js';
 import { runDifferential } from '../../src/testing/index.js';
 import { openTargets } from '../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
@@ -136,6 +137,50 @@ describe('functions once refused, on every engine', () => {
       }
       expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail}`)).toEqual([]);
       expect(result.excused.size).toBe(refusedOnSqlite && targets.some((t) => /sqlite/i.test(t.name)) ? 1 : 0);
+    });
+  }
+});
+
+/** `hassubset` of two primitive collections: set inclusion, duplicates and order ignored, null when either is null. */
+const bagModel = defineModel({
+  namespace: 'Bags',
+  entityTypes: {
+    Bag: { key: ['id'], properties: { id: 'Edm.Int32', a: 'Collection(Edm.String)', b: 'Collection(Edm.String)', n: 'Collection(Edm.Int32)', m: 'Collection(Edm.Int32)' } },
+  },
+  entitySets: { bags: { type: 'Bag' } },
+});
+const bags: Row[] = [
+  { id: 1, a: ['x', 'y', 'z'], b: ['z', 'x'], n: [1, 2, 3], m: [3, 3, 1] },
+  { id: 2, a: ['x'], b: ['x', 'X'], n: [1], m: [1, 2] },
+  { id: 3, a: [], b: [], n: [], m: [] },
+  { id: 4, a: ['x'], b: [], n: [5], m: [] },
+  { id: 5, a: [], b: ['x'], n: [], m: [0] },
+  { id: 6, a: null, b: ['x'], n: null, m: [1] },
+  { id: 7, a: ['é', 'E'], b: ['e'], n: [-1, 2147483647], m: [2147483647] },
+  { id: 8, a: ['a', 'b'], b: ['b', 'a', 'a'], n: [0], m: null },
+];
+
+describe('hassubset of two primitive collections, on every engine', () => {
+  let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
+  beforeAll(async () => {
+    opened = await openTargets(bagModel, 'bags', bags);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+  for (const query of ['$filter=hassubset(a,b)', '$filter=not hassubset(a,b)', '$filter=hassubset(b,a)', '$filter=hassubset(a,b) eq null', '$filter=hassubset(n,m)', '$filter=not hassubset(m,n)', '$orderby=hassubset(n,m),id']) {
+    it(query, async () => {
+      const targets = opened?.targets ?? [];
+      const result = await runDifferential(query, { model: bagModel, entitySet: 'bags', rows: bags, targets });
+      expect(result.reference.kind).toBe('rows');
+      const rows = result.reference.kind === 'rows' ? result.reference.result.value.length : -1;
+      if (query.startsWith('$filter')) {
+        expect(rows).toBeGreaterThan(0);
+        expect(rows).toBeLessThan(bags.length);
+      }
+      for (const target of targets) expect(result.outcomes.get(target.name)?.kind, target.name).toBe('rows');
+      expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail}`)).toEqual([]);
+      expect(result.excused.size).toBe(0);
     });
   }
 });

@@ -372,6 +372,28 @@ class SqlCompiler {
     return this.dialect.durationKey(this.expression(node, scope, operandType));
   }
 
+  /**
+   * `hassubset(a, b)` of two primitive collection properties: whether every element of `b` is an
+   * element of `a` (null when either is null), over the dialect's collection elements.
+   */
+  private hasSubset(first: BoundExpression, second: BoundExpression, scope: Scope): string {
+    const column = (node: BoundExpression): string => {
+      const step = node.kind === 'path' && node.root.kind === 'it' && node.steps.length === 1 ? node.steps[0] : undefined;
+      if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind === 'complex') throw unsupported("'hassubset' of anything but two primitive collection properties");
+      return this.column(scope.type, step.property, scope.alias, scope.prefix);
+    };
+    const [a, b] = [column(first), column(second)];
+    const [outer, inner] = [this.collection(second as Extract<BoundExpression, { kind: 'path' }>, scope), this.collection(first as Extract<BoundExpression, { kind: 'path' }>, scope)];
+    if (outer.kind !== 'elements' || inner.kind !== 'elements') throw unsupported("'hassubset' of these collections");
+    const strings = first.type.kind === 'collection' && isPrimitive(first.type.element, 'Edm.String') && !this.dialect.binaryEquality;
+    const element = (value: string): string => (strings ? this.dialect.binary(value) : value);
+    const found = `EXISTS (SELECT 1 FROM ${inner.from} WHERE ${inner.where} AND ${this.dialect.notDistinct(() => element(inner.value), () => element(outer.value))})`;
+    const subset = `NOT EXISTS (SELECT 1 FROM ${outer.from} WHERE ${outer.where} AND NOT ${found})`;
+    const yes = this.dialect.booleanLiteral(true);
+    const no = this.dialect.booleanLiteral(false);
+    return this.dialect.booleanCondition(`(CASE WHEN ${a} IS NULL OR ${b} IS NULL THEN NULL WHEN ${subset} THEN ${yes} ELSE ${no} END)`);
+  }
+
   /** What `cast`/`isof` (casts.ts) need of this compiler, in `scope`. */
   private castContext(scope: Scope): CastContext {
     return {
@@ -760,6 +782,9 @@ class SqlCompiler {
     switch (node.name) {
       case 'isof':
         return isofCondition(node, this.castContext(scope));
+      case 'hassubset':
+        if (first === undefined || second === undefined) break;
+        return this.hasSubset(first, second, scope);
       case 'substringof':
         // The OData 2.0 form: substringof(needle, text) is contains(text, needle).
         if (first === undefined || second === undefined) break;
@@ -1045,6 +1070,8 @@ class SqlCompiler {
         if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return this.booleanValue(node, scope);
       case 'call': {
+        // A Boolean function as a value: its condition with OData's three values.
+        if (PREDICATE_FUNCTIONS.has(node.name)) return this.booleanValue(node, scope);
         const args = node.args.map((arg) => this.expression(arg, scope));
         switch (node.name) {
           case 'tolower':
@@ -1084,7 +1111,6 @@ class SqlCompiler {
             // Instants are stored in UTC (see DEVIATIONS, "Date and time parts of DateTimeOffset values").
             return `(CASE WHEN ${args[0]} IS NULL THEN NULL ELSE 0 END)`;
           default:
-            if (isPrimitive(node.type, 'Edm.Boolean')) return this.booleanValue(node, scope);
             throw unsupported(`the function '${node.name}' (yet)`);
         }
       }
@@ -1095,6 +1121,9 @@ class SqlCompiler {
     }
   }
 }
+
+/** The functions whose value is a condition (compiled by `predicateCall`). */
+const PREDICATE_FUNCTIONS: ReadonlySet<string> = new Set(['contains', 'startswith', 'endswith', 'substringof', 'matchesPattern', 'isof', 'hassubset', 'hassubsequence']);
 
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
