@@ -37,7 +37,8 @@ export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget
 export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './backends/memory/compile-query.js';
 export type { Row, NavigationResolver } from './reference/evaluator.js';
 export { defaultSearch, type SearchFunction } from './reference/search.js';
-export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlMapping, type SqlSearchHook } from './backends/sql/compiler.js';
+export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlSearchHook } from './backends/sql/to-sql.js';
+export type { SqlMapping } from './backends/sql/mapping.js';
 export { createTableSql, columnType } from './backends/sql/ddl.js';
 export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';

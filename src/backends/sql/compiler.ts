@@ -1,119 +1,45 @@
 /**
- * `toSql`: compiles a bound query to parametrized SQL. One base compiler, with the per-dialect
- * differences in `dialects.ts`. Every value goes through {@link SqlCompiler.value}, so every value
+ * The base SQL compiler behind `toSql` (to-sql.ts): paths and joins, conditions, comparisons,
+ * expressions and `$expand`, with every per-dialect difference asked of the dialect's hooks
+ * (`dialect.ts`, `dialects.ts`). Every value goes through {@link SqlCompiler.value}, so every value
  * is a parameter; identifiers come only from the model (through the mapping) and are quoted.
  *
  * The SQL keeps the spec's semantics rather than SQL's: comparisons are two-valued where OData's
  * are (`x ne 'a'` keeps rows where `x` is null, `not (x gt 1)` keeps them too), `eq null` is
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
-import { foldQuery } from '../../reference/constant-folding.js';
-import { limitFraction } from '../../passes/fractional-precision.js';
 import { bitsOf, flagBits } from '../../passes/flags.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { INTEGER_RANGES, fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
-import type { Dialect, DialectName, JsonEntry, ParameterKind } from './dialect.js';
-import { DIALECTS } from './dialects.js';
+import type { Dialect, JsonEntry, ParameterKind } from './dialect.js';
+import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
+import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
+import { nonNullColumn } from './nullability.js';
+import { orderByItems } from './ordering.js';
+import type { SqlSearchHook } from './to-sql.js';
 import { castValue, isofCondition, type CastContext } from './casts.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
-
-/** How entity sets and properties map to tables and columns. */
-export interface SqlMapping {
-  /** `'asIs'` (default) or `'snake_case'` for tables and columns. */
-  readonly naming?: 'asIs' | 'snake_case';
-  /** Table per entity set name (overrides the naming). */
-  readonly tables?: Readonly<Record<string, string>>;
-  /** Column per property, keyed `Type.property` or `property` (overrides the naming). */
-  readonly columns?: Readonly<Record<string, string>>;
-  /**
-   * Row scoping, e.g. multi-tenancy: column → value conditions added for every table the
-   * statement reads (the entity set, every joined or related table, `$expand` and lambdas), as
-   * parameters. The columns need not be in the model: `{ tenant_id: tenantId }` (a UUID-shaped
-   * string is compared as a Guid).
-   */
-  readonly scope?: Readonly<Record<string, string | number | bigint | boolean>>;
-}
-
-/** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
-export type SqlSearchHook = (
-  search: BoundSearch,
-  helpers: { readonly dialect: Dialect['name']; column(property: string): string; value(value: string): string },
-) => string;
-
-export interface ToSqlOptions extends SqlMapping {
-  readonly dialect: DialectName | Dialect;
-  /** A custom `$search` condition (e.g. full-text search); the default matches terms in string columns. */
-  readonly search?: SqlSearchHook;
-}
-
-/** SQL text with its parameters, in placeholder order. */
-export interface SqlStatement {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-}
-
-/** The list statement, the count statement (with `$count=true`), and the pieces for composing. */
-export interface SqlQuery extends SqlStatement {
-  readonly count?: SqlStatement;
-  /** The `WHERE` condition (without the keyword), or `undefined`. */
-  readonly where?: SqlStatement;
-  /** The `ORDER BY` list (without the keyword), or `undefined`. */
-  readonly orderBy?: SqlStatement;
-  /** The select list. */
-  readonly select: SqlStatement;
-  /**
-   * Result column alias → property, to read rows back. A complex value is stored flattened: each
-   * of its columns has the `path` of property names from the row (`['address', 'city']`) and
-   * `property` is the leaf; for other properties `path` is `[property.name]`.
-   */
-  readonly columns: readonly { readonly alias: string; readonly property: Property; readonly path: readonly string[]; readonly column: string }[];
-  /** Result column alias → name of an expansion (JSON text or value, or a count). */
-  readonly expansions: readonly { readonly alias: string; readonly name: string }[];
-}
-
-function snake(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
-}
-
-/** The column name of a property of `type` (the mapping, the naming, or its own name). */
-function columnName(type: StructuredType, property: Property, mapping: SqlMapping): string {
-  return mapping.columns?.[`${type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? (mapping.naming === 'snake_case' ? snake(property.name) : property.name);
-}
-
-/**
- * The stored columns of a property: itself, or, for a complex value, its properties' columns with
- * its own column name and `_` as prefix (`address_city`; nested complex values repeat the rule).
- * `createTableSql` creates these columns.
- */
-export function complexLeaves(type: StructuredType, property: Property, mapping: SqlMapping, prefix = ''): { path: Property[]; column: string; property: Property }[] {
-  const name = prefix + columnName(type, property, mapping);
-  if (property.type.kind !== 'complex' || property.collection) return [{ path: [property], column: name, property }];
-  const complex = property.type.type;
-  return [...complex.properties.values()]
-    .filter((p) => !(p.collection && p.type.kind === 'complex'))
-    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
-}
 
 function unsupported(what: string): ODataError {
   return unsupportedFeature('SQL', what);
 }
 
-const ROOT = 't0';
+export const ROOT = 't0';
 
 /** A navigation property with the entity set of its targets (a bound path step or expanded item). */
 type NavigationHop = { readonly navigation: NavigationProperty; readonly entitySet: EntitySet | undefined };
 
 /** What names in an expression refer to: the current row's alias and type, and lambda variables. */
-interface Scope {
+export interface Scope {
   readonly alias: string;
   readonly type: StructuredType;
   readonly set: EntitySet;
@@ -136,7 +62,7 @@ interface Joins {
 }
 
 /** Compiles one statement; parameters are numbered in the order values are appended. */
-class SqlCompiler {
+export class SqlCompiler {
   readonly params: unknown[] = [];
   private aliases = 0;
 
@@ -313,7 +239,7 @@ class SqlCompiler {
     const parts = () => {
       const related = this.related(item, from);
       const scope: Scope = { ...related.scope, variables: new Map() };
-      const where = conditions(this, options, scope);
+      const where = this.conditions(options, scope);
       return { related, scope, where: where === '' ? related.join : `${related.join} AND ${where}` };
     };
     const count = (): string => {
@@ -559,6 +485,32 @@ class SqlCompiler {
 
   /** The option being compiled, for the position of an `unsupported_feature` error. */
   option: string | undefined;
+
+  /** `$search` (through the hook or the default) and `$filter` of the rows in `root`, joined with AND. */
+  conditions(bound: BoundQueryOptions, root: Scope): string {
+    return this.withOption('kind' in bound ? '$filter' : '$expand', () => {
+      const parts: string[] = [];
+      // The rows of the request's own entity set are restricted here; related rows in related().
+      if ('kind' in bound) {
+        const restricted = this.scopeCondition(root.alias);
+        if (restricted !== '') parts.push(restricted);
+      }
+      if (bound.search !== undefined) parts.push(this.search(bound.search, root));
+      if (bound.filter !== undefined) parts.push(this.condition(bound.filter, true, root));
+      return parts.join(' AND ');
+    });
+  }
+
+  /** Runs `compile` with `option` as the option being compiled (nested options of `$expand` report `$expand`). */
+  withOption<T>(option: string, compile: () => T): T {
+    const previous = this.option;
+    this.option = previous === '$expand' ? previous : option;
+    try {
+      return compile();
+    } finally {
+      this.option = previous;
+    }
+  }
 
   /**
    * Gives an ODataError without a position (an unsupported part, a refused pattern, a NUL in a
@@ -1125,21 +1077,11 @@ class SqlCompiler {
 /** The functions whose value is a condition (compiled by `predicateCall`). */
 const PREDICATE_FUNCTIONS: ReadonlySet<string> = new Set(['contains', 'startswith', 'endswith', 'substringof', 'matchesPattern', 'isof', 'hassubset', 'hassubsequence']);
 
-/** Whether an expression reads nothing of the row (literals and operators and functions over them). */
-function isConstant(node: BoundExpression): boolean {
-  switch (node.kind) {
-    case 'literal':
-      return true;
-    case 'unary':
-      return isConstant(node.operand);
-    case 'binary':
-      return isConstant(node.left) && isConstant(node.right);
-    case 'call':
-      return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
-    default:
-      return false;
-  }
-}
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const INT32 = INTEGER_RANGES['Edm.Int32'] as readonly [bigint, bigint];
+const fitsInt32 = (n: bigint): boolean => n >= INT32[0] && n <= INT32[1];
+
 
 /** The arithmetic of a numeric operand type. */
 function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
@@ -1147,275 +1089,3 @@ function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
   return isPrimitive(type, 'Edm.Decimal') ? 'decimal' : 'integer';
 }
 
-/** The parameter kind of a value of `type` (`literalType` decides for untyped comparisons). */
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const INT32 = INTEGER_RANGES['Edm.Int32'] as readonly [bigint, bigint];
-const fitsInt32 = (n: bigint): boolean => n >= INT32[0] && n <= INT32[1];
-
-function parameterKind(type: ExpressionType, literalType: ExpressionType): ParameterKind {
-  const t = type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped') ? literalType : type;
-  if (t.kind === 'enum') return 'enum';
-  if (t.kind !== 'primitive') return 'string';
-  switch (t.name) {
-    case 'Edm.Boolean':
-      return 'boolean';
-    case 'Edm.Byte':
-    case 'Edm.SByte':
-    case 'Edm.Int16':
-    case 'Edm.Int32':
-      return 'integer';
-    case 'Edm.Int64':
-      return 'bigint';
-    case 'Edm.Decimal':
-      return 'decimal';
-    case 'Edm.Double':
-    case 'Edm.Single':
-      return 'double';
-    case 'Edm.Guid':
-      return 'guid';
-    case 'Edm.Date':
-      return 'date';
-    case 'Edm.DateTimeOffset':
-      return 'timestamp';
-    case 'Edm.TimeOfDay':
-      return 'time';
-    case 'Edm.Duration':
-      return 'interval';
-    default:
-      return 'string';
-  }
-}
-
-/** From this many items on, an `in` list is one parameter. */
-const LIST_PARAMETER_THRESHOLD = 1000;
-
-/** Placeholder markers (characters that no SQL text of the compiler contains). */
-const MARK_START = '\u0001';
-const MARK_END = '\u0002';
-const MARKER = /\u0001(\d+)\u0002/g;
-
-/** The kind of a `scope` value: a UUID-shaped string is a Guid. */
-function scopeKind(value: unknown): ParameterKind {
-  if (typeof value === 'bigint') return 'bigint';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'double';
-  if (typeof value === 'boolean') return 'boolean';
-  if (typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) return 'guid';
-  return 'string';
-}
-
-function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
-  const compiler = new SqlCompiler(dialect, mapping, mapping.search);
-  const marked = build(compiler);
-  // Placeholders numbered in the order of the text; a piece used twice has its values twice.
-  const params: unknown[] = [];
-  const sql = marked.replace(MARKER, (_m, index: string) => {
-    params.push(compiler.params[Number(index)]);
-    return dialect.placeholder(params.length);
-  });
-  // With positional `?` placeholders, text and parameters must agree one for one.
-  if (dialect.placeholder(1) === '?') {
-    const placeholders = sql.split('?').length - 1;
-    if (placeholders !== params.length) {
-      throw new Error(`internal error: ${placeholders} placeholders for ${params.length} parameters in ${dialect.name} SQL`);
-    }
-  }
-  return { sql, params };
-}
-
-/**
- * Compiles a bound query to SQL for one dialect: the list statement, the count statement with
- * `$count=true`, and the `WHERE`, `ORDER BY` and select pieces for composing with other SQL.
- *
- * @example
- * ```ts
- * const { sql, params } = toSql(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }), { dialect: 'postgres' });
- * ```
- */
-export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
-  // now() and other constant subexpressions become parameters (computed once, as the reference does).
-  const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
-  // Then literals finer than the database's fraction of a second are made exact or refused.
-  const digits = dialect.fractionalSecondDigits;
-  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' });
-  const type = bound.entityType;
-  const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
-
-  // Without $select: every column-stored property (complex values are not columns yet).
-  // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
-  const leaves = new SqlCompiler(dialect, options, options.search).selected(bound, type);
-  const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
-
-  const expansionNames: { alias: string; name: string }[] = [];
-  // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
-  const joinedRoot = (): Scope => ({ ...root, joins: { clauses: [], scopes: new Map() } });
-  const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
-    [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
-  const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
-    const scope = joinedRoot();
-    const parts = columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`);
-    expansionNames.length = 0;
-    for (const item of bound.expand) {
-      for (const [name, sql] of compiler.expansion(item, root)) {
-        const alias = `e${expansionNames.length}`;
-        expansionNames.push({ alias, name });
-        parts.push(`${sql()} AS ${dialect.quote(alias)}`);
-      }
-    }
-    const select = parts.join(', ');
-    // Join clauses hold no parameters, so the FROM can be assembled after WHERE and ORDER BY.
-    const where = conditions(compiler, bound, scope);
-    let tail = where === '' ? '' : ` WHERE ${where}`;
-    if (withOrder) {
-      const order = orderBy(compiler, bound, scope);
-      if (order !== '') tail += ` ORDER BY ${order}`;
-    }
-    if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
-      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'rowCount');
-      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'rowCount');
-      tail += ` ${dialect.paging(top, skip)}`;
-    }
-    return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
-  };
-
-  const list = statement((c) => build(c, true, true), dialect, options);
-  const count =
-    bound.count === true
-      ? statement(
-          (c) => {
-            const scope = joinedRoot();
-            const where = conditions(c, bound, scope);
-            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${fromClause(c, scope)}${where === '' ? '' : ` WHERE ${where}`}`;
-          },
-          dialect,
-          options,
-        )
-      : undefined;
-  // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
-  const where = bound.filter === undefined && bound.search === undefined && options.scope === undefined ? undefined : statement((c) => conditions(c, bound, root), dialect, options);
-  const order = statement((c) => orderBy(c, bound, root), dialect, options);
-  const select = statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
-  return {
-    ...list,
-    ...(count === undefined ? {} : { count }),
-    ...(where === undefined ? {} : { where }),
-    ...(order.sql === '' ? {} : { orderBy: order }),
-    select,
-    columns,
-    expansions: expansionNames,
-  };
-}
-
-/** `$search` (through the hook or the default) and `$filter` of the rows in `root`, joined with AND. */
-function conditions(compiler: SqlCompiler, bound: BoundQueryOptions, root: Scope): string {
-  return withOption(compiler, 'kind' in bound ? '$filter' : '$expand', () => conditionsOf(compiler, bound, root));
-}
-
-/** Runs `compile` with `compiler.option` set (nested options of `$expand` report `$expand`). */
-function withOption<T>(compiler: SqlCompiler, option: string, compile: () => T): T {
-  const previous = compiler.option;
-  compiler.option = previous === '$expand' ? previous : option;
-  try {
-    return compile();
-  } finally {
-    compiler.option = previous;
-  }
-}
-
-function conditionsOf(compiler: SqlCompiler, bound: BoundQueryOptions, root: Scope): string {
-  const parts: string[] = [];
-  // The rows of the request's own entity set are restricted here; related rows in related().
-  if ('kind' in bound) {
-    const restricted = compiler.scopeCondition(root.alias);
-    if (restricted !== '') parts.push(restricted);
-  }
-  if (bound.search !== undefined) parts.push(compiler.search(bound.search, root));
-  if (bound.filter !== undefined) parts.push(compiler.condition(bound.filter, true, root));
-  return parts.join(' AND ');
-}
-
-/** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
-function orderBy(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
-  return orderByItems(compiler, bound, root);
-}
-
-/**
- * Whether an expression is a column of the row that cannot be NULL: a non-nullable (or key)
- * property reached without navigation, outside lambda variables.
- */
-function nonNullColumn(node: BoundExpression): boolean {
-  if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return false;
-  const step = node.steps[0];
-  return step?.kind === 'property' && !step.property.collection && !step.property.nullable;
-}
-
-/**
- * Properties of the row that the filter's top-level conjunction rejects when null (`p gt 5`,
- * `p eq 'x'`, `startswith(p, 'a')`): ordering by them needs no NULLS FIRST/LAST, which keeps an
- * ordinary index usable for the order.
- */
-function nullRejected(filter: BoundExpression | undefined, into = new Set<Property>()): Set<Property> {
-  if (filter === undefined) return into;
-  const property = (node: BoundExpression | undefined): Property | undefined =>
-    node?.kind === 'path' && node.root.kind === 'it' && node.steps.length === 1 && node.steps[0]?.kind === 'property' ? node.steps[0].property : undefined;
-  const nonNullLiteral = (node: BoundExpression | undefined): boolean => node?.kind === 'literal' && node.value !== null;
-  if (filter.kind === 'binary') {
-    if (filter.operator === 'and') {
-      nullRejected(filter.left, into);
-      nullRejected(filter.right, into);
-    } else if (['eq', 'gt', 'ge', 'lt', 'le'].includes(filter.operator)) {
-      // With a non-null literal on the other side, a null operand makes each of these false.
-      const p = property(filter.left) ?? property(filter.right);
-      if (p !== undefined && (nonNullLiteral(filter.left) || nonNullLiteral(filter.right))) into.add(p);
-    }
-  } else if (filter.kind === 'call' && ['startswith', 'endswith', 'contains'].includes(filter.name) && nonNullLiteral(filter.args[1])) {
-    const p = property(filter.args[0]);
-    if (p !== undefined) into.add(p);
-  } else if (filter.kind === 'in' && filter.right.kind === 'list' && filter.right.items.every((item) => item.value !== null)) {
-    const p = property(filter.left);
-    if (p !== undefined) into.add(p);
-  }
-  return into;
-}
-
-function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
-  return withOption(compiler, 'kind' in options ? '$orderby' : '$expand', () => orderByItemsOf(compiler, options, scope));
-}
-
-function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
-  const rejected = nullRejected(options.filter);
-  const type = scope.type;
-  const dialect = compiler.dialect;
-  // A constant key orders nothing (and a bare number would name a column in MySQL): left out.
-  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression)).map((item) => {
-    const expression = item.expression;
-    const base =
-      expression.type.kind === 'enum' && expression.kind === 'path'
-        ? expression.type.type.isFlags
-          ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
-          : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
-        : isPrimitive(expression.type, 'Edm.Duration')
-          ? compiler.durationKey(expression, scope)
-          : compiler.expression(expression, scope);
-    const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
-    const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
-    const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));
-    // Computed Double keys only: a column keeps its index (a stored NaN: see DEVIATIONS).
-    const nan = expression.kind !== 'path' && (isPrimitive(expression.type, 'Edm.Double') || isPrimitive(expression.type, 'Edm.Single')) ? dialect.nanOrderKey(base) : undefined;
-    const key = dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
-    return nan === undefined ? key : `${nan} ${direction}, ${key}`;
-  });
-  if (options.top !== undefined || options.skip !== undefined) {
-    const ordered = new Set(
-      (options.orderBy ?? []).flatMap((item) =>
-        item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [],
-      ),
-    );
-    for (const key of type.key) {
-      const property = type.properties.get(key);
-      if (property === undefined || ordered.has(key)) continue;
-      items.push(`${compiler.column(type, property, scope.alias)} ASC`);
-    }
-  }
-  return items.join(', ');
-}

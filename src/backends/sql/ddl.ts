@@ -6,7 +6,7 @@
 import type { EntitySet, Property } from '../../model/model.js';
 import type { DialectName } from './dialect.js';
 import { DIALECTS } from './dialects.js';
-import { complexLeaves, type SqlMapping } from './compiler.js';
+import { complexLeaves, type SqlMapping } from './mapping.js';
 
 const COLUMN_TYPES: Readonly<Record<DialectName, Readonly<Record<string, string>>>> = {
   postgres: {

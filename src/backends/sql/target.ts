@@ -1,6 +1,6 @@
 /** `sqlTarget`: the SQL backend of one dialect as a target of `validateQuery`. */
 import type { QueryTarget } from '../../validation/validate-query.js';
-import { toSql, type ToSqlOptions } from './compiler.js';
+import { toSql, type ToSqlOptions } from './to-sql.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 

@@ -1,0 +1,45 @@
+/**
+ * How entity sets and properties map to tables and columns: the naming (as is or snake_case),
+ * explicit table and column names, row scoping, and the flattened columns of complex values.
+ */
+import type { Property, StructuredType } from '../../model/model.js';
+
+/** How entity sets and properties map to tables and columns. */
+export interface SqlMapping {
+  /** `'asIs'` (default) or `'snake_case'` for tables and columns. */
+  readonly naming?: 'asIs' | 'snake_case';
+  /** Table per entity set name (overrides the naming). */
+  readonly tables?: Readonly<Record<string, string>>;
+  /** Column per property, keyed `Type.property` or `property` (overrides the naming). */
+  readonly columns?: Readonly<Record<string, string>>;
+  /**
+   * Row scoping, e.g. multi-tenancy: column → value conditions added for every table the
+   * statement reads (the entity set, every joined or related table, `$expand` and lambdas), as
+   * parameters. The columns need not be in the model: `{ tenant_id: tenantId }` (a UUID-shaped
+   * string is compared as a Guid).
+   */
+  readonly scope?: Readonly<Record<string, string | number | bigint | boolean>>;
+}
+
+export function snake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+}
+
+/** The column name of a property of `type` (the mapping, the naming, or its own name). */
+export function columnName(type: StructuredType, property: Property, mapping: SqlMapping): string {
+  return mapping.columns?.[`${type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? (mapping.naming === 'snake_case' ? snake(property.name) : property.name);
+}
+
+/**
+ * The stored columns of a property: itself, or, for a complex value, its properties' columns with
+ * its own column name and `_` as prefix (`address_city`; nested complex values repeat the rule).
+ * `createTableSql` creates these columns.
+ */
+export function complexLeaves(type: StructuredType, property: Property, mapping: SqlMapping, prefix = ''): { path: Property[]; column: string; property: Property }[] {
+  const name = prefix + columnName(type, property, mapping);
+  if (property.type.kind !== 'complex' || property.collection) return [{ path: [property], column: name, property }];
+  const complex = property.type.type;
+  return [...complex.properties.values()]
+    .filter((p) => !(p.collection && p.type.kind === 'complex'))
+    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
+}

@@ -1,0 +1,67 @@
+/**
+ * `ORDER BY` items of a list or an expansion: nulls first ascending (PROT 11.2.6.2), enums by
+ * their declared order, durations by their key, strings by code point, NaN above the numbers,
+ * and the key appended when paging (11.2.6.3) so that pages are stable.
+ */
+import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import { isPrimitive } from '../../semantic/types.js';
+import type { Scope, SqlCompiler } from './compiler.js';
+import { nonNullColumn, nullRejected } from './nullability.js';
+
+/** Whether an expression reads nothing of the row (literals and operators and functions over them). */
+function isConstant(node: BoundExpression): boolean {
+  switch (node.kind) {
+    case 'literal':
+      return true;
+    case 'unary':
+      return isConstant(node.operand);
+    case 'binary':
+      return isConstant(node.left) && isConstant(node.right);
+    case 'call':
+      return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
+    default:
+      return false;
+  }
+}
+
+export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
+  return compiler.withOption('kind' in options ? '$orderby' : '$expand', () => orderByItemsOf(compiler, options, scope));
+}
+
+function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
+  const rejected = nullRejected(options.filter);
+  const type = scope.type;
+  const dialect = compiler.dialect;
+  // A constant key orders nothing (and a bare number would name a column in MySQL): left out.
+  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression)).map((item) => {
+    const expression = item.expression;
+    const base =
+      expression.type.kind === 'enum' && expression.kind === 'path'
+        ? expression.type.type.isFlags
+          ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
+          : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
+        : isPrimitive(expression.type, 'Edm.Duration')
+          ? compiler.durationKey(expression, scope)
+          : compiler.expression(expression, scope);
+    const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
+    const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
+    const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));
+    // Computed Double keys only: a column keeps its index (a stored NaN: see DEVIATIONS).
+    const nan = expression.kind !== 'path' && (isPrimitive(expression.type, 'Edm.Double') || isPrimitive(expression.type, 'Edm.Single')) ? dialect.nanOrderKey(base) : undefined;
+    const key = dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+    return nan === undefined ? key : `${nan} ${direction}, ${key}`;
+  });
+  if (options.top !== undefined || options.skip !== undefined) {
+    const ordered = new Set(
+      (options.orderBy ?? []).flatMap((item) =>
+        item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [],
+      ),
+    );
+    for (const key of type.key) {
+      const property = type.properties.get(key);
+      if (property === undefined || ordered.has(key)) continue;
+      items.push(`${compiler.column(type, property, scope.alias)} ASC`);
+    }
+  }
+  return items.join(', ');
+}

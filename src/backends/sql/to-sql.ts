@@ -1,0 +1,160 @@
+/**
+ * `toSql`: compiles a bound query to parametrized SQL statements for one dialect (the list, the
+ * count, and the pieces for composing), numbering the placeholders in the order of the text.
+ */
+import { foldQuery } from '../../reference/constant-folding.js';
+import { limitFraction } from '../../passes/fractional-precision.js';
+import type { Property } from '../../model/model.js';
+import type { BoundQuery, BoundSearch } from '../../semantic/bound-ast.js';
+import type { Dialect, DialectName } from './dialect.js';
+import { DIALECTS } from './dialects.js';
+import type { SqlMapping } from './mapping.js';
+import { ROOT, SqlCompiler, type Scope } from './compiler.js';
+import { orderByItems } from './ordering.js';
+import { MARKER } from './parameters.js';
+
+/** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
+export type SqlSearchHook = (
+  search: BoundSearch,
+  helpers: { readonly dialect: Dialect['name']; column(property: string): string; value(value: string): string },
+) => string;
+
+export interface ToSqlOptions extends SqlMapping {
+  readonly dialect: DialectName | Dialect;
+  /** A custom `$search` condition (e.g. full-text search); the default matches terms in string columns. */
+  readonly search?: SqlSearchHook;
+}
+
+/** SQL text with its parameters, in placeholder order. */
+export interface SqlStatement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** The list statement, the count statement (with `$count=true`), and the pieces for composing. */
+export interface SqlQuery extends SqlStatement {
+  readonly count?: SqlStatement;
+  /** The `WHERE` condition (without the keyword), or `undefined`. */
+  readonly where?: SqlStatement;
+  /** The `ORDER BY` list (without the keyword), or `undefined`. */
+  readonly orderBy?: SqlStatement;
+  /** The select list. */
+  readonly select: SqlStatement;
+  /**
+   * Result column alias → property, to read rows back. A complex value is stored flattened: each
+   * of its columns has the `path` of property names from the row (`['address', 'city']`) and
+   * `property` is the leaf; for other properties `path` is `[property.name]`.
+   */
+  readonly columns: readonly { readonly alias: string; readonly property: Property; readonly path: readonly string[]; readonly column: string }[];
+  /** Result column alias → name of an expansion (JSON text or value, or a count). */
+  readonly expansions: readonly { readonly alias: string; readonly name: string }[];
+}
+
+function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
+  const compiler = new SqlCompiler(dialect, mapping, mapping.search);
+  const marked = build(compiler);
+  // Placeholders numbered in the order of the text; a piece used twice has its values twice.
+  const params: unknown[] = [];
+  const sql = marked.replace(MARKER, (_m, index: string) => {
+    params.push(compiler.params[Number(index)]);
+    return dialect.placeholder(params.length);
+  });
+  // With positional `?` placeholders, text and parameters must agree one for one.
+  if (dialect.placeholder(1) === '?') {
+    const placeholders = sql.split('?').length - 1;
+    if (placeholders !== params.length) {
+      throw new Error(`internal error: ${placeholders} placeholders for ${params.length} parameters in ${dialect.name} SQL`);
+    }
+  }
+  return { sql, params };
+}
+
+/**
+ * Compiles a bound query to SQL for one dialect: the list statement, the count statement with
+ * `$count=true`, and the `WHERE`, `ORDER BY` and select pieces for composing with other SQL.
+ *
+ * @example
+ * ```ts
+ * const { sql, params } = toSql(bindQuery("$filter=name eq 'a'&$top=10", { model, entitySet: 'assets' }), { dialect: 'postgres' });
+ * ```
+ */
+export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
+  // now() and other constant subexpressions become parameters (computed once, as the reference does).
+  const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
+  // Then literals finer than the database's fraction of a second are made exact or refused.
+  const digits = dialect.fractionalSecondDigits;
+  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' });
+  const type = bound.entityType;
+  const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
+
+  // Without $select: every column-stored property (complex values are not columns yet).
+  // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
+  const leaves = new SqlCompiler(dialect, options, options.search).selected(bound, type);
+  const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
+
+  const expansionNames: { alias: string; name: string }[] = [];
+  // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
+  const joinedRoot = (): Scope => ({ ...root, joins: { clauses: [], scopes: new Map() } });
+  const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
+    [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
+  const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
+    const scope = joinedRoot();
+    const parts = columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`);
+    expansionNames.length = 0;
+    for (const item of bound.expand) {
+      for (const [name, sql] of compiler.expansion(item, root)) {
+        const alias = `e${expansionNames.length}`;
+        expansionNames.push({ alias, name });
+        parts.push(`${sql()} AS ${dialect.quote(alias)}`);
+      }
+    }
+    const select = parts.join(', ');
+    // Join clauses hold no parameters, so the FROM can be assembled after WHERE and ORDER BY.
+    const where = compiler.conditions(bound, scope);
+    let tail = where === '' ? '' : ` WHERE ${where}`;
+    if (withOrder) {
+      const order = orderBy(compiler, bound, scope);
+      if (order !== '') tail += ` ORDER BY ${order}`;
+    }
+    if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
+      const top = bound.top === undefined ? undefined : compiler.value(bound.top, 'rowCount');
+      const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'rowCount');
+      tail += ` ${dialect.paging(top, skip)}`;
+    }
+    return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
+  };
+
+  const list = statement((c) => build(c, true, true), dialect, options);
+  const count =
+    bound.count === true
+      ? statement(
+          (c) => {
+            const scope = joinedRoot();
+            const where = c.conditions(bound, scope);
+            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${fromClause(c, scope)}${where === '' ? '' : ` WHERE ${where}`}`;
+          },
+          dialect,
+          options,
+        )
+      : undefined;
+  // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
+  const where = bound.filter === undefined && bound.search === undefined && options.scope === undefined ? undefined : statement((c) => c.conditions(bound, root), dialect, options);
+  const order = statement((c) => orderBy(c, bound, root), dialect, options);
+  const select = statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
+  return {
+    ...list,
+    ...(count === undefined ? {} : { count }),
+    ...(where === undefined ? {} : { where }),
+    ...(order.sql === '' ? {} : { orderBy: order }),
+    select,
+    columns,
+    expansions: expansionNames,
+  };
+}
+
+
+/** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
+function orderBy(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
+  return orderByItems(compiler, bound, root);
+}
+
