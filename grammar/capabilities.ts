@@ -44,6 +44,7 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`totalseconds`', '$filter=totalseconds(span) gt 1'],
   ['an instant plus a duration', "$orderby=at add duration'PT1H'"],
   ['the difference of two instants', "$filter=done sub at gt duration'PT1H'"],
+  ['the sum of two durations', "$filter=span add span gt duration'PT1H'"],
   ['`cast`/`isof` between integer types, and to text', "$filter=cast(id,Edm.Int16) eq 1 and isof(parentId,Edm.Byte) and cast(id,Edm.String) eq '1'"],
   ['`cast` of a Decimal to an integer type', '$filter=cast(price,Edm.Int32) eq 1'],
   ['`isof` of a Decimal as an integer type', '$filter=isof(price,Edm.Int32)'],

@@ -262,6 +262,15 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       queryExpressions(query).some((node) => typeIs(node, 'Edm.Int64') && (node.kind === 'path' || (node.kind === 'literal' && beyondDouble(node.value)))),
   },
   {
+    name: 'mingo-duration-sum-as-double',
+    deviation: 'MongoDB backend: "mingo has no Decimal128"',
+    // Only mingo, and only for a sum or difference of two durations (seconds in Decimal128 on MongoDB).
+    applies: ({ target, query, findingClass }) =>
+      findingClass === 'row disagreement' &&
+      /mingo/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub') && typeIs(node.left, 'Edm.Duration') && typeIs(node.right, 'Edm.Duration')),
+  },
+  {
     name: 'mingo-utf16-code-units',
     deviation: 'MongoDB backend: "mingo counts UTF-16 code units"',
     // Only mingo, only for the functions that count characters (and matchesPattern's `.`), and only

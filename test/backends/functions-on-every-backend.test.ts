@@ -96,7 +96,7 @@ const ORDERS = [
   '$orderby=cast(n64,Edm.Int32),id',
 ];
 
-/** Differences of two instants: on every engine but SQLite, whose date functions are not exact (refused there). */
+/** Differences of two instants and sums of durations: on every engine but SQLite, whose date functions and duration keys are not exact (refused there). */
 const DIFFERENCES = [
   "$filter=at sub 2024-01-01T00:00:00Z gt duration'PT1H'",
   "$filter=2024-02-29T12:00:00Z sub at eq duration'-PT0.123S'",
@@ -106,6 +106,13 @@ const DIFFERENCES = [
   '$filter=at sub parent/at eq null',
   '$orderby=at sub parent/at,id',
   "$orderby=at sub 2000-01-01T00:00:00Z desc,id",
+  // Sums and differences of durations, compared by their keys (SQLite's keys are not exact: refused).
+  "$filter=span add span gt duration'P2D'",
+  "$filter=span add duration'PT1H' eq duration'PT2H'",
+  "$filter=(at sub parent/at) add span gt duration'P1D'",
+  "$filter=case(flag:span add span,true:null) eq duration'P2D'",
+  '$filter=span add span eq null',
+  '$orderby=span sub span add span desc,id',
 ];
 
 describe('functions once refused, on every engine', () => {

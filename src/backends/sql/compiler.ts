@@ -295,6 +295,17 @@ export class SqlCompiler {
       if (difference === undefined) throw this.locate(unsupported(`the difference of two instants on ${this.dialect.displayName}`), node);
       return difference(this.expression(node.left, scope), this.expression(node.right, scope));
     }
+    // The sum or difference of two durations, as the sum or difference of their keys.
+    if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub') && isPrimitive(node.left.type, 'Edm.Duration') && isPrimitive(node.right.type, 'Edm.Duration')) {
+      const sum = this.dialect.durationSum;
+      if (sum === undefined) throw this.locate(unsupported(`duration arithmetic on ${this.dialect.displayName}`), node);
+      return sum(this.durationKey(node.left, scope), this.durationKey(node.right, scope), node.operator === 'add' ? '+' : '-');
+    }
+    // A case whose branches need keys (a difference or a sum): the case of the keys.
+    if (node.kind === 'case' && node.branches.some(({ then }) => then.kind === 'binary')) {
+      const branches = node.branches.map(({ when, then }) => `WHEN ${this.condition(when, true, scope)} THEN ${then.type.kind === 'null' ? 'NULL' : this.durationKey(then, scope)}`);
+      return `(CASE ${branches.join(' ')} ELSE NULL END)`;
+    }
     return this.dialect.durationKey(this.expression(node, scope, operandType));
   }
 

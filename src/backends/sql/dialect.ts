@@ -51,6 +51,11 @@ export interface Dialect {
   trim(expression: string): string;
   /** `year` … `second` of a Date (`isDate`) or of a DateTimeOffset stored in UTC. */
   datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', expression: string, isDate: boolean): string;
+  /**
+   * The sum (`+`) or difference (`-`) of two Duration keys (what {@link durationKey} gives), exact.
+   * Absent where keys are not exact (SQLite's REAL seconds): duration arithmetic is unsupported.
+   */
+  durationSum?(left: string, right: string, operator: '+' | '-'): string;
   /** An integer as its decimal digits, or a Date as `YYYY-MM-DD` (for `cast(…, Edm.String)`). Absent: unsupported. */
   toText?(expression: string, kind: 'integer' | 'date'): string;
   /** `date`: the calendar day (an Edm.Date) of a DateTimeOffset stored in UTC. Absent: unsupported. */

@@ -213,6 +213,7 @@ export const postgres: Dialect = {
   fractionalSeconds: (x, isTime) => `(mod(EXTRACT(MICROSECONDS FROM ${isTime ? x : `(${x} AT TIME ZONE 'UTC')`}), 1000000) / 1000000.0)`,
   totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
   instantDifference: (later, earlier) => `(${later} - ${earlier})`,
+  durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   // to_char, not a cast: a cast's text follows the session's DateStyle.
   toText: (x, kind) => (kind === 'date' ? `to_char(${x}, 'YYYY-MM-DD')` : `CAST(${x} AS text)`),
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
@@ -406,6 +407,7 @@ export const mysql: Dialect = {
   totalSeconds: (x) => mysql.durationKey(x),
   // In the DECIMAL(38, 12) of durationKey: the division keeps the dividend's 12 digits.
   instantDifference: (later, earlier) => `(CAST(TIMESTAMPDIFF(MICROSECOND, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
+  durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   toText: (x, kind) => (kind === 'date' ? `DATE_FORMAT(${x}, '%Y-%m-%d')` : `CAST(${x} AS CHAR)`),
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
@@ -495,6 +497,7 @@ export const mssql: Dialect = {
   fractionalSeconds: (x) => `CAST(DATEPART(nanosecond, ${x}) / 1000000000.0 AS DECIMAL(10, 9))`,
   totalSeconds: (x) => mssql.durationKey(x),
   instantDifference: (later, earlier) => `(CAST(DATEDIFF_BIG(microsecond, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
+  durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   toText: (x, kind) => (kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : `CAST(${x} AS NVARCHAR(20))`),
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
