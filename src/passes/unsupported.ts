@@ -4,9 +4,9 @@
  */
 import { ODataError } from '../errors/odata-error.js';
 
-/** Where in the request the construct is: the option and a node of it. */
+/** Where in the request the construct is: the option, and a node of it when one has a position. */
 export interface UnsupportedAt {
-  readonly node: { readonly span: { readonly start: number } };
+  readonly node?: { readonly span: { readonly start: number } };
   readonly option: string;
 }
 
@@ -14,6 +14,7 @@ export interface UnsupportedAt {
 export function unsupportedFeature(backend: string, what: string, at?: UnsupportedAt): ODataError {
   const reason = `The ${backend} backend does not support ${what}`;
   if (at === undefined) return new ODataError({ code: 'unsupported_feature', reason, appendLocation: false });
+  if (at.node === undefined) return new ODataError({ code: 'unsupported_feature', reason, option: at.option, appendLocation: false });
   return new ODataError({ code: 'unsupported_feature', reason, option: at.option, position: at.node.span.start });
 }
 

@@ -57,6 +57,9 @@ export { getter as propertyGetter };
  * entity set the model does not name is refused, as every backend refuses it.
  */
 export class ExpressionCompiler {
+  /** The query option being compiled (`$filter`, `$orderby`; `$expand` inside one), for error positions. */
+  option: string | undefined;
+
   constructor(
     private readonly resolve: NavigationResolver,
     private readonly search: SearchFunction = defaultSearch,
@@ -125,7 +128,7 @@ export class ExpressionCompiler {
         }
         case 'navigation': {
           const { navigation, entitySet } = step;
-          if (this.requireTargets && entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation));
+          if (this.requireTargets && entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), this.option === undefined ? undefined : { node: step, option: this.option });
           return (value) => (value === null || typeof value !== 'object' ? null : this.resolve(navigation, value as Row, entitySet));
         }
         case 'typeCast':

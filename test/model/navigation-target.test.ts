@@ -149,6 +149,20 @@ describe.each([
     expect(() => compileQuery(bound, { data })).toThrow(refused);
     expect(() => toSql(bound, { dialect: engine.dialect })).toThrow(refused);
     expect(() => toMongo(bound)).toThrow(refused);
+    // Each places it in the same option; in $filter at the navigation step.
+    const place = (compile: () => unknown): unknown => {
+      try {
+        compile();
+      } catch (error) {
+        const { option, position } = error as { option?: string; position?: number };
+        return text.startsWith('$filter') ? { option, position } : { option };
+      }
+      return undefined;
+    };
+    const expected = text.startsWith('$filter') ? { option: '$filter', position: 0 } : { option: '$expand' };
+    expect(place(() => compileQuery(bound, { data }))).toEqual(expected);
+    expect(place(() => toSql(bound, { dialect: engine.dialect }))).toEqual(expected);
+    expect(place(() => toMongo(bound))).toEqual(expected);
   });
 });
 

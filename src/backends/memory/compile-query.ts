@@ -132,6 +132,9 @@ export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = 
 
 function compileOptions(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): CompiledQuery {
   const compiler = new ExpressionCompiler(resolve, search, requireTargets);
+  // Errors inside an expansion's options are placed in $expand, as the SQL and MongoDB backends place them.
+  const nested = !('kind' in options);
+  compiler.option = nested ? '$expand' : '$filter';
   const filterEvaluator = options.filter === undefined ? undefined : compiler.compile(options.filter);
   const filter = filterEvaluator === undefined ? undefined : (row: Row): boolean => filterEvaluator(row, NO_VARIABLES) === true;
   const searchExpression: BoundSearch | undefined = options.search;
@@ -142,6 +145,7 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
         ? (row: Row) => search(row, searchExpression)
         : (row: Row) => search(row, searchExpression) && filter(row);
 
+  compiler.option = nested ? '$expand' : '$orderby';
   const keys: SortKey[] = (options.orderBy ?? []).map((item) => ({
     evaluate: compiler.compile(item.expression),
     domain: domainOf(item.expression.type),
@@ -251,7 +255,7 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
 
 function expansion(item: BoundExpandItem, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): (row: Row, target: Record<string, unknown>) => void {
   const navigation = item.navigation;
-  if (requireTargets && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation));
+  if (requireTargets && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), { option: '$expand' });
   const nested = compileOptions(item.options, navigation.target, resolve, search, requireTargets);
   const name = navigation.name;
   if (!navigation.collection) {

@@ -80,11 +80,11 @@ export class ExpressionCompiler {
   }
 
   /** `$lookup` of a navigation property from `base` (a path prefix inside the context's documents). */
-  lookup(context: Context, base: string, source: StructuredType, navigation: NavigationProperty, entitySet: EntitySet | undefined): { field: string; context: Context } {
+  lookup(context: Context, base: string, source: StructuredType, navigation: NavigationProperty, entitySet: EntitySet | undefined, node?: { span: { start: number } }): { field: string; context: Context } {
     const key = `${base}${navigation.name}`;
     const known = context.lookups.get(key);
     if (known?.context !== undefined) return { field: known.field, context: known.context };
-    const set = targetSet(navigation, entitySet);
+    const set = targetSet(navigation, entitySet, { node, option: this.option });
     const field = reservedField(context.type, this.mapping, `nav${context.lookups.size}`);
     const { vars, conditions } = joinExpression(source, navigation, this.mapping, base);
     const scope = scopeFilter(this.mapping);
@@ -148,7 +148,7 @@ export class ExpressionCompiler {
           return { kind: 'value', ref: { $ifNull: [ref, null] } };
         }
         case 'navigation': {
-          const related = this.lookup(context, base, type, step.navigation, step.entitySet);
+          const related = this.lookup(context, base, type, step.navigation, step.entitySet, step);
           if (step.navigation.collection) {
             if (!last) this.fail('a path through a collection', node);
             return { kind: 'collection', ref: { $ifNull: [`${prefix}${related.field}`, []] }, context: related.context, element: { kind: 'entity', type: step.navigation.target } };

@@ -84,8 +84,8 @@ export function collectionOf(set: EntitySet, mapping: MongoMapping): string {
 }
 
 /** The entity set of a navigation property's targets, as bound; refused when the model does not say. */
-export function targetSet(navigation: NavigationProperty, entitySet: EntitySet | undefined): EntitySet {
-  if (entitySet === undefined) throw unsupported(unknownTarget(navigation));
+export function targetSet(navigation: NavigationProperty, entitySet: EntitySet | undefined, at?: UnsupportedAt): EntitySet {
+  if (entitySet === undefined) throw unsupported(unknownTarget(navigation), at);
   return entitySet;
 }
 

@@ -533,7 +533,7 @@ class QueryCompiler {
    */
   private expansion(item: BoundExpandItem, context: Context, into: MongoDocument[]): string[] {
     const navigation = item.navigation;
-    const set = targetSet(navigation, item.entitySet);
+    const set = targetSet(navigation, item.entitySet, { option: '$expand' });
     const name = navigation.name;
     const { vars, conditions } = joinExpression(context.type, navigation, this.options);
     const join: MongoDocument = { $match: { $expr: { $and: conditions } } };

@@ -237,6 +237,8 @@ export class SqlCompiler {
     // Every piece is built when the returned function runs (statement() numbers the placeholders
     // in the order of the text, whatever order the pieces are built in).
     const parts = () => {
+      // The target entity set is the expansion's own: a refusal of it is placed in $expand.
+      if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
       const related = this.related(item, from);
       const scope: Scope = { ...related.scope, variables: new Map() };
       const where = this.conditions(options, scope);
