@@ -4,7 +4,7 @@
  */
 import { RE2JS } from 're2js';
 import { ODataError } from '../errors/odata-error.js';
-import { derivesFrom } from '../model/model.js';
+import { derivesFrom, type EnumType } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
 import { INTEGER_RANGES, isPrimitive, type ExpressionType } from '../semantic/types.js';
@@ -23,7 +23,7 @@ import {
   type Instant,
 } from '../util/temporal.js';
 import type { Evaluator, Row, Scope } from './evaluator.js';
-import { domainOf, toNumber } from './values.js';
+import { domainOf, toBigInt, toNumber } from './values.js';
 
 /** Number of code points. */
 function codePointLength(text: string): number {
@@ -283,6 +283,27 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   }
   const source = node.args[0]?.type;
   if (source !== undefined && (source.kind === 'entity' || source.kind === 'complex')) return () => null;
+  if (target.kind === 'enum') {
+    // URL 5.1.1.10.1 rule 10 (an integer by the members' values; a flag enum any value of its
+    // underlying type), and a string holding an enumeration literal (member names or a number).
+    const toEnum = enumFrom(target.type);
+    return (row, scope) => {
+      const v = value(row, scope);
+      if (v === null || v === undefined) return null;
+      if (source?.kind === 'enum') return source.type === target.type ? v : null;
+      if (source !== undefined && INTEGER_TYPES.includes(typeNameOf(source))) {
+        const n = toBigInt(v);
+        return n === null ? null : toEnum(n);
+      }
+      if (source !== undefined && isPrimitive(source, 'Edm.String') && typeof v === 'string') {
+        if (/^-?\d+$/.test(v.trim())) return toEnum(BigInt(v.trim()));
+        const names = v.split(',').map((name) => name.trim());
+        if (names.some((name) => !target.type.members.has(name)) || (!target.type.isFlags && names.length !== 1)) return null;
+        return target.type.isFlags ? toEnum(names.reduce((bits, name) => bits | (target.type.members.get(name) as bigint), 0n)) : names[0];
+      }
+      return null;
+    };
+  }
   if (isPrimitive(target, 'Edm.String')) {
     return (row, scope) => {
       const v = value(row, scope);
@@ -298,7 +319,10 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
     return (row, scope) => {
       const v = value(row, scope);
       if (v === null || v === undefined) return null;
-      const decimal = typeof v === 'object' && 'coefficient' in v ? (v as Decimal) : toDecimal(typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v);
+      // An enumeration value as its members' numeric value (URL 5.1.1.10.1 rule 9).
+      const number = source?.kind === 'enum' ? enumValueOf(v, source.type) : v;
+      if (number === null) return null;
+      const decimal = typeof number === 'object' && 'coefficient' in number ? (number as Decimal) : toDecimal(typeof number === 'number' && Number.isInteger(number) ? BigInt(number) : number);
       if (decimal === undefined) return null;
       const integral = roundDecimal(decimal, 'floor');
       if (compareDecimalValues(integral, decimal) !== 0) return null;
@@ -316,6 +340,41 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   };
 }
 
+const INTEGER_TYPES: readonly string[] = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'];
+const typeNameOf = (type: ExpressionType): string => (type.kind === 'primitive' ? type.name : type.kind);
+
+/** The numeric value of an enumeration value (member names, or a number as text), or null. */
+function enumValueOf(value: unknown, type: EnumType): bigint | null {
+  const text = String(value).trim();
+  if (/^-?\d+$/.test(text)) return BigInt(text);
+  let bits = 0n;
+  for (const name of text.split(',').map((part) => part.trim())) {
+    const member = type.members.get(name);
+    if (member === undefined) return null;
+    bits |= member;
+  }
+  return bits;
+}
+
+/**
+ * The enumeration value of an integer (URL 5.1.1.10.1 rule 10): the member with that value; for a
+ * flag enum any value of the underlying type, as the names of the single-bit members that make it
+ * up, or as the number where they do not. Null where the cast fails.
+ */
+function enumFrom(type: EnumType): (n: bigint) => string | null {
+  const byValue = new Map<bigint, string>();
+  for (const [name, value] of type.members) if (!byValue.has(value)) byValue.set(value, name);
+  const range = INTEGER_RANGES[type.underlyingType] as readonly [bigint, bigint];
+  const bits = [...type.members].filter(([, value]) => value > 0n && (value & (value - 1n)) === 0n);
+  return (n) => {
+    const named = byValue.get(n);
+    if (named !== undefined) return named;
+    if (!type.isFlags || n < range[0] || n > range[1]) return null;
+    const parts = bits.filter(([, value]) => (n & value) === value);
+    return parts.reduce((all, [, value]) => all | value, 0n) === n && parts.length > 0 ? parts.map(([name]) => name).join(',') : String(n);
+  };
+}
+
 function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const target = node.targetType;
   const [value] = args;
@@ -327,14 +386,18 @@ function isofFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   if (source !== undefined && (source.kind === 'entity' || source.kind === 'complex')) return () => false;
   // Of an integer type: exactly when the cast to it succeeds (an integral value in its range), so
   // that isof(n32,Edm.Int16) is false for 2147483647, whose cast is null.
-  if (target.kind === 'primitive' && INTEGER_RANGES[target.name] !== undefined) {
+  if ((target.kind === 'primitive' && INTEGER_RANGES[target.name] !== undefined) || target.kind === 'enum') {
     const cast = castFunction(node, args);
     return (row, scope) => cast(row, scope) !== null;
   }
+  // A stream has no literal form: only a stream is one. Text is binary only when it is base64url (rule 3).
+  if (isPrimitive(target, 'Edm.Stream') && !(source !== undefined && isPrimitive(source, 'Edm.Stream'))) return () => false;
+  const base64url = source !== undefined && isPrimitive(source, 'Edm.String') && isPrimitive(target, 'Edm.Binary');
   const domain = domainOf(target);
   return (row, scope) => {
     const v = value(row, scope);
     if (v === null || v === undefined) return false;
+    if (base64url) return typeof v === 'string' && /^[A-Za-z0-9_-]*={0,2}$/.test(v) && v.replace(/=+$/, '').length % 4 !== 1;
     return domain.normalize(v) !== null;
   };
 }

@@ -19,6 +19,7 @@ import {
   DECIMAL,
   DOUBLE,
   INT64,
+  INTEGER_RANGES,
   NULL_TYPE,
   UNTYPED,
   equalityComparable,
@@ -701,11 +702,20 @@ export class ExpressionBinder {
       }
       return { kind: 'call', name: 'isof', args, targetType, type: BOOLEAN, span: node.span };
     }
+    // URL 5.1.1.10.1: primitives to each other (and to text); enumerations to their own type and
+    // to text, integers and text to enumerations (rules 3, 10); a structured value to a primitive
+    // type, or a primitive to a structured type, is a failed cast (null), not an error. An
+    // enumeration to an integer type (rule 9) stays an error, as in OData.net and ASP.NET Core
+    // OData (CastBinder_EnumOnlyCastToOrFromString): see DEVIATIONS.
+    const integer = (type: ExpressionType): boolean => type.kind === 'primitive' && INTEGER_RANGES[type.name] !== undefined;
+    const structured = (type: ExpressionType): boolean => type.kind === 'entity' || type.kind === 'complex';
     const castable =
       source.kind === 'null' ||
       (isCastablePrimitive(source) && isCastablePrimitive(targetType)) ||
-      (source.kind === 'enum' && isPrimitive(targetType, 'Edm.String')) ||
-      ((source.kind === 'entity' || source.kind === 'complex') && (targetType.kind === 'entity' || targetType.kind === 'complex'));
+      (source.kind === 'enum' && (isPrimitive(targetType, 'Edm.String') || (targetType.kind === 'enum' && targetType.type === source.type))) ||
+      (targetType.kind === 'enum' && (integer(source) || isPrimitive(source, 'Edm.String'))) ||
+      (structured(source) && (structured(targetType) || isCastablePrimitive(targetType))) ||
+      (isCastablePrimitive(source) && structured(targetType));
     if (!castable) throw this.error('type_mismatch', `Cannot cast a value of type '${typeName(source)}' to '${typeName(targetType)}'.`, node.span);
     return { kind: 'call', name: 'cast', args, targetType, type: targetType, span: node.span };
   }

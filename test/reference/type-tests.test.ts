@@ -80,3 +80,51 @@ describe('isof of an integer type in the reference', () => {
     }
   });
 });
+
+describe('cast and isof with enumerations and failed casts in the reference (URL 5.1.1.10.1)', () => {
+  const enums = defineModel({
+    namespace: 'E',
+    enumTypes: { Status: ['draft', 'active', 'retired'], Colors: { members: { red: 1, green: 2, blue: 4 }, flags: true } },
+    complexTypes: { Spot: { properties: { x: 'Edm.Int32' } } },
+    entityTypes: { Thing: { key: ['id'], properties: { id: 'Edm.Int32', n: 'Edm.Int32', text: 'Edm.String', status: 'Status', colors: 'Colors' } } },
+    entitySets: { things: { type: 'Thing' } },
+  });
+  const things: Row[] = [
+    { id: 1, n: 1, text: 'active', status: 'active', colors: 'red' },
+    { id: 2, n: 5, text: 'retired,draft', status: 'retired', colors: 'red,blue' },
+    { id: 3, n: 3, text: '0', status: null, colors: null },
+    { id: 4, n: null, text: 'hello', status: 'draft', colors: 'green' },
+  ];
+  const where = (filter: string): number[] =>
+    compileQuery(bindQuery(`$filter=${filter}`, { model: enums, entitySet: 'things' }), { data: { things } })
+      .apply(things)
+      .value.map((row) => row.id as number);
+
+  it('an integer casts by the members values; a flag enumeration takes any value of its type', () => {
+    expect(where("cast(n,E.Status) eq E.Status'active'")).toEqual([1]);
+    expect(where('cast(n,E.Status) eq null')).toEqual([2, 3, 4]);
+    expect(where("cast(n,E.Colors) eq E.Colors'red,blue'")).toEqual([2]);
+    expect(where("cast(n,E.Colors) has E.Colors'green'")).toEqual([3]);
+    expect(where('isof(n,E.Status)')).toEqual([1]);
+  });
+
+  it('text casts when it holds member names or a number; isof says where', () => {
+    expect(where("cast(text,E.Status) eq E.Status'active'")).toEqual([1]);
+    expect(where("cast(text,E.Status) eq E.Status'draft'")).toEqual([3]);
+    expect(where('isof(text,E.Status)')).toEqual([1, 3]);
+    expect(where('isof(text,E.Colors)')).toEqual([3]);
+    expect(where("cast(status,E.Status) eq E.Status'retired'")).toEqual([2]);
+  });
+
+  it('an enumeration to an integer type is refused at bind time, as OData.net refuses it', () => {
+    expect(() => bindQuery('$filter=cast(status,Edm.Int32) eq 1', { model: enums, entitySet: 'things' })).toThrow(expect.objectContaining({ code: 'type_mismatch' }));
+  });
+
+  it('failed casts are null, not errors: an entity to text, text to a complex type; no text is a stream', () => {
+    expect(where('cast($it,Edm.String) eq null')).toEqual([1, 2, 3, 4]);
+    expect(where("cast('',E.Spot) eq null")).toEqual([1, 2, 3, 4]);
+    expect(where("isof('hello',Edm.Stream)")).toEqual([]);
+    expect(where("isof('OData',Edm.Binary)")).toEqual([]);
+    expect(where("isof('T0RhdGE',Edm.Binary)")).toEqual([1, 2, 3, 4]);
+  });
+});
