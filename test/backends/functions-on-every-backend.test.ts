@@ -55,6 +55,13 @@ const FILTERS = [
   '$filter=case(n32 div 0 eq 1:1,true:2) eq 2 and id lt 5',
   "$filter=case(address/city eq 'Oslo':address/zip,true:-1) gt 100",
   "$filter=tags/any(t:case(t eq 'x':true,true:false))",
+  // An instant plus or minus a constant duration, also on SQLite's text (exact, with the carry).
+  "$filter=at add duration'PT0.5S' eq 2024-02-29T12:00:00.623Z",
+  "$filter=at sub duration'PT0.124S' eq 2024-02-29T11:59:59.999Z",
+  "$filter=at add duration'P1D' eq 2025-01-01T23:59:59.999Z",
+  "$filter=at sub duration'P700000D' eq null",
+  "$filter=at add duration'-PT0.000001S' lt 1970-01-01T00:00:00Z",
+  "$filter=date(at add duration'PT12H') eq 2024-01-01",
   // Boolean functions as values (they were conditions only in SQL).
   "$filter=contains(name,'a') eq false",
   "$filter=contains(name,'a') eq null",
@@ -94,6 +101,7 @@ const ORDERS = [
   '$orderby=case(flag:name,true:code) desc,id',
   "$orderby=endswith(name,'a') desc,id",
   '$orderby=cast(n64,Edm.Int32),id',
+  "$orderby=at add duration'-PT12H30M',id",
 ];
 
 /** Differences of two instants and sums of durations: on every engine but SQLite, whose date functions and duration keys are not exact (refused there). */

@@ -915,7 +915,7 @@ export class SqlCompiler {
 
   /** `column` (an instant) moved by `micros` microseconds, in range. */
   private shiftInstant(column: string, micros: bigint): string {
-    if (this.dialect.shiftInstant === undefined) throw unsupported(`date arithmetic on ${this.dialect.displayName} (instants are stored as text)`);
+    if (this.dialect.shiftInstant === undefined) throw unsupported(`date arithmetic on ${this.dialect.displayName}`);
     return this.dialect.shiftInstant(column, micros, (value, kind) => this.value(value, kind));
   }
 

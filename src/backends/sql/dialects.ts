@@ -319,6 +319,16 @@ export const sqlite: Dialect = {
   fractionalSeconds: (x, isTime) =>
     isTime ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)` : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
   totalSeconds: (x) => sqlite.durationKey(x),
+  // Exactly, on the text: whole seconds through the date functions (unix seconds, integers), the 12
+  // fraction digits as an integer of picoseconds with its carry. The compiler keeps the result
+  // inside the years 1 to 9999, which the date functions cover.
+  shiftInstant: (column, micros, value) => {
+    const seconds = micros >= 0n ? micros / 1_000_000n : -((-micros + 999_999n) / 1_000_000n);
+    const picos = (micros - seconds * 1_000_000n) * 1_000_000n;
+    const fraction = `(CAST(substr(${column}, 21, 12) AS INTEGER) + ${value(picos, 'bigint')})`;
+    const whole = `(CAST(strftime('%s', substr(${column}, 1, 19)) AS INTEGER) + ${value(seconds, 'bigint')} + ${fraction} / 1000000000000)`;
+    return `(strftime('%Y-%m-%dT%H:%M:%S', ${whole}, 'unixepoch') || '.' || printf('%012d', ${fraction} % 1000000000000) || 'Z')`;
+  },
   collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
   // json(…): nested JSON must reach the object builders as JSON, not as a string.
   expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,

@@ -168,6 +168,9 @@ describe('SQL text per dialect', () => {
     expect(sql('mysql').sql).toContain('DATE_ADD(t0.`createdAt`, INTERVAL CAST(? AS SIGNED) MICROSECOND)');
     expect(sql('mssql').sql).toContain('DATEADD(microsecond, @p3, DATEADD(second, @p4, t0.[createdAt]))');
     expect(sql('mssql').params.slice(2)).toEqual([500000, '86400']);
-    expect(() => sql('sqlite')).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
+    // SQLite: whole seconds through strftime, the 12 fraction digits as picoseconds with their carry.
+    expect(sql('sqlite').sql).toContain(`strftime('%Y-%m-%dT%H:%M:%S', (CAST(strftime('%s', substr(`);
+    expect(sql('sqlite').params).toContain('86400');
+    expect(sql('sqlite').params).toContain('500000000000');
   });
 });
