@@ -102,6 +102,9 @@ const ORDERS = [
   "$orderby=endswith(name,'a') desc,id",
   '$orderby=cast(n64,Edm.Int32),id',
   "$orderby=at add duration'-PT12H30M',id",
+  // Conditions as values: in and lambdas.
+  '$orderby=(n16 in (7,3)) desc,id',
+  "$orderby=tags/all(t:t ne 'x'),id",
 ];
 
 /** Differences of two instants and sums of durations: on every engine but SQLite, whose date functions and duration keys are not exact (refused there). */

@@ -1081,8 +1081,12 @@ export class SqlCompiler {
       }
       case 'case':
         return this.caseValue(node, scope, operandType);
+      case 'in':
+      case 'lambda':
+        // A condition as a value (`(x in (1,2)) eq false`, `$orderby=tags/any()`): OData's three values.
+        return this.booleanValue(node, scope);
       default:
-        throw unsupported(`${node.kind} expressions (yet)`);
+        throw unsupported(`${(node as BoundExpression).kind} expressions (yet)`);
     }
   }
 }
