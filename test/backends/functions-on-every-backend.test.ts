@@ -55,6 +55,9 @@ const FILTERS = [
   '$filter=case(n32 div 0 eq 1:1,true:2) eq 2 and id lt 5',
   "$filter=case(address/city eq 'Oslo':address/zip,true:-1) gt 100",
   "$filter=tags/any(t:case(t eq 'x':true,true:false))",
+  // A case of a TimeOfDay column and a literal (MariaDB made it text: seed 20261130).
+  "$filter=case(name eq '':parent/time,true:00:00:00) eq 12:00:00",
+  '$filter=case(flag:time,true:00:00:00.5) lt 12:00:00',
   // An instant plus or minus a constant duration, also on SQLite's text (exact, with the carry).
   "$filter=at add duration'PT0.5S' eq 2024-02-29T12:00:00.623Z",
   "$filter=at sub duration'PT0.124S' eq 2024-02-29T11:59:59.999Z",
