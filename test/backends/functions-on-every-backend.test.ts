@@ -58,6 +58,9 @@ const FILTERS = [
   // A case of a TimeOfDay column and a literal (MariaDB made it text: seed 20261130).
   "$filter=case(name eq '':parent/time,true:00:00:00) eq 12:00:00",
   '$filter=case(flag:time,true:00:00:00.5) lt 12:00:00',
+  // A case of nulls only keeps its type (PostgreSQL made it text: date > text, seed 20261130).
+  '$filter=case(flag:0001-01-01,true:born) gt case(flag:null,true:date(null)) or id eq 1',
+  '$filter=case(flag:null,true:date(null)) eq null and id lt 3',
   // An instant plus or minus a constant duration, also on SQLite's text (exact, with the carry).
   "$filter=at add duration'PT0.5S' eq 2024-02-29T12:00:00.623Z",
   "$filter=at sub duration'PT0.124S' eq 2024-02-29T11:59:59.999Z",

@@ -369,7 +369,10 @@ export class SqlCompiler {
   private caseValue(node: Extract<BoundExpression, { kind: 'case' }>, scope: Scope, operandType: ExpressionType): string {
     if (node.type.kind === 'null') return 'NULL';
     const branches = node.branches.map(({ when, then }) => {
-      let value = this.expression(then, scope, then.type.kind === 'null' ? operandType : node.type);
+      // A null branch is a typed null (a parameter of the case's type), so that a case of nulls
+      // only still has its type (PostgreSQL would make it text).
+      const isNull = then.kind === 'literal' && then.value === null;
+      let value = isNull ? this.value(null, parameterKind(node.type, node.type)) : this.expression(then, scope, then.type.kind === 'null' ? operandType : node.type);
       // Promoted as the reference promotes: a Date to its midnight UTC, an Int64 to a double.
       if (isPrimitive(node.type, 'Edm.DateTimeOffset') && isPrimitive(then.type, 'Edm.Date')) value = this.dialect.dateAsInstant(value);
       if ((isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) && isPrimitive(then.type, 'Edm.Int64')) value = this.dialect.double(value);
