@@ -61,6 +61,7 @@ const FILTERS = [
   // A case of nulls only keeps its type (PostgreSQL made it text: date > text, seed 20261130).
   '$filter=case(flag:0001-01-01,true:born) gt case(flag:null,true:date(null)) or id eq 1',
   '$filter=case(flag:null,true:date(null)) eq null and id lt 3',
+  '$filter=case(flag:null,true:(0e0 sub null)) eq null and id lt 3',
   // An instant plus or minus a constant duration, also on SQLite's text (exact, with the carry).
   "$filter=at add duration'PT0.5S' eq 2024-02-29T12:00:00.623Z",
   "$filter=at sub duration'PT0.124S' eq 2024-02-29T11:59:59.999Z",
@@ -111,6 +112,9 @@ const ORDERS = [
   // Conditions as values: in and lambdas.
   '$orderby=(n16 in (7,3)) desc,id',
   "$orderby=tags/all(t:t ne 'x'),id",
+  // Keys that order nothing are left out (PostgreSQL refuses a constant in ORDER BY: seed 20261130).
+  '$orderby=case(null:null,true:null),id',
+  '$orderby=case(flag:null,true:null),id',
 ];
 
 /** Differences of two instants and sums of durations: on every engine but SQLite, whose date functions and duration keys are not exact (refused there). */

@@ -19,6 +19,8 @@ function isConstant(node: BoundExpression): boolean {
       return isConstant(node.left) && isConstant(node.right);
     case 'call':
       return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
+    case 'case':
+      return node.branches.every(({ when, then }) => isConstant(when) && isConstant(then));
     default:
       return false;
   }
@@ -32,8 +34,8 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
   const rejected = nullRejected(options.filter);
   const type = scope.type;
   const dialect = compiler.dialect;
-  // A constant key orders nothing (and a bare number would name a column in MySQL): left out.
-  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression)).map((item) => {
+  // A constant key, or one always null, orders nothing (and a bare number would name a column in MySQL): left out.
+  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null').map((item) => {
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'
