@@ -25,6 +25,8 @@ export interface CastContext {
   condition(node: BoundExpression): string;
   /** A parameter holding `value`. */
   parameter(value: unknown, kind: ParameterKind): string;
+  /** A null of `type` (typed, so that a CASE of nulls keeps its type). */
+  nullOf(type: ExpressionType): string;
 }
 
 type Call = Extract<BoundExpression, { kind: 'call' }>;
@@ -42,6 +44,17 @@ function narrowing(source: ExpressionType, target: ExpressionType): readonly [bi
   const from = INTEGER_RANGES[source.name] as readonly [bigint, bigint];
   const to = INTEGER_RANGES[target.name] as readonly [bigint, bigint];
   return to[0] > from[0] || to[1] < from[1] ? to : undefined;
+}
+
+/**
+ * The range to check a cast to an integer type against: the target's where it does not hold every
+ * value of the source type, and always for a computed operand (SQL computes integers one size
+ * wider, so `n32 sub 1` may lie outside Int32); none for Int64 (computed Int64 values are guarded).
+ */
+function checkedRange(arg: BoundExpression, target: ExpressionType): readonly [bigint, bigint] | undefined {
+  if (!isInteger(target) || target.name === 'Edm.Int64') return undefined;
+  if (arg.kind === 'path' || arg.kind === 'literal') return narrowing(arg.type, target);
+  return INTEGER_RANGES[target.name] as readonly [bigint, bigint];
 }
 
 function refuse(node: Call, source: ExpressionType, target: ExpressionType): never {
@@ -62,15 +75,15 @@ function operands(node: Call): { readonly arg: BoundExpression; readonly target:
 export function castValue(node: Call, context: CastContext): string {
   const { arg, target } = operands(node);
   const source = arg.type;
-  if (arg.kind === 'literal' && arg.value === null) return 'NULL';
+  if (arg.kind === 'literal' && arg.value === null) return context.nullOf(target);
   const { dialect } = context;
-  if (sameType(source, target)) return context.value(arg);
   if (isInteger(source) && isInteger(target)) {
-    const range = narrowing(source, target);
+    const range = checkedRange(arg, target);
     if (range === undefined) return context.value(arg);
     const x = context.value(arg);
     return `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`;
   }
+  if (sameType(source, target)) return context.value(arg);
   if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
   if (isInteger(source) && isDecimal(target)) return context.value(arg);
   if (isFloat(source) && isDecimal(target)) {
@@ -97,13 +110,13 @@ export function isofCondition(node: Call, context: CastContext): string {
   // A number or a Boolean is never text (a Decimal is left out: the reference holds stored decimals as text).
   if (isPrimitive(target, 'Edm.String') && (isInteger(source) || isFloat(source) || isPrimitive(source, 'Edm.Boolean'))) return '1 = 0';
   const notNull = (): string => `${context.value(arg)} IS NOT NULL`;
-  if (sameType(source, target)) return notNull();
   if (isInteger(source) && (isInteger(target) || isFloat(target) || isDecimal(target))) {
-    const range = narrowing(source, target);
+    const range = isInteger(target) ? checkedRange(arg, target) : undefined;
     if (range === undefined) return notNull();
     const x = context.value(arg);
     return `(${x} IS NOT NULL AND ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')})`;
   }
+  if (sameType(source, target)) return notNull();
   if (isDecimal(source) && isFloat(target)) return notNull();
   if (isFloat(source) && isDecimal(target)) {
     const x = context.value(arg);

@@ -340,6 +340,7 @@ export class SqlCompiler {
       value: (node) => this.expression(node, scope),
       condition: (node) => this.condition(node, false, scope),
       parameter: (value, kind) => this.value(value, kind),
+      nullOf: (type) => this.value(null, parameterKind(type, type)),
     };
   }
 
