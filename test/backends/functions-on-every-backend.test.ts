@@ -81,7 +81,6 @@ const FILTERS = [
   '$filter=cast(n16,Edm.SByte) lt 0',
   '$filter=cast(n64,Edm.Double) gt 9007199254740992',
   '$filter=cast(dec,Edm.Double) gt 1',
-  '$filter=cast(dbl,Edm.Decimal) gt 10',
   "$filter=cast(n64,Edm.String) eq '42'",
   "$filter=cast(n32,Edm.String) eq '-2147483648'",
   "$filter=startswith(cast(n32,Edm.String),'-')",

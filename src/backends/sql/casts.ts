@@ -5,7 +5,8 @@
  * - an integer to another integer type: itself when it is in the target's range, else the cast
  *   fails (null, and `isof` is false);
  * - an integer to Double, Single or Decimal, a Decimal to Double or Single;
- * - a Double to Decimal when it is finite (INF and NaN are no decimals);
+ * - `isof` of a Double as a Decimal: whether it is finite (INF and NaN are no decimals); the cast
+ *   itself is refused (a double as a database decimal is rounded to the dialect's digits);
  * - an integer, a Boolean (`true`/`false`) or a Date (`YYYY-MM-DD`) to text (`cast` only; `isof`
  *   of a number or a Boolean as Edm.String is false).
  * Anything else (text to numbers, structured values, enums, TimeOfDay and Decimal formatting) is
@@ -86,10 +87,6 @@ export function castValue(node: Call, context: CastContext): string {
   if (sameType(source, target)) return context.value(arg);
   if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
   if (isInteger(source) && isDecimal(target)) return context.value(arg);
-  if (isFloat(source) && isDecimal(target)) {
-    const x = context.value(arg);
-    return `(CASE WHEN ABS(${x}) <= ${context.parameter(Number.MAX_VALUE, 'double')} THEN ${x} ELSE NULL END)`;
-  }
   if (isPrimitive(target, 'Edm.String')) {
     if (isPrimitive(source, 'Edm.Boolean')) {
       const holds = context.condition(arg);
