@@ -223,7 +223,9 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
 
     it('MAX_CONNECTIONS bounds open connections: extra ones are closed at once, the rest time out, and the service still serves', async () => {
       const results = await Promise.all(Array.from({ length: 70 }, () => exchange(h.url, () => undefined)));
-      const dropped = results.filter((r) => r.closedAfterMs < 300).length;
+      // Dropped: closed before the headers timeout (600 ms), which no accepted connection can be
+      // (on a loaded machine an immediate close may take more than a few hundred ms to arrive).
+      const dropped = results.filter((r) => r.closedAfterMs < 600).length;
       expect(dropped).toBeGreaterThanOrEqual(70 - 40);
       expect(Math.max(...results.map((r) => r.closedAfterMs))).toBeLessThan(3000);
       expect((await h.api('/localities?$top=1')).status).toBe(200);
