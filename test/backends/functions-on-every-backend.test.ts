@@ -100,6 +100,9 @@ const FILTERS = [
   // A computed integer may lie outside its type (SQL computes one size wider): the cast checks it.
   '$filter=cast(n32 sub 1,Edm.Int32) eq null',
   '$filter=isof(n32 sub 1,Edm.Int32)',
+  // An integer cast to Decimal computes as a decimal (negating -32768 overflowed smallint: seed 20261131).
+  '$filter=(-(cast(n16,Edm.Decimal))) eq 32768',
+  '$filter=(-(cast(n64,Edm.Decimal))) eq 9223372036854775808',
   // A cast of null keeps its type inside a case (PostgreSQL compared text < numeric: seed 20261130).
   '$filter=case(flag:cast(null,Edm.Int32),true:cast(null,Edm.Int32)) lt n16 or id eq 2',
 ];

@@ -86,7 +86,7 @@ export function castValue(node: Call, context: CastContext): string {
   }
   if (sameType(source, target)) return context.value(arg);
   if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
-  if (isInteger(source) && isDecimal(target)) return context.value(arg);
+  if (isInteger(source) && isDecimal(target)) return dialect.integerAsDecimal(context.value(arg));
   if (isPrimitive(target, 'Edm.String')) {
     if (isPrimitive(source, 'Edm.Boolean')) {
       const holds = context.condition(arg);

@@ -56,6 +56,8 @@ export interface Dialect {
    * Absent where keys are not exact (SQLite's REAL seconds): duration arithmetic is unsupported.
    */
   durationSum?(left: string, right: string, operator: '+' | '-'): string;
+  /** An integer as a Decimal (so that arithmetic on it is decimal, not the integer type's). */
+  integerAsDecimal(expression: string): string;
   /** An integer as its decimal digits, or a Date as `YYYY-MM-DD` (for `cast(…, Edm.String)`). Absent: unsupported. */
   toText?(expression: string, kind: 'integer' | 'date'): string;
   /** `date`: the calendar day (an Edm.Date) of a DateTimeOffset stored in UTC. Absent: unsupported. */

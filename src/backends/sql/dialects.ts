@@ -216,6 +216,7 @@ export const postgres: Dialect = {
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   // to_char, not a cast: a cast's text follows the session's DateStyle.
   toText: (x, kind) => (kind === 'date' ? `to_char(${x}, 'YYYY-MM-DD')` : `CAST(${x} AS text)`),
+  integerAsDecimal: (x) => `CAST(${x} AS numeric)`,
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
@@ -316,6 +317,8 @@ export const sqlite: Dialect = {
   dateOf: (x) => `substr(${x}, 1, 10)`,
   timeOf: (x) => `(substr(${x}, 12, 8) || rtrim(rtrim(substr(${x}, 20, 13), '0'), '.'))`,
   toText: (x) => `CAST(${x} AS TEXT)`,
+  // Decimals are REAL here; an integer overflowing in arithmetic becomes REAL by itself.
+  integerAsDecimal: (x) => x,
   fractionalSeconds: (x, isTime) =>
     isTime ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)` : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
   totalSeconds: (x) => sqlite.durationKey(x),
@@ -419,6 +422,7 @@ export const mysql: Dialect = {
   instantDifference: (later, earlier) => `(CAST(TIMESTAMPDIFF(MICROSECOND, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   toText: (x, kind) => (kind === 'date' ? `DATE_FORMAT(${x}, '%Y-%m-%d')` : `CAST(${x} AS CHAR)`),
+  integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(65, 0))`,
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
   collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
@@ -512,6 +516,7 @@ export const mssql: Dialect = {
   instantDifference: (later, earlier) => `(CAST(DATEDIFF_BIG(microsecond, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   toText: (x, kind) => (kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : `CAST(${x} AS NVARCHAR(20))`),
+  integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(38, 0))`,
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
   widerIntegers: { int32: 'bigint', int64: 'DECIMAL(38, 0)' },
