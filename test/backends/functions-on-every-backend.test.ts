@@ -103,6 +103,10 @@ const FILTERS = [
   // An integer cast to Decimal computes as a decimal (negating -32768 overflowed smallint: seed 20261131).
   '$filter=(-(cast(n16,Edm.Decimal))) eq 32768',
   '$filter=(-(cast(n64,Edm.Decimal))) eq 9223372036854775808',
+  // Seed 20261131: a case of a Date literal and a Date compared with an instant on MariaDB (made text),
+  // and a case of nulls only compared with a duration on PostgreSQL (made text).
+  "$filter=0001-01-01T00:00:00Z eq case(substringof(name,''):0001-01-01,true:date(at))",
+  '$filter=case(flag:null,true:null) eq span or id eq 1',
   // A cast of null keeps its type inside a case (PostgreSQL compared text < numeric: seed 20261130).
   '$filter=case(flag:cast(null,Edm.Int32),true:cast(null,Edm.Int32)) lt n16 or id eq 2',
 ];

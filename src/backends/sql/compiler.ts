@@ -304,8 +304,11 @@ export class SqlCompiler {
       return sum(this.durationKey(node.left, scope), this.durationKey(node.right, scope), node.operator === 'add' ? '+' : '-');
     }
     // A case whose branches need keys (a difference or a sum): the case of the keys.
+    // A null duration is a typed null's key (PostgreSQL would make a bare NULL text).
+    const nullKey = (): string => this.dialect.durationKey(this.value(null, 'interval'));
+    if (node.type.kind === 'null') return nullKey();
     if (node.kind === 'case' && node.branches.some(({ then }) => then.kind === 'binary')) {
-      const branches = node.branches.map(({ when, then }) => `WHEN ${this.condition(when, true, scope)} THEN ${then.type.kind === 'null' ? 'NULL' : this.durationKey(then, scope)}`);
+      const branches = node.branches.map(({ when, then }) => `WHEN ${this.condition(when, true, scope)} THEN ${then.type.kind === 'null' ? nullKey() : this.durationKey(then, scope)}`);
       return `(CASE ${branches.join(' ')} ELSE NULL END)`;
     }
     return this.dialect.durationKey(this.expression(node, scope, operandType));
@@ -368,7 +371,8 @@ export class SqlCompiler {
    * not), null when none is, as the reference's.
    */
   private caseValue(node: Extract<BoundExpression, { kind: 'case' }>, scope: Scope, operandType: ExpressionType): string {
-    if (node.type.kind === 'null') return 'NULL';
+    // A case of nulls only: a null of the type it is used as (PostgreSQL would make a bare NULL text).
+    if (node.type.kind === 'null') return operandType.kind === 'null' ? 'NULL' : this.value(null, parameterKind(operandType, operandType));
     const branches = node.branches.map(({ when, then }) => {
       // A null branch is a typed null (a parameter of the case's type), so that a case of nulls
       // only still has its type (PostgreSQL would make it text).

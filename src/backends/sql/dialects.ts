@@ -490,10 +490,20 @@ export const mysql: Dialect = {
   // Exact numbers travel as text; without a cast MySQL would compute with them as DOUBLE.
   // A decimal with no more fraction digits than it has: DECIMAL(65, 30) would leave a product with
   // a DECIMAL(38, 18) column only 17 integer digits (`dec mul 2147483648` saturated).
-  // A TimeOfDay as TIME(6): a bare string next to a TIME column in a CASE makes the CASE text, and
-  // TIME(6) text ('12:00:00.000000') is not the literal's ('12:00:00').
+  // Temporal parameters as their column types: a bare string next to a TIME, DATE or DATETIME column
+  // in a CASE makes the CASE text, and text compares as text ('12:00:00.000000' is not '12:00:00').
   typedPlaceholder: (p, kind, value) =>
-    kind === 'bigint' ? `CAST(${p} AS SIGNED)` : kind === 'decimal' ? `CAST(${p} AS DECIMAL(65, ${decimalScale(value)}))` : kind === 'time' ? `CAST(${p} AS TIME(6))` : p,
+    kind === 'bigint'
+      ? `CAST(${p} AS SIGNED)`
+      : kind === 'decimal'
+        ? `CAST(${p} AS DECIMAL(65, ${decimalScale(value)}))`
+        : kind === 'time'
+          ? `CAST(${p} AS TIME(6))`
+          : kind === 'date'
+            ? `CAST(${p} AS DATE)`
+            : kind === 'timestamp'
+              ? `CAST(${p} AS DATETIME(6))`
+              : p,
 };
 
 export const mssql: Dialect = {
