@@ -7,7 +7,7 @@ import { ODataError } from '../errors/odata-error.js';
 import { derivesFrom, type EnumType } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
-import { INTEGER_RANGES, isPrimitive, type ExpressionType } from '../semantic/types.js';
+import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import {
   civilFromDays,
@@ -291,7 +291,7 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
       const v = value(row, scope);
       if (v === null || v === undefined) return null;
       if (source?.kind === 'enum') return source.type === target.type ? v : null;
-      if (source !== undefined && INTEGER_TYPES.includes(typeNameOf(source))) {
+      if (source !== undefined && isIntegerType(source)) {
         const n = toBigInt(v);
         return n === null ? null : toEnum(n);
       }
@@ -340,8 +340,6 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   };
 }
 
-const INTEGER_TYPES: readonly string[] = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'];
-const typeNameOf = (type: ExpressionType): string => (type.kind === 'primitive' ? type.name : type.kind);
 
 /** The numeric value of an enumeration value (member names, or a number as text), or null. */
 function enumValueOf(value: unknown, type: EnumType): bigint | null {

@@ -19,7 +19,7 @@ import {
   DECIMAL,
   DOUBLE,
   INT64,
-  INTEGER_RANGES,
+  isIntegerType,
   NULL_TYPE,
   UNTYPED,
   equalityComparable,
@@ -707,13 +707,12 @@ export class ExpressionBinder {
     // type, or a primitive to a structured type, is a failed cast (null), not an error. An
     // enumeration to an integer type (rule 9) stays an error, as in OData.net and ASP.NET Core
     // OData (CastBinder_EnumOnlyCastToOrFromString): see DEVIATIONS.
-    const integer = (type: ExpressionType): boolean => type.kind === 'primitive' && INTEGER_RANGES[type.name] !== undefined;
     const structured = (type: ExpressionType): boolean => type.kind === 'entity' || type.kind === 'complex';
     const castable =
       source.kind === 'null' ||
       (isCastablePrimitive(source) && isCastablePrimitive(targetType)) ||
       (source.kind === 'enum' && (isPrimitive(targetType, 'Edm.String') || (targetType.kind === 'enum' && targetType.type === source.type))) ||
-      (targetType.kind === 'enum' && (integer(source) || isPrimitive(source, 'Edm.String'))) ||
+      (targetType.kind === 'enum' && (isIntegerType(source) || isPrimitive(source, 'Edm.String'))) ||
       (structured(source) && (structured(targetType) || isCastablePrimitive(targetType))) ||
       (isCastablePrimitive(source) && structured(targetType));
     if (!castable) throw this.error('type_mismatch', `Cannot cast a value of type '${typeName(source)}' to '${typeName(targetType)}'.`, node.span);

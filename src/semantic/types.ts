@@ -139,3 +139,9 @@ export const INTEGER_RANGES: Readonly<Partial<Record<string, readonly [bigint, b
   'Edm.Int32': [-2147483648n, 2147483647n],
   'Edm.Int64': [-(2n ** 63n), 2n ** 63n - 1n],
 };
+
+/** Whether a type is one of the integer types (Byte, SByte, Int16, Int32, Int64). */
+export function isIntegerType(type: ExpressionType): type is Extract<ExpressionType, { kind: 'primitive' }> {
+  return type.kind === 'primitive' && INTEGER_RANGES[type.name] !== undefined;
+}
+

@@ -10,7 +10,7 @@
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import type { ExpressionType } from '../../semantic/types.js';
+import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits } from '../../passes/flags.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
@@ -567,7 +567,7 @@ export class ExpressionCompiler {
       });
     }
     if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
-    const integer = node.type.kind === 'primitive' && INTEGER_TYPES.includes(node.type.name);
+    const integer = isIntegerType(node.type);
     return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
       // A zero divisor gives null (MongoDB would fail the whole query).
       const divided = (quotient: Aggregation): Aggregation => ({ $cond: [{ $eq: [y, 0] }, null, quotient] });
@@ -671,7 +671,7 @@ export class ExpressionCompiler {
         if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
         const source = arg.type;
         const same = (source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name) || (source.kind === 'enum' && target.kind === 'enum' && source.type === target.type);
-        const integerSource = source.kind === 'primitive' && INTEGER_TYPES.includes(source.name);
+        const integerSource = isIntegerType(source);
         const toNumber = integerSource && isNumber(target);
         const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
         // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
@@ -909,7 +909,6 @@ export function isDuration(type: ExpressionType): boolean {
   return type.kind === 'primitive' && type.name === 'Edm.Duration';
 }
 
-const INTEGER_TYPES = ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64'];
 /** 2^63: Int64 values are below it and at least its negation (a double, exact). */
 const INT64_LIMIT = 2 ** 63;
 

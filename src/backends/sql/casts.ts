@@ -13,7 +13,7 @@
  * refused with `unsupported_feature`, as MongoDB refuses the same subset's complement.
  */
 import type { BoundExpression } from '../../semantic/bound-ast.js';
-import { INTEGER_RANGES, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind } from './dialect.js';
 
@@ -32,8 +32,7 @@ export interface CastContext {
 
 type Call = Extract<BoundExpression, { kind: 'call' }>;
 
-const INTEGERS: readonly string[] = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'];
-const isInteger = (type: ExpressionType): type is Extract<ExpressionType, { kind: 'primitive' }> => type.kind === 'primitive' && INTEGERS.includes(type.name);
+const isInteger = isIntegerType;
 const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 const isDecimal = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Decimal');
 const sameType = (a: ExpressionType, b: ExpressionType): boolean => (a.kind === 'primitive' && b.kind === 'primitive' && a.name === b.name) || (a.kind === 'enum' && b.kind === 'enum' && a.type === b.type);
