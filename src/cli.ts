@@ -11,12 +11,12 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { bindQuery, modelFromCsdl, mongoTarget, ODataError, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
+import { bindQuery, DIALECTS, modelFromCsdl, mongoTarget, ODataError, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
 import { splitQueryString } from './syntax/query-string.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
-  odata-engine check "<query string>" --csdl=<CSDL JSON file> --set=<entity set> [--sql=postgres|mysql|sqlite|mssql] [--mongo]
+  odata-engine check "<query string>" --csdl=<CSDL JSON file> --set=<entity set> [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
   odata-engine demo
 `;
 
@@ -89,7 +89,7 @@ export function describeDiagnostics(query: string, diagnostics: readonly Diagnos
     .join('\n');
 }
 
-const DIALECT_NAMES: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql'];
+const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
 
 function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boolean): number {
   const csdl = values.get('csdl');

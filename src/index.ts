@@ -42,6 +42,6 @@ export type { SqlMapping } from './backends/sql/mapping.js';
 export { createTableSql, columnType } from './backends/sql/ddl.js';
 export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';
-export { DIALECTS } from './backends/sql/dialects.js';
+export { DIALECTS } from './backends/sql/dialects/index.js';
 export { sqlTarget } from './backends/sql/target.js';
 export { mongoTarget } from './backends/mongo/target.js';

@@ -192,9 +192,9 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
   },
   {
     name: 'decimal-as-double',
-    deviation: 'SQL backend: "Decimals in SQLite"; MongoDB backend: "Decimal and Int64 storage"',
+    deviation: 'SQL backend: "Decimals in SQLite", "DuckDB"; MongoDB backend: "Decimal and Int64 storage"',
     applies: ({ target, query, findingClass, differingRows, expected, actual, relatedRows }) => {
-      if (findingClass !== 'row disagreement' || !/sqlite|mongo|mingo/i.test(target)) return false;
+      if (findingClass !== 'row disagreement' || !/sqlite|duckdb|mongo|mingo/i.test(target)) return false;
       const nodes = queryExpressions(query);
       const decimal = nodes.filter((node) => typeIs(node, 'Edm.Decimal') || (node.kind === 'binary' && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal'));
       if (decimal.length === 0) return false;

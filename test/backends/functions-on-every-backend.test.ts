@@ -126,6 +126,8 @@ const ORDERS = [
   // Keys that order nothing are left out (PostgreSQL refuses a constant in ORDER BY: seed 20261130).
   '$orderby=case(null:null,true:null),id',
   '$orderby=case(flag:null,true:null),id',
+  // A computed NaN sorts after null and before the numbers (mingo put it last: seed 20261132).
+  '$orderby=(n16 mul INF),id&$skip=0',
 ];
 
 /** Differences of two instants and sums of durations: on every engine but SQLite, whose date functions and duration keys are not exact (refused there). */

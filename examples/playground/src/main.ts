@@ -8,7 +8,7 @@
 import { bindQuery, compileQuery, modelFromCsdl, mongoTarget, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type DialectName, type Model, type QueryTarget, type Row } from 'odata-engine';
 import { demoData, standaloneModel } from './demo.js';
 
-const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql'];
+const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'];
 const SAMPLES: Readonly<Record<string, string>> = {
   assets: "$filter=status eq 'active' and contains(name,'Pump')&$orderby=code desc&$top=5&$count=true&$expand=locality($select=name)",
   localities: '$filter=assets/any(a:a/status eq \'retired\')&$orderby=name',

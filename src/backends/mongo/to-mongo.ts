@@ -484,6 +484,15 @@ class QueryCompiler {
               ? { $switch: { branches: [...expressionType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
               : value;
           temporary.push(key);
+          // A computed Double can be NaN: the reference orders null, then NaN, then the numbers, as
+          // MongoDB does, but mingo sorts NaN after every number; a first key says which it is.
+          // (A stored Double keeps its index, as on PostgreSQL: see DEVIATIONS.)
+          if (isPrimitiveType(expressionType, 'Edm.Double') || isPrimitiveType(expressionType, 'Edm.Single')) {
+            const nanKey = reservedField(type, options, `order${Object.keys(computed).length}`);
+            computed[nanKey] = { $switch: { branches: [{ case: { $eq: [{ $ifNull: [value, null] }, null] }, then: 0 }, { case: { $eq: [value, NaN] }, then: 1 }], default: 2 } };
+            temporary.push(nanKey);
+            sort[nanKey] = item.direction === 'desc' ? -1 : 1;
+          }
         }
         // MongoDB sorts null and missing first ascending, as OData does.
         if (!(key in sort)) sort[key] = item.direction === 'desc' ? -1 : 1;

@@ -10,13 +10,22 @@ import type { CheckedPattern } from '../../semantic/pattern-subset.js';
 import type { ExpressionType } from '../../semantic/types.js';
 
 /** The built-in dialects. */
-export type DialectName = 'postgres' | 'mysql' | 'sqlite' | 'mssql';
+export type DialectName = 'postgres' | 'mysql' | 'sqlite' | 'mssql' | 'duckdb';
 
 export interface Dialect {
-  /** A short name (the built-ins': `postgres`, `mysql`, `sqlite`, `mssql`); shown to search hooks. */
+  /** A short name (the built-ins': `postgres`, `mysql`, `sqlite`, `mssql`, `duckdb`); shown to search hooks. */
   readonly name: DialectName | (string & {});
   /** The engine's name in messages (`PostgreSQL`, `SQL Server`). */
   readonly displayName: string;
+  /**
+   * Storage conventions (what `createTableSql` writes and the compiler assumes): the column type
+   * of each EDM primitive type by its name (`Edm.Int32`), and of enumeration types (`enum`).
+   */
+  readonly columnTypes: Readonly<Record<string, string>>;
+  /** The column type of a primitive collection of `element` (a column type): an array, or JSON text. */
+  collectionColumnType(element: string): string;
+  /** Written after `CREATE TABLE name (…)` (a character set and collation). */
+  readonly tableOptions?: string;
   /**
    * Digits of a second that stored DateTimeOffset, TimeOfDay and Duration values keep (PostgreSQL
    * and MySQL/MariaDB 6, SQL Server 7; 12 where they are exact text): a finer literal is compared

@@ -2,7 +2,7 @@
 import type { QueryTarget } from '../../validation/validate-query.js';
 import { toSql, type ToSqlOptions } from './to-sql.js';
 import type { Dialect, DialectName } from './dialect.js';
-import { DIALECTS } from './dialects.js';
+import { DIALECTS } from './dialects/index.js';
 
 /**
  * A {@link QueryTarget} that compiles with `toSql` for `dialect`: `validateQuery` then reports

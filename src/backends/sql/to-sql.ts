@@ -7,7 +7,7 @@ import { limitFraction } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
 import type { BoundQuery, BoundSearch } from '../../semantic/bound-ast.js';
 import type { Dialect, DialectName } from './dialect.js';
-import { DIALECTS } from './dialects.js';
+import { DIALECTS } from './dialects/index.js';
 import type { SqlMapping } from './mapping.js';
 import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, defineModel, toSql, type Model, type Row } from '../../../src/index.js';
 import { assertBackendMatchesMemory, compareResults, modelQueryArbitrary, rowsArbitrary } from '../../../src/testing/index.js';
-import { load, mysqlServer, pglite, postgresServer, run, sqlite, type Engine } from '../../fixtures/sql-engines.js';
+import { duckdb, load, mysqlServer, pglite, postgresServer, run, sqlite, type Engine } from '../../fixtures/sql-engines.js';
 
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
 const MYSQL_URL = process.env.ODATA_TEST_MYSQL_URL;
@@ -195,6 +195,8 @@ const engineHasRegex = (name: string): boolean => !name.startsWith('SQLite');
 const ENGINES: readonly (readonly [string, () => Promise<Engine>, boolean, boolean])[] = [
   ['PostgreSQL (PGlite)', pglite, true, false],
   ['SQLite (sql.js)', sqlite, false, false],
+  // Decimals are doubles in DuckDB, as in SQLite.
+  ['DuckDB', duckdb, false, false],
   ['PostgreSQL server (ODATA_TEST_POSTGRES_URL)', () => postgresServer(POSTGRES_URL as string), true, POSTGRES_URL === undefined],
   ['MySQL/MariaDB server (ODATA_TEST_MYSQL_URL)', () => mysqlServer(MYSQL_URL as string), true, MYSQL_URL === undefined],
 ];
@@ -295,8 +297,8 @@ for (const [name, open, decimal, skip] of ENGINES) {
           const filter = op === 'eq' || op === 'ne' ? `name ${op} ${literal}` : `${op}(name,${literal})`;
           const query = `$filter=${encodeURIComponent(filter)}`;
           const bound = bindQuery(query, { model, entitySet: 'items' });
-          if (text.includes('\u0000') && engine.dialect !== 'mysql') {
-            // NUL is refused as bad input (a 400), never sent to the database.
+          if (text.includes('\u0000') && (engine.dialect === 'postgres' || engine.dialect === 'sqlite')) {
+            // NUL is refused as bad input (a 400) where the engine cannot hold it, never sent to the database.
             expect(() => toSql(bound, { dialect: engine.dialect })).toThrow(/NUL/);
             return;
           }

@@ -1,0 +1,110 @@
+/**
+ * DuckDB: PostgreSQL's dialect where the two agree (placeholders, intervals, `IS NOT DISTINCT FROM`,
+ * NaN above every number), and DuckDB's own forms where they do not: RE2 regular expressions,
+ * `json_object`, lists for collections, `//` for integer division, HUGEINT for wide integers.
+ *
+ * Storage: a DateTimeOffset is a TIMESTAMP holding UTC (no session time zone is involved), and a
+ * Decimal a DOUBLE, as in SQLite: DuckDB's DECIMAL stops at 38 digits and fails on a product that
+ * needs more (DECIMAL(38, 18) times itself), and its decimal division gives a DOUBLE anyway.
+ */
+import type { Dialect, ParameterKind } from '../dialect.js';
+import { clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, upper } from './common.js';
+import { mysqlDateTime } from './mysql.js';
+import { postgres } from './postgres.js';
+
+const TYPES: Readonly<Record<ParameterKind, string>> = {
+  rowCount: 'BIGINT',
+  string: 'VARCHAR',
+  integer: 'INTEGER',
+  bigint: 'BIGINT',
+  decimal: 'DOUBLE',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  guid: 'UUID',
+  date: 'DATE',
+  timestamp: 'TIMESTAMP',
+  time: 'TIME',
+  interval: 'INTERVAL',
+  enum: 'VARCHAR',
+};
+
+const jsonObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
+
+export const duckdb: Dialect = {
+  ...postgres,
+  name: 'duckdb',
+  displayName: 'DuckDB',
+  // Storage: instants TIMESTAMP in UTC, Decimals DOUBLE, primitive collections lists.
+  columnTypes: {
+    'Edm.String': 'VARCHAR',
+    'Edm.Boolean': 'BOOLEAN',
+    'Edm.Byte': 'SMALLINT',
+    'Edm.SByte': 'SMALLINT',
+    'Edm.Int16': 'SMALLINT',
+    'Edm.Int32': 'INTEGER',
+    'Edm.Int64': 'BIGINT',
+    'Edm.Decimal': 'DOUBLE',
+    'Edm.Double': 'DOUBLE',
+    'Edm.Single': 'FLOAT',
+    'Edm.Guid': 'UUID',
+    'Edm.Date': 'DATE',
+    'Edm.DateTimeOffset': 'TIMESTAMP',
+    'Edm.TimeOfDay': 'TIME',
+    'Edm.Duration': 'INTERVAL',
+    enum: 'VARCHAR',
+  },
+  collectionColumnType: (element) => `${element}[]`,
+  fractionalSecondDigits: 6,
+  quote: doubleQuote,
+  // DuckDB's own: `regexp_matches` is RE2, partial match; `(?s)` lets `.` match line breaks.
+  matchesPattern: (text, pattern, value) => `regexp_matches(${text}, ${value(`(?s)${pattern.re2}`)})`,
+  trim: (e) => `trim(${e})`,
+  // Instants are UTC timestamps: no time zone conversion.
+  datePart: (name, x) => `CAST(EXTRACT(${upper(name)} FROM ${x}) AS INTEGER)`,
+  dateOf: (x) => `CAST(${x} AS DATE)`,
+  timeOf: (x) => `CAST(${x} AS TIME)`,
+  fractionalSeconds: (x) => `((EXTRACT(MICROSECONDS FROM ${x}) % 1000000) / 1000000.0)`,
+  totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
+  toText: (x, kind) => (kind === 'date' ? `strftime(${x}, '%Y-%m-%d')` : `CAST(${x} AS VARCHAR)`),
+  // Decimals are DOUBLE here.
+  integerAsDecimal: (x) => `CAST(${x} AS DOUBLE)`,
+  shiftInstant: (column, micros, value) => `(${column} + to_microseconds(${value(micros, 'bigint')}))`,
+  widerIntegers: { int32: 'BIGINT', int64: 'HUGEINT' },
+  collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
+  expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
+  // json_group_array takes no ORDER BY (a macro): a list in order, as JSON.
+  expandMany: (rows, key) => `(SELECT COALESCE(to_json(list(sub.o ORDER BY sub.n)), CAST('[]' AS JSON)) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key))}) sub)`,
+  // The default collation compares bytes (UTF-8: code points).
+  binaryEquality: true,
+  binary: (e) => e,
+  length: (e) => `length(${e})`,
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS BIGINT))` : `substr(${t}, CAST(${from} AS BIGINT), CAST(${length} AS BIGINT))`),
+  withValues: derivedValues,
+  int64Guard: clampInt64,
+  // % keeps the dividend's sign for integers and doubles alike (fmod does not, on DuckDB).
+  modulo: (l, r) => `(${l} % ${r})`,
+  // The items as JSON text, read as a list of text and cast to the column's type.
+  listParameter: (values) => JSON.stringify(values.map((v) => (v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : String(v)))),
+  inList: (column, p, kind) => `${column} IN (SELECT unnest(CAST(from_json(${p}, '["VARCHAR"]') AS ${TYPES[kind]}[])))`,
+  rounding: (name, x) => doubleRounding(duckdb, name, x),
+  decimalDivide: (l, r) => `(CAST(${l} AS DOUBLE) / ${r})`,
+  double: (e) => `CAST(${e} AS DOUBLE)`,
+  truncate: (e) => `trunc(${e})`,
+  // `/` divides in floating point; `//` truncates.
+  integerDivide: (l, r) => `(${l} // ${r})`,
+  parameter: (value, kind) => {
+    // Numbers travel as text, cast by their placeholder: the driver would bind an integral double
+    // (1.7976931348623157e308) as a BIGINT and a bigint beyond 64 bits not at all. An integer
+    // (the Int64 guard's bounds) is read as a HUGEINT, exactly (see typedPlaceholder).
+    if ((kind === 'decimal' || kind === 'double') && value !== null) {
+      const text = typeof value === 'number' ? String(value) : String(exactText(value, 'decimal'));
+      return text === 'INF' ? 'Infinity' : text === '-INF' ? '-Infinity' : text;
+    }
+    // A Date compared as a DateTimeOffset is midnight UTC.
+    if (kind === 'timestamp') return mysqlDateTime(typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
+    if (kind === 'interval') return intervalText(value);
+    // The driver binds a JavaScript bigint as a BIGINT only: integers travel as text, cast by the placeholder.
+    return typeof value === 'bigint' ? String(value) : exactText(value, kind);
+  },
+  typedPlaceholder: (p, kind, value) => `CAST(${p} AS ${kind === 'decimal' && typeof value === 'string' && /^-?\d{16,}$/.test(value) ? 'HUGEINT' : TYPES[kind]})`,
+};

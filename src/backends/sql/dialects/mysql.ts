@@ -1,0 +1,175 @@
+/** MySQL and MariaDB: DATETIME(6) in UTC, bytes for exact string comparison, `JSON_TABLE`. */
+import { ODataError } from '../../../errors/odata-error.js';
+import type { ExpressionType } from '../../../semantic/types.js';
+import type { Dialect } from '../dialect.js';
+import { ROUNDING, clampInt64, doubleRounding, exactText, inlineValues, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, upper, utcText } from './common.js';
+
+/** The column type of a JSON_TABLE column for collection elements of `type`. */
+function jsonTableType(type: ExpressionType): string {
+  if (type.kind !== 'primitive') return 'LONGTEXT';
+  switch (type.name) {
+    case 'Edm.Int16':
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+      return 'BIGINT';
+    case 'Edm.Double':
+    case 'Edm.Single':
+      return 'DOUBLE';
+    case 'Edm.Decimal':
+      return 'DECIMAL(38, 18)';
+    case 'Edm.Boolean':
+      return 'BOOLEAN';
+    default:
+      return 'LONGTEXT';
+  }
+}
+
+
+/** MySQL and MariaDB store a DateTimeOffset in a DATETIME(6) column, in UTC (microseconds). */
+export function mysqlDateTime(value: unknown): unknown {
+  const text = utcText(value);
+  return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
+}
+
+/** The fraction digits of a decimal number's text (`1.50` → 2, `1.5e-3` → 4), 0 to 30 (MySQL's limit). */
+function decimalScale(value: unknown): number {
+  const match = /^[-+]?\d*(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(String(value));
+  if (match === null) return 30;
+  return Math.min(30, Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)));
+}
+
+
+const mysqlObject = (pairs: readonly string[]): string => `JSON_OBJECT(${pairs.join(', ')})`;
+
+const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l}, ${r})`, double: (e: string): string => `CAST(${e} AS DECIMAL(38, 12))` };
+
+export const mysql: Dialect = {
+  name: 'mysql',
+  // Storage: instants DATETIME(6) in UTC, durations ISO 8601 text, collections JSON text; binary collation.
+  columnTypes: {
+    'Edm.String': 'LONGTEXT',
+    'Edm.Boolean': 'BOOLEAN',
+    'Edm.Byte': 'SMALLINT',
+    'Edm.SByte': 'SMALLINT',
+    'Edm.Int16': 'SMALLINT',
+    'Edm.Int32': 'INT',
+    'Edm.Int64': 'BIGINT',
+    'Edm.Decimal': 'DECIMAL(38, 18)',
+    'Edm.Double': 'DOUBLE',
+    'Edm.Single': 'FLOAT',
+    'Edm.Guid': 'CHAR(36)',
+    'Edm.Date': 'DATE',
+    'Edm.DateTimeOffset': 'DATETIME(6)',
+    'Edm.TimeOfDay': 'TIME(6)',
+    'Edm.Duration': 'VARCHAR(64)',
+    enum: 'VARCHAR(255)',
+  },
+  collectionColumnType: () => 'LONGTEXT',
+  tableOptions: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
+  fractionalSecondDigits: 6,
+  jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,
+  placeholder: () => '?',
+  quote: (name) => `\`${name.replaceAll('`', '``')}\``,
+  paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
+  nullsFirstByDefault: true,
+  displayName: 'MySQL/MariaDB',
+  notDistinct: (l, r) => `${l()} <=> ${r()}`,
+  booleanCondition: (value) => `(${value} <> 0)`,
+  // Case-sensitive with a binary collation (MariaDB's PCRE, MySQL's ICU).
+  matchesPattern: (text, pattern, value) => `${text} COLLATE utf8mb4_bin REGEXP ${value(pattern.mysql)}`,
+  trim: (e) => `TRIM(${e})`,
+  datePart: (name, x) => `${upper(name)}(${x})`,
+  dateOf: (x) => `DATE(${x})`,
+  timeOf: (x) => `TIME(${x})`,
+  // Exactly (a division would keep div_precision_increment digits only).
+  fractionalSeconds: (x) => `CAST(CONCAT('0.', LPAD(MICROSECOND(${x}), 6, '0')) AS DECIMAL(7, 6))`,
+  totalSeconds: (x) => mysql.durationKey(x),
+  // In the DECIMAL(38, 12) of durationKey: the division keeps the dividend's 12 digits.
+  instantDifference: (later, earlier) => `(CAST(TIMESTAMPDIFF(MICROSECOND, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
+  durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
+  toText: (x, kind) => (kind === 'date' ? `DATE_FORMAT(${x}, '%Y-%m-%d')` : `CAST(${x} AS CHAR)`),
+  integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(65, 0))`,
+  shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
+  widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
+  collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
+  // JSON_EXTRACT(…, '$'): nested JSON must reach the object builders as JSON, not as a string.
+  expandOne: (rows, key) => `JSON_EXTRACT((SELECT ${jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}), '$')`,
+  // MariaDB cannot correlate a derived table with the outer row: order and page inside JSON_ARRAYAGG.
+  expandMany: (rows, key) => {
+    const object = jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key);
+    const paging = rows.paging === '' ? '' : ` ${rows.paging}`;
+    return `JSON_EXTRACT((SELECT COALESCE(JSON_ARRAYAGG(JSON_EXTRACT(${object}, '$') ORDER BY ${rows.order()}${paging}), JSON_ARRAY()) FROM ${rows.from} WHERE ${rows.where}), '$')`;
+  },
+  // The default collations ignore case, and the PAD SPACE ones (utf8mb4_bin too, on MariaDB) pad
+  // with spaces: 'a' = 'a ' and '\t' < ''. Bytes (UTF-8, so code-point order) have neither.
+  binaryEquality: false,
+  binary: (e) => `CAST(${e} AS BINARY)`,
+  like: (e, p) => `${e} COLLATE utf8mb4_bin LIKE ${p} ESCAPE '\\\\'`,
+  escapeChar: '\\',
+  length: (e) => `CHAR_LENGTH(${e})`,
+  indexOf: (t, s) => `(INSTR(${t}, ${s}) - 1)`,
+  substring: (t, from, length) => (length === undefined ? `SUBSTRING(${t}, ${from})` : `SUBSTRING(${t}, ${from}, ${length})`),
+  greatest: (l, r) => `GREATEST(${l}, ${r})`,
+  least: (l, r) => `LEAST(${l}, ${r})`,
+  withValues: inlineValues,
+  int64Guard: clampInt64,
+  // A decimal remainder of zero can be a negative zero, which MariaDB orders below 0 and finds
+  // unequal to it (-1 % -0.5); 0 + x normalizes it.
+  // (Cast, as a quotient is: compared with a double, MariaDB would take fmod of doubles.)
+  modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + CAST(${l} % ${r} AS DECIMAL(65, 30)))` : `(${l} % ${r})`),
+  listParameter: (values, kind) => jsonList(values, kind, '1e999'),
+  inList: (column, p, kind) => {
+    const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
+    // Strings (and enum member names) compare by bytes, as the column side already does.
+    const bytes = kind === 'string' || kind === 'enum';
+    const value = bytes ? 'CAST(`_j`.`v` AS BINARY)' : '`_j`.`v`';
+    const left = bytes && !column.startsWith('CAST(') ? `CAST(${column} AS BINARY)` : column;
+    return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
+  },
+  rounding: (name, x, double) => (double ? doubleRounding(mysql, name, x) : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
+  orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
+  dateAsInstant: (e) => e,
+  durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
+  // 24 digits after the point and div_precision_increment's 4 give the reference's 28 (rounded half
+  // away from zero, as the reference does), with 41 digits before the point.
+  // Cast to DECIMAL(65, 28): compared with a double, MariaDB would divide in floating point, not
+  // round to 28 digits; 0 + x: a quotient rounded to zero can be a negative zero, less than 0.
+  decimalDivide: (l, r) => `(0 + CAST(CAST(${l} AS DECIMAL(65, 24)) / ${r} AS DECIMAL(65, 28)))`,
+  double: (e) => `CAST(${e} AS DOUBLE)`,
+  truncate: (e) => `TRUNCATE(${e}, 0)`,
+  concat: (l, r) => `CONCAT(${l}, ${r})`,
+  // DIV fails beyond BIGINT (-2^63 DIV -1): a decimal quotient truncated (30 decimals cannot round up to the next integer).
+  integerDivide: (l, r) => `TRUNCATE(CAST(${l} AS DECIMAL(65, 30)) / ${r}, 0)`,
+  booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
+  booleanValue: (c) => `(${c})`,
+  parameter: (value, kind) => {
+    // MySQL/MariaDB doubles hold no INF or NaN (the driver would write them as bare words).
+    if ((kind === 'double' || kind === 'decimal') && (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))) {
+      throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB have no INF or NaN values', appendLocation: false });
+    }
+    if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
+    if (kind === 'timestamp') return mysqlDateTime(value);
+    return exactText(value, kind);
+  },
+  // Exact numbers travel as text; without a cast MySQL would compute with them as DOUBLE.
+  // A decimal with no more fraction digits than it has: DECIMAL(65, 30) would leave a product with
+  // a DECIMAL(38, 18) column only 17 integer digits (`dec mul 2147483648` saturated).
+  // Temporal parameters as their column types: a bare string next to a TIME, DATE or DATETIME column
+  // in a CASE makes the CASE text, and text compares as text ('12:00:00.000000' is not '12:00:00').
+  typedPlaceholder: (p, kind, value) =>
+    kind === 'bigint'
+      ? `CAST(${p} AS SIGNED)`
+      : kind === 'decimal'
+        ? `CAST(${p} AS DECIMAL(65, ${decimalScale(value)}))`
+        : kind === 'time'
+          ? `CAST(${p} AS TIME(6))`
+          : kind === 'date'
+            ? `CAST(${p} AS DATE)`
+            : kind === 'timestamp'
+              ? `CAST(${p} AS DATETIME(6))`
+              : p,
+};

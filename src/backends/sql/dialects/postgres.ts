@@ -1,0 +1,129 @@
+/** PostgreSQL (and PGlite): arrays, intervals, `json_build_object`, typed placeholders (`$1::numeric`). */
+import type { Dialect, ParameterKind } from '../dialect.js';
+import { ROUNDING, clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, rejectNul, upper } from './common.js';
+
+const PG_ARRAY_TYPES: Partial<Record<ParameterKind, string>> = {
+  integer: 'integer',
+  bigint: 'bigint',
+  decimal: 'numeric',
+  double: 'double precision',
+  boolean: 'boolean',
+  guid: 'uuid',
+  date: 'date',
+  timestamp: 'timestamptz',
+  time: 'time',
+  interval: 'interval',
+};
+
+
+const postgresObject = (pairs: readonly string[]): string => `json_build_object(${pairs.join(', ')})`;
+
+export const postgres: Dialect = {
+  name: 'postgres',
+  // Storage: primitive collections are arrays.
+  columnTypes: {
+    'Edm.String': 'text',
+    'Edm.Boolean': 'boolean',
+    'Edm.Byte': 'smallint',
+    'Edm.SByte': 'smallint',
+    'Edm.Int16': 'smallint',
+    'Edm.Int32': 'integer',
+    'Edm.Int64': 'bigint',
+    'Edm.Decimal': 'numeric',
+    'Edm.Double': 'double precision',
+    'Edm.Single': 'real',
+    'Edm.Guid': 'uuid',
+    'Edm.Date': 'date',
+    'Edm.DateTimeOffset': 'timestamptz',
+    'Edm.TimeOfDay': 'time',
+    'Edm.Duration': 'interval',
+    enum: 'text',
+  },
+  collectionColumnType: (element) => `${element}[]`,
+  fractionalSecondDigits: 6,
+  // Arrays are JSON arrays in json_build_object already.
+  jsonCollection: (column) => column,
+  placeholder: (index) => `$${index}`,
+  quote: doubleQuote,
+  paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),
+  nullsFirstByDefault: false,
+  displayName: 'PostgreSQL',
+  notDistinct: (l, r) => `${l()} IS NOT DISTINCT FROM ${r()}`,
+  booleanCondition: (value) => value,
+  matchesPattern: (text, pattern, value) => `${text} ~ ${value(pattern.postgres)}`,
+  trim: (e) => `btrim(${e})`,
+  datePart: (name, x, isDate) => `CAST(FLOOR(EXTRACT(${upper(name)} FROM ${isDate ? x : `(${x} AT TIME ZONE 'UTC')`})) AS integer)`,
+  dateOf: (x) => `CAST((${x} AT TIME ZONE 'UTC') AS date)`,
+  timeOf: (x) => `CAST((${x} AT TIME ZONE 'UTC') AS time)`,
+  // EXTRACT gives numeric (exact): the microseconds of the minute, without the whole seconds.
+  fractionalSeconds: (x, isTime) => `(mod(EXTRACT(MICROSECONDS FROM ${isTime ? x : `(${x} AT TIME ZONE 'UTC')`}), 1000000) / 1000000.0)`,
+  totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
+  instantDifference: (later, earlier) => `(${later} - ${earlier})`,
+  durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
+  // to_char, not a cast: a cast's text follows the session's DateStyle.
+  toText: (x, kind) => (kind === 'date' ? `to_char(${x}, 'YYYY-MM-DD')` : `CAST(${x} AS text)`),
+  integerAsDecimal: (x) => `CAST(${x} AS numeric)`,
+  shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
+  widerIntegers: { int32: 'bigint', int64: 'numeric' },
+  collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
+  expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
+  expandMany: (rows, key) => `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
+  // Deterministic collations (every built-in one) compare equal only on equal bytes.
+  binaryEquality: true,
+  binary: (e) => `${e} COLLATE "C"`,
+  like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,
+  escapeChar: '\\',
+  length: (e) => `char_length(${e})`,
+  indexOf: (t, s) => `(strpos(${t}, ${s}) - 1)`,
+  // substr takes integer positions: the compiler has clamped them to 32 bits.
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS integer))` : `substr(${t}, CAST(${from} AS integer), CAST(${length} AS integer))`),
+  // GREATEST/LEAST ignore nulls here: null when one is null.
+  greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
+  least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
+  withValues: derivedValues,
+  int64Guard: clampInt64,
+  modulo: (l, r) => `mod(${l}, ${r})`,
+  listParameter: (values) => `{${values.map((v) => `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
+  inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
+  durationKey: (e) => e,
+  orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
+  rounding: (name, x, double) => (double ? doubleRounding(postgres, name, x) : `${ROUNDING[name]}(CAST(${x} AS numeric))`),
+  nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
+  notNaN: (e) => `(${e} IS NULL OR ${e} <> CAST('NaN' AS double precision))`,
+  dateAsInstant: (e) => e,
+  negateDuration: (e) => `(-${e})`,
+  // The reference's quotient: 28 digits after the point, rounded half away from zero. A dividend
+  // with 28 digits after the point makes PostgreSQL divide to at least 28 (it chooses fewer for 2/3).
+  decimalDivide: (l, r) => `ROUND((CAST(${l} AS numeric) + 0.0000000000000000000000000000) / ${r}, 28)`,
+  double: (e) => `CAST(${e} AS double precision)`,
+  truncate: (e) => `trunc(${e})`,
+  concat: (l, r) => `(${l} || ${r})`,
+  // div() truncates also when an operand is numeric (widened Int64 arithmetic).
+  integerDivide: (l, r) => `div(${l}, ${r})`,
+  booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
+  booleanValue: (c) => `(${c})`,
+  parameter: (value, kind) => {
+    // PostgreSQL text cannot hold NUL: refuse the value as bad input rather than fail in the database.
+    rejectNul(value, 'PostgreSQL');
+    if (kind === 'interval') return intervalText(value);
+    return exactText(value, kind);
+  },
+  typedPlaceholder: (p, kind) => {
+    const types: Partial<Record<ParameterKind, string>> = {
+      rowCount: 'bigint',
+      string: 'text',
+      integer: 'integer',
+      bigint: 'bigint',
+      decimal: 'numeric',
+      double: 'double precision',
+      boolean: 'boolean',
+      guid: 'uuid',
+      date: 'date',
+      timestamp: 'timestamptz',
+      time: 'time',
+      interval: 'interval',
+      enum: 'text',
+    };
+    return `${p}::${types[kind] ?? 'text'}`;
+  },
+};

@@ -1,0 +1,130 @@
+/** SQLite: instants as fixed-width UTC text, Decimals as REAL, JSON through `json_each`. */
+import type { Dialect } from '../dialect.js';
+import { derivedValues, doubleQuote, exactText, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, numberedRows, rejectNul, utcText } from './common.js';
+
+const sqliteObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
+
+export const sqlite: Dialect = {
+  name: 'sqlite',
+  // Storage: Decimals are REAL, instants fixed-width UTC text, collections JSON text.
+  columnTypes: {
+    'Edm.String': 'TEXT',
+    'Edm.Boolean': 'INTEGER',
+    'Edm.Byte': 'INTEGER',
+    'Edm.SByte': 'INTEGER',
+    'Edm.Int16': 'INTEGER',
+    'Edm.Int32': 'INTEGER',
+    'Edm.Int64': 'INTEGER',
+    'Edm.Decimal': 'REAL',
+    'Edm.Double': 'REAL',
+    'Edm.Single': 'REAL',
+    'Edm.Guid': 'TEXT',
+    'Edm.Date': 'TEXT',
+    'Edm.DateTimeOffset': 'TEXT',
+    'Edm.TimeOfDay': 'TEXT',
+    'Edm.Duration': 'TEXT',
+    enum: 'TEXT',
+  },
+  collectionColumnType: () => 'TEXT',
+  fractionalSecondDigits: 12,
+  jsonCollection: (column) => `json(${column})`,
+  placeholder: () => '?',
+  quote: doubleQuote,
+  paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
+  nullsFirstByDefault: true,
+  displayName: 'SQLite',
+  notDistinct: (l, r) => `${l()} IS ${r()}`,
+  booleanCondition: (value) => `(${value} <> 0)`,
+  // SQLite's LIKE ignores ASCII case: compare exactly instead.
+  stringMatch: (name, text, needle) => {
+    if (name === 'contains') return `instr(${text()}, ${needle()}) > 0`;
+    if (name === 'startswith') return `substr(${text()}, 1, length(${needle()})) = ${needle()}`;
+    // endswith(null, '') is null, not true: the empty needle's shortcut needs a text.
+    return `(CASE WHEN ${text()} IS NULL THEN NULL WHEN length(${needle()}) = 0 THEN 1 ELSE substr(${text()}, -length(${needle()})) = ${needle()} END)`;
+  },
+  containsIgnoringCase: (text, needle) => `instr(lower(${text}), lower(${needle})) > 0`,
+  trim: (e) => `TRIM(${e})`,
+  datePart: (name, x) => `CAST(strftime('${{ year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' }[name]}', ${x}) AS INTEGER)`,
+  // Instants are fixed-width UTC text (2024-01-01T00:30:00.000000000000Z); times of day are ISO
+  // 8601 text (HH:MM:SS, then the fraction without trailing zeros), so `time` writes that form.
+  dateOf: (x) => `substr(${x}, 1, 10)`,
+  timeOf: (x) => `(substr(${x}, 12, 8) || rtrim(rtrim(substr(${x}, 20, 13), '0'), '.'))`,
+  toText: (x) => `CAST(${x} AS TEXT)`,
+  // Decimals are REAL here; an integer overflowing in arithmetic becomes REAL by itself.
+  integerAsDecimal: (x) => x,
+  fractionalSeconds: (x, isTime) =>
+    isTime ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)` : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
+  totalSeconds: (x) => sqlite.durationKey(x),
+  // Exactly, on the text: whole seconds through the date functions (unix seconds, integers), the 12
+  // fraction digits as an integer of picoseconds with its carry. The compiler keeps the result
+  // inside the years 1 to 9999, which the date functions cover.
+  shiftInstant: (column, micros, value) => {
+    const seconds = micros >= 0n ? micros / 1_000_000n : -((-micros + 999_999n) / 1_000_000n);
+    const picos = (micros - seconds * 1_000_000n) * 1_000_000n;
+    const fraction = `(CAST(substr(${column}, 21, 12) AS INTEGER) + ${value(picos, 'bigint')})`;
+    const whole = `(CAST(strftime('%s', substr(${column}, 1, 19)) AS INTEGER) + ${value(seconds, 'bigint')} + ${fraction} / 1000000000000)`;
+    return `(strftime('%Y-%m-%dT%H:%M:%S', ${whole}, 'unixepoch') || '.' || printf('%012d', ${fraction} % 1000000000000) || 'Z')`;
+  },
+  collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
+  // json(…): nested JSON must reach the object builders as JSON, not as a string.
+  expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,
+  expandMany: (rows, key) => `json((SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key))}) sub))`,
+  // SQLite's default BINARY collation already compares bytes, i.e. code points.
+  binaryEquality: true,
+  binary: (e) => e,
+  // LIKE is case-insensitive for ASCII in SQLite: match with instr/substr instead (no wildcards at all).
+  like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,
+  escapeChar: '\\',
+  length: (e) => `length(${e})`,
+  indexOf: (t, s) => `(instr(${t}, ${s}) - 1)`,
+  substring: (t, from, length) => (length === undefined ? `substr(${t}, ${from})` : `substr(${t}, ${from}, ${length})`),
+  greatest: (l, r) => `max(${l}, ${r})`,
+  least: (l, r) => `min(${l}, ${r})`,
+  withValues: derivedValues,
+  // Integer arithmetic that overflows gives a REAL in SQLite.
+  int64Guard: (sql) => derivedValues([sql], ([v]) => `(CASE WHEN typeof(${v}) = 'integer' THEN ${v} END)`),
+  // % converts its operands to integers: a - b·trunc(a/b) for the others.
+  modulo: (l, r, kind) => (kind === 'integer' ? `(${l} % ${r})` : derivedValues([l, r], ([a, b]) => `(${a} - ${b} * ${sqlite.truncate(`${a} / ${b}`)})`)),
+  listParameter: (values, kind) => jsonList(values, kind, '9e999'),
+  inList: (column, p) => `${column} IN (SELECT value FROM json_each(${p}))`,
+  // SQLite's round() rounds half away from zero; floor and ceiling without the math extension
+  // (CAST AS INTEGER saturates at 2^63: from 2^52 up a double is an integer already).
+  rounding: (name, x) =>
+    name === 'round'
+      ? `round(${x})`
+      : derivedValues([x], ([v]) => {
+          const [beyond, step] = name === 'floor' ? ['<', '- 1'] : ['>', '+ 1'];
+          return `(CASE WHEN ${v} >= 4503599627370496 OR ${v} <= -4503599627370496 THEN ${v} WHEN ${v} ${beyond} CAST(${v} AS INTEGER) THEN CAST(${v} AS INTEGER) ${step} ELSE CAST(${v} AS INTEGER) END)`;
+        }),
+  orderedDouble: (e) => e,
+  nanOrderKey: () => undefined,
+  // DateTimeOffset values are fixed-width UTC text (see utcText).
+  dateAsInstant: (e) => `(${e} || 'T00:00:00.000000000000Z')`,
+  durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
+  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} || ${r})`, (t, f) => `substr(${t}, ${f})`),
+  // Decimals are REAL here (and integer / integer would truncate).
+  decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
+  double: (e) => `CAST(${e} AS REAL)`,
+  // CAST AS INTEGER saturates at 2^63; doubles from 2^52 up are integers already.
+  // (abs() of -2^63 is an error: an integer quotient can be it.)
+  truncate: (e) => `(CASE WHEN ${e} >= 4503599627370496 OR ${e} <= -4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
+  concat: (l, r) => `(${l} || ${r})`,
+  integerDivide: (l, r) => `(${l} / ${r})`,
+  booleanLiteral: (v) => (v ? '1' : '0'),
+  booleanValue: (c) => `(${c})`,
+  parameter: (value, kind) => {
+    // SQLite's string functions stop at NUL: refuse such values as bad input.
+    rejectNul(value, 'SQLite');
+    if (typeof value === 'boolean') return value ? 1 : 0;
+    if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
+    // A Date compared as a DateTimeOffset is midnight UTC.
+    if (kind === 'timestamp') return utcText(typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
+    // Decimals are REAL in SQLite: bound as numbers, never as text (text compares above every number).
+    if ((kind === 'decimal' || kind === 'double') && value !== null) {
+      const text = exactText(value, 'decimal');
+      return text === 'INF' ? Infinity : text === '-INF' ? -Infinity : Number(text);
+    }
+    return exactText(value, kind);
+  },
+  typedPlaceholder: (p, kind) => (kind === 'bigint' ? `CAST(${p} AS INTEGER)` : p),
+};
