@@ -632,6 +632,8 @@ export class ExpressionCompiler {
     const stringDate = argType?.kind === 'primitive' && argType.name === 'Edm.Date';
     const stringTime = argType?.kind === 'primitive' && argType.name === 'Edm.TimeOfDay';
     const part = (from: number, length: number): Aggregation => unary((x) => ({ $toInt: { $substrCP: [x, from, length] } }));
+    // A part of an untyped null (`year(case(flag:null,true:null))`) is null.
+    if (argType?.kind === 'null' && ['year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalseconds', 'totalseconds', 'date', 'time', 'totaloffsetminutes'].includes(node.name)) return null;
     switch (node.name) {
       case 'contains':
         // $split is MongoDB's substring search that counts in code points; '' is contained everywhere.

@@ -22,7 +22,7 @@ import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, JsonEntry, ParameterKind } from './dialect.js';
 import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
 import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
-import { nonNullColumn } from './nullability.js';
+import { nonNullColumn, partOfNull } from './nullability.js';
 import { orderByItems } from './ordering.js';
 import type { SqlSearchHook } from './to-sql.js';
 import { castValue, isofCondition, type CastContext } from './casts.js';
@@ -490,6 +490,9 @@ export class SqlCompiler {
   value(value: unknown, kind: ParameterKind): string {
     // An Int32 value may leave 32 bits (`2 mul -2147483648` folded): a bigint then.
     if (kind === 'integer' && (typeof value === 'number' || typeof value === 'bigint') && (value > 2147483647 || value < -2147483648)) kind = 'bigint';
+    // A Double is a double: an Int64 cast to it (`cast(9007199254740993,Edm.Double)`, folded) rounds
+    // as the reference rounds it (MariaDB compared the exact integer: seed 20261132).
+    if (kind === 'double' && typeof value === 'bigint') value = Number(value);
     const parameter = this.dialect.parameter(value, kind);
     this.params.push(parameter);
     return this.dialect.typedPlaceholder(`${MARK_START}${this.params.length - 1}${MARK_END}`, kind, parameter);
@@ -858,9 +861,13 @@ export class SqlCompiler {
     });
   }
 
-  private widened(sql: string, type: ExpressionType): string {
-    const int64 = isPrimitive(type, 'Edm.Int64');
-    if (!int64 && !['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never))) return sql;
+  private widened(sql: string, type: ExpressionType, node?: Extract<BoundExpression, { kind: 'binary' }>): string {
+    // An Int32 result is exact, not range-checked (as in the reference): one computed from another
+    // (`(a mul b) mul c`, up to 2^77) needs Int64's wider type, not 64 bits.
+    const computed = (n: BoundExpression): boolean => n.kind === 'binary' && ['add', 'sub', 'mul', 'div', 'mod'].includes(n.operator);
+    const narrow = ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never));
+    if (!narrow && !isPrimitive(type, 'Edm.Int64')) return sql;
+    const int64 = !narrow || (node !== undefined && (computed(node.left) || computed(node.right)));
     const target = this.dialect.widerIntegers?.[int64 ? 'int64' : 'int32'];
     return target === undefined ? sql : `CAST(${sql} AS ${target})`;
   }
@@ -1016,11 +1023,11 @@ export class SqlCompiler {
           const divisor = `NULLIF(${r}, 0)`;
           switch (operator) {
             case 'add':
-              return this.int64Guard(`(${this.widened(l, node.type)} + ${r})`, node.type);
+              return this.int64Guard(`(${this.widened(l, node.type, node)} + ${r})`, node.type);
             case 'sub':
-              return this.int64Guard(`(${this.widened(l, node.type)} - ${r})`, node.type);
+              return this.int64Guard(`(${this.widened(l, node.type, node)} - ${r})`, node.type);
             case 'mul':
-              return this.int64Guard(`(${this.widened(l, node.type)} * ${r})`, node.type);
+              return this.int64Guard(`(${this.widened(l, node.type, node)} * ${r})`, node.type);
             case 'mod':
               return this.dialect.modulo(l, divisor, numericKind(node.operandType));
             case 'divby':
@@ -1028,7 +1035,7 @@ export class SqlCompiler {
               return this.dialect.decimalDivide(l, divisor);
             default: {
               const integer = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(node.type, name as never));
-              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type), divisor), node.type) : this.dialect.decimalDivide(l, divisor);
+              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type, node), divisor), node.type) : this.dialect.decimalDivide(l, divisor);
             }
           }
         }
@@ -1045,6 +1052,7 @@ export class SqlCompiler {
       case 'call': {
         // A Boolean function as a value: its condition with OData's three values.
         if (PREDICATE_FUNCTIONS.has(node.name)) return this.booleanValue(node, scope);
+        if (partOfNull(node)) return 'NULL';
         const args = node.args.map((arg) => this.expression(arg, scope));
         switch (node.name) {
           case 'tolower':

@@ -6,7 +6,7 @@
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
 import type { Scope, SqlCompiler } from './compiler.js';
-import { nonNullColumn, nullRejected } from './nullability.js';
+import { nonNullColumn, nullRejected, partOfNull } from './nullability.js';
 
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
@@ -35,7 +35,7 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
   const type = scope.type;
   const dialect = compiler.dialect;
   // A constant key, or one always null, orders nothing (and a bare number would name a column in MySQL): left out.
-  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null').map((item) => {
+  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression)).map((item) => {
     const expression = item.expression;
     const base =
       expression.type.kind === 'enum' && expression.kind === 'path'
