@@ -2,7 +2,10 @@
 import type { Dialect, ParameterKind } from '../dialect.js';
 import { ROUNDING, clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, rejectNul, upper } from './common.js';
 
-const PG_ARRAY_TYPES: Partial<Record<ParameterKind, string>> = {
+/** The PostgreSQL type of each parameter kind: placeholders are cast to it (`$1::numeric`), long in-lists to its array. */
+const PG_TYPES: Readonly<Record<ParameterKind, string>> = {
+  rowCount: 'bigint',
+  string: 'text',
   integer: 'integer',
   bigint: 'bigint',
   decimal: 'numeric',
@@ -13,8 +16,8 @@ const PG_ARRAY_TYPES: Partial<Record<ParameterKind, string>> = {
   timestamp: 'timestamptz',
   time: 'time',
   interval: 'interval',
+  enum: 'text',
 };
-
 
 const postgresObject = (pairs: readonly string[]): string => `json_build_object(${pairs.join(', ')})`;
 
@@ -84,7 +87,7 @@ export const postgres: Dialect = {
   int64Guard: clampInt64,
   modulo: (l, r) => `mod(${l}, ${r})`,
   listParameter: (values) => `{${values.map((v) => `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
-  inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_ARRAY_TYPES[kind] ?? 'text'}[]))`,
+  inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_TYPES[kind]}[]))`,
   durationKey: (e) => e,
   orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
   rounding: (name, x, double) => (double ? doubleRounding(postgres, name, x) : `${ROUNDING[name]}(CAST(${x} AS numeric))`),
@@ -108,22 +111,5 @@ export const postgres: Dialect = {
     if (kind === 'interval') return intervalText(value);
     return exactText(value, kind);
   },
-  typedPlaceholder: (p, kind) => {
-    const types: Partial<Record<ParameterKind, string>> = {
-      rowCount: 'bigint',
-      string: 'text',
-      integer: 'integer',
-      bigint: 'bigint',
-      decimal: 'numeric',
-      double: 'double precision',
-      boolean: 'boolean',
-      guid: 'uuid',
-      date: 'date',
-      timestamp: 'timestamptz',
-      time: 'time',
-      interval: 'interval',
-      enum: 'text',
-    };
-    return `${p}::${types[kind] ?? 'text'}`;
-  },
+  typedPlaceholder: (p, kind) => `${p}::${PG_TYPES[kind]}`,
 };
