@@ -81,8 +81,9 @@ export const duckdb: Dialect = {
   substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS BIGINT))` : `substr(${t}, CAST(${from} AS BIGINT), CAST(${length} AS BIGINT))`),
   withValues: derivedValues,
   int64Guard: clampInt64,
-  // % keeps the dividend's sign for integers and doubles alike (fmod does not, on DuckDB).
-  modulo: (l, r) => `(${l} % ${r})`,
+  // % keeps the dividend's sign for integers and doubles alike (fmod does not, on DuckDB); integers
+  // in HUGEINT, where -2^63 % -1 does not overflow.
+  modulo: (l, r, kind) => (kind === 'integer' ? `(CAST(${l} AS HUGEINT) % ${r})` : `(${l} % ${r})`),
   // The items as JSON text, read as a list of text and cast to the column's type.
   listParameter: (values) => JSON.stringify(values.map((v) => (v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : String(v)))),
   inList: (column, p, kind) => `${column} IN (SELECT unnest(CAST(from_json(${p}, '["VARCHAR"]') AS ${TYPES[kind]}[])))`,
