@@ -157,6 +157,8 @@ const DIFFERENCES = [
   "$filter=case(flag:span add span,true:null) eq duration'P2D'",
   '$filter=span add span eq null',
   '$orderby=span sub span add span desc,id',
+  // DuckDB: an untyped null plus an interval was ambiguous (seed 20261133).
+  "$filter=((duration'P1D' add null) add span) eq span or id eq 1",
 ];
 
 describe('functions once refused, on every engine', () => {

@@ -69,6 +69,8 @@ export const duckdb: Dialect = {
   // Decimals are DOUBLE here.
   integerAsDecimal: (x) => `CAST(${x} AS DOUBLE)`,
   shiftInstant: (column, micros, value) => `(${column} + to_microseconds(${value(micros, 'bigint')}))`,
+  // Casts: DuckDB's binder finds NULL + INTERVAL ambiguous (an untyped null operand).
+  durationSum: (l, r, operator) => `(CAST(${l} AS INTERVAL) ${operator} CAST(${r} AS INTERVAL))`,
   widerIntegers: { int32: 'BIGINT', int64: 'HUGEINT' },
   collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
