@@ -7,6 +7,7 @@
  * Every literal goes through `$literal`, so a string such as `$where` or `{"$gt":""}` can never
  * be read as a field path or an operator.
  */
+import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
@@ -633,7 +634,7 @@ export class ExpressionCompiler {
     const stringTime = argType?.kind === 'primitive' && argType.name === 'Edm.TimeOfDay';
     const part = (from: number, length: number): Aggregation => unary((x) => ({ $toInt: { $substrCP: [x, from, length] } }));
     // A part of an untyped null (`year(case(flag:null,true:null))`) is null.
-    if (argType?.kind === 'null' && ['year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalseconds', 'totalseconds', 'date', 'time', 'totaloffsetminutes'].includes(node.name)) return null;
+    if (partOfNull(node)) return null;
     switch (node.name) {
       case 'contains':
         // $split is MongoDB's substring search that counts in code points; '' is contained everywhere.

@@ -15,18 +15,6 @@ export function nonNullColumn(node: BoundExpression): boolean {
   return step?.kind === 'property' && !step.property.collection && !step.property.nullable;
 }
 
-/** Functions of one temporal value whose result is null for a null argument. */
-const NULL_PROPAGATING_PARTS: ReadonlySet<string> = new Set(['year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalseconds', 'totalseconds', 'date', 'time', 'totaloffsetminutes']);
-
-/**
- * Whether an expression is a part of an untyped null (`year(case(flag:null,true:null))`): always
- * null, written as NULL (the engines find EXTRACT of an untyped NULL ambiguous: PostgreSQL 42725,
- * DuckDB's binder) and left out of ORDER BY.
- */
-export function partOfNull(node: BoundExpression): boolean {
-  return node.kind === 'call' && NULL_PROPAGATING_PARTS.has(node.name) && node.args[0]?.type.kind === 'null';
-}
-
 /**
  * Properties of the row that the filter's top-level conjunction rejects when null (`p gt 5`,
  * `p eq 'x'`, `startswith(p, 'a')`): ordering by them needs no NULLS FIRST/LAST, which keeps an

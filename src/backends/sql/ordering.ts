@@ -6,7 +6,8 @@
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
 import type { Scope, SqlCompiler } from './compiler.js';
-import { nonNullColumn, nullRejected, partOfNull } from './nullability.js';
+import { nonNullColumn, nullRejected } from './nullability.js';
+import { partOfNull } from '../../passes/null-parts.js';
 
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
