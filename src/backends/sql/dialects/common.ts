@@ -50,6 +50,15 @@ export function utcText(value: unknown): unknown {
   return `${pad(utc.year, 4)}-${pad(utc.month)}-${pad(utc.day)}T${pad(utc.hour)}:${pad(utc.minute)}:${pad(utc.second)}.${utc.fractionPicos.toString().padStart(12, '0')}Z`;
 }
 
+/**
+ * A DateTimeOffset as a UTC date and time to the microsecond, space-separated
+ * (`2024-01-01 00:30:00.000000`): MySQL/MariaDB's DATETIME(6) and DuckDB's TIMESTAMP.
+ */
+export function utcDateTime(value: unknown): unknown {
+  const text = utcText(value);
+  return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
+}
+
 export function rejectNul(value: unknown, engine: string): void {
   if (typeof value === 'string' && value.includes('\u0000')) {
     throw new ODataError({ code: 'invalid_literal', reason: `${engine} strings cannot contain the NUL character`, appendLocation: false });

@@ -8,8 +8,7 @@
  * needs more (DECIMAL(38, 18) times itself), and its decimal division gives a DOUBLE anyway.
  */
 import type { Dialect, ParameterKind } from '../dialect.js';
-import { clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, upper } from './common.js';
-import { mysqlDateTime } from './mysql.js';
+import { clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, upper, utcDateTime } from './common.js';
 import { postgres } from './postgres.js';
 
 const TYPES: Readonly<Record<ParameterKind, string>> = {
@@ -69,7 +68,9 @@ export const duckdb: Dialect = {
   // Decimals are DOUBLE here.
   integerAsDecimal: (x) => `CAST(${x} AS DOUBLE)`,
   shiftInstant: (column, micros, value) => `(${column} + to_microseconds(${value(micros, 'bigint')}))`,
-  // Casts: DuckDB's binder finds NULL + INTERVAL ambiguous (an untyped null operand).
+  // Casts: DuckDB's binder finds NULL + INTERVAL ambiguous and reads TIMESTAMP - NULL as a
+  // TIMESTAMP (an untyped null operand, such as a shift out of range folded to null).
+  instantDifference: (later, earlier) => `(CAST(${later} AS TIMESTAMP) - CAST(${earlier} AS TIMESTAMP))`,
   durationSum: (l, r, operator) => `(CAST(${l} AS INTERVAL) ${operator} CAST(${r} AS INTERVAL))`,
   widerIntegers: { int32: 'BIGINT', int64: 'HUGEINT' },
   collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
@@ -104,7 +105,7 @@ export const duckdb: Dialect = {
       return text === 'INF' ? 'Infinity' : text === '-INF' ? '-Infinity' : text;
     }
     // A Date compared as a DateTimeOffset is midnight UTC.
-    if (kind === 'timestamp') return mysqlDateTime(typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
+    if (kind === 'timestamp') return utcDateTime(typeof value === 'string' && /^-?\d{4,}-\d\d-\d\d$/.test(value) ? `${value}T00:00:00Z` : value);
     if (kind === 'interval') return intervalText(value);
     // The driver binds a JavaScript bigint as a BIGINT only: integers travel as text, cast by the placeholder.
     return typeof value === 'bigint' ? String(value) : exactText(value, kind);

@@ -9,8 +9,7 @@ import { mysql } from './mysql.js';
 import { postgres } from './postgres.js';
 import { sqlite } from './sqlite.js';
 
-export { mysqlDateTime } from './mysql.js';
-export { utcText } from './common.js';
+export { utcDateTime, utcText } from './common.js';
 export { duckdb, mssql, mysql, postgres, sqlite };
 
 /**

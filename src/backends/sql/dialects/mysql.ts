@@ -2,7 +2,7 @@
 import { ODataError } from '../../../errors/odata-error.js';
 import type { ExpressionType } from '../../../semantic/types.js';
 import type { Dialect } from '../dialect.js';
-import { ROUNDING, clampInt64, doubleRounding, exactText, inlineValues, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, upper, utcText } from './common.js';
+import { ROUNDING, clampInt64, doubleRounding, exactText, inlineValues, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, upper, utcDateTime } from './common.js';
 
 /** The column type of a JSON_TABLE column for collection elements of `type`. */
 function jsonTableType(type: ExpressionType): string {
@@ -26,20 +26,12 @@ function jsonTableType(type: ExpressionType): string {
   }
 }
 
-
-/** MySQL and MariaDB store a DateTimeOffset in a DATETIME(6) column, in UTC (microseconds). */
-export function mysqlDateTime(value: unknown): unknown {
-  const text = utcText(value);
-  return typeof text === 'string' ? `${text.slice(0, 10)} ${text.slice(11, 26)}` : text;
-}
-
 /** The fraction digits of a decimal number's text (`1.50` → 2, `1.5e-3` → 4), 0 to 30 (MySQL's limit). */
 function decimalScale(value: unknown): number {
   const match = /^[-+]?\d*(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(String(value));
   if (match === null) return 30;
   return Math.min(30, Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)));
 }
-
 
 const mysqlObject = (pairs: readonly string[]): string => `JSON_OBJECT(${pairs.join(', ')})`;
 
@@ -152,7 +144,7 @@ export const mysql: Dialect = {
       throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB have no INF or NaN values', appendLocation: false });
     }
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
-    if (kind === 'timestamp') return mysqlDateTime(value);
+    if (kind === 'timestamp') return utcDateTime(value);
     return exactText(value, kind);
   },
   // Exact numbers travel as text; without a cast MySQL would compute with them as DOUBLE.
