@@ -13,7 +13,7 @@ import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
-import { bitsOf, flagBits } from '../../passes/flags.js';
+import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -351,16 +351,16 @@ export class ExpressionCompiler {
   }
 
   /** Enum values are stored by name and ordered by member value: a `$switch` from names to values. */
-  private orderable(node: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
+  orderable(node: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
     const value = this.value(node, frame);
     if (operandType.kind !== 'enum') return value;
     if (operandType.type.isFlags) return this.flagsNumber(node, operandType.type, frame);
-    return { $switch: { branches: [...operandType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } };
+    return { $switch: { branches: memberOrdinals(operandType.type).map(([name, member]) => ({ case: { $eq: [value, name] }, then: member })), default: null } };
   }
 
   /** Whether stored member names (text) include a member that carries `bit`. */
   private carries(names: string, type: EnumType, bit: bigint): Aggregation {
-    const carriers = [...type.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => escapeRegex(name));
+    const carriers = membersCarrying(type, bit).map(escapeRegex);
     if (carriers.length === 0) return false;
     return { $regexMatch: { input: names, regex: `(^|,)\\s*(${carriers.join('|')})\\s*(,|$)` } };
   }

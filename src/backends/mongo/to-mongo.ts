@@ -472,16 +472,14 @@ class QueryCompiler {
           // A computed sort key: an enum's member value, a navigation path, a function.
           key = reservedField(type, options, `order${Object.keys(computed).length}`);
           const expressionType = item.expression.type;
-          const value = isDuration(expressionType) ? undefined : orderExpressions.value(item.expression, frame);
+          const value = isDuration(expressionType) || expressionType.kind === 'enum' ? undefined : orderExpressions.value(item.expression, frame);
           computed[key] =
-            expressionType.kind === 'enum' && expressionType.type.isFlags
-              ? orderExpressions.flagsNumber(item.expression, expressionType.type, frame)
+            expressionType.kind === 'enum'
+              ? orderExpressions.orderable(item.expression, expressionType, frame)
               : isDuration(expressionType)
               ? orderExpressions.durationValue(item.expression, frame)
               : isPrimitiveType(expressionType, 'Edm.Date')
               ? orderExpressions.dateKeyOf(value)
-              : expressionType.kind === 'enum'
-              ? { $switch: { branches: [...expressionType.type.members].map(([name, member]) => ({ case: { $eq: [value, name] }, then: Number(member) })), default: null } }
               : value;
           temporary.push(key);
           // A computed Double can be NaN: the reference orders null, then NaN, then the numbers, as

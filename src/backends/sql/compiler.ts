@@ -1,30 +1,29 @@
 /**
- * The base SQL compiler behind `toSql` (to-sql.ts): paths and joins, conditions, comparisons,
- * expressions and `$expand`, with every per-dialect difference asked of the dialect's hooks
- * (`dialect.ts`, `dialects.ts`). Every value goes through {@link SqlCompiler.value}, so every value
+ * The base SQL compiler behind `toSql` (to-sql.ts): paths and joins, conditions, comparisons and
+ * expressions, with every per-dialect difference asked of the dialect's hooks (`dialect.ts`,
+ * `dialects/`). `$expand` is in expansion.ts, ORDER BY in ordering.ts, casts in casts.ts. Every value goes through {@link SqlCompiler.value}, so every value
  * is a parameter; identifiers come only from the model (through the mapping) and are quoted.
  *
  * The SQL keeps the spec's semantics rather than SQL's: comparisons are two-valued where OData's
  * are (`x ne 'a'` keeps rows where `x` is null, `not (x gt 1)` keeps them too), `eq null` is
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
-import { bitsOf, flagBits } from '../../passes/flags.js';
+import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { INTEGER_RANGES, fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
-import type { Dialect, JsonEntry, ParameterKind } from './dialect.js';
+import type { Dialect, ParameterKind } from './dialect.js';
 import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
 import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
 import { nonNullColumn } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
-import { orderByItems } from './ordering.js';
 import type { SqlSearchHook } from './to-sql.js';
 import { castValue, isofCondition, type CastContext } from './casts.js';
 
@@ -69,7 +68,7 @@ export class SqlCompiler {
 
   constructor(
     readonly dialect: Dialect,
-    private readonly mapping: SqlMapping,
+    readonly mapping: SqlMapping,
     readonly searchHook?: SqlSearchHook,
   ) {}
 
@@ -88,7 +87,7 @@ export class SqlCompiler {
   }
 
   /** A scope for the rows of a navigation property: `FROM table alias WHERE join`. */
-  private related({ navigation, entitySet: set }: NavigationHop, from: Scope): { scope: Scope; from: string; join: string } {
+  related({ navigation, entitySet: set }: NavigationHop, from: Scope): { scope: Scope; from: string; join: string } {
     if (set === undefined) throw unsupported(unknownTarget(navigation));
     const alias = this.nextAlias();
     const scope: Scope = { alias, type: navigation.target, set, variables: from.variables };
@@ -186,96 +185,6 @@ export class SqlCompiler {
     if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('this collection');
     const target = this.related(last, current);
     return { kind: 'entities', scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
-  }
-
-  /**
-   * The stored columns to return for a select (every selectable property without `$select`):
-   * complex values as their flattened leaves, each with its path from the row.
-   */
-  selected(options: BoundQueryOptions, type: StructuredType): { path: Property[]; column: string; property: Property }[] {
-    if (options.select.all) return [...type.properties.values()].filter((p) => p.selectable && !(p.collection && p.type.kind === 'complex')).flatMap((p) => this.leaves(type, p));
-    return options.select.properties.flatMap((item) => {
-      // A path into a complex value: the leaves under its last step, with the path before it.
-      let owner = type;
-      let prefix = '';
-      const path = item.path as Property[];
-      for (const property of path.slice(0, -1)) {
-        prefix += `${columnName(owner, property, this.mapping)}_`;
-        owner = (property.type as { type: StructuredType }).type;
-      }
-      const last = path[path.length - 1] as Property;
-      if (last.collection && last.type.kind === 'complex') throw unsupported(`selecting the collection of complex values '${last.name}'`);
-      return this.leaves(owner, last, prefix).map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path] }));
-    });
-  }
-
-  /**
-   * The entries of the JSON object of a row in `scope`: its selected properties (paths into
-   * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
-   */
-  private jsonEntries(options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
-    const columns = keysOnly ? scope.type.key.map((k) => this.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : this.selected(options, scope.type);
-    const entries: JsonEntry[] = columns.map(({ path, column }) => ({
-      path: path.map((p) => p.name),
-      value: `${scope.alias}.${this.dialect.quote(column)}`,
-      kind: (path[path.length - 1] as Property).collection ? 'collection' : 'value',
-    }));
-    if (!keysOnly) {
-      for (const item of options.expand) {
-        for (const [name, sql] of this.expansion(item, scope)) entries.push({ path: [name], value: sql(), kind: name.endsWith('@odata.count') ? 'value' : 'json' });
-      }
-    }
-    return entries;
-  }
-
-  /**
-   * The columns for one expanded navigation property: `[name, sql]` pairs. A single-valued one is
-   * a JSON object (or null); a collection a JSON array, ordered and paged; `/$count` a number.
-   */
-  expansion(item: BoundExpandItem, from: Scope): [string, () => string][] {
-    const options = item.options;
-    const name = item.navigation.name;
-    // Every piece is built when the returned function runs (statement() numbers the placeholders
-    // in the order of the text, whatever order the pieces are built in).
-    const parts = () => {
-      // The target entity set is the expansion's own: a refusal of it is placed in $expand.
-      if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
-      const related = this.related(item, from);
-      const scope: Scope = { ...related.scope, variables: new Map() };
-      const where = this.conditions(options, scope);
-      return { related, scope, where: where === '' ? related.join : `${related.join} AND ${where}` };
-    };
-    const count = (): string => {
-      const { related, where } = parts();
-      return `(SELECT COUNT(*) FROM ${related.from} WHERE ${where})`;
-    };
-    if (item.form === '$count') return [[`${name}@odata.count`, count]];
-    const { expandOne, expandMany } = this.dialect;
-    if (expandOne === undefined || expandMany === undefined) throw unsupported(`$expand on ${this.dialect.displayName} (yet)`);
-    const keysOnly = item.form === '$ref';
-    const key = (text: string): string => this.value(text, 'string');
-    if (!item.navigation.collection) {
-      return [
-        [
-          name,
-          () => {
-            const { related, scope, where } = parts();
-            return expandOne({ entries: this.jsonEntries(options, scope, keysOnly), from: related.from, where }, key);
-          },
-        ],
-      ];
-    }
-    const array = (): string => {
-      const { related, scope, where } = parts();
-      const order = (): string =>
-        orderByItems(this, options, scope) || scope.type.key.map((k) => `${this.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
-      const top = options.top === undefined ? undefined : this.value(options.top, 'rowCount');
-      const skip = options.skip === undefined ? undefined : this.value(options.skip, 'rowCount');
-      return expandMany({ entries: this.jsonEntries(options, scope, keysOnly), from: related.from, where, order, paging: top === undefined && skip === undefined ? '' : this.dialect.paging(top, skip) }, key);
-    };
-    const columns: [string, () => string][] = [[name, array]];
-    if (options.count === true) columns.push([`${name}@odata.count`, count]);
-    return columns;
   }
 
   /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
@@ -938,7 +847,7 @@ export class SqlCompiler {
   /** The number of a flag enum value stored as member names: the bitwise or of its members' values. */
   flagsValue(column: string, enumType: EnumType): string {
     const names = this.flagNames(column);
-    const terms = [...enumType.members].map(([name, value]) => `(CASE WHEN ${this.dialect.indexOf(names, this.value(`,${name},`, 'string'))} >= 0 THEN ${this.value(Number(value), 'integer')} ELSE 0 END)`);
+    const terms = memberOrdinals(enumType).map(([name, value]) => `(CASE WHEN ${this.dialect.indexOf(names, this.value(`,${name},`, 'string'))} >= 0 THEN ${this.value(value, 'integer')} ELSE 0 END)`);
     return `(CASE WHEN ${column} IS NULL THEN NULL ELSE (${terms.join(' | ')}) END)`;
   }
 
@@ -963,7 +872,7 @@ export class SqlCompiler {
     const contains = (member: string): string => `${this.dialect.indexOf(names, this.value(`,${member},`, 'string'))} >= 0`;
     const bits: string[] = [];
     for (const bit of bitsOf(wanted)) {
-      const carriers = [...enumType.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => contains(name));
+      const carriers = membersCarrying(enumType, bit).map(contains);
       bits.push(carriers.length === 0 ? '1 = 0' : `(${carriers.join(' OR ')})`);
     }
     // has with no bits: true for every non-null value.
@@ -982,15 +891,15 @@ export class SqlCompiler {
     return this.value(value, kind);
   }
 
-  /** An enum value as its declared position, for ordering enums stored as member names. */
-  private enumOrdinal(node: BoundExpression, scope: Scope): string {
+  /** An enum value as its member's value, for ordering enums stored as member names (null for any other text). */
+  enumOrdinal(node: BoundExpression, scope: Scope): string {
     if (node.type.kind !== 'enum') return this.expression(node, scope);
     if (node.kind === 'literal') {
       const name = Array.isArray(node.value) ? node.value[0] : node.value;
       return this.value(Number(node.type.type.members.get(String(name)) ?? 0n), 'integer');
     }
     const sql = this.expression(node, scope);
-    const cases = [...node.type.type.members].map(([name, value]) => `WHEN ${this.value(name, 'string')} THEN ${this.value(Number(value), 'integer')}`);
+    const cases = memberOrdinals(node.type.type).map(([name, value]) => `WHEN ${this.value(name, 'string')} THEN ${this.value(value, 'integer')}`);
     return `(CASE ${sql} ${cases.join(' ')} END)`;
   }
 

@@ -42,7 +42,7 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
       expression.type.kind === 'enum' && expression.kind === 'path'
         ? expression.type.type.isFlags
           ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
-          : `(CASE ${compiler.expression(expression, scope)} ${[...expression.type.type.members].map(([name, value]) => `WHEN ${compiler.value(name, 'string')} THEN ${compiler.value(Number(value), 'integer')}`).join(' ')} END)`
+          : compiler.enumOrdinal(expression, scope)
         : isPrimitive(expression.type, 'Edm.Duration')
           ? compiler.durationKey(expression, scope)
           : compiler.expression(expression, scope);

@@ -11,6 +11,7 @@ import { DIALECTS } from './dialects/index.js';
 import type { SqlMapping } from './mapping.js';
 import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';
+import { expansion, selected } from './expansion.js';
 import { MARKER } from './parameters.js';
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
@@ -89,7 +90,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
 
   // Without $select: every column-stored property (complex values are not columns yet).
   // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
-  const leaves = new SqlCompiler(dialect, options, options.search).selected(bound, type);
+  const leaves = selected(new SqlCompiler(dialect, options, options.search), bound, type);
   const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
 
   const expansionNames: { alias: string; name: string }[] = [];
@@ -102,7 +103,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     const parts = columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`);
     expansionNames.length = 0;
     for (const item of bound.expand) {
-      for (const [name, sql] of compiler.expansion(item, root)) {
+      for (const [name, sql] of expansion(compiler, item, root)) {
         const alias = `e${expansionNames.length}`;
         expansionNames.push({ alias, name });
         parts.push(`${sql()} AS ${dialect.quote(alias)}`);

@@ -1,0 +1,104 @@
+/**
+ * `$expand` in SQL: each expanded navigation property a correlated subquery in the select list
+ * that the dialect turns into JSON (an object, or an array ordered and paged), `/$count` a
+ * `COUNT(*)`, `/$ref` the keys only; and the stored columns a `$select` returns.
+ */
+import type { Property, StructuredType } from '../../model/model.js';
+import type { BoundExpandItem, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
+import type { Scope, SqlCompiler } from './compiler.js';
+import type { JsonEntry } from './dialect.js';
+import { columnName } from './mapping.js';
+import { orderByItems } from './ordering.js';
+
+const unsupported = (what: string) => unsupportedFeature('SQL', what);
+
+/**
+ * The stored columns to return for a select (every selectable property without `$select`):
+ * complex values as their flattened leaves, each with its path from the row.
+ */
+export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type: StructuredType): { path: Property[]; column: string; property: Property }[] {
+  if (options.select.all) return [...type.properties.values()].filter((p) => p.selectable && !(p.collection && p.type.kind === 'complex')).flatMap((p) => compiler.leaves(type, p));
+  return options.select.properties.flatMap((item) => {
+    // A path into a complex value: the leaves under its last step, with the path before it.
+    let owner = type;
+    let prefix = '';
+    const path = item.path as Property[];
+    for (const property of path.slice(0, -1)) {
+      prefix += `${columnName(owner, property, compiler.mapping)}_`;
+      owner = (property.type as { type: StructuredType }).type;
+    }
+    const last = path[path.length - 1] as Property;
+    if (last.collection && last.type.kind === 'complex') throw unsupported(`selecting the collection of complex values '${last.name}'`);
+    return compiler.leaves(owner, last, prefix).map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path] }));
+  });
+}
+
+/**
+ * The entries of the JSON object of a row in `scope`: its selected properties (paths into
+ * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
+ */
+function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
+  const columns = keysOnly ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : selected(compiler, options, scope.type);
+  const entries: JsonEntry[] = columns.map(({ path, column }) => ({
+    path: path.map((p) => p.name),
+    value: `${scope.alias}.${compiler.dialect.quote(column)}`,
+    kind: (path[path.length - 1] as Property).collection ? 'collection' : 'value',
+  }));
+  if (!keysOnly) {
+    for (const item of options.expand) {
+      for (const [name, sql] of expansion(compiler, item, scope)) entries.push({ path: [name], value: sql(), kind: name.endsWith('@odata.count') ? 'value' : 'json' });
+    }
+  }
+  return entries;
+}
+
+/**
+ * The columns for one expanded navigation property: `[name, sql]` pairs. A single-valued one is
+ * a JSON object (or null); a collection a JSON array, ordered and paged; `/$count` a number.
+ */
+export function expansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scope): [string, () => string][] {
+  const options = item.options;
+  const name = item.navigation.name;
+  // Every piece is built when the returned function runs (statement() numbers the placeholders
+  // in the order of the text, whatever order the pieces are built in).
+  const parts = () => {
+    // The target entity set is the expansion's own: a refusal of it is placed in $expand.
+    if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
+    const related = compiler.related(item, from);
+    const scope: Scope = { ...related.scope, variables: new Map() };
+    const where = compiler.conditions(options, scope);
+    return { related, scope, where: where === '' ? related.join : `${related.join} AND ${where}` };
+  };
+  const count = (): string => {
+    const { related, where } = parts();
+    return `(SELECT COUNT(*) FROM ${related.from} WHERE ${where})`;
+  };
+  if (item.form === '$count') return [[`${name}@odata.count`, count]];
+  const { expandOne, expandMany } = compiler.dialect;
+  if (expandOne === undefined || expandMany === undefined) throw unsupported(`$expand on ${compiler.dialect.displayName} (yet)`);
+  const keysOnly = item.form === '$ref';
+  const key = (text: string): string => compiler.value(text, 'string');
+  if (!item.navigation.collection) {
+    return [
+      [
+        name,
+        () => {
+          const { related, scope, where } = parts();
+          return expandOne({ entries: jsonEntries(compiler, options, scope, keysOnly), from: related.from, where }, key);
+        },
+      ],
+    ];
+  }
+  const array = (): string => {
+    const { related, scope, where } = parts();
+    const order = (): string =>
+      orderByItems(compiler, options, scope) || scope.type.key.map((k) => `${compiler.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
+    const top = options.top === undefined ? undefined : compiler.value(options.top, 'rowCount');
+    const skip = options.skip === undefined ? undefined : compiler.value(options.skip, 'rowCount');
+    return expandMany({ entries: jsonEntries(compiler, options, scope, keysOnly), from: related.from, where, order, paging: top === undefined && skip === undefined ? '' : compiler.dialect.paging(top, skip) }, key);
+  };
+  const columns: [string, () => string][] = [[name, array]];
+  if (options.count === true) columns.push([`${name}@odata.count`, count]);
+  return columns;
+}
