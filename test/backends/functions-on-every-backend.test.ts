@@ -103,6 +103,17 @@ const FILTERS = [
   // An integer cast to Decimal computes as a decimal (negating -32768 overflowed smallint: seed 20261131).
   '$filter=(-(cast(n16,Edm.Decimal))) eq 32768',
   '$filter=(-(cast(n64,Edm.Decimal))) eq 9223372036854775808',
+  // A Decimal or a Double to an integer type: the integer when it is one in range, else null (NaN, INF, 2.5, 1e308).
+  '$filter=cast(dec,Edm.Int32) ne null',
+  '$filter=cast(dbl,Edm.Int64) eq 50',
+  '$filter=cast(dbl mul 1e10,Edm.Int64) gt 0',
+  '$filter=cast(dbl div 0,Edm.Int64) eq null and dbl ne 0',
+  '$filter=cast(dec mul 2,Edm.SByte) lt 0',
+  '$filter=isof(dbl,Edm.Int64)',
+  '$filter=isof(dec,Edm.Byte)',
+  '$filter=not isof(dec mul 100000000000000000,Edm.Int64)',
+  '$filter=isof(-9223372036854775808.0,Edm.Int64) and not isof(9223372036854775808.0,Edm.Int64) and isof(n32 div 1.0,Edm.Int32)',
+  '$filter=isof(-2147483648.0,Edm.Int32) and not isof(2147483648.0,Edm.Int32) and not isof(-32769.0,Edm.Int16) and n16 ge 0',
   // Seed 20261131: a case of a Date literal and a Date compared with an instant on MariaDB (made text),
   // and a case of nulls only compared with a duration on PostgreSQL (made text).
   "$filter=0001-01-01T00:00:00Z eq case(substringof(name,''):0001-01-01,true:date(at))",

@@ -662,8 +662,8 @@ export class ExpressionCompiler {
       case 'cast':
       case 'isof': {
         // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
-        // target type itself, an integer to any numeric type (unchanged), an integer or a Boolean
-        // to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
+        // target type itself, an integer to any numeric type (unchanged), a Decimal or a Double to
+        // an integer type, an integer or a Boolean to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
         const [arg] = node.args;
         const target = node.targetType;
         if (node.name === 'isof' && arg === undefined) return true;
@@ -690,6 +690,16 @@ export class ExpressionCompiler {
         }
         if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
           return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+        }
+        // A Decimal or a Double to an integer type: the value when it is an integer in the type's
+        // range, else the cast fails (null); `isof`: whether it is (NaN equals itself in MongoDB
+        // but is below every number there, and equals nothing in mingo).
+        const targetRange = integerRange(target);
+        if ((double || isPrimitive(source, 'Edm.Decimal')) && targetRange !== undefined) {
+          const name = `k${this.letCount++}`;
+          const ref = `$$${name}`;
+          const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(targetRange[0])] }, { $lt: [ref, Number(targetRange[1] + 1n)] }] };
+          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
         }
         // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));

@@ -5,6 +5,8 @@
  * - an integer to another integer type: itself when it is in the target's range, else the cast
  *   fails (null, and `isof` is false);
  * - an integer to Double, Single or Decimal, a Decimal to Double or Single;
+ * - a Decimal, Double or Single to an integer type: the integer when the value is one in the
+ *   target's range, else the cast fails (`cast(2.5,Edm.Int32)` is null, so is NaN);
  * - `isof` of a Double as a Decimal: whether it is finite (INF and NaN are no decimals); the cast
  *   itself is refused (a double as a database decimal is rounded to the dialect's digits);
  * - an integer, a Boolean (`true`/`false`) or a Date (`YYYY-MM-DD`) to text (`cast` only; `isof`
@@ -57,6 +59,18 @@ function checkedRange(arg: BoundExpression, target: ExpressionType): readonly [b
   return INTEGER_RANGES[target.name] as readonly [bigint, bigint];
 }
 
+/**
+ * Whether a Decimal or a Double `x` is an integer in `target`'s range: equal to its floor, at
+ * least the lowest and below the highest plus one (exact as a double also for Int64: 2^63).
+ * NaN is equal to itself on PostgreSQL and DuckDB, but is no number below 2^63.
+ */
+function integralInRange(x: string, source: ExpressionType, target: ExpressionType, context: CastContext): string {
+  const [lowest, highest] = INTEGER_RANGES[(target as { name: string }).name] as readonly [bigint, bigint];
+  const kind: ParameterKind = isFloat(source) ? 'double' : 'decimal';
+  const floor = context.dialect.rounding('floor', x, isFloat(source));
+  return `${x} = ${floor} AND ${x} >= ${context.parameter(lowest, kind)} AND ${x} < ${context.parameter(highest + 1n, kind)}`;
+}
+
 function refuse(node: Call, source: ExpressionType, target: ExpressionType): never {
   throw unsupportedFeature('SQL', `'${node.name}' from ${typeName(source)} to ${typeName(target)}`);
 }
@@ -84,6 +98,10 @@ export function castValue(node: Call, context: CastContext): string {
     return `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`;
   }
   if (sameType(source, target)) return context.value(arg);
+  if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
+    const x = context.value(arg);
+    return `(CASE WHEN ${integralInRange(x, source, target, context)} THEN ${dialect.integer(x)} ELSE NULL END)`;
+  }
   if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
   if (isInteger(source) && isDecimal(target)) return dialect.integerAsDecimal(context.value(arg));
   if (isPrimitive(target, 'Edm.String')) {
@@ -114,6 +132,10 @@ export function isofCondition(node: Call, context: CastContext): string {
   }
   if (sameType(source, target)) return notNull();
   if (isDecimal(source) && isFloat(target)) return notNull();
+  if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
+    const x = context.value(arg);
+    return `(${x} IS NOT NULL AND ${integralInRange(x, source, target, context)})`;
+  }
   if (isFloat(source) && isDecimal(target)) {
     const x = context.value(arg);
     return `(${x} IS NOT NULL AND ABS(${x}) <= ${context.parameter(Number.MAX_VALUE, 'double')})`;

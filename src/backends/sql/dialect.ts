@@ -172,6 +172,8 @@ export interface Dialect {
   decimalDivide(left: string, right: string): string;
   /** A number as a double-precision float. */
   double(expression: string): string;
+  /** An integral number (a Decimal or a Double, checked to be an Int64 first) as a 64-bit integer. */
+  integer(expression: string): string;
   /** A double rounded toward zero (to an integer-valued double). */
   truncate(expression: string): string;
   /** The remainder of a truncating division (sign of the dividend) in `kind` arithmetic; `right` is not zero. */

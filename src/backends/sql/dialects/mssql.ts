@@ -77,6 +77,7 @@ export const mssql: Dialect = {
   negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
   double: (e) => `CAST(${e} AS float)`,
+  integer: (e) => `CAST(${e} AS BIGINT)`,
   truncate: (e) => `ROUND(${e}, 0, 1)`,
   concat: (l, r) => `(${l} + ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,

@@ -132,6 +132,7 @@ export const mysql: Dialect = {
   // round to 28 digits; 0 + x: a quotient rounded to zero can be a negative zero, less than 0.
   decimalDivide: (l, r) => `(0 + CAST(CAST(${l} AS DECIMAL(65, 24)) / ${r} AS DECIMAL(65, 28)))`,
   double: (e) => `CAST(${e} AS DOUBLE)`,
+  integer: (e) => `CAST(${e} AS SIGNED)`,
   truncate: (e) => `TRUNCATE(${e}, 0)`,
   concat: (l, r) => `CONCAT(${l}, ${r})`,
   // DIV fails beyond BIGINT (-2^63 DIV -1): a decimal quotient truncated (30 decimals cannot round up to the next integer).

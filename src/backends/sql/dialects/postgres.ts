@@ -99,6 +99,7 @@ export const postgres: Dialect = {
   // with 28 digits after the point makes PostgreSQL divide to at least 28 (it chooses fewer for 2/3).
   decimalDivide: (l, r) => `ROUND((CAST(${l} AS numeric) + 0.0000000000000000000000000000) / ${r}, 28)`,
   double: (e) => `CAST(${e} AS double precision)`,
+  integer: (e) => `CAST(${e} AS BIGINT)`,
   truncate: (e) => `trunc(${e})`,
   concat: (l, r) => `(${l} || ${r})`,
   // div() truncates also when an operand is numeric (widened Int64 arithmetic).

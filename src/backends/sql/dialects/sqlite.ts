@@ -105,6 +105,7 @@ export const sqlite: Dialect = {
   // Decimals are REAL here (and integer / integer would truncate).
   decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
   double: (e) => `CAST(${e} AS REAL)`,
+  integer: (e) => `CAST(${e} AS INTEGER)`,
   // CAST AS INTEGER saturates at 2^63; doubles from 2^52 up are integers already.
   // (abs() of -2^63 is an error: an integer quotient can be it.)
   truncate: (e) => `(CASE WHEN ${e} >= 4503599627370496 OR ${e} <= -4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
