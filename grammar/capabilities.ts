@@ -11,6 +11,7 @@ import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQu
 
 const model = defineModel({
   namespace: 'Probe',
+  enumTypes: { Level: ['low', 'high'], Access: { members: { read: 1, write: 2 }, flags: true } },
   complexTypes: { Address: { properties: { city: 'Edm.String' } } },
   entityTypes: {
     Item: {
@@ -20,6 +21,7 @@ const model = defineModel({
         name: 'Edm.String',
         price: 'Edm.Decimal',
         ratio: 'Edm.Double',
+        level: 'Level',
         at: 'Edm.DateTimeOffset',
         done: 'Edm.DateTimeOffset',
         span: 'Edm.Duration',
@@ -49,6 +51,9 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`cast`/`isof` between integer types, and to text', "$filter=cast(id,Edm.Int16) eq 1 and isof(parentId,Edm.Byte) and cast(id,Edm.String) eq '1'"],
   ['`cast` of a Decimal or a Double to an integer type', '$filter=cast(price,Edm.Int32) eq 1 and cast(ratio,Edm.Int64) eq 1'],
   ['`isof` of a Decimal or a Double as an integer type', '$filter=isof(price,Edm.Int32) and isof(ratio,Edm.Byte)'],
+  ['`cast`/`isof` of an integer to an enumeration', "$filter=cast(id,Probe.Level) eq Probe.Level'high' and isof(parentId,Probe.Level)"],
+  ['`cast`/`isof` of an integer to a flag enumeration', "$filter=cast(id,Probe.Access) eq Probe.Access'read' or isof(parentId,Probe.Access)"],
+  ['`cast` of text to an enumeration', "$filter=cast(name,Probe.Level) eq Probe.Level'high'"],
   ['`case`', '$filter=case(price gt 1:1,true:2) eq 1'],
   ['`substringof`', "$filter=substringof('a',name)"],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],

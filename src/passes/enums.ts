@@ -27,6 +27,16 @@ export function memberOrdinals(type: EnumType): readonly (readonly [string, numb
   return [...type.members].map(([name, value]) => [name, Number(value)] as const);
 }
 
+/**
+ * The member each value names, for casting an integer to a (non-flag) enumeration (URL
+ * 5.1.1.10.1 rule 10): of members sharing a value, the first declared.
+ */
+export function membersByValue(type: EnumType): readonly (readonly [bigint, string])[] {
+  const byValue = new Map<bigint, string>();
+  for (const [name, value] of type.members) if (!byValue.has(value)) byValue.set(value, name);
+  return [...byValue];
+}
+
 /** The names of the members whose value carries `bit` (for `has` on names). */
 export function membersCarrying(type: EnumType, bit: bigint): string[] {
   return [...type.members].filter(([, value]) => (value & bit) !== 0n).map(([name]) => name);

@@ -22,6 +22,7 @@ import {
   PICOS_PER_SECOND,
   type Instant,
 } from '../util/temporal.js';
+import { membersByValue } from '../passes/enums.js';
 import type { Evaluator, Row, Scope } from './evaluator.js';
 import { domainOf, toBigInt, toNumber } from './values.js';
 
@@ -360,8 +361,7 @@ function enumValueOf(value: unknown, type: EnumType): bigint | null {
  * up, or as the number where they do not. Null where the cast fails.
  */
 function enumFrom(type: EnumType): (n: bigint) => string | null {
-  const byValue = new Map<bigint, string>();
-  for (const [name, value] of type.members) if (!byValue.has(value)) byValue.set(value, name);
+  const byValue = new Map(membersByValue(type));
   const range = INTEGER_RANGES[type.underlyingType] as readonly [bigint, bigint];
   const bits = [...type.members].filter(([, value]) => value > 0n && (value & (value - 1n)) === 0n);
   return (n) => {

@@ -114,6 +114,12 @@ const FILTERS = [
   '$filter=not isof(dec mul 100000000000000000,Edm.Int64)',
   '$filter=isof(-9223372036854775808.0,Edm.Int64) and not isof(9223372036854775808.0,Edm.Int64) and isof(n32 div 1.0,Edm.Int32)',
   '$filter=isof(-2147483648.0,Edm.Int32) and not isof(2147483648.0,Edm.Int32) and not isof(-32769.0,Edm.Int16) and n16 ge 0',
+  // An integer to an enumeration (not flags): the member with that value, else null.
+  "$filter=cast(n16,Fz.Status) eq Fz.Status'retired'",
+  "$filter=cast(n16,Fz.Status) gt Fz.Status'draft'",
+  '$filter=cast(n64,Fz.Status) ne null',
+  '$filter=isof(n16,Fz.Status)',
+  '$filter=not isof(n32,Fz.Status)',
   // Seed 20261131: a case of a Date literal and a Date compared with an instant on MariaDB (made text),
   // and a case of nulls only compared with a duration on PostgreSQL (made text).
   "$filter=0001-01-01T00:00:00Z eq case(substringof(name,''):0001-01-01,true:date(at))",
@@ -149,6 +155,10 @@ const ORDERS = [
   '$orderby=case(null:null,true:null),id',
   '$orderby=case(flag:null,true:null),id',
   '$orderby=minute(case(flag:null,true:null)) desc,id',
+  // Enum-valued keys that are no property order by the members' values too (SQL ordered a cast or case by name).
+  '$orderby=cast(n16 add 1,Fz.Status) desc,id',
+  "$orderby=case(flag:Fz.Status'retired',true:status) desc,id",
+  "$orderby=case(flag:Fz.Colors'blue',true:colors),id",
 ];
 
 /** Differences of two instants and sums of durations: on every engine but SQLite, whose date functions and duration keys are not exact (refused there). */

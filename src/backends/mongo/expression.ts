@@ -13,7 +13,7 @@ import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
-import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
+import { bitsOf, flagBits, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -700,6 +700,16 @@ export class ExpressionCompiler {
           const ref = `$$${name}`;
           const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(targetRange[0])] }, { $lt: [ref, Number(targetRange[1] + 1n)] }] };
           return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
+        }
+        // An integer to an enumeration that is not a flag enumeration: the member with that value
+        // (stored by name), else null; `isof`: whether there is one.
+        if (integerSource && target.kind === 'enum' && !target.type.isFlags) {
+          const name = `k${this.letCount++}`;
+          const ref = `$$${name}`;
+          const members = membersByValue(target.type);
+          const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
+          const within = members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] };
+          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : named } };
         }
         // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));

@@ -9,6 +9,8 @@
  *   target's range, else the cast fails (`cast(2.5,Edm.Int32)` is null, so is NaN);
  * - `isof` of a Double as a Decimal: whether it is finite (INF and NaN are no decimals); the cast
  *   itself is refused (a double as a database decimal is rounded to the dialect's digits);
+ * - an integer to an enumeration that is not a flag enumeration: the member with that value, else
+ *   null (`isof`: whether there is one);
  * - an integer, a Boolean (`true`/`false`) or a Date (`YYYY-MM-DD`) to text (`cast` only; `isof`
  *   of a number or a Boolean as Edm.String is false).
  * Anything else (text to numbers, structured values, enums, TimeOfDay and Decimal formatting) is
@@ -16,6 +18,7 @@
  */
 import type { BoundExpression } from '../../semantic/bound-ast.js';
 import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { membersByValue } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind } from './dialect.js';
 
@@ -102,6 +105,10 @@ export function castValue(node: Call, context: CastContext): string {
     const x = context.value(arg);
     return `(CASE WHEN ${integralInRange(x, source, target, context)} THEN ${dialect.integer(x)} ELSE NULL END)`;
   }
+  if (isInteger(source) && target.kind === 'enum' && !target.type.isFlags) {
+    const members = membersByValue(target.type).map(([value, name]) => `WHEN ${context.parameter(value, 'bigint')} THEN ${context.parameter(name, 'enum')}`);
+    return `(CASE ${context.value(arg)} ${members.join(' ')} ELSE NULL END)`;
+  }
   if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
   if (isInteger(source) && isDecimal(target)) return dialect.integerAsDecimal(context.value(arg));
   if (isPrimitive(target, 'Edm.String')) {
@@ -132,6 +139,11 @@ export function isofCondition(node: Call, context: CastContext): string {
   }
   if (sameType(source, target)) return notNull();
   if (isDecimal(source) && isFloat(target)) return notNull();
+  if (isInteger(source) && target.kind === 'enum' && !target.type.isFlags) {
+    const values = membersByValue(target.type).map(([value]) => context.parameter(value, 'bigint'));
+    const x = context.value(arg);
+    return values.length === 0 ? '1 = 0' : `(${x} IS NOT NULL AND ${x} IN (${values.join(', ')}))`;
+  }
   if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
     const x = context.value(arg);
     return `(${x} IS NOT NULL AND ${integralInRange(x, source, target, context)})`;

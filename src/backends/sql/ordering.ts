@@ -39,7 +39,8 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
   const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression)).map((item) => {
     const expression = item.expression;
     const base =
-      expression.type.kind === 'enum' && expression.kind === 'path'
+      // Any enum-valued key (a property, a cast, a case) by its members' values, not its names.
+      expression.type.kind === 'enum'
         ? expression.type.type.isFlags
           ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
           : compiler.enumOrdinal(expression, scope)
