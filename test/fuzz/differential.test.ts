@@ -143,6 +143,23 @@ describe('the differential runner', () => {
     expect(other.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
   });
 
+  it('excuses rows a case mapping outside ASCII reorders only where a reordered row holds such text', async () => {
+    const query = '$orderby=tolower(name),id&$select=id,name';
+    const reference = await runDifferential(query, { ...options, targets: [] });
+    const ordered = (reference.reference as unknown as { result: { value: { id: number; name: string | null }[] } }).result.value;
+    const swap = (a: number, b: number) => ordered.map((r) => (r.id === a ? ordered.find((x) => x.id === b) : r.id === b ? ordered.find((x) => x.id === a) : r));
+    // Rows 1 ('Alpha') and 4 ('Ünïcödé 😀') swapped: row 4's text is outside ASCII, the cause.
+    const unicode = await runDifferential(query, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: swap(1, 4) }))] });
+    expect(unicode.findings).toEqual([]);
+    expect(unicode.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
+    // Rows 1 and 5 (ASCII only) swapped: a finding.
+    const ascii = await runDifferential(query, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: swap(1, 5) }))] });
+    expect(ascii.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
+    // Row 4 dropped instead of reordered: the other rows must differ too to be excused; they do not here.
+    const dropped = await runDifferential(query, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: ordered.filter((r) => r.id !== 4 && r.id !== 1) }))] });
+    expect(dropped.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
+  });
+
   it('sees a differing row whole and the rows it navigates to, and nothing more', async () => {
     // Row 4 ('Ünïcödé 😀') projected to id and code 'ü': the projection hides nothing from the check.
     const projected = await runDifferential("$filter=contains(name,toupper(code))&$select=id,parentId", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [{ id: 10, parentId: 9 }, { id: 5, parentId: 4 }] }))] });
@@ -186,6 +203,16 @@ describe('differential fuzzing on every backend', () => {
     const result = await runDifferential('$filter=parent/dec eq round(parent/dec)', { ...options, targets });
     expect(result.findings).toEqual([]);
     expect([...result.excused.values()]).toEqual(['decimal-as-double', 'decimal-as-double']);
+  });
+
+  it('excuses an order that SQLite changes by its ASCII-only lower(), and only there (seed 20261134)', async () => {
+    const query = '$filter=flag&$orderby=substringof(name,tolower(name)) desc,name,id&$skip=0';
+    const result = await runDifferential(query, { ...options, targets: opened?.targets ?? [] });
+    expect(result.findings).toEqual([]);
+    const sqlite = (opened?.targets ?? []).find((t) => /sqlite/i.test(t.name));
+    expect(sqlite).toBeDefined();
+    expect(result.excused.get(sqlite?.name ?? '')).toBe('case-mapping-outside-ascii');
+    expect([...result.excused.keys()].filter((name) => !/sqlite/i.test(name))).toEqual([]);
   });
 
   it(`${QUERIES} seeded queries: every target gives the reference's rows or its ODataError`, async () => {
