@@ -282,6 +282,8 @@ class ExpressionGenerator {
       default:
         break;
     }
+    // An integer cast to an enumeration: the member with that value (URL 5.1.1.10.1 rule 10).
+    if (!this.options.noTypeFunctions && this.fn('cast') && type.startsWith('enum:')) add(1, anyInteger.map((a) => `cast(${a},${type.slice(5)})`));
     if (!this.options.noTypeFunctions && !type.startsWith('enum:')) add(1, this.caseOf(type, scope, depth));
     return out;
   }
@@ -352,6 +354,7 @@ class ExpressionGenerator {
       }
       if (!this.options.noTypeFunctions && this.fn('isof')) {
         add(1, fc.tuple(fc.constantFrom(...NUMERIC, 'Edm.String').chain((t) => this.of(t, scope, 0)), fc.constantFrom(...NUMERIC, 'Edm.String')).map(([a, t]) => `isof(${a},${t})`));
+        if (this.enums.size > 0) add(1, fc.tuple(fc.constantFrom(...INTEGER).chain((t) => this.of(t, scope, 0)), fc.constantFrom(...this.enums.keys())).map(([a, t]) => `isof(${a},${t})`));
       }
     }
     return out;

@@ -448,11 +448,12 @@ export class SqlCompiler {
 
   /**
    * Gives an ODataError without a position (an unsupported part, a refused pattern, a NUL in a
-   * value) the option and the position of the innermost node being compiled.
+   * value) the option and the position of the innermost node being compiled. An unsupported part
+   * says where it is in its message too, as MongoDB's does (unsupportedFeature with a node).
    */
   private locate(error: unknown, node: BoundExpression): unknown {
     if (!(error instanceof ODataError) || error.position !== undefined || this.option === undefined) return error;
-    return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: false });
+    return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: error.code === 'unsupported_feature' });
   }
 
   /** A condition: `positive` when only TRUE matters (so NULL may stand for OData's false). */
