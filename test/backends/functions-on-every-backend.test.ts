@@ -103,6 +103,9 @@ const FILTERS = [
   // An integer cast to Decimal computes as a decimal (negating -32768 overflowed smallint: seed 20261131).
   '$filter=(-(cast(n16,Edm.Decimal))) eq 32768',
   '$filter=(-(cast(n64,Edm.Decimal))) eq 9223372036854775808',
+  // MariaDB: an Int64 remainder computed in DECIMAL(65, 0) was a negative zero, unequal to 0 (seed 20261136).
+  '$filter=((-(n64)) mod (-(n64))) eq (0 mod -1)',
+  '$filter=(n64 mod n64) eq 0',
   // A Decimal or a Double to an integer type: the integer when it is one in range, else null (NaN, INF, 2.5, 1e308).
   '$filter=cast(dec,Edm.Int32) ne null',
   '$filter=cast(dbl,Edm.Int64) eq 50',

@@ -79,6 +79,26 @@ describe('literals finer than a database stores are compared exactly', () => {
       else expect(outcome.kind, name).toBe('rows');
     }
   });
+
+  it('where the backend stores such an instant (SQLite: 12 digits), shifting it keeps it in range up to the last picosecond (seed 20261136)', async () => {
+    const finest = "case((name eq null):at,true:9999-12-31T23:59:59.9999999Z)";
+    const cases: [string, number[]][] = [
+      [`$filter=at eq (${finest} add duration'PT0S')&$orderby=id`, [7]],
+      [`$filter=(${finest} add duration'PT0.000001S') eq null and id le 3&$orderby=id`, [1, 2, 3]],
+      [`$filter=(${finest} sub duration'PT1S') gt 9999-12-31T23:59:58.9999998Z and id le 3&$orderby=id`, [1, 2, 3]],
+      [`$filter=(case((name eq null):at,true:0001-01-01T00:00:00.0000001Z) sub duration'PT0.000001S') eq null and id le 3&$orderby=id`, [1, 2, 3]],
+    ];
+    for (const [text, ids] of cases) {
+      const result = await runDifferential(text, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets });
+      expect(result.findings, text).toEqual([]);
+      expect((result.reference as { result?: { value: { id: number }[] } }).result?.value.map((r) => r.id), text).toEqual(ids);
+      for (const [name, outcome] of result.outcomes) {
+        if (/sqlite/i.test(name)) expect(outcome.kind, `${name}: ${text}`).toBe('rows');
+        else if (outcome.kind === 'odata') expect(outcome.code, name).toBe('unsupported_feature');
+        else expect(outcome.kind, name).toBe('rows');
+      }
+    }
+  });
 });
 
 describe('Date and DateTimeOffset literals outside the years 0001 to 9999', () => {

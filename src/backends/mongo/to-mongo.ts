@@ -483,11 +483,19 @@ class QueryCompiler {
               : value;
           temporary.push(key);
           // A computed Double can be NaN: the reference orders null, then NaN, then the numbers, as
-          // MongoDB does, but mingo sorts NaN after every number; a first key says which it is.
+          // MongoDB does, but mingo sorts NaN after every number; a first key says which it is. It
+          // tells -INF and INF from the finite numbers too: mingo can order INF before -INF when
+          // more keys follow (seed 20261136, `$orderby=(INF mul parent/n16),at,id desc`).
           // (A stored Double keeps its index, as on PostgreSQL: see DEVIATIONS.)
           if (isPrimitiveType(expressionType, 'Edm.Double') || isPrimitiveType(expressionType, 'Edm.Single')) {
             const nanKey = reservedField(type, options, `order${Object.keys(computed).length}`);
-            computed[nanKey] = { $switch: { branches: [{ case: { $eq: [{ $ifNull: [value, null] }, null] }, then: 0 }, { case: { $eq: [value, NaN] }, then: 1 }], default: 2 } };
+            const branches = [
+              { case: { $eq: [{ $ifNull: [value, null] }, null] }, then: 0 },
+              { case: { $eq: [value, NaN] }, then: 1 },
+              { case: { $eq: [value, -Infinity] }, then: 2 },
+              { case: { $eq: [value, Infinity] }, then: 4 },
+            ];
+            computed[nanKey] = { $switch: { branches, default: 3 } };
             temporary.push(nanKey);
             sort[nanKey] = item.direction === 'desc' ? -1 : 1;
           }

@@ -813,8 +813,7 @@ export class SqlCompiler {
   /**
    * A DateTimeOffset plus or minus a constant duration (`openedAt add duration'PT1H'`), exact to
    * the microsecond: an interval on PostgreSQL, `DATE_ADD … MICROSECOND` on MySQL/MariaDB,
-   * `DATEADD` on SQL Server. SQLite stores instants as fixed-width text that its date functions
-   * cannot write back exactly, so there it is unsupported.
+   * `DATEADD` on SQL Server, the text's seconds and picoseconds on SQLite (hook `shiftInstant`).
    */
   private shiftedInstant(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string {
     const durationLiteral = (n: BoundExpression): n is BoundLiteral => n.kind === 'literal' && isPrimitive(n.type, 'Edm.Duration') && n.value !== null;
@@ -824,18 +823,20 @@ export class SqlCompiler {
     if (picos === undefined || picos % 1_000_000n !== 0n) throw unsupported('durations finer than a microsecond in SQL');
     const micros = (node.operator === 'sub' ? -picos : picos) / 1_000_000n;
     // A result outside the years 1 to 9999 is a failed operation: null. The shift is computed only
-    // for the instants whose result lies inside (bounds computed here, exactly), so that no
-    // database computes past its range (PostgreSQL errors, MariaDB wraps).
+    // for the instants whose result lies inside (a bound computed here, exactly, on the side the
+    // shift moves to), so that no database computes past its range (PostgreSQL errors, MariaDB
+    // wraps). The upper bound is exclusive: an instant may be finer than a microsecond where the
+    // dialect stores more digits (SQLite: 9999-12-31T23:59:59.9999999Z plus nothing is itself).
+    if (micros === 0n) return this.expression(instant, scope);
     const lowest = BigInt(FIRST_STORED_DAY) * MICROS_PER_DAY;
-    const highest = BigInt(LAST_STORED_DAY + 1) * MICROS_PER_DAY - 1n;
-    const from = micros > 0n ? lowest : lowest - micros;
-    const to = micros > 0n ? highest - micros : highest;
-    if (from > to) return this.value(null, 'timestamp');
-    const at = (m: bigint): string => this.value(formatInstant(instantFromPicos(m * 1_000_000n, 0)), 'timestamp');
+    const beyond = BigInt(LAST_STORED_DAY + 1) * MICROS_PER_DAY;
+    const bound = micros > 0n ? beyond - micros : lowest - micros;
+    if (bound <= lowest || bound >= beyond) return this.value(null, 'timestamp');
+    const at = this.value(formatInstant(instantFromPicos(bound * 1_000_000n, 0)), 'timestamp');
     return this.dialect.withValues([this.expression(instant, scope)], ([column]) => {
       const c = column as string;
       const shifted = this.shiftInstant(c, micros);
-      return `(CASE WHEN ${c} >= ${at(from)} AND ${c} <= ${at(to)} THEN ${shifted} END)`;
+      return `(CASE WHEN ${c} ${micros > 0n ? '<' : '>='} ${at} THEN ${shifted} END)`;
     });
   }
 

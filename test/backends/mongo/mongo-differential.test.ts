@@ -336,6 +336,8 @@ describe('a computed or stored NaN equals nothing and orders with nothing (Mongo
   agree(['$filter=(dec mul NaN) gt cast(n16,Edm.Int16)', '$filter=(dec mul NaN) eq (dbl mul NaN)', '$filter=(dec mul NaN) ne (dbl mul NaN)', '$filter=(dbl mul NaN) le dbl', '$filter=n16 lt (dbl mul NaN)', '$filter=(dbl mul NaN) eq null']);
   // A computed NaN key sorts after null and before the numbers (mingo put it last: seed 20261132).
   agree(['$orderby=(n16 mul INF),id&$skip=0', '$orderby=(n16 mul INF) desc,id']);
+  // -INF before INF also when more keys follow (mingo put INF first: seed 20261136).
+  agree(['$orderby=(INF mul parent/n16),at,id desc', '$orderby=(INF mul parent/n16) desc,at,id desc', '$orderby=(dbl div 0) desc,at,id']);
 });
 
 describe('casts to a narrower integer type fail (null) out of its range; NaN in an in list matches nothing', () => {

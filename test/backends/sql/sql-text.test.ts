@@ -162,12 +162,16 @@ describe('SQL text per dialect', () => {
 
   it('a DateTimeOffset plus or minus a constant duration, exact to the microsecond, per dialect', () => {
     const sql = (dialect: 'postgres' | 'mysql' | 'sqlite' | 'mssql') => toSql(bindQuery("$orderby=createdAt add duration'P1DT0.5S' desc", { model: assetModel, entitySet: 'assets' }), { dialect });
-    // Null outside years 1 to 9999: shifted only where the result stays inside (bounds computed exactly).
-    expect(sql('postgres').sql).toContain('(SELECT (CASE WHEN "_w"."_v0" >= $1::timestamptz AND "_w"."_v0" <= $2::timestamptz THEN ("_w"."_v0" + $3::interval) END) FROM (SELECT t0."createdAt" AS "_v0") AS "_w") DESC NULLS LAST');
-    expect(sql('postgres').params.slice(0, 3)).toEqual(['0001-01-01T00:00:00Z', '9999-12-30T23:59:59.499999Z', '86400500000 microseconds']);
+    // Null outside years 1 to 9999: shifted only where the result stays inside (a bound computed
+    // exactly on the side the shift moves to, exclusive: instants may be finer than microseconds).
+    expect(sql('postgres').sql).toContain('(SELECT (CASE WHEN "_w"."_v0" < $1::timestamptz THEN ("_w"."_v0" + $2::interval) END) FROM (SELECT t0."createdAt" AS "_v0") AS "_w") DESC NULLS LAST');
+    expect(sql('postgres').params.slice(0, 2)).toEqual(['9999-12-30T23:59:59.5Z', '86400500000 microseconds']);
+    const back = toSql(bindQuery("$filter=createdAt sub duration'PT1S' gt createdAt", { model: assetModel, entitySet: 'assets' }), { dialect: 'postgres' });
+    expect(back.sql).toContain('(CASE WHEN "_w"."_v0" >= $1::timestamptz THEN ("_w"."_v0" + $2::interval) END)');
+    expect(back.params.slice(0, 2)).toEqual(['0001-01-01T00:00:01Z', '-1000000 microseconds']);
     expect(sql('mysql').sql).toContain('DATE_ADD(t0.`createdAt`, INTERVAL CAST(? AS SIGNED) MICROSECOND)');
-    expect(sql('mssql').sql).toContain('DATEADD(microsecond, @p3, DATEADD(second, @p4, t0.[createdAt]))');
-    expect(sql('mssql').params.slice(2)).toEqual([500000, '86400']);
+    expect(sql('mssql').sql).toContain('(CASE WHEN t0.[createdAt] < @p1 THEN DATEADD(microsecond, @p2, DATEADD(second, @p3, t0.[createdAt])) END)');
+    expect(sql('mssql').params.slice(1)).toEqual([500000, '86400']);
     // SQLite: whole seconds through strftime, the 12 fraction digits as picoseconds with their carry.
     expect(sql('sqlite').sql).toContain(`strftime('%Y-%m-%dT%H:%M:%S', (CAST(strftime('%s', substr(`);
     expect(sql('sqlite').params).toContain('86400');

@@ -108,9 +108,10 @@ export const mysql: Dialect = {
   withValues: inlineValues,
   int64Guard: clampInt64,
   // A decimal remainder of zero can be a negative zero, which MariaDB orders below 0 and finds
-  // unequal to it (-1 % -0.5); 0 + x normalizes it.
+  // unequal to it (-1 % -0.5); 0 + x normalizes it. Integers too: an Int64 computed in
+  // DECIMAL(65, 0) gives -0 for -2147483648 % -2147483648 (seed 20261136).
   // (Cast, as a quotient is: compared with a double, MariaDB would take fmod of doubles.)
-  modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + CAST(${l} % ${r} AS DECIMAL(65, 30)))` : `(${l} % ${r})`),
+  modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + CAST(${l} % ${r} AS DECIMAL(65, 30)))` : kind === 'integer' ? `(0 + (${l} % ${r}))` : `(${l} % ${r})`),
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p, kind) => {
     const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
