@@ -33,6 +33,13 @@ function decimalScale(value: unknown): number {
   return Math.min(30, Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)));
 }
 
+/** The digits before the point of a decimal number's text (`1.5e3` → 4, `0.01` → 0). */
+function integerDigits(value: unknown): number {
+  const match = /^[-+]?0*(\d*)(?:\.\d*)?(?:[eE]([-+]?\d+))?$/.exec(String(value));
+  if (match === null) return 0;
+  return Math.max(0, (match[1]?.length ?? 0) + Number(match[2] ?? 0));
+}
+
 const mysqlObject = (pairs: readonly string[]): string => `JSON_OBJECT(${pairs.join(', ')})`;
 
 const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l}, ${r})`, double: (e: string): string => `CAST(${e} AS DECIMAL(38, 12))` };
@@ -144,6 +151,11 @@ export const mysql: Dialect = {
     // MySQL/MariaDB doubles hold no INF or NaN (the driver would write them as bare words).
     if ((kind === 'double' || kind === 'decimal') && (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))) {
       throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB have no INF or NaN values', appendLocation: false });
+    }
+    // A DECIMAL holds 65 digits: a wider Decimal value (`cast(-1.7976931348623157e308,Edm.Decimal)`)
+    // would saturate to 65 nines (seed 20261136); it is refused instead.
+    if (kind === 'decimal' && value !== null && integerDigits(value) + decimalScale(value) > 65) {
+      throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB hold at most 65 digits of a Decimal', appendLocation: false });
     }
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
     if (kind === 'timestamp') return utcDateTime(value);
