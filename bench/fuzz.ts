@@ -45,6 +45,11 @@ const { values } = parseArgs({
     record: { type: 'boolean', default: false },
     /** Internal: a child writes its report here instead of printing the summary. */
     'child-report': { type: 'string' },
+    /**
+     * Record the children's reports left in this directory (a split run whose parent died before
+     * merging them: the run is recorded as stopped early), instead of running queries.
+     */
+    merge: { type: 'string' },
   },
 });
 
@@ -105,7 +110,8 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
 
 /** Runs one child process per group of targets and merges their reports. */
 async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<CampaignReport> {
-  const dir = mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
+  const merging = values.merge;
+  const dir = merging ?? mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
   const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'max-shrinks', 'shrink-time'].flatMap((k) => [`--${k}`, String(values[k as keyof typeof values] ?? '')]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
   const started = performance.now();
@@ -114,6 +120,10 @@ async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<Cam
       new Promise<CampaignReport>((resolve, reject) => {
         const name = group.join('+');
         const file = join(dir, `${name}.json`);
+        if (merging !== undefined) {
+          resolve(JSON.parse(readFileSync(file, 'utf8')) as CampaignReport);
+          return;
+        }
         const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', group.join(','), '--split', 'false', '--child-report', file], { stdio: ['ignore', 'pipe', 'inherit'] });
         stop.signal.addEventListener('abort', () => child.kill('SIGINT'));
         child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk.toString().replaceAll('[fuzz]', `[fuzz ${name}]`)));
@@ -127,13 +137,13 @@ async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<Cam
       }),
   );
   const reports = await Promise.all(children);
-  rmSync(dir, { recursive: true, force: true });
+  if (merging === undefined) rmSync(dir, { recursive: true, force: true });
   const merged: CampaignReport = {
     seed,
     queries: Math.min(...reports.map((r) => r.queries)),
     bound: Math.min(...reports.map((r) => r.bound)),
     referenceRows: Math.min(...reports.map((r) => r.referenceRows)),
-    seconds: (performance.now() - started) / 1000,
+    seconds: merging === undefined ? (performance.now() - started) / 1000 : Math.max(...reports.map((r) => r.seconds)),
     byClass: { 'row disagreement': 0, 'ODataError mismatch': 0, 'non-ODataError': 0, 'database error': 0 },
     targets: {},
     distinct: [],
@@ -185,7 +195,7 @@ const run = {
   seed,
   targets: ['memory', ...Object.keys(report.targets)],
   split,
-  ...(stop.signal.aborted ? { stoppedEarly: true } : {}),
+  ...(stop.signal.aborted || values.merge !== undefined ? { stoppedEarly: true } : {}),
   queries: report.queries,
   bound: report.bound,
   seconds: Number(report.seconds.toFixed(1)),
