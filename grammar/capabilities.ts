@@ -31,6 +31,7 @@ const model = defineModel({
       },
       navigation: { parent: { type: 'Item', constraints: { parentId: 'id' } }, children: { type: 'Collection(Item)', partner: 'parent' } },
     },
+    Special: { baseType: 'Item', properties: { extra: 'Edm.Int32' } },
   },
   entitySets: { items: { type: 'Item' } },
 });
@@ -54,6 +55,7 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`cast`/`isof` of an integer to an enumeration', "$filter=cast(id,Probe.Level) eq Probe.Level'high' and isof(parentId,Probe.Level)"],
   ['`cast`/`isof` of an integer to a flag enumeration', "$filter=cast(id,Probe.Access) eq Probe.Access'read' or isof(parentId,Probe.Access)"],
   ['`cast` of text to an enumeration', "$filter=cast(name,Probe.Level) eq Probe.Level'high'"],
+  ['a derived type: type-cast segments, `isof`, `cast`', '$filter=parent/Probe.Special/extra eq 1 or isof(parent,Probe.Special)'],
   ['`case`', '$filter=case(price gt 1:1,true:2) eq 1'],
   ['`substringof`', "$filter=substringof('a',name)"],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],

@@ -80,6 +80,7 @@ interface MutableStructured {
   name: string;
   qualifiedName: string;
   baseType: StructuredType | undefined;
+  derivedTypes: StructuredType[];
   open: boolean;
   key: readonly string[];
   properties: Map<string, Property>;
@@ -121,6 +122,7 @@ export function buildModel(spec: ModelSpec): Model {
       name: simpleName(s.name),
       qualifiedName: qualify(s.name),
       baseType: undefined,
+      derivedTypes: [],
       open: s.open ?? false,
       key: s.key ?? [],
       properties: new Map(),
@@ -150,6 +152,7 @@ export function buildModel(spec: ModelSpec): Model {
       const baseSpec = spec.structuredTypes.find((t) => qualify(t.name) === base.qualifiedName) as StructuredTypeSpec;
       fill(baseSpec, [...trail, shell.qualifiedName]);
       shell.baseType = base as StructuredType;
+      base.derivedTypes.push(shell as StructuredType);
       for (const [name, p] of base.properties) shell.properties.set(name, p);
       for (const [name, n] of base.navigation) shell.navigation.set(name, n);
       if (shell.key.length === 0) shell.key = base.key;

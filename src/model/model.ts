@@ -101,6 +101,8 @@ export interface StructuredType {
   readonly name: string;
   readonly qualifiedName: string;
   readonly baseType: StructuredType | undefined;
+  /** The types whose base type this one is. */
+  readonly derivedTypes: readonly StructuredType[];
   readonly open: boolean;
   /** Key property names (entity types; inherited from the base type when absent). */
   readonly key: readonly string[];
@@ -177,6 +179,16 @@ export function findType(model: Model, name: string): EnumType | StructuredType 
   }
   if (!name.includes('.')) return model.types.get(`${model.namespace}.${name}`);
   return undefined;
+}
+
+/**
+ * Whether an instance that names its own type `name` (a payload's `@odata.type`, `#` optional,
+ * qualified by the namespace) is of `type`: the name is `type`'s or a type's derived from it.
+ */
+export function namesInstanceOf(name: string, type: StructuredType): boolean {
+  const bare = name.startsWith('#') ? name.slice(1) : name;
+  const visit = (t: StructuredType): boolean => t.qualifiedName === bare || t.derivedTypes.some(visit);
+  return visit(type);
 }
 
 /** True if `type` is `base` or derives from it. */

@@ -18,7 +18,7 @@ import {
   type Decimal,
 } from '../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
-import { callFunction } from './functions.js';
+import { callFunction, derivedInstance } from './functions.js';
 import { defaultSearch, type SearchFunction } from './search.js';
 import { unknownTarget, unsupportedFeature } from '../passes/unsupported.js';
 import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
@@ -131,8 +131,11 @@ export class ExpressionCompiler {
           if (this.requireTargets && entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), this.option === undefined ? undefined : { node: step, option: this.option });
           return (value) => (value === null || typeof value !== 'object' ? null : this.resolve(navigation, value as Row, entitySet));
         }
-        case 'typeCast':
-          return (value) => value;
+        case 'typeCast': {
+          // URL 4.11: a cast to a derived type is null for an instance of another type.
+          const instance = derivedInstance(step.target);
+          return (value) => (instance(value) ? value : null);
+        }
         case 'dynamic': {
           const get = getter(step.name);
           return (value) => {

@@ -4,7 +4,7 @@
  */
 import { RE2JS } from 're2js';
 import { ODataError } from '../errors/odata-error.js';
-import { derivesFrom, type EnumType } from '../model/model.js';
+import { derivesFrom, namesInstanceOf, type EnumType, type StructuredType } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
 import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../semantic/types.js';
@@ -256,17 +256,25 @@ export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evalu
 /**
  * Whether a structured value of static type `source` is an instance of `target` (URL 5.1.1.10):
  * always when `source` is `target` or derives from it; for a `target` derived from `source`, when
- * the value names it as its type (`@odata.type`, as in a payload); never for unrelated types.
+ * the value names it or a type derived from it as its type (`@odata.type`, as in a payload); never
+ * for unrelated types.
  */
 function instanceTest(source: ExpressionType | undefined, target: ExpressionType): ((value: unknown) => boolean) | undefined {
   if (target.kind !== 'entity' && target.kind !== 'complex') return undefined;
   if (source === undefined || (source.kind !== 'entity' && source.kind !== 'complex')) return () => false;
   if (derivesFrom(source.type, target.type)) return (value) => value !== null && value !== undefined;
   if (!derivesFrom(target.type, source.type)) return () => false;
-  const name = target.type.qualifiedName;
+  return derivedInstance(target.type);
+}
+
+/**
+ * Whether a structured value is an instance of `type`, a type derived from its static type: the
+ * value names `type` or a type derived from it as its own (`@odata.type`, as in a payload).
+ */
+export function derivedInstance(type: StructuredType): (value: unknown) => boolean {
   return (value) => {
     const declared = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['@odata.type'] : undefined;
-    return typeof declared === 'string' && declared.replace(/^#/, '') === name;
+    return typeof declared === 'string' && namesInstanceOf(declared, type);
   };
 }
 

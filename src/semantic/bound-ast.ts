@@ -37,7 +37,7 @@ export type BoundPathStep =
    * target type: `navigationTarget` of `model/navigation.ts`); `undefined` when the model does not say which.
    */
   | { readonly kind: 'navigation'; readonly navigation: NavigationProperty; readonly entitySet: EntitySet | undefined; readonly span: Span }
-  /** A cast to a derived type. */
+  /** A cast to a type derived from the path's type (null for an instance of another type); a cast to the path's own type is no step. */
   | { readonly kind: 'typeCast'; readonly target: StructuredType; readonly span: Span }
   /** A dynamic property of an open type (type `Edm.Untyped`). */
   | { readonly kind: 'dynamic'; readonly name: string; readonly span: Span };

@@ -4,7 +4,7 @@
  * unrelated type; a derived type is known from the value's `@odata.type`. A failed cast is null.
  */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, defineModel, toMongo, toSql, type Row } from '../../src/index.js';
+import { DIALECTS, bindQuery, compileQuery, defineModel, mongoTarget, sqlTarget, toMongo, toSql, validateQuery, type Row } from '../../src/index.js';
 
 const model = defineModel({
   namespace: 'Shop',
@@ -13,6 +13,7 @@ const model = defineModel({
   entityTypes: {
     Category: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } },
     VipCategory: { baseType: 'Category', properties: { perk: 'Edm.String' } },
+    GoldCategory: { baseType: 'VipCategory', properties: {} },
     Product: {
       key: ['id'],
       properties: { id: 'Edm.Int32', name: 'Edm.String', categoryId: 'Edm.Int32', address: 'Address' },
@@ -62,6 +63,48 @@ describe('isof and cast of structured values in the reference', () => {
   it('a failed cast is null: cast($it, complex) eq null keeps the row; cast to a derived type by @odata.type', () => {
     expect(ids('cast(Shop.Address) eq null')).toEqual([10, 11, 12]);
     expect(ids('cast(category,Shop.VipCategory) ne null')).toEqual([11]);
+  });
+});
+
+describe('type-cast path segments (URL 4.11) and types derived twice', () => {
+  // A third category, of a type derived from VipCategory, and a product in it.
+  const allCategories: Row[] = [...categories, { id: 3, name: 'gold', perk: 'spa', '@odata.type': '#Shop.GoldCategory' }];
+  const allProducts: Row[] = [...products, { id: 13, name: 'd', categoryId: 3, address: null }];
+  const where = (filter: string): number[] =>
+    compileQuery(bindQuery(`$filter=${filter}`, { model, entitySet: 'products' }), { data: { products: allProducts, categories: allCategories } })
+      .apply(allProducts)
+      .value.map((row) => row.id as number);
+
+  it('a cast to a derived type is null for an instance of another type, and keeps instances of types derived from it', () => {
+    expect(where("category/Shop.VipCategory/perk eq 'lounge'")).toEqual([11]);
+    expect(where("category/Shop.VipCategory/name eq 'plain'")).toEqual([]);
+    expect(where('category/Shop.VipCategory/name eq null')).toEqual([10, 12]);
+    expect(where("category/Shop.GoldCategory/perk eq 'spa'")).toEqual([13]);
+    expect(where("category/Shop.GoldCategory/perk eq 'lounge'")).toEqual([]);
+  });
+
+  it('isof and cast see a type derived twice as an instance of every type between', () => {
+    expect(where('isof(category,Shop.VipCategory)')).toEqual([11, 13]);
+    expect(where('isof(category,Shop.GoldCategory)')).toEqual([13]);
+    expect(where('cast(category,Shop.VipCategory) ne null')).toEqual([11, 13]);
+  });
+
+  it('a cast to the type the path already has is no step: every backend runs it', () => {
+    const bound = bindQuery("$filter=category/Shop.Category/name eq 'plain'", { model, entitySet: 'products' });
+    expect(where("category/Shop.Category/name eq 'plain'")).toEqual([10]);
+    expect(bound.filter).toMatchObject({ left: { steps: [{ kind: 'navigation' }, { kind: 'property' }] } });
+    for (const dialect of Object.keys(DIALECTS) as (keyof typeof DIALECTS)[]) expect(toSql(bound, { dialect }).sql).toContain('JOIN');
+    expect(toMongo(bound).kind).toBe('pipeline');
+  });
+
+  it('SQL and MongoDB refuse a cast to a derived type (rows do not say their type), and the validator says so first', () => {
+    const query = "$filter=category/Shop.VipCategory/perk eq 'lounge'";
+    const start = query.indexOf('Shop.VipCategory');
+    for (const target of [...Object.values(DIALECTS).map((dialect) => sqlTarget(dialect)), mongoTarget()]) {
+      const diagnostics = validateQuery(query, { model, entitySet: 'products', target });
+      expect(diagnostics, target.name).toEqual([expect.objectContaining({ code: 'unsupported_feature', option: '$filter', range: expect.objectContaining({ start }) })]);
+      expect(diagnostics[0]?.message).toContain("the type cast to 'Shop.VipCategory', a derived type");
+    }
   });
 });
 

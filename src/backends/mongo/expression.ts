@@ -159,8 +159,10 @@ export class ExpressionCompiler {
           if (last) return { kind: 'entity', ref: { $ifNull: [`${prefix}${related.field}`, null] } };
           break;
         }
-        default:
-          this.fail(`${step.kind} path segments`, node);
+        case 'typeCast':
+          this.fail(`the type cast to '${step.target.qualifiedName}', a derived type (a document does not say its type)`, step);
+        case 'dynamic':
+          this.fail(`the dynamic property '${step.name}'`, step);
       }
     }
     return this.fail('this path', node);

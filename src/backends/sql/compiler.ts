@@ -143,8 +143,10 @@ export class SqlCompiler {
         const related = this.related(step, scope);
         return `(SELECT ${this.steps(rest, related.scope)} FROM ${related.from} WHERE ${related.join})`;
       }
-      default:
-        throw unsupported(`${step.kind} path segments`);
+      case 'typeCast':
+        throw this.locate(unsupported(`the type cast to '${step.target.qualifiedName}', a derived type (a row does not say its type)`), step);
+      case 'dynamic':
+        throw this.locate(unsupported(`the dynamic property '${step.name}' (a table has no column for it)`), step);
     }
   }
 
@@ -451,7 +453,7 @@ export class SqlCompiler {
    * value) the option and the position of the innermost node being compiled. An unsupported part
    * says where it is in its message too, as MongoDB's does (unsupportedFeature with a node).
    */
-  private locate(error: unknown, node: BoundExpression): unknown {
+  private locate(error: unknown, node: { readonly span: { readonly start: number } }): unknown {
     if (!(error instanceof ODataError) || error.position !== undefined || this.option === undefined) return error;
     return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: error.code === 'unsupported_feature' });
   }
