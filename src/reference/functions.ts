@@ -318,6 +318,8 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
       const v = value(row, scope);
       if (v === null || v === undefined) return null;
       if (typeof v === 'object' && 'coefficient' in v) return decimalToString(v as Decimal);
+      // A Guid in its canonical form: lowercase hexadecimal digits (as OData.net writes it).
+      if (source !== undefined && isPrimitive(source, 'Edm.Guid') && typeof v === 'string') return v.toLowerCase();
       return typeof v === 'object' ? JSON.stringify(v) : String(v);
     };
   }

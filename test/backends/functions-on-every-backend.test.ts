@@ -87,6 +87,10 @@ const FILTERS = [
   "$filter=cast(flag,Edm.String) eq 'true'",
   "$filter=cast(born,Edm.String) eq '2000-02-29'",
   "$filter=startswith(cast(born,Edm.String),'19')",
+  // A Guid as lowercase text (row 1 holds it in capitals).
+  "$filter=cast(guid,Edm.String) eq 'aaaaaaaa-0000-0000-0000-000000000001'",
+  "$filter=cast(guid,Edm.String) gt 'c' and startswith(cast(guid,Edm.String),'f') eq false",
+  "$filter=length(cast(guid,Edm.String)) eq 36",
   '$filter=cast(n32 add n16,Edm.Int16) gt 0',
   '$filter=isof(n32,Edm.Int16)',
   '$filter=not isof(n32,Edm.Int16)',

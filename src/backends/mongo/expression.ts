@@ -716,6 +716,8 @@ export class ExpressionCompiler {
         // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
         if (textual && node.name === 'cast') return this.value(arg, frame);
+        // A Guid stored as text is lowercase text already (a custom `guid` storage is not text).
+        if (isPrimitive(target, 'Edm.String') && isPrimitive(source, 'Edm.Guid') && node.name === 'cast' && typeof this.mapping.guid !== 'function') return this.value(arg, frame);
         if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
         // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
         // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).

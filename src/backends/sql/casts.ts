@@ -11,8 +11,8 @@
  *   itself is refused (a double as a database decimal is rounded to the dialect's digits);
  * - an integer to an enumeration that is not a flag enumeration: the member with that value, else
  *   null (`isof`: whether there is one);
- * - an integer, a Boolean (`true`/`false`) or a Date (`YYYY-MM-DD`) to text (`cast` only; `isof`
- *   of a number or a Boolean as Edm.String is false).
+ * - an integer, a Boolean (`true`/`false`), a Date (`YYYY-MM-DD`) or a Guid (lowercase) to text
+ *   (`cast` only; `isof` of a number or a Boolean as Edm.String is false).
  * Anything else (text to numbers, structured values, enums, TimeOfDay and Decimal formatting) is
  * refused with `unsupported_feature`, as MongoDB refuses the same subset's complement.
  */
@@ -119,6 +119,7 @@ export function castValue(node: Call, context: CastContext): string {
     const text = dialect.toText;
     if (text !== undefined && isInteger(source)) return text(context.value(arg), 'integer');
     if (text !== undefined && isPrimitive(source, 'Edm.Date')) return text(context.value(arg), 'date');
+    if (text !== undefined && isPrimitive(source, 'Edm.Guid')) return text(context.value(arg), 'guid');
   }
   return refuse(node, source, target);
 }

@@ -67,8 +67,8 @@ export interface Dialect {
   durationSum?(left: string, right: string, operator: '+' | '-'): string;
   /** An integer as a Decimal (so that arithmetic on it is decimal, not the integer type's). */
   integerAsDecimal(expression: string): string;
-  /** An integer as its decimal digits, or a Date as `YYYY-MM-DD` (for `cast(…, Edm.String)`). Absent: unsupported. */
-  toText?(expression: string, kind: 'integer' | 'date'): string;
+  /** An integer as its decimal digits, a Date as `YYYY-MM-DD`, a Guid as lowercase text (for `cast(…, Edm.String)`). Absent: unsupported. */
+  toText?(expression: string, kind: 'integer' | 'date' | 'guid'): string;
   /** `date`: the calendar day (an Edm.Date) of a DateTimeOffset stored in UTC. Absent: unsupported. */
   dateOf?(instant: string): string;
   /** `time`: the time of day (an Edm.TimeOfDay) of a DateTimeOffset stored in UTC. Absent: unsupported. */

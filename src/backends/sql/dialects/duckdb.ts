@@ -64,7 +64,7 @@ export const duckdb: Dialect = {
   timeOf: (x) => `CAST(${x} AS TIME)`,
   fractionalSeconds: (x) => `((EXTRACT(MICROSECONDS FROM ${x}) % 1000000) / 1000000.0)`,
   totalSeconds: (x) => `EXTRACT(EPOCH FROM ${x})`,
-  toText: (x, kind) => (kind === 'date' ? `strftime(${x}, '%Y-%m-%d')` : `CAST(${x} AS VARCHAR)`),
+  toText: (x, kind) => (kind === 'date' ? `strftime(${x}, '%Y-%m-%d')` : `CAST(${x} AS VARCHAR)`), // a UUID as lowercase text
   // Decimals are DOUBLE here.
   integerAsDecimal: (x) => `CAST(${x} AS DOUBLE)`,
   shiftInstant: (column, micros, value) => `(${column} + to_microseconds(${value(micros, 'bigint')}))`,

@@ -45,7 +45,7 @@ export const mssql: Dialect = {
   totalSeconds: (x) => mssql.durationKey(x),
   instantDifference: (later, earlier) => `(CAST(DATEDIFF_BIG(microsecond, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
-  toText: (x, kind) => (kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : `CAST(${x} AS NVARCHAR(20))`),
+  toText: (x, kind) => (kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : kind === 'guid' ? `LOWER(CAST(${x} AS NVARCHAR(36)))` : `CAST(${x} AS NVARCHAR(20))`),
   integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(38, 0))`,
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,

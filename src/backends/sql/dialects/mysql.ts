@@ -88,7 +88,7 @@ export const mysql: Dialect = {
   // In the DECIMAL(38, 12) of durationKey: the division keeps the dividend's 12 digits.
   instantDifference: (later, earlier) => `(CAST(TIMESTAMPDIFF(MICROSECOND, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
-  toText: (x, kind) => (kind === 'date' ? `DATE_FORMAT(${x}, '%Y-%m-%d')` : `CAST(${x} AS CHAR)`),
+  toText: (x, kind) => (kind === 'date' ? `DATE_FORMAT(${x}, '%Y-%m-%d')` : kind === 'guid' ? `LOWER(${x})` : `CAST(${x} AS CHAR)`),
   integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(65, 0))`,
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },

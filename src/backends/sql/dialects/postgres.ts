@@ -64,7 +64,7 @@ export const postgres: Dialect = {
   instantDifference: (later, earlier) => `(${later} - ${earlier})`,
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
   // to_char, not a cast: a cast's text follows the session's DateStyle.
-  toText: (x, kind) => (kind === 'date' ? `to_char(${x}, 'YYYY-MM-DD')` : `CAST(${x} AS text)`),
+  toText: (x, kind) => (kind === 'date' ? `to_char(${x}, 'YYYY-MM-DD')` : `CAST(${x} AS text)`), // a uuid as lowercase text
   integerAsDecimal: (x) => `CAST(${x} AS numeric)`,
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },

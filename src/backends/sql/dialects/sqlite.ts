@@ -49,7 +49,7 @@ export const sqlite: Dialect = {
   // 8601 text (HH:MM:SS, then the fraction without trailing zeros), so `time` writes that form.
   dateOf: (x) => `substr(${x}, 1, 10)`,
   timeOf: (x) => `(substr(${x}, 12, 8) || rtrim(rtrim(substr(${x}, 20, 13), '0'), '.'))`,
-  toText: (x) => `CAST(${x} AS TEXT)`,
+  toText: (x, kind) => (kind === 'guid' ? `LOWER(${x})` : `CAST(${x} AS TEXT)`),
   // Decimals are REAL here; an integer overflowing in arithmetic becomes REAL by itself.
   integerAsDecimal: (x) => x,
   fractionalSeconds: (x, isTime) =>
