@@ -126,6 +126,9 @@ const FILTERS = [
   "$filter=cast(n16,Fz.Status) gt Fz.Status'draft'",
   '$filter=cast(n64,Fz.Status) ne null',
   '$filter=isof(n16,Fz.Status)',
+  // Any value of the underlying type (Int32) is a value of a flag enumeration.
+  '$filter=isof(n64,Fz.Colors)',
+  '$filter=isof(n64 add 1,Fz.Colors) and not isof(n32,Fz.Colors) eq true',
   '$filter=not isof(n32,Fz.Status)',
   // Seed 20261131: a case of a Date literal and a Date compared with an instant on MariaDB (made text),
   // and a case of nulls only compared with a duration on PostgreSQL (made text).

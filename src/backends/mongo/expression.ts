@@ -11,7 +11,7 @@ import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
+import { INTEGER_RANGES, isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
@@ -712,6 +712,15 @@ export class ExpressionCompiler {
           const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
           const within = members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] };
           return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : named } };
+        }
+        // isof of an integer as a flag enumeration: whether it is a value of the underlying type (or a member's).
+        if (integerSource && target.kind === 'enum' && target.type.isFlags && node.name === 'isof') {
+          const name = `k${this.letCount++}`;
+          const ref = `$$${name}`;
+          const [lowest, highest] = INTEGER_RANGES[target.type.underlyingType] as readonly [bigint, bigint];
+          const beyond = membersByValue(target.type).filter(([value]) => value < lowest || value > highest).map(([value]) => Number(value));
+          const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
+          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), beyond.length === 0 ? inRange : { $or: [inRange, { $in: [ref, beyond] }] }] } } };
         }
         // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));

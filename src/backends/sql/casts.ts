@@ -10,7 +10,8 @@
  * - `isof` of a Double as a Decimal: whether it is finite (INF and NaN are no decimals); the cast
  *   itself is refused (a double as a database decimal is rounded to the dialect's digits);
  * - an integer to an enumeration that is not a flag enumeration: the member with that value, else
- *   null (`isof`: whether there is one);
+ *   null (`isof`: whether there is one); `isof` of an integer as a flag enumeration: whether it is
+ *   a value of the underlying type (or a member's);
  * - an integer, a Boolean (`true`/`false`), a Date (`YYYY-MM-DD`) or a Guid (lowercase) to text
  *   (`cast` only; `isof` of a number or a Boolean as Edm.String is false).
  * Anything else (text to numbers, structured values, enums, TimeOfDay and Decimal formatting) is
@@ -144,6 +145,14 @@ export function isofCondition(node: Call, context: CastContext): string {
     const values = membersByValue(target.type).map(([value]) => context.parameter(value, 'bigint'));
     const x = context.value(arg);
     return values.length === 0 ? '1 = 0' : `(${x} IS NOT NULL AND ${x} IN (${values.join(', ')}))`;
+  }
+  if (isInteger(source) && target.kind === 'enum' && target.type.isFlags) {
+    // Every value of its underlying type is a value of a flag enumeration (a member's value too).
+    const [lowest, highest] = INTEGER_RANGES[target.type.underlyingType] as readonly [bigint, bigint];
+    const beyond = membersByValue(target.type).filter(([value]) => value < lowest || value > highest);
+    const x = context.value(arg);
+    const named = beyond.length === 0 ? '' : ` OR ${x} IN (${beyond.map(([value]) => context.parameter(value, 'bigint')).join(', ')})`;
+    return `(${x} IS NOT NULL AND ((${x} >= ${context.parameter(lowest, 'bigint')} AND ${x} <= ${context.parameter(highest, 'bigint')})${named}))`;
   }
   if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
     const x = context.value(arg);
