@@ -4,7 +4,9 @@
  * prints the message with a caret under the position and exits with status 2.
  * `odata-engine check "<query>" --csdl=<file> --set=<entity set> [--sql=<dialect>] [--mongo]`
  * checks a query against a CSDL JSON model and prints every problem underlined (exit 2), or the
- * SQL or MongoDB query it compiles to. `odata-engine demo` parses a handful of sample queries.
+ * SQL or MongoDB query it compiles to (`--max-top=<n>`: the server's own `$top` maximum).
+ * `odata-engine demo` parses a handful of sample queries; `help` and `version` (also `--help`,
+ * `-h`, `--version`, `-v`) print to standard output and exit 0.
  *
  * This is the only module that may use Node built-ins.
  */
@@ -16,9 +18,17 @@ import { splitQueryString } from './syntax/query-string.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
-  odata-engine check "<query string>" --csdl=<CSDL JSON file> --set=<entity set> [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
+  odata-engine check "<query string>" --csdl=<CSDL JSON file> --set=<entity set> [--max-top=<n>] [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
   odata-engine demo
+  odata-engine help | --help | -h
+  odata-engine version | --version | -v
 `;
+
+/** The package's version, from its package.json (next to src/ and dist/). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return String(manifest.version);
+}
 
 /** JSON for an AST: bigint values (Int64 literals) are written as strings with an `n` suffix. */
 export function astToJson(query: ODataQuery, { spans = true, indent = 2 }: { spans?: boolean; indent?: number } = {}): string {
@@ -95,7 +105,10 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
   const csdl = values.get('csdl');
   const entitySet = values.get('set');
   const dialect = values.get('sql');
-  if (csdl === undefined || entitySet === undefined || (dialect !== undefined && !DIALECT_NAMES.includes(dialect as DialectName))) {
+  const maxTopText = values.get('max-top');
+  const maxTop = maxTopText === undefined ? undefined : Number(maxTopText);
+  const badMaxTop = maxTop !== undefined && (!/^\d+$/.test(maxTopText as string) || !Number.isSafeInteger(maxTop));
+  if (csdl === undefined || entitySet === undefined || badMaxTop || (dialect !== undefined && !DIALECT_NAMES.includes(dialect as DialectName))) {
     process.stderr.write(USAGE);
     return 1;
   }
@@ -107,11 +120,13 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
     return 1;
   }
   const model = modelFromCsdl(text);
+  // The server's own $top maximum, where it is lower than the host-wide default.
+  const limits = maxTop === undefined ? {} : { maxTop };
   // The binder's diagnostics, and what each requested backend cannot run (with its position).
   const targets = [...(dialect === undefined ? [] : [sqlTarget(dialect as DialectName)]), ...(mongo ? [mongoTarget()] : [])];
   const seen = new Set<string>();
   const diagnostics = (targets.length === 0 ? [undefined] : targets)
-    .flatMap((target) => validateQuery(query, { model, entitySet, ...(target === undefined ? {} : { target }) }))
+    .flatMap((target) => validateQuery(query, { model, entitySet, ...limits, ...(target === undefined ? {} : { target }) }))
     .filter((d) => {
       const key = `${d.code} ${d.range.start} ${d.range.end} ${d.message}`;
       if (seen.has(key)) return false;
@@ -122,7 +137,7 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
     process.stderr.write(describeDiagnostics(query, diagnostics) + '\n');
     return 2;
   }
-  const bound = bindQuery(query, { model, entitySet });
+  const bound = bindQuery(query, { model, entitySet, ...limits });
   if (dialect === undefined && !mongo) process.stdout.write('valid\n');
   if (dialect !== undefined) {
     const { sql, params, count } = toSql(bound, { dialect: dialect as DialectName });
@@ -159,6 +174,14 @@ export function main(argv: readonly string[]): number {
       .filter((arg) => arg.startsWith('--') && arg.includes('='))
       .map((arg) => [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] as const),
   );
+  if (command === 'help' || command === '--help' || command === '-h' || flags.has('--help')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command === 'version' || command === '--version' || command === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
   if (command === 'demo') return runDemo();
   if (command === 'check' && positional.length === 1) {
     try {
@@ -176,8 +199,9 @@ export function main(argv: readonly string[]): number {
     };
     return runParse(positional[0] as string, options, flags.has('--print'));
   }
+  // No command, an unknown one or missing arguments: the usage, as an error.
   process.stderr.write(USAGE);
-  return command === undefined || command === '--help' ? 0 : 1;
+  return 1;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {

@@ -1,6 +1,6 @@
 /** The command line, run as a user runs it: a child process, its output and its exit status. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,8 +74,33 @@ describe('odata-engine CLI', () => {
       const bad = cli('check', '$top=1', `--csdl=${join(dir, 'bad.json')}`, '--set=assets');
       expect(bad.status).toBe(2);
       expect(bad.stderr).toContain('[invalid_model]');
+      // --max-top: the server's own maximum, with ASP.NET Core OData's message.
+      expect(cli('check', '$top=5000', `--csdl=${file}`, '--set=assets').stdout).toBe('valid\n');
+      const over = cli('check', '$top=5000', `--csdl=${file}`, '--set=assets', '--max-top=1000');
+      expect(over.status).toBe(2);
+      expect(over.stderr).toContain("The limit of '1000' for Top query has been exceeded. The value from the incoming request is '5000'.");
+      expect(cli('check', '$top=1000', `--csdl=${file}`, '--set=assets', '--max-top=1000').status).toBe(0);
+      expect(cli('check', '$top=1', `--csdl=${file}`, '--set=assets', '--max-top=ten').status).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('help and version print to standard output and exit 0; no command or an unknown one is a usage error', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    for (const args of [['help'], ['--help'], ['-h'], ['parse', '--help']]) {
+      const { status, stdout, stderr } = cli(...args);
+      expect({ args, status, stderr }).toEqual({ args, status: 0, stderr: '' });
+      expect(stdout).toMatch(/^Usage:\n {2}odata-engine parse/);
+    }
+    for (const args of [['version'], ['--version'], ['-v']]) {
+      const { status, stdout } = cli(...args);
+      expect({ args, status, stdout }).toEqual({ args, status: 0, stdout: `${manifest.version}\n` });
+    }
+    for (const args of [[], ['frobnicate'], ['parse']]) {
+      const { status, stdout, stderr } = cli(...args);
+      expect({ args, status, stdout }).toEqual({ args, status: 1, stdout: '' });
+      expect(stderr).toMatch(/^Usage:/);
     }
   });
 });
