@@ -116,7 +116,15 @@ function checkDepth(tokens: readonly IToken[], option: string, options: ParseOpt
 
 function lexingError(text: string, error: ILexingError, option: string): ODataError {
   const char = text.charAt(error.offset);
-  const reason = char === ')' ? `Unexpected ')'` : char === ';' ? `Unexpected ';'` : `Unexpected character '${char}'`;
+  const reason =
+    char === ')'
+      ? `Unexpected ')'`
+      : char === ';'
+        ? `Unexpected ';'`
+        : char === '+'
+          ? // A form-encoded space (URLSearchParams, Python's urlencode) reaches the parser as '+'.
+            `Unexpected character '+' (a plus sign: send a space as '%20', or parse with plusAsSpace and send a plus sign as '%2B')`
+          : `Unexpected character '${char}'`;
   return new ODataError({ code: 'invalid_token', reason, option, position: error.offset });
 }
 

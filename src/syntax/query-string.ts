@@ -47,6 +47,24 @@ interface RawOption {
   readonly name: string;
   /** The decoded value, or `undefined` when the part had no `=`. */
   readonly value: string | undefined;
+  /** Whether a `+` of the value was decoded as a space (`plusAsSpace`). */
+  readonly plusDecoded?: boolean;
+}
+
+/** The hint an error in a value gets where a `+` was read as a space. */
+const PLUS_AS_SPACE_HINT = "('+' in the query string is a space here: send a plus sign as '%2B')";
+
+/** `error` with a hint after its reason (same code, status, option and position). */
+function hinted(error: ODataError, hint: string): ODataError {
+  return new ODataError({
+    code: error.code,
+    status: error.status,
+    reason: `${error.reason} ${hint}`,
+    ...(error.option === undefined ? {} : { option: error.option }),
+    ...(error.position === undefined ? {} : { position: error.position }),
+    details: error.details,
+    appendLocation: error.appendLocation,
+  });
 }
 
 function decode(text: string, plusAsSpace: boolean, what: string): string {
@@ -130,7 +148,7 @@ function splitQuery(query: string, plusAsSpace: boolean): RawOption[] {
     const name = decode(rawName, plusAsSpace, `the option name '${rawName}'`);
     checkRawSearch(name, rawValue);
     const value = rawValue === undefined ? undefined : decode(rawValue, plusAsSpace, `the value of ${name}`);
-    options.push({ name, value });
+    options.push({ name, value, plusDecoded: plusAsSpace && rawValue !== undefined && rawValue.includes('+') });
   }
   return options;
 }
@@ -158,13 +176,26 @@ export function parseQuery(query: string | URLSearchParams, options: ParseQueryO
   let passthrough: Record<string, string> | undefined;
   let custom: Record<string, string> | undefined;
 
-  for (const { name, value } of raw) {
+  for (const option of raw) {
+    try {
+      parseOption(option);
+    } catch (error) {
+      // An error in a value (it has a position) where a '+' became a space says so.
+      throw option.plusDecoded === true && error instanceof ODataError && error.position !== undefined ? hinted(error, PLUS_AS_SPACE_HINT) : error;
+    }
+  }
+  if (aliases !== undefined) result.aliases = aliases;
+  if (passthrough !== undefined) result.passthrough = passthrough;
+  if (custom !== undefined) result.custom = custom;
+  return result as unknown as ODataQuery;
+
+  function parseOption({ name, value }: RawOption): void {
     if (name.startsWith('@')) {
       aliases ??= createRecord<Expression>();
       const alias = name.slice(1);
       if (Object.hasOwn(aliases, alias)) throw duplicate(name);
       aliases[alias] = parseAliasValue(required(name, value), name, options);
-      continue;
+      return;
     }
     const canonical = (name.startsWith('$') ? name.slice(1) : name).toLowerCase();
     const system = PARSED.has(canonical) || PASSTHROUGH.has(canonical) || UNSUPPORTED.has(canonical);
@@ -174,7 +205,7 @@ export function parseQuery(query: string | URLSearchParams, options: ParseQueryO
       }
       custom ??= createRecord<string>();
       custom[name] = value ?? '';
-      continue;
+      return;
     }
     if (seen[canonical] !== undefined) throw duplicate(name, seen[canonical]);
     seen[canonical] = name;
@@ -192,14 +223,10 @@ export function parseQuery(query: string | URLSearchParams, options: ParseQueryO
     if (PASSTHROUGH.has(canonical)) {
       passthrough ??= createRecord<string>();
       passthrough[`$${canonical}`] = required(name, value);
-      continue;
+      return;
     }
     parseSystemOption(result, canonical as ParsedOption, name, required(name, value), options);
   }
-  if (aliases !== undefined) result.aliases = aliases;
-  if (passthrough !== undefined) result.passthrough = passthrough;
-  if (custom !== undefined) result.custom = custom;
-  return result as unknown as ODataQuery;
 }
 
 function duplicate(name: string, first?: string): ODataError {

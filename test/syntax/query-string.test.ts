@@ -33,6 +33,20 @@ describe('parseQuery splits on & and the first =, then decodes once (URL 2.1)', 
     expect(tree(query.filter!)).toBe("(Name eq 'a+b')");
   });
 
+  it("a '+' where an operator was expected, or one read as a space, says how to send spaces and plus signs", () => {
+    // Form-encoded spaces without plusAsSpace: the '+' is a plus sign, and the message says so.
+    expect(() => parseQuery("$filter=status+eq+'active'")).toThrow(
+      expect.objectContaining({ code: 'invalid_token', position: 6, message: expect.stringContaining("send a space as '%20', or parse with plusAsSpace and send a plus sign as '%2B'") }),
+    );
+    // With plusAsSpace, an unencoded plus sign became a space: the error in that value says so.
+    expect(() => parseQuery('$filter=At+gt+2012-09-03T14:53+02:00', { plusAsSpace: true })).toThrow(
+      expect.objectContaining({ option: '$filter', message: expect.stringContaining("('+' in the query string is a space here: send a plus sign as '%2B')") }),
+    );
+    // An error in another value, or without a '+', has no hint.
+    expect(() => parseQuery('$top=x&$filter=a+eq+1', { plusAsSpace: true })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('%2B') }));
+    expect(parseQuery('$filter=At+gt+2012-09-03T14:53%2B02:00', { plusAsSpace: true }).filter).toMatchObject({ right: { value: '2012-09-03T14:53+02:00' } });
+  });
+
   it('URLSearchParams input', () => {
     const params = new URLSearchParams({ $filter: "Name eq 'a b'", $orderby: 'Name desc', $count: 'true' });
     const query = parseQuery(params);

@@ -27,6 +27,12 @@ export interface RouteAccess {
 /** The tenant of a request, set by the auth hook before the handler runs. */
 export type TenantOf = (request: FastifyRequest) => string;
 
+/**
+ * How the query string is read: `+` is a space, as ASP.NET Core reads it and as `URLSearchParams`
+ * and Python's `urlencode` send spaces; a plus sign is then sent as `%2B`.
+ */
+const QUERY_STRING = { plusAsSpace: true } as const;
+
 /** The part of the URL after `?`, exactly as sent. */
 export function rawQuery(url: string): string {
   const index = url.indexOf('?');
@@ -81,7 +87,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
   const base = `/${resource.path}`;
 
   app.get(base, { config: read }, async (request) => {
-    const query = parseQuery(rawQuery(request.url));
+    const query = parseQuery(rawQuery(request.url), QUERY_STRING);
     checkSupportedOptions(query);
     const bound = clampSkip(bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP }));
     const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
@@ -104,7 +110,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
 
   app.get(`${base}/:id`, { config: read }, async (request) => {
     const id = pathId(request);
-    const query = parseQuery(rawQuery(request.url));
+    const query = parseQuery(rawQuery(request.url), QUERY_STRING);
     checkSupportedOptions(query);
     const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
     if (options.some((option) => option !== undefined)) {

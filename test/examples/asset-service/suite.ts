@@ -258,10 +258,20 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(body.count).toBe(assets.filter((a) => a.localityId === target.id).length);
       });
 
-      it('reads + in the query string as a plus (URL rules), e.g. a date-time offset', async () => {
+      it('reads + in the query string as a space, as ASP.NET Core and form-encoding clients do; a plus sign is %2B', async () => {
         const cutoff = '2020-01-01T00:00:00+01:00';
-        const body = await json(await h.api(`/assets?$filter=createdAt%20gt%20${cutoff}&$count=true&$top=0`));
-        expect(body.count).toBe(assets.filter((a) => Date.parse(a.createdAt) > Date.parse(cutoff)).length);
+        const expected = assets.filter((a) => Date.parse(a.createdAt) > Date.parse(cutoff)).length;
+        const body = await json(await h.api(`/assets?$filter=createdAt%20gt%20${cutoff.replace('+', '%2B')}&$count=true&$top=0`));
+        expect(body.count).toBe(expected);
+        // What URLSearchParams sends: spaces as '+', the plus sign as %2B.
+        const form = new URLSearchParams({ $filter: `createdAt gt ${cutoff} and status eq 'active'`, $count: 'true', $top: '0' }).toString();
+        expect(form).toContain('+eq+');
+        const active = assets.filter((a) => Date.parse(a.createdAt) > Date.parse(cutoff) && a.status === 'active').length;
+        expect((await json(await h.api(`/assets?${form}`))).count).toBe(active);
+        // An unencoded plus sign is a space: a 400 whose message says how to send a plus sign.
+        const plain = await h.api(`/assets?$filter=createdAt%20gt%20${cutoff}`);
+        expect(plain.status).toBe(400);
+        expect(JSON.stringify(await json(plain))).toContain("send a plus sign as '%2B'");
       });
 
       it('$search works on inspections, counted with $filter before paging', async () => {
