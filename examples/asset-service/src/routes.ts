@@ -108,6 +108,25 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     return listResponse(value, count === undefined ? {} : { count });
   });
 
+  // /{collection}/$count: the number of records that $filter (and $search where allowed) keep, as text.
+  app.get(`${base}/$count`, { config: read }, async (request, reply) => {
+    const query = parseQuery(rawQuery(request.url), QUERY_STRING);
+    checkSupportedOptions(query);
+    const options = [query.select, query.expand, query.orderBy, query.compute, query.top, query.skip, query.count];
+    if (options.some((option) => option !== undefined)) {
+      throw new ODataError({ code: 'unsupported_option', reason: '/$count takes only $filter and $search', appendLocation: false });
+    }
+    const bound = bindQuery({ ...query, count: true }, { model, entitySet: resource.entitySet });
+    const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
+    const counting = compiled.count;
+    if (counting === undefined) throw new Error('a counted query has a count statement');
+    const rows = await db.withTenant(tenantOf(request), 'read', (tx) => tx.query(counting.sql, counting.params)).catch((error: unknown) => {
+      throw clientDataError(error) ?? error;
+    });
+    reply.type('text/plain; charset=utf-8');
+    return String(Number(rows[0]?.count ?? 0));
+  });
+
   app.get(`${base}/:id`, { config: read }, async (request) => {
     const id = pathId(request);
     const query = parseQuery(rawQuery(request.url), QUERY_STRING);

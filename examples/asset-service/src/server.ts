@@ -14,6 +14,7 @@ import { registerLimits } from './limits.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { registerCollection, type RouteAccess } from './routes.js';
 import { createSchema } from './schema.js';
+import { conventionalUrl } from './url-conventions.js';
 import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
 import { TokenThrottle } from './throttle.js';
 import { clientErrorHandler, trackRequestLines } from './transport.js';
@@ -60,6 +61,8 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     },
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // OData URL conventions (entity set names, keys in parentheses) onto the service's paths.
+    rewriteUrl: (request) => conventionalUrl(request.url ?? '/', resources),
   });
   app.server.maxConnections = config.http.maxConnections;
   trackRequestLines(app.server);

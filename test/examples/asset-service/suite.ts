@@ -340,6 +340,35 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(((await json(bad)).error as Json).code).toBe('unknown_property');
       });
 
+      it('OData URL conventions: keys in parentheses, entity set names as paths, /$count as text', async () => {
+        const asset = assets[0] as Asset;
+        const byPath = await json(await h.api(`/assets/${asset.id}`));
+        for (const path of [`/assets(${asset.id})`, `/assets('${asset.id}')`, `/assets(%27${asset.id}%27)`, `/assets(id=${asset.id})`]) {
+          const response = await h.api(`${path}${q({ $select: 'id,code' })}`);
+          expect({ path, status: response.status }).toEqual({ path, status: 200 });
+          expect(await json(response)).toEqual({ id: asset.id, code: byPath.code });
+        }
+        expect((await h.api(`/assets(${asset.id})`)).status).toBe(200);
+        const missing = await h.api(`/assets('00000000-0000-4000-8000-000000000000')`);
+        expect(missing.status).toBe(404);
+        expect((await json(missing)).error).toBe('EntityNotFoundException');
+        // The metadata's set name serves the same collection as the seed's path.
+        const tickets = await json(await h.api(`/maintenance-tickets${q({ $count: 'true', $top: '1' })}`));
+        const byName = await json(await h.api(`/maintenanceTickets${q({ $count: 'true', $top: '1' })}`));
+        expect(byName).toEqual(tickets);
+        // /$count: the number $filter keeps, as text; $search where the set allows it.
+        const counted = await h.api(`/assets/$count${q({ $filter: "status eq 'active'" })}`);
+        expect(counted.status).toBe(200);
+        expect(counted.headers.get('content-type')).toMatch(/^text\/plain/);
+        expect(await counted.text()).toBe(String(assets.filter((a) => a.status === 'active').length));
+        expect(await (await h.api('/assets/$count')).text()).toBe(String(assets.length));
+        const searched = (await json(await h.api(`/inspections${q({ $search: 'pressure', $count: 'true', $top: '0' })}`))).count;
+        expect(await (await h.api(`/inspections/$count${q({ $search: 'pressure' })}`)).text()).toBe(String(searched));
+        const paged = await h.api(`/assets/$count${q({ $top: '2' })}`);
+        expect(paged.status).toBe(400);
+        expect(((await json(paged)).error as Json).code).toBe('unsupported_option');
+      });
+
       it('an integer division by zero in $filter is null for the row: 200, the rows do not match', async () => {
         const response = await h.api(`/localities${q({ $filter: 'length(name) div 0 eq 1', $count: 'true' })}`);
         const body = await json(response);
