@@ -88,7 +88,14 @@ export const csdl = {
       $Kind: 'EntityContainer',
       localities: { $Collection: true, $Type: 'AssetManagement.Locality', ...notSearchable },
       assets: { $Collection: true, $Type: 'AssetManagement.Asset', $NavigationPropertyBinding: { locality: 'localities' }, ...notSearchable },
-      maintenanceTickets: { $Collection: true, $Type: 'AssetManagement.MaintenanceTicket', $NavigationPropertyBinding: { asset: 'assets' }, ...notSearchable },
+      maintenanceTickets: {
+        $Collection: true,
+        $Type: 'AssetManagement.MaintenanceTicket',
+        $NavigationPropertyBinding: { asset: 'assets' },
+        ...notSearchable,
+        // Which URL is which: the seed's path and the set's name serve the same collection.
+        '@Org.OData.Core.V1.Description': "Served at /maintenance-tickets (the service's own path) and at /maintenanceTickets (this set's name)",
+      },
       inspections: {
         $Collection: true,
         $Type: 'AssetManagement.Inspection',

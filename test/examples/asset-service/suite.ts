@@ -352,7 +352,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const missing = await h.api(`/assets('00000000-0000-4000-8000-000000000000')`);
         expect(missing.status).toBe(404);
         expect((await json(missing)).error).toBe('EntityNotFoundException');
-        // The metadata's set name serves the same collection as the seed's path.
+        // The metadata's set name serves the same collection as the seed's path, and the metadata says so.
+        const metadata = await json(await h.api('/$metadata', { tenant: null }));
+        expect(JSON.stringify(metadata)).toContain('Served at /maintenance-tickets');
         const tickets = await json(await h.api(`/maintenance-tickets${q({ $count: 'true', $top: '1' })}`));
         const byName = await json(await h.api(`/maintenanceTickets${q({ $count: 'true', $top: '1' })}`));
         expect(byName).toEqual(tickets);
