@@ -58,5 +58,13 @@ describe('portability', () => {
       { cwd: root, encoding: 'utf8' },
     );
     expect(loaded.trim()).toBe('unknown_property');
+    // What `npm pack` ships (its prepack script builds dist/ first; here it is built already).
+    const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+    const files = (JSON.parse(packed) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/cli.js', 'dist/browser/odata-engine.js']));
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; engines: { node: string } };
+    expect(manifest.scripts.prepack).toBe('npm run build');
+    // The CommonJS build requires Chevrotain, an ES module: Node loads it with require() from 20.19 on.
+    expect(manifest.engines.node).toBe('>=20.19');
   }, 180_000); // tsup builds three bundles and their types: over a minute on a loaded 2-core machine
 });
