@@ -5,6 +5,7 @@
  */
 import type { EnumType } from '../model/model.js';
 import type { BoundLiteral } from '../semantic/bound-ast.js';
+import { INTEGER_RANGES } from '../semantic/types.js';
 
 /** The bits of a flag enum literal (member names, or a number as text). */
 export function flagBits(value: BoundLiteral['value'], type: EnumType): bigint {
@@ -35,6 +36,18 @@ export function membersByValue(type: EnumType): readonly (readonly [bigint, stri
   const byValue = new Map<bigint, string>();
   for (const [name, value] of type.members) if (!byValue.has(value)) byValue.set(value, name);
   return [...byValue];
+}
+
+/**
+ * The integers that are values of a flag enumeration (URL 5.1.1.10.1 rule 10, for `isof`): every
+ * value of its underlying type, from `lowest` to `highest`, and any member's value `outside` them.
+ */
+export function flagValues(type: EnumType): { readonly lowest: bigint; readonly highest: bigint; readonly outside: readonly bigint[] } {
+  const [lowest, highest] = INTEGER_RANGES[type.underlyingType] as readonly [bigint, bigint];
+  const outside = membersByValue(type)
+    .map(([value]) => value)
+    .filter((value) => value < lowest || value > highest);
+  return { lowest, highest, outside };
 }
 
 /** The names of the members whose value carries `bit` (for `has` on names). */

@@ -11,9 +11,9 @@ import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { INTEGER_RANGES, isIntegerType, type ExpressionType } from '../../semantic/types.js';
+import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { ODataError } from '../../errors/odata-error.js';
-import { bitsOf, flagBits, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
+import { bitsOf, flagBits, flagValues, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -160,9 +160,9 @@ export class ExpressionCompiler {
           break;
         }
         case 'typeCast':
-          this.fail(`the type cast to '${step.target.qualifiedName}', a derived type (a document does not say its type)`, step);
+          return this.fail(`the type cast to '${step.target.qualifiedName}', a derived type (a document does not say its type)`, step);
         case 'dynamic':
-          this.fail(`the dynamic property '${step.name}'`, step);
+          return this.fail(`the dynamic property '${step.name}'`, step);
       }
     }
     return this.fail('this path', node);
@@ -717,10 +717,10 @@ export class ExpressionCompiler {
         if (integerSource && target.kind === 'enum' && target.type.isFlags && node.name === 'isof') {
           const name = `k${this.letCount++}`;
           const ref = `$$${name}`;
-          const [lowest, highest] = INTEGER_RANGES[target.type.underlyingType] as readonly [bigint, bigint];
-          const beyond = membersByValue(target.type).filter(([value]) => value < lowest || value > highest).map(([value]) => Number(value));
+          const { lowest, highest, outside } = flagValues(target.type);
           const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), beyond.length === 0 ? inRange : { $or: [inRange, { $in: [ref, beyond] }] }] } } };
+          const within = outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] };
+          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), within] } } };
         }
         // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
         const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));

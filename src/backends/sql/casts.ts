@@ -19,7 +19,7 @@
  */
 import type { BoundExpression } from '../../semantic/bound-ast.js';
 import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
-import { membersByValue } from '../../passes/enums.js';
+import { flagValues, membersByValue } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind } from './dialect.js';
 
@@ -147,11 +147,9 @@ export function isofCondition(node: Call, context: CastContext): string {
     return values.length === 0 ? '1 = 0' : `(${x} IS NOT NULL AND ${x} IN (${values.join(', ')}))`;
   }
   if (isInteger(source) && target.kind === 'enum' && target.type.isFlags) {
-    // Every value of its underlying type is a value of a flag enumeration (a member's value too).
-    const [lowest, highest] = INTEGER_RANGES[target.type.underlyingType] as readonly [bigint, bigint];
-    const beyond = membersByValue(target.type).filter(([value]) => value < lowest || value > highest);
+    const { lowest, highest, outside } = flagValues(target.type);
     const x = context.value(arg);
-    const named = beyond.length === 0 ? '' : ` OR ${x} IN (${beyond.map(([value]) => context.parameter(value, 'bigint')).join(', ')})`;
+    const named = outside.length === 0 ? '' : ` OR ${x} IN (${outside.map((value) => context.parameter(value, 'bigint')).join(', ')})`;
     return `(${x} IS NOT NULL AND ((${x} >= ${context.parameter(lowest, 'bigint')} AND ${x} <= ${context.parameter(highest, 'bigint')})${named}))`;
   }
   if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
