@@ -364,8 +364,10 @@ export class ExpressionBinder {
               if (cast.kind === 'enum' || cast.kind !== structured.kind || !derivesFrom(cast, structured)) {
                 throw this.error('type_mismatch', `Encountered invalid type cast. '${cast.qualifiedName}' is not assignable from '${structured.qualifiedName}'.`, segment.span);
               }
-              // A cast to the type the path already has changes nothing: no step (every backend runs it).
-              if (cast !== structured) steps.push({ kind: 'typeCast', target: cast, span: segment.span });
+              // A cast to the type the path already has changes nothing: no step (every backend runs
+              // it), and no segment of a navigation binding path.
+              if (cast === structured) break;
+              steps.push({ kind: 'typeCast', target: cast, span: segment.span });
               current = { kind: cast.kind, type: cast } as ExpressionType;
               bindingPath += `${cast.qualifiedName}/`;
               break;

@@ -97,6 +97,21 @@ describe('type-cast path segments (URL 4.11) and types derived twice', () => {
     expect(toMongo(bound).kind).toBe('pipeline');
   });
 
+  it("a cast to the path's own type keeps the navigation binding path: the bound set is still found", () => {
+    const bound = defineModel({
+      namespace: 'Shop',
+      entityTypes: {
+        Category: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } },
+        Product: { key: ['id'], properties: { id: 'Edm.Int32', categoryId: 'Edm.Int32' }, navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } } },
+      },
+      entitySets: { products: { type: 'Product', bindings: { category: 'archived' } }, categories: { type: 'Category' }, archived: { type: 'Category' } },
+    });
+    for (const filter of ["category/name eq 'x'", "Shop.Product/category/name eq 'x'"]) {
+      const query = bindQuery(`$filter=${filter}`, { model: bound, entitySet: 'products' });
+      expect(query.filter, filter).toMatchObject({ left: { steps: [{ kind: 'navigation', entitySet: { name: 'archived' } }, { kind: 'property' }] } });
+    }
+  });
+
   it('SQL and MongoDB refuse a cast to a derived type (rows do not say their type), and the validator says so first', () => {
     const query = "$filter=category/Shop.VipCategory/perk eq 'lounge'";
     const start = query.indexOf('Shop.VipCategory');
