@@ -2,11 +2,21 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+    // The root (everything), the core without a backend, one entry per backend, and the testing kit.
+    // No source maps: they doubled the tarball and pointed at sources the package does not ship.
+    entry: {
+      index: 'src/index.ts',
+      core: 'src/core.ts',
+      memory: 'src/backends/memory/index.ts',
+      sql: 'src/backends/sql/index.ts',
+      mongo: 'src/backends/mongo/index.ts',
+      'testing/index': 'src/testing/index.ts',
+    },
     format: ['esm', 'cjs'],
+    // CommonJS entries share chunks too, so that `ODataError` (and every class) is one class
+    // whichever entries a program requires.
+    splitting: true,
     dts: true,
-    sourcemap: true,
-    clean: true,
     target: 'es2022',
     platform: 'neutral',
     external: ['chevrotain', 'fast-check'],
@@ -27,6 +37,7 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    external: ['chevrotain'],
+    // The command line loads the package's own root module instead of a second copy of it.
+    external: ['chevrotain', './index.js'],
   },
 ]);

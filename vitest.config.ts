@@ -6,6 +6,8 @@ export default defineConfig({
     // The example server imports the library by its package name; map it to the source.
     alias: [
       { find: /^odata-engine$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      { find: /^odata-engine\/core$/, replacement: fileURLToPath(new URL('./src/core.ts', import.meta.url)) },
+      { find: /^odata-engine\/(memory|sql|mongo)$/, replacement: fileURLToPath(new URL('./src/backends/$1/index.ts', import.meta.url)) },
       { find: /^odata-engine\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
     ],
   },

@@ -27,6 +27,7 @@ import { fuzzDifferential, typedQueryArbitrary, type CampaignReport, type Distin
 import { ALL_TARGETS, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../test/fixtures/fuzz-data.js';
 import { historyTable, type RecordedRun } from './fuzz-history.js';
+import { writeSection } from './results-file.js';
 
 const { values } = parseArgs({
   options: {
@@ -68,8 +69,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const FUZZ_START = '<!-- fuzz:start -->';
-const FUZZ_END = '<!-- fuzz:end -->';
 
 const progressLine = (r: CampaignReport, label = ''): string => {
   const classes = Object.entries(r.byClass).map(([k, v]) => `${k} ${v}`).join(', ');
@@ -220,12 +219,7 @@ if (values.markdown !== undefined) {
   writeFileSync(values.markdown as string, `${md}\n`);
 }
 if (values.record === true) {
-  const resultsUrl = new URL('./RESULTS.md', import.meta.url);
-  const text = readFileSync(resultsUrl, 'utf8');
-  const section = `${FUZZ_START}\n${fuzzSection(run, report)}${FUZZ_END}`;
-  const from = text.indexOf(FUZZ_START);
-  const to = text.indexOf(FUZZ_END);
-  writeFileSync(resultsUrl, from >= 0 && to > from ? `${text.slice(0, from)}${section}${text.slice(to + FUZZ_END.length)}` : `${text.trimEnd()}\n\n${section}\n`);
+  writeSection('fuzz', fuzzSection(run, report));
   console.log('[fuzz] recorded in bench/RESULTS.md');
 }
 process.exitCode = Object.values(report.byClass).some((n) => n > 0) ? 1 : 0;

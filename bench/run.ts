@@ -11,7 +11,7 @@
  * Run with `npm run bench` (= `tsx bench/run.ts`).
  */
 import type * as Esbuild from 'esbuild';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,8 @@ import { busyRoundsOf, combine, NOT_RUN, runRounds } from './rounds.js';
 import { mongoReport, runMongoBench } from './mongo.js';
 import { runBrowserBench } from './browser.js';
 import { runHardeningBench } from './hardening.js';
+import { runPackageBench } from './package.js';
+import { markedSections, readResults, RESULTS_URL } from './results-file.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import {
   BUNDLE_ENTRY,
@@ -445,12 +447,11 @@ const mongoOut = mongoReport(mongo, { engineDescription });
 const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
-// The differential fuzzing section is written by `npm run fuzz -- --record` (a long campaign): kept as it is.
-const previous = existsSync(new URL('./RESULTS.md', import.meta.url)) ? readFileSync(new URL('./RESULTS.md', import.meta.url), 'utf8') : '';
-const fuzzFrom = previous.indexOf('<!-- fuzz:start -->');
-const fuzzTo = previous.indexOf('<!-- fuzz:end -->');
-const fuzzSection = fuzzFrom >= 0 && fuzzTo > fuzzFrom ? `\n${previous.slice(fuzzFrom, fuzzTo + '<!-- fuzz:end -->'.length)}\n` : '';
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${fuzzSection}`);
+// Sections written by benches that also run on their own (the fuzzing campaign, `npm run fuzz --
+// --record`) are kept as they are; the package bench rewrites its own section after this.
+const kept = markedSections(readResults()).join('\n\n');
+writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
+await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
 if (browserOut.failures.length > 0) {
   process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);

@@ -2,8 +2,9 @@
  * The core runs in a browser: no module under src/ except cli.ts imports a Node built-in, and
  * the built package loads as ESM and as CommonJS with its types.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -30,9 +31,10 @@ describe('portability', () => {
 
   it('npm run build makes ESM, CJS and .d.ts for both entry points, and they load', () => {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
-    for (const file of ['index.js', 'index.cjs', 'index.d.ts', 'index.d.cts', 'testing/index.js', 'testing/index.cjs', 'testing/index.d.ts', 'cli.js']) {
-      expect(existsSync(join(root, 'dist', file)), file).toBe(true);
+    for (const entry of ['index', 'core', 'memory', 'sql', 'mongo', 'testing/index']) {
+      for (const extension of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(existsSync(join(root, 'dist', entry + extension)), entry + extension).toBe(true);
     }
+    for (const file of ['cli.js', 'browser/odata-engine.js', 'browser/odata-engine.d.ts']) expect(existsSync(join(root, 'dist', file)), file).toBe(true);
     const esm = execFileSync(
       process.execPath,
       ['--input-type=module', '-e', "import { parseFilter, printExpression } from 'odata-engine'; import { literalArbitrary } from 'odata-engine/testing'; console.log(printExpression(parseFilter('a  EQ 1')), typeof literalArbitrary)"],
@@ -44,6 +46,20 @@ describe('portability', () => {
       encoding: 'utf8',
     });
     expect(cjs.trim()).toBe('5 function');
+    // The entries per backend share their modules with the root, in both formats: one ODataError
+    // class, one toSql, whichever entries a program loads.
+    const identity = "[a.ODataError === core.ODataError, a.toSql === sql.toSql, a.toMongo === mongo.toMongo, a.compileQuery === memory.compileQuery, typeof core.toSql].join(' ')";
+    const esmShared = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const [a, core, sql, mongo, memory] = await Promise.all(['', '/core', '/sql', '/mongo', '/memory'].map((p) => import('odata-engine' + p))); console.log(${identity})`],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(esmShared.trim()).toBe('true true true true undefined');
+    const cjsShared = execFileSync(process.execPath, ['-e', `const [a, core, sql, mongo, memory] = ['', '/core', '/sql', '/mongo', '/memory'].map((p) => require('odata-engine' + p)); console.log(${identity})`], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(cjsShared.trim()).toBe('true true true true undefined');
     // The browser bundle: one self-contained ESM file (Chevrotain inside), without Node built-ins.
     const browser = readFileSync(join(root, 'dist', 'browser', 'odata-engine.js'), 'utf8');
     // (Chevrotain's lodash probes `require('util')` inside a try when it exists; that is no import.)
@@ -58,13 +74,38 @@ describe('portability', () => {
       { cwd: root, encoding: 'utf8' },
     );
     expect(loaded.trim()).toBe('unknown_property');
-    // What `npm pack` ships (its prepack script builds dist/ first; here it is built already).
-    const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
-    const files = (JSON.parse(packed) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path) ?? [];
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/cli.js', 'dist/browser/odata-engine.js']));
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; engines: { node: string } };
     expect(manifest.scripts.prepack).toBe('npm run build');
     // The CommonJS build requires Chevrotain, an ES module: Node loads it with require() from 20.19 on.
     expect(manifest.engines.node).toBe('>=20.19');
   }, 180_000); // tsup builds three bundles and their types: over a minute on a loaded 2-core machine
+
+  it('the packed tarball ships dist/ without source maps, and publint and arethetypeswrong find nothing wrong with it', () => {
+    // What `npm pack` ships (its prepack script builds dist/ first; the test above built it).
+    const destination = mkdtempSync(join(tmpdir(), 'odata-engine-pack-'));
+    try {
+      const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: root, encoding: 'utf8' })) as {
+        filename: string;
+        size: number;
+        files: { path: string }[];
+      }[];
+      const tarball = join(destination, packed[0]?.filename ?? '');
+      const files = packed[0]?.files.map((f) => f.path) ?? [];
+      expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/core.js', 'dist/sql.cjs', 'dist/cli.js', 'dist/browser/odata-engine.js']));
+      expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+      expect(files.filter((file) => !['LICENSE', 'README.md', 'package.json'].includes(file) && !file.startsWith('dist/'))).toEqual([]);
+      const bin = join(root, 'node_modules', '.bin');
+      const publint = spawnSync(join(bin, 'publint'), [tarball], { encoding: 'utf8' });
+      expect(publint.stdout + publint.stderr).toContain('All good!');
+      expect(publint.status).toBe(0);
+      // arethetypeswrong under the node16 and bundler resolutions (node10 knows no subpath
+      // exports). The one finding allowed: the browser bundle is ES-module-only on purpose.
+      const attw = spawnSync(join(bin, 'attw'), [tarball, '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const analysis = (JSON.parse(attw.stdout) as { analysis: { problems: { kind: string; entrypoint: string; resolutionKind?: string }[] } }).analysis;
+      const problems = analysis.problems.filter((problem) => problem.resolutionKind !== 'node10').map((problem) => `${problem.kind} ${problem.entrypoint} ${problem.resolutionKind}`);
+      expect(problems).toEqual(['CJSResolvesToESM ./browser node16-cjs']);
+    } finally {
+      rmSync(destination, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,0 +1,9 @@
+/**
+ * `odata-engine/memory`: a bound query run over JavaScript arrays, with the reference semantics
+ * every other backend is measured against.
+ *
+ * @packageDocumentation
+ */
+export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './compile-query.js';
+export type { Row, NavigationResolver } from '../../reference/evaluator.js';
+export { defaultSearch, type SearchFunction } from '../../reference/search.js';

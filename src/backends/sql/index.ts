@@ -1,0 +1,13 @@
+/**
+ * `odata-engine/sql`: a bound query as one parameterised SQL statement (PostgreSQL,
+ * MySQL/MariaDB, SQLite, SQL Server, DuckDB), the `CREATE TABLE` a model implies, and the
+ * target that tells `validateQuery` what SQL runs.
+ *
+ * @packageDocumentation
+ */
+export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlSearchHook } from './to-sql.js';
+export type { SqlMapping } from './mapping.js';
+export { createTableSql, columnType } from './ddl.js';
+export type { Dialect, DialectName } from './dialect.js';
+export { DIALECTS } from './dialects/index.js';
+export { sqlTarget } from './target.js';

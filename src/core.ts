@@ -1,0 +1,39 @@
+/**
+ * `odata-engine/core`: the OData v4.01 query language without a backend: parsing and printing,
+ * models, binding with limits, validation with diagnostics, and responses. The package's root
+ * (`odata-engine`) is this plus every backend; a bundle for a browser or an edge function that
+ * needs one backend takes this entry and that backend's (`odata-engine/memory`, `/sql`, `/mongo`).
+ *
+ * Parsing: {@link parseQuery} for a whole query string, or one function per option.
+ * Printing: {@link printQuery} and {@link printExpression} give canonical text back.
+ * Errors: everything that goes wrong with a query is an {@link ODataError}.
+ *
+ * @packageDocumentation
+ */
+export { ODataError, type ODataErrorBody, type ODataErrorCode, type ODataErrorDetail } from './errors/odata-error.js';
+export { parseQuery, type ParseQueryOptions } from './syntax/query-string.js';
+export {
+  parseFilter,
+  parseOrderBy,
+  parseSelect,
+  parseExpand,
+  parseSearch,
+  parseCompute,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_LENGTH,
+  type ParseOptions,
+} from './syntax/parse.js';
+export { printQuery, printExpression, printSearch } from './syntax/printer.js';
+export type { SearchMode } from './syntax/parser.js';
+export type * from './syntax/ast.js';
+export { CANONICAL_FUNCTIONS } from './syntax/ast.js';
+export { defineModel, type ModelDefinition, type EntityTypeDefinition, type PropertyDefinition, type NavigationDefinition, type EnumDefinition, type TypedModel } from './model/define-model.js';
+export type { Model, EntitySet, StructuredType, EnumType, Property, NavigationProperty, TypeReference, Capabilities, PrimitiveTypeName } from './model/model.js';
+export { bindQuery } from './semantic/bind-query.js';
+export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperatorName } from './semantic/settings.js';
+export { DEFAULT_MAX_TOP } from './semantic/settings.js';
+export type * from './semantic/bound-ast.js';
+export type { ExpressionType } from './semantic/types.js';
+export { modelFromCsdl } from './model/csdl-json.js';
+export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
+export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';
