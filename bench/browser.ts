@@ -159,7 +159,6 @@ async function browserColdStart(builds: readonly Built[]): Promise<Map<string, n
 
 export interface BrowserReport {
   readonly results: string;
-  readonly readme: string;
   /** Problems that fail the bench (a Node built-in in a browser bundle). */
   readonly failures: readonly string[];
 }
@@ -197,7 +196,6 @@ export async function runBrowserBench(): Promise<BrowserReport> {
     ['l', 'r', 'r', 'r', 'r'],
   );
   const failures = builds.filter((b) => b.subject.key !== 'hand' && b.nodeBuiltins.length > 0).map((b) => `${b.subject.key} bundles Node built-ins: ${b.nodeBuiltins.join(', ')}`);
-  const client = byKey.get('client') as Built;
   const elapsed = (performance.now() - started) / 1000;
   const chromiumNote = typeof browser === 'string' ? browser : `Debian Chromium (headless, playwright-core), a fresh browser context per run, ${BROWSER_RUNS} runs`;
   const results = `# Browser build: bundle size and cold start
@@ -214,13 +212,7 @@ ${sizeTable}
 
 ${startTable}
 `;
-  const readme = `Latest browser bench (${new Date().toISOString().slice(0, 10)}; details in [bench/RESULTS.md](bench/RESULTS.md)): the client subset (parse, bind, validate, CSDL models, in-memory backend) is **${kb(client.gzipped)} gzipped** (${kb(client.minified)} minified), of which Chevrotain is ${kb(chevrotain.gzipped)}; cold start (import + first parse and bind) ${ms(node.get('client'))} in Node and ${ms(browserTimes?.get('client'))} in Chromium, against ${ms(node.get('hand'))} / ${ms(browserTimes?.get('hand'))} for the \`URLSearchParams\` baseline.
-
-${sizeTable}
-
-${startTable}
-`;
-  return { results, readme, failures };
+  return { results, failures };
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -261,7 +261,6 @@ export interface MemoryReport {
   /** The section appended to bench/RESULTS.md. */
   readonly results: string;
   /** The README section, between (and without) its markers. */
-  readonly readme: string;
 }
 
 export function memoryReport(
@@ -309,7 +308,6 @@ export function memoryReport(
     ['l', 'l', 'l', 'r', 'r'],
   );
 
-  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown';
   const busyRounds = busyRoundsOf(run.busyByRound);
   const busyWarning =
     busyRounds.length === 0
@@ -381,11 +379,5 @@ ${spreadTable}
 ${targets.join('\n')}
 `;
 
-  const readme = `Latest \`npm run bench\`, in-memory backend (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; each subject in its own process, median of ${MEMORY_ROUNDS} rounds; details, spread and method in [bench/RESULTS.md](bench/RESULTS.md)). ${header}
-${busyWarning ? `\n${busyWarning}\n` : ''}${mismatchWarning ? `\n${mismatchWarning}\n` : ''}
-${table}
-
-${targets.join('\n')}
-`;
-  return { results: section, readme };
+  return { results: section };
 }

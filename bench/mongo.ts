@@ -156,7 +156,6 @@ function progressLines(bench: MongoBench): string[] {
 
 export interface MongoReport {
   readonly results: string;
-  readonly readme: string;
 }
 
 function compileTable(bench: MongoBench): string {
@@ -251,7 +250,6 @@ function idsLine(bench: MongoBench): string {
 
 export function mongoReport(bench: MongoBench, context: { readonly engineDescription: string }): MongoReport {
   const { run } = bench;
-  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown';
   const busy = busyRoundsOf(run.busyByRound);
   const busyWarning = busy.length === 0 ? '' : '**Warning:** other work kept the machine busy while the MongoDB bench ran (over 1.5 busy cores); expect slower figures and a wider spread.';
   const scale = scaleCheck(bench);
@@ -307,19 +305,5 @@ mingo / in-memory backend: ${mingoMemory}; in-memory backend / hand-written: ${m
 ${idsLine(bench)}
 `;
 
-  const readme = `Latest \`npm run bench\`, MongoDB backend (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; one child process; mingo ${scale?.mingoVersion ?? ''}; method in [bench/RESULTS.md](bench/RESULTS.md)).
-${busyWarning ? `\n${busyWarning}\n` : ''}
-Compile latency of \`${COMPILE_QUERY}\` (the peer rows: \`${PEER_FILTER}\`, which odata-v4-mongodb supports):
-
-${compileTable(bench)}
-
-${agreementText}
-
-For scale only, \`${SCALE_QUERY}\` on ${DOCUMENT_COUNT.toLocaleString('en-US')} documents (mingo / in-memory backend ${mingoMemory}; in-memory backend / hand-written ${memoryHand}):
-
-${scaleTable(bench)}
-
-${idsLine(bench)}
-`;
-  return { results: section, readme };
+  return { results: section };
 }

@@ -6,7 +6,8 @@
  * (bench/rounds.ts), and the SQL backend bench on PGlite (bench/sql.ts, one child in
  * bench/sql-worker.ts), then the MongoDB backend bench (bench/mongo.ts, one child in
  * bench/mongo-worker.ts: compile latency, and mingo for scale). Writes a markdown report of all four
- * to `bench/RESULTS.md` (overwritten), prints it, and updates the four bench sections of README.md.
+ * to `bench/RESULTS.md` (overwritten; the sections of stand-alone benches are kept, and the package
+ * bench's is rewritten), prints it, and updates the README's headline (the parse table).
  *
  * Run with `npm run bench` (= `tsx bench/run.ts`).
  */
@@ -468,27 +469,14 @@ function replaceBetween(text: string, start: string, end: string, body: string):
 // The README shows the headline tables of the latest run, between two pairs of markers.
 const readmeUrl = new URL('../README.md', import.meta.url);
 let readme = readFileSync(readmeUrl, 'utf8');
-const parseSummary = `Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; each parser in its own process, median of ${ROUNDS} rounds; details, spread and method in [bench/RESULTS.md](bench/RESULTS.md)):
+// The README keeps the headline only: the parse table; every other table is in bench/RESULTS.md.
+const parseSummary = `Latest \`npm run bench\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; each parser in its own process, median of ${ROUNDS} rounds; spread, targets and method in [bench/RESULTS.md](bench/RESULTS.md)):
 ${busyWarning ? `\n${busyWarning}\n` : ''}
 ${mainTable}
-
-Per-clause cost of the or-chains (linear growth means a ratio near 1):
-
-${growthTable}
-
-${targets.join('\n')}
 `;
-for (const [name, body] of [
-  ['parse', parseSummary],
-  ['memory', memoryOut.readme],
-  ['sql', sqlOut.readme],
-  ['mongo', mongoOut.readme],
-  ['browser', browserOut.readme],
-] as const) {
-  const updated = replaceBetween(readme, `<!-- bench:${name}:start -->`, `<!-- bench:${name}:end -->`, body);
-  if (updated === undefined) process.stderr.write(`warning: README.md has no <!-- bench:${name}:start/end --> markers; its ${name} section was not updated\n`);
-  else readme = updated;
-}
+const updated = replaceBetween(readme, '<!-- bench:parse:start -->', '<!-- bench:parse:end -->', parseSummary);
+if (updated === undefined) process.stderr.write('warning: README.md has no <!-- bench:parse:start/end --> markers; its headline was not updated\n');
+else readme = updated;
 writeFileSync(readmeUrl, readme);
 
 process.stderr.write(

@@ -219,7 +219,6 @@ function progressLines(bench: SqlBench): string[] {
 
 export interface SqlReport {
   readonly results: string;
-  readonly readme: string;
 }
 
 function compileTable(bench: SqlBench): string {
@@ -333,7 +332,6 @@ function details(bench: SqlBench): string {
 
 export function sqlReport(bench: SqlBench, context: { readonly engineDescription: string }): SqlReport {
   const { run } = bench;
-  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown';
   const busy = busyRoundsOf(run.busyByRound);
   const busyWarning = busy.length === 0 ? '' : '**Warning:** other work kept the machine busy while the SQL bench ran (over 1.5 busy cores); expect slower figures and a wider spread.';
   const firstCheck = bench.checks[0] === undefined ? undefined : (JSON.parse(bench.checks[0]) as CompileCheck);
@@ -396,23 +394,5 @@ ${targetLines.join('\n')}
 
 ${details(bench)}`;
 
-  const readme = `Latest \`npm run bench\`, SQL backend (${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${os.cpus().length} cores; one child process; statements, plans and method in [bench/RESULTS.md](bench/RESULTS.md)).
-${busyWarning ? `\n${busyWarning}\n` : ''}
-Compile latency on the parse bench's medium filter${bench.compileFilter === COMPILE_FILTERS[0] ? '' : ' (with `year(...)` replaced)'}:
-
-${compileTable(bench)}
-
-${header} Time per execution:
-
-Variant ${VARIANTS[0]!.label}:
-
-${queryTable(bench, 0)}
-
-Variant ${VARIANTS[1]!.label}:
-
-${queryTable(bench, 1)}
-
-${targetLines.join('\n')}
-`;
-  return { results: section, readme };
+  return { results: section };
 }

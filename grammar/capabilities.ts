@@ -1,9 +1,9 @@
 /**
- * The README's capability table, generated from the backends themselves: each row is a probe query
+ * The capability table of docs/backends.md, generated from the backends themselves: each row is a probe query
  * that the binder accepts, compiled for each target (`sqlTarget` of every built-in dialect,
  * `mongoTarget()`, the in-memory reference); a cell says whether that target runs it or refuses it
- * with `unsupported_feature`. `npm run capabilities` rewrites the README block; a test checks that
- * the README holds what this computes, so the table cannot drift from the code.
+ * with `unsupported_feature`. `npm run capabilities` rewrites that block; a test checks that
+ * the page holds what this computes, so the table cannot drift from the code.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -91,11 +91,11 @@ export const START = '<!-- capabilities:start -->';
 export const END = '<!-- capabilities:end -->';
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const readme = new URL('../README.md', import.meta.url);
+  const readme = new URL('../docs/backends.md', import.meta.url);
   const text = readFileSync(readme, 'utf8');
   const from = text.indexOf(START);
   const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${START} … ${END} block`);
+  if (from < 0 || to < from) throw new Error(`docs/backends.md has no ${START} … ${END} block`);
   writeFileSync(readme, `${text.slice(0, from + START.length)}\n${capabilityTable()}\n${text.slice(to)}`);
-  console.log('wrote the capability table into README.md');
+  console.log('wrote the capability table into docs/backends.md');
 }
