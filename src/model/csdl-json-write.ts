@@ -26,7 +26,9 @@ const VOCABULARIES: readonly (readonly [namespace: string, alias: string, uri: s
 
 /** Sets a member whatever its name (`__proto__` stays an ordinary key). */
 function put(object: CsdlJsonObject, key: string, value: CsdlJson): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  // Plain assignment keeps objects fast; `__proto__` would set the prototype instead.
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 function namespaceOf(qualifiedName: string): string {

@@ -41,7 +41,9 @@ interface XmlElement {
 
 /** Sets a member whatever its name (a document's `__proto__` stays an ordinary key). */
 function put(object: CsdlJsonObject, key: string, value: CsdlJson): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  // Plain assignment keeps objects fast; `__proto__` would set the prototype instead.
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 function own(object: CsdlJsonObject, key: string): CsdlJson | undefined {

@@ -187,6 +187,13 @@ describe('modelFromCsdlXml', () => {
     expect(bindQuery('$expand=assets', { model, entitySet: 'localities' }).expand[0]?.entitySet?.name).toBe('assets');
   });
 
+  it('a property named __proto__ is an ordinary property', () => {
+    const withProto = modelFromCsdlXml(xml.replace('<Property Name="localityId"', '<Property Name="__proto__" Type="Edm.Int32"/><Property Name="localityId"'));
+    const asset = withProto.types.get('Assets.Asset');
+    expect(asset?.kind === 'entity' && asset.properties.get('__proto__')?.type).toEqual({ kind: 'primitive', name: 'Edm.Int32' });
+    expect(Object.getPrototypeOf(csdlJsonFromXml(xml))).toBe(Object.prototype);
+  });
+
   it('modelFromCsdl points XML text to modelFromCsdlXml', () => {
     const error = failure(() => modelFromCsdl(xml));
     expect(error).toMatchObject({ code: 'invalid_model', status: 500 });
