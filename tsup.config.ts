@@ -29,7 +29,8 @@ export default defineConfig([
     minify: true,
     target: 'es2022',
     platform: 'browser',
-    noExternal: ['chevrotain'],
+    // saxes (the CSDL XML reader's parser) is bundled in too.
+    noExternal: ['chevrotain', 'saxes', 're2js'],
   },
   {
     entry: { cli: 'src/cli.ts' },

@@ -1,8 +1,8 @@
 /**
  * The browser bundle's entry (`odata-engine/browser`, one minified ESM file with Chevrotain
  * inside): what a front end needs to check and try queries before sending them. Parsing,
- * printing, models (also from a server's CSDL JSON), binding, validation with diagnostics, and
- * the in-memory backend. No Node built-in.
+ * printing, models (also from a server's CSDL JSON or CSDL XML `$metadata`), binding,
+ * validation with diagnostics, and the in-memory backend. No Node built-in.
  */
 export { ODataError } from './errors/odata-error.js';
 export { parseQuery } from './syntax/query-string.js';
@@ -10,6 +10,7 @@ export { parseFilter, parseOrderBy, parseSelect, parseExpand, parseSearch } from
 export { printQuery, printExpression } from './syntax/printer.js';
 export { defineModel } from './model/define-model.js';
 export { modelFromCsdl } from './model/csdl-json.js';
+export { modelFromCsdlXml } from './model/csdl-xml.js';
 export { bindQuery } from './semantic/bind-query.js';
 export { validateQuery, type Diagnostic, type ValidateSettings } from './validation/validate-query.js';
 export { compileQuery, dataResolver } from './backends/memory/compile-query.js';

@@ -3,8 +3,9 @@
  * prints the AST as JSON (or, with `--print`, the canonical query string). On an error it
  * prints the message with a caret under the position and exits with status 2.
  * `odata-engine check "<query>" --csdl=<file> --set=<entity set> [--sql=<dialect>] [--mongo]`
- * checks a query against a CSDL JSON model and prints every problem underlined (exit 2), or the
- * SQL or MongoDB query it compiles to (`--max-top=<n>`: the server's own `$top` maximum).
+ * checks a query against a CSDL model (JSON or XML, told apart by content) and prints every
+ * problem underlined (exit 2), or the SQL or MongoDB query it compiles to. A set's own `$top`
+ * maximum comes from the CSDL (`ODataEngine.V1.MaxTop`) or `--max-top=<n>`; the lower wins.
  * `odata-engine demo` parses a handful of sample queries; `help` and `version` (also `--help`,
  * `-h`, `--version`, `-v`) print to standard output and exit 0.
  *
@@ -13,12 +14,12 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { bindQuery, DIALECTS, modelFromCsdl, mongoTarget, ODataError, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
+import { bindQuery, DIALECTS, modelFromCsdl, modelFromCsdlXml, mongoTarget, ODataError, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
 import { splitQueryString } from './syntax/query-string.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
-  odata-engine check "<query string>" --csdl=<CSDL JSON file> --set=<entity set> [--max-top=<n>] [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
+  odata-engine check "<query string>" --csdl=<CSDL JSON or XML file> --set=<entity set> [--max-top=<n>] [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
   odata-engine demo
   odata-engine help | --help | -h
   odata-engine version | --version | -v
@@ -119,7 +120,8 @@ function runCheck(query: string, values: ReadonlyMap<string, string>, mongo: boo
     process.stderr.write(`error: cannot read the CSDL file '${csdl}': ${(error as Error).message}\n`);
     return 1;
   }
-  const model = modelFromCsdl(text);
+  // CSDL XML (a service's $metadata) starts with `<`; CSDL JSON with `{`.
+  const model = /^\uFEFF?\s*</.test(text) ? modelFromCsdlXml(text) : modelFromCsdl(text);
   // The server's own $top maximum, where it is lower than the host-wide default.
   const limits = maxTop === undefined ? {} : { maxTop };
   // The binder's diagnostics, and what each requested backend cannot run (with its position).

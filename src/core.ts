@@ -34,6 +34,10 @@ export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperator
 export { DEFAULT_MAX_TOP } from './semantic/settings.js';
 export type * from './semantic/bound-ast.js';
 export type { ExpressionType } from './semantic/types.js';
-export { modelFromCsdl } from './model/csdl-json.js';
+export { modelFromCsdl, ODATA_ENGINE_VOCABULARY } from './model/csdl-json.js';
+export { modelFromCsdlXml, csdlJsonFromXml, DEFAULT_MAX_CSDL_XML_LENGTH, type CsdlXmlOptions } from './model/csdl-xml.js';
+export { csdlJsonFromModel, type CsdlWriteOptions } from './model/csdl-json-write.js';
+export { csdlXmlFromJson, csdlXmlFromModel } from './model/csdl-xml-write.js';
+export type { CsdlJson, CsdlJsonObject } from './model/csdl-json-types.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
 export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';

@@ -12,6 +12,13 @@ type JsonObject = { [key: string]: Json };
 const CAPABILITIES = 'Org.OData.Capabilities.V1';
 const CORE = 'Org.OData.Core.V1';
 
+/**
+ * The namespace of this project's own vocabulary: `ODataEngine.V1.MaxTop` (Edm.Int64, on an
+ * entity set) is the set's largest accepted `$top`, which the standard Capabilities vocabulary
+ * cannot say (it has only `TopSupported`). See docs/csdl.md.
+ */
+export const ODATA_ENGINE_VOCABULARY = 'ODataEngine.V1';
+
 function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -105,6 +112,11 @@ function capabilitiesFrom(annotations: Map<string, Json>): Partial<Capabilities>
   if (typeof skip === 'boolean') result.skipSupported = skip;
   const select = record('SelectSupport');
   if (select !== undefined && select.Supported === false) result.nonSelectableProperties = new Set();
+  const maxTop = annotations.get(`${ODATA_ENGINE_VOCABULARY}.MaxTop`);
+  if (maxTop !== undefined) {
+    if (typeof maxTop !== 'number' || !Number.isSafeInteger(maxTop) || maxTop < 0) throw modelError(`${ODATA_ENGINE_VOCABULARY}.MaxTop must be a non-negative integer, not ${JSON.stringify(maxTop)}`);
+    result.maxTop = maxTop;
+  }
   return result;
 }
 
@@ -173,13 +185,17 @@ function enumSpec(qualifiedName: string, element: JsonObject): EnumTypeSpec {
  * nullability), navigation properties with referential constraints and partners, the entity
  * container's entity sets with navigation property bindings, and the Capabilities annotations
  * `SearchRestrictions/Searchable`, `FilterRestrictions`, `SortRestrictions`, `ExpandRestrictions`,
- * `CountRestrictions`, `TopSupported`, `SkipSupported`, written inline or in `$Annotations`,
- * with the full vocabulary namespace or a `$Reference` alias.
+ * `CountRestrictions`, `TopSupported`, `SkipSupported`, and this project's
+ * `ODataEngine.V1.MaxTop` (the set's largest `$top`), written inline or in `$Annotations`, with
+ * the full vocabulary namespace or a `$Reference` alias. A property typed with a
+ * `TypeDefinition` has its underlying primitive type. A CSDL XML document is read by
+ * `modelFromCsdlXml` (a separate function, so that the XML parser is bundled only where used).
  *
  * @throws {ODataError} `invalid_model` (status 500) for a document that is not a usable model
  */
 export function modelFromCsdl(csdl: string | object): Model {
   let document: Json;
+  if (typeof csdl === 'string' && /^\uFEFF?\s*</.test(csdl)) throw modelError('The CSDL document is XML: read it with modelFromCsdlXml');
   try {
     document = (typeof csdl === 'string' ? JSON.parse(csdl) : csdl) as Json;
   } catch (error) {
@@ -190,8 +206,11 @@ export function modelFromCsdl(csdl: string | object): Model {
   const enums: EnumTypeSpec[] = [];
   const structuredTypes: StructuredTypeSpec[] = [];
   const entitySets: EntitySetSpec[] = [];
+  /** The qualified name of each entity set's container: `$Annotations` target `Ns.Container/set`. */
+  const containerOf = new Map<EntitySetSpec, string>();
   const setAnnotations = new Map<string, Partial<Capabilities>>();
   const aliases = new Map<string, string>();
+  const typeDefinitions = new Map<string, string>();
   let firstNamespace: string | undefined;
   let firstAlias: string | undefined;
 
@@ -231,6 +250,9 @@ export function modelFromCsdl(csdl: string | object): Model {
         case 'EnumType':
           enums.push(enumSpec(qualifiedName, element));
           break;
+        case 'TypeDefinition':
+          if (typeof element.$UnderlyingType === 'string') typeDefinitions.set(qualifiedName, element.$UnderlyingType);
+          break;
         case 'EntityContainer':
           for (const [setName, set] of entries(element)) {
             if (setName.startsWith('$') || setName.includes('@') || !isObject(set) || set.$Collection !== true || typeof set.$Type !== 'string') continue;
@@ -238,16 +260,14 @@ export function modelFromCsdl(csdl: string | object): Model {
             if (isObject(set.$NavigationPropertyBinding)) {
               for (const [path, target] of entries(set.$NavigationPropertyBinding)) if (typeof target === 'string') bindings[path] = target.split('/').pop() as string;
             }
-            entitySets.push({
+            const spec: EntitySetSpec = {
               name: setName,
               type: unalias(set.$Type),
               capabilities: capabilitiesFrom(annotationsOf(set, resolveTerm)),
               bindings,
-            });
-          }
-          for (const set of entitySets) {
-            const external = setAnnotations.get(`${qualifiedName}/${set.name}`);
-            if (external !== undefined) Object.assign(set, { capabilities: mergeCapabilities(set.capabilities ?? {}, external) });
+            };
+            entitySets.push(spec);
+            containerOf.set(spec, qualifiedName);
           }
           break;
         default:
@@ -256,13 +276,18 @@ export function modelFromCsdl(csdl: string | object): Model {
     }
   }
   if (firstNamespace === undefined) throw modelError('The CSDL document has no schema');
-  // $Annotations may come after the container in the document: apply them once more.
+  // External annotations of a set target `Ns.Container/set` (by namespace or alias; before or
+  // after the container). `Ns.Type/name` targets a property of a type, not a set of that name.
   for (const set of entitySets) {
-    for (const [target, capabilities] of setAnnotations) {
-      if (target.endsWith(`/${set.name}`)) Object.assign(set, { capabilities: mergeCapabilities(set.capabilities ?? {}, capabilities) });
-    }
+    const external = setAnnotations.get(`${containerOf.get(set) as string}/${set.name}`);
+    if (external !== undefined) Object.assign(set, { capabilities: mergeCapabilities(set.capabilities ?? {}, external) });
   }
-  const resolveNames = <T extends { type: string }>(item: T): T => ({ ...item, type: unaliasType(item.type, unalias) });
+  const underlying = (type: string): string => {
+    const match = /^Collection\((.+)\)$/.exec(type);
+    const element = typeDefinitions.get(match ? (match[1] as string) : type);
+    return element === undefined ? type : match ? `Collection(${element})` : element;
+  };
+  const resolveNames = <T extends { type: string }>(item: T): T => ({ ...item, type: underlying(unaliasType(item.type, unalias)) });
   return buildModel({
     namespace: firstNamespace,
     ...(firstAlias === undefined ? {} : { alias: firstAlias }),

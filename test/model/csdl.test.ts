@@ -94,6 +94,14 @@ describe('modelFromCsdl', () => {
     expect(bindQuery('$search=x&$top=5', { model, entitySet: 'localities' }).top).toBe(5);
   });
 
+  it('an $Annotations target Type/member is that member, not the entity set of the same name', () => {
+    const annotations = { ...csdl.Assets.$Annotations, 'Assets.Asset/localities': { '@Capabilities.TopSupported': false } };
+    const read = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: annotations } });
+    expect(bindQuery('$top=1', { model: read, entitySet: 'localities' }).top).toBe(1);
+    const onSet = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: { ...annotations, 'self.Container/localities': { '@Capabilities.TopSupported': false } } } });
+    expect(failure(() => bindQuery('$top=1', { model: onSet, entitySet: 'localities' })).code).toBe('query_option_not_supported');
+  });
+
   it('a property named __proto__ (from JSON text) is an ordinary property', () => {
     const text = JSON.stringify(csdl).replace('"__proto__x"', '"__proto__"');
     const withProto = modelFromCsdl(text);

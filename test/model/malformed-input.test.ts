@@ -1,10 +1,10 @@
 /**
- * A model may come from untyped input (JSON, JavaScript, a config file): whatever its shape,
- * defineModel and modelFromCsdl throw only the invalid_model ODataError.
+ * A model may come from untyped input (JSON, XML, JavaScript, a config file): whatever its shape,
+ * defineModel, modelFromCsdl and modelFromCsdlXml throw only the invalid_model ODataError.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defineModel, modelFromCsdl, ODataError } from '../../src/index.js';
+import { csdlXmlFromJson, defineModel, modelFromCsdl, modelFromCsdlXml, ODataError } from '../../src/index.js';
 
 function thrown(run: () => unknown): unknown {
   try {
@@ -47,6 +47,59 @@ describe('malformed model input', () => {
         }
       }),
       { numRuns: 1500, seed: 7 },
+    );
+  });
+
+  const EDMX = 'http://docs.oasis-open.org/odata/ns/edmx';
+  const EDM = 'http://docs.oasis-open.org/odata/ns/edm';
+  const valid = `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}"><EntityType Name="T"><Key><PropertyRef Name="id"/></Key><Property Name="id" Type="Edm.Int32" Nullable="false"/><Property Name="e" Type="N.E"/></EntityType><EnumType Name="E"><Member Name="a"/></EnumType><EntityContainer Name="C"><EntitySet Name="ts" EntityType="N.T"><Annotation Term="Org.OData.Capabilities.V1.TopSupported" Bool="false"/></EntitySet></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>`;
+  const schema = (body: string) => `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}">${body}</Schema></edmx:DataServices></edmx:Edmx>`;
+
+  it.each([
+    ['empty text', '', 'not well-formed'],
+    ['text that is no XML', 'hello', 'not well-formed'],
+    ['an unclosed element', valid.slice(0, -20), 'not well-formed'],
+    ['an undefined entity', schema('<Annotation Term="Core.Description" String="&nope;"/>'), 'not well-formed'],
+    ['a DOCTYPE with an entity declaration', `<!DOCTYPE x [<!ENTITY a "aaaa">]>${valid}`, 'DOCTYPE'],
+    ['OData v2/v3 metadata', '<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx"><edmx:DataServices/></edmx:Edmx>', 'OData v2/v3'],
+    ['another root element', `<Schema Namespace="N" xmlns="${EDM}"/>`, 'root element'],
+    ['a root without the edmx namespace', '<Edmx Version="4.0"/>', 'root element'],
+    ['version 3.0 in the v4 namespace', `<edmx:Edmx Version="3.0" xmlns:edmx="${EDMX}"/>`, "Version '3.0'"],
+    ['no schema', `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices/></edmx:Edmx>`, 'no schema'],
+    ['a property without a type', schema('<EntityType Name="T"><Property Name="p"/></EntityType>'), 'needs the attribute Type'],
+    ['an unknown type', schema('<EntityType Name="T"><Key><PropertyRef Name="id"/></Key><Property Name="id" Type="N.Nope"/></EntityType>'), "Unknown type 'N.Nope'"],
+    ['a type declared twice', schema('<ComplexType Name="A"/><ComplexType Name="A"/>'), "declares 'A' twice"],
+    ['an enumeration member value that is no integer', schema('<EnumType Name="E"><Member Name="a" Value="x"/></EnumType>'), 'must be an integer'],
+    ['a Bool that is no Boolean', schema('<Annotations Target="N.T"><Annotation Term="Core.Computed" Bool="yes"/></Annotations>'), 'not a Boolean'],
+    ['an unknown annotation expression', schema('<Annotations Target="N.T"><Annotation Term="Core.Computed"><Frobnicate/></Annotation></Annotations>'), 'Unknown annotation expression'],
+    ['a negative ODataEngine.V1.MaxTop', valid.replace('Org.OData.Capabilities.V1.TopSupported" Bool="false"', 'ODataEngine.V1.MaxTop" Int="-1"'), 'ODataEngine.V1.MaxTop'],
+    ['elements nested 200 deep', schema(`<Annotations Target="N.T"><Annotation Term="X.Y">${'<Collection>'.repeat(200)}${'</Collection>'.repeat(200)}</Annotation></Annotations>`), 'deeper than'],
+  ])('modelFromCsdlXml with %s is an invalid_model ODataError', (_, text, message) => {
+    const error = thrown(() => modelFromCsdlXml(text));
+    expect(error).toBeInstanceOf(ODataError);
+    expect((error as ODataError).code).toBe('invalid_model');
+    expect((error as ODataError).message).toContain(message);
+  });
+
+  it('a document longer than maxLength is refused before parsing', () => {
+    expect(modelFromCsdlXml(valid).entitySets.get('ts')?.capabilities.topSupported).toBe(false);
+    const error = thrown(() => modelFromCsdlXml(valid, { maxLength: 100 }));
+    expect(error).toBeInstanceOf(ODataError);
+    expect((error as ODataError).message).toContain('more than the limit of 100');
+  });
+
+  it('a value that is no string, and any cut, splice or character change of a document, gives a model or an ODataError', () => {
+    for (const input of [null, undefined, 42, {}, []]) expect(thrown(() => modelFromCsdlXml(input as never))).toBeInstanceOf(ODataError);
+    expect(thrown(() => csdlXmlFromJson(null as never))).toBeInstanceOf(ODataError);
+    fc.assert(
+      fc.property(fc.nat(valid.length), fc.nat(valid.length), fc.string({ maxLength: 12 }), (a, b, insert) => {
+        const [from, to] = a <= b ? [a, b] : [b, a];
+        for (const text of [valid.slice(0, from), valid.slice(0, from) + insert + valid.slice(to), valid.slice(0, from) + valid.slice(to)]) {
+          const error = thrown(() => modelFromCsdlXml(text));
+          if (error !== undefined) expect(error).toBeInstanceOf(ODataError);
+        }
+      }),
+      { numRuns: 1500, seed: 11 },
     );
   });
 });

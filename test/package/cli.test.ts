@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { csdl } from '../../examples/asset-service/src/model.js';
+import { csdlXmlFromJson } from '../../src/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -75,12 +76,38 @@ describe('odata-engine CLI', () => {
       expect(bad.status).toBe(2);
       expect(bad.stderr).toContain('[invalid_model]');
       // --max-top: the server's own maximum, with ASP.NET Core OData's message.
-      expect(cli('check', '$top=5000', `--csdl=${file}`, '--set=assets').stdout).toBe('valid\n');
-      const over = cli('check', '$top=5000', `--csdl=${file}`, '--set=assets', '--max-top=1000');
+      expect(cli('check', '$top=5000', `--csdl=${file}`, '--set=localities').stdout).toBe('valid\n');
+      const over = cli('check', '$top=5000', `--csdl=${file}`, '--set=localities', '--max-top=1000');
       expect(over.status).toBe(2);
       expect(over.stderr).toContain("The limit of '1000' for Top query has been exceeded. The value from the incoming request is '5000'.");
-      expect(cli('check', '$top=1000', `--csdl=${file}`, '--set=assets', '--max-top=1000').status).toBe(0);
+      expect(cli('check', '$top=1000', `--csdl=${file}`, '--set=localities', '--max-top=1000').status).toBe(0);
+      // The service's own metadata says the assets' maximum (ODataEngine.V1.MaxTop 1000): check refuses what the server refuses.
+      const fromCsdl = cli('check', '$top=5000', `--csdl=${file}`, '--set=assets');
+      expect(fromCsdl.status).toBe(2);
+      expect(fromCsdl.stderr).toContain("The limit of '1000' for Top query has been exceeded. The value from the incoming request is '5000'.");
+      expect(cli('check', '$top=1000', `--csdl=${file}`, '--set=assets').stdout).toBe('valid\n');
+      // The lower of the CSDL's and --max-top's wins.
+      expect(cli('check', '$top=600', `--csdl=${file}`, '--set=assets', '--max-top=500').stderr).toContain("The limit of '500' for Top query");
       expect(cli('check', '$top=1', `--csdl=${file}`, '--set=assets', '--max-top=ten').status).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('check reads a CSDL XML file (a service\'s $metadata), told apart from CSDL JSON by its content', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'odata-cli-'));
+    try {
+      const file = join(dir, 'metadata.txt');
+      writeFileSync(file, `\uFEFF${csdlXmlFromJson(csdl)}`);
+      expect(cli('check', "$filter=name eq 'a'&$top=2", `--csdl=${file}`, '--set=assets')).toMatchObject({ status: 0, stdout: 'valid\n' });
+      const wrong = cli('check', '$filter=nam eq 1&$top=5000', `--csdl=${file}`, '--set=assets');
+      expect(wrong.status).toBe(2);
+      expect(wrong.stderr).toContain('[unknown_property]');
+      expect(wrong.stderr).toContain("The limit of '1000' for Top query has been exceeded.");
+      writeFileSync(file, '<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx"/>');
+      const old = cli('check', '$top=1', `--csdl=${file}`, '--set=assets');
+      expect(old.status).toBe(2);
+      expect(old.stderr).toMatch(/^error: The document is OData v2\/v3 metadata .*\[invalid_model\]/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

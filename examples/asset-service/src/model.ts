@@ -20,6 +20,9 @@ const timestamps = {
 
 const notSearchable = { [`@${CAPABILITIES}.SearchRestrictions`]: { Searchable: false } };
 
+/** The assets' own `$top` maximum, lower than the host's: in the metadata (`ODataEngine.V1.MaxTop`) and in {@link resources}. */
+const ASSETS_MAX_TOP = 1000;
+
 /** The CSDL JSON (4.01) document of the service. */
 export const csdl = {
   $Version: '4.01',
@@ -87,7 +90,14 @@ export const csdl = {
     Service: {
       $Kind: 'EntityContainer',
       localities: { $Collection: true, $Type: 'AssetManagement.Locality', ...notSearchable },
-      assets: { $Collection: true, $Type: 'AssetManagement.Asset', $NavigationPropertyBinding: { locality: 'localities' }, ...notSearchable },
+      assets: {
+        $Collection: true,
+        $Type: 'AssetManagement.Asset',
+        $NavigationPropertyBinding: { locality: 'localities' },
+        ...notSearchable,
+        // This project's vocabulary term: clients (and `odata-engine check`) see the set's $top maximum.
+        '@ODataEngine.V1.MaxTop': ASSETS_MAX_TOP,
+      },
       maintenanceTickets: {
         $Collection: true,
         $Type: 'AssetManagement.MaintenanceTicket',
@@ -126,7 +136,7 @@ export interface Resource {
 /** The four collections, in dependency order (a table's foreign keys point to earlier ones). Assets have a lower `$top` maximum (1000) than the host (10 000). */
 export const resources: readonly Resource[] = [
   { path: 'localities', entitySet: 'localities', table: 'localities', label: 'Locality' },
-  { path: 'assets', entitySet: 'assets', table: 'assets', maxTop: 1000, label: 'Asset' },
+  { path: 'assets', entitySet: 'assets', table: 'assets', maxTop: ASSETS_MAX_TOP, label: 'Asset' },
   { path: 'maintenance-tickets', entitySet: 'maintenanceTickets', table: 'maintenance_tickets', label: 'MaintenanceTicket' },
   { path: 'inspections', entitySet: 'inspections', table: 'inspections', label: 'Inspection' },
 ];

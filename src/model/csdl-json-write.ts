@@ -1,0 +1,175 @@
+/**
+ * `csdlJsonFromModel`: writes a {@link Model} as a CSDL JSON document (4.01) that
+ * `modelFromCsdl` reads back into an equal model: types, keys, properties, navigation with
+ * partners and referential constraints, entity sets with their bindings, and the capabilities
+ * as Capabilities vocabulary annotations (plus `ODataEngine.V1.MaxTop`).
+ */
+import { ALL_CAPABILITIES, type Capabilities, type EntitySet, type EnumType, type Model, type NavigationProperty, type Property, type StructuredType, type TypeReference } from './model.js';
+import { ODATA_ENGINE_VOCABULARY } from './csdl-json.js';
+import type { CsdlJson, CsdlJsonObject } from './csdl-json-types.js';
+
+/** Options of {@link csdlJsonFromModel} (and `csdlXmlFromModel`). */
+export interface CsdlWriteOptions {
+  /** The simple name of the entity container, in the model's namespace (default `Container`). */
+  readonly containerName?: string;
+}
+
+const CAPABILITIES = 'Org.OData.Capabilities.V1';
+const CORE = 'Org.OData.Core.V1';
+
+/** Where the standard vocabularies are published, and a URN for this project's own. */
+const VOCABULARIES: readonly (readonly [namespace: string, alias: string, uri: string])[] = [
+  [CAPABILITIES, 'Capabilities', 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.json'],
+  [CORE, 'Core', 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json'],
+  [ODATA_ENGINE_VOCABULARY, 'ODataEngine', 'urn:odata-engine:vocabulary:ODataEngine.V1'],
+];
+
+/** Sets a member whatever its name (`__proto__` stays an ordinary key). */
+function put(object: CsdlJsonObject, key: string, value: CsdlJson): void {
+  // Plain assignment keeps objects fast; `__proto__` would set the prototype instead.
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
+}
+
+function namespaceOf(qualifiedName: string): string {
+  return qualifiedName.slice(0, qualifiedName.lastIndexOf('.'));
+}
+
+function typeName(type: TypeReference): string {
+  return type.kind === 'primitive' ? type.name : type.type.qualifiedName;
+}
+
+function enumJson(type: EnumType): CsdlJsonObject {
+  const result: CsdlJsonObject = { $Kind: 'EnumType' };
+  if (type.underlyingType !== 'Edm.Int32') put(result, '$UnderlyingType', type.underlyingType);
+  if (type.isFlags) put(result, '$IsFlags', true);
+  for (const [name, value] of type.members) put(result, name, Number.isSafeInteger(Number(value)) ? Number(value) : String(value));
+  return result;
+}
+
+function propertyJson(property: Property, used: Set<string>): CsdlJsonObject {
+  const result: CsdlJsonObject = {};
+  const type = typeName(property.type);
+  if (type !== 'Edm.String') put(result, '$Type', type);
+  if (property.collection) put(result, '$Collection', true);
+  if (property.nullable) put(result, '$Nullable', true);
+  // Core.Permissions None: the property can be neither selected, filtered nor sorted.
+  if (!property.selectable && !property.filterable && !property.sortable) {
+    used.add(CORE);
+    put(result, '@Core.Permissions', 'None');
+  }
+  return result;
+}
+
+function navigationJson(navigation: NavigationProperty): CsdlJsonObject {
+  const result: CsdlJsonObject = { $Kind: 'NavigationProperty', $Type: navigation.target.qualifiedName };
+  if (navigation.collection) put(result, '$Collection', true);
+  else if (navigation.nullable) put(result, '$Nullable', true);
+  if (navigation.partner !== undefined) put(result, '$Partner', navigation.partner);
+  if (navigation.constraints.length > 0) {
+    const constraints: CsdlJsonObject = {};
+    for (const { property, referencedProperty } of navigation.constraints) put(constraints, property, referencedProperty);
+    put(result, '$ReferentialConstraint', constraints);
+  }
+  return result;
+}
+
+function structuredJson(type: StructuredType, used: Set<string>): CsdlJsonObject {
+  const base = type.baseType;
+  const result: CsdlJsonObject = { $Kind: type.kind === 'entity' ? 'EntityType' : 'ComplexType' };
+  if (base !== undefined) put(result, '$BaseType', base.qualifiedName);
+  if (type.open && base?.open !== true) put(result, '$OpenType', true);
+  // A derived type inherits its base type's key (the same array); only a key of its own is written.
+  if (type.kind === 'entity' && type.key.length > 0 && type.key !== base?.key) put(result, '$Key', [...type.key]);
+  // Inherited members are the base type's own objects: only the declared ones are written here.
+  for (const [name, property] of type.properties) if (base?.properties.get(name) !== property) put(result, name, propertyJson(property, used));
+  for (const [name, navigation] of type.navigation) if (base?.navigation.get(name) !== navigation) put(result, name, navigationJson(navigation));
+  return result;
+}
+
+const propertyPaths = (names: ReadonlySet<string>, kind: '$PropertyPath' | '$NavigationPropertyPath'): CsdlJson[] => [...names].map((name) => ({ [kind]: name }));
+
+/** The Capabilities annotations that say how `capabilities` differ from everything allowed. */
+function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set<string>): void {
+  const c: Capabilities = set.capabilities;
+  const annotate = (namespace: string, term: string, value: CsdlJson): void => {
+    used.add(namespace);
+    const alias = VOCABULARIES.find(([n]) => n === namespace)?.[1] as string;
+    put(target, `@${alias}.${term}`, value);
+  };
+  const restriction = (term: string, record: CsdlJsonObject): void => {
+    if (Object.keys(record).length > 0) annotate(CAPABILITIES, term, record);
+  };
+  restriction('SearchRestrictions', c.searchable === ALL_CAPABILITIES.searchable ? {} : { Searchable: c.searchable });
+  restriction('FilterRestrictions', {
+    ...(c.filterable ? {} : { Filterable: false }),
+    ...(c.nonFilterableProperties.size === 0 ? {} : { NonFilterableProperties: propertyPaths(c.nonFilterableProperties, '$PropertyPath') }),
+  });
+  restriction('SortRestrictions', {
+    ...(c.sortable ? {} : { Sortable: false }),
+    ...(c.nonSortableProperties.size === 0 ? {} : { NonSortableProperties: propertyPaths(c.nonSortableProperties, '$PropertyPath') }),
+  });
+  restriction('ExpandRestrictions', {
+    ...(c.expandable ? {} : { Expandable: false }),
+    ...(c.nonExpandableProperties.size === 0 ? {} : { NonExpandableProperties: propertyPaths(c.nonExpandableProperties, '$NavigationPropertyPath') }),
+    ...(c.maxLevels === undefined ? {} : { MaxLevels: c.maxLevels }),
+  });
+  // The reader joins both lists; navigation paths are written as such.
+  const navigationNames = new Set([...c.nonCountableProperties].filter((p) => set.type.navigation.has(p.split('/')[0] as string)));
+  const propertyNames = new Set([...c.nonCountableProperties].filter((p) => !navigationNames.has(p)));
+  restriction('CountRestrictions', {
+    ...(c.countable ? {} : { Countable: false }),
+    ...(propertyNames.size === 0 ? {} : { NonCountableProperties: propertyPaths(propertyNames, '$PropertyPath') }),
+    ...(navigationNames.size === 0 ? {} : { NonCountableNavigationProperties: propertyPaths(navigationNames, '$NavigationPropertyPath') }),
+  });
+  if (!c.topSupported) annotate(CAPABILITIES, 'TopSupported', false);
+  if (!c.skipSupported) annotate(CAPABILITIES, 'SkipSupported', false);
+  if (c.maxTop !== undefined) annotate(ODATA_ENGINE_VOCABULARY, 'MaxTop', c.maxTop);
+}
+
+/**
+ * Writes a model as a CSDL JSON document (4.01) that `modelFromCsdl` reads back into an equal
+ * model. Each namespace of the model's types is a schema (the model's own first, with its
+ * alias); the entity sets are in one entity container (`Container`, or
+ * {@link CsdlWriteOptions.containerName}) in the model's namespace. Capabilities that differ from
+ * "everything allowed" are written as `Capabilities` vocabulary annotations on the sets (and a
+ * per-set maximum `$top` as `ODataEngine.V1.MaxTop`), with `$Reference`s to the vocabularies.
+ *
+ * Not written, because no vocabulary term says them: the per-set list of non-selectable
+ * properties, and property- or navigation-level restrictions other than `Core.Permissions`
+ * `None` (a property that can be neither selected, filtered nor sorted).
+ */
+export function csdlJsonFromModel(model: Model, options: CsdlWriteOptions = {}): CsdlJsonObject {
+  const containerName = options.containerName ?? 'Container';
+  const used = new Set<string>();
+  const schemas = new Map<string, CsdlJsonObject>([[model.namespace, model.alias === undefined ? {} : { $Alias: model.alias }]]);
+  const schema = (namespace: string): CsdlJsonObject => {
+    let result = schemas.get(namespace);
+    if (result === undefined) schemas.set(namespace, (result = {}));
+    return result;
+  };
+  for (const type of model.types.values()) {
+    put(schema(namespaceOf(type.qualifiedName)), type.name, type.kind === 'enum' ? enumJson(type) : structuredJson(type, used));
+  }
+  const container: CsdlJsonObject = { $Kind: 'EntityContainer' };
+  for (const set of model.entitySets.values()) {
+    const member: CsdlJsonObject = { $Collection: true, $Type: set.type.qualifiedName };
+    if (set.bindings.size > 0) {
+      const bindings: CsdlJsonObject = {};
+      for (const [path, target] of set.bindings) put(bindings, path, target);
+      put(member, '$NavigationPropertyBinding', bindings);
+    }
+    capabilityAnnotations(set, member, used);
+    put(container, set.name, member);
+  }
+  put(schema(model.namespace), containerName, container);
+
+  const document: CsdlJsonObject = { $Version: '4.01', $EntityContainer: `${model.namespace}.${containerName}` };
+  const references: CsdlJsonObject = {};
+  for (const [namespace, alias, uri] of VOCABULARIES) {
+    if (used.has(namespace)) put(references, uri, { $Include: [{ $Namespace: namespace, $Alias: alias }] });
+  }
+  if (Object.keys(references).length > 0) put(document, '$Reference', references);
+  for (const [namespace, value] of schemas) put(document, namespace, value);
+  return document;
+}

@@ -1,0 +1,388 @@
+/**
+ * `csdlXmlFromJson` and `csdlXmlFromModel`: write a CSDL JSON document (or a {@link Model}) as
+ * CSDL XML 4.01, element by element the inverse of `csdlJsonFromXml`, which reads the result
+ * back into the same CSDL JSON document.
+ */
+import type { Model } from './model.js';
+import { modelError } from './build-model.js';
+import { csdlJsonFromModel, type CsdlWriteOptions } from './csdl-json-write.js';
+import { EDM_NAMESPACE, EDMX_NAMESPACE, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+
+/** Terms whose values are enumeration members, and their enumeration types (JSON writes the bare member name). */
+const ENUM_TERMS: ReadonlyMap<string, string> = new Map([['Org.OData.Core.V1.Permissions', 'Org.OData.Core.V1.Permission']]);
+
+const PATHS = ['$AnnotationPath', '$ModelElementPath', '$NavigationPropertyPath', '$PropertyPath', '$Path'] as const;
+const LISTS = ['$And', '$Or', '$Eq', '$Ne', '$Gt', '$Ge', '$Lt', '$Le', '$Has', '$In', '$Add', '$Sub', '$Mul', '$Div', '$DivBy', '$Mod', '$If'] as const;
+
+function isObject(value: CsdlJson | undefined): value is CsdlJsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function entries(object: CsdlJsonObject): [string, CsdlJson][] {
+  return Object.keys(object).map((key) => [key, object[key] as CsdlJson]);
+}
+
+function has(object: CsdlJsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(object, key);
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"\t\n\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c] as string);
+}
+
+function escapeText(text: string): string {
+  return text.replace(/[&<>\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' })[c] as string);
+}
+
+/** An XML element under construction: name, attributes, children (elements or text). */
+interface Element {
+  readonly name: string;
+  readonly attributes: [string, string][];
+  readonly children: (Element | string)[];
+}
+
+function element(name: string, attributes: [string, string | undefined][] = [], children: (Element | string)[] = []): Element {
+  return { name, attributes: attributes.filter((a): a is [string, string] => a[1] !== undefined), children };
+}
+
+function serialize(node: Element, indent: string, out: string[]): void {
+  const attributes = node.attributes.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
+  if (node.children.length === 0) {
+    out.push(`${indent}<${node.name}${attributes}/>`);
+  } else if (node.children.every((c) => typeof c === 'string')) {
+    out.push(`${indent}<${node.name}${attributes}>${escapeText(node.children.join(''))}</${node.name}>`);
+  } else {
+    out.push(`${indent}<${node.name}${attributes}>`);
+    for (const child of node.children) {
+      if (typeof child === 'string') throw modelError('Mixed content cannot be written');
+      serialize(child, `${indent}  `, out);
+    }
+    out.push(`${indent}</${node.name}>`);
+  }
+}
+
+/** Writes JSON values as CSDL XML; resolves term aliases through the document's references and schemas. */
+class Writer {
+  private readonly aliases = new Map<string, string>();
+
+  constructor(document: CsdlJsonObject) {
+    const references = document.$Reference;
+    if (isObject(references)) {
+      for (const [, reference] of entries(references)) {
+        if (!isObject(reference) || !Array.isArray(reference.$Include)) continue;
+        for (const include of reference.$Include) {
+          if (isObject(include) && typeof include.$Namespace === 'string' && typeof include.$Alias === 'string') this.aliases.set(include.$Alias, include.$Namespace);
+        }
+      }
+    }
+    for (const [namespace, schema] of entries(document)) {
+      if (!namespace.startsWith('$') && isObject(schema) && typeof schema.$Alias === 'string') this.aliases.set(schema.$Alias, namespace);
+    }
+  }
+
+  private fullTerm(term: string): string {
+    const dot = term.lastIndexOf('.');
+    const namespace = term.slice(0, dot);
+    return `${this.aliases.get(namespace) ?? namespace}.${term.slice(dot + 1)}`;
+  }
+
+  /**
+   * `<Annotation>` elements for the members `<prefix>@Term#Qualifier` of `object`, each with
+   * its own annotations (`<prefix>@Term@Other`).
+   */
+  annotations(object: CsdlJsonObject, prefix = ''): Element[] {
+    const result: Element[] = [];
+    for (const [key, value] of entries(object)) {
+      // `@type` is a record's type, not an annotation.
+      if (!key.startsWith(`${prefix}@`) || key.slice(prefix.length + 1).includes('@') || key === '@type') continue;
+      const [term, qualifier] = key.slice(prefix.length + 1).split('#') as [string, string | undefined];
+      const enumType = ENUM_TERMS.get(this.fullTerm(term));
+      const annotation = element('Annotation', [['Term', term], ['Qualifier', qualifier]]);
+      if (enumType !== undefined && typeof value === 'string') {
+        annotation.attributes.push(['EnumMember', value.split(',').map((member) => `${enumType}/${member}`).join(' ')]);
+      } else {
+        this.value(annotation, value);
+      }
+      annotation.children.push(...this.annotations(object, key));
+      result.push(annotation);
+    }
+    return result;
+  }
+
+  /** The value of an `Annotation` or `PropertyValue`: an attribute for a constant or path, else a child expression. */
+  value(target: Element, value: CsdlJson): void {
+    if (typeof value === 'string') target.attributes.push(['String', value]);
+    else if (typeof value === 'boolean') target.attributes.push(['Bool', String(value)]);
+    else if (typeof value === 'number') target.attributes.push([Number.isInteger(value) ? 'Int' : 'Float', String(value)]);
+    else {
+      const path = isObject(value) && Object.keys(value).length === 1 ? PATHS.find((p) => typeof value[p] === 'string') : undefined;
+      if (path !== undefined) target.attributes.push([path.slice(1), (value as CsdlJsonObject)[path] as string]);
+      else target.children.push(this.expression(value));
+    }
+  }
+
+  expression(value: CsdlJson): Element {
+    if (value === null) return element('Null');
+    if (typeof value === 'string') return element('String', [], [value]);
+    if (typeof value === 'boolean') return element('Bool', [], [String(value)]);
+    if (typeof value === 'number') return element(Number.isInteger(value) ? 'Int' : 'Float', [], [String(value)]);
+    if (Array.isArray(value)) return element('Collection', [], value.map((item) => this.expression(item)));
+    const own = this.annotations(value);
+    for (const path of PATHS) if (typeof value[path] === 'string') return element(path.slice(1), [], [value[path] as string]);
+    const list = LISTS.find((name) => Array.isArray(value[name]));
+    if (list !== undefined) return element(list.slice(1), [], [...(value[list] as CsdlJson[]).map((v) => this.expression(v)), ...own]);
+    for (const name of ['$Not', '$Neg'] as const) if (has(value, name)) return element(name.slice(1), [], [this.expression(value[name] as CsdlJson), ...own]);
+    if (Array.isArray(value.$Apply)) return element('Apply', [['Function', String(value.$Function)]], [...value.$Apply.map((v) => this.expression(v)), ...own]);
+    for (const name of ['$Cast', '$IsOf'] as const) {
+      if (has(value, name)) return element(name.slice(1), [...typeAttributes(value), ...facetAttributes(value)], [this.expression(value[name] as CsdlJson), ...own]);
+    }
+    if (has(value, '$LabeledElement')) {
+      const labeled = element('LabeledElement', [['Name', String(value.$Name)]]);
+      this.value(labeled, value.$LabeledElement as CsdlJson);
+      labeled.children.push(...own);
+      return labeled;
+    }
+    if (typeof value.$LabeledElementReference === 'string') return element('LabeledElementReference', [], [value.$LabeledElementReference]);
+    if (has(value, '$UrlRef')) {
+      const urlRef = element('UrlRef');
+      this.value(urlRef, value.$UrlRef as CsdlJson);
+      urlRef.children.push(...own);
+      return urlRef;
+    }
+    // A record: `@type`, property values (with their annotations `Property@Term`), annotations.
+    const type = typeof value['@type'] === 'string' ? value['@type'].slice(value['@type'].lastIndexOf('#') + 1) : undefined;
+    const record = element('Record', [['Type', type]]);
+    for (const [property, propertyValue] of entries(value)) {
+      if (property.includes('@')) continue;
+      const propertyElement = element('PropertyValue', [['Property', property]]);
+      this.value(propertyElement, propertyValue);
+      propertyElement.children.push(...this.annotations(value, property));
+      record.children.push(propertyElement);
+    }
+    record.children.push(...own);
+    return record;
+  }
+}
+
+function typeAttributes(object: CsdlJsonObject): [string, string | undefined][] {
+  const type = typeof object.$Type === 'string' ? object.$Type : 'Edm.String';
+  return [['Type', object.$Collection === true ? `Collection(${type})` : type]];
+}
+
+function facetAttributes(object: CsdlJsonObject): [string, string | undefined][] {
+  const text = (key: string): string | undefined => (object[key] === undefined || object[key] === null ? undefined : String(object[key]));
+  return [
+    ['MaxLength', text('$MaxLength')],
+    ['Precision', text('$Precision')],
+    ['Scale', text('$Scale')],
+    ['SRID', text('$SRID')],
+    ['Unicode', object.$Unicode === false ? 'false' : undefined],
+    ['DefaultValue', text('$DefaultValue')],
+  ];
+}
+
+/** `Nullable`: written where it differs from XML's default. */
+function nullableAttribute(object: CsdlJsonObject, xmlDefault: boolean): [string, string | undefined] {
+  const value = object.$Nullable === true;
+  return ['Nullable', value === xmlDefault ? undefined : String(value)];
+}
+
+const trueAttribute = (object: CsdlJsonObject, key: string): [string, string | undefined] => [key.slice(1), object[key] === true ? 'true' : undefined];
+
+function memberElements(writer: Writer, kind: string, name: string, value: CsdlJsonObject): Element {
+  switch (kind) {
+    case 'NavigationProperty': {
+      const constraints = isObject(value.$ReferentialConstraint)
+        ? entries(value.$ReferentialConstraint)
+            .filter(([property]) => !property.includes('@'))
+            .map(([property, referenced]) => element('ReferentialConstraint', [['Property', property], ['ReferencedProperty', String(referenced)]], writer.annotations(value.$ReferentialConstraint as CsdlJsonObject, property)))
+        : [];
+      const onDelete = typeof value.$OnDelete === 'string' ? [element('OnDelete', [['Action', value.$OnDelete]], writer.annotations(value, '$OnDelete'))] : [];
+      return element(
+        'NavigationProperty',
+        [['Name', name], ...typeAttributes(value), value.$Collection === true ? ['Nullable', undefined] : nullableAttribute(value, true), ['Partner', typeof value.$Partner === 'string' ? value.$Partner : undefined], trueAttribute(value, '$ContainsTarget')],
+        [...constraints, ...onDelete, ...writer.annotations(value)],
+      );
+    }
+    default:
+      return element('Property', [['Name', name], ...typeAttributes(value), nullableAttribute(value, true), ...facetAttributes(value)], writer.annotations(value));
+  }
+}
+
+function structuredElement(writer: Writer, name: string, value: CsdlJsonObject): Element {
+  const children: Element[] = [];
+  if (Array.isArray(value.$Key)) {
+    children.push(
+      element(
+        'Key',
+        [],
+        value.$Key.map((ref) => {
+          if (isObject(ref)) {
+            const [alias, path] = entries(ref)[0] ?? ['', ''];
+            return element('PropertyRef', [['Name', String(path)], ['Alias', alias]]);
+          }
+          return element('PropertyRef', [['Name', String(ref)]]);
+        }),
+      ),
+    );
+  }
+  for (const [member, memberValue] of entries(value)) {
+    if (member.startsWith('$') || member.includes('@') || !isObject(memberValue)) continue;
+    children.push(memberElements(writer, memberValue.$Kind === 'NavigationProperty' ? 'NavigationProperty' : 'Property', member, memberValue));
+  }
+  return element(
+    String(value.$Kind),
+    [['Name', name], ['BaseType', typeof value.$BaseType === 'string' ? value.$BaseType : undefined], trueAttribute(value, '$Abstract'), trueAttribute(value, '$OpenType'), trueAttribute(value, '$HasStream')],
+    [...children, ...writer.annotations(value)],
+  );
+}
+
+function operationElement(writer: Writer, name: string, value: CsdlJsonObject): Element {
+  const parameters = Array.isArray(value.$Parameter)
+    ? value.$Parameter.filter(isObject).map((p) => element('Parameter', [['Name', String(p.$Name)], ...typeAttributes(p), nullableAttribute(p, true), ...facetAttributes(p)], writer.annotations(p)))
+    : [];
+  const returnType = isObject(value.$ReturnType)
+    ? [element('ReturnType', [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)], writer.annotations(value.$ReturnType))]
+    : [];
+  return element(
+    String(value.$Kind),
+    [['Name', name], trueAttribute(value, '$IsBound'), trueAttribute(value, '$IsComposable'), ['EntitySetPath', typeof value.$EntitySetPath === 'string' ? value.$EntitySetPath : undefined]],
+    [...parameters, ...returnType, ...writer.annotations(value)],
+  );
+}
+
+function bindingElements(value: CsdlJsonObject): Element[] {
+  return isObject(value.$NavigationPropertyBinding) ? entries(value.$NavigationPropertyBinding).map(([path, target]) => element('NavigationPropertyBinding', [['Path', path], ['Target', String(target)]])) : [];
+}
+
+function containerElement(writer: Writer, name: string, value: CsdlJsonObject): Element {
+  const children: Element[] = [];
+  for (const [member, m] of entries(value)) {
+    if (member.startsWith('$') || member.includes('@') || !isObject(m)) continue;
+    const own = writer.annotations(m);
+    if (m.$Collection === true) {
+      children.push(element('EntitySet', [['Name', member], ['EntityType', String(m.$Type)], ['IncludeInServiceDocument', m.$IncludeInServiceDocument === false ? 'false' : undefined]], [...bindingElements(m), ...own]));
+    } else if (typeof m.$Action === 'string') {
+      children.push(element('ActionImport', [['Name', member], ['Action', m.$Action], ['EntitySet', typeof m.$EntitySet === 'string' ? m.$EntitySet : undefined]], own));
+    } else if (typeof m.$Function === 'string') {
+      children.push(element('FunctionImport', [['Name', member], ['Function', m.$Function], ['EntitySet', typeof m.$EntitySet === 'string' ? m.$EntitySet : undefined], trueAttribute(m, '$IncludeInServiceDocument')], own));
+    } else {
+      children.push(element('Singleton', [['Name', member], ['Type', String(m.$Type)], nullableAttribute(m, false)], [...bindingElements(m), ...own]));
+    }
+  }
+  return element('EntityContainer', [['Name', name], ['Extends', typeof value.$Extends === 'string' ? value.$Extends : undefined]], [...children, ...writer.annotations(value)]);
+}
+
+function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject): Element {
+  const children: Element[] = [];
+  for (const [name, value] of entries(schema)) {
+    if (name.startsWith('$') || name.includes('@')) continue;
+    if (Array.isArray(value)) {
+      for (const overload of value) if (isObject(overload)) children.push(operationElement(writer, name, overload));
+      continue;
+    }
+    if (!isObject(value)) continue;
+    switch (value.$Kind) {
+      case 'EntityType':
+      case 'ComplexType':
+        children.push(structuredElement(writer, name, value));
+        break;
+      case 'EnumType': {
+        const members = entries(value)
+          .filter(([member]) => !member.startsWith('$') && !member.includes('@'))
+          .map(([member, memberValue]) => element('Member', [['Name', member], ['Value', String(memberValue)]], writer.annotations(value, member)));
+        children.push(
+          element(
+            'EnumType',
+            [['Name', name], ['UnderlyingType', typeof value.$UnderlyingType === 'string' ? value.$UnderlyingType : undefined], trueAttribute(value, '$IsFlags')],
+            [...members, ...writer.annotations(value)],
+          ),
+        );
+        break;
+      }
+      case 'TypeDefinition':
+        children.push(element('TypeDefinition', [['Name', name], ['UnderlyingType', String(value.$UnderlyingType)], ...facetAttributes(value)], writer.annotations(value)));
+        break;
+      case 'Term':
+        children.push(
+          element(
+            'Term',
+            [
+              ['Name', name],
+              ...typeAttributes(value),
+              nullableAttribute(value, true),
+              ['BaseTerm', typeof value.$BaseTerm === 'string' ? value.$BaseTerm : undefined],
+              ['AppliesTo', Array.isArray(value.$AppliesTo) ? value.$AppliesTo.join(' ') : undefined],
+              ...facetAttributes(value),
+            ],
+            writer.annotations(value),
+          ),
+        );
+        break;
+      case 'EntityContainer':
+        children.push(containerElement(writer, name, value));
+        break;
+      default:
+        break;
+    }
+  }
+  if (isObject(schema.$Annotations)) {
+    for (const [target, annotations] of entries(schema.$Annotations)) {
+      if (isObject(annotations)) children.push(element('Annotations', [['Target', target]], writer.annotations(annotations)));
+    }
+  }
+  children.push(...writer.annotations(schema));
+  return element('Schema', [['Namespace', namespace], ['Alias', typeof schema.$Alias === 'string' ? schema.$Alias : undefined]], children);
+}
+
+/**
+ * Writes a CSDL JSON document as CSDL XML (`edmx:Edmx`, Version 4.01, or 4.0 when the document
+ * says so): references with their includes, schemas with their types, terms, operations, entity
+ * container and `Annotations` blocks, and every annotation as an `Annotation` element.
+ * `csdlJsonFromXml` reads the result back into the same JSON document.
+ *
+ * Annotation values in JSON do not say their type: a string is written as `String` (as
+ * `EnumMember` for `Core.Permissions`), a number as `Int` or `Float`.
+ *
+ * @throws {ODataError} `invalid_model` (status 500) when `document` is not a JSON object
+ */
+export function csdlXmlFromJson(document: object): string {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw modelError('The CSDL JSON document must be a JSON object');
+  const json = document as CsdlJsonObject;
+  const writer = new Writer(json);
+  const children: Element[] = [];
+  if (isObject(json.$Reference)) {
+    for (const [uri, reference] of entries(json.$Reference)) {
+      if (!isObject(reference)) continue;
+      const includes = Array.isArray(reference.$Include)
+        ? reference.$Include.filter(isObject).map((include) => element('edmx:Include', [['Namespace', String(include.$Namespace)], ['Alias', typeof include.$Alias === 'string' ? include.$Alias : undefined]], writer.annotations(include)))
+        : [];
+      const includeAnnotations = Array.isArray(reference.$IncludeAnnotations)
+        ? reference.$IncludeAnnotations.filter(isObject).map((include) =>
+            element('edmx:IncludeAnnotations', [
+              ['TermNamespace', String(include.$TermNamespace)],
+              ['Qualifier', typeof include.$Qualifier === 'string' ? include.$Qualifier : undefined],
+              ['TargetNamespace', typeof include.$TargetNamespace === 'string' ? include.$TargetNamespace : undefined],
+            ]),
+          )
+        : [];
+      children.push(element('edmx:Reference', [['Uri', uri]], [...includes, ...includeAnnotations, ...writer.annotations(reference)]));
+    }
+  }
+  const schemas = entries(json)
+    .filter(([namespace, schema]) => !namespace.startsWith('$') && isObject(schema))
+    .map(([namespace, schema]) => schemaElement(writer, namespace, schema as CsdlJsonObject));
+  children.push(element('edmx:DataServices', [], schemas));
+  const version = json.$Version === '4.0' ? '4.0' : '4.01';
+  const out = ['<?xml version="1.0" encoding="utf-8"?>'];
+  serialize(element('edmx:Edmx', [['Version', version], ['xmlns:edmx', EDMX_NAMESPACE], ['xmlns', EDM_NAMESPACE]], children), '', out);
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * Writes a model as CSDL XML 4.01: {@link csdlJsonFromModel}'s document, written by
+ * {@link csdlXmlFromJson}. `modelFromCsdlXml` reads it back into an equal model.
+ */
+export function csdlXmlFromModel(model: Model, options: CsdlWriteOptions = {}): string {
+  return csdlXmlFromJson(csdlJsonFromModel(model, options));
+}
