@@ -408,6 +408,209 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
       });
     });
 
+    describe('one-to-many navigation: a locality\'s assets, an asset\'s tickets and inspections', () => {
+      type Ticket = { id: string; code: string; assetId: string; status: string; priority: string };
+      type Related = { tickets: Ticket[]; inspections: { id: string; assetId: string }[]; assets: Asset[]; localities: { id: string; name: string }[] };
+      const PRIORITY = ['low', 'medium', 'high', 'critical'];
+      const codeOrder = (a: { code: string }, b: { code: string }): number => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+
+      /** Every record of the tenant, read by plain list requests (no navigation involved). */
+      async function related(client: 'rw' | 'b' = 'rw'): Promise<Related> {
+        const list = async <T>(path: string): Promise<T[]> => {
+          const body = await json(await h.api(`${path}${q({ $top: '1000', $count: 'true' })}`, { client }));
+          expect((body.value as T[]).length).toBe(body.count);
+          return body.value as T[];
+        };
+        const [tickets, inspections, all, localities] = await Promise.all([
+          list<Ticket>('/maintenance-tickets'),
+          list<{ id: string; assetId: string }>('/inspections'),
+          list<Asset>('/assets'),
+          list<{ id: string; name: string }>('/localities'),
+        ]);
+        return { tickets, inspections, assets: all, localities };
+      }
+      const ticketsOf = (data: Related, assetId: string): Ticket[] => data.tickets.filter((t) => t.assetId === assetId);
+      /** The codes of the assets a $filter keeps, in code order. */
+      async function codes(filter: string, client: 'rw' | 'b' = 'rw'): Promise<string[]> {
+        const body = await json(await h.api(`/assets${q({ $filter: filter, $select: 'code', $orderby: 'code', $top: '1000', $count: 'true' })}`, { client }));
+        expect((body.value as unknown[]).length).toBe(body.count);
+        return (body.value as { code: string }[]).map((a) => a.code);
+      }
+
+      it('the metadata declares the collections with their partners and bindings', async () => {
+        const metadata = await json(await h.api('/$metadata', { tenant: null }));
+        const schema = metadata.AssetManagement as Record<string, Record<string, Json>>;
+        expect(schema.Asset?.maintenanceTickets).toMatchObject({ $Kind: 'NavigationProperty', $Collection: true, $Type: 'AssetManagement.MaintenanceTicket', $Partner: 'asset' });
+        expect(schema.Asset?.inspections).toMatchObject({ $Collection: true, $Partner: 'asset' });
+        expect(schema.Locality?.assets).toMatchObject({ $Collection: true, $Type: 'AssetManagement.Asset', $Partner: 'locality' });
+        expect(schema.Service?.assets?.$NavigationPropertyBinding).toEqual({ locality: 'localities', maintenanceTickets: 'maintenanceTickets', inspections: 'inspections' });
+        expect(schema.Service?.localities?.$NavigationPropertyBinding).toEqual({ assets: 'assets' });
+      });
+
+      it('the seed makes them interesting: assets with several tickets, with one, and with none', async () => {
+        const data = await related();
+        const counts = data.assets.map((a) => ticketsOf(data, a.id).length);
+        expect(counts.filter((n) => n === 0).length).toBeGreaterThan(0);
+        expect(counts.filter((n) => n === 1).length).toBeGreaterThan(0);
+        expect(counts.filter((n) => n >= 2).length).toBeGreaterThan(0);
+        expect(data.assets.filter((a) => data.inspections.some((i) => i.assetId === a.id)).length).toBeGreaterThan(0);
+      });
+
+      it('any: the assets with an open ticket; any() without a lambda: those with a ticket at all', async () => {
+        const data = await related();
+        const open = data.assets.filter((a) => ticketsOf(data, a.id).some((t) => t.status === 'open')).sort(codeOrder);
+        expect(open.length).toBeGreaterThan(0);
+        expect(await codes("maintenanceTickets/any(t: t/status eq 'open')")).toEqual(open.map((a) => a.code));
+        const withTickets = data.assets.filter((a) => ticketsOf(data, a.id).length > 0).sort(codeOrder);
+        expect(await codes('maintenanceTickets/any()')).toEqual(withTickets.map((a) => a.code));
+        // From localities: those with a retired asset.
+        const retired = new Set(data.assets.filter((a) => a.status === 'retired').map((a) => a.localityId));
+        expect(retired.size).toBeGreaterThan(0);
+        const body = await json(await h.api(`/localities${q({ $filter: "assets/any(a: a/status eq 'retired')", $select: 'id' })}`));
+        expect(new Set((body.value as { id: string }[]).map((l) => l.id))).toEqual(retired);
+        // Lambdas nest one deep at most (the host's limit, as ASP.NET Core's default): a 400.
+        const nested = await h.api(`/localities${q({ $filter: "assets/any(a: a/maintenanceTickets/any(t: t/priority eq 'critical'))" })}`);
+        expect(nested.status).toBe(400);
+        expect(((await json(nested)).error as Json).code).toBe('any_all_depth_exceeded');
+      });
+
+      it('all: every ticket resolved or closed, true for an asset without tickets', async () => {
+        const data = await related();
+        const done = (t: Ticket): boolean => t.status === 'resolved' || t.status === 'closed';
+        const expected = data.assets.filter((a) => ticketsOf(data, a.id).every(done)).sort(codeOrder);
+        expect(expected.some((a) => ticketsOf(data, a.id).length === 0)).toBe(true);
+        expect(expected.some((a) => ticketsOf(data, a.id).length > 0)).toBe(true);
+        expect(await codes("maintenanceTickets/all(t: t/status eq 'resolved' or t/status eq 'closed')")).toEqual(expected.map((a) => a.code));
+        const notAll = await codes("not maintenanceTickets/all(t: t/status eq 'resolved' or t/status eq 'closed')");
+        expect(notAll.length + expected.length).toBe(data.assets.length);
+      });
+
+      it('$count of a navigation in $filter and in $orderby', async () => {
+        const data = await related();
+        const several = data.assets.filter((a) => ticketsOf(data, a.id).length > 1).sort(codeOrder);
+        expect(await codes('maintenanceTickets/$count gt 1')).toEqual(several.map((a) => a.code));
+        expect(await codes('maintenanceTickets/$count eq 0 and inspections/$count ge 1')).toEqual(
+          data.assets.filter((a) => ticketsOf(data, a.id).length === 0 && data.inspections.some((i) => i.assetId === a.id)).sort(codeOrder).map((a) => a.code),
+        );
+        const body = await json(await h.api(`/assets${q({ $orderby: 'maintenanceTickets/$count desc,code', $select: 'code', $top: '20' })}`));
+        const expected = [...data.assets].sort((a, b) => ticketsOf(data, b.id).length - ticketsOf(data, a.id).length || codeOrder(a, b)).slice(0, 20);
+        expect((body.value as { code: string }[]).map((a) => a.code)).toEqual(expected.map((a) => a.code));
+      });
+
+      it('$expand of a collection with $filter, $orderby, $top and $count=true inside', async () => {
+        const data = await related();
+        const expand = "maintenanceTickets($select=code,priority,status;$filter=status ne 'closed';$orderby=priority desc,code;$top=2;$count=true)";
+        const body = await json(await h.api(`/assets${q({ $select: 'id,code', $expand: expand, $filter: 'maintenanceTickets/$count ge 2', $top: '1000' })}`));
+        const value = body.value as { id: string; code: string; maintenanceTickets: Json[]; 'maintenanceTickets@odata.count': number }[];
+        expect(value.length).toBe(data.assets.filter((a) => ticketsOf(data, a.id).length >= 2).length);
+        for (const item of value) {
+          expect(Object.keys(item)).toEqual(['id', 'code', 'maintenanceTickets', 'maintenanceTickets@odata.count']);
+          const kept = ticketsOf(data, item.id)
+            .filter((t) => t.status !== 'closed')
+            .sort((a, b) => PRIORITY.indexOf(b.priority) - PRIORITY.indexOf(a.priority) || codeOrder(a, b));
+          // The count is the number the nested $filter keeps, before its $top.
+          expect(item['maintenanceTickets@odata.count']).toBe(kept.length);
+          expect(item.maintenanceTickets).toEqual(kept.slice(0, 2).map((t) => ({ code: t.code, priority: t.priority, status: t.status })));
+        }
+        // /$count alone: just the number, for every asset.
+        const counted = await json(await h.api(`/assets${q({ $select: 'id', $expand: 'maintenanceTickets/$count,inspections/$count', $top: '1000' })}`));
+        for (const item of counted.value as Json[]) {
+          expect(item['maintenanceTickets@odata.count']).toBe(ticketsOf(data, item.id as string).length);
+          expect(item['inspections@odata.count']).toBe(data.inspections.filter((i) => i.assetId === item.id).length);
+        }
+      });
+
+      it("a locality's assets, and a single asset's tickets and inspections by id", async () => {
+        const data = await related();
+        const body = await json(await h.api(`/localities${q({ $select: 'id', $expand: 'assets($select=id;$orderby=code)' })}`));
+        const value = body.value as { id: string; assets: { id: string }[] }[];
+        expect(value.length).toBe(data.localities.length);
+        for (const locality of value) {
+          const expected = data.assets.filter((a) => a.localityId === locality.id).sort(codeOrder);
+          expect(locality.assets.map((a) => a.id)).toEqual(expected.map((a) => a.id));
+        }
+        const busiest = [...data.assets].sort((a, b) => ticketsOf(data, b.id).length - ticketsOf(data, a.id).length)[0] as Asset;
+        const one = await json(await h.api(`/assets/${busiest.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id),inspections($select=id)' })}`));
+        expect(one.code).toBe(busiest.code);
+        expect((one.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(ticketsOf(data, busiest.id).map((t) => t.id).sort());
+        expect((one.inspections as { id: string }[]).map((t) => t.id).sort()).toEqual(data.inspections.filter((i) => i.assetId === busiest.id).map((i) => i.id).sort());
+      });
+
+      it('a collection navigation property cannot be written: 400 naming it', async () => {
+        const asset = assets[2] as Asset;
+        const response = await h.api(`/assets/${asset.id}`, { method: 'PUT', body: JSON.stringify({ ...asset, maintenanceTickets: [] }) });
+        expect(response.status).toBe(400);
+        const body = await json(response);
+        expect(body.error).toBe('ValidationException');
+        expect((body.data as Json).Errors).toEqual([{ Field: 'maintenanceTickets', Message: "The navigation property 'maintenanceTickets' cannot be written; write the related records themselves." }]);
+      });
+
+      it("tenant isolation: records of tenant B with the same ids never appear through $expand, any, all or $count in tenant A", async () => {
+        const before = await related();
+        // In tenant A: the asset with the most tickets, and its locality.
+        const target = [...before.assets].sort((a, b) => ticketsOf(before, b.id).length - ticketsOf(before, a.id).length || codeOrder(a, b))[0] as Asset;
+        const ownTickets = ticketsOf(before, target.id);
+        expect(ownTickets.length).toBeGreaterThan(0);
+        // Tenant B creates a locality, an asset and tickets with the very ids of tenant A's records
+        // (keys are per tenant), so a join that forgot the tenant would match across tenants.
+        const post = async (path: string, record: Json): Promise<void> => {
+          const response = await h.api(path, { client: 'b', method: 'POST', body: JSON.stringify(record) });
+          expect(response.status, await response.text()).toBe(200);
+        };
+        const marker = `ISO-${newId().slice(0, 8)}`;
+        const localityB = (await json(await h.api(`/localities/${target.localityId}`, { client: 'b' }))).id === target.localityId;
+        if (!localityB) await post('/localities', { id: target.localityId, name: `B ${marker}` });
+        await post('/assets', { id: target.id, code: `${marker}-A`, name: 'B asset', localityId: target.localityId, status: 'retired', category: 'pump' });
+        const ticketIds = [newId(), newId(), newId()];
+        for (const [index, id] of ticketIds.entries()) {
+          await post('/maintenance-tickets', { id, code: `${marker}-${index}`, name: 'B ticket', assetId: target.id, status: 'open', priority: 'critical' });
+        }
+        await post('/inspections', { id: newId(), name: `B ${marker}`, assetId: target.id, result: 'failed', inspector: 'B', inspectedAt: '2024-01-01T00:00:00Z' });
+
+        // Tenant B sees its own: three tickets and one inspection on its asset.
+        const inB = await json(await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $expand: 'maintenanceTickets($select=code),inspections/$count' })}`, { client: 'b' }));
+        const bAsset = (inB.value as Json[])[0] as Json;
+        expect((bAsset.maintenanceTickets as { code: string }[]).map((t) => t.code).sort()).toEqual(ticketIds.map((_, i) => `${marker}-${i}`));
+        expect(bAsset['inspections@odata.count']).toBe(1);
+
+        // Tenant A: the same asset id has only its own tickets, in every form.
+        const inA = await json(
+          await h.api(`/assets/${target.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id;$count=true),inspections($select=name),locality($select=name;$expand=assets($select=code))' })}`),
+        );
+        expect(inA.code).toBe(target.code);
+        expect((inA.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(ownTickets.map((t) => t.id).sort());
+        expect(inA['maintenanceTickets@odata.count']).toBe(ownTickets.length);
+        expect(JSON.stringify(inA)).not.toContain(marker);
+        const byCount = await json(await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $select: 'id', $expand: 'maintenanceTickets/$count,inspections/$count' })}`));
+        expect((byCount.value as Json[])[0]).toEqual({
+          id: target.id,
+          'maintenanceTickets@odata.count': ownTickets.length,
+          'inspections@odata.count': before.inspections.filter((i) => i.assetId === target.id).length,
+        });
+        expect(await codes(`maintenanceTickets/any(t: startswith(t/code,'${marker}'))`)).toEqual([]);
+        expect(await codes(`inspections/any(i: i/name eq 'B ${marker}')`)).toEqual([]);
+        expect(await codes(`id eq ${target.id} and maintenanceTickets/$count eq ${ownTickets.length}`)).toEqual([target.code]);
+        const allOpen = ownTickets.every((t) => t.status === 'open' && t.priority === 'critical');
+        expect(await codes(`id eq ${target.id} and maintenanceTickets/all(t: t/status eq 'open' and t/priority eq 'critical')`)).toEqual(allOpen ? [target.code] : []);
+        const localityAssets = await json(await h.api(`/localities/${target.localityId}${q({ $select: 'id', $expand: 'assets($select=code;$count=true)' })}`));
+        expect(JSON.stringify(localityAssets)).not.toContain(marker);
+        expect(localityAssets['assets@odata.count']).toBe(before.assets.filter((a) => a.localityId === target.localityId).length);
+        // And the other way round: tenant B's asset has none of tenant A's tickets.
+        expect(await codes(`maintenanceTickets/$count eq 3 and maintenanceTickets/all(t: startswith(t/code,'${marker}'))`, 'b')).toEqual([`${marker}-A`]);
+        const after = await related();
+        expect(after.tickets.length).toBe(before.tickets.length);
+        // Tenant B's records go again (the older isolation test counts tenant B's assets).
+        const remove = async (path: string): Promise<void> => {
+          expect((await h.api(path, { client: 'b', method: 'DELETE' })).status, path).toBe(200);
+        };
+        for (const id of ticketIds) await remove(`/maintenance-tickets/${id}`);
+        for (const inspection of (await related('b')).inspections) await remove(`/inspections/${inspection.id}`);
+        await remove(`/assets/${target.id}`);
+        if (!localityB) await remove(`/localities/${target.localityId}`);
+        expect((await related('b')).assets).toEqual([]);
+      });
+    });
+
     describe('records: create, read, replace, delete', () => {
       it('POST creates from a client-generated id, GET returns it, PUT replaces, DELETE deletes (200, empty body)', async () => {
         const id = newId();
