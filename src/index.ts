@@ -45,3 +45,4 @@ export type { Dialect, DialectName } from './backends/sql/dialect.js';
 export { DIALECTS } from './backends/sql/dialects/index.js';
 export { sqlTarget } from './backends/sql/target.js';
 export { mongoTarget } from './backends/mongo/target.js';
+export { keysetKeys, keysetValues, keysetFilter, continueAfter, type KeysetKey } from './paging/keyset.js';
