@@ -312,7 +312,7 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         ['an unknown $-option', { $foo: '1' }, 'unknown_option'],
         ['a custom option', { page: '2' }, 'unsupported_option'],
         ['$compute', { $compute: "concat(name,'x') as y" }, 'unsupported_feature'],
-        ['$skiptoken', { $skiptoken: 'abc' }, 'unsupported_option'],
+        ['a $skiptoken the service did not issue', { $skiptoken: 'abc' }, 'invalid_option_value'],
         ['$top=-1', { $top: '-1' }, 'invalid_option_value'],
         ['a duplicate option', {}, 'duplicate_option'],
       ])('answers %s with 400 and the OData error body', async (_name, options, code) => {
@@ -608,6 +608,162 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         await remove(`/assets/${target.id}`);
         if (!localityB) await remove(`/localities/${target.localityId}`);
         expect((await related('b')).assets).toEqual([]);
+      });
+    });
+
+    describe('server-driven paging: Prefer odata.maxpagesize, @odata.nextLink, $skiptoken', () => {
+      type Page = { status: number; applied: string | null; body: Json };
+      const get = async (path: string, prefer?: string, client: 'rw' | 'b' = 'rw'): Promise<Page> => {
+        const response = await h.api(path, { client, ...(prefer === undefined ? {} : { headers: { prefer } }) });
+        return { status: response.status, applied: response.headers.get('preference-applied'), body: await json(response) };
+      };
+      /** Follows the next links from `path` to the end: every page, checked to be a 200 list. */
+      async function follow(path: string, prefer: string | undefined, client: 'rw' | 'b' = 'rw'): Promise<Page[]> {
+        const pages: Page[] = [];
+        let next: string | undefined = path;
+        while (next !== undefined) {
+          const page = await get(next, prefer, client);
+          expect(page.status, JSON.stringify(page.body)).toBe(200);
+          pages.push(page);
+          next = page.body['@odata.nextLink'] as string | undefined;
+          expect(pages.length).toBeLessThan(300);
+        }
+        return pages;
+      }
+      const values = (pages: Page[]): Json[] => pages.flatMap((p) => p.body.value as Json[]);
+
+      it('without Prefer the answer is exactly as before; a page size that holds everything changes only the header', async () => {
+        // A total order (the key last): without $top the backend leaves ties in any order.
+        const path = `/maintenance-tickets${q({ $filter: "priority eq 'high'", $orderby: 'dueAt desc,id', $count: 'true' })}`;
+        const plain = await h.api(path);
+        const text = await plain.text();
+        expect(plain.headers.get('preference-applied')).toBeNull();
+        expect(Object.keys(JSON.parse(text) as Json)).toEqual(['value', 'count']);
+        const prefer = await h.api(path, { headers: { prefer: 'odata.maxpagesize=10000' } });
+        expect(prefer.headers.get('preference-applied')).toBe('odata.maxpagesize=10000');
+        expect(await prefer.text()).toBe(text);
+      });
+
+      it.each([
+        ['odata.maxpagesize=7', '/maintenance-tickets', 'odata.maxpagesize=7'],
+        ['maxpagesize=7 (no odata. prefix)', '/maintenance-tickets', 'odata.maxpagesize=7'],
+        ['among other preferences', '/maintenance-tickets', 'odata.maxpagesize=7'],
+        ['above the collection limit (assets: 1000)', '/assets', 'odata.maxpagesize=1000'],
+      ])('Preference-Applied for %s', async (name, collection, applied) => {
+        const prefer = name.startsWith('maxpagesize')
+          ? 'maxpagesize=7'
+          : name.startsWith('among')
+            ? 'return=minimal, odata.maxpagesize=7; x=1, respond-async'
+            : name.startsWith('above')
+              ? 'odata.maxpagesize=5000'
+              : 'odata.maxpagesize=7';
+        const page = await get(`${collection}${q({ $count: 'true' })}`, prefer);
+        expect(page.status).toBe(200);
+        expect(page.applied).toBe(applied);
+        const size = Number(applied.split('=')[1]);
+        expect((page.body.value as Json[]).length).toBe(Math.min(size, page.body.count as number));
+        expect(page.body['@odata.nextLink'] === undefined).toBe((page.body.count as number) <= size);
+      });
+
+      it('an unusable page size is ignored, as preferences may be: the plain answer', async () => {
+        for (const prefer of ['odata.maxpagesize=0', 'odata.maxpagesize=-3', 'odata.maxpagesize=ten', 'odata.maxpagesizes=3']) {
+          const page = await get(`/localities${q({ $count: 'true' })}`, prefer);
+          expect(page.status).toBe(200);
+          expect(page.applied).toBeNull();
+          expect(Object.keys(page.body)).toEqual(['value', 'count']);
+        }
+      });
+
+      it.each([
+        ['tickets by priority and due date (nulls, duplicates), counted', '/maintenance-tickets', { $orderby: 'priority desc,dueAt', $count: 'true' }, 7],
+        ['assets by a nullable key not selected, filtered', '/assets', { $select: 'code,name', $orderby: 'serialNumber desc', $filter: "status ne 'retired'" }, 11],
+        ['inspections by the key alone, searched', '/inspections', { $search: 'inspection' }, 9],
+        ['assets with their tickets expanded', '/assets', { $select: 'id,code', $expand: 'maintenanceTickets($select=code;$orderby=code)', $orderby: 'category,code' }, 50],
+        ['assets ordered by a navigation count (continued by offset)', '/assets', { $select: 'code', $orderby: 'maintenanceTickets/$count desc,code' }, 40],
+        ['localities by an expression (continued by offset)', '/localities', { $orderby: 'length(name) desc' }, 5],
+      ])('following the next links through %s gives the unpaged list', async (_name, collection, options, size) => {
+        const unpaged = await json(await h.api(`${collection}${q({ ...options, $top: '1000' })}`));
+        const all = unpaged.value as Json[];
+        expect(all.length).toBeGreaterThan(size);
+        const pages = await follow(`${collection}${q(options)}`, `odata.maxpagesize=${size}`);
+        expect(pages.length).toBe(Math.ceil(all.length / size));
+        for (const page of pages.slice(0, -1)) expect((page.body.value as Json[]).length).toBe(size);
+        for (const page of pages) {
+          expect(page.applied).toBe(`odata.maxpagesize=${size}`);
+          expect(Object.keys(page.body)).toEqual(['value', ...('$count' in options ? ['count'] : []), ...(page === pages[pages.length - 1] ? [] : ['@odata.nextLink'])]);
+          if ('$count' in options) expect(page.body.count).toBe(all.length);
+        }
+        expect(values(pages)).toEqual(all);
+        // The next link keeps the request's options and adds the token; it needs no Prefer to be followed.
+        const link = pages[0]?.body['@odata.nextLink'] as string;
+        expect(link.startsWith(`/${collection.slice(1)}?`)).toBe(true);
+        expect(link).toContain('$skiptoken=');
+        const second = await get(link, undefined);
+        expect(second.applied).toBeNull();
+        expect(second.body.value).toEqual(pages[1]?.body.value);
+      });
+
+      it('$top and $skip apply to the whole result: pages within it', async () => {
+        const options = { $orderby: 'createdAt desc', $top: '25', $skip: '5', $count: 'true' };
+        const unpaged = await json(await h.api(`/maintenance-tickets${q(options)}`));
+        expect((unpaged.value as Json[]).length).toBe(25);
+        const pages = await follow(`/maintenance-tickets${q(options)}`, 'odata.maxpagesize=10');
+        expect(pages.map((p) => (p.body.value as Json[]).length)).toEqual([10, 10, 5]);
+        expect(values(pages)).toEqual(unpaged.value);
+        expect(pages.every((p) => p.body.count === unpaged.count)).toBe(true);
+        // A $top the page size divides: no link to an empty page.
+        const exact = await follow(`/maintenance-tickets${q({ ...options, $top: '20' })}`, 'odata.maxpagesize=10');
+        expect(exact.map((p) => (p.body.value as Json[]).length)).toEqual([10, 10]);
+        expect(await follow(`/maintenance-tickets${q({ $top: '0' })}`, 'odata.maxpagesize=10')).toHaveLength(1);
+      });
+
+      it('a record added behind the reader is not read twice (keyset, not offset)', async () => {
+        const first = await get(`/localities${q({ $orderby: 'name' })}`, 'odata.maxpagesize=4');
+        const seen = (first.body.value as { name: string }[]).map((l) => l.name);
+        // A locality sorting before everything read so far, then the next page.
+        const id = newId();
+        expect((await h.api('/localities', { method: 'POST', body: JSON.stringify({ id, name: ' Aaa first' }) })).status).toBe(200);
+        try {
+          const second = await get(first.body['@odata.nextLink'] as string, 'odata.maxpagesize=4');
+          const names = (second.body.value as { name: string }[]).map((l) => l.name);
+          expect(names.filter((n) => seen.includes(n))).toEqual([]);
+          const all = ((await json(await h.api(`/localities${q({ $orderby: 'name' })}`))).value as { name: string }[]).map((l) => l.name);
+          expect(names).toEqual(all.slice(all.indexOf(seen[seen.length - 1] as string) + 1).slice(0, 4));
+        } finally {
+          expect((await h.api(`/localities/${id}`, { method: 'DELETE' })).status).toBe(200);
+        }
+      });
+
+      it('a malformed, altered or misused $skiptoken is a 400 OData error, never a 500', async () => {
+        const path = `/assets${q({ $orderby: 'code', $select: 'code' })}`;
+        const link = (await get(path, 'odata.maxpagesize=5')).body['@odata.nextLink'] as string;
+        const token = decodeURIComponent(link.slice(link.indexOf('$skiptoken=') + '$skiptoken='.length));
+        const [payload, mac] = token.split('.') as [string, string];
+        const forged = Buffer.from(JSON.stringify({ after: ["x') or true or ('", '00000000-0000-4000-8000-000000000000'], pageSize: 5 })).toString('base64url');
+        const flipped = `${payload.slice(0, -2)}${payload.endsWith('A') ? 'B' : 'A'}${payload.slice(-1)}`;
+        const cases: [string, string, 'rw' | 'b'][] = [
+          ['garbage', `${path}&$skiptoken=abc`, 'rw'],
+          ['empty', `${path}&$skiptoken=`, 'rw'],
+          ['a changed payload', `${path}&$skiptoken=${flipped}.${mac}`, 'rw'],
+          ['a forged payload with the old signature', `${path}&$skiptoken=${forged}.${mac}`, 'rw'],
+          ['no signature', `${path}&$skiptoken=${payload}`, 'rw'],
+          ['other query options', `/assets${q({ $orderby: 'name', $select: 'code' })}&$skiptoken=${encodeURIComponent(token)}`, 'rw'],
+          ['another collection', `/localities${q({ $orderby: 'code', $select: 'code' })}&$skiptoken=${encodeURIComponent(token)}`, 'rw'],
+          ['another tenant', link, 'b'],
+          ['two tokens', `${link}&$skiptoken=${encodeURIComponent(token)}`, 'rw'],
+        ];
+        for (const [name, url, client] of cases) {
+          const response = await h.api(url, { client, headers: { prefer: 'odata.maxpagesize=5' } });
+          expect({ name, status: response.status }).toEqual({ name, status: 400 });
+          const body = await json(response);
+          expect(typeof (body.error as Json).code, name).toBe('string');
+          expect(['invalid_option_value', 'duplicate_option', 'unknown_property']).toContain((body.error as Json).code);
+        }
+        // The genuine link still works.
+        expect((await get(link, 'odata.maxpagesize=5')).status).toBe(200);
+        // $skiptoken belongs to lists: on /$count and a single record it is not supported.
+        expect(((await json(await h.api(`/assets/$count?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe('unsupported_option');
+        expect(((await json(await h.api(`/assets/${(assets[0] as Asset).id}?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe('unsupported_option');
       });
     });
 
