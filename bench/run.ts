@@ -24,6 +24,7 @@ import { mongoReport, runMongoBench } from './mongo.js';
 import { runBrowserBench } from './browser.js';
 import { runHardeningBench } from './hardening.js';
 import { runSqlBench, sqlReport } from './sql.js';
+import { runPagingBench } from './paging.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -444,14 +445,15 @@ const sqlOut = sqlReport(sql, { engineDescription });
 const mongoOut = mongoReport(mongo, { engineDescription });
 const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
+const pagingOut = await runPagingBench();
 
 // The differential fuzzing section is written by `npm run fuzz -- --record` (a long campaign): kept as it is.
 const previous = existsSync(new URL('./RESULTS.md', import.meta.url)) ? readFileSync(new URL('./RESULTS.md', import.meta.url), 'utf8') : '';
 const fuzzFrom = previous.indexOf('<!-- fuzz:start -->');
 const fuzzTo = previous.indexOf('<!-- fuzz:end -->');
 const fuzzSection = fuzzFrom >= 0 && fuzzTo > fuzzFrom ? `\n${previous.slice(fuzzFrom, fuzzTo + '<!-- fuzz:end -->'.length)}\n` : '';
-writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${fuzzSection}`);
-process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
+writeFileSync(new URL('./RESULTS.md', import.meta.url), `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}${fuzzSection}`);
+process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {
   process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);
   process.exitCode = 1;

@@ -8,7 +8,8 @@
  * null sorts before every value ascending and after every value descending; strings by code point,
  * enums by their members' values. For `(k1 asc, k2 desc, id asc)` after `(v1, v2, v3)` it is
  * `k1 gt v1 or (k1 eq v1 and (k2 lt v2 or k2 eq null)) or (k1 eq v1 and k2 eq v2 and id gt v3)`,
- * with `eq null`, `ne null` and "nothing after null descending" for null values.
+ * with `eq null`, `ne null` and "nothing after null descending" for null values, and the first
+ * key's bound (`k1 ge v1`) ANDed in front so that an index on the order can seek to it.
  *
  * A page is then `continuation AND filter`, ordered, with `$top` the page size and no `$skip`:
  * an index on the order keys serves it at any depth, where `$skip` reads and drops every row before it.
@@ -192,13 +193,24 @@ export function keysetFilter(keys: readonly KeysetKey[], values: readonly unknow
     const name = key.property.name;
     const value = literals[index] as string;
     const isNull = values[index] === null;
-    // Strictly after the value in this key's direction (null first ascending, last descending).
-    const after = key.direction === 'asc' ? (isNull ? `${name} ne null` : `${name} gt ${value}`) : isNull ? undefined : `(${name} lt ${value} or ${name} eq null)`;
+    // Strictly after the value in this key's direction (null first ascending, last descending;
+    // a property that cannot be null needs no null case).
+    const orNull = key.property.nullable ? ` or ${name} eq null` : '';
+    const after = key.direction === 'asc' ? (isNull ? `${name} ne null` : `${name} gt ${value}`) : isNull ? undefined : orNull === '' ? `${name} lt ${value}` : `(${name} lt ${value}${orNull})`;
     if (after === undefined) return;
     const equal = keys.slice(0, index).map((k, j) => `${k.property.name} eq ${literals[j] as string}`);
     disjuncts.push([...equal, after].join(' and '));
   });
-  return disjuncts.length === 0 ? 'false' : disjuncts.map((d) => `(${d})`).join(' or ');
+  if (disjuncts.length === 0) return 'false';
+  const condition = disjuncts.map((d) => `(${d})`).join(' or ');
+  // The same rows, with the first key's bound stated on its own: a range an index on the order
+  // can seek to (databases do not derive it from the disjunction).
+  const first = keys[0] as KeysetKey;
+  if (keys.length === 1 || values[0] === null) return condition;
+  const name = first.property.name;
+  const bound =
+    first.direction === 'asc' ? `${name} ge ${literals[0] as string}` : first.property.nullable ? `(${name} le ${literals[0] as string} or ${name} eq null)` : `${name} le ${literals[0] as string}`;
+  return `${bound} and (${condition})`;
 }
 
 /**

@@ -107,9 +107,13 @@ describe('keyset paging', () => {
 
   it('the continuation condition: null first ascending, last descending', () => {
     const keys = keysetKeys(bind('$orderby=name,score desc')) ?? [];
-    expect(keysetFilter(keys, ['a', 3, 5])).toBe("(name gt 'a') or (name eq 'a' and (score lt 3 or score eq null)) or (name eq 'a' and score eq 3 and id gt 5)");
+    expect(keysetFilter(keys, ['a', 3, 5])).toBe("name ge 'a' and ((name gt 'a') or (name eq 'a' and (score lt 3 or score eq null)) or (name eq 'a' and score eq 3 and id gt 5))");
     expect(keysetFilter(keys, [null, null, 5])).toBe('(name ne null) or (name eq null and score eq null and id gt 5)');
-    expect(keysetFilter(keysetKeys(bind('$orderby=level desc')) ?? [], ['mid', 1])).toBe("((level lt Paging.Level'mid' or level eq null)) or (level eq Paging.Level'mid' and id gt 1)");
+    expect(keysetFilter(keysetKeys(bind('$orderby=level desc')) ?? [], ['mid', 1])).toBe(
+      "(level le Paging.Level'mid' or level eq null) and (((level lt Paging.Level'mid' or level eq null)) or (level eq Paging.Level'mid' and id gt 1))",
+    );
+    // The key cannot be null: no null case.
+    expect(keysetFilter(keysetKeys(bind('$orderby=id desc')) ?? [], [4])).toBe('(id lt 4)');
   });
 
   it.each([
@@ -132,7 +136,7 @@ describe('keyset paging', () => {
     if (_name === 'a filter smuggled into a value') {
       // A string key takes any text: it stays one quoted literal.
       expect(thrown).toBeUndefined();
-      expect(keysetFilter(keysetKeys(base) ?? [], values)).toBe("(name gt 'x'') or (true') or (name eq 'x'') or (true' and id gt 1)");
+      expect(keysetFilter(keysetKeys(base) ?? [], values)).toBe("name ge 'x'') or (true' and ((name gt 'x'') or (true') or (name eq 'x'') or (true' and id gt 1))");
       return;
     }
     expect(thrown).toBeInstanceOf(ODataError);
