@@ -22,14 +22,14 @@ export default defineConfig([
     external: ['chevrotain', 'fast-check'],
   },
   {
-    // One self-contained, minified ESM file for browsers (Chevrotain bundled in).
+    // One self-contained, minified ESM file for browsers: its dependencies (Chevrotain, re2js, and
+    // saxes for CSDL XML) are bundled in.
     entry: { 'browser/odata-engine': 'src/browser.ts' },
     format: ['esm'],
     dts: true,
     minify: true,
     target: 'es2022',
     platform: 'browser',
-    // saxes (the CSDL XML reader's parser) is bundled in too.
     noExternal: ['chevrotain', 'saxes', 're2js'],
   },
   {

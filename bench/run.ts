@@ -27,6 +27,7 @@ import { runHardeningBench } from './hardening.js';
 import { runPackageBench } from './package.js';
 import { markedSections, readResults, RESULTS_URL } from './results-file.js';
 import { runSqlBench, sqlReport } from './sql.js';
+import { runPagingBench } from './paging.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -449,11 +450,13 @@ const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
 // Sections written by benches that also run on their own (the fuzzing campaign, `npm run fuzz --
-// --record`) are kept as they are; the package bench rewrites its own section after this.
+// --record`, the paging and package benches) are kept as they are; the paging and package benches
+// then rewrite their own.
 const kept = markedSections(readResults()).join('\n\n');
 writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
+const pagingOut = await runPagingBench();
 await runPackageBench();
-process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}`);
+process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {
   process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);
   process.exitCode = 1;

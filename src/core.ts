@@ -39,5 +39,6 @@ export { modelFromCsdlXml, csdlJsonFromXml, DEFAULT_MAX_CSDL_XML_LENGTH, type Cs
 export { csdlJsonFromModel, type CsdlWriteOptions } from './model/csdl-json-write.js';
 export { csdlXmlFromJson, csdlXmlFromModel } from './model/csdl-xml-write.js';
 export type { CsdlJson, CsdlJsonObject } from './model/csdl-json-types.js';
+export { keysetKeys, keysetValues, keysetFilter, continueAfter, type KeysetKey } from './paging/keyset.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
 export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';

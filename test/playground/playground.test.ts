@@ -84,6 +84,10 @@ describe.skipIf(!present)('playground in Chromium', () => {
     expect(result.value.every((row) => row.name.includes('Pump'))).toBe(true);
     expect(result.count).toBeGreaterThanOrEqual(result.value.length);
     await expect(page.getByTestId('ast').textContent()).resolves.toContain('"kind": "query"');
+    // The built-in model's examples: its own navigation names (tickets), not the server's.
+    const examples = await page.getByTestId('examples').locator('option').evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
+    expect(examples.some((e) => e.includes('tickets/any('))).toBe(true);
+    expect(examples.filter((e) => e.includes('maintenanceTickets'))).toEqual([]);
     await page.screenshot({ path: join(artifacts, 'playground-valid.png'), fullPage: true });
     // Checked for a backend: what SQLite cannot run is underlined; PostgreSQL runs it.
     await page.getByTestId('target').selectOption('sqlite');
@@ -120,6 +124,19 @@ describe.skipIf(!present)('playground in Chromium', () => {
     // Fixing the query clears the squiggles.
     await type(page, "$filter=name eq 'Pump'&$top=5");
     await expect(page.locator('#backdrop mark.squiggle').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);    // The examples menu offers the server model's one-to-many navigation, each example valid.
+    const examples = await page.getByTestId('examples').locator('option').evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
+    expect(examples.some((e) => e.includes('maintenanceTickets/any('))).toBe(true);
+    // The built-in model's examples (its navigation is named `tickets`) are not valid here: not offered.
+    expect(examples.filter((e) => /(?<![A-Za-z])tickets\//.test(e))).toEqual([]);
+    for (const example of examples) {
+      await page.getByTestId('examples').selectOption(example);
+      await page.waitForFunction((q) => (document.getElementById('backdrop')?.textContent ?? '').startsWith(q), example);
+      await expect(page.getByTestId('status').textContent(), example).resolves.toBe('valid');
+      expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '{}'), example).toHaveProperty('value');
+    }
+    await page.getByTestId('entity-set').selectOption('localities');
+    await expect(page.getByTestId('query').inputValue()).resolves.toContain('assets/any(');
     expect(errors).toEqual([]);
   });
 });

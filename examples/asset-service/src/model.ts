@@ -4,6 +4,9 @@
  * is exposed over HTTP and stored in SQL.
  *
  * The tenant is deliberately not part of the model: clients can neither see nor filter it.
+ * Relationships go both ways: a locality's `assets`, an asset's `locality`, `maintenanceTickets`
+ * and `inspections`, each ticket's and inspection's `asset` (partners of each other); the
+ * collection sides have no foreign key of their own, so they join through their partner's constraint.
  */
 import { modelFromCsdl, type Model } from 'odata-engine';
 
@@ -45,6 +48,7 @@ export const csdl = {
       name: { $Type: 'Edm.String', $MaxLength: 200 },
       country: { $Type: 'Edm.String', $Nullable: true, $MaxLength: 2 },
       ...timestamps,
+      assets: { $Kind: 'NavigationProperty', $Collection: true, $Type: 'AssetManagement.Asset', $Partner: 'locality' },
     },
     Asset: {
       $Kind: 'EntityType',
@@ -58,7 +62,9 @@ export const csdl = {
       serialNumber: { $Type: 'Edm.String', $Nullable: true, $MaxLength: 100 },
       commissionedAt: { $Type: 'Edm.DateTimeOffset', $Nullable: true, $Precision: 3 },
       ...timestamps,
-      locality: { $Kind: 'NavigationProperty', $Type: 'AssetManagement.Locality', $ReferentialConstraint: { localityId: 'id' } },
+      locality: { $Kind: 'NavigationProperty', $Type: 'AssetManagement.Locality', $Partner: 'assets', $ReferentialConstraint: { localityId: 'id' } },
+      maintenanceTickets: { $Kind: 'NavigationProperty', $Collection: true, $Type: 'AssetManagement.MaintenanceTicket', $Partner: 'asset' },
+      inspections: { $Kind: 'NavigationProperty', $Collection: true, $Type: 'AssetManagement.Inspection', $Partner: 'asset' },
     },
     MaintenanceTicket: {
       $Kind: 'EntityType',
@@ -72,7 +78,7 @@ export const csdl = {
       description: { $Type: 'Edm.String', $Nullable: true, $MaxLength: 4000 },
       dueAt: { $Type: 'Edm.DateTimeOffset', $Nullable: true, $Precision: 3 },
       ...timestamps,
-      asset: { $Kind: 'NavigationProperty', $Type: 'AssetManagement.Asset', $ReferentialConstraint: { assetId: 'id' } },
+      asset: { $Kind: 'NavigationProperty', $Type: 'AssetManagement.Asset', $Partner: 'maintenanceTickets', $ReferentialConstraint: { assetId: 'id' } },
     },
     Inspection: {
       $Kind: 'EntityType',
@@ -85,15 +91,15 @@ export const csdl = {
       notes: { $Type: 'Edm.String', $Nullable: true, $MaxLength: 4000 },
       inspectedAt: { $Type: 'Edm.DateTimeOffset', $Precision: 3 },
       ...timestamps,
-      asset: { $Kind: 'NavigationProperty', $Type: 'AssetManagement.Asset', $ReferentialConstraint: { assetId: 'id' } },
+      asset: { $Kind: 'NavigationProperty', $Type: 'AssetManagement.Asset', $Partner: 'inspections', $ReferentialConstraint: { assetId: 'id' } },
     },
     Service: {
       $Kind: 'EntityContainer',
-      localities: { $Collection: true, $Type: 'AssetManagement.Locality', ...notSearchable },
+      localities: { $Collection: true, $Type: 'AssetManagement.Locality', $NavigationPropertyBinding: { assets: 'assets' }, ...notSearchable },
       assets: {
         $Collection: true,
         $Type: 'AssetManagement.Asset',
-        $NavigationPropertyBinding: { locality: 'localities' },
+        $NavigationPropertyBinding: { locality: 'localities', maintenanceTickets: 'maintenanceTickets', inspections: 'inspections' },
         ...notSearchable,
         // This project's vocabulary term: clients (and `odata-engine check`) see the set's $top maximum.
         '@ODataEngine.V1.MaxTop': ASSETS_MAX_TOP,

@@ -92,7 +92,10 @@ export function checkBody(type: StructuredType, body: unknown, mode: 'create' | 
   const record = body as Record<string, unknown>;
   const errors: { Field: string; Message: string }[] = [];
   for (const key of Object.keys(record)) {
-    if (type.navigation.has(key)) errors.push({ Field: key, Message: `The navigation property '${key}' cannot be written; set its id instead.` });
+    if (type.navigation.has(key)) {
+      const many = type.navigation.get(key)?.collection === true;
+      errors.push({ Field: key, Message: `The navigation property '${key}' cannot be written; ${many ? 'write the related records themselves' : 'set its id instead'}.` });
+    }
     else if (!type.properties.has(key)) errors.push({ Field: key, Message: `The property '${key}' does not exist on '${type.name}'.` });
   }
   const columns = new Map<string, unknown>();

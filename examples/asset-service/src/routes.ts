@@ -8,13 +8,14 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, listResponse, ODataError, parseQuery, toSql, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bindQuery, continueAfter, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, toSql, type BoundQuery, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
 import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
 import { checkBody, isUuid, rowToRecord, sqlRowToRecord } from './records.js';
 import { snakeCase } from './schema.js';
+import { nextLink, preferredPageSize, withoutSkipToken, type Continuation, type SkipTokens } from './paging.js';
 
 /** Route-level settings read by the auth hook. */
 export interface RouteAccess {
@@ -50,13 +51,17 @@ function clampSkip<T extends { readonly skip?: number }>(bound: T): T {
   return bound.skip !== undefined && bound.skip > MAX_SQL_INTEGER ? { ...bound, skip: MAX_SQL_INTEGER } : bound;
 }
 
-/** Rejects the query options this service does not implement: custom options and `$skiptoken`-like ones. */
-function checkSupportedOptions(query: ODataQuery): void {
+/**
+ * Rejects the query options this service does not implement: custom options and `$skiptoken`-like
+ * ones (`$skiptoken` itself where `skipToken` allows it: the lists).
+ */
+function checkSupportedOptions(query: ODataQuery, skipToken = false): void {
   for (const name of Object.keys(query.custom ?? {})) {
     throw new ODataError({ code: 'unsupported_option', reason: `The query option '${name}' is not supported`, option: name, appendLocation: false });
   }
   for (const [name, value] of Object.entries(query.passthrough ?? {})) {
     if (name.replace(/^\$/, '').toLowerCase() === 'format' && /^(json|application\/json)(;.*)?$/i.test(value)) continue;
+    if (skipToken && name.replace(/^\$/, '').toLowerCase() === 'skiptoken') continue;
     throw new ODataError({ code: 'unsupported_option', reason: `The query option '${name}' is not supported`, option: name, appendLocation: false });
   }
 }
@@ -74,8 +79,8 @@ function pathId(request: FastifyRequest): string {
   return id.toLowerCase();
 }
 
-/** Registers the four routes of one collection. */
-export function registerCollection(app: FastifyInstance, db: Database, resource: Resource, tenantOf: TenantOf): void {
+/** Registers the four routes of one collection; `tokens` seals the `$skiptoken`s of server-driven paging. */
+export function registerCollection(app: FastifyInstance, db: Database, resource: Resource, tenantOf: TenantOf, tokens: SkipTokens): void {
   const set = entitySet(resource);
   const type = set.type;
   const properties = [...type.properties.values()] as Property[];
@@ -86,15 +91,12 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
   const write: RouteAccess = { tenant: true, write: true };
   const base = `/${resource.path}`;
 
-  app.get(base, { config: read }, async (request) => {
-    const query = parseQuery(rawQuery(request.url), QUERY_STRING);
-    checkSupportedOptions(query);
-    const bound = clampSkip(bindQuery(query, { model, entitySet: resource.entitySet, maxTop: resource.maxTop ?? HOST_MAX_TOP }));
-    const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
-    const { rows, count } = await db
+  /** Runs a list statement (and its count statement) for the request's tenant. */
+  const runList = async (request: FastifyRequest, list: ReturnType<typeof toSql>, counting: ReturnType<typeof toSql>['count']) =>
+    db
       .withTenant(tenantOf(request), 'read', async (tx) => {
-        const rows = await tx.query(compiled.sql, compiled.params);
-        const counted = compiled.count === undefined ? undefined : await tx.query(compiled.count.sql, compiled.count.params);
+        const rows = await tx.query(list.sql, list.params);
+        const counted = counting === undefined ? undefined : await tx.query(counting.sql, counting.params);
         return { rows, count: counted === undefined ? undefined : Number(counted[0]?.count) };
       })
       .catch((error: unknown) => {
@@ -104,9 +106,70 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
         if (dataError !== undefined) request.log.info({ err: error }, 'database refused a value from the query');
         throw dataError ?? error;
       });
-    const value = rows.map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
-    return listResponse(value, count === undefined ? {} : { count });
+
+  app.get(base, { config: read }, async (request, reply) => {
+    const raw = rawQuery(request.url);
+    const query = parseQuery(raw, QUERY_STRING);
+    checkSupportedOptions(query, true);
+    const maxTop = resource.maxTop ?? HOST_MAX_TOP;
+    const bound = clampSkip(bindQuery(query, { model, entitySet: resource.entitySet, maxTop }));
+    const preferred = preferredPageSize(request.headers.prefer);
+    const { query: others, token } = withoutSkipToken(raw);
+    if (preferred === undefined && token === undefined) {
+      // No server-driven paging: the list as it always was.
+      const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
+      const { rows, count } = await runList(request, compiled, compiled.count);
+      const value = rows.map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
+      return listResponse(value, count === undefined ? {} : { count });
+    }
+    return pagedList(request, reply, bound, { preferred, others, token, maxTop });
   });
+
+  /**
+   * One page of server-driven paging (see paging.ts): at most the page size, one record more read
+   * to know whether another page follows; by keyset after the token's record, or by offset.
+   */
+  async function pagedList(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    bound: BoundQuery,
+    paging: { readonly preferred: number | undefined; readonly others: string; readonly token: string | undefined; readonly maxTop: number },
+  ): Promise<unknown> {
+    const tenantId = tenantOf(request);
+    const from: Continuation | undefined = paging.token === undefined ? undefined : tokens.open(paging.token, tenantId, paging.others);
+    const pageSize = Math.min(paging.preferred ?? from?.pageSize ?? paging.maxTop, paging.maxTop);
+    const remaining = from === undefined ? bound.top : from.remaining;
+    const take = remaining === undefined ? pageSize : Math.min(pageSize, remaining);
+    const keys = keysetKeys(bound);
+    // The order keys must be read even when $select leaves them out (they are dropped again below).
+    const extra = keys === undefined || bound.select.all ? [] : keys.map((k) => k.property).filter((p) => !bound.select.properties.some((s) => s.path.length === 1 && s.path[0] === p));
+    const reading: BoundQuery = { ...bound, select: { ...bound.select, properties: [...bound.select.properties, ...extra.map((p) => ({ path: [p], span: { start: 0, end: 0 } }))] } };
+    const { skip: _skip, count: _count, ...unpaged } = reading;
+    let page: BoundQuery;
+    if (from === undefined) page = { ...reading, count: false, top: take + 1 };
+    else if (from.after !== undefined && keys !== undefined) page = { ...continueAfter(unpaged as BoundQuery, from.after, model), top: take + 1 };
+    else if (from.offset !== undefined && keys === undefined) page = { ...unpaged, skip: from.offset, top: take + 1 };
+    else throw new ODataError({ code: 'invalid_option_value', reason: 'The $skiptoken is not valid for this request', option: '$skiptoken', appendLocation: false });
+    const options = { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantId } } as const;
+    const compiled = toSql(page, options);
+    // The count is the whole result's: the request's own count statement, without the continuation.
+    const counting = bound.count === true ? toSql(bound, options).count : undefined;
+    const { rows, count } = await runList(request, compiled, counting);
+    const records = rows.slice(0, take).map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
+    const more = rows.length > take && (remaining === undefined || remaining > take);
+    const body: Record<string, unknown> = listResponse(
+      records.map((record) => (extra.length === 0 ? record : Object.fromEntries(Object.entries(record).filter(([name]) => !extra.some((p) => p.name === name))))),
+      count === undefined ? {} : { count },
+    );
+    if (more) {
+      const last = records[records.length - 1] as Record<string, unknown>;
+      const position = keys === undefined ? { offset: (from?.offset ?? bound.skip ?? 0) + take } : { after: keysetValues(keys, last) };
+      const next: Continuation = { ...position, ...(remaining === undefined ? {} : { remaining: remaining - take }), pageSize };
+      body['@odata.nextLink'] = nextLink(request.url.slice(0, request.url.length - rawQuery(request.url).length).replace(/\?$/, ''), paging.others, tokens.seal(next, tenantId, paging.others));
+    }
+    if (paging.preferred !== undefined) void reply.header('preference-applied', `odata.maxpagesize=${pageSize}`);
+    return body;
+  }
 
   // /{collection}/$count: the number of records that $filter (and $search where allowed) keep, as text.
   app.get(`${base}/$count`, { config: read }, async (request, reply) => {

@@ -13,6 +13,7 @@ import { AuthorizationError, envelope, handleError, OAuthError, UnavailableError
 import { registerLimits } from './limits.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { registerCollection, type RouteAccess } from './routes.js';
+import { SkipTokens } from './paging.js';
 import { createSchema } from './schema.js';
 import { conventionalUrl } from './url-conventions.js';
 import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
@@ -155,7 +156,8 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     await reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await playground);
   });
 
-  for (const resource of resources) registerCollection(app, db, resource, tenantOf);
+  const skipTokens = new SkipTokens(config.tokenSigningKey);
+  for (const resource of resources) registerCollection(app, db, resource, tenantOf, skipTokens);
   return app;
 }
 

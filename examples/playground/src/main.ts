@@ -9,11 +9,26 @@ import { bindQuery, compileQuery, modelFromCsdl, mongoTarget, parseQuery, printQ
 import { demoData, standaloneModel } from './demo.js';
 
 const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'];
-const SAMPLES: Readonly<Record<string, string>> = {
-  assets: "$filter=status eq 'active' and contains(name,'Pump')&$orderby=code desc&$top=5&$count=true&$expand=locality($select=name)",
-  localities: '$filter=assets/any(a:a/status eq \'retired\')&$orderby=name',
-  'maintenance-tickets': "$filter=priority ge 'high' and estimatedHours gt 10&$orderby=openedAt desc&$top=5",
-  inspections: '$search=pump&$orderby=score desc&$top=5',
+/**
+ * Example queries per entity set, for the built-in model and for the example server's (which
+ * names a few things differently: `maintenanceTickets`, `tickets`); the page offers those that
+ * are valid for the model it has, the first one preselected.
+ */
+const SAMPLES: Readonly<Record<string, readonly string[]>> = {
+  assets: [
+    "$filter=status eq 'active' and contains(name,'Pump')&$orderby=code desc&$top=5&$count=true&$expand=locality($select=name)",
+    // The example server's one-to-many navigation: lambdas, /$count and collection $expand.
+    "$filter=maintenanceTickets/any(t:t/status eq 'open')&$select=code,name&$expand=maintenanceTickets($select=code,status;$orderby=priority desc;$top=2;$count=true)&$top=5",
+    "$filter=maintenanceTickets/all(t:t/status eq 'closed' or t/status eq 'resolved')&$count=true&$top=5",
+    '$filter=maintenanceTickets/$count gt 1&$orderby=maintenanceTickets/$count desc,code&$expand=inspections/$count&$top=5',
+    // The built-in model's.
+    "$filter=tickets/any(t:t/priority ge 'high')&$expand=tickets($orderby=openedAt desc;$top=2;$count=true)&$top=5",
+    '$filter=tickets/$count gt 1&$orderby=tickets/$count desc,code&$top=5',
+  ],
+  localities: ["$filter=assets/any(a:a/status eq 'retired')&$orderby=name", '$expand=assets($select=code,status;$orderby=code;$top=3;$count=true)&$orderby=name', '$orderby=assets/$count desc&$expand=assets/$count'],
+  'maintenance-tickets': ["$filter=priority ge 'high' and estimatedHours gt 10&$orderby=openedAt desc&$top=5"],
+  maintenanceTickets: ["$filter=priority ge 'high' and asset/status eq 'active'&$orderby=dueAt desc&$expand=asset($select=code,name)&$top=5"],
+  inspections: ['$search=pump&$orderby=score desc&$top=5', "$search=pressure&$filter=result eq 'failed'&$orderby=inspectedAt desc&$expand=asset($select=code)&$top=5"],
 };
 
 function element<T extends HTMLElement>(id: string): T {
@@ -65,7 +80,22 @@ async function start(): Promise<void> {
   }
   const first = [...model.entitySets.keys()][0] ?? '';
   select.value = model.entitySets.has('assets') ? 'assets' : first;
-  input.value = SAMPLES[select.value] ?? '$top=5';
+  const examples = element<HTMLSelectElement>('examples');
+  // The samples of the selected set that are valid for this model, listed in the examples menu.
+  const showExamples = (): void => {
+    const settings = { model, entitySet: select.value, ...(maxTop?.[select.value] === undefined ? {} : { maxTop: maxTop[select.value] }) };
+    const valid = (SAMPLES[select.value] ?? []).filter((sample) => validateQuery(sample, settings).length === 0);
+    examples.replaceChildren(
+      ...(valid.length === 0 ? ['$top=5'] : valid).map((sample) => {
+        const option = document.createElement('option');
+        option.value = sample;
+        option.textContent = sample.length > 90 ? `${sample.slice(0, 87)}…` : sample;
+        return option;
+      }),
+    );
+    input.value = examples.options[0]?.value ?? '$top=5';
+  };
+  showExamples();
 
   const render = (): void => {
     const query = input.value;
@@ -138,7 +168,11 @@ async function start(): Promise<void> {
   });
   targetSelect.addEventListener('change', render);
   select.addEventListener('change', () => {
-    input.value = SAMPLES[select.value] ?? '$top=5';
+    showExamples();
+    render();
+  });
+  examples.addEventListener('change', () => {
+    input.value = examples.value;
     render();
   });
   render();

@@ -312,7 +312,7 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         ['an unknown $-option', { $foo: '1' }, 'unknown_option'],
         ['a custom option', { page: '2' }, 'unsupported_option'],
         ['$compute', { $compute: "concat(name,'x') as y" }, 'unsupported_feature'],
-        ['$skiptoken', { $skiptoken: 'abc' }, 'unsupported_option'],
+        ['a $skiptoken the service did not issue', { $skiptoken: 'abc' }, 'invalid_option_value'],
         ['$top=-1', { $top: '-1' }, 'invalid_option_value'],
         ['a duplicate option', {}, 'duplicate_option'],
       ])('answers %s with 400 and the OData error body', async (_name, options, code) => {
@@ -405,6 +405,365 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const beyond = await h.api(`/localities${q({ $skip: '9007199254740992' })}`);
         expect(beyond.status).toBe(400);
         expect(((await json(beyond)).error as Json).code).toBe('skip_limit_exceeded');
+      });
+    });
+
+    describe('one-to-many navigation: a locality\'s assets, an asset\'s tickets and inspections', () => {
+      type Ticket = { id: string; code: string; assetId: string; status: string; priority: string };
+      type Related = { tickets: Ticket[]; inspections: { id: string; assetId: string }[]; assets: Asset[]; localities: { id: string; name: string }[] };
+      const PRIORITY = ['low', 'medium', 'high', 'critical'];
+      const codeOrder = (a: { code: string }, b: { code: string }): number => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+
+      /** Every record of the tenant, read by plain list requests (no navigation involved). */
+      async function related(client: 'rw' | 'b' = 'rw'): Promise<Related> {
+        const list = async <T>(path: string): Promise<T[]> => {
+          const body = await json(await h.api(`${path}${q({ $top: '1000', $count: 'true' })}`, { client }));
+          expect((body.value as T[]).length).toBe(body.count);
+          return body.value as T[];
+        };
+        const [tickets, inspections, all, localities] = await Promise.all([
+          list<Ticket>('/maintenance-tickets'),
+          list<{ id: string; assetId: string }>('/inspections'),
+          list<Asset>('/assets'),
+          list<{ id: string; name: string }>('/localities'),
+        ]);
+        return { tickets, inspections, assets: all, localities };
+      }
+      const ticketsOf = (data: Related, assetId: string): Ticket[] => data.tickets.filter((t) => t.assetId === assetId);
+      /** The codes of the assets a $filter keeps, in code order. */
+      async function codes(filter: string, client: 'rw' | 'b' = 'rw'): Promise<string[]> {
+        const body = await json(await h.api(`/assets${q({ $filter: filter, $select: 'code', $orderby: 'code', $top: '1000', $count: 'true' })}`, { client }));
+        expect((body.value as unknown[]).length).toBe(body.count);
+        return (body.value as { code: string }[]).map((a) => a.code);
+      }
+
+      it('the metadata declares the collections with their partners and bindings', async () => {
+        const metadata = await json(await h.api('/$metadata', { tenant: null }));
+        const schema = metadata.AssetManagement as Record<string, Record<string, Json>>;
+        expect(schema.Asset?.maintenanceTickets).toMatchObject({ $Kind: 'NavigationProperty', $Collection: true, $Type: 'AssetManagement.MaintenanceTicket', $Partner: 'asset' });
+        expect(schema.Asset?.inspections).toMatchObject({ $Collection: true, $Partner: 'asset' });
+        expect(schema.Locality?.assets).toMatchObject({ $Collection: true, $Type: 'AssetManagement.Asset', $Partner: 'locality' });
+        expect(schema.Service?.assets?.$NavigationPropertyBinding).toEqual({ locality: 'localities', maintenanceTickets: 'maintenanceTickets', inspections: 'inspections' });
+        expect(schema.Service?.localities?.$NavigationPropertyBinding).toEqual({ assets: 'assets' });
+      });
+
+      it('the seed makes them interesting: assets with several tickets, with one, and with none', async () => {
+        const data = await related();
+        const counts = data.assets.map((a) => ticketsOf(data, a.id).length);
+        expect(counts.filter((n) => n === 0).length).toBeGreaterThan(0);
+        expect(counts.filter((n) => n === 1).length).toBeGreaterThan(0);
+        expect(counts.filter((n) => n >= 2).length).toBeGreaterThan(0);
+        expect(data.assets.filter((a) => data.inspections.some((i) => i.assetId === a.id)).length).toBeGreaterThan(0);
+      });
+
+      it('any: the assets with an open ticket; any() without a lambda: those with a ticket at all', async () => {
+        const data = await related();
+        const open = data.assets.filter((a) => ticketsOf(data, a.id).some((t) => t.status === 'open')).sort(codeOrder);
+        expect(open.length).toBeGreaterThan(0);
+        expect(await codes("maintenanceTickets/any(t: t/status eq 'open')")).toEqual(open.map((a) => a.code));
+        const withTickets = data.assets.filter((a) => ticketsOf(data, a.id).length > 0).sort(codeOrder);
+        expect(await codes('maintenanceTickets/any()')).toEqual(withTickets.map((a) => a.code));
+        // From localities: those with a retired asset.
+        const retired = new Set(data.assets.filter((a) => a.status === 'retired').map((a) => a.localityId));
+        expect(retired.size).toBeGreaterThan(0);
+        const body = await json(await h.api(`/localities${q({ $filter: "assets/any(a: a/status eq 'retired')", $select: 'id' })}`));
+        expect(new Set((body.value as { id: string }[]).map((l) => l.id))).toEqual(retired);
+        // Lambdas nest one deep at most (the host's limit, as ASP.NET Core's default): a 400.
+        const nested = await h.api(`/localities${q({ $filter: "assets/any(a: a/maintenanceTickets/any(t: t/priority eq 'critical'))" })}`);
+        expect(nested.status).toBe(400);
+        expect(((await json(nested)).error as Json).code).toBe('any_all_depth_exceeded');
+      });
+
+      it('all: every ticket resolved or closed, true for an asset without tickets', async () => {
+        const data = await related();
+        const done = (t: Ticket): boolean => t.status === 'resolved' || t.status === 'closed';
+        const expected = data.assets.filter((a) => ticketsOf(data, a.id).every(done)).sort(codeOrder);
+        expect(expected.some((a) => ticketsOf(data, a.id).length === 0)).toBe(true);
+        expect(expected.some((a) => ticketsOf(data, a.id).length > 0)).toBe(true);
+        expect(await codes("maintenanceTickets/all(t: t/status eq 'resolved' or t/status eq 'closed')")).toEqual(expected.map((a) => a.code));
+        const notAll = await codes("not maintenanceTickets/all(t: t/status eq 'resolved' or t/status eq 'closed')");
+        expect(notAll.length + expected.length).toBe(data.assets.length);
+      });
+
+      it('$count of a navigation in $filter and in $orderby', async () => {
+        const data = await related();
+        const several = data.assets.filter((a) => ticketsOf(data, a.id).length > 1).sort(codeOrder);
+        expect(await codes('maintenanceTickets/$count gt 1')).toEqual(several.map((a) => a.code));
+        expect(await codes('maintenanceTickets/$count eq 0 and inspections/$count ge 1')).toEqual(
+          data.assets.filter((a) => ticketsOf(data, a.id).length === 0 && data.inspections.some((i) => i.assetId === a.id)).sort(codeOrder).map((a) => a.code),
+        );
+        const body = await json(await h.api(`/assets${q({ $orderby: 'maintenanceTickets/$count desc,code', $select: 'code', $top: '20' })}`));
+        const expected = [...data.assets].sort((a, b) => ticketsOf(data, b.id).length - ticketsOf(data, a.id).length || codeOrder(a, b)).slice(0, 20);
+        expect((body.value as { code: string }[]).map((a) => a.code)).toEqual(expected.map((a) => a.code));
+      });
+
+      it('$expand of a collection with $filter, $orderby, $top and $count=true inside', async () => {
+        const data = await related();
+        const expand = "maintenanceTickets($select=code,priority,status;$filter=status ne 'closed';$orderby=priority desc,code;$top=2;$count=true)";
+        const body = await json(await h.api(`/assets${q({ $select: 'id,code', $expand: expand, $filter: 'maintenanceTickets/$count ge 2', $top: '1000' })}`));
+        const value = body.value as { id: string; code: string; maintenanceTickets: Json[]; 'maintenanceTickets@odata.count': number }[];
+        expect(value.length).toBe(data.assets.filter((a) => ticketsOf(data, a.id).length >= 2).length);
+        for (const item of value) {
+          expect(Object.keys(item)).toEqual(['id', 'code', 'maintenanceTickets', 'maintenanceTickets@odata.count']);
+          const kept = ticketsOf(data, item.id)
+            .filter((t) => t.status !== 'closed')
+            .sort((a, b) => PRIORITY.indexOf(b.priority) - PRIORITY.indexOf(a.priority) || codeOrder(a, b));
+          // The count is the number the nested $filter keeps, before its $top.
+          expect(item['maintenanceTickets@odata.count']).toBe(kept.length);
+          expect(item.maintenanceTickets).toEqual(kept.slice(0, 2).map((t) => ({ code: t.code, priority: t.priority, status: t.status })));
+        }
+        // /$count alone: just the number, for every asset.
+        const counted = await json(await h.api(`/assets${q({ $select: 'id', $expand: 'maintenanceTickets/$count,inspections/$count', $top: '1000' })}`));
+        for (const item of counted.value as Json[]) {
+          expect(item['maintenanceTickets@odata.count']).toBe(ticketsOf(data, item.id as string).length);
+          expect(item['inspections@odata.count']).toBe(data.inspections.filter((i) => i.assetId === item.id).length);
+        }
+      });
+
+      it("a locality's assets, and a single asset's tickets and inspections by id", async () => {
+        const data = await related();
+        const body = await json(await h.api(`/localities${q({ $select: 'id', $expand: 'assets($select=id;$orderby=code)' })}`));
+        const value = body.value as { id: string; assets: { id: string }[] }[];
+        expect(value.length).toBe(data.localities.length);
+        for (const locality of value) {
+          const expected = data.assets.filter((a) => a.localityId === locality.id).sort(codeOrder);
+          expect(locality.assets.map((a) => a.id)).toEqual(expected.map((a) => a.id));
+        }
+        const busiest = [...data.assets].sort((a, b) => ticketsOf(data, b.id).length - ticketsOf(data, a.id).length)[0] as Asset;
+        const one = await json(await h.api(`/assets/${busiest.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id),inspections($select=id)' })}`));
+        expect(one.code).toBe(busiest.code);
+        expect((one.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(ticketsOf(data, busiest.id).map((t) => t.id).sort());
+        expect((one.inspections as { id: string }[]).map((t) => t.id).sort()).toEqual(data.inspections.filter((i) => i.assetId === busiest.id).map((i) => i.id).sort());
+      });
+
+      it('a collection navigation property cannot be written: 400 naming it', async () => {
+        const asset = assets[2] as Asset;
+        const response = await h.api(`/assets/${asset.id}`, { method: 'PUT', body: JSON.stringify({ ...asset, maintenanceTickets: [] }) });
+        expect(response.status).toBe(400);
+        const body = await json(response);
+        expect(body.error).toBe('ValidationException');
+        expect((body.data as Json).Errors).toEqual([{ Field: 'maintenanceTickets', Message: "The navigation property 'maintenanceTickets' cannot be written; write the related records themselves." }]);
+      });
+
+      it("tenant isolation: records of tenant B with the same ids never appear through $expand, any, all or $count in tenant A", async () => {
+        const before = await related();
+        // In tenant A: the asset with the most tickets, and its locality.
+        const target = [...before.assets].sort((a, b) => ticketsOf(before, b.id).length - ticketsOf(before, a.id).length || codeOrder(a, b))[0] as Asset;
+        const ownTickets = ticketsOf(before, target.id);
+        expect(ownTickets.length).toBeGreaterThan(0);
+        // Tenant B creates a locality, an asset and tickets with the very ids of tenant A's records
+        // (keys are per tenant), so a join that forgot the tenant would match across tenants.
+        const post = async (path: string, record: Json): Promise<void> => {
+          const response = await h.api(path, { client: 'b', method: 'POST', body: JSON.stringify(record) });
+          expect(response.status, await response.text()).toBe(200);
+        };
+        const marker = `ISO-${newId().slice(0, 8)}`;
+        const localityB = (await json(await h.api(`/localities/${target.localityId}`, { client: 'b' }))).id === target.localityId;
+        if (!localityB) await post('/localities', { id: target.localityId, name: `B ${marker}` });
+        await post('/assets', { id: target.id, code: `${marker}-A`, name: 'B asset', localityId: target.localityId, status: 'retired', category: 'pump' });
+        const ticketIds = [newId(), newId(), newId()];
+        for (const [index, id] of ticketIds.entries()) {
+          await post('/maintenance-tickets', { id, code: `${marker}-${index}`, name: 'B ticket', assetId: target.id, status: 'open', priority: 'critical' });
+        }
+        await post('/inspections', { id: newId(), name: `B ${marker}`, assetId: target.id, result: 'failed', inspector: 'B', inspectedAt: '2024-01-01T00:00:00Z' });
+
+        // Tenant B sees its own: three tickets and one inspection on its asset.
+        const inB = await json(await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $expand: 'maintenanceTickets($select=code),inspections/$count' })}`, { client: 'b' }));
+        const bAsset = (inB.value as Json[])[0] as Json;
+        expect((bAsset.maintenanceTickets as { code: string }[]).map((t) => t.code).sort()).toEqual(ticketIds.map((_, i) => `${marker}-${i}`));
+        expect(bAsset['inspections@odata.count']).toBe(1);
+
+        // Tenant A: the same asset id has only its own tickets, in every form.
+        const inA = await json(
+          await h.api(`/assets/${target.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id;$count=true),inspections($select=name),locality($select=name;$expand=assets($select=code))' })}`),
+        );
+        expect(inA.code).toBe(target.code);
+        expect((inA.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(ownTickets.map((t) => t.id).sort());
+        expect(inA['maintenanceTickets@odata.count']).toBe(ownTickets.length);
+        expect(JSON.stringify(inA)).not.toContain(marker);
+        const byCount = await json(await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $select: 'id', $expand: 'maintenanceTickets/$count,inspections/$count' })}`));
+        expect((byCount.value as Json[])[0]).toEqual({
+          id: target.id,
+          'maintenanceTickets@odata.count': ownTickets.length,
+          'inspections@odata.count': before.inspections.filter((i) => i.assetId === target.id).length,
+        });
+        expect(await codes(`maintenanceTickets/any(t: startswith(t/code,'${marker}'))`)).toEqual([]);
+        expect(await codes(`inspections/any(i: i/name eq 'B ${marker}')`)).toEqual([]);
+        expect(await codes(`id eq ${target.id} and maintenanceTickets/$count eq ${ownTickets.length}`)).toEqual([target.code]);
+        const allOpen = ownTickets.every((t) => t.status === 'open' && t.priority === 'critical');
+        expect(await codes(`id eq ${target.id} and maintenanceTickets/all(t: t/status eq 'open' and t/priority eq 'critical')`)).toEqual(allOpen ? [target.code] : []);
+        const localityAssets = await json(await h.api(`/localities/${target.localityId}${q({ $select: 'id', $expand: 'assets($select=code;$count=true)' })}`));
+        expect(JSON.stringify(localityAssets)).not.toContain(marker);
+        expect(localityAssets['assets@odata.count']).toBe(before.assets.filter((a) => a.localityId === target.localityId).length);
+        // And the other way round: tenant B's asset has none of tenant A's tickets.
+        expect(await codes(`maintenanceTickets/$count eq 3 and maintenanceTickets/all(t: startswith(t/code,'${marker}'))`, 'b')).toEqual([`${marker}-A`]);
+        const after = await related();
+        expect(after.tickets.length).toBe(before.tickets.length);
+        // Tenant B's records go again (the older isolation test counts tenant B's assets).
+        const remove = async (path: string): Promise<void> => {
+          expect((await h.api(path, { client: 'b', method: 'DELETE' })).status, path).toBe(200);
+        };
+        for (const id of ticketIds) await remove(`/maintenance-tickets/${id}`);
+        for (const inspection of (await related('b')).inspections) await remove(`/inspections/${inspection.id}`);
+        await remove(`/assets/${target.id}`);
+        if (!localityB) await remove(`/localities/${target.localityId}`);
+        expect((await related('b')).assets).toEqual([]);
+      });
+    });
+
+    describe('server-driven paging: Prefer odata.maxpagesize, @odata.nextLink, $skiptoken', () => {
+      type Page = { status: number; applied: string | null; body: Json };
+      const get = async (path: string, prefer?: string, client: 'rw' | 'b' = 'rw'): Promise<Page> => {
+        const response = await h.api(path, { client, ...(prefer === undefined ? {} : { headers: { prefer } }) });
+        return { status: response.status, applied: response.headers.get('preference-applied'), body: await json(response) };
+      };
+      /** Follows the next links from `path` to the end: every page, checked to be a 200 list. */
+      async function follow(path: string, prefer: string | undefined, client: 'rw' | 'b' = 'rw'): Promise<Page[]> {
+        const pages: Page[] = [];
+        let next: string | undefined = path;
+        while (next !== undefined) {
+          const page = await get(next, prefer, client);
+          expect(page.status, JSON.stringify(page.body)).toBe(200);
+          pages.push(page);
+          next = page.body['@odata.nextLink'] as string | undefined;
+          expect(pages.length).toBeLessThan(300);
+        }
+        return pages;
+      }
+      const values = (pages: Page[]): Json[] => pages.flatMap((p) => p.body.value as Json[]);
+
+      it('without Prefer the answer is exactly as before; a page size that holds everything changes only the header', async () => {
+        // A total order (the key last): without $top the backend leaves ties in any order.
+        const path = `/maintenance-tickets${q({ $filter: "priority eq 'high'", $orderby: 'dueAt desc,id', $count: 'true' })}`;
+        const plain = await h.api(path);
+        const text = await plain.text();
+        expect(plain.headers.get('preference-applied')).toBeNull();
+        expect(Object.keys(JSON.parse(text) as Json)).toEqual(['value', 'count']);
+        const prefer = await h.api(path, { headers: { prefer: 'odata.maxpagesize=10000' } });
+        expect(prefer.headers.get('preference-applied')).toBe('odata.maxpagesize=10000');
+        expect(await prefer.text()).toBe(text);
+      });
+
+      it.each([
+        ['odata.maxpagesize=7', '/maintenance-tickets', 'odata.maxpagesize=7'],
+        ['maxpagesize=7 (no odata. prefix)', '/maintenance-tickets', 'odata.maxpagesize=7'],
+        ['among other preferences', '/maintenance-tickets', 'odata.maxpagesize=7'],
+        ['above the collection limit (assets: 1000)', '/assets', 'odata.maxpagesize=1000'],
+      ])('Preference-Applied for %s', async (name, collection, applied) => {
+        const prefer = name.startsWith('maxpagesize')
+          ? 'maxpagesize=7'
+          : name.startsWith('among')
+            ? 'return=minimal, odata.maxpagesize=7; x=1, respond-async'
+            : name.startsWith('above')
+              ? 'odata.maxpagesize=5000'
+              : 'odata.maxpagesize=7';
+        const page = await get(`${collection}${q({ $count: 'true' })}`, prefer);
+        expect(page.status).toBe(200);
+        expect(page.applied).toBe(applied);
+        const size = Number(applied.split('=')[1]);
+        expect((page.body.value as Json[]).length).toBe(Math.min(size, page.body.count as number));
+        expect(page.body['@odata.nextLink'] === undefined).toBe((page.body.count as number) <= size);
+      });
+
+      it('an unusable page size is ignored, as preferences may be: the plain answer', async () => {
+        for (const prefer of ['odata.maxpagesize=0', 'odata.maxpagesize=-3', 'odata.maxpagesize=ten', 'odata.maxpagesizes=3']) {
+          const page = await get(`/localities${q({ $count: 'true' })}`, prefer);
+          expect(page.status).toBe(200);
+          expect(page.applied).toBeNull();
+          expect(Object.keys(page.body)).toEqual(['value', 'count']);
+        }
+      });
+
+      it.each([
+        ['tickets by priority and due date (nulls, duplicates), counted', '/maintenance-tickets', { $orderby: 'priority desc,dueAt', $count: 'true' }, 7],
+        ['assets by a nullable key not selected, filtered', '/assets', { $select: 'code,name', $orderby: 'serialNumber desc', $filter: "status ne 'retired'" }, 11],
+        ['inspections by the key alone, searched', '/inspections', { $search: 'inspection' }, 9],
+        ['assets with their tickets expanded', '/assets', { $select: 'id,code', $expand: 'maintenanceTickets($select=code;$orderby=code)', $orderby: 'category,code' }, 50],
+        ['assets ordered by a navigation count (continued by offset)', '/assets', { $select: 'code', $orderby: 'maintenanceTickets/$count desc,code' }, 40],
+        ['localities by an expression (continued by offset)', '/localities', { $orderby: 'length(name) desc' }, 5],
+      ])('following the next links through %s gives the unpaged list', async (_name, collection, options, size) => {
+        const unpaged = await json(await h.api(`${collection}${q({ ...options, $top: '1000' })}`));
+        const all = unpaged.value as Json[];
+        expect(all.length).toBeGreaterThan(size);
+        const pages = await follow(`${collection}${q(options)}`, `odata.maxpagesize=${size}`);
+        expect(pages.length).toBe(Math.ceil(all.length / size));
+        for (const page of pages.slice(0, -1)) expect((page.body.value as Json[]).length).toBe(size);
+        for (const page of pages) {
+          expect(page.applied).toBe(`odata.maxpagesize=${size}`);
+          expect(Object.keys(page.body)).toEqual(['value', ...('$count' in options ? ['count'] : []), ...(page === pages[pages.length - 1] ? [] : ['@odata.nextLink'])]);
+          if ('$count' in options) expect(page.body.count).toBe(all.length);
+        }
+        expect(values(pages)).toEqual(all);
+        // The next link keeps the request's options and adds the token; it needs no Prefer to be followed.
+        const link = pages[0]?.body['@odata.nextLink'] as string;
+        expect(link.startsWith(`/${collection.slice(1)}?`)).toBe(true);
+        expect(link).toContain('$skiptoken=');
+        const second = await get(link, undefined);
+        expect(second.applied).toBeNull();
+        expect(second.body.value).toEqual(pages[1]?.body.value);
+      });
+
+      it('$top and $skip apply to the whole result: pages within it', async () => {
+        const options = { $orderby: 'createdAt desc', $top: '25', $skip: '5', $count: 'true' };
+        const unpaged = await json(await h.api(`/maintenance-tickets${q(options)}`));
+        expect((unpaged.value as Json[]).length).toBe(25);
+        const pages = await follow(`/maintenance-tickets${q(options)}`, 'odata.maxpagesize=10');
+        expect(pages.map((p) => (p.body.value as Json[]).length)).toEqual([10, 10, 5]);
+        expect(values(pages)).toEqual(unpaged.value);
+        expect(pages.every((p) => p.body.count === unpaged.count)).toBe(true);
+        // A $top the page size divides: no link to an empty page.
+        const exact = await follow(`/maintenance-tickets${q({ ...options, $top: '20' })}`, 'odata.maxpagesize=10');
+        expect(exact.map((p) => (p.body.value as Json[]).length)).toEqual([10, 10]);
+        expect(await follow(`/maintenance-tickets${q({ $top: '0' })}`, 'odata.maxpagesize=10')).toHaveLength(1);
+      });
+
+      it('a record added behind the reader is not read twice (keyset, not offset)', async () => {
+        const first = await get(`/localities${q({ $orderby: 'name' })}`, 'odata.maxpagesize=4');
+        const seen = (first.body.value as { name: string }[]).map((l) => l.name);
+        // A locality sorting before everything read so far, then the next page.
+        const id = newId();
+        expect((await h.api('/localities', { method: 'POST', body: JSON.stringify({ id, name: ' Aaa first' }) })).status).toBe(200);
+        try {
+          const second = await get(first.body['@odata.nextLink'] as string, 'odata.maxpagesize=4');
+          const names = (second.body.value as { name: string }[]).map((l) => l.name);
+          expect(names.filter((n) => seen.includes(n))).toEqual([]);
+          const all = ((await json(await h.api(`/localities${q({ $orderby: 'name' })}`))).value as { name: string }[]).map((l) => l.name);
+          expect(names).toEqual(all.slice(all.indexOf(seen[seen.length - 1] as string) + 1).slice(0, 4));
+        } finally {
+          expect((await h.api(`/localities/${id}`, { method: 'DELETE' })).status).toBe(200);
+        }
+      });
+
+      it('a malformed, altered or misused $skiptoken is a 400 OData error, never a 500', async () => {
+        const path = `/assets${q({ $orderby: 'code', $select: 'code' })}`;
+        const link = (await get(path, 'odata.maxpagesize=5')).body['@odata.nextLink'] as string;
+        const token = decodeURIComponent(link.slice(link.indexOf('$skiptoken=') + '$skiptoken='.length));
+        const [payload, mac] = token.split('.') as [string, string];
+        const forged = Buffer.from(JSON.stringify({ after: ["x') or true or ('", '00000000-0000-4000-8000-000000000000'], pageSize: 5 })).toString('base64url');
+        const flipped = `${payload.slice(0, -2)}${payload.endsWith('A') ? 'B' : 'A'}${payload.slice(-1)}`;
+        const cases: [string, string, 'rw' | 'b'][] = [
+          ['garbage', `${path}&$skiptoken=abc`, 'rw'],
+          ['empty', `${path}&$skiptoken=`, 'rw'],
+          ['a changed payload', `${path}&$skiptoken=${flipped}.${mac}`, 'rw'],
+          ['a forged payload with the old signature', `${path}&$skiptoken=${forged}.${mac}`, 'rw'],
+          ['no signature', `${path}&$skiptoken=${payload}`, 'rw'],
+          ['other query options', `/assets${q({ $orderby: 'name', $select: 'code' })}&$skiptoken=${encodeURIComponent(token)}`, 'rw'],
+          ['another collection', `/localities${q({ $orderby: 'code', $select: 'code' })}&$skiptoken=${encodeURIComponent(token)}`, 'rw'],
+          ['another tenant', link, 'b'],
+          ['two tokens', `${link}&$skiptoken=${encodeURIComponent(token)}`, 'rw'],
+        ];
+        for (const [name, url, client] of cases) {
+          const response = await h.api(url, { client, headers: { prefer: 'odata.maxpagesize=5' } });
+          expect({ name, status: response.status }).toEqual({ name, status: 400 });
+          const body = await json(response);
+          expect(typeof (body.error as Json).code, name).toBe('string');
+          expect(['invalid_option_value', 'duplicate_option', 'unknown_property']).toContain((body.error as Json).code);
+        }
+        // The genuine link still works.
+        expect((await get(link, 'odata.maxpagesize=5')).status).toBe(200);
+        // $skiptoken belongs to lists: on /$count and a single record it is not supported.
+        expect(((await json(await h.api(`/assets/$count?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe('unsupported_option');
+        expect(((await json(await h.api(`/assets/${(assets[0] as Asset).id}?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe('unsupported_option');
       });
     });
 
