@@ -12,7 +12,8 @@ import { openPglite, openPostgres, type Database } from './db.js';
 import { AuthorizationError, envelope, handleError, OAuthError, UnavailableError, ValidationError } from './errors.js';
 import { registerLimits } from './limits.js';
 import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
-import { registerCollection, type RouteAccess } from './routes.js';
+import { METADATA, metadataFormat } from './metadata.js';
+import { rawQuery, registerCollection, type RouteAccess } from './routes.js';
 import { SkipTokens } from './paging.js';
 import { createSchema } from './schema.js';
 import { conventionalUrl } from './url-conventions.js';
@@ -145,8 +146,9 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     await reply.header('cache-control', 'no-store').send(token);
   });
 
-  app.get('/$metadata', async (_request, reply) => {
-    await reply.header('odata-version', '4.01').send(csdl);
+  app.get('/$metadata', async (request, reply) => {
+    const { contentType, body } = METADATA[metadataFormat(rawQuery(request.url), request.headers.accept)];
+    await reply.header('odata-version', '4.01').header('vary', 'Accept').header('content-type', contentType).send(body);
   });
 
   // The playground: a static page (no data, no credentials) with this service's model embedded.

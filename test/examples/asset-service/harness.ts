@@ -94,7 +94,7 @@ export async function startHarness(postgresUrl?: string, env: Readonly<Record<st
       const [id, secret] = clients[client];
       const headers = new Headers(rest.headers);
       headers.set('authorization', `Bearer ${await token(id, secret)}`);
-      headers.set('accept', 'application/json');
+      if (!headers.has('accept')) headers.set('accept', 'application/json');
       const tenantId = tenant === undefined ? (client === 'b' ? TENANT_B : config.demo.tenantId) : tenant;
       if (tenantId !== null) headers.set('service-tenant-id', tenantId);
       if (rest.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');

@@ -3,6 +3,7 @@
  * (PGlite always, live PostgreSQL when ODATA_TEST_POSTGRES_URL is set).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelFromCsdl, modelFromCsdlXml } from 'odata-engine';
 import { signJwt } from '../../../examples/asset-service/src/auth.js';
 import { DEMO_COUNTS } from '../../../examples/asset-service/src/seed.js';
 import { CLIENT_B, newId, rawRequest, startHarness, TENANT_B, type Harness } from './harness.js';
@@ -155,6 +156,44 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const schema = csdl.AssetManagement as Record<string, Json>;
         expect(Object.keys(schema.Service as Json)).toEqual(expect.arrayContaining(['assets', 'localities', 'maintenanceTickets', 'inspections']));
         expect(JSON.stringify(csdl)).not.toContain('tenant');
+      });
+
+      it('serves /$metadata as CSDL XML by default and for Accept: application/xml, as CSDL JSON when asked (Accept or $format)', async () => {
+        const asJson = await json(await h.api('/$metadata', { tenant: null }));
+        const expected = modelFromCsdl(asJson as object);
+        const xmlOf = async (response: Response): Promise<string> => {
+          expect(response.status).toBe(200);
+          expect(response.headers.get('content-type')).toMatch(/^application\/xml/);
+          expect(response.headers.get('odata-version')).toBe('4.01');
+          return response.text();
+        };
+        for (const accept of ['*/*', 'application/xml', 'text/xml', 'application/json;q=0.5, application/xml', 'text/html']) {
+          const xml = await xmlOf(await h.api('/$metadata', { tenant: null, headers: { accept } }));
+          expect(xml.startsWith('<?xml'), accept).toBe(true);
+          // The same model as the JSON document: sets, types and the set's $top maximum.
+          const model = modelFromCsdlXml(xml);
+          expect([...model.entitySets.keys()].sort()).toEqual([...expected.entitySets.keys()].sort());
+          for (const [name, set] of expected.entitySets) {
+            const read = model.entitySets.get(name)!;
+            expect([...read.type.properties.keys()], name).toEqual([...set.type.properties.keys()]);
+            expect([...read.type.navigation.keys()], name).toEqual([...set.type.navigation.keys()]);
+            expect(read.capabilities, name).toEqual(set.capabilities);
+          }
+        }
+        expect(await xmlOf(await h.api('/$metadata?$format=xml', { tenant: null, headers: { accept: 'application/json' } }))).toContain('<EntitySet Name="assets"');
+        for (const [path, accept] of [
+          ['/$metadata', 'application/json'],
+          ['/$metadata', 'application/xml;q=0.4, application/json;q=0.9'],
+          ['/$metadata?$format=json', 'application/xml'],
+          ['/$metadata?$format=application/json;odata.metadata=minimal', '*/*'],
+        ] as const) {
+          const response = await h.api(path, { tenant: null, headers: { accept } });
+          expect(response.headers.get('content-type'), `${path} ${accept}`).toMatch(/^application\/json/);
+          expect(await json(response)).toEqual(asJson);
+        }
+        const bad = await h.api('/$metadata?$format=atom', { tenant: null, headers: { accept: 'application/xml' } });
+        expect(bad.status).toBe(400);
+        expect(((await json(bad)).error as Json).code).toBe('invalid_option_value');
       });
     });
 
