@@ -40,6 +40,8 @@ export { defaultSearch, type SearchFunction } from './reference/search.js';
 export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlSearchHook } from './backends/sql/to-sql.js';
 export type { SqlMapping } from './backends/sql/mapping.js';
 export { createTableSql, columnType } from './backends/sql/ddl.js';
+export { readSqlRows, readSqlRow, type SqlRow } from './backends/sql/read-rows.js';
+export { jsonRecord, jsonValue, type JsonValueOptions } from './responses/json-values.js';
 export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';
 export { DIALECTS } from './backends/sql/dialects/index.js';
