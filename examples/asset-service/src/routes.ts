@@ -8,12 +8,12 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, listResponse, ODataError, parseQuery, toSql, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
+import { bindQuery, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
 import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
-import { checkBody, isUuid, rowToRecord, sqlRowToRecord } from './records.js';
+import { checkBody, isUuid, rowToRecord } from './records.js';
 import { snakeCase } from './schema.js';
 
 /** Route-level settings read by the auth hook. */
@@ -104,7 +104,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
         if (dataError !== undefined) request.log.info({ err: error }, 'database refused a value from the query');
         throw dataError ?? error;
       });
-    const value = rows.map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
+    const value = readSqlRows(bound, compiled, rows);
     return listResponse(value, count === undefined ? {} : { count });
   });
 
@@ -150,7 +150,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(compiled.sql, compiled.params));
     const row = rows[0];
     if (row === undefined) throw new NotFoundError(resource.label, id);
-    return sqlRowToRecord(type, row, compiled.columns, compiled.expansions);
+    return readSqlRow(bound, compiled, row);
   });
 
   app.post(base, { config: write }, async (request, reply) => {
