@@ -32,6 +32,7 @@ export { DEFAULT_MAX_TOP } from './semantic/settings.js';
 export type * from './semantic/bound-ast.js';
 export type { ExpressionType } from './semantic/types.js';
 export { modelFromCsdl } from './model/csdl-json.js';
+export { odataQuery, type ODataQueryResult, type ODataQueryFailure } from './responses/odata-query.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
 export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';
 export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './backends/memory/compile-query.js';
