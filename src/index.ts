@@ -42,6 +42,7 @@ export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlSea
 export type { SqlMapping } from './backends/sql/mapping.js';
 export { createTableSql, columnType } from './backends/sql/ddl.js';
 export { readSqlRows, readSqlRow, type SqlRow } from './backends/sql/read-rows.js';
+export { sqlTemplate } from './backends/sql/template.js';
 export { jsonRecord, jsonValue, type JsonValueOptions } from './responses/json-values.js';
 export { toMongo, toMongoDocument, fromMongoDocument, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './backends/mongo/to-mongo.js';
 export type { Dialect, DialectName } from './backends/sql/dialect.js';
