@@ -47,8 +47,9 @@ function rawQuery(url: string): string {
  * settings. Never throws: any error becomes the OData error response (400 for a mistake in the
  * query, 500 for a settings or model error).
  *
- * @param input a `Request` (its URL only), a `URL`, or a URL or path as text (`/items?$top=5`;
- *   the query is what follows the first `?`)
+ * @param input a `Request` (its URL and `Accept` header only), a `URL`, or a URL or path as text
+ *   (`/items?$top=5`; the query is what follows the first `?`)
+ * @param headers the `Accept` header where `input` is no `Request` (for `IEEE754Compatible`)
  * @example
  * ```ts
  * const result = odataQuery(request, { model, entitySet: 'products' });
@@ -56,12 +57,12 @@ function rawQuery(url: string): string {
  * const { sql, params } = toSql(result.query, { dialect: 'postgres' });
  * ```
  */
-export function odataQuery(input: Request | URL | string, settings: BindSettings): ODataQueryResult | ODataQueryFailure {
+export function odataQuery(input: Request | URL | string, settings: BindSettings, headers: { readonly accept?: string | null | undefined } = {}): ODataQueryResult | ODataQueryFailure {
   try {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const parsed = parseQuery(rawQuery(url), settings.parse);
     const query = bindQuery(parsed, settings);
-    const accept = typeof input === 'object' && !(input instanceof URL) ? (input.headers.get('accept') ?? '') : '';
+    const accept = (typeof input === 'object' && !(input instanceof URL) ? input.headers.get('accept') : headers.accept) ?? '';
     const format = parsed.passthrough === undefined ? undefined : Object.entries(parsed.passthrough).find(([name]) => name.replace(/^\$/, '').toLowerCase() === 'format')?.[1];
     const ieee754Compatible = IEEE754.test(format ?? '') || accept.split(',').some((type) => type.includes(';') && IEEE754.test(type.slice(type.indexOf(';'))));
     return { ok: true, query, parsed, ieee754Compatible };

@@ -61,6 +61,9 @@ describe('odataQuery', () => {
     const accept = new Request('http://shop.example/products', { headers: { accept: 'text/plain, application/json;odata.metadata=minimal;IEEE754Compatible=true' } });
     expect(odataQuery(accept, settings)).toMatchObject({ ok: true, ieee754Compatible: true });
     expect(odataQuery('/products?$format=application/json;IEEE754Compatible=true', settings)).toMatchObject({ ok: true, ieee754Compatible: true });
+    // The Accept header of a framework's own request object, with the URL as text.
+    expect(odataQuery('/products', settings, { accept: 'application/json;IEEE754Compatible=true' })).toMatchObject({ ok: true, ieee754Compatible: true });
+    expect(odataQuery('/products', settings, { accept: undefined })).toMatchObject({ ok: true, ieee754Compatible: false });
     const no = new Request('http://shop.example/products', { headers: { accept: 'application/json;IEEE754Compatible=false' } });
     expect(odataQuery(no, settings)).toMatchObject({ ok: true, ieee754Compatible: false });
   });
