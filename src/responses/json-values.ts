@@ -81,6 +81,34 @@ function enumText(type: EnumType, value: unknown, bits: bigint): string | undefi
  */
 export function jsonValue(type: ExpressionType, value: unknown, options: JsonValueOptions = {}, what = 'value'): unknown {
   if (value === null || value === undefined) return null;
+  // The forms most drivers give, already OData JSON.
+  if (type.kind === 'primitive') {
+    switch (type.name) {
+      case 'Edm.String':
+        if (typeof value === 'string') return value;
+        break;
+      case 'Edm.Boolean':
+        if (typeof value === 'boolean') return value;
+        break;
+      case 'Edm.Int32':
+      case 'Edm.Int16':
+      case 'Edm.Byte':
+      case 'Edm.SByte':
+        if (typeof value === 'number' && Number.isInteger(value)) return value;
+        break;
+      case 'Edm.Double':
+      case 'Edm.Single':
+        if (typeof value === 'number' && Number.isFinite(value)) return value;
+        break;
+      case 'Edm.DateTimeOffset':
+        // toISOString is the format below for the years 1 to 9999 and millisecond precision.
+        if (value instanceof Date) {
+          const year = value.getUTCFullYear();
+          if (year >= 1 && year <= 9999) return value.toISOString();
+        }
+        break;
+    }
+  }
   const exact = type.kind === 'primitive' && (type.name === 'Edm.Int64' || type.name === 'Edm.Decimal');
   const input = value instanceof JsonNumber ? (exact ? value.text : Number(value.text)) : value;
   const read = domainOf(type).normalize(driverValue(input, type));
@@ -184,6 +212,33 @@ function wholeSelection(query: BoundQueryOptions): (path: readonly string[]) => 
   };
 }
 
+/** What reading records of one set of options needs, computed once per options. */
+interface Plan {
+  readonly whole: (path: readonly string[]) => boolean;
+  readonly expansions: ReadonlyMap<string, BoundExpandItem>;
+}
+
+const plans = new WeakMap<BoundQueryOptions, Plan>();
+function planOf(query: BoundQueryOptions): Plan {
+  let plan = plans.get(query);
+  if (plan === undefined) {
+    plan = { whole: wholeSelection(query), expansions: new Map(query.expand.map((item) => [item.navigation.name, item])) };
+    plans.set(query, plan);
+  }
+  return plan;
+}
+
+/** The options an expansion's records are read with: `$ref` has the keys only (no nested options apply). */
+const nestedOptions = new WeakMap<BoundExpandItem, BoundQueryOptions>();
+function optionsOf(item: BoundExpandItem): BoundQueryOptions {
+  let options = nestedOptions.get(item);
+  if (options === undefined) {
+    options = item.form === '$ref' ? { entityType: item.navigation.target, select: { all: true, properties: [], navigation: [] }, expand: [] } : { ...item.options, entityType: item.navigation.target };
+    nestedOptions.set(item, options);
+  }
+  return options;
+}
+
 /**
  * One record of the query's entity type as OData JSON: its properties by their types, complex
  * values nested, expansions (objects, arrays, or JSON text) by their own options, and
@@ -191,7 +246,7 @@ function wholeSelection(query: BoundQueryOptions): (path: readonly string[]) => 
  */
 export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<string, unknown>>, options: JsonValueOptions = {}): Record<string, unknown> {
   const type = query.entityType;
-  const whole = wholeSelection(query);
+  const { whole, expansions } = planOf(query);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
     const property = type.properties.get(key);
@@ -199,7 +254,7 @@ export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<str
       setOwn(out, key, propertyValue(property, value, options, whole, [key]));
       continue;
     }
-    const item = query.expand.find((e) => e.navigation.name === key);
+    const item = expansions.get(key);
     if (item !== undefined) {
       setOwn(out, key, expanded(item, value, options));
       continue;
@@ -219,8 +274,7 @@ export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<str
 function expanded(item: BoundExpandItem, value: unknown, options: JsonValueOptions): unknown {
   const name = item.navigation.name;
   const parsed = readJson(value, name);
-  // `$ref` returns the keys only, read as the target's key properties (no nested options apply).
-  const nested: BoundQueryOptions = item.form === '$ref' ? { entityType: item.navigation.target, select: { all: true, properties: [], navigation: [] }, expand: [] } : { ...item.options, entityType: item.navigation.target };
+  const nested = optionsOf(item);
   const one = (row: unknown): unknown => {
     if (row === null || row === undefined) return null;
     if (typeof row !== 'object' || Array.isArray(row)) throw unreadable(name, 'object');

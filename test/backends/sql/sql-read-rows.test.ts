@@ -9,7 +9,9 @@ import { PGlite } from '@electric-sql/pglite';
 import mysqlDriver from 'mysql2/promise';
 import pg from 'pg';
 import initSqlJs from 'sql.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JsonNumber, parseExactly, parseJsonText } from '../../../src/backends/sql/json-text.js';
 import { bindQuery, compileQuery, defineModel, jsonRecord, ODataError, readSqlRows, toSql, type BoundQuery, type Row } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
 import { engines, exactDoubles, load, type Engine } from '../../fixtures/sql-engines.js';
@@ -270,5 +272,39 @@ describe('readSqlRows values', () => {
       expect(error, path).toBeInstanceOf(ODataError);
       expect(error).toMatchObject({ code: 'invalid_result', status: 500 });
     }
+  });
+});
+
+describe('the exact JSON reader', () => {
+  /** A parsed value with every JsonNumber read as JSON.parse reads it. */
+  const asParsed = (value: unknown): unknown =>
+    value instanceof JsonNumber ? JSON.parse(value.text) : Array.isArray(value) ? value.map(asParsed) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asParsed(v)])) : value;
+
+  it('reads what JSON.parse reads, and refuses what it refuses', () => {
+    fc.assert(
+      fc.property(fc.json(), (text) => {
+        expect(asParsed(parseExactly(text))).toEqual(JSON.parse(text));
+        expect(asParsed(parseJsonText(text))).toEqual(JSON.parse(text));
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        let expected: unknown;
+        try {
+          expected = JSON.parse(text);
+        } catch {
+          expect(() => parseExactly(text)).toThrow(SyntaxError);
+          return;
+        }
+        expect(asParsed(parseExactly(text))).toEqual(expected);
+      }),
+    );
+  });
+
+  it('keeps the digits of long numbers, and __proto__ as an own member', () => {
+    const parsed = parseJsonText('{"big": 9223372036854775807, "d": -0.10000000000000000001e-3, "__proto__": 1}') as Record<string, unknown>;
+    expect(parsed.big).toEqual(new JsonNumber('9223372036854775807'));
+    expect(parsed.d).toEqual(new JsonNumber('-0.10000000000000000001e-3'));
+    expect(Object.hasOwn(parsed, '__proto__') && Object.getPrototypeOf(parsed) === Object.prototype).toBe(true);
   });
 });
