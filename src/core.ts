@@ -40,5 +40,7 @@ export { csdlJsonFromModel, type CsdlWriteOptions } from './model/csdl-json-writ
 export { csdlXmlFromJson, csdlXmlFromModel } from './model/csdl-xml-write.js';
 export type { CsdlJson, CsdlJsonObject } from './model/csdl-json-types.js';
 export { keysetKeys, keysetValues, keysetFilter, continueAfter, type KeysetKey } from './paging/keyset.js';
+export { odataQuery, type ODataQueryResult, type ODataQueryFailure } from './responses/odata-query.js';
+export { jsonRecord, jsonValue, type JsonValueOptions } from './responses/json-values.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
 export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';

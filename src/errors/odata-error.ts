@@ -77,7 +77,9 @@ export type ODataErrorCode =
   /** The entity set named in the bind settings does not exist (a programming error: status 500). */
   | 'unknown_entity_set'
   /** The model itself is inconsistent (a programming error: status 500). */
-  | 'invalid_model';
+  | 'invalid_model'
+  /** A database result that cannot be read as the query's types (a storage or programming error: status 500). */
+  | 'invalid_result';
 
 /** Where in the request an error was found. */
 export interface ODataErrorInit {

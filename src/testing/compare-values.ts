@@ -11,52 +11,7 @@
 import { domainOf } from '../reference/values.js';
 import type { Property, StructuredType } from '../model/model.js';
 import { fromReference, type ExpressionType } from '../semantic/types.js';
-
-const SECONDS_PER_UNIT: Record<string, number> = { year: 365.25 * 86400, mon: 30 * 86400, day: 86400, hour: 3600, minute: 60, second: 1 };
-
-/** Ticks (100 ns... here picoseconds as bigint, like the reference) of a PostgreSQL interval, as text or as node-postgres's object. */
-function intervalPicos(value: unknown): bigint | undefined {
-  const PICOS = 1_000_000_000_000;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)) {
-    const v = value as Record<string, number | undefined>;
-    const known = ['years', 'months', 'days', 'hours', 'minutes', 'seconds', 'milliseconds'];
-    if (!Object.keys(v).every((k) => known.includes(k) && typeof v[k] === 'number')) return undefined;
-    const seconds = (v.years ?? 0) * SECONDS_PER_UNIT.year! + (v.months ?? 0) * SECONDS_PER_UNIT.mon! + (v.days ?? 0) * 86400 + (v.hours ?? 0) * 3600 + (v.minutes ?? 0) * 60 + (v.seconds ?? 0);
-    return BigInt(Math.round(seconds * 1000 + (v.milliseconds ?? 0))) * BigInt(PICOS / 1000);
-  }
-  if (typeof value !== 'string' || value.startsWith('P') || value.startsWith('-P')) return undefined;
-  // PostgreSQL's interval output: '1 day', '-2 days -03:00:00', '365 days 00:00:00.001', '12:00:00'.
-  const match = /^(?:(-?\d+) years? ?)?(?:(-?\d+) mons? ?)?(?:(-?\d+) days? ?)?(?:(-?)(\d+):(\d\d):(\d\d)(?:\.(\d+))?)?$/.exec(value.trim());
-  if (match === null) return undefined;
-  const [, years, months, days, sign, h, m, s, fraction] = match;
-  let picos = BigInt(years ?? 0) * BigInt(SECONDS_PER_UNIT.year! * PICOS) + BigInt(months ?? 0) * BigInt(SECONDS_PER_UNIT.mon! * PICOS) + BigInt(days ?? 0) * BigInt(86400 * PICOS);
-  if (h !== undefined) {
-    const time = (BigInt(h) * 3600n + BigInt(m ?? 0) * 60n + BigInt(s ?? 0)) * BigInt(PICOS) + BigInt((fraction ?? '').padEnd(12, '0').slice(0, 12) || '0');
-    picos += sign === '-' ? -time : time;
-  }
-  return picos;
-}
-
-/** A driver's representation brought to what the reference's domains read. */
-function readable(value: unknown, type: ExpressionType): unknown {
-  if (type.kind !== 'primitive') return value;
-  switch (type.name) {
-    case 'Edm.Boolean':
-      return value === 1 || value === '1' || value === 't' ? true : value === 0 || value === '0' || value === 'f' ? false : value;
-    case 'Edm.Date':
-      if (value instanceof Date) return value.toISOString().slice(0, 10);
-      return typeof value === 'string' && /^\d{4}-\d\d-\d\d[T ]/.test(value) ? value.slice(0, 10) : value;
-    case 'Edm.DateTimeOffset':
-      if (value instanceof Date) return value.toISOString();
-      return typeof value === 'string' && /^\d{4}-\d\d-\d\d \d\d:\d\d/.test(value) ? `${value.replace(' ', 'T')}${/[Z+-]\d*:?\d*$/.test(value.slice(19)) ? '' : 'Z'}` : value;
-    case 'Edm.Duration': {
-      const picos = intervalPicos(value);
-      return picos === undefined ? value : picos;
-    }
-    default:
-      return value;
-  }
-}
+import { driverValue as readable } from '../backends/sql/driver-values.js';
 
 /** Whether `value` went through a JavaScript number beyond double precision's integers. */
 const lossy = (value: unknown): boolean => typeof value === 'number';

@@ -1,9 +1,9 @@
 /**
  * Records in and out: checking a JSON request body against an entity type (types, required
- * properties, lengths, enum members, ISO 8601 instants), and turning database rows into JSON
- * (camelCase names, enums as strings, timestamps as ISO 8601 instants in UTC).
+ * properties, lengths, enum members, ISO 8601 instants), and turning a row read by its own SQL
+ * into JSON with the library's `jsonValue` (rows of `toSql` statements are read by `readSqlRows`).
  */
-import type { Property, StructuredType } from 'odata-engine';
+import { jsonValue, type Property, type StructuredType } from 'odata-engine';
 import { ValidationError } from './errors.js';
 import { csdl, SERVER_MANAGED } from './model.js';
 import { snakeCase } from './schema.js';
@@ -125,52 +125,9 @@ export function checkBody(type: StructuredType, body: unknown, mode: 'create' | 
   return columns;
 }
 
-/** A database value as JSON: instants as ISO 8601 in UTC, the rest as they come. */
-function jsonValue(property: Property, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (property.type.kind === 'primitive' && property.type.name === 'Edm.DateTimeOffset') {
-    return (value instanceof Date ? value : new Date(String(value))).toISOString();
-  }
-  return value;
-}
-
-/**
- * An expanded record (JSON from the database) with its instants as ISO 8601 in UTC, like
- * top-level properties, recursively through nested expansions.
- */
-export function normalizeExpanded(type: StructuredType, value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => normalizeExpanded(type, item));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const property = type.properties.get(key);
-    const navigation = type.navigation.get(key);
-    out[key] = property !== undefined ? jsonValue(property, item) : navigation !== undefined ? normalizeExpanded(navigation.target, item) : item;
-  }
-  return out;
-}
-
 /** A row read with explicit snake_case columns (get by id) as a JSON record. */
 export function rowToRecord(type: StructuredType, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const property of type.properties.values()) out[property.name] = jsonValue(property, row[snakeCase(property.name)]);
-  return out;
-}
-
-/** A row of a `toSql` statement as a JSON record, through its `columns` and `expansions`. */
-export function sqlRowToRecord(
-  type: StructuredType,
-  row: Readonly<Record<string, unknown>>,
-  columns: readonly { readonly alias: string; readonly property: Property }[],
-  expansions: readonly { readonly alias: string; readonly name: string }[],
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const { alias, property } of columns) out[property.name] = jsonValue(property, row[alias]);
-  for (const { alias, name } of expansions) {
-    const cell = row[alias];
-    const parsed = typeof cell === 'string' ? (JSON.parse(cell) as unknown) : cell;
-    const navigation = type.navigation.get(name);
-    out[name] = name.endsWith('@odata.count') ? Number(parsed) : navigation === undefined ? parsed : normalizeExpanded(navigation.target, parsed);
-  }
+  for (const property of type.properties.values()) out[property.name] = jsonValue(property.type, row[snakeCase(property.name)]);
   return out;
 }

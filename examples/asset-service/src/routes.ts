@@ -8,12 +8,12 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, continueAfter, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, toSql, type BoundQuery, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
+import { bindQuery, continueAfter, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type BoundQuery, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
 import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
-import { checkBody, isUuid, rowToRecord, sqlRowToRecord } from './records.js';
+import { checkBody, isUuid, rowToRecord } from './records.js';
 import { snakeCase } from './schema.js';
 import { nextLink, preferredPageSize, withoutSkipToken, type Continuation, type SkipTokens } from './paging.js';
 
@@ -119,7 +119,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
       // No server-driven paging: the list as it always was.
       const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
       const { rows, count } = await runList(request, compiled, compiled.count);
-      const value = rows.map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
+      const value = readSqlRows(bound, compiled, rows);
       return listResponse(value, count === undefined ? {} : { count });
     }
     return pagedList(request, reply, bound, { preferred, others, token, maxTop });
@@ -155,7 +155,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     // The count is the whole result's: the request's own count statement, without the continuation.
     const counting = bound.count === true ? toSql(bound, options).count : undefined;
     const { rows, count } = await runList(request, compiled, counting);
-    const records = rows.slice(0, take).map((row) => sqlRowToRecord(type, row, compiled.columns, compiled.expansions));
+    const records = readSqlRows(page, compiled, rows.slice(0, take));
     const more = rows.length > take && (remaining === undefined || remaining > take);
     const body: Record<string, unknown> = listResponse(
       records.map((record) => (extra.length === 0 ? record : Object.fromEntries(Object.entries(record).filter(([name]) => !extra.some((p) => p.name === name))))),
@@ -213,7 +213,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(compiled.sql, compiled.params));
     const row = rows[0];
     if (row === undefined) throw new NotFoundError(resource.label, id);
-    return sqlRowToRecord(type, row, compiled.columns, compiled.expansions);
+    return readSqlRow(bound, compiled, row);
   });
 
   app.post(base, { config: write }, async (request, reply) => {

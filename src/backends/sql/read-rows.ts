@@ -1,0 +1,62 @@
+/**
+ * `readSqlRows`: the rows a `toSql` statement returns (keyed `c0, c1, …` and `e0, …`, in the
+ * driver's types) as OData JSON records: properties by name, complex values nested again from
+ * their flattened columns, expansions parsed from JSON text (or the driver's JSON values) and
+ * typed as well, counts as numbers.
+ */
+import type { BoundQuery } from '../../semantic/bound-ast.js';
+import { jsonRecord, type JsonValueOptions } from '../../responses/json-values.js';
+import type { SqlQuery } from './to-sql.js';
+
+/** A result row as the driver gives it: column alias → value. */
+export type SqlRow = Readonly<Record<string, unknown>>;
+
+/** Sets an own property, even one named `__proto__`. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * Reads the rows of `compiled` (what `toSql(query, …)` returned) as OData JSON records of the
+ * query's entity type, in the order of the select list:
+ * - Int64 and Decimal as numbers, or as exact strings with `{ ieee754Compatible: true }`;
+ * - DateTimeOffset as ISO 8601 text in UTC (`2024-05-01T08:30:00.000Z`), Date as `YYYY-MM-DD`,
+ *   TimeOfDay and Duration as ISO 8601 text, Guids lowercase, Booleans from 0/1, enums as member
+ *   names, Double's NaN and infinities as `'NaN'`, `'INF'`, `'-INF'`;
+ * - complex values nested again (a whole complex value whose columns are all null is null);
+ * - expansions as objects (or null) and arrays, from JSON text or the driver's JSON values, with
+ *   their values typed the same way; `name@odata.count` as numbers.
+ *
+ * Digits are kept where the driver keeps them: JSON text is read without going through a double,
+ * so have the driver return Int64, Decimal and JSON as text for exact values (node-postgres does
+ * for `bigint` and `numeric`; mysql2 with `supportBigNumbers` and `bigNumberStrings`).
+ *
+ * @throws {ODataError} `invalid_result` (status 500) for a value that cannot be read as its type
+ *
+ * @example
+ * ```ts
+ * const bound = bindQuery('$select=id,price&$expand=parent', { model, entitySet: 'items' });
+ * const compiled = toSql(bound, { dialect: 'postgres' });
+ * const records = readSqlRows(bound, compiled, (await pool.query(compiled.sql, [...compiled.params])).rows);
+ * ```
+ */
+export function readSqlRows(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'>, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
+  return rows.map((row) => readSqlRow(query, compiled, row, options));
+}
+
+/** One row of {@link readSqlRows}. */
+export function readSqlRow(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'>, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
+  // The record with the driver's values, nested along the columns' paths, then typed as a whole.
+  const record: Record<string, unknown> = {};
+  for (const { alias, path } of compiled.columns) {
+    let target = record;
+    for (const name of path.slice(0, -1)) {
+      if (!Object.hasOwn(target, name)) setOwn(target, name, {});
+      target = target[name] as Record<string, unknown>;
+    }
+    setOwn(target, path[path.length - 1] as string, Object.hasOwn(row, alias) ? row[alias] : null);
+  }
+  for (const { alias, name } of compiled.expansions) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
+  return jsonRecord(query, record, options);
+}

@@ -1,0 +1,287 @@
+/**
+ * Records as OData JSON (OData JSON Format 4.01 §7.1): each value written as its EDM type says,
+ * whatever JavaScript or driver form it came in (the forms the reference's value domains read, and
+ * the drivers' forms `driverValue` knows). Int64 and Decimal are numbers, or strings with
+ * `ieee754Compatible` (§3.2); instants are ISO 8601 text in UTC; Double's special values, Dates,
+ * times, durations, Guids and binary values are strings; enums are member names.
+ */
+import { ODataError } from '../errors/odata-error.js';
+import type { EnumType, Property, StructuredType } from '../model/model.js';
+import { domainOf } from '../reference/values.js';
+import type { BoundExpandItem, BoundQueryOptions } from '../semantic/bound-ast.js';
+import { fromReference, type ExpressionType } from '../semantic/types.js';
+import { decimalToString, type Decimal } from '../util/decimal.js';
+import { formatDate, formatDuration, formatTimeOfDay, instantFromPicos } from '../util/temporal.js';
+import { driverValue } from '../backends/sql/driver-values.js';
+import { JsonNumber, parseJsonText } from '../backends/sql/json-text.js';
+
+/** How values are written. */
+export interface JsonValueOptions {
+  /**
+   * `IEEE754Compatible=true` (OData JSON Format 4.01 §3.2): Int64 and Decimal values as strings
+   * (exact digits), instead of JSON numbers that a JavaScript client reads as doubles.
+   */
+  readonly ieee754Compatible?: boolean;
+}
+
+/** A value the reader cannot read as its type: a storage or programming error (status 500). */
+export function unreadable(what: string, type: string): ODataError {
+  return new ODataError({ code: 'invalid_result', status: 500, reason: `The database returned a value for '${what}' that is not an ${type}`, appendLocation: false });
+}
+
+/** Text of JSON stored in a column or returned for an expansion, read exactly (see {@link parseJsonText}). */
+export function readJson(value: unknown, what: string): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return parseJsonText(value);
+  } catch {
+    throw unreadable(what, 'JSON value');
+  }
+}
+
+const pad = (n: number | bigint, width = 2): string => String(n).padStart(width, '0');
+
+/**
+ * An instant (picoseconds since the epoch) as ISO 8601 text in UTC, with at least the three digits
+ * of milliseconds `Date.prototype.toISOString` writes, and more where the value has them.
+ */
+function instantText(picos: bigint): string {
+  const utc = instantFromPicos(picos, 0);
+  const digits = utc.fractionPicos.toString().padStart(12, '0').replace(/0+$/, '').padEnd(3, '0');
+  return `${pad(utc.year, 4)}-${pad(utc.month)}-${pad(utc.day)}T${pad(utc.hour)}:${pad(utc.minute)}:${pad(utc.second)}.${digits}Z`;
+}
+
+/** An enum value as member names: a flag value as the members whose bits it holds, in declaration order. */
+function enumText(type: EnumType, value: unknown, bits: bigint): string | undefined {
+  if (typeof value === 'string') {
+    const names = value.split(',').map((name) => name.trim());
+    if (names.every((name) => type.members.has(name))) return names.join(',');
+  }
+  for (const [name, member] of type.members) if (member === bits) return name;
+  if (!type.isFlags) return undefined;
+  let rest = bits;
+  const names: string[] = [];
+  // Largest (composite) members first, each only for bits not yet named.
+  for (const [name, member] of [...type.members].sort((a, b) => (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0))) {
+    if (member !== 0n && (member & rest) === member) {
+      names.push(name);
+      rest &= ~member;
+    }
+  }
+  if (rest !== 0n || names.length === 0) return undefined;
+  const order = [...type.members.keys()];
+  return names.sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(',');
+}
+
+/**
+ * One value of a primitive or enum `type` as OData JSON; `null` for null. `what` names the value
+ * in the error.
+ *
+ * @throws {ODataError} `invalid_result` (500) when the value cannot be read as its type
+ */
+export function jsonValue(type: ExpressionType, value: unknown, options: JsonValueOptions = {}, what = 'value'): unknown {
+  if (value === null || value === undefined) return null;
+  // The forms most drivers give, already OData JSON.
+  if (type.kind === 'primitive') {
+    switch (type.name) {
+      case 'Edm.String':
+        if (typeof value === 'string') return value;
+        break;
+      case 'Edm.Boolean':
+        if (typeof value === 'boolean') return value;
+        break;
+      case 'Edm.Int32':
+      case 'Edm.Int16':
+      case 'Edm.Byte':
+      case 'Edm.SByte':
+        if (typeof value === 'number' && Number.isInteger(value)) return value;
+        break;
+      case 'Edm.Double':
+      case 'Edm.Single':
+        if (typeof value === 'number' && Number.isFinite(value)) return value;
+        break;
+      case 'Edm.DateTimeOffset':
+        // toISOString is the format below for the years 1 to 9999 and millisecond precision.
+        if (value instanceof Date) {
+          const year = value.getUTCFullYear();
+          if (year >= 1 && year <= 9999) return value.toISOString();
+        }
+        break;
+    }
+  }
+  const exact = type.kind === 'primitive' && (type.name === 'Edm.Int64' || type.name === 'Edm.Decimal');
+  const input = value instanceof JsonNumber ? (exact ? value.text : Number(value.text)) : value;
+  const read = domainOf(type).normalize(driverValue(input, type));
+  const name = type.kind === 'primitive' ? type.name : type.kind === 'enum' ? type.type.qualifiedName : type.kind;
+  if (read === null || read === undefined) throw unreadable(what, name);
+  if (type.kind === 'enum') {
+    const text = enumText(type.type, input, read as bigint);
+    if (text === undefined) throw unreadable(what, name);
+    return text;
+  }
+  if (type.kind !== 'primitive') return read;
+  switch (type.name) {
+    case 'Edm.Int64':
+      return options.ieee754Compatible === true ? String(read) : Number(read);
+    case 'Edm.Decimal': {
+      const text = decimalToString(read as Decimal);
+      return options.ieee754Compatible === true ? text : Number(text);
+    }
+    case 'Edm.Double':
+    case 'Edm.Single': {
+      const n = read as number;
+      return Number.isNaN(n) ? 'NaN' : n === Infinity ? 'INF' : n === -Infinity ? '-INF' : n;
+    }
+    case 'Edm.Date':
+      return formatDate(read as number);
+    case 'Edm.DateTimeOffset':
+      return instantText(read as bigint);
+    case 'Edm.TimeOfDay':
+      return formatTimeOfDay(read as bigint);
+    case 'Edm.Duration':
+      return formatDuration(read as bigint);
+    default:
+      // Booleans, numbers, strings, lowercase Guids, base64url binary values.
+      return read;
+  }
+}
+
+/** Sets an own property, even one named `__proto__`. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** What untyped JSON (an unknown member) becomes: numbers as numbers, the rest as it is. */
+function plain(value: unknown): unknown {
+  if (value instanceof JsonNumber) return Number(value.text);
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) setOwn(out, key, plain(item));
+    return out;
+  }
+  return value;
+}
+
+/** Whether every primitive inside a complex value is null (flattened storage cannot tell it from null). */
+function allNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value as object).every(allNull);
+}
+
+/** A structural property's value (primitive, enum, complex, or a collection of them) as OData JSON. */
+function propertyValue(property: Property, value: unknown, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): unknown {
+  if (value === null || value === undefined) return null;
+  if (property.collection) {
+    const items = readJson(value, property.name);
+    if (!Array.isArray(items)) throw unreadable(property.name, 'array');
+    return items.map((item) => itemValue(property, item, options, whole, path));
+  }
+  return itemValue(property, value, options, whole, path);
+}
+
+function itemValue(property: Property, value: unknown, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): unknown {
+  if (value === null || value === undefined) return null;
+  if (property.type.kind !== 'complex' && property.type.kind !== 'entity') return jsonValue(fromReference(property.type), value, options, path.join('/'));
+  const complex = readJson(value, property.name);
+  if (typeof complex !== 'object' || complex === null || Array.isArray(complex)) throw unreadable(path.join('/'), property.type.type.qualifiedName);
+  const out = structured(property.type.type, complex as Record<string, unknown>, options, whole, path);
+  // A whole complex value stored flattened with every column null is null (see DEVIATIONS).
+  return !property.collection && whole(path) && allNull(out) ? null : out;
+}
+
+function structured(type: StructuredType, value: Record<string, unknown>, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const property = type.properties.get(key);
+    setOwn(out, key, property === undefined ? plain(item) : propertyValue(property, item, options, whole, [...path, key]));
+  }
+  return out;
+}
+
+/** Which paths into complex values are selected whole (so that all-null columns mean null). */
+function wholeSelection(query: BoundQueryOptions): (path: readonly string[]) => boolean {
+  if (query.select.all) return () => true;
+  const paths = query.select.properties.map((item) => item.path.map((p) => p.name).join('/'));
+  return (path) => {
+    for (let i = 1; i <= path.length; i++) if (paths.includes(path.slice(0, i).join('/'))) return true;
+    return false;
+  };
+}
+
+/** What reading records of one set of options needs, computed once per options. */
+interface Plan {
+  readonly whole: (path: readonly string[]) => boolean;
+  readonly expansions: ReadonlyMap<string, BoundExpandItem>;
+}
+
+const plans = new WeakMap<BoundQueryOptions, Plan>();
+function planOf(query: BoundQueryOptions): Plan {
+  let plan = plans.get(query);
+  if (plan === undefined) {
+    plan = { whole: wholeSelection(query), expansions: new Map(query.expand.map((item) => [item.navigation.name, item])) };
+    plans.set(query, plan);
+  }
+  return plan;
+}
+
+/** The options an expansion's records are read with: `$ref` has the keys only (no nested options apply). */
+const nestedOptions = new WeakMap<BoundExpandItem, BoundQueryOptions>();
+function optionsOf(item: BoundExpandItem): BoundQueryOptions {
+  let options = nestedOptions.get(item);
+  if (options === undefined) {
+    options = item.form === '$ref' ? { entityType: item.navigation.target, select: { all: true, properties: [], navigation: [] }, expand: [] } : { ...item.options, entityType: item.navigation.target };
+    nestedOptions.set(item, options);
+  }
+  return options;
+}
+
+/**
+ * One record of the query's entity type as OData JSON: its properties by their types, complex
+ * values nested, expansions (objects, arrays, or JSON text) by their own options, and
+ * `name@odata.count` members as numbers.
+ */
+export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<string, unknown>>, options: JsonValueOptions = {}): Record<string, unknown> {
+  const type = query.entityType;
+  const { whole, expansions } = planOf(query);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    const property = type.properties.get(key);
+    if (property !== undefined) {
+      setOwn(out, key, propertyValue(property, value, options, whole, [key]));
+      continue;
+    }
+    const item = expansions.get(key);
+    if (item !== undefined) {
+      setOwn(out, key, expanded(item, value, options));
+      continue;
+    }
+    if (key.endsWith('@odata.count')) {
+      const count = value instanceof JsonNumber ? Number(value.text) : Number(value);
+      if (!Number.isSafeInteger(count) || count < 0) throw unreadable(key, 'count');
+      setOwn(out, key, count);
+      continue;
+    }
+    setOwn(out, key, plain(value));
+  }
+  return out;
+}
+
+/** An expansion: an object or null (single-valued), an array (collection), as JSON text or parsed. */
+function expanded(item: BoundExpandItem, value: unknown, options: JsonValueOptions): unknown {
+  const name = item.navigation.name;
+  const parsed = readJson(value, name);
+  const nested = optionsOf(item);
+  const one = (row: unknown): unknown => {
+    if (row === null || row === undefined) return null;
+    if (typeof row !== 'object' || Array.isArray(row)) throw unreadable(name, 'object');
+    return jsonRecord(nested, row as Record<string, unknown>, options);
+  };
+  if (!item.navigation.collection) return one(parsed);
+  if (parsed === null || parsed === undefined) return [];
+  if (!Array.isArray(parsed)) throw unreadable(name, 'array');
+  return parsed.map(one);
+}
