@@ -43,6 +43,18 @@ const SUBJECTS: readonly Subject[] = [
     firstUse: `const model = m.defineModel(${MODEL}); m.bindQuery(${JSON.stringify(QUERY)}, { model, entitySet: 'products' });`,
   },
   {
+    key: 'clientXml',
+    label: 'odata-engine, client subset + CSDL XML (the above and modelFromCsdlXml, with saxes)',
+    entry: "export { parseQuery, bindQuery, validateQuery, modelFromCsdl, modelFromCsdlXml, compileQuery, defineModel } from './src/index.ts';",
+    firstUse: `const model = m.defineModel(${MODEL}); m.bindQuery(${JSON.stringify(QUERY)}, { model, entitySet: 'products' });`,
+  },
+  {
+    key: 'browserEntry',
+    label: 'odata-engine/browser as built (dist/browser/odata-engine.js: every export of src/browser.ts)',
+    entry: "export * from './src/browser.ts';",
+    firstUse: `const model = m.defineModel(${MODEL}); m.bindQuery(${JSON.stringify(QUERY)}, { model, entitySet: 'products' });`,
+  },
+  {
     key: 'parser',
     label: 'odata-engine, parser only (parseQuery)',
     entry: "export { parseQuery } from './src/index.ts';",

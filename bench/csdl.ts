@@ -4,13 +4,15 @@
  * (`csdlJsonFromXml`), XML into a model (`modelFromCsdlXml`), and, for comparison, the same
  * document's CSDL JSON text into a model (`modelFromCsdl`: `JSON.parse` plus the model rules).
  * Each cell: one warm-up run, then RUNS timed runs in this process; the median and the spread
- * (min–max). Run with `tsx bench/csdl.ts`; prints a markdown section.
+ * (min–max). Run alone with `tsx bench/csdl.ts`, or by `npm run bench`; writes the `csdl` section of
+ * bench/RESULTS.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { csdlJsonFromXml, modelFromCsdl, modelFromCsdlXml } from '../src/index.js';
 import { fmtNum, markdownTable, median } from './measure.js';
+import { writeSection } from './results-file.js';
 
 const DIR = fileURLToPath(new URL('../../shared/conformance/metadata/', import.meta.url));
 const RUNS = 7;
@@ -53,13 +55,15 @@ export function runCsdlBench(): string {
     ];
   });
   const elapsed = (performance.now() - started) / 1000;
-  return `# CSDL: reading metadata documents
+  const section = `# CSDL: reading metadata documents
 
 - Date: ${new Date().toISOString()}; run time ${elapsed.toFixed(1)} s; Node ${process.version}; ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; 1-minute load average ${os.loadavg()[0]?.toFixed(2)}
 - Documents from the conformance corpus (real published \`$metadata\`). Each cell: one warm-up, then ${RUNS} runs in one process; median (min–max). "XML → model" includes "XML → JSON"; "JSON → model" reads the CSDL JSON text of the same document (what the XML reader produced) with \`modelFromCsdl\`.
 
 ${markdownTable(['document', 'XML', 'CSDL JSON', 'types / sets', 'XML → CSDL JSON', 'XML → model', 'JSON text → model'], rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r'])}
 `;
+  writeSection('csdl', section);
+  return section;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -28,6 +28,7 @@ import { runPackageBench } from './package.js';
 import { markedSections, readResults, RESULTS_URL } from './results-file.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import { runPagingBench } from './paging.js';
+import { runCsdlBench } from './csdl.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -455,6 +456,7 @@ const hardeningOut = await runHardeningBench();
 const kept = markedSections(readResults()).join('\n\n');
 writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
 const pagingOut = await runPagingBench();
+runCsdlBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {

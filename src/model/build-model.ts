@@ -141,6 +141,8 @@ export function buildModel(spec: ModelSpec): Model {
   };
 
   // Base types first, in dependency order, so that inherited members come before declared ones.
+  // (Specs by qualified name: a model such as Microsoft Graph's has thousands of derived types.)
+  const specs = new Map(spec.structuredTypes.map((t) => [qualify(t.name), t]));
   const done = new Set<string>();
   const fill = (s: StructuredTypeSpec, trail: readonly string[]): void => {
     const shell = shells.get(qualify(s.name)) as MutableStructured;
@@ -149,7 +151,7 @@ export function buildModel(spec: ModelSpec): Model {
     if (s.baseType !== undefined) {
       const base = shells.get(qualify(s.baseType));
       if (base === undefined) throw modelError(`Unknown base type '${s.baseType}' of '${shell.qualifiedName}'`);
-      const baseSpec = spec.structuredTypes.find((t) => qualify(t.name) === base.qualifiedName) as StructuredTypeSpec;
+      const baseSpec = specs.get(base.qualifiedName) as StructuredTypeSpec;
       fill(baseSpec, [...trail, shell.qualifiedName]);
       shell.baseType = base as StructuredType;
       base.derivedTypes.push(shell as StructuredType);
@@ -187,7 +189,7 @@ export function buildModel(spec: ModelSpec): Model {
     if (navDone.has(shell.qualifiedName)) return;
     navDone.add(shell.qualifiedName);
     if (s.baseType !== undefined) {
-      const baseSpec = spec.structuredTypes.find((t) => qualify(t.name) === qualify(s.baseType as string)) as StructuredTypeSpec;
+      const baseSpec = specs.get(qualify(s.baseType)) as StructuredTypeSpec;
       fillNavigation(baseSpec);
       const base = shells.get(qualify(s.baseType)) as MutableStructured;
       for (const [name, n] of base.navigation) shell.navigation.set(name, n);

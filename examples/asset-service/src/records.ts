@@ -131,3 +131,21 @@ export function rowToRecord(type: StructuredType, row: Readonly<Record<string, u
   for (const property of type.properties.values()) out[property.name] = jsonValue(property.type, row[snakeCase(property.name)]);
   return out;
 }
+
+/**
+ * The service never writes `@odata.count` (its lists say `count`): an expansion's count, which the
+ * library names `<navigation>@odata.count`, is written `<navigation>@count`, the OData 4.01 form
+ * without the `odata.` prefix. Applied to a record and, inside it, to every expanded record.
+ */
+export function withServiceCountNames(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).map(([name, value]) => [
+      name.endsWith('@odata.count') ? `${name.slice(0, -'@odata.count'.length)}@count` : name,
+      Array.isArray(value) ? value.map((item: unknown) => (isRecord(item) ? withServiceCountNames(item) : item)) : isRecord(value) && !name.includes('@') ? withServiceCountNames(value) : value,
+    ]),
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

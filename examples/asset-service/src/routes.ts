@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
 import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
-import { checkBody, isUuid, rowToRecord } from './records.js';
+import { checkBody, isUuid, rowToRecord, withServiceCountNames } from './records.js';
 import { snakeCase } from './schema.js';
 import { nextLink, preferredPageSize, withoutSkipToken, type Continuation, type SkipTokens } from './paging.js';
 
@@ -119,7 +119,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
       // No server-driven paging: the list as it always was.
       const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
       const { rows, count } = await runList(request, compiled, compiled.count);
-      const value = readSqlRows(bound, compiled, rows);
+      const value = readSqlRows(bound, compiled, rows).map(withServiceCountNames);
       return listResponse(value, count === undefined ? {} : { count });
     }
     return pagedList(request, reply, bound, { preferred, others, token, maxTop });
@@ -155,7 +155,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     // The count is the whole result's: the request's own count statement, without the continuation.
     const counting = bound.count === true ? toSql(bound, options).count : undefined;
     const { rows, count } = await runList(request, compiled, counting);
-    const records = readSqlRows(page, compiled, rows.slice(0, take));
+    const records = readSqlRows(page, compiled, rows.slice(0, take)).map(withServiceCountNames);
     const more = rows.length > take && (remaining === undefined || remaining > take);
     const body: Record<string, unknown> = listResponse(
       records.map((record) => (extra.length === 0 ? record : Object.fromEntries(Object.entries(record).filter(([name]) => !extra.some((p) => p.name === name))))),
@@ -213,7 +213,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(compiled.sql, compiled.params));
     const row = rows[0];
     if (row === undefined) throw new NotFoundError(resource.label, id);
-    return readSqlRow(bound, compiled, row);
+    return withServiceCountNames(readSqlRow(bound, compiled, row));
   });
 
   app.post(base, { config: write }, async (request, reply) => {
