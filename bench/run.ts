@@ -29,6 +29,7 @@ import { markedSections, readResults, RESULTS_URL } from './results-file.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import { runPagingBench } from './paging.js';
 import { runCsdlBench } from './csdl.js';
+import { runSqlRowsBench } from './sql-rows.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -451,12 +452,13 @@ const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
 // Sections written by benches that also run on their own (the fuzzing campaign, `npm run fuzz --
-// --record`, the paging and package benches) are kept as they are; the paging and package benches
-// then rewrite their own.
+// --record`, the paging, CSDL, SQL rows and package benches) are kept as they are; those four then
+// rewrite their own.
 const kept = markedSections(readResults()).join('\n\n');
 writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
 const pagingOut = await runPagingBench();
 runCsdlBench();
+await runSqlRowsBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {

@@ -41,6 +41,29 @@ export function readJson(value: unknown, what: string): unknown {
 
 const pad = (n: number | bigint, width = 2): string => String(n).padStart(width, '0');
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** Decimal text without exponent, redundant zeros or sign on zero: what it is written as (see decimalToString). */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+/** Decimal text a double can be read from directly (PostgreSQL's `2.50` of a numeric with a scale). */
+const DECIMAL_TEXT = /^-?\d+(?:\.\d+)?$/;
+const DATE_TEXT = /^\d{4}-\d\d-\d\d$/;
+const MEMBER_VALUE = /^-?\d{1,19}$/;
+const LOWER_GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** An enumeration's member names by value, computed once per type. */
+const membersByValue = new WeakMap<EnumType, ReadonlyMap<bigint, string>>();
+function memberNames(type: EnumType): ReadonlyMap<bigint, string> {
+  let names = membersByValue.get(type);
+  if (names === undefined) {
+    const map = new Map<bigint, string>();
+    // The first member of a value names it, as enumText's search does.
+    for (const [name, value] of type.members) if (!map.has(value)) map.set(value, name);
+    membersByValue.set(type, (names = map));
+  }
+  return names;
+}
+
 /**
  * An instant (picoseconds since the epoch) as ISO 8601 text in UTC, with at least the three digits
  * of milliseconds `Date.prototype.toISOString` writes, and more where the value has them.
@@ -80,6 +103,11 @@ function enumText(type: EnumType, value: unknown, bits: bigint): string | undefi
  * @throws {ODataError} `invalid_result` (500) when the value cannot be read as its type
  */
 export function jsonValue(type: ExpressionType, value: unknown, options: JsonValueOptions = {}, what = 'value'): unknown {
+  return valueJson(type, value, options, () => what);
+}
+
+/** {@link jsonValue}, with the value's name computed only for an error. */
+function valueJson(type: ExpressionType, value: unknown, options: JsonValueOptions, what: () => string): unknown {
   if (value === null || value === undefined) return null;
   // The forms most drivers give, already OData JSON.
   if (type.kind === 'primitive') {
@@ -107,16 +135,42 @@ export function jsonValue(type: ExpressionType, value: unknown, options: JsonVal
           if (year >= 1 && year <= 9999) return value.toISOString();
         }
         break;
+      case 'Edm.Int64':
+        if (typeof value === 'number' && Number.isSafeInteger(value)) return options.ieee754Compatible === true ? String(value) : value;
+        if (typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX) return options.ieee754Compatible === true ? String(value) : Number(value);
+        break;
+      case 'Edm.Decimal':
+        // Decimal text as the drivers give it (node-postgres, PGlite, mysql2), already canonical.
+        if (typeof value === 'string') {
+          if (options.ieee754Compatible === true ? CANONICAL_DECIMAL.test(value) : DECIMAL_TEXT.test(value)) return options.ieee754Compatible === true ? value : Number(value);
+        }
+        break;
+      case 'Edm.Guid':
+        if (typeof value === 'string' && LOWER_GUID.test(value)) return value;
+        break;
+      case 'Edm.Date':
+        // A driver's Date (at UTC or, node-postgres, local midnight) read as its calendar day.
+        if (value instanceof Date) {
+          const day = driverValue(value, type);
+          if (typeof day === 'string' && DATE_TEXT.test(day)) return day;
+        }
+        break;
     }
+  } else if (type.kind === 'enum' && !type.type.isFlags) {
+    // A stored member value (a number, or its digits as text), or a member's name.
+    if (typeof value === 'number' || typeof value === 'bigint' || (typeof value === 'string' && MEMBER_VALUE.test(value))) {
+      const name = memberNames(type.type).get(BigInt(value));
+      if (name !== undefined) return name;
+    } else if (typeof value === 'string' && type.type.members.has(value)) return value;
   }
   const exact = type.kind === 'primitive' && (type.name === 'Edm.Int64' || type.name === 'Edm.Decimal');
   const input = value instanceof JsonNumber ? (exact ? value.text : Number(value.text)) : value;
   const read = domainOf(type).normalize(driverValue(input, type));
   const name = type.kind === 'primitive' ? type.name : type.kind === 'enum' ? type.type.qualifiedName : type.kind;
-  if (read === null || read === undefined) throw unreadable(what, name);
+  if (read === null || read === undefined) throw unreadable(what(), name);
   if (type.kind === 'enum') {
     const text = enumText(type.type, input, read as bigint);
-    if (text === undefined) throw unreadable(what, name);
+    if (text === undefined) throw unreadable(what(), name);
     return text;
   }
   if (type.kind !== 'primitive') return read;
@@ -172,6 +226,14 @@ function allNull(value: unknown): boolean {
   return Object.values(value as object).every(allNull);
 }
 
+/** A property's item type as an expression type, computed once per property. */
+const itemTypes = new WeakMap<Property, ExpressionType>();
+function typeOf(property: Property): ExpressionType {
+  let type = itemTypes.get(property);
+  if (type === undefined) itemTypes.set(property, (type = fromReference(property.type)));
+  return type;
+}
+
 /** A structural property's value (primitive, enum, complex, or a collection of them) as OData JSON. */
 function propertyValue(property: Property, value: unknown, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): unknown {
   if (value === null || value === undefined) return null;
@@ -185,7 +247,7 @@ function propertyValue(property: Property, value: unknown, options: JsonValueOpt
 
 function itemValue(property: Property, value: unknown, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): unknown {
   if (value === null || value === undefined) return null;
-  if (property.type.kind !== 'complex' && property.type.kind !== 'entity') return jsonValue(fromReference(property.type), value, options, path.join('/'));
+  if (property.type.kind !== 'complex' && property.type.kind !== 'entity') return valueJson(typeOf(property), value, options, () => path.join('/'));
   const complex = readJson(value, property.name);
   if (typeof complex !== 'object' || complex === null || Array.isArray(complex)) throw unreadable(path.join('/'), property.type.type.qualifiedName);
   const out = structured(property.type.type, complex as Record<string, unknown>, options, whole, path);
