@@ -8,11 +8,11 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, continueAfter, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type BoundQuery, type EntitySet, type ODataQuery, type Property } from 'odata-engine';
+import { bindQuery, continueAfter, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type BoundExpression, type BoundQuery, type EntitySet, type NavigationProperty, type ODataQuery, type Property } from 'odata-engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
-import { HOST_MAX_TOP, model, tables, type Resource } from './model.js';
+import { HOST_MAX_TOP, model, resources, tables, type Resource } from './model.js';
 import { checkBody, isUuid, rowToRecord, withServiceCountNames } from './records.js';
 import { snakeCase } from './schema.js';
 import { nextLink, preferredPageSize, withoutSkipToken, type Continuation, type SkipTokens } from './paging.js';
@@ -49,6 +49,20 @@ const MAX_SQL_INTEGER = 2_147_483_647;
  */
 function clampSkip<T extends { readonly skip?: number }>(bound: T): T {
   return bound.skip !== undefined && bound.skip > MAX_SQL_INTEGER ? { ...bound, skip: MAX_SQL_INTEGER } : bound;
+}
+
+/**
+ * The query restricted to the records related to the record `id` through `partner` (the
+ * navigation property back to it): `partner/id eq <id>` for a single-valued partner,
+ * `partner/any(p: p/id eq <id>)` for a collection. Bound on its own (the client's node limits are
+ * for the client's filter) and ANDed into the query's filter.
+ */
+function relatedTo(query: BoundQuery, partner: NavigationProperty, id: string): BoundQuery {
+  const text = partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
+  const relation = bindQuery(parseQuery(`$filter=${encodeURIComponent(text)}`), { model, entitySet: query.entitySet.name, maxNodeCount: Number.MAX_SAFE_INTEGER }).filter;
+  if (relation === undefined) throw new Error('a relation filter binds to a filter');
+  const filter: BoundExpression = query.filter === undefined ? relation : { kind: 'binary', operator: 'and', left: query.filter, right: relation, type: relation.type, operandType: relation.type, span: query.filter.span };
+  return { ...query, filter };
 }
 
 /**
@@ -215,6 +229,35 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     if (row === undefined) throw new NotFoundError(resource.label, id);
     return withServiceCountNames(readSqlRow(bound, compiled, row));
   });
+
+  // /{collection}/{id}/{navigation}: the related records (a list with query options) or record
+  // ($select and $expand), as OData addresses them; 404 when the record is not in this tenant.
+  for (const navigation of type.navigation.values()) {
+    const targetResource = resources.find((r) => r.entitySet === set.bindings.get(navigation.name));
+    const partner = navigation.partner === undefined ? undefined : navigation.target.navigation.get(navigation.partner);
+    if (targetResource === undefined || partner === undefined) continue;
+    app.get(`${base}/:id/${navigation.name}`, { config: read }, async (request) => {
+      const id = pathId(request);
+      const tenantId = tenantOf(request);
+      const query = parseQuery(rawQuery(request.url), QUERY_STRING);
+      checkSupportedOptions(query);
+      if (!navigation.collection) {
+        const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
+        if (options.some((option) => option !== undefined)) {
+          throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
+        }
+      }
+      const parent = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT 1 FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
+      if (parent.length === 0) throw new NotFoundError(resource.label, id);
+      const bound = clampSkip(bindQuery(query, { model, entitySet: targetResource.entitySet, maxTop: targetResource.maxTop ?? HOST_MAX_TOP }));
+      const compiled = toSql(relatedTo(bound, partner, id), { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantId } });
+      const { rows, count } = await runList(request, compiled, compiled.count);
+      const records = readSqlRows(bound, compiled, rows).map(withServiceCountNames);
+      if (navigation.collection) return listResponse(records, count === undefined ? {} : { count });
+      if (records[0] === undefined) throw new NotFoundError(targetResource.label, `${id}/${navigation.name}`);
+      return records[0];
+    });
+  }
 
   app.post(base, { config: write }, async (request, reply) => {
     const columns = checkBody(type, request.body, 'create');

@@ -650,6 +650,44 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         if (!localityB) await remove(`/localities/${target.localityId}`);
         expect((await related('b')).assets).toEqual([]);
       });
+
+      it('addresses related records by navigation: /assets/{id}/maintenanceTickets (with query options), /maintenance-tickets/{id}/asset, in this tenant only', async () => {
+        const data = await related();
+        const busy = data.assets.find((a) => ticketsOf(data, a.id).length >= 2)!;
+        const own = ticketsOf(data, busy.id);
+        // The whole collection, by the seed's path and by the key-in-parentheses convention.
+        for (const path of [`/assets/${busy.id}/maintenanceTickets`, `/assets(${busy.id})/maintenanceTickets`, `/assets('${busy.id}')/maintenanceTickets`]) {
+          const body = await json(await h.api(`${path}${q({ $count: 'true', $top: '1000' })}`));
+          expect((body.value as Ticket[]).map((t) => t.id).sort(), path).toEqual(own.map((t) => t.id).sort());
+          expect(body.count, path).toBe(own.length);
+        }
+        // Query options apply within the related records.
+        const open = own.filter((t) => t.status !== 'closed').sort(codeOrder);
+        const body = await json(await h.api(`/assets/${busy.id}/maintenanceTickets${q({ $filter: "status ne 'closed'", $orderby: 'code', $select: 'code', $top: '1', $count: 'true' })}`));
+        expect(body).toEqual({ value: open.slice(0, 1).map((t) => ({ code: t.code })), count: open.length });
+        // A locality's assets; an inspection's asset and a ticket's asset (single-valued: one record).
+        const locality = data.localities.find((l) => data.assets.some((a) => a.localityId === l.id))!;
+        const assetsThere = await json(await h.api(`/localities/${locality.id}/assets${q({ $select: 'id', $top: '1000' })}`));
+        expect((assetsThere.value as { id: string }[]).map((a) => a.id).sort()).toEqual(data.assets.filter((a) => a.localityId === locality.id).map((a) => a.id).sort());
+        const ticket = own[0]!;
+        const asset = await h.api(`/maintenance-tickets/${ticket.id}/asset${q({ $select: 'id,code' })}`);
+        expect(asset.status).toBe(200);
+        expect(await json(asset)).toEqual({ id: busy.id, code: busy.code });
+        const withLocality = await json(await h.api(`/maintenance-tickets/${ticket.id}/asset${q({ $expand: 'locality($select=id)', $select: 'id' })}`));
+        expect(withLocality).toEqual({ id: busy.id, locality: { id: busy.localityId } });
+        // A single record takes no list options; an unknown or another tenant's record is 404.
+        expect((await h.api(`/maintenance-tickets/${ticket.id}/asset${q({ $top: '1' })}`)).status).toBe(400);
+        const missing = await h.api(`/assets/${newId()}/maintenanceTickets`);
+        expect(missing.status).toBe(404);
+        expect((await json(missing)).error).toBe('EntityNotFoundException');
+        const fromB = await h.api(`/assets/${busy.id}/maintenanceTickets`, { client: 'b' });
+        expect(fromB.status).toBe(404);
+        expect((await h.api('/assets/not-a-uuid/maintenanceTickets')).status).toBe(400);
+        // OData errors of the related set's query options.
+        const bad = await h.api(`/assets/${busy.id}/maintenanceTickets${q({ $filter: 'nope eq 1' })}`);
+        expect(bad.status).toBe(400);
+        expect(((await json(bad)).error as Json).code).toBe('unknown_property');
+      });
     });
 
     describe('server-driven paging: Prefer odata.maxpagesize, @odata.nextLink, $skiptoken', () => {
