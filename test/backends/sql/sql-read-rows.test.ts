@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonNumber, parseExactly, parseJsonText } from '../../../src/backends/sql/json-text.js';
 import { bindQuery, compileQuery, defineModel, jsonRecord, ODataError, readSqlRows, toSql, type BoundQuery, type Row } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
-import { engines, exactDoubles, load, type Engine } from '../../fixtures/sql-engines.js';
+import { engines, exactDoubles, load, postgresServer, type Engine } from '../../fixtures/sql-engines.js';
 
 const model = defineModel({
   namespace: 'Rows',
@@ -98,25 +98,10 @@ async function pgliteExact(): Promise<Engine> {
   };
 }
 
-/** The live PostgreSQL server through node-postgres with `json` as text, in a schema of its own, dropped at the end. */
-async function postgresExact(url: string): Promise<Engine> {
+/** The live PostgreSQL server through node-postgres with `json` as text. */
+function postgresExact(url: string): Promise<Engine> {
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') => (oid === JSON_OID ? (text: string) => text : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser;
-  const client = new pg.Client({ connectionString: url, types: { getTypeParser } });
-  await client.connect();
-  const schema = `odata_read_rows_${process.pid}_${Date.now()}`;
-  await client.query(`CREATE SCHEMA "${schema}"`);
-  await client.query(`SET search_path TO "${schema}"`);
-  return {
-    dialect: 'postgres',
-    exec: async (sql) => {
-      await client.query(sql);
-    },
-    query: async (sql, params) => (await client.query(sql, params as unknown[])).rows as Record<string, unknown>[],
-    close: async () => {
-      await client.query(`DROP SCHEMA "${schema}" CASCADE`);
-      await client.end();
-    },
-  };
+  return postgresServer(url, { getTypeParser });
 }
 
 /** sql.js with integers as bigints (`useBigInt`), so that Int64 values keep their digits. */
