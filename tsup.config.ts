@@ -19,7 +19,13 @@ export default defineConfig([
     dts: true,
     target: 'es2022',
     platform: 'neutral',
-    external: ['chevrotain', 'fast-check'],
+    // Chevrotain is bundled in (one chunk): its package entry imports the lodash-es barrel, about
+    // 640 modules, which made importing the package take a quarter of a second; and the CommonJS
+    // build then needs no ES module from require(), which Node allows only from 20.19 on. saxes
+    // (small, CommonJS) too, so that no module of it goes through Node's CommonJS lexer at import.
+    // re2js stays a dependency: one ES module file of its own, and large.
+    noExternal: ['chevrotain', 'saxes'],
+    external: ['fast-check'],
   },
   {
     // One self-contained, minified ESM file for browsers: its dependencies (Chevrotain, re2js, and
@@ -38,7 +44,9 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    // The command line loads the package's own root module instead of a second copy of it.
-    external: ['chevrotain', './index.js'],
+    // The command line loads the package's own root module instead of a second copy of it (and
+    // would bundle, never import, the bundled dependencies).
+    external: ['./index.js'],
+    noExternal: ['chevrotain', 'saxes'],
   },
 ]);
