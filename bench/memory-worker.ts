@@ -4,7 +4,7 @@
  * shared.ts; each `cell` message carries a summary of the cell's result, for the agreement check).
  * Started by memory.ts as
  *
- *   node --import tsx --expose-gc bench/memory-worker.ts <subject> <engine mode> <skipped cell indices>
+ *   node --import tsx bench/memory-worker.ts <subject> <engine mode> <skipped cell indices>
  *
  * With engine mode `bundle`, the odata-engine bundle's code arrives on stdin (subject `ours`).
  */
@@ -25,26 +25,23 @@ const rows = generateRows();
 const functions = loadMemorySubject(keyArg, rows, engine);
 const specs = MEMORY_CELLS[keyArg];
 if (functions.length !== specs.length) throw new Error(`${keyArg}: ${functions.length} functions for ${specs.length} cells`);
-const gc = (globalThis as { gc?: () => void }).gc;
-emit({ type: 'ready', gc: gc !== undefined });
+emit({ type: 'ready' });
 
 const cells = functions.map((fn, i) => (skipped.has(i) ? undefined : new Cell(fn, MEMORY_LIMITS)));
 const checks: (string | undefined)[] = cells.map(() => undefined);
 
-// Cold call and warm-up of every cell first (as in worker.ts), with a full GC before every step.
+// Cold call and warm-up of every cell first (as in worker.ts); no forced GC (steady state).
 // Right after the warm-up, the sink holds the cell's last result: its summary goes to the parent,
 // which checks that every subject agrees.
 cells.forEach((cell, i) => {
   if (!cell) return;
   emit({ type: 'start', input: i });
-  gc?.();
   cell.prepare();
   if (!cell.failed) checks[i] = summarize(specs[i]!.case, blackhole());
 });
 cells.forEach((cell, i) => {
   if (!cell) return;
   emit({ type: 'start', input: i });
-  gc?.();
   cell.round(MEMORY_CELL_BUDGET_MS);
   const check = checks[i];
   emit(check === undefined ? { type: 'cell', input: i, m: cell.result() } : { type: 'cell', input: i, m: cell.result(), check });

@@ -327,17 +327,17 @@ export function memoryReport(
 - Date: ${new Date().toISOString()}
 - Subjects: odata-engine \`compileQuery\` (measured as: ${context.engineDescription}), a hand-written closure, ${labelOf('odataV4Inmemory')}, ${labelOf('mingo')}
 - Agreement check: every subject returns ${bench.reference.filter} matching rows on the filter, and the same ${TOP} ids in the same order on sort + page (checked once in the parent before measuring, and again on each child's results)${bench.mismatches.length > 0 ? ': **FAILED in some children, see below**' : ''}
-- Memory bench run time: ${run.elapsedS.toFixed(1)} s (${run.childSeconds.length} child processes, ${childRange} each${run.gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}
+- Memory bench run time: ${run.elapsedS.toFixed(1)} s (${run.childSeconds.length} child processes, ${childRange} each); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}
 - Whole \`npm run bench\` run time: ${context.totalSeconds.toFixed(1)} s (parse bench ${context.parseSeconds.toFixed(1)} s, memory bench ${run.elapsedS.toFixed(1)} s${context.sqlSeconds === undefined ? '' : `, SQL bench ${context.sqlSeconds.toFixed(1)} s`}${context.mongoSeconds === undefined ? '' : `, MongoDB bench ${context.mongoSeconds.toFixed(1)} s`}, the rest set-up and checks)
 - Busy cores while the children ran, median per round: ${run.busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length})
 ${busyWarning ? `\n${busyWarning}\n` : ''}${mismatchWarning ? `\n${mismatchWarning}\n` : ''}
 Method: the same machinery as the parse bench, with shorter budgets. Each subject runs in its own
-fresh Node process (\`node --import tsx --expose-gc bench/memory-worker.ts <subject>\`), which
+fresh Node process (\`node --import tsx bench/memory-worker.ts <subject>\`), which
 generates the ${ROW_COUNT.toLocaleString('en-US')} rows itself from seed ${SEED} (mulberry32; ids 1 to ${ROW_COUNT.toLocaleString('en-US')}; names of 3 to 10 random
 lowercase letters, so about 1 in 26 starts with 'a'; prices 0 to 100 with two decimals; \`active\` true for
 about half; no nulls), builds its query once, then measures each of its calls: a cold call, a warm-up
-of ${MEMORY_LIMITS.warmupMs} ms, a re-warm of ${MEMORY_LIMITS.rewarmMs} ms (unless a call takes longer) and about ${MEMORY_CELL_BUDGET_MS} ms of calls in ${MEMORY_LIMITS.samplesPerRound} samples, with a full GC
-before each step; a slow call (mingo) rests on a few calls per round (see the counts below). There are
+of ${MEMORY_LIMITS.warmupMs} ms, a re-warm of ${MEMORY_LIMITS.rewarmMs} ms (unless a call takes longer) and about ${MEMORY_CELL_BUDGET_MS} ms of calls in ${MEMORY_LIMITS.samplesPerRound} samples, with no forced
+GC (steady state); a slow call (mingo) rests on a few calls per round (see the counts below). There are
 ${MEMORY_ROUNDS} rounds of one child per subject, in an order that rotates; the tables report the median over the
 rounds (with an even number of rounds, the mean of the middle two), and the key ratios also show their
 min and max over the rounds, each round's ratio coming from that round's children. Only ${MEMORY_ROUNDS} rounds

@@ -5,7 +5,7 @@
  * on the same query, after checking that all three return the same ids in the same order. Started
  * by mongo.ts as
  *
- *   node --import tsx --expose-gc bench/mongo-worker.ts <engine mode> <skipped cells>
+ *   node --import tsx bench/mongo-worker.ts <engine mode> <skipped cells>
  *
  * With engine mode `bundle`, the odata-engine bundle's code arrives on stdin. mingo is imported
  * here, from node_modules (not bundled).
@@ -47,8 +47,7 @@ const mode: EngineMode = modeArg;
 const skipped = new Set(skipArg.split(',').filter(Boolean).map(Number));
 
 const engine = await loadMongoEngine(mode);
-const gc = (globalThis as { gc?: () => void }).gc;
-emit({ type: 'ready', gc: gc !== undefined });
+emit({ type: 'ready' });
 
 const model = engine.defineModel(MONGO_MODEL);
 const settings = { model, entitySet: MONGO_ENTITY_SET };
@@ -59,14 +58,12 @@ function measure(cells: readonly (Cell | undefined)[], offset: number, rounds: n
   cells.forEach((cell, i) => {
     if (!cell) return;
     emit({ type: 'start', input: offset + i });
-    gc?.();
     cell.prepare();
   });
   for (let round = 0; round < rounds; round++) {
     cells.forEach((cell, i) => {
       if (!cell) return;
       emit({ type: 'start', input: offset + i });
-      gc?.();
       cell.round(roundMs);
     });
   }

@@ -266,21 +266,21 @@ ${agreement.table}`;
 - Date: ${new Date().toISOString()}
 - odata-engine measured as: ${context.engineDescription}; find check (bundled vs tsx-loaded \`toMongo\`, both queries): ${bench.bundleChecked ? (bench.bundleMismatches.length === 0 ? 'identical' : `DIFFERENT on ${bench.bundleMismatches.join(', ')}`) : 'not applicable'}
 - Runner: mingo ${scale?.mingoVersion ?? '(version unknown)'} (MongoDB's query language implemented in JavaScript), in the child process; **not a MongoDB server**, so its figures say nothing about a server's speed, indexes or plans. Documents, conversion and compilation took ${scale?.setupMs === undefined ? 'n/a' : `${fmtNum(scale.setupMs / 1000)} s`}
-- MongoDB bench run time: ${run.elapsedS.toFixed(1)} s (1 child process${run.gcEverywhere ? '' : '; global.gc was NOT available'}); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}; busy cores while it ran: ${run.busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length})
+- MongoDB bench run time: ${run.elapsedS.toFixed(1)} s (1 child process); 1-minute load average at start ${bench.loadAtStart.toFixed(2)}, at end ${bench.loadAtEnd.toFixed(2)}; busy cores while it ran: ${run.busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length})
 ${busyWarning ? `\n${busyWarning}\n` : ''}
-Method: one child process (\`node --import tsx --expose-gc bench/mongo-worker.ts\`) measures everything.
+Method: one child process (\`node --import tsx bench/mongo-worker.ts\`) measures everything.
 First the compile latency of \`${COMPILE_QUERY}\` (and, as the pipeline cell, of \`${PIPELINE_QUERY}\`) on a small model (\`items\`: Int32 key \`id\`, String \`name\`,
 String \`code\`, Int32 \`qty\`, Double \`price\`, Boolean \`active\`); each step as a cell of the parse bench's
-kind, as in the SQL bench (cold call, ${COMPILE_LIMITS.warmupMs} ms warm-up, ${COMPILE_ROUNDS} rounds of ${COMPILE_ROUND_MS} ms in ${COMPILE_LIMITS.samplesPerRound} samples, full GC before
-each step; the figure is the median over the rounds of each round's median sample). Then, for
+kind, as in the SQL bench (cold call, ${COMPILE_LIMITS.warmupMs} ms warm-up, ${COMPILE_ROUNDS} rounds of ${COMPILE_ROUND_MS} ms in ${COMPILE_LIMITS.samplesPerRound} samples, no forced GC;
+the figure is the median over the rounds of each round's median sample). Then, for
 scale only, \`${SCALE_QUERY}\` on ${DOCUMENT_COUNT.toLocaleString('en-US')} generated rows (${DATA_DESCRIPTION}),
 compiled once: "mingo" runs the generated find on the rows converted once by \`toMongoDocument\`
 (\`new Query(filter)\` built once; each run is \`find(documents, projection).sort(sort).skip(skip).limit(limit).all()\`);
 "in-memory backend" is \`compileQuery(bound).apply(rows)\` (compiled once); "hand-written" is
 ${HAND_DESCRIPTION}. Before timing, the ids of the three results are compared (in order); a
 difference fails the run (exit code 1). The three are timed interleaved: a cold call and ${SCALE_LIMITS.warmupMs} ms
-warm-up each, then ${SCALE_ROUNDS} rounds of about ${SCALE_ROUND_MS} ms each (at least one run, ${SCALE_LIMITS.samplesPerRound} samples), full GC before each
-step; the figure is the median over the rounds of each round's median sample.
+warm-up each, then ${SCALE_ROUNDS} rounds of about ${SCALE_ROUND_MS} ms each (at least one run, ${SCALE_LIMITS.samplesPerRound} samples), no forced
+GC; the figure is the median over the rounds of each round's median sample.
 
 ## Compile latency
 

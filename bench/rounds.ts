@@ -3,7 +3,7 @@
  * bench: child processes (one per subject, each with a wall-clock limit) run over several rounds
  * in a rotating order, and the per-round figures are combined into one median per cell.
  *
- * A child is `node --import tsx --expose-gc <script> <args...>` and speaks the line protocol of
+ * A child is `node --import tsx <script> <args...>` and speaks the line protocol of
  * shared.ts on its stdout; its cells are numbered from 0 (the `input` field of the messages).
  */
 import { spawn } from 'node:child_process';
@@ -23,8 +23,6 @@ export interface ChildRun {
   /** Cells whose failure in this child should not be retried in later rounds. */
   readonly failed: Set<number>;
   readonly seconds: number;
-  /** Whether `global.gc` was available to the child. */
-  readonly gc: boolean;
   /** Average number of busy CPU cores on the machine while the child ran (the child's own included). */
   readonly busyCores: number;
 }
@@ -69,12 +67,11 @@ export function runChild(spec: ChildSpec): Promise<ChildRun> {
   return new Promise((resolve) => {
     const started = performance.now();
     const cpuBefore = cpuTimes();
-    const args = ['--import', tsxLoader, '--expose-gc', spec.script, ...spec.args];
+    const args = ['--import', tsxLoader, spec.script, ...spec.args];
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const cells: (Measurement | undefined)[] = Array.from({ length: spec.cellCount }, () => undefined);
     const checks: (string | undefined)[] = Array.from({ length: spec.cellCount }, () => undefined);
     let ready = false;
-    let gc = false;
     let done = false;
     let current: number | undefined;
     let stdoutBuf = '';
@@ -85,7 +82,6 @@ export function runChild(spec: ChildSpec): Promise<ChildRun> {
     const onMessage = (msg: ChildMessage): void => {
       if (msg.type === 'ready') {
         ready = true;
-        gc = msg.gc;
       } else if (msg.type === 'start') current = msg.input;
       else if (msg.type === 'cell') {
         cells[msg.input] = msg.m;
@@ -144,7 +140,7 @@ export function runChild(spec: ChildSpec): Promise<ChildRun> {
       const cpuAfter = cpuTimes();
       const total = cpuAfter.total - cpuBefore.total;
       const busyCores = total > 0 ? (os.cpus().length * (total - (cpuAfter.idle - cpuBefore.idle))) / total : Number.NaN;
-      resolve({ cells, checks, failed, seconds: (performance.now() - started) / 1000, gc, busyCores });
+      resolve({ cells, checks, failed, seconds: (performance.now() - started) / 1000, busyCores });
     });
   });
 }
@@ -179,7 +175,6 @@ export interface RoundsResult {
   readonly childSeconds: number[];
   /** Busy cores while each child ran, by round. */
   readonly busyByRound: number[][];
-  readonly gcEverywhere: boolean;
   readonly elapsedS: number;
 }
 
@@ -197,7 +192,6 @@ export async function runRounds<S extends RoundSubject>(spec: RoundsSpec<S>): Pr
   const failures = new Map<string, Map<number, Measurement>>(subjects.map((s) => [s.key, new Map()]));
   const childSeconds: number[] = [];
   const busyByRound: number[][] = [];
-  let gcEverywhere = true;
   const step = subjects.length % 2 === 1 ? 2 : 1;
   for (let round = 0; round < spec.rounds; round++) {
     const row = new Map<string, Measurement[]>();
@@ -220,7 +214,6 @@ export async function runRounds<S extends RoundSubject>(spec: RoundsSpec<S>): Pr
       });
       childSeconds.push(child.seconds);
       busy.push(child.busyCores);
-      gcEverywhere &&= child.gc;
       process.stderr.write(` ${subject.label} ${child.seconds.toFixed(1)} s (${child.busyCores.toFixed(2)} busy cores);`);
       const cells = Array.from({ length: cellCount }, (_, i) => {
         const m = child.cells[i] ?? failedBefore.get(i) ?? NOT_RUN;
@@ -235,7 +228,7 @@ export async function runRounds<S extends RoundSubject>(spec: RoundsSpec<S>): Pr
     checks.push(roundChecks);
     busyByRound.push(busy);
   }
-  return { rounds, checks, childSeconds, busyByRound, gcEverywhere, elapsedS: (performance.now() - started) / 1000 };
+  return { rounds, checks, childSeconds, busyByRound, elapsedS: (performance.now() - started) / 1000 };
 }
 
 /** Median over the rounds that produced a number; the first error when none did. */

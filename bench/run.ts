@@ -169,7 +169,7 @@ const parseRun = await runRounds({
   args: (subject, skip) => [subject.key, engineMode, [...skip].join(',')],
   stdin: (subject) => (engineMode === 'bundle' && (subject.key === 'ours' || subject.key === 'lexer') ? bundle!.code : ''),
 });
-const { childSeconds, busyByRound, gcEverywhere, elapsedS } = parseRun;
+const { childSeconds, busyByRound, elapsedS } = parseRun;
 const loadAtEnd = os.loadavg()[0]!;
 /** `rounds[r].get(input name)`: that round's row. */
 const rounds: Map<string, Row>[] = parseRun.rounds.map(
@@ -380,17 +380,17 @@ const report = `# \`$filter\` parse throughput
 - Peers: ${subjects[2]!.label}, ${subjects[3]!.label}
 - odata-engine measured as: ${engineDescription}${bundleProblem ? ` (bundling failed: ${bundleProblem})` : ''}
 - AST check (bundled vs tsx-loaded source): ${bundle ? (astMismatches.length === 0 ? 'identical on all inputs' : `DIFFERENT on ${astMismatches.join(', ')}`) : 'not applicable'}
-- Parse bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each${gcEverywhere ? '' : '; global.gc was NOT available in every child'}); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${loadAtEnd.toFixed(2)} (the whole \`npm run bench\`, with the in-memory backend, SQL and MongoDB benches: see the in-memory section below)
+- Parse bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${loadAtEnd.toFixed(2)} (the whole \`npm run bench\`, with the in-memory backend, SQL and MongoDB benches: see the in-memory section below)
 - Busy cores while the children ran, median per round: ${busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length}; a child keeps about one busy, so more means other work ran alongside and slowed the figures)
 ${busyWarning ? `\n${busyWarning}\n` : ''}
-Method: each parser runs in its own fresh Node process (\`node --import tsx --expose-gc
+Method: each parser runs in its own fresh Node process (\`node --import tsx
 bench/worker.ts <parser>\`), so that no parser's garbage or JIT state touches another's figures.
 There are ${ROUNDS} rounds; each starts one child per parser, one after another, in an order that rotates
 from round to round. A child makes one cold call per input (an exception, e.g. a stack overflow,
 is recorded in the cell instead of a number; a cold call over ${LIMITS.maxSingleMs / 1000} s is recorded as a timeout) and
 warms up for ${LIMITS.warmupMs} ms (skipped if the cold call took longer); then, input by input, it re-warms for ${LIMITS.rewarmMs} ms
 (unless one call takes longer) and calls the parser in batches for about ${CELL_BUDGET_MS} ms, split into ${LIMITS.samplesPerRound}
-samples timed with \`performance.now()\`, with a full GC before each step. A child's figure for a
+samples timed with \`performance.now()\`, with no forced GC (a full GC throws away optimized code: the figures are a steady state's). A child's figure for a
 cell is its median sample; the tables report the median over the rounds (with an even number of
 rounds, the mean of the middle two), and the key ratios also show their min and max over the
 rounds, each round's ratio coming from that round's children. A child that crashes or runs over

@@ -129,8 +129,8 @@ export async function loadEngine(from: EngineMode): Promise<EngineApi> {
 export const MESSAGE_PREFIX = '@@bench ';
 
 export type ChildMessage =
-  /** The subject is loaded; `gc` tells whether `global.gc` is available. */
-  | { readonly type: 'ready'; readonly gc: boolean }
+  /** The subject is loaded. */
+  | { readonly type: 'ready' }
   /**
    * The child starts work on a cell (if it dies now, that cell is to blame). `input` is the cell's
    * index: the input's in the parse bench, the subject's cell's in the memory bench.

@@ -4,7 +4,7 @@
  * for each index variant and query, compiles the query once, checks its rows against the
  * hand-written SQL's, records both EXPLAIN plans and times both, alternating. Started by sql.ts as
  *
- *   node --import tsx --expose-gc bench/sql-worker.ts <engine mode> <compile filter index> <skipped cells>
+ *   node --import tsx bench/sql-worker.ts <engine mode> <compile filter index> <skipped cells>
  *
  * With engine mode `bundle`, the odata-engine bundle's code arrives on stdin. PGlite is imported
  * here, from node_modules (not bundled).
@@ -46,8 +46,7 @@ const compileFilter = COMPILE_FILTERS[Number(filterArg)] ?? COMPILE_FILTERS[0]!;
 const skipped = new Set(skipArg.split(',').filter(Boolean).map(Number));
 
 const engine = await loadSqlEngine(mode);
-const gc = (globalThis as { gc?: () => void }).gc;
-emit({ type: 'ready', gc: gc !== undefined });
+emit({ type: 'ready' });
 
 // ---------------------------------------------------------------------------------------------
 // Compile latency (synchronous)
@@ -70,14 +69,12 @@ emit({ type: 'ready', gc: gc !== undefined });
   cells.forEach((cell, i) => {
     if (!cell) return;
     emit({ type: 'start', input: i });
-    gc?.();
     cell.prepare();
   });
   for (let round = 0; round < COMPILE_ROUNDS; round++) {
     cells.forEach((cell, i) => {
       if (!cell) return;
       emit({ type: 'start', input: i });
-      gc?.();
       cell.round(COMPILE_ROUND_MS);
     });
   }
@@ -165,7 +162,6 @@ async function measurePair(ours: Side, hand: Side): Promise<{ ours: Measurement;
   }
   const sampleMs = QUERY_BUDGET_MS / QUERY_SAMPLES;
   for (let s = 0; s < QUERY_SAMPLES; s++) {
-    gc?.();
     for (const side of s % 2 === 0 ? [ours, hand] : [hand, ours]) {
       const n = Math.max(1, Math.floor(sampleMs / side.estimate));
       const ms = await timeBatch(side, n);

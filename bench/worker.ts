@@ -2,7 +2,7 @@
  * One bench child: measures ONE subject on every input, in a fresh process, and reports on stdout
  * (see the protocol in shared.ts). Started by run.ts as
  *
- *   node --import tsx --expose-gc bench/worker.ts <subject> <engine mode> <skipped input indices>
+ *   node --import tsx bench/worker.ts <subject> <engine mode> <skipped input indices>
  *
  * With engine mode `bundle`, the odata-engine bundle's code arrives on stdin.
  */
@@ -66,24 +66,21 @@ async function loadSubject(key: SubjectKey): Promise<(text: string) => unknown> 
 }
 
 const run = await loadSubject(keyArg);
-const gc = (globalThis as { gc?: () => void }).gc;
-emit({ type: 'ready', gc: gc !== undefined });
+emit({ type: 'ready' });
 
 const cells = inputs.map((input, i) => (skipped.has(i) ? undefined : new Cell(() => run(input.text), LIMITS)));
 
 // Cold call and warm-up on every input first, so that each input is measured with JIT state that
-// has seen all inputs (rather than only those before it). A full GC before every step keeps one
-// input's garbage (the 1600-clause chain makes a lot with some parsers) off the next one's clock.
+// has seen all inputs (rather than only those before it). No forced GC: a full GC throws away
+// optimized code, so the figures are those of a steady state, as a server sees them.
 cells.forEach((cell, i) => {
   if (!cell) return;
   emit({ type: 'start', input: i });
-  gc?.();
   cell.prepare();
 });
 cells.forEach((cell, i) => {
   if (!cell) return;
   emit({ type: 'start', input: i });
-  gc?.();
   cell.round(CELL_BUDGET_MS);
   emit({ type: 'cell', input: i, m: cell.result() });
 });

@@ -37,7 +37,7 @@ export interface SqlQuery extends SqlStatement {
   readonly count?: SqlStatement;
   /** The `WHERE` condition (without the keyword), or `undefined`. */
   readonly where?: SqlStatement;
-  /** The `ORDER BY` list (without the keyword), or `undefined`. */
+  /** The `ORDER BY` list (without the keyword), or `undefined`. Like `where` and `select`, compiled when first read. */
   readonly orderBy?: SqlStatement;
   /** The select list. */
   readonly select: SqlStatement;
@@ -138,19 +138,32 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
           options,
         )
       : undefined;
+  // (`select` is defined below with the other pieces.)
+  const result = { ...list, ...(count === undefined ? {} : { count }), columns, expansions: expansionNames } as unknown as SqlQuery;
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
-  const where = bound.filter === undefined && bound.search === undefined && options.scope === undefined ? undefined : statement((c) => c.conditions(bound, root), dialect, options);
-  const order = statement((c) => orderBy(c, bound, root), dialect, options);
-  const select = statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options);
-  return {
-    ...list,
-    ...(count === undefined ? {} : { count }),
-    ...(where === undefined ? {} : { where }),
-    ...(order.sql === '' ? {} : { orderBy: order }),
-    select,
-    columns,
-    expansions: expansionNames,
-  };
+  // Most callers run the statements only: each piece is compiled when it is first read.
+  if (bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined) {
+    lazily(result, 'where', () => statement((c) => c.conditions(bound, root), dialect, options));
+  }
+  lazily(result, 'orderBy', () => {
+    const order = statement((c) => orderBy(c, bound, root), dialect, options);
+    return order.sql === '' ? undefined : order;
+  });
+  lazily(result, 'select', () => statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options));
+  return result;
+}
+
+/** Defines `key` on `target` as computed by `compute` the first time it is read (then a plain value). */
+function lazily<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = compute();
+      Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+  });
 }
 
 
