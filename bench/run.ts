@@ -30,6 +30,7 @@ import { runSqlBench, sqlReport } from './sql.js';
 import { runPagingBench } from './paging.js';
 import { runCsdlBench } from './csdl.js';
 import { runSqlRowsBench } from './sql-rows.js';
+import { runPlanCacheBench } from './plan-cache.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -452,13 +453,14 @@ const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
 // Sections written by benches that also run on their own (the fuzzing campaign, `npm run fuzz --
-// --record`, the paging, CSDL, SQL rows and package benches) are kept as they are; those four then
-// rewrite their own.
+// --record`, the paging, CSDL, SQL rows, plan cache and package benches) are kept as they are; the
+// others then rewrite their own.
 const kept = markedSections(readResults()).join('\n\n');
 writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
 const pagingOut = await runPagingBench();
 runCsdlBench();
 await runSqlRowsBench();
+await runPlanCacheBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {

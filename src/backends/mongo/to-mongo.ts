@@ -7,6 +7,7 @@
  * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
+import type { PlanCache } from '../../cache/plan-cache.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
@@ -24,6 +25,8 @@ export type MongoSearchHook = (search: BoundSearch, helpers: { field(property: s
 export interface ToMongoOptions extends MongoMapping {
   /** A custom `$search` filter (e.g. a `$text` query); the default matches terms in string fields. */
   readonly search?: MongoSearchHook;
+  /** A plan cache (`createPlanCache`): for a bound query it gave, the query is kept under these options. */
+  readonly cache?: PlanCache;
 }
 
 /** What `collection.find(filter, { projection, sort, skip, limit })` needs, plus the count. */
@@ -617,6 +620,10 @@ function keySelect(type: StructuredType): BoundQueryOptions['select'] {
  * ```
  */
 export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
+  if (options.cache !== undefined) {
+    const { cache, ...uncached } = options;
+    return cache.derive(query, 'mongo', uncached, () => Object.freeze(toMongo(query, uncached)));
+  }
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' });

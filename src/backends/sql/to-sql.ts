@@ -2,6 +2,7 @@
  * `toSql`: compiles a bound query to parametrized SQL statements for one dialect (the list, the
  * count, and the pieces for composing), numbering the placeholders in the order of the text.
  */
+import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
@@ -24,6 +25,11 @@ export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
   /** A custom `$search` condition (e.g. full-text search); the default matches terms in string columns. */
   readonly search?: SqlSearchHook;
+  /**
+   * A plan cache (`createPlanCache`): for a bound query it gave, the SQL is kept under these options
+   * (the `scope` values included, so a tenant's statement never serves another tenant).
+   */
+  readonly cache?: PlanCache;
 }
 
 /** SQL text with its parameters, in placeholder order. */
@@ -80,6 +86,10 @@ function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, m
  * ```
  */
 export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
+  if (options.cache !== undefined) {
+    const { cache, ...uncached } = options;
+    return cache.derive(query, 'sql', uncached, () => Object.freeze(toSql(query, uncached)));
+  }
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   // Then literals finer than the database's fraction of a second are made exact or refused.
@@ -138,32 +148,51 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
           options,
         )
       : undefined;
-  // (`select` is defined below with the other pieces.)
-  const result = { ...list, ...(count === undefined ? {} : { count }), columns, expansions: expansionNames } as unknown as SqlQuery;
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
-  // Most callers run the statements only: each piece is compiled when it is first read.
-  if (bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined) {
-    lazily(result, 'where', () => statement((c) => c.conditions(bound, root), dialect, options));
-  }
-  lazily(result, 'orderBy', () => {
-    const order = statement((c) => orderBy(c, bound, root), dialect, options);
-    return order.sql === '' ? undefined : order;
+  // Most callers run the statements only: each piece is compiled when it is first read (own,
+  // enumerable getters, so that a spread copies them).
+  const where = once(() => statement((c) => c.conditions(bound, root), dialect, options));
+  const order = once(() => {
+    const piece = statement((c) => orderBy(c, bound, root), dialect, options);
+    return piece.sql === '' ? undefined : piece;
   });
-  lazily(result, 'select', () => statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options));
-  return result;
+  const select = once(() => statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options));
+  const statements = { ...list, ...(count === undefined ? {} : { count }), columns, expansions: expansionNames };
+  return bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined
+    ? {
+        ...statements,
+        get where() {
+          return where();
+        },
+        get orderBy() {
+          return order();
+        },
+        get select() {
+          return select();
+        },
+      }
+    : {
+        ...statements,
+        get orderBy() {
+          return order();
+        },
+        get select() {
+          return select();
+        },
+      };
 }
 
-/** Defines `key` on `target` as computed by `compute` the first time it is read (then a plain value). */
-function lazily<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
-  Object.defineProperty(target, key, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = compute();
-      Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
-      return value;
-    },
-  });
+/** `compute`, called at most once: its first result is kept. */
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
 }
 
 

@@ -1,0 +1,73 @@
+/**
+ * The plan cache bench (issue 15): a request's query text to SQL (`bindQuery` then `toSql`, for
+ * PostgreSQL with a tenant scope) and to a MongoDB query, compiled every time against served from
+ * a `createPlanCache` (the same text again, as a server sees it), on the parse bench's medium
+ * filter. `src/` bundled by esbuild as tsup builds `dist/` (no `keepNames`), loaded in this
+ * process; steady state (warm-up, no forced GC), SAMPLES interleaved samples of BATCH calls each;
+ * median and min–max per call. Run alone with `tsx bench/plan-cache.ts`, or by `npm run bench`;
+ * writes the `plan-cache` section of bench/RESULTS.md.
+ */
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { fmtNum, markdownTable, median } from './measure.js';
+import { writeSection } from './results-file.js';
+
+const SAMPLES = 15;
+const BATCH = 2000;
+const QUERY = "$filter=contains(tolower(Name),'milk') and Price gt 2.5 and (Rating ge 3 or startswith(Code,'A')) and not endswith(Code,'X') and year(ReleaseDate) eq 2020&$orderby=Price desc&$top=10";
+
+type Engine = typeof import('../src/index.js');
+
+/** Runs the bench, writes its section, returns it. */
+export async function runPlanCacheBench(): Promise<string> {
+  const load = os.loadavg()[0]!;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const bundled = await build({ entryPoints: [`${root}src/index.ts`], bundle: true, write: false, format: 'esm', platform: 'node', target: 'es2022', logLevel: 'silent' });
+  const m = (await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0]!.text).toString('base64')}`)) as Engine;
+  const model = m.defineModel({
+    namespace: 'Bench',
+    entityTypes: { Product: { key: ['Id'], properties: { Id: 'Edm.Int32', Name: 'Edm.String', Price: 'Edm.Decimal', Rating: 'Edm.Int32', Code: 'Edm.String', ReleaseDate: 'Edm.Date' } } },
+    entitySets: { Products: { type: 'Product' } },
+  });
+  const settings = { model, entitySet: 'Products' };
+  const sqlOptions = { dialect: 'postgres', scope: { tenant_id: 'c0ffee00-0000-4000-8000-000000000001' } } as const;
+  const cache = m.createPlanCache();
+  const subjects: Record<string, () => unknown> = {
+    'text → SQL, compiled': () => m.toSql(m.bindQuery(QUERY, settings), sqlOptions),
+    'text → SQL, from the plan cache': () => m.toSql(cache.bind(QUERY, settings), { ...sqlOptions, cache }),
+    'text → MongoDB, compiled': () => m.toMongo(m.bindQuery(QUERY, settings)),
+    'text → MongoDB, from the plan cache': () => m.toMongo(cache.bind(QUERY, settings), { cache }),
+  };
+  if (JSON.stringify(subjects['text → SQL, compiled']!()) !== JSON.stringify(subjects['text → SQL, from the plan cache']!())) throw new Error('the cached SQL differs');
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
+  for (const fn of Object.values(subjects)) for (let i = 0; i < 5 * BATCH; i++) fn();
+  for (let round = 0; round < SAMPLES; round++) {
+    for (const [key, fn] of Object.entries(subjects)) {
+      const t0 = performance.now();
+      for (let i = 0; i < BATCH; i++) fn();
+      times[key]!.push(((performance.now() - t0) * 1000) / BATCH);
+    }
+  }
+  const us = (values: number[]): string => `${fmtNum(median(values))} µs (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+  const ratio = (a: string, b: string): string => `${fmtNum(median(times[a]!) / median(times[b]!))}x`;
+  const section = `# Plan cache: a repeated query text to SQL and MongoDB
+
+- Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}
+- Method: \`src/\` bundled by esbuild as \`dist/\` is built (no \`keepNames\`), in one process; the query is the parse bench's medium filter with \`$orderby\` and \`$top\` (\`${QUERY}\`); "compiled" is \`toSql(bindQuery(text, settings), { dialect: 'postgres', scope })\` (and \`toMongo(bindQuery(…))\`), "from the plan cache" the same through \`createPlanCache()\` (\`cache.bind\` and the \`cache\` option), the text seen before, as a server sees its clients' queries; warm-up of ${5 * BATCH} calls each, then ${SAMPLES} interleaved samples of ${BATCH} calls, no forced GC; per call, median (min–max).
+
+${markdownTable(
+  ['subject', 'per call'],
+  Object.keys(subjects).map((key) => [key, us(times[key]!)]),
+  ['l', 'r'],
+)}
+
+A cached plan is ${ratio('text → SQL, compiled', 'text → SQL, from the plan cache')} faster for SQL and ${ratio('text → MongoDB, compiled', 'text → MongoDB, from the plan cache')} for MongoDB.
+`;
+  writeSection('plan-cache', section);
+  return section;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.stdout.write(await runPlanCacheBench());
+}

@@ -1,0 +1,142 @@
+/**
+ * A bounded cache of query plans. A server sees the same query texts again and again: the cache
+ * keeps what `bindQuery` gives for a query text and its settings, and what `toSql`/`toMongo` give
+ * for that bound query and their options, so a repeated request costs a lookup.
+ *
+ * A key holds everything that decides a plan, so a plan never serves another request than its
+ * own: the query text exactly as given; the settings and options as data (limits, entity set,
+ * naming, tables, the `scope` values, and so a tenant's id), and by identity what is not plain data
+ * (the model, a custom dialect, hooks). Only plans are kept, never errors. Entries are bounded in
+ * number (least recently used go first) and query texts above a length are not cached.
+ */
+import type { BoundQuery } from '../semantic/bound-ast.js';
+import type { BindSettings } from '../semantic/settings.js';
+import { bindQuery } from '../semantic/bind-query.js';
+
+/** Limits of a {@link PlanCache}. */
+export interface PlanCacheOptions {
+  /** Most plans kept, bound queries and compiled ones together (default 1 000). */
+  readonly maxEntries?: number;
+  /** Longest query text cached, in characters (default 8 192); longer ones are compiled each time. */
+  readonly maxQueryLength?: number;
+}
+
+/** A bounded cache of bound and compiled queries; see {@link createPlanCache}. */
+export interface PlanCache {
+  /** `bindQuery(query, settings)`, from the cache when this text was bound with these settings before. */
+  bind(query: string, settings: BindSettings): BoundQuery;
+  /** How many plans are kept. */
+  readonly size: number;
+  /** Forgets every plan (e.g. when the model changes). */
+  clear(): void;
+  /**
+   * A plan derived from a bound query this cache gave (`toSql`, `toMongo` use it through their
+   * `cache` option): `compute()`'s result, kept under the bound query's key, `kind` and `options`.
+   * A bound query from elsewhere is not cached (`compute()` runs each time).
+   * @internal
+   */
+  derive<T>(bound: BoundQuery, kind: string, options: object, compute: () => T): T;
+}
+
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+
+/** A text of a value, equal only for equal values: plain data by content, anything else by identity. */
+function keyOf(value: unknown): string {
+  switch (typeof value) {
+    case 'undefined':
+      return 'u';
+    case 'bigint':
+      return `${value}n`;
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return JSON.stringify(value);
+    case 'function':
+    case 'object': {
+      if (value === null) return 'null';
+      if (Array.isArray(value)) return `[${value.map(keyOf).join(',')}]`;
+      if (value instanceof Set) return `Set[${[...value].map(keyOf).join(',')}]`;
+      const prototype = Object.getPrototypeOf(value) as unknown;
+      if (typeof value === 'object' && (prototype === Object.prototype || prototype === null)) {
+        // In the object's own order: the same content in another order is another key, which
+        // costs a miss and never serves a wrong plan.
+        let text = '{';
+        for (const key in value) {
+          if (Object.hasOwn(value, key)) text += `${JSON.stringify(key)}:${keyOf((value as Record<string, unknown>)[key])},`;
+        }
+        return `${text}}`;
+      }
+      // A model, a hook, a Map, a class instance: by identity.
+      let id = identities.get(value);
+      if (id === undefined) identities.set(value, (id = nextIdentity++));
+      return `#${id}`;
+    }
+    default:
+      return '?';
+  }
+}
+
+/**
+ * A bounded cache of query plans (see the module's description). Pass it to `toSql` and `toMongo`
+ * as their `cache` option to keep their output too.
+ *
+ * @example
+ * ```ts
+ * const plans = createPlanCache({ maxEntries: 500 });
+ * const bound = plans.bind(url.search, { model, entitySet: 'assets' });
+ * const { sql, params } = toSql(bound, { dialect: 'postgres', scope: { tenant_id: tenant }, cache: plans });
+ * ```
+ */
+export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
+  const maxEntries = options.maxEntries ?? 1000;
+  const maxQueryLength = options.maxQueryLength ?? 8192;
+  const entries = new Map<string, unknown>();
+  const keys = new WeakMap<BoundQuery, string>();
+
+  const remember = (key: string, value: unknown): void => {
+    entries.set(key, value);
+    while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+  };
+  const recall = (key: string): unknown => {
+    const value = entries.get(key);
+    if (value !== undefined) {
+      // Most recently used last.
+      entries.delete(key);
+      entries.set(key, value);
+    }
+    return value;
+  };
+
+  return {
+    bind(query, settings) {
+      if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
+      // (The model by identity, like anything that is not plain data.)
+      const key = `bind ${keyOf(settings)} ${query}`;
+      let bound = recall(key) as BoundQuery | undefined;
+      if (bound === undefined) {
+        bound = Object.freeze(bindQuery(query, settings));
+        keys.set(bound, key);
+        remember(key, bound);
+      }
+      return bound;
+    },
+    get size() {
+      return entries.size;
+    },
+    clear() {
+      entries.clear();
+    },
+    derive(bound, kind, derivedOptions, compute) {
+      const boundKey = keys.get(bound);
+      if (boundKey === undefined) return compute();
+      const key = `${kind} ${keyOf(derivedOptions)} ${boundKey}`;
+      let value = recall(key);
+      if (value === undefined) {
+        value = compute();
+        remember(key, value);
+      }
+      return value as ReturnType<typeof compute>;
+    },
+  };
+}
