@@ -31,6 +31,7 @@ import { runPagingBench } from './paging.js';
 import { runCsdlBench } from './csdl.js';
 import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
+import { runServiceBench } from './service.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -453,14 +454,15 @@ const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
 // Sections written by benches that also run on their own (the fuzzing campaign, `npm run fuzz --
-// --record`, the paging, CSDL, SQL rows, plan cache and package benches) are kept as they are; the
-// others then rewrite their own.
+// --record`, the paging, CSDL, SQL rows, plan cache, service and package benches) are kept as they
+// are; the others then rewrite their own.
 const kept = markedSections(readResults()).join('\n\n');
 writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
 const pagingOut = await runPagingBench();
 runCsdlBench();
 await runSqlRowsBench();
 await runPlanCacheBench();
+await runServiceBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {

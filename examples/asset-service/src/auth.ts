@@ -7,6 +7,7 @@
  *   `Service-Tenant-Id` header naming a tenant the client may use, and write permission for
  *   writes (else 403).
  */
+import type { TenantAccessCache } from './tenant-access.js';
 import { createHmac, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AuthenticationError, AuthorizationError, OAuthError } from './errors.js';
@@ -222,6 +223,7 @@ export async function authorizeTenant(
   claims: TokenClaims,
   request: { readonly rawHeaders: readonly string[]; readonly headers: IncomingHttpHeaders },
   write: boolean,
+  cache?: TenantAccessCache,
 ): Promise<TenantAccess> {
   const values = tenantHeaderValues(request.rawHeaders);
   if (values.length === 0) throw new AuthorizationError("The 'Service-Tenant-Id' header is required.");
@@ -229,6 +231,11 @@ export async function authorizeTenant(
   const value = (values[0] as string).trim();
   if (!UUID.test(value)) throw new AuthorizationError("The 'Service-Tenant-Id' header must be a tenant GUID.");
   const tenantId = value.toLowerCase();
+  const known = cache?.get(claims.sub, tenantId);
+  if (known !== undefined) {
+    if (write && !known.canWrite) throw new AuthorizationError('The client does not have permission to modify records.');
+    return { clientId: claims.sub, tenantId, canWrite: known.canWrite };
+  }
   const rows = await db.query(
     'SELECT c.can_write FROM client_tenants ct JOIN clients c ON c.client_id = ct.client_id WHERE ct.client_id = $1 AND ct.tenant_id = $2',
     [claims.sub, tenantId],
@@ -236,6 +243,7 @@ export async function authorizeTenant(
   const row = rows[0];
   if (row === undefined) throw new AuthorizationError('The client is not authorized for this tenant.');
   const canWrite = row.can_write === true;
+  cache?.set(claims.sub, tenantId, canWrite);
   if (write && !canWrite) throw new AuthorizationError('The client does not have permission to modify records.');
   return { clientId: claims.sub, tenantId, canWrite };
 }

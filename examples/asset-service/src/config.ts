@@ -24,6 +24,8 @@ export interface Config {
   readonly tokenSigningKey: string;
   /** Access token lifetime in seconds. */
   readonly tokenTtlSeconds: number;
+  /** How long a tenant grant read from the database is believed (0: every request asks). */
+  readonly tenantAccessCacheSeconds: number;
   /** Whether to seed demo records into an empty demo tenant. */
   readonly seed: boolean;
   /** Largest accepted request body, in bytes. */
@@ -218,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     demo,
     tokenSigningKey,
     tokenTtlSeconds,
+    tenantAccessCacheSeconds: integer(env, 'TENANT_ACCESS_CACHE_SECONDS', 5, 0, 3600),
     seed: env.SEED !== 'false',
     bodyLimit: integer(env, 'BODY_LIMIT', 64 * 1024, 1024, 10 * 1024 * 1024),
     logLevel: env.LOG_LEVEL ?? 'info',

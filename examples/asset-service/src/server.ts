@@ -15,6 +15,7 @@ import { csdl, HOST_MAX_TOP, model, resources } from './model.js';
 import { METADATA, metadataFormat } from './metadata.js';
 import { rawQuery, registerCollection, type RouteAccess } from './routes.js';
 import { SkipTokens } from './paging.js';
+import { TenantAccessCache } from './tenant-access.js';
 import { createSchema } from './schema.js';
 import { conventionalUrl } from './url-conventions.js';
 import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
@@ -106,13 +107,16 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     }
   });
 
+  // Grants of tenants to clients, believed for a few seconds (see tenant-access.ts).
+  const tenantAccess = new TenantAccessCache(config.tenantAccessCacheSeconds * 1000);
+
   // Authentication (401) and tenant authorization (403) come before the body is read.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('trace-id', String(request.id));
     if (request.routeOptions.url === '/directory/connect/token' || request.routeOptions.url === '/playground') return;
     const claims = authenticate(request.headers.authorization, config.tokenSigningKey, tokenChecks);
     const access = routeAccess(request);
-    if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write));
+    if (access?.tenant === true) tenants.set(request, await authorizeTenant(db, claims, request.raw, access.write, tenantAccess));
   });
 
   // JSON bodies only (and forms for the token endpoint): other content types are a 415. A GET or
