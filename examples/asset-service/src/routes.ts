@@ -8,7 +8,7 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, continueAfter, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type BoundExpression, type BoundQuery, type EntitySet, type NavigationProperty, type ODataQuery, type Property } from 'odata-engine';
+import { bindQuery, continueAfter, createPlanCache, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type BoundExpression, type BoundQuery, type EntitySet, type NavigationProperty, type ODataQuery, type Property } from 'odata-engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
@@ -39,6 +39,12 @@ export function rawQuery(url: string): string {
   const index = url.indexOf('?');
   return index < 0 ? '' : url.slice(index + 1);
 }
+
+/**
+ * Bound and compiled list queries, kept by query text, settings and tenant (`createPlanCache`:
+ * a plan never serves another collection or tenant); the model never changes while the service runs.
+ */
+const plans = createPlanCache({ maxEntries: 2000 });
 
 /** PostgreSQL's largest `integer`: the SQL backend passes `$skip` as one. */
 const MAX_SQL_INTEGER = 2_147_483_647;
@@ -126,12 +132,13 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const query = parseQuery(raw, QUERY_STRING);
     checkSupportedOptions(query, true);
     const maxTop = resource.maxTop ?? HOST_MAX_TOP;
-    const bound = clampSkip(bindQuery(query, { model, entitySet: resource.entitySet, maxTop }));
+    // The same query text again (a client's grid, a dashboard) is a lookup in the plan cache.
+    const bound = clampSkip(plans.bind(raw, { model, entitySet: resource.entitySet, maxTop, parse: QUERY_STRING }));
     const preferred = preferredPageSize(request.headers.prefer);
     const { query: others, token } = withoutSkipToken(raw);
     if (preferred === undefined && token === undefined) {
       // No server-driven paging: the list as it always was.
-      const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
+      const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) }, cache: plans });
       const { rows, count } = await runList(request, compiled, compiled.count);
       const value = readSqlRows(bound, compiled, rows).map(withServiceCountNames);
       return listResponse(value, count === undefined ? {} : { count });
