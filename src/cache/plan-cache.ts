@@ -6,7 +6,7 @@
  * A key holds everything that decides a plan, so a plan never serves another request than its
  * own: the query text exactly as given; the settings and options as data (limits, entity set,
  * naming, tables, the `scope` values, and so a tenant's id), and by identity what is not plain data
- * (the model, a custom dialect, hooks). Only plans are kept, never errors. Entries are bounded in
+ * (the model's maps of types and sets, hooks, class instances). Only plans are kept, never errors. Entries are bounded in
  * number (least recently used go first) and query texts above a length are not cached.
  */
 import type { BoundQuery } from '../semantic/bound-ast.js';
@@ -49,9 +49,11 @@ function keyOf(value: unknown): string {
     case 'bigint':
       return `${value}n`;
     case 'string':
+      return JSON.stringify(value);
     case 'number':
     case 'boolean':
-      return JSON.stringify(value);
+      // (Not JSON: it writes NaN and the infinities as null.)
+      return String(value);
     case 'function':
     case 'object': {
       if (value === null) return 'null';
@@ -67,7 +69,7 @@ function keyOf(value: unknown): string {
         }
         return `${text}}`;
       }
-      // A model, a hook, a Map, a class instance: by identity.
+      // A Map, a hook, a class instance: by identity.
       let id = identities.get(value);
       if (id === undefined) identities.set(value, (id = nextIdentity++));
       return `#${id}`;
@@ -111,7 +113,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
   return {
     bind(query, settings) {
       if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
-      // (The model by identity, like anything that is not plain data.)
+      // (A model is plain data whose maps of types and sets are told apart by identity.)
       const key = `bind ${keyOf(settings)} ${query}`;
       let bound = recall(key) as BoundQuery | undefined;
       if (bound === undefined) {
