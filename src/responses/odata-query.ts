@@ -10,6 +10,7 @@ import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { errorResponse, type ErrorResponse } from './responses.js';
+import type { PlanCache } from '../cache/plan-cache.js';
 
 /** A bound query, ready for a backend. */
 export interface ODataQueryResult {
@@ -49,7 +50,9 @@ function rawQuery(url: string): string {
  *
  * @param input a `Request` (its URL and `Accept` header only), a `URL`, or a URL or path as text
  *   (`/items?$top=5`; the query is what follows the first `?`)
- * @param headers the `Accept` header where `input` is no `Request` (for `IEEE754Compatible`)
+ * @param options `accept`: the `Accept` header where `input` is no `Request` (for
+ *   `IEEE754Compatible`); `cache`: a plan cache (`createPlanCache`), so that a query text bound
+ *   before with these settings is a lookup
  * @example
  * ```ts
  * const result = odataQuery(request, { model, entitySet: 'products' });
@@ -57,12 +60,17 @@ function rawQuery(url: string): string {
  * const { sql, params } = toSql(result.query, { dialect: 'postgres' });
  * ```
  */
-export function odataQuery(input: Request | URL | string, settings: BindSettings, headers: { readonly accept?: string | null | undefined } = {}): ODataQueryResult | ODataQueryFailure {
+export function odataQuery(
+  input: Request | URL | string,
+  settings: BindSettings,
+  options: { readonly accept?: string | null | undefined; readonly cache?: PlanCache } = {},
+): ODataQueryResult | ODataQueryFailure {
   try {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const parsed = parseQuery(rawQuery(url), settings.parse);
-    const query = bindQuery(parsed, settings);
-    const accept = (typeof input === 'object' && !(input instanceof URL) ? input.headers.get('accept') : headers.accept) ?? '';
+    const text = rawQuery(url);
+    const parsed = parseQuery(text, settings.parse);
+    const query = options.cache === undefined ? bindQuery(parsed, settings) : options.cache.bind(text, settings);
+    const accept = (typeof input === 'object' && !(input instanceof URL) ? input.headers.get('accept') : options.accept) ?? '';
     const format = parsed.passthrough === undefined ? undefined : Object.entries(parsed.passthrough).find(([name]) => name.replace(/^\$/, '').toLowerCase() === 'format')?.[1];
     const ieee754Compatible = IEEE754.test(format ?? '') || accept.split(',').some((type) => type.includes(';') && IEEE754.test(type.slice(type.indexOf(';'))));
     return { ok: true, query, parsed, ieee754Compatible };

@@ -4,7 +4,7 @@
  * failure; the body of a request is never read.
  */
 import { describe, expect, it } from 'vitest';
-import { compileQuery, defineModel, ODataError, odataQuery, type BindSettings, type Row } from '../../src/index.js';
+import { compileQuery, createPlanCache, defineModel, ODataError, odataQuery, type BindSettings, type Row } from '../../src/index.js';
 
 const model = defineModel({
   namespace: 'Shop',
@@ -42,6 +42,23 @@ describe('odataQuery', () => {
     expect(names(odataQuery(`http://shop.example${text}#fragment`, settings))).toEqual(['Pump', "O'Neil fan"]);
     // No query string: every product.
     expect(names(odataQuery('/products', settings))).toHaveLength(4);
+  });
+
+  it('with a plan cache, binds a query text once and gives the same answer as without', () => {
+    const cache = createPlanCache();
+    const text = "/products?$filter=price gt 50&$orderby=name desc&$top=2";
+    const first = odataQuery(text, settings, { cache });
+    const again = odataQuery(text, settings, { cache });
+    expect(first.ok && again.ok && first.query === again.query).toBe(true);
+    // (A Request's URL is percent-encoded: another text, bound once in its turn.)
+    const request = () => odataQuery(new Request(new URL(text, 'http://shop.example')), settings, { cache });
+    const fromRequest = request();
+    expect(fromRequest.ok && fromRequest.query === (request() as { query: unknown }).query).toBe(true);
+    expect(names(again)).toEqual(names(odataQuery(text, settings)));
+    // Errors are answered as without the cache, and not kept.
+    const size = cache.size;
+    expect(failure(odataQuery('/products?$filter=nope eq 1', settings, { cache })).body).toEqual(failure(odataQuery('/products?$filter=nope eq 1', settings)).body);
+    expect(cache.size).toBe(size);
   });
 
   it('decodes what the URL parser percent-encoded (quotes, spaces, non-ASCII) exactly once', () => {
