@@ -29,6 +29,7 @@ interface ImportSet {
 
 const IMPORT_SETS: readonly ImportSet[] = [
   { label: "`odata-engine` (root: everything)", code: "import { parseFilter } from 'odata-engine'; parseFilter('a eq 1');" },
+  { label: '`odata-engine`, import only (the lexer and parser are built on first use)', code: "import { parseFilter } from 'odata-engine'; void parseFilter;" },
   { label: '`odata-engine/core` (no backend)', code: "import { parseFilter } from 'odata-engine/core'; parseFilter('a eq 1');" },
   { label: '`/core` + `/memory`', code: "import { parseFilter } from 'odata-engine/core'; import { compileQuery } from 'odata-engine/memory'; parseFilter('a eq 1'); void compileQuery;" },
   { label: '`/core` + `/sql`', code: "import { parseFilter } from 'odata-engine/core'; import { toSql } from 'odata-engine/sql'; parseFilter('a eq 1'); void toSql;" },

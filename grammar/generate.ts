@@ -4,8 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createSyntaxDiagramsCode } from 'chevrotain';
-import { parser } from '../src/syntax/parser.js';
+import { sharedParser } from '../src/syntax/parser.js';
 
 const target = new URL('./diagrams.html', import.meta.url);
-writeFileSync(target, createSyntaxDiagramsCode(parser.getSerializedGastProductions()));
+writeFileSync(target, createSyntaxDiagramsCode(sharedParser().getSerializedGastProductions()));
 console.log(`wrote ${target.pathname}`);

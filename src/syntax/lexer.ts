@@ -256,11 +256,16 @@ export const LEXER_DEFINITION = {
     },
   } satisfies ConstructorParameters<typeof Lexer>[0];
 
+let lexer: Lexer | undefined;
+
 /**
- * The shared lexer. Chevrotain's token validations are skipped here (a faster cold start); a test
- * builds the same lexer with them on.
+ * The shared lexer, built on first use (its analysis of the token patterns is work an import need
+ * not do). Chevrotain's token validations are skipped here (a faster cold start); a test builds
+ * the same lexer with them on.
  */
-export const odataLexer = new Lexer(LEXER_DEFINITION, { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: true });
+function odataLexer(): Lexer {
+  return (lexer ??= new Lexer(LEXER_DEFINITION, { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: true }));
+}
 
 /**
  * Lexes `text` in `mode`, then in one pass over the tokens: re-types keywords, and joins a name
@@ -268,7 +273,7 @@ export const odataLexer = new Lexer(LEXER_DEFINITION, { positionTracking: 'onlyO
  * This is the whole lexing stage of a parse. Lexing errors are returned, not thrown.
  */
 export function lex(text: string, mode: LexerMode): ILexingResult {
-  const result = odataLexer.tokenize(text, mode);
+  const result = odataLexer().tokenize(text, mode);
   if (mode !== 'expression') return result;
   const tokens = result.tokens;
   let joined: IToken[] | undefined;

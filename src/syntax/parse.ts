@@ -7,7 +7,7 @@ import type { ILexingError, IRecognitionException, IToken } from 'chevrotain';
 import { ODataError } from '../errors/odata-error.js';
 import type { ComputeItem, ExpandItem, Expression, OrderByItem, SearchExpression, SelectItem } from './ast.js';
 import * as T from './lexer.js';
-import { parser, type EntryRule, type SearchMode } from './parser.js';
+import { sharedParser, type EntryRule, type SearchMode } from './parser.js';
 
 /** Limits and switches shared by all parse functions. */
 export interface ParseOptions {
@@ -147,6 +147,7 @@ function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, o
   const [lexError] = lexed.errors;
   if (lexError) throw lexingError(text, lexError, option);
   checkDepth(lexed.tokens, option, options);
+  const parser = sharedParser();
   parser.input = lexed.tokens;
   parser.resetState(text, options?.search ?? 'text');
   let result: unknown;

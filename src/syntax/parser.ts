@@ -906,8 +906,16 @@ function checkExpandOptions(options: NestedOptions, suffix: '$ref' | '$count' | 
   }
 }
 
-/** The shared parser instance. Not re-entrant: parse functions never call each other while it runs. */
-export const parser = new ODataParser();
+let shared: ODataParser | undefined;
+
+/**
+ * The shared parser instance, built on first use (building it, Chevrotain's grammar analysis, is
+ * most of what importing the package would otherwise cost). Not re-entrant: parse functions
+ * never call each other while it runs.
+ */
+export function sharedParser(): ODataParser {
+  return (shared ??= new ODataParser());
+}
 
 /** Names of the parser's entry rules. */
 export type EntryRule = 'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'aliasValueOption' | 'searchOption';
