@@ -5,16 +5,13 @@
  * their URL is set) equal the in-memory reference's records written as OData JSON, in both
  * number modes, and are plain JSON (no bigint, Date or driver object survives).
  */
-import { PGlite } from '@electric-sql/pglite';
-import mysqlDriver from 'mysql2/promise';
 import pg from 'pg';
-import initSqlJs from 'sql.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonNumber, parseExactly, parseJsonText } from '../../../src/backends/sql/json-text.js';
 import { bindQuery, compileQuery, defineModel, jsonRecord, ODataError, readSqlRows, toSql, type BoundQuery, type Row } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
-import { engines, exactDoubles, load, postgresServer, type Engine } from '../../fixtures/sql-engines.js';
+import { engines, load, mysqlServer, pglite, postgresServer, sqlite, type Engine } from '../../fixtures/sql-engines.js';
 
 const model = defineModel({
   namespace: 'Rows',
@@ -86,17 +83,7 @@ function reference(query: BoundQuery, stored: readonly Row[], ieee754Compatible:
 /** PostgreSQL's `json` type (OID 114) as text: the drivers would `JSON.parse` it, rounding Int64 and Decimal digits. */
 const JSON_OID = 114;
 
-async function pgliteExact(): Promise<Engine> {
-  const db = new PGlite({ parsers: { [JSON_OID]: (text: string) => text } });
-  return {
-    dialect: 'postgres',
-    exec: async (sql) => {
-      await db.exec(sql);
-    },
-    query: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params as unknown[])).rows,
-    close: () => db.close(),
-  };
-}
+const pgliteExact = (): Promise<Engine> => pglite({ parsers: { [JSON_OID]: (text: string) => text } });
 
 /** The live PostgreSQL server through node-postgres with `json` as text. */
 function postgresExact(url: string): Promise<Engine> {
@@ -104,56 +91,12 @@ function postgresExact(url: string): Promise<Engine> {
   return postgresServer(url, { getTypeParser });
 }
 
-/** sql.js with integers as bigints (`useBigInt`), so that Int64 values keep their digits. */
-async function sqliteExact(): Promise<Engine> {
-  const SQL = await initSqlJs();
-  const db = new SQL.Database();
-  return {
-    dialect: 'sqlite',
-    exec: async (sql) => {
-      db.exec(sql);
-    },
-    query: async (sql, params) => {
-      const statement = db.prepare(sql);
-      statement.bind(params as never);
-      const out: Record<string, unknown>[] = [];
-      while (statement.step()) out.push((statement.getAsObject as (p: undefined, c: { useBigInt: boolean }) => Record<string, unknown>)(undefined, { useBigInt: true }));
-      statement.free();
-      return out;
-    },
-    close: async () => db.close(),
-  };
-}
-
-/**
- * MySQL/MariaDB through mysql2 with JSON as text (`jsonStrings`: mysql2 would `JSON.parse` it,
- * rounding Int64 and Decimal digits), in a database of its own, dropped at the end.
- */
-async function mysqlExact(url: string): Promise<Engine> {
-  const connection = await mysqlDriver.createConnection({ uri: url, supportBigNumbers: true, bigNumberStrings: true, jsonStrings: true, dateStrings: true, timezone: 'Z', charset: 'utf8mb4', typeCast: exactDoubles });
-  const database = `odata_read_rows_${process.pid}_${Date.now()}`;
-  await connection.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  await connection.query(`USE \`${database}\``);
-  await connection.query(`SET time_zone = '+00:00'`);
-  return {
-    dialect: 'mysql',
-    exec: async (sql) => {
-      await connection.query(sql);
-    },
-    query: async (sql, params) => (await connection.query(sql, params as unknown[]))[0] as Record<string, unknown>[],
-    close: async () => {
-      await connection.query(`DROP DATABASE \`${database}\``);
-      await connection.end();
-    },
-  };
-}
-
 /** The shared engines (fixtures/sql-engines.ts), each opened with its driver set to keep digits. */
 const EXACT: Record<string, () => Promise<Engine>> = {
   'PostgreSQL (PGlite)': pgliteExact,
-  'SQLite (sql.js)': sqliteExact,
+  'SQLite (sql.js)': () => sqlite({ useBigInt: true }),
   'PostgreSQL server': () => postgresExact(process.env.ODATA_TEST_POSTGRES_URL as string),
-  'MySQL/MariaDB server': () => mysqlExact(process.env.ODATA_TEST_MYSQL_URL as string),
+  'MySQL/MariaDB server': () => mysqlServer(process.env.ODATA_TEST_MYSQL_URL as string, { jsonStrings: true }),
 };
 const ENGINES = engines().map(([name, open, skipped]) => [name, EXACT[name] ?? open, skipped] as const);
 /** Engines whose Decimal columns are doubles (the storage conventions). */
