@@ -15,7 +15,7 @@
  * an index on the order keys serves it at any depth, where `$skip` reads and drops every row before it.
  *
  * Limits: the values must be exact (a driver that reads Int64 as a double loses them beyond 2^53);
- * a stored Double NaN is not continued past (comparisons with NaN are false, see DEVIATIONS, "NaN").
+ * a stored Double NaN is not continued past (comparisons with NaN are false; see DEVIATIONS, "Keyset paging").
  */
 import { ODataError } from '../errors/odata-error.js';
 import type { Model, Property } from '../model/model.js';
