@@ -12,8 +12,8 @@ import type { BoundExpandItem, BoundQueryOptions } from '../semantic/bound-ast.j
 import { fromReference, type ExpressionType } from '../semantic/types.js';
 import { decimalToString, type Decimal } from '../util/decimal.js';
 import { formatDate, formatDuration, formatTimeOfDay, instantFromPicos } from '../util/temporal.js';
-import { driverValue } from '../backends/sql/driver-values.js';
-import { JsonNumber, parseJsonText } from '../backends/sql/json-text.js';
+import { driverValue } from '../reference/driver-values.js';
+import { JsonNumber, parseJsonText } from '../util/json-text.js';
 
 /** How values are written. */
 export interface JsonValueOptions {

@@ -11,7 +11,7 @@
 import { domainOf } from '../reference/values.js';
 import type { Property, StructuredType } from '../model/model.js';
 import { fromReference, type ExpressionType } from '../semantic/types.js';
-import { driverValue as readable } from '../backends/sql/driver-values.js';
+import { driverValue as readable } from '../reference/driver-values.js';
 
 /** Whether `value` went through a JavaScript number beyond double precision's integers. */
 const lossy = (value: unknown): boolean => typeof value === 'number';

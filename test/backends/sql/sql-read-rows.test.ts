@@ -8,7 +8,7 @@
 import pg from 'pg';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonNumber, parseExactly, parseJsonText } from '../../../src/backends/sql/json-text.js';
+import { JsonNumber, parseExactly, parseJsonText } from '../../../src/util/json-text.js';
 import { bindQuery, compileQuery, defineModel, jsonRecord, ODataError, readSqlRows, toSql, type BoundQuery, type Row } from '../../../src/index.js';
 import { compareResults } from '../../../src/testing/index.js';
 import { engines, load, mysqlServer, pglite, postgresServer, sqlite, type Engine } from '../../fixtures/sql-engines.js';

@@ -4,7 +4,7 @@
  * object), MariaDB's `YYYY-MM-DD hh:mm:ss.ffffff`, SQLite's and MySQL's 0/1 Booleans. Used by
  * the SQL row reader and by the cross-backend harness's comparison.
  */
-import type { ExpressionType } from '../../semantic/types.js';
+import type { ExpressionType } from '../semantic/types.js';
 
 const SECONDS_PER_UNIT: Record<string, number> = { year: 365.25 * 86400, mon: 30 * 86400, day: 86400, hour: 3600, minute: 60, second: 1 };
 
