@@ -29,6 +29,15 @@ describe('portability', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('the core (odata-engine/core) imports no backend', () => {
+    const core = ['syntax', 'model', 'semantic', 'validation', 'responses', 'cache', 'paging', 'reference', 'passes', 'util', 'errors'];
+    const offenders = core
+      .flatMap((dir) => sourceFiles(join(root, 'src', dir)))
+      .filter((file) => /from\s+['"](?:\.\.\/)+backends\//.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(offenders).toEqual([]);
+  });
+
   it('npm run build makes ESM, CJS and .d.ts for both entry points, and they load', () => {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
     for (const entry of ['index', 'core', 'memory', 'sql', 'mongo', 'testing/index']) {
