@@ -86,6 +86,14 @@ function checkSupportedOptions(query: ODataQuery, skipToken = false): void {
   }
 }
 
+/** A single record takes only `$select` and `$expand`. */
+function checkSingleRecordOptions(query: ODataQuery): void {
+  const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
+  if (options.some((option) => option !== undefined)) {
+    throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
+  }
+}
+
 function entitySet(resource: Resource): EntitySet {
   const set = model.entitySets.get(resource.entitySet);
   if (set === undefined) throw new Error(`No entity set '${resource.entitySet}'`);
@@ -215,10 +223,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const id = pathId(request);
     const query = parseQuery(rawQuery(request.url), QUERY_STRING);
     checkSupportedOptions(query);
-    const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
-    if (options.some((option) => option !== undefined)) {
-      throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
-    }
+    checkSingleRecordOptions(query);
     const tenantId = tenantOf(request);
     if (query.select === undefined && query.expand === undefined) {
       const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT ${selectList} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
@@ -248,12 +253,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
       const tenantId = tenantOf(request);
       const query = parseQuery(rawQuery(request.url), QUERY_STRING);
       checkSupportedOptions(query);
-      if (!navigation.collection) {
-        const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
-        if (options.some((option) => option !== undefined)) {
-          throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
-        }
-      }
+      if (!navigation.collection) checkSingleRecordOptions(query);
       const parent = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT 1 FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
       if (parent.length === 0) throw new NotFoundError(resource.label, id);
       const bound = clampSkip(bindQuery(query, { model, entitySet: targetResource.entitySet, maxTop: targetResource.maxTop ?? HOST_MAX_TOP }));
