@@ -23,20 +23,19 @@ export default defineConfig([
     // 640 modules, which made importing the package take a quarter of a second; and the CommonJS
     // build then needs no ES module from require(), which Node allows only from 20.19 on. saxes
     // (small, CommonJS) too, so that no module of it goes through Node's CommonJS lexer at import.
-    // re2js stays a dependency: one ES module file of its own, and large.
     noExternal: ['chevrotain', 'saxes'],
     external: ['fast-check'],
   },
   {
-    // One self-contained, minified ESM file for browsers: its dependencies (Chevrotain, re2js, and
-    // saxes for CSDL XML) are bundled in.
+    // One self-contained, minified ESM file for browsers: its dependencies (Chevrotain, and saxes
+    // for CSDL XML) are bundled in.
     entry: { 'browser/odata-engine': 'src/browser.ts' },
     format: ['esm'],
     dts: true,
     minify: true,
     target: 'es2022',
     platform: 'browser',
-    noExternal: ['chevrotain', 'saxes', 're2js'],
+    noExternal: ['chevrotain', 'saxes'],
   },
   {
     entry: { cli: 'src/cli.ts' },

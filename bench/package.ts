@@ -4,8 +4,8 @@
  * and in the time `node` takes to import it and parse one filter, against `node -e 0`.
  *
  * Builds dist/ first (`npm run build`). Bytes are those of the dist/ modules in the program's
- * module graph (esbuild's metafile; Chevrotain and saxes are bundled into dist/, re2js, the one
- * dependency, is left out). Times are
+ * module graph (esbuild's metafile; Chevrotain and saxes are bundled into dist/; there is no
+ * runtime dependency). Times are
  * medians of interleaved fresh `node` processes, with the spread.
  *
  * Run alone with `tsx bench/package.ts`; `npm run bench` runs it too. Writes the `package`
@@ -48,7 +48,6 @@ async function loadedBytes(code: string): Promise<{ bytes: number; modules: numb
     metafile: true,
     format: 'esm',
     platform: 'node',
-    external: ['re2js'],
     logLevel: 'silent',
     // Not the repository's tsconfig, whose paths map the package's name onto src/.
     tsconfigRaw: '{}',
@@ -90,7 +89,7 @@ export async function runPackageBench(): Promise<string> {
 
 - Date: ${new Date().toISOString()}; Node ${process.version} (${process.platform}/${process.arch}); ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}
 - Tarball: **${kb(packed.size)} packed, ${kb(packed.unpackedSize)} unpacked**, ${packed.files.length} files, no source maps. Largest files: ${largest.map((file) => `${file.path} (${kb(file.size)})`).join(', ')}.
-- Method: dist/ built by \`npm run build\`; the bytes are the dist/ modules in each program's module graph (esbuild metafile; Chevrotain and saxes are bundled into dist/ and counted, re2js, the one dependency, is left out); the times are ${RUNS} interleaved fresh \`node\` processes per row (after one warm-up run of each), median and min – max; \`node -e 0\` took ${ms(bare)} (${spread(times[0]!)}).
+- Method: dist/ built by \`npm run build\`; the bytes are the dist/ modules in each program's module graph (esbuild metafile; Chevrotain and saxes are bundled into dist/ and counted; there is no runtime dependency); the times are ${RUNS} interleaved fresh \`node\` processes per row (after one warm-up run of each), median and min – max; \`node -e 0\` took ${ms(bare)} (${spread(times[0]!)}).
 
 ${table}
 `;

@@ -2,7 +2,6 @@
  * The canonical functions as the reference computes them (URL Conventions 5.1.1.5 to 5.1.1.11).
  * Strings are measured and indexed in Unicode code points; a `null` argument gives `null`.
  */
-import { RE2JS } from 're2js';
 import { ODataError } from '../errors/odata-error.js';
 import { derivesFrom, namesInstanceOf, type EnumType, type StructuredType } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
@@ -47,11 +46,13 @@ function unitIndex(text: string, codePoints: number): number {
 }
 
 /**
- * A `matchesPattern` pattern as an RE2 program (linear time in the subject, whatever the pattern),
- * after the subset check that every backend shares (src/semantic/pattern-subset.ts).
+ * A `matchesPattern` pattern as a JavaScript `RegExp`, after the subset check that every backend
+ * shares (src/semantic/pattern-subset.ts): the subset is what keeps a backtracking engine
+ * (JavaScript's, and PCRE, ICU on the databases) bounded, so no other engine is needed here.
  */
-function compilePattern(pattern: string): RE2JS {
-  return RE2JS.compile(checkMatchesPattern(pattern).re2, RE2JS.DOTALL);
+function compilePattern(pattern: string): RegExp {
+  const { js } = checkMatchesPattern(pattern);
+  return new RegExp(js.source, js.flags);
 }
 
 function instantOf(value: unknown): Instant | undefined {
@@ -158,7 +159,7 @@ export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evalu
     case 'concat':
       return binary(str2((s, t) => s + t));
     case 'matchesPattern': {
-      const cache = new Map<string, RE2JS>();
+      const cache = new Map<string, RegExp>();
       return binary(
         str2((s, pattern) => {
           let regex = cache.get(pattern);

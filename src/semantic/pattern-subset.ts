@@ -1,8 +1,8 @@
 /**
- * The one pattern language of `matchesPattern`: a subset of regular expressions that RE2 (the
- * in-memory backend's linear-time engine), PostgreSQL's AREs (`~`), MySQL 8's ICU and MariaDB's
- * PCRE2 (`REGEXP`) and MongoDB's PCRE (`$regexMatch`) read the same way, and that backtracking
- * engines (PCRE, ICU, JavaScript) match in bounded time. A small hand-written parser checks a
+ * The one pattern language of `matchesPattern`: a subset of regular expressions that JavaScript
+ * (the in-memory backend's `RegExp`), PostgreSQL's AREs (`~`), DuckDB's RE2, MySQL 8's ICU and
+ * MariaDB's PCRE2 (`REGEXP`) and MongoDB's PCRE (`$regexMatch`) read the same way, and that
+ * backtracking engines (JavaScript, PCRE, ICU) match in bounded time. A small hand-written parser checks a
  * pattern and renders it for each engine; every refusal is an ODataError that names the construct.
  *
  * The subset:
@@ -36,7 +36,13 @@ export const MAX_BRANCHING = 256;
 export interface CheckedPattern {
   /** The pattern as written. */
   readonly source: string;
-  /** For RE2 (re2js), compiled with the DOTALL flag. */
+  /**
+   * For JavaScript's `RegExp` (the in-memory backend): `new RegExp(js.source, js.flags)`, with the
+   * `s` flag (`.` matches line breaks) and the `u` flag (a character is a code point, as on every
+   * other engine).
+   */
+  readonly js: { readonly source: string; readonly flags: 'su' };
+  /** For RE2 (DuckDB's `regexp_matches`, with `(?s)`): the POSIX rendering. */
   readonly re2: string;
   /** For PostgreSQL's `~` (an ARE, where `.` matches line breaks and `$` only the end). */
   readonly postgres: string;
@@ -380,6 +386,7 @@ function literal(code: number): string {
 }
 
 function classMember(code: number, escapeAllPunctuation: boolean): string {
+  // (JavaScript's `u` flag refuses an escape of anything but syntax characters and '-': it never escapes all.)
   const char = String.fromCodePoint(code);
   if (CLASS_SPECIAL.has(code)) return `\\${char}`;
   // ICU reads some punctuation inside sets specially ('&&', '$', spaces in its set syntax): escape it all there.
@@ -387,7 +394,12 @@ function classMember(code: number, escapeAllPunctuation: boolean): string {
   return char;
 }
 
-function render(alternatives: readonly (readonly Node[])[], family: 'posix' | 'pcre'): string {
+/**
+ * The pattern in an engine family's syntax: `posix` (PostgreSQL's AREs, RE2), `pcre` (PCRE, ICU,
+ * PCRE2: `$` may match before a final line break there) or `js` (a `u`-flag RegExp: escapes only
+ * of syntax characters, `$` is the very end without the `m` flag).
+ */
+function render(alternatives: readonly (readonly Node[])[], family: 'posix' | 'pcre' | 'js'): string {
   const atom = (a: Atom): string => {
     if (a.kind === 'any') return '.';
     if (a.kind === 'char') return literal(a.code);
@@ -424,7 +436,14 @@ export function checkMatchesPattern(pattern: string): CheckedPattern {
   checkCost(alternatives);
   const posix = render(alternatives, 'posix');
   const pcre = render(alternatives, 'pcre');
-  const checked: CheckedPattern = { source: pattern, re2: posix, postgres: posix, mysql: `(?s)${pcre}`, mongo: { regex: pcre, options: 's' } };
+  const checked: CheckedPattern = {
+    source: pattern,
+    js: { source: render(alternatives, 'js'), flags: 'su' },
+    re2: posix,
+    postgres: posix,
+    mysql: `(?s)${pcre}`,
+    mongo: { regex: pcre, options: 's' },
+  };
   if (cache.size >= 256) cache.clear();
   cache.set(pattern, checked);
   return checked;

@@ -1,13 +1,16 @@
 /**
  * matchesPattern accepts only the linear-time subset (src/semantic/pattern-subset.ts), refused
  * at bind time with an ODataError; every accepted pattern runs in bounded time on adversarial
- * subjects of 10 000 characters: in memory (RE2), with a backtracking JavaScript RegExp (what
- * mingo runs for MongoDB's rendering) and on PostgreSQL (PGlite); and the engines agree.
+ * subjects of 10 000 characters: in memory (a JavaScript RegExp of the `js` rendering), with a
+ * backtracking JavaScript RegExp of MongoDB's rendering (what mingo runs) and on PostgreSQL
+ * (PGlite); and the engines agree, with RE2 (re2js, a linear-time engine) as a second opinion.
  *
  * The time bounds are generous on purpose (a loaded 2-core CI machine): they are not speed
  * measurements (those are in bench/) but catch the exponential and quadratic blow-ups the issue
  * reported (a 27-character subject took 7.7 s, doubling with each character).
  */
+import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, defineModel, ODataError, validateQuery, type Row } from '../../src/index.js';
 import { checkMatchesPattern, MAX_PATTERN_LENGTH } from '../../src/semantic/pattern-subset.js';
@@ -75,6 +78,48 @@ describe('matchesPattern: only the shared linear-time subset binds', () => {
 
 const PATTERNS = acceptedPatterns(150);
 
+/** Patterns over the subset's syntax with line breaks, astral characters, punctuation and classes of them. */
+const widePattern = fc
+  .array(
+    fc.constantFrom('a', 'b', 'é', '😀', '\n', '&', '~', '-', '/', '.', '[a-z]', '[^b]', '[\\-&~]', '[😀-😂]', '[^😀]', '\\.', '\\[', '\\{', '(', ')', '|', '*', '+', '?', '{2,3}', '^', '$'),
+    { minLength: 1, maxLength: 10 },
+  )
+  .map((tokens) => tokens.join('').replaceAll('\\n', '\n'));
+const wideSubject = fc.array(fc.constantFrom('a', 'b', 'é', '😀', '😁', '\n', '&', '~', '-', '/', '.', '[', '{', '\uD800', 'A'), { maxLength: 12 }).map((chars) => chars.join(''));
+
+describe('the in-memory RegExp and RE2 read every accepted pattern alike', () => {
+  it('on random patterns (line breaks, astral characters, punctuation) and subjects', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(widePattern, fc.array(wideSubject, { minLength: 1, maxLength: 8 }), (pattern, subjects) => {
+        let checked;
+        try {
+          checked = checkMatchesPattern(pattern);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ODataError);
+          return;
+        }
+        accepted++;
+        const js = new RegExp(checked.js.source, checked.js.flags);
+        const re2 = RE2JS.compile(checked.re2, RE2JS.DOTALL);
+        const data: Row[] = subjects.map((body, i) => ({ id: i, body }));
+        const memory = compileQuery(bind(pattern), { data: { texts: data } }).apply(data).value.map((r) => r.id);
+        expect(memory, pattern).toEqual(data.filter((r) => re2.test(r.body as string)).map((r) => r.id));
+        expect(memory, pattern).toEqual(data.filter((r) => js.test(r.body as string)).map((r) => r.id));
+      }),
+      { numRuns: 3000, seed: 20261126 },
+    );
+    expect(accepted).toBeGreaterThan(500);
+  });
+
+  it.each(PATTERNS)('%s on the adversarial subjects', (pattern) => {
+    const checked = checkMatchesPattern(pattern);
+    const re2 = RE2JS.compile(checked.re2, RE2JS.DOTALL);
+    const memory = compileQuery(bind(pattern), { data: { texts: rows } }).apply(rows).value.map((r) => r.id);
+    expect(memory).toEqual(rows.filter((r) => re2.test(r.body as string)).map((r) => r.id));
+  });
+});
+
 describe('every accepted pattern runs in bounded time on 10 000-character subjects', () => {
   let engine: Engine;
   beforeAll(async () => {
@@ -92,7 +137,7 @@ describe('every accepted pattern runs in bounded time on 10 000-character subjec
     expect(PATTERNS.some((p) => /[*+]/.test(p) && p.includes('|'))).toBe(true);
   });
 
-  it('in memory (RE2) and as MongoDB renders it for a backtracking JavaScript RegExp', () => {
+  it('in memory (a RegExp of the js rendering) and as MongoDB renders it for a backtracking JavaScript RegExp', () => {
     let slowest = 0;
     for (const pattern of PATTERNS) {
       const bound = bind(pattern);
