@@ -25,6 +25,13 @@ export default defineConfig([
     // (small, CommonJS) too, so that no module of it goes through Node's CommonJS lexer at import.
     noExternal: ['chevrotain', 'saxes'],
     external: ['fast-check'],
+    // Whitespace and comments are dropped (and, for ES modules, syntax shortened): Node compiles a
+    // third less text at import. Names are kept, so stack traces stay readable; CommonJS output is
+    // not syntax-minified because tsup's CommonJS rewrite of shared chunks breaks on it.
+    esbuildOptions(options, { format }) {
+      options.minifyWhitespace = true;
+      options.minifySyntax = format === 'esm';
+    },
   },
   {
     // One self-contained, minified ESM file for browsers: its dependencies (Chevrotain, and saxes

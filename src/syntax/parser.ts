@@ -21,6 +21,7 @@ import type {
 } from './ast.js';
 import * as T from './lexer.js';
 import { errorMessages } from './messages.js';
+import { LazyLookaheadStrategy } from './lazy-lookahead.js';
 import { arrange, type OperatorToken } from './precedence.js';
 import {
   assembleItemPath,
@@ -71,7 +72,13 @@ export class ODataParser extends EmbeddedActionsParser {
    * with them on, so a grammar that fails them never ships.
    */
   constructor(validate = false) {
-    super(T.allTokens, { maxLookahead: 1, errorMessageProvider: errorMessages, skipValidations: !validate });
+    super(T.allTokens, {
+      maxLookahead: 1,
+      errorMessageProvider: errorMessages,
+      skipValidations: !validate,
+      // Lookahead functions are built on first use: a parse needs few of them (a faster cold start).
+      lookaheadStrategy: new LazyLookaheadStrategy({ maxLookahead: 1 }),
+    });
     this.performSelfAnalysis();
   }
 
