@@ -12,7 +12,7 @@ import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
-import { limitFraction } from '../../passes/fractional-precision.js';
+import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -604,6 +604,9 @@ function keySelect(type: StructuredType): BoundQueryOptions['select'] {
   return { all: false, properties: type.key.map((name) => ({ path: [type.properties.get(name) as Property], span })), navigation: [] };
 }
 
+/** A BSON date's precision: milliseconds. */
+const MONGO_PRECISION: FractionalPrecision = { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' };
+
 /**
  * Compiles a bound query to a MongoDB `find` (filter, projection, sort, skip and limit), or to an
  * aggregation pipeline when a find cannot express it: plain documents that the `mongodb` driver
@@ -626,7 +629,7 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   }
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
-  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' });
+  const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
   const compiler = new QueryCompiler(options);
   const context = newContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);

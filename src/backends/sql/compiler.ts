@@ -111,19 +111,21 @@ export class SqlCompiler {
     return this.steps(node.steps, current);
   }
 
-  private steps(steps: readonly BoundPathStep[], scope: Scope): string {
-    const [step, ...rest] = steps;
+  /** The SQL of `steps` from index `at` on (an index rather than a rest copy: paths are compiled often). */
+  private steps(steps: readonly BoundPathStep[], scope: Scope, at = 0): string {
+    const step = steps[at];
     if (step === undefined) throw unsupported('a path to a whole entity');
+    const more = steps.length > at + 1;
     switch (step.kind) {
       case 'property':
         if (step.property.collection) throw unsupported(`the collection property '${step.property.name}' as a value`);
         if (step.property.type.kind === 'complex') {
           // A complex value is stored flattened: its properties are columns with its name as prefix.
-          if (rest.length === 0) throw unsupported(`the complex property '${step.property.name}' as a value (compare it with null, or use its properties)`);
+          if (!more) throw unsupported(`the complex property '${step.property.name}' as a value (compare it with null, or use its properties)`);
           const prefix = `${scope.prefix ?? ''}${columnName(scope.type, step.property, this.mapping)}_`;
-          return this.steps(rest, { ...scope, type: step.property.type.type, prefix });
+          return this.steps(steps, { ...scope, type: step.property.type.type, prefix }, at + 1);
         }
-        if (rest.length > 0) throw unsupported('paths into this property');
+        if (more) throw unsupported('paths into this property');
         return this.column(scope.type, step.property, scope.alias, scope.prefix);
       case 'navigation': {
         if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types');
@@ -138,10 +140,10 @@ export class SqlCompiler {
             joined = { ...related.scope, joins };
             joins.scopes.set(key, joined);
           }
-          return this.steps(rest, joined);
+          return this.steps(steps, joined, at + 1);
         }
         const related = this.related(step, scope);
-        return `(SELECT ${this.steps(rest, related.scope)} FROM ${related.from} WHERE ${related.join})`;
+        return `(SELECT ${this.steps(steps, related.scope, at + 1)} FROM ${related.from} WHERE ${related.join})`;
       }
       case 'typeCast':
         throw this.locate(unsupported(`the type cast to '${step.target.qualifiedName}', a derived type (a row does not say its type)`), step);
