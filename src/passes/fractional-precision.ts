@@ -145,8 +145,8 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
       return operand === node.operand ? node : { ...node, operand };
     }
     case 'call': {
-      const args = node.args.map(recurse);
-      return args.every((a, i) => a === node.args[i]) ? node : { ...node, args };
+      const args = mapSame(node.args, recurse);
+      return args === node.args ? node : { ...node, args };
     }
     case 'lambda':
       return node.predicate === undefined ? node : { ...node, predicate: recurse(node.predicate) };

@@ -67,8 +67,8 @@ export function foldConstants(node: BoundExpression): BoundExpression {
       return operand === node.operand ? node : { ...node, operand };
     }
     case 'call': {
-      const args = node.args.map(foldConstants);
-      return args.every((a, i) => a === node.args[i]) ? node : { ...node, args };
+      const args = mapSame(node.args, foldConstants);
+      return args === node.args ? node : { ...node, args };
     }
     case 'in': {
       // A NaN item matches nothing (NaN equals nothing; PostgreSQL and MongoDB find NaN = NaN).

@@ -140,7 +140,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
 
   const expansionNames: { alias: string; name: string }[] = [];
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
-  const joinedRoot = (): Scope => ({ ...root, joins: { clauses: [], scopes: new Map() } });
+  const joinedRoot = (): Scope => ({ alias: root.alias, type: root.type, set: root.set, variables: root.variables, joins: { clauses: [], scopes: new Map() } });
   const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
     [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
