@@ -476,7 +476,7 @@ export class SqlCompiler {
         switch (node.operator) {
           case 'and':
           case 'or':
-            return `(${this.condition(node.left, positive, scope)} ${node.operator.toUpperCase()} ${this.condition(node.right, positive, scope)})`;
+            return `(${this.condition(node.left, positive, scope)} ${node.operator === 'and' ? 'AND' : 'OR'} ${this.condition(node.right, positive, scope)})`;
           case 'has':
             return this.has(node, scope);
           case 'eq':
@@ -656,7 +656,9 @@ export class SqlCompiler {
   private likePattern(node: BoundExpression, scope: Scope, before: string, after: string): string {
     const escape = this.dialect.escapeChar;
     if (node.kind === 'literal' && typeof node.value === 'string') {
-      const escaped = node.value.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`);
+      const text = node.value;
+      // Most patterns have nothing to escape: the replaces only when one of the characters is there.
+      const escaped = text.includes(escape) || text.includes('%') || text.includes('_') ? text.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`) : text;
       return this.value(`${before}${escaped}${after}`, 'string');
     }
     // The prefix, the escaped expression, the suffix.
