@@ -228,6 +228,23 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   const properties = select.all
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
     : select.properties.map((item) => item.path);
+  const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
+  // Top-level properties with ordinary names: a plain copy loop.
+  const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
+  if (plain && expansions.length === 0) {
+    const names = properties.map((path) => (path[0] as { name: string }).name);
+    return (row) => {
+      const result: Record<string, unknown> = {};
+      const source = row as Record<string, unknown>;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        const value = source[name];
+        result[name] = value === undefined ? null : value;
+      }
+      return result;
+    };
+  }
+  // Otherwise a copier per path (made only here: the plain loop above needs none).
   const copiers = properties.map((path) => {
     const getters = path.map((property) => propertyGetter(property.name));
     const names = path.map((property) => property.name);
@@ -246,22 +263,6 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
       setOwn(into, names[names.length - 1] as string, value);
     };
   });
-  const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
-  // Top-level properties with ordinary names: a plain copy loop.
-  const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
-  if (plain && expansions.length === 0) {
-    const names = properties.map((path) => (path[0] as { name: string }).name);
-    return (row) => {
-      const result: Record<string, unknown> = {};
-      const source = row as Record<string, unknown>;
-      for (let i = 0; i < names.length; i++) {
-        const name = names[i] as string;
-        const value = source[name];
-        result[name] = value === undefined ? null : value;
-      }
-      return result;
-    };
-  }
   return (row) => {
     const result: Record<string, unknown> = {};
     for (const copy of copiers) copy(row, result);
