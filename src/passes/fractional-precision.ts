@@ -14,6 +14,7 @@
 import { ODataError } from '../errors/odata-error.js';
 import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { formatDuration, formatInstant, formatTimeOfDay, instantFromPicos, parseDuration, parseInstant, parseTimeOfDay } from '../util/temporal.js';
+import { mapSame } from '../util/same.js';
 
 /**
  * The backend's precision: digits of a second it stores for each temporal type (12, or a type left
@@ -38,10 +39,21 @@ function picosOf(node: BoundLiteral): { type: Temporal; picos: bigint } | undefi
 
 /** The picoseconds of one unit of the backend's precision for each temporal type. */
 type Units = Readonly<Record<Temporal, bigint>>;
-const unitsOf = (precision: FractionalPrecision): Units => {
+/**
+ * The units of a precision, or `undefined` when every type is exact (nothing to limit). Kept per
+ * precision object (the backends keep theirs), so not derived again on every compile.
+ */
+const unitsByPrecision = new WeakMap<FractionalPrecision, { readonly units: Units | undefined }>();
+function unitsOf(precision: FractionalPrecision): Units | undefined {
+  const kept = unitsByPrecision.get(precision);
+  if (kept !== undefined) return kept.units;
+  const { digits } = precision;
   const unit = (digits: number | undefined): bigint => 10n ** BigInt(Math.max(0, 12 - Math.min(12, digits ?? 12)));
-  return { 'Edm.DateTimeOffset': unit(precision.digits['Edm.DateTimeOffset']), 'Edm.TimeOfDay': unit(precision.digits['Edm.TimeOfDay']), 'Edm.Duration': unit(precision.digits['Edm.Duration']) };
-};
+  const units: Units = { 'Edm.DateTimeOffset': unit(digits['Edm.DateTimeOffset']), 'Edm.TimeOfDay': unit(digits['Edm.TimeOfDay']), 'Edm.Duration': unit(digits['Edm.Duration']) };
+  const exact = Object.values(units).every((u) => u === 1n);
+  unitsByPrecision.set(precision, { units: exact ? undefined : units });
+  return exact ? undefined : units;
+}
 
 /** Whether the node is a temporal literal with a fraction the backend cannot hold. */
 function isFiner(node: BoundExpression, units: Units): node is BoundLiteral {
@@ -133,8 +145,8 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
       return operand === node.operand ? node : { ...node, operand };
     }
     case 'call': {
-      const args = node.args.map(recurse);
-      return args.every((a, i) => a === node.args[i]) ? node : { ...node, args };
+      const args = mapSame(node.args, recurse);
+      return args === node.args ? node : { ...node, args };
     }
     case 'lambda':
       return node.predicate === undefined ? node : { ...node, predicate: recurse(node.predicate) };
@@ -153,11 +165,25 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
  */
 export function limitFraction<T extends BoundQueryOptions>(query: T, precision: FractionalPrecision, option?: string): T {
   const units = unitsOf(precision);
-  if (Object.values(units).every((unit) => unit === 1n)) return query;
+  if (units === undefined) return query;
+  // The query itself when no literal is finer (the usual case): no copies.
+  const filter = query.filter === undefined ? undefined : limit(query.filter, units, precision, option ?? '$filter');
+  const orderBy =
+    query.orderBy === undefined
+      ? undefined
+      : mapSame(query.orderBy, (item) => {
+          const expression = limit(item.expression, units, precision, option ?? '$orderby');
+          return expression === item.expression ? item : { ...item, expression };
+        });
+  const expand = mapSame(query.expand, (item) => {
+    const options = limitFraction(item.options, precision, '$expand');
+    return options === item.options ? item : { ...item, options };
+  });
+  if (filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
   return {
     ...query,
-    ...(query.filter === undefined ? {} : { filter: limit(query.filter, units, precision, option ?? '$filter') }),
-    ...(query.orderBy === undefined ? {} : { orderBy: query.orderBy.map((item) => ({ ...item, expression: limit(item.expression, units, precision, option ?? '$orderby') })) }),
-    expand: query.expand.map((item) => ({ ...item, options: limitFraction(item.options, precision, '$expand') })),
+    ...(query.filter === undefined ? {} : { filter }),
+    ...(query.orderBy === undefined ? {} : { orderBy }),
+    expand,
   };
 }

@@ -7,6 +7,7 @@
 import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatDate, formatDuration, formatInstant, instantFromPicos, parseDuration, type Instant } from '../util/temporal.js';
 import { decimalToString, type Decimal } from '../util/decimal.js';
+import { mapSame } from '../util/same.js';
 import { ExpressionCompiler } from './evaluator.js';
 
 const evaluator = new ExpressionCompiler(() => null);
@@ -66,8 +67,8 @@ export function foldConstants(node: BoundExpression): BoundExpression {
       return operand === node.operand ? node : { ...node, operand };
     }
     case 'call': {
-      const args = node.args.map(foldConstants);
-      return args.every((a, i) => a === node.args[i]) ? node : { ...node, args };
+      const args = mapSame(node.args, foldConstants);
+      return args === node.args ? node : { ...node, args };
     }
     case 'in': {
       // A NaN item matches nothing (NaN equals nothing; PostgreSQL and MongoDB find NaN = NaN).
@@ -159,10 +160,24 @@ function negate(condition: BoundExpression): BoundExpression {
 
 /** {@link foldConstants} over the `$filter` and `$orderby` of a query and of its expansions. */
 export function foldQuery<T extends BoundQueryOptions>(query: T): T {
+  // The query itself when nothing folds (the usual case): no copies.
+  const filter = query.filter === undefined ? undefined : foldConstants(query.filter);
+  const orderBy =
+    query.orderBy === undefined
+      ? undefined
+      : mapSame(query.orderBy, (item) => {
+          const expression = foldConstants(item.expression);
+          return expression === item.expression ? item : { ...item, expression };
+        });
+  const expand = mapSame(query.expand, (item) => {
+    const options = foldQuery(item.options);
+    return options === item.options ? item : { ...item, options };
+  });
+  if (filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
   return {
     ...query,
-    ...(query.filter === undefined ? {} : { filter: foldConstants(query.filter) }),
-    ...(query.orderBy === undefined ? {} : { orderBy: query.orderBy.map((item) => ({ ...item, expression: foldConstants(item.expression) })) }),
-    expand: query.expand.map((item) => ({ ...item, options: foldQuery(item.options) })),
+    ...(query.filter === undefined ? {} : { filter }),
+    ...(query.orderBy === undefined ? {} : { orderBy }),
+    expand,
   };
 }

@@ -503,6 +503,9 @@ function plainProperty(node: BoundExpression): string | undefined {
   return name in Object.prototype || name === '__proto__' ? undefined : name;
 }
 
+const FAST_OPERATORS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
+const FAST_NUMBERS = new Set(['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Double', 'Edm.Single']);
+
 /**
  * Specialized closures for the most common shapes (`Name op literal` on numbers, strings and
  * Booleans, and `startswith`/`endswith`/`contains(Name,'literal')`): one closure per row instead
@@ -518,12 +521,12 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
     if (node.name === 'endswith') return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.endsWith(text) : null; };
     return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.includes(text) : null; };
   }
-  if (node.kind !== 'binary' || !['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(node.operator)) return undefined;
+  if (node.kind !== 'binary' || !FAST_OPERATORS.has(node.operator)) return undefined;
   const name = plainProperty(node.left);
   const literal = node.right;
   if (name === undefined || literal.kind !== 'literal' || literal.value === null) return undefined;
   const operandType = node.operandType;
-  const numeric = operandType.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Double', 'Edm.Single'].includes(operandType.name);
+  const numeric = operandType.kind === 'primitive' && FAST_NUMBERS.has(operandType.name);
   const textual = isPrimitive(operandType, 'Edm.String') && node.left.type.kind === 'primitive' && node.left.type.name === 'Edm.String';
   const boolean = isPrimitive(operandType, 'Edm.Boolean');
   if (!numeric && !textual && !boolean) return undefined;

@@ -646,7 +646,7 @@ export class ExpressionBinder {
         node.span,
       );
     }
-    const inner: Scope = { ...scope, functionDepth: depth };
+    const inner: Scope = { variables: scope.variables, anyAllDepth: scope.anyAllDepth, functionDepth: depth, expanding: scope.expanding };
     if (node.name === 'cast' || node.name === 'isof') return this.typeFunction(node, inner);
     const args = node.args.map((arg) => this.expression(arg as Expression, inner));
     const type = matchOverload(node.name, args.map((arg) => arg.type));

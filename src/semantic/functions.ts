@@ -115,13 +115,25 @@ export function describeOverloads(name: string): string {
 
 /** The result type of the first overload that accepts the argument types, or `undefined`. */
 export function matchOverload(name: keyof typeof SIGNATURES, args: readonly ExpressionType[]): ExpressionType | undefined {
-  for (const overload of SIGNATURES[name]) {
-    if (overload.parameters.length !== args.length) continue;
-    if (!overload.parameters.every((kind, i) => accepts(kind, args[i] as ExpressionType))) continue;
+  // Loops rather than every/map/Set: this runs for every call of every query bound.
+  overloads: for (const overload of SIGNATURES[name]) {
+    const { parameters } = overload;
+    if (parameters.length !== args.length) continue;
+    for (let i = 0; i < parameters.length; i++) if (!accepts(parameters[i]!, args[i] as ExpressionType)) continue overloads;
     // Spatial arguments of one call must be of one family (both geography or both geometry).
-    const families = new Set(args.map(spatialFamily).filter((f) => f !== undefined));
-    if (families.size > 1) continue;
+    if (mixedSpatialFamilies(args)) continue;
     return typeof overload.result === 'function' ? overload.result(args) : overload.result;
   }
   return undefined;
+}
+
+function mixedSpatialFamilies(args: readonly ExpressionType[]): boolean {
+  let family: string | undefined;
+  for (const arg of args) {
+    const f = spatialFamily(arg);
+    if (f === undefined) continue;
+    if (family === undefined) family = f;
+    else if (family !== f) return true;
+  }
+  return false;
 }

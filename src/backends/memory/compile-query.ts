@@ -175,7 +175,14 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
 
   const project = projector(options, type, resolve, search, requireTargets);
 
-  const apply = (rows: readonly Row[]): QueryResult => {
+  // What apply needs of the options, read once here: apply closures of every compiled query share
+  // their optimized code, and reading the bound options (whose shapes differ from query to query)
+  // on each call made that code deoptimize over and over when two queries ran in turn.
+  const withCount = options.count === true;
+  const skip = options.skip ?? 0;
+  const end = options.top === undefined ? undefined : skip + options.top;
+  const paged = skip > 0 || end !== undefined;
+  const matches = (rows: readonly Row[]): Row[] => {
     const matching: Row[] = [];
     if (filterEvaluator !== undefined && searchExpression === undefined) {
       // The common case, without the predicate wrapper: one call per row.
@@ -189,20 +196,30 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
         if (predicate(row)) matching.push(row);
       }
     }
-    const count = options.count === true ? matching.length : undefined;
-    let ordered = matching;
-    if (keys.length > 0) {
-      // Decorate, sort, undecorate: every key is computed once per row; ties keep input order.
-      const decorated = matching.map((row, index) => ({ row, index, key: sortKey(row) }));
-      decorated.sort((a, b) => compareKeys(keys, a.key, b.key) || a.index - b.index);
-      ordered = decorated.map((entry) => entry.row);
-    }
-    const skip = options.skip ?? 0;
-    const end = options.top === undefined ? undefined : skip + options.top;
-    const page = skip > 0 || end !== undefined ? ordered.slice(skip, end) : ordered;
-    const value = page.map(project);
-    return count === undefined ? { value } : { value, count };
+    return matching;
   };
+  // Two forms, so that a query without order or paging runs code of its own (with feedback of its own).
+  const apply =
+    keys.length === 0 && !paged
+      ? (rows: readonly Row[]): QueryResult => {
+          const matching = matches(rows);
+          const value = matching.map(project);
+          return withCount ? { value, count: matching.length } : { value };
+        }
+      : (rows: readonly Row[]): QueryResult => {
+          const matching = matches(rows);
+          const count = withCount ? matching.length : undefined;
+          let ordered = matching;
+          if (keys.length > 0) {
+            // Decorate, sort, undecorate: every key is computed once per row; ties keep input order.
+            const decorated = matching.map((row, index) => ({ row, index, key: sortKey(row) }));
+            decorated.sort((a, b) => compareKeys(keys, a.key, b.key) || a.index - b.index);
+            ordered = decorated.map((entry) => entry.row);
+          }
+          const page = paged ? ordered.slice(skip, end) : ordered;
+          const value = page.map(project);
+          return count === undefined ? { value } : { value, count };
+        };
   return { predicate, compare, project, apply };
 }
 
@@ -211,6 +228,23 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   const properties = select.all
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
     : select.properties.map((item) => item.path);
+  const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
+  // Top-level properties with ordinary names: a plain copy loop.
+  const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
+  if (plain && expansions.length === 0) {
+    const names = properties.map((path) => (path[0] as { name: string }).name);
+    return (row) => {
+      const result: Record<string, unknown> = {};
+      const source = row as Record<string, unknown>;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        const value = source[name];
+        result[name] = value === undefined ? null : value;
+      }
+      return result;
+    };
+  }
+  // Otherwise a copier per path (made only here: the plain loop above needs none).
   const copiers = properties.map((path) => {
     const getters = path.map((property) => propertyGetter(property.name));
     const names = path.map((property) => property.name);
@@ -229,22 +263,6 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
       setOwn(into, names[names.length - 1] as string, value);
     };
   });
-  const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
-  // Top-level properties with ordinary names: a plain copy loop.
-  const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
-  if (plain && expansions.length === 0) {
-    const names = properties.map((path) => (path[0] as { name: string }).name);
-    return (row) => {
-      const result: Record<string, unknown> = {};
-      const source = row as Record<string, unknown>;
-      for (let i = 0; i < names.length; i++) {
-        const name = names[i] as string;
-        const value = source[name];
-        result[name] = value === undefined ? null : value;
-      }
-      return result;
-    };
-  }
   return (row) => {
     const result: Record<string, unknown> = {};
     for (const copy of copiers) copy(row, result);

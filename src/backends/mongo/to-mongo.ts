@@ -9,13 +9,13 @@
  */
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
-import { limitFraction } from '../../passes/fractional-precision.js';
+import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
-import { collectionOf, countField, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 export { escapeRegex, fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -82,11 +82,13 @@ class FilterCompiler {
   field(node: BoundExpression): { field: string; property: Property } | undefined {
     if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length === 0) return undefined;
     let type = this.type;
-    const fields: string[] = [];
-    for (const [i, step] of node.steps.entries()) {
+    let field = '';
+    // An index loop and a growing string (not entries() and join): this runs for every path compiled.
+    for (let i = 0; i < node.steps.length; i++) {
+      const step = node.steps[i] as BoundPathStep;
       if (step.kind !== 'property' || step.property.collection) return undefined;
-      fields.push(fieldOf(type, step.property, this.mapping));
-      if (i === node.steps.length - 1) return step.property.type.kind === 'complex' ? undefined : { field: fields.join('.'), property: step.property };
+      field = i === 0 ? fieldOf(type, step.property, this.mapping) : `${field}.${fieldOf(type, step.property, this.mapping)}`;
+      if (i === node.steps.length - 1) return step.property.type.kind === 'complex' ? undefined : { field, property: step.property };
       if (step.property.type.kind !== 'complex') return undefined;
       type = step.property.type.type;
     }
@@ -111,7 +113,7 @@ class FilterCompiler {
       value = left;
     }
     if (value.kind !== 'literal' || value.value === null) return undefined;
-    return { [fieldOf(this.type, step.property, this.mapping)]: { $elemMatch: { [OPERATOR[op]]: mongoValue(value.value, step.property, this.mapping) } } };
+    return entry(fieldOf(this.type, step.property, this.mapping), { $elemMatch: entry(OPERATOR[op], mongoValue(value.value, step.property, this.mapping)) });
   }
 
   /** `{ $expr }`: true exactly where the condition's value is `positive`. */
@@ -128,7 +130,7 @@ class FilterCompiler {
     const term = (text: string): MongoDocument => {
       if (fields.length === 0) return NOTHING;
       const regex = { $regex: escapeRegex(text.toLowerCase()), $options: 'i' };
-      return fields.length === 1 ? { [fields[0] as string]: regex } : { $or: fields.map((field) => ({ [field]: regex })) };
+      return fields.length === 1 ? entry(fields[0] as string, regex) : { $or: fields.map((field) => entry(field, regex)) };
     };
     return foldSearch<MongoDocument>(search.root, {
       everything: () => EVERYTHING,
@@ -179,7 +181,7 @@ class FilterCompiler {
         // A Boolean property: null is neither true nor, under not, false.
         const found = this.field(node);
         if (found === undefined) break;
-        return { [found.field]: { $eq: positive } };
+        return entry(found.field, { $eq: positive });
       }
       case 'in': {
         const found = this.field(node.left);
@@ -191,7 +193,7 @@ class FilterCompiler {
         const result = this.stringPredicate(node);
         if (result === undefined) break;
         // contains(null, 'a') is null: under not, still no match.
-        return positive ? result.filter : { $and: [{ [result.field]: { $type: 'string' } }, { $nor: [result.filter] }] };
+        return positive ? result.filter : { $and: [entry(result.field, { $type: 'string' }), { $nor: [result.filter] }] };
       }
       default:
         break;
@@ -216,7 +218,7 @@ class FilterCompiler {
     // tolower(x) never contains an upper-case letter: no non-null value matches.
     if (lower && value !== value.toLowerCase()) return NOTHING;
     const text = escapeRegex(value);
-    const regex = (source: string): MongoDocument => ({ [field]: lower ? { $regex: source, $options: 'i' } : { $regex: source } });
+    const regex = (source: string): MongoDocument => entry(field, lower ? { $regex: source, $options: 'i' } : { $regex: source });
     switch (name) {
       case 'contains':
         return regex(text);
@@ -324,18 +326,18 @@ class FilterCompiler {
       // x > L (x >= L) is x > floor(L), x < L (x <= L) is x <= floor(L).
       if (op === 'eq' || op === 'ne') return op === 'eq' ? NOTHING : EVERYTHING;
       const floor = mongoValue(other.value, property, this.mapping);
-      return { [field]: op === 'gt' || op === 'ge' ? { $gt: floor } : { $lte: floor } };
+      return entry(field, op === 'gt' || op === 'ge' ? { $gt: floor } : { $lte: floor });
     }
     if (other.value === null) {
       // OData: null eq null is true, null gt/lt anything is false, null ge/le null is true.
-      if (op === 'eq' || op === 'ge' || op === 'le') return { [field]: { $eq: null } };
-      if (op === 'ne') return { [field]: { $ne: null } };
+      if (op === 'eq' || op === 'ge' || op === 'le') return entry(field, { $eq: null });
+      if (op === 'ne') return entry(field, { $ne: null });
       return NOTHING;
     }
     const numeric = this.numericComparison(op, field, property, other.value, operandType);
     if (numeric !== undefined) return numeric;
     // `$ne` matches null and missing fields, as OData's ne does; `$gt`… never match null.
-    return { [field]: { [OPERATOR[op]]: mongoValue(other.value, property, this.mapping) } };
+    return entry(field, entry(OPERATOR[op], mongoValue(other.value, property, this.mapping)));
   }
 
   /**
@@ -366,11 +368,11 @@ class FilterCompiler {
   /** Documents whose integer field is in the range (`'all'`: any number). */
   private rangeFilter(field: string, property: Property, range: IntegerRange | 'none' | 'all'): MongoDocument {
     if (range === 'none') return NOTHING;
-    if (range === 'all') return { [field]: { $type: 'number' } };
+    if (range === 'all') return entry(field, { $type: 'number' });
     const bound = (n: bigint): unknown => mongoValue(property.type.kind === 'primitive' && property.type.name === 'Edm.Int64' ? n : Number(n), property, this.mapping);
-    if (range.from !== undefined && range.to === range.from + 1n) return { [field]: { $eq: bound(range.from) } };
+    if (range.from !== undefined && range.to === range.from + 1n) return entry(field, { $eq: bound(range.from) });
     // Inclusive ends: both inside the field's range (`to` may be one past its maximum).
-    return { [field]: { ...(range.from === undefined ? {} : { $gte: bound(range.from) }), ...(range.to === undefined ? {} : { $lte: bound(range.to - 1n) }) } };
+    return entry(field, { ...(range.from === undefined ? {} : { $gte: bound(range.from) }), ...(range.to === undefined ? {} : { $lte: bound(range.to - 1n) }) });
   }
 
   /**
@@ -604,6 +606,9 @@ function keySelect(type: StructuredType): BoundQueryOptions['select'] {
   return { all: false, properties: type.key.map((name) => ({ path: [type.properties.get(name) as Property], span })), navigation: [] };
 }
 
+/** A BSON date's precision: milliseconds. */
+const MONGO_PRECISION: FractionalPrecision = { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' };
+
 /**
  * Compiles a bound query to a MongoDB `find` (filter, projection, sort, skip and limit), or to an
  * aggregation pipeline when a find cannot express it: plain documents that the `mongodb` driver
@@ -626,7 +631,7 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   }
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
-  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' });
+  const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
   const compiler = new QueryCompiler(options);
   const context = newContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);

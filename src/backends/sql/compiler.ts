@@ -111,19 +111,21 @@ export class SqlCompiler {
     return this.steps(node.steps, current);
   }
 
-  private steps(steps: readonly BoundPathStep[], scope: Scope): string {
-    const [step, ...rest] = steps;
+  /** The SQL of `steps` from index `at` on (an index rather than a rest copy: paths are compiled often). */
+  private steps(steps: readonly BoundPathStep[], scope: Scope, at = 0): string {
+    const step = steps[at];
     if (step === undefined) throw unsupported('a path to a whole entity');
+    const more = steps.length > at + 1;
     switch (step.kind) {
       case 'property':
         if (step.property.collection) throw unsupported(`the collection property '${step.property.name}' as a value`);
         if (step.property.type.kind === 'complex') {
           // A complex value is stored flattened: its properties are columns with its name as prefix.
-          if (rest.length === 0) throw unsupported(`the complex property '${step.property.name}' as a value (compare it with null, or use its properties)`);
+          if (!more) throw unsupported(`the complex property '${step.property.name}' as a value (compare it with null, or use its properties)`);
           const prefix = `${scope.prefix ?? ''}${columnName(scope.type, step.property, this.mapping)}_`;
-          return this.steps(rest, { ...scope, type: step.property.type.type, prefix });
+          return this.steps(steps, { ...scope, type: step.property.type.type, prefix }, at + 1);
         }
-        if (rest.length > 0) throw unsupported('paths into this property');
+        if (more) throw unsupported('paths into this property');
         return this.column(scope.type, step.property, scope.alias, scope.prefix);
       case 'navigation': {
         if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types');
@@ -135,13 +137,14 @@ export class SqlCompiler {
           if (joined === undefined) {
             const related = this.related(step, scope);
             joins.clauses.push(`LEFT JOIN ${related.from} ON ${related.join}`);
-            joined = { ...related.scope, joins };
+            // Written out rather than spread (a hot path): the scope of related() and its joins.
+            joined = { alias: related.scope.alias, type: related.scope.type, set: related.scope.set, variables: related.scope.variables, joins };
             joins.scopes.set(key, joined);
           }
-          return this.steps(rest, joined);
+          return this.steps(steps, joined, at + 1);
         }
         const related = this.related(step, scope);
-        return `(SELECT ${this.steps(rest, related.scope)} FROM ${related.from} WHERE ${related.join})`;
+        return `(SELECT ${this.steps(steps, related.scope, at + 1)} FROM ${related.from} WHERE ${related.join})`;
       }
       case 'typeCast':
         throw this.locate(unsupported(`the type cast to '${step.target.qualifiedName}', a derived type (a row does not say its type)`), step);
@@ -473,7 +476,7 @@ export class SqlCompiler {
         switch (node.operator) {
           case 'and':
           case 'or':
-            return `(${this.condition(node.left, positive, scope)} ${node.operator.toUpperCase()} ${this.condition(node.right, positive, scope)})`;
+            return `(${this.condition(node.left, positive, scope)} ${node.operator === 'and' ? 'AND' : 'OR'} ${this.condition(node.right, positive, scope)})`;
           case 'has':
             return this.has(node, scope);
           case 'eq':
@@ -653,7 +656,9 @@ export class SqlCompiler {
   private likePattern(node: BoundExpression, scope: Scope, before: string, after: string): string {
     const escape = this.dialect.escapeChar;
     if (node.kind === 'literal' && typeof node.value === 'string') {
-      const escaped = node.value.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`);
+      const text = node.value;
+      // Most patterns have nothing to escape: the replaces only when one of the characters is there.
+      const escaped = text.includes(escape) || text.includes('%') || text.includes('_') ? text.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`) : text;
       return this.value(`${before}${escaped}${after}`, 'string');
     }
     // The prefix, the escaped expression, the suffix.

@@ -17,8 +17,8 @@ const unsupported = (what: string) => unsupportedFeature('SQL', what);
  * The stored columns to return for a select (every selectable property without `$select`):
  * complex values as their flattened leaves, each with its path from the row.
  */
-export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type: StructuredType): { path: Property[]; column: string; property: Property }[] {
-  if (options.select.all) return [...type.properties.values()].filter((p) => p.selectable && !(p.collection && p.type.kind === 'complex')).flatMap((p) => compiler.leaves(type, p));
+export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type: StructuredType): readonly Leaf[] {
+  if (options.select.all) return allLeaves(compiler, type);
   return options.select.properties.flatMap((item) => {
     // A path into a complex value: the leaves under its last step, with the path before it.
     let owner = type;
@@ -32,6 +32,24 @@ export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type
     if (last.collection && last.type.kind === 'complex') throw unsupported(`selecting the collection of complex values '${last.name}'`);
     return compiler.leaves(owner, last, prefix).map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path] }));
   });
+}
+
+type Leaf = { readonly path: readonly Property[]; readonly column: string; readonly property: Property };
+
+/**
+ * The leaves of every selectable property of a type (the select without `$select`). They depend
+ * on the type and the naming only, unless the mapping names columns, so they are kept per type
+ * and naming (a model's types are immutable) instead of being derived on every compile.
+ */
+const allLeavesByType = new WeakMap<StructuredType, { asIs?: readonly Leaf[]; snake_case?: readonly Leaf[] }>();
+function allLeaves(compiler: SqlCompiler, type: StructuredType): readonly Leaf[] {
+  const derive = (): readonly Leaf[] =>
+    [...type.properties.values()].filter((p) => p.selectable && !(p.collection && p.type.kind === 'complex')).flatMap((p) => compiler.leaves(type, p));
+  if (compiler.mapping.columns !== undefined) return derive();
+  const naming = compiler.mapping.naming === 'snake_case' ? 'snake_case' : 'asIs';
+  let kept = allLeavesByType.get(type);
+  if (kept === undefined) allLeavesByType.set(type, (kept = {}));
+  return (kept[naming] ??= derive());
 }
 
 /**

@@ -44,10 +44,12 @@ export function parameterKind(type: ExpressionType, literalType: ExpressionType)
 /** From this many items on, an `in` list is one parameter. */
 export const LIST_PARAMETER_THRESHOLD = 1000;
 
-/** Placeholder markers (characters that no SQL text of the compiler contains). */
+/**
+ * Placeholder markers (characters that no SQL text of the compiler contains): `\u0001<index>\u0002`,
+ * numbered by `numbered` in to-sql.ts.
+ */
 export const MARK_START = '\u0001';
 export const MARK_END = '\u0002';
-export const MARKER = /\u0001(\d+)\u0002/g;
 
 /** The kind of a `scope` value: a UUID-shaped string is a Guid. */
 export function scopeKind(value: unknown): ParameterKind {

@@ -4,7 +4,7 @@
  */
 import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
-import { limitFraction } from '../../passes/fractional-precision.js';
+import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
 import type { BoundQuery, BoundSearch } from '../../semantic/bound-ast.js';
 import type { Dialect, DialectName } from './dialect.js';
@@ -13,7 +13,7 @@ import type { SqlMapping } from './mapping.js';
 import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';
 import { expansion, selected } from './expansion.js';
-import { MARKER } from './parameters.js';
+import { MARK_START } from './parameters.js';
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
 export type SqlSearchHook = (
@@ -62,10 +62,7 @@ function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, m
   const marked = build(compiler);
   // Placeholders numbered in the order of the text; a piece used twice has its values twice.
   const params: unknown[] = [];
-  const sql = marked.replace(MARKER, (_m, index: string) => {
-    params.push(compiler.params[Number(index)]);
-    return dialect.placeholder(params.length);
-  });
+  const sql = numbered(marked, compiler.params, params, dialect);
   // With positional `?` placeholders, text and parameters must agree one for one.
   if (dialect.placeholder(1) === '?') {
     const placeholders = sql.split('?').length - 1;
@@ -74,6 +71,44 @@ function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, m
     }
   }
   return { sql, params };
+}
+
+/**
+ * `marked` with each marker (`\u0001<index>\u0002`, see MARK_START) replaced by the dialect's
+ * next placeholder, its parameter appended to `params`: a scan instead of a regular expression
+ * replace with a callback (this runs on every statement).
+ */
+function numbered(marked: string, values: readonly unknown[], params: unknown[], dialect: Dialect): string {
+  let at = marked.indexOf(MARK_START);
+  if (at < 0) return marked;
+  let sql = '';
+  let from = 0;
+  while (at >= 0) {
+    let end = at + 1;
+    let index = 0;
+    for (let c = marked.charCodeAt(end); c >= 48 && c <= 57; c = marked.charCodeAt(++end)) index = index * 10 + (c - 48);
+    if (end > at + 1 && marked.charCodeAt(end) === 2) {
+      params.push(values[index]);
+      sql += marked.slice(from, at) + dialect.placeholder(params.length);
+      from = end + 1;
+      at = marked.indexOf(MARK_START, from);
+    } else {
+      at = marked.indexOf(MARK_START, at + 1);
+    }
+  }
+  return sql + marked.slice(from);
+}
+
+/** The fractional precision of a dialect (kept per dialect: the pass keeps its units per precision). */
+const precisions = new WeakMap<Dialect, FractionalPrecision>();
+function precisionOf(dialect: Dialect): FractionalPrecision {
+  let precision = precisions.get(dialect);
+  if (precision === undefined) {
+    const digits = dialect.fractionalSecondDigits;
+    precision = { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' };
+    precisions.set(dialect, precision);
+  }
+  return precision;
 }
 
 /**
@@ -93,8 +128,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   // Then literals finer than the database's fraction of a second are made exact or refused.
-  const digits = dialect.fractionalSecondDigits;
-  const bound = limitFraction(foldQuery(query), { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' });
+  const bound = limitFraction(foldQuery(query), precisionOf(dialect));
   const type = bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
 
@@ -102,24 +136,25 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
   const leaves = selected(new SqlCompiler(dialect, options, options.search), bound, type);
   const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
+  const selectList = (): string => columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`).join(', ');
 
   const expansionNames: { alias: string; name: string }[] = [];
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
-  const joinedRoot = (): Scope => ({ ...root, joins: { clauses: [], scopes: new Map() } });
+  const joinedRoot = (): Scope => ({ alias: root.alias, type: root.type, set: root.set, variables: root.variables, joins: { clauses: [], scopes: new Map() } });
   const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
     [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
     const scope = joinedRoot();
-    const parts = columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`);
+    let select = selectList();
     expansionNames.length = 0;
     for (const item of bound.expand) {
       for (const [name, sql] of expansion(compiler, item, root)) {
         const alias = `e${expansionNames.length}`;
         expansionNames.push({ alias, name });
-        parts.push(`${sql()} AS ${dialect.quote(alias)}`);
+        const part = `${sql()} AS ${dialect.quote(alias)}`;
+        select = select === '' ? part : `${select}, ${part}`;
       }
     }
-    const select = parts.join(', ');
     // Join clauses hold no parameters, so the FROM can be assembled after WHERE and ORDER BY.
     const where = compiler.conditions(bound, scope);
     let tail = where === '' ? '' : ` WHERE ${where}`;
@@ -150,37 +185,46 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       : undefined;
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
   // Most callers run the statements only: each piece is compiled when it is first read (own,
-  // enumerable getters, so that a spread copies them).
+  // enumerable getters, so that a spread copies them; see PIECES).
   const where = once(() => statement((c) => c.conditions(bound, root), dialect, options));
   const order = once(() => {
     const piece = statement((c) => orderBy(c, bound, root), dialect, options);
     return piece.sql === '' ? undefined : piece;
   });
-  const select = once(() => statement(() => columns.map((col) => `${ROOT}.${dialect.quote(col.column)} AS ${dialect.quote(col.alias)}`).join(', '), dialect, options));
-  const statements = { ...list, ...(count === undefined ? {} : { count }), columns, expansions: expansionNames };
-  return bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined
-    ? {
-        ...statements,
-        get where() {
-          return where();
-        },
-        get orderBy() {
-          return order();
-        },
-        get select() {
-          return select();
-        },
-      }
-    : {
-        ...statements,
-        get orderBy() {
-          return order();
-        },
-        get select() {
-          return select();
-        },
-      };
+  const select = once(() => statement(selectList, dialect, options));
+  const { sql, params } = list;
+  // The pieces' getters are added to the statements (see PIECES).
+  const result: Omit<SqlQuery, keyof Pieces> = count === undefined ? { sql, params, columns, expansions: expansionNames } : { sql, params, count, columns, expansions: expansionNames };
+  Object.defineProperty(result, PIECES, { value: { where, orderBy: order, select } satisfies Pieces });
+  if (bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined) Object.defineProperty(result, 'where', WHERE);
+  Object.defineProperty(result, 'orderBy', ORDER_BY);
+  Object.defineProperty(result, 'select', SELECT);
+  return result as SqlQuery;
 }
+
+/** Where a result keeps the compilers of its pieces (non-enumerable: a spread or JSON leaves it out). */
+const PIECES = Symbol('pieces');
+interface Pieces {
+  readonly where: () => SqlStatement;
+  readonly orderBy: () => SqlStatement | undefined;
+  readonly select: () => SqlStatement;
+}
+/**
+ * The getters of the pieces: own and enumerable (a spread copies them), and the same functions
+ * on every result, so that V8 gives all results one hidden class. (Getters written in an object
+ * literal are new functions on every call, and each result then got hidden classes of its own:
+ * most of toSql's time went to the garbage collector.)
+ */
+const piece = (name: keyof Pieces): PropertyDescriptor => ({
+  enumerable: true,
+  configurable: true,
+  get(this: { readonly [PIECES]: Pieces }) {
+    return this[PIECES][name]();
+  },
+});
+const WHERE = piece('where');
+const ORDER_BY = piece('orderBy');
+const SELECT = piece('select');
 
 /** `compute`, called at most once: its first result is kept. */
 function once<T>(compute: () => T): () => T {

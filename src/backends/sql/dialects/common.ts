@@ -130,7 +130,7 @@ export function doubleRounding(dialect: Pick<Dialect, 'withValues' | 'double' | 
 
 export const ROUNDING = { round: 'ROUND', floor: 'FLOOR', ceiling: 'CEILING' } as const;
 
-export const doubleQuote = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+export const doubleQuote = (name: string): string => (name.includes('"') ? `"${name.replaceAll('"', '""')}"` : `"${name}"`);
 
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
 export function exactText(value: unknown, kind: ParameterKind): unknown {

@@ -31,7 +31,7 @@ export const mssql: Dialect = {
   fractionalSecondDigits: 7,
   jsonCollection: (column) => `JSON_QUERY(${column})`,
   placeholder: (index) => `@p${index}`,
-  quote: (name) => `[${name.replaceAll(']', ']]')}]`,
+  quote: (name) => (name.includes(']') ? `[${name.replaceAll(']', ']]')}]` : `[${name}]`),
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,
   nullsFirstByDefault: true,
   displayName: 'SQL Server',

@@ -70,7 +70,7 @@ export const mysql: Dialect = {
   fractionalSecondDigits: 6,
   jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,
   placeholder: () => '?',
-  quote: (name) => `\`${name.replaceAll('`', '``')}\``,
+  quote: (name) => (name.includes('`') ? `\`${name.replaceAll('`', '``')}\`` : `\`${name}\``),
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
   displayName: 'MySQL/MariaDB',
