@@ -57,6 +57,9 @@ export class ODataParser extends EmbeddedActionsParser {
   /** Set just before the type-name argument of `cast`/`isof` is parsed. */
   typeArgumentNext = false;
 
+  /** {@link primaryChoices}, once the token categories are set up (by the base constructor). */
+  private readonly primaryChoice = primaryChoices();
+
   /** Clears per-parse state; called before every parse. */
   resetState(text: string, searchMode: SearchMode): void {
     this.text = text;
@@ -129,23 +132,33 @@ export class ODataParser extends EmbeddedActionsParser {
    * Both consume the same tokens with the same DSL occurrence indices.
    */
   public expression = this.RULE('expression', (): Expression => {
-    const first = this.SUBRULE(this.operand);
     if (this.RECORDING_PHASE) {
+      this.SUBRULE(this.operand);
       this.MANY(() => {
         this.CONSUME(T.BinaryOperatorToken);
         this.SUBRULE2(this.operand);
       });
-      return first;
+      return undefined as never;
     }
+    return this.expressionBody();
+  });
+
+  /**
+   * The run-time body of `expression`: `operand (op operand)*`, arranged by precedence after the
+   * loop. Operands are parsed by plain method calls ({@link operandBody}), not `SUBRULE`: no
+   * Chevrotain rule invocation per operand, nor per parenthesized level.
+   */
+  private expressionBody(): Expression {
+    const first = this.operandBody();
     if (!tokenMatcher(this.LA(1), T.BinaryOperatorToken)) return first;
     const operands: Expression[] = [first];
     const operators: OperatorToken[] = [];
     do {
       operators.push(this.CONSUME(T.BinaryOperatorToken));
-      operands.push(this.SUBRULE2(this.operand));
+      operands.push(this.operandBody());
     } while (tokenMatcher(this.LA(1), T.BinaryOperatorToken));
     return arrange(operands, operators);
-  });
+  }
 
   /**
    * `not` and `-` prefixes (a loop, not recursion), a primary, then `has`/`in` suffixes, which
@@ -161,9 +174,14 @@ export class ODataParser extends EmbeddedActionsParser {
       });
       return undefined as never;
     }
+    return this.operandBody();
+  });
+
+  /** The run-time body of `operand` (see {@link expressionBody}). */
+  private operandBody(): Expression {
     let prefixes: IToken[] | undefined;
     while (tokenMatcher(this.LA(1), T.PrefixOperatorToken)) (prefixes ??= []).push(this.CONSUME(T.PrefixOperatorToken));
-    let left = this.SUBRULE(this.primary);
+    let left = this.primaryBody();
     while (tokenMatcher(this.LA(1), T.PostfixOperatorToken)) {
       const op = this.CONSUME(T.PostfixOperatorToken);
       left = buildPostfix(op, left, this.SUBRULE(this.inOperand));
@@ -179,7 +197,30 @@ export class ODataParser extends EmbeddedActionsParser {
       };
     }
     return left;
-  });
+  }
+
+  /**
+   * The run-time body of `primary` for its three frequent alternatives (a literal, a
+   * parenthesized expression, a name), chosen by the next token exactly as `primary`'s `OR`
+   * chooses ({@link primaryChoices}); every other token goes through the `primary` rule itself,
+   * so that its alternatives and its errors are Chevrotain's.
+   */
+  private primaryBody(): Expression {
+    switch (this.primaryChoice[this.LA(1).tokenTypeIdx]) {
+      case PrimaryChoice.Literal:
+        return buildLiteral(this.CONSUME(T.LiteralToken));
+      case PrimaryChoice.Parenthesized: {
+        this.CONSUME(T.LParen);
+        const inner = this.expressionBody();
+        this.CONSUME(T.RParen);
+        return inner;
+      }
+      case PrimaryChoice.Identifier:
+        return this.identifierExprBody(this.CONSUME(T.Identifier));
+      default:
+        return this.SUBRULE(this.primary);
+    }
+  }
 
   /** The right side of `in` and `has`: a parenthesized list of literals, a JSON array, or a primary. */
   private inOperand = this.RULE('inOperand', (): Expression =>
@@ -287,6 +328,11 @@ export class ODataParser extends EmbeddedActionsParser {
       });
       return undefined as never;
     }
+    return this.identifierExprBody(first);
+  });
+
+  /** The run-time body of `identifierExpr` after its first token. */
+  private identifierExprBody(first: IToken): Expression {
     // A bare qualified name is a type cast that needs a following path, except as the type argument of cast/isof.
     const typeNameAllowed = this.typeArgumentNext;
     this.typeArgumentNext = false;
@@ -298,7 +344,7 @@ export class ODataParser extends EmbeddedActionsParser {
     }
     const segments = this.LA(1).tokenType === T.Slash ? this.pathTail() : [];
     return buildIdentifierExpression(first, call, segments, typeNameAllowed);
-  });
+  }
 
   /** `(/ segment)*` at run time: the recorded grammar is the `MANY` of each path rule. */
   private pathTail(): PathSegment[] {
@@ -892,6 +938,42 @@ export class ODataParser extends EmbeddedActionsParser {
       ERR_MSG: 'a search term',
     }),
   );
+}
+
+/** What {@link ODataParser.primaryBody} does with a token. */
+const PrimaryChoice = {
+  /** Through the `primary` rule (its other alternatives, and its errors). */
+  Rule: 0,
+  Literal: 1,
+  Parenthesized: 2,
+  Identifier: 3,
+} as const;
+type PrimaryChoice = (typeof PrimaryChoice)[keyof typeof PrimaryChoice];
+
+/**
+ * The alternative of `primary` that each token type starts, by token type index, as Chevrotain's
+ * LL(1) choice table for that `OR` resolves it: the first alternative whose first token type (or
+ * category) matches wins. `true`, `null`, … are both literals and names: the literal comes first.
+ * Built once the parser has set up the token categories.
+ */
+function primaryChoices(): Uint8Array {
+  const table = new Uint8Array(T.allTokens.reduce((max, type) => Math.max(max, type.tokenTypeIdx ?? 0), 0) + 1);
+  const order: [TokenType, PrimaryChoice][] = [
+    [T.LiteralToken, PrimaryChoice.Literal],
+    [T.LParen, PrimaryChoice.Parenthesized],
+    [T.LBracket, PrimaryChoice.Rule],
+    [T.LBrace, PrimaryChoice.Rule],
+    [T.Identifier, PrimaryChoice.Identifier],
+  ];
+  const decided = new Set<number>();
+  for (const [type, choice] of order) {
+    for (const idx of [type.tokenTypeIdx as number, ...((type.categoryMatches as number[] | undefined) ?? [])]) {
+      if (decided.has(idx)) continue;
+      decided.add(idx);
+      table[idx] = choice;
+    }
+  }
+  return table;
 }
 
 /** `$ref` allows $filter, $search, $orderby, $skip, $top, $count; `/$count` allows $filter and $search. */
