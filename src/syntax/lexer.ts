@@ -13,7 +13,13 @@ import { Lexer, createToken, createTokenInstance, type CustomPatternMatcherFunc,
 // Shared
 // ---------------------------------------------------------------------------------------------
 
-export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
+/**
+ * One space. A one-character pattern is matched by Chevrotain with a character comparison instead
+ * of a regular expression, and a run of spaces is skipped space by space just as well.
+ */
+export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: ' ', group: Lexer.SKIPPED });
+/** One tab (see {@link WhiteSpace}). */
+export const Tab = createToken({ name: 'Tab', pattern: '\t', group: Lexer.SKIPPED });
 
 // Identifier characters: ASCII letters, digits, `_`, and any non-ASCII character (OData allows
 // Unicode letters; the exact class is checked by nobody downstream, so the lexer is permissive).
@@ -95,18 +101,62 @@ export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /'(?:
 /** A JSON string, used inside JSON arrays and objects. */
 export const JsonString = createToken({ name: 'JsonString', pattern: /"(?:[^"\\]|\\.)*"/ });
 
+const DIGITS = [...'0123456789'];
+const HEX_DIGITS = [...DIGITS, ...'ABCDEFabcdef'];
+
+/**
+ * A regular-expression token pattern that is tried only where `possible(text, offset)`, a check of
+ * a character or two, says it can match. Each of the date, time and GUID literals below starts with
+ * a digit (or a hex letter) like numbers and names do; without the check, every number and every
+ * name starting with `a`–`f` would first fail up to four regular expressions.
+ */
+function guarded(pattern: RegExp, possible: (text: string, offset: number) => boolean): CustomPatternMatcherFunc {
+  const sticky = new RegExp(pattern.source, 'y');
+  return (text, offset) => {
+    if (!possible(text, offset)) return null;
+    sticky.lastIndex = offset;
+    return sticky.exec(text);
+  };
+}
+
+/** `-?\d{4,}-` at `offset`: how a date (and a date-time offset) starts. */
+function startsDate(text: string, offset: number): boolean {
+  const first = text.charCodeAt(offset) === 45 /* - */ ? offset + 1 : offset;
+  let end = first;
+  for (let c = text.charCodeAt(end); c >= 48 && c <= 57; c = text.charCodeAt(++end));
+  return end - first >= 4 && text.charCodeAt(end) === 45;
+}
+
 export const DateTimeOffsetLiteral = createToken({
   name: 'DateTimeOffsetLiteral',
-  pattern: /-?\d{4,}-\d\d-\d\d[Tt]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:\d\d)/,
+  pattern: { exec: guarded(/-?\d{4,}-\d\d-\d\d[Tt]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:\d\d)/, startsDate) },
+  line_breaks: false,
+  start_chars_hint: ['-', ...DIGITS],
   categories: [LiteralToken],
 });
 export const GuidLiteral = createToken({
   name: 'GuidLiteral',
-  pattern: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/,
+  pattern: {
+    exec: guarded(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, (text, offset) => text.charCodeAt(offset + 8) === 45 /* - */),
+  },
+  line_breaks: false,
+  start_chars_hint: HEX_DIGITS,
   categories: [LiteralToken],
 });
-export const DateLiteral = createToken({ name: 'DateLiteral', pattern: /-?\d{4,}-\d\d-\d\d/, categories: [LiteralToken] });
-export const TimeOfDayLiteral = createToken({ name: 'TimeOfDayLiteral', pattern: /\d\d:\d\d(?::\d\d(?:\.\d+)?)?/, categories: [LiteralToken] });
+export const DateLiteral = createToken({
+  name: 'DateLiteral',
+  pattern: { exec: guarded(/-?\d{4,}-\d\d-\d\d/, startsDate) },
+  line_breaks: false,
+  start_chars_hint: ['-', ...DIGITS],
+  categories: [LiteralToken],
+});
+export const TimeOfDayLiteral = createToken({
+  name: 'TimeOfDayLiteral',
+  pattern: { exec: guarded(/\d\d:\d\d(?::\d\d(?:\.\d+)?)?/, (text, offset) => text.charCodeAt(offset + 2) === 58 /* : */) },
+  line_breaks: false,
+  start_chars_hint: DIGITS,
+  categories: [LiteralToken],
+});
 /** Integers, decimals and doubles, with an optional sign directly attached. */
 export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: /[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/, categories: [LiteralToken] });
 
@@ -183,6 +233,7 @@ const keywordsAndOperators = [Inf, NaN, Null, DivBy, Div, And, Or, Eq, Ne, Gt, G
 
 const expressionTokens: TokenType[] = [
   WhiteSpace,
+  Tab,
   SearchOptionStart,
   DateTimeOffsetLiteral,
   GuidLiteral,
@@ -241,9 +292,10 @@ export const LEXER_DEFINITION = {
     defaultMode: 'expression',
     modes: {
       expression: expressionTokens,
-      search: [WhiteSpace, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
+      search: [WhiteSpace, Tab, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
       searchTop: [
         WhiteSpace,
+        Tab,
         SearchTopLParen,
         SearchTopRParen,
         SearchTopAnd,
