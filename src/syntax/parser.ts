@@ -59,6 +59,10 @@ export class ODataParser extends EmbeddedActionsParser {
 
   /** {@link primaryChoices}, once the token categories are set up (by the base constructor). */
   private readonly primaryChoice = primaryChoices();
+  /** 1 for the token types that can start an expression (its first set), by token type index. */
+  private readonly startsExpression = tokenSet([T.PrefixOperatorToken, T.LiteralToken, T.LParen, T.LBracket, T.LBrace, T.Identifier, T.DollarName, T.AtName]);
+  /** 1 for the token types that can start an argument (a JSON string or an expression). */
+  private readonly startsArgument = tokenSet([T.JsonString, T.PrefixOperatorToken, T.LiteralToken, T.LParen, T.LBracket, T.LBrace, T.Identifier, T.DollarName, T.AtName]);
 
   /** Clears per-parse state; called before every parse. */
   resetState(text: string, searchMode: SearchMode): void {
@@ -339,7 +343,7 @@ export class ODataParser extends EmbeddedActionsParser {
     let call: { args: RawArgument[]; close: IToken } | undefined;
     if (this.LA(1).tokenType === T.LParen) {
       this.callStack.push(first.image.toLowerCase());
-      call = this.SUBRULE(this.argumentList);
+      call = this.argumentListBody();
       this.callStack.pop();
     }
     const segments = this.LA(1).tokenType === T.Slash ? this.pathTail() : [];
@@ -470,12 +474,51 @@ export class ODataParser extends EmbeddedActionsParser {
 
   /** `( [arg (, arg)*] )` where `arg` is `expr`, `name=expr` or `expr:expr` (lambdas and `case`). */
   private argumentList = this.RULE('argumentList', (): { args: RawArgument[]; close: IToken } => {
+    if (!this.RECORDING_PHASE) return this.argumentListBody();
     this.CONSUME(T.LParen);
     const args: RawArgument[] = [];
     this.MANY_SEP({ SEP: T.Comma, DEF: () => args.push(this.SUBRULE(this.argument)) });
     const close = this.CONSUME(T.RParen);
     return { args, close };
   });
+
+  /**
+   * The run-time body of `argumentList`, as `MANY_SEP` runs it: a first argument if the next token
+   * can start one, then one after each comma; then `)`.
+   */
+  private argumentListBody(): { args: RawArgument[]; close: IToken } {
+    this.CONSUME(T.LParen);
+    const args: RawArgument[] = [];
+    if (this.startsArgument[this.LA(1).tokenTypeIdx] === 1) {
+      args.push(this.argumentBody());
+      while (this.LA(1).tokenType === T.Comma) {
+        this.CONSUME(T.Comma);
+        args.push(this.argumentBody());
+      }
+    }
+    const close = this.CONSUME(T.RParen);
+    return { args, close };
+  }
+
+  /**
+   * The run-time body of `argument` when the next token starts an expression; any other token
+   * (a JSON string, or one that starts no argument: an error) goes through the `argument` rule.
+   */
+  private argumentBody(): RawArgument {
+    const first = this.LA(1);
+    if (this.startsExpression[first.tokenTypeIdx] !== 1) return this.SUBRULE(this.argument);
+    const call = this.callStack[this.callStack.length - 1];
+    const next = this.LA(2);
+    this.typeArgumentNext =
+      (call === 'cast' || call === 'isof' || call === 'collection') &&
+      tokenMatcher(first, T.Identifier) &&
+      (tokenMatcher(next, T.Comma) || tokenMatcher(next, T.RParen));
+    const value = this.expressionBody();
+    const separator = this.LA(1);
+    if (separator.tokenType !== T.Equals && separator.tokenType !== T.Colon) return buildArgument(value, undefined, undefined);
+    this.CONSUME(separator.tokenType);
+    return buildArgument(value, separator, this.SUBRULE2(this.jsonValue));
+  }
 
   /** `value`, `name=value` or `value:value` (lambdas and `case`); which one is decided after parsing. */
   private argument = this.RULE('argument', (): RawArgument => {
@@ -972,6 +1015,15 @@ function primaryChoices(): Uint8Array {
       decided.add(idx);
       table[idx] = choice;
     }
+  }
+  return table;
+}
+
+/** 1 for `types` and the token types in their categories, by token type index. */
+function tokenSet(types: readonly TokenType[]): Uint8Array {
+  const table = new Uint8Array(T.allTokens.reduce((max, type) => Math.max(max, type.tokenTypeIdx ?? 0), 0) + 1);
+  for (const type of types) {
+    for (const idx of [type.tokenTypeIdx as number, ...((type.categoryMatches as number[] | undefined) ?? [])]) table[idx] = 1;
   }
   return table;
 }
