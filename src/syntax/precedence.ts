@@ -48,6 +48,13 @@ for (const [type, operator] of [
  * lookup by name.
  */
 export function arrange(operands: readonly Expression[], operators: readonly OperatorToken[]): Expression {
+  if (operators.length === 1) {
+    // One operator (the most frequent case): no stacks.
+    const left = operands[0] as Expression;
+    const right = operands[1] as Expression;
+    const operator = OPERATOR_BY_TOKEN[(operators[0] as OperatorToken).tokenTypeIdx] as InfixOperator;
+    return { kind: 'binary', operator, left, right, span: { start: left.span.start, end: right.span.end } };
+  }
   const values: Expression[] = [operands[0] as Expression];
   const pending: number[] = [];
   const strengths: number[] = [];
