@@ -34,24 +34,43 @@ export const Identifier = createToken({ name: 'Identifier', pattern: new RegExp(
 /**
  * Keywords are not matched by the lexer: it reads them as identifiers, and {@link lex} then
  * re-types an identifier whose text is a keyword: one map lookup instead of a regular expression
- * per keyword per token. The map holds every spelling of the case-insensitive keywords.
+ * per keyword per token. The map is keyed by {@link keywordKey}, a number computed from the
+ * letters without regard to case (no lower-case copy of the text, no string hashing); the
+ * case-sensitive keywords are checked against their one spelling after the lookup.
  */
-const KEYWORDS = new Map<string, TokenType>();
+const KEYWORDS = new Map<number, TokenType>();
+/** The exact spelling of each case-sensitive keyword type (`null`, `NaN`, `INF`). */
+const CASE_SENSITIVE = new Map<TokenType, string>();
 
-/** Every upper/lower-case spelling of a word (`eq`, `eQ`, `Eq`, `EQ`). */
-function spellings(word: string): string[] {
-  let result = [''];
-  for (const char of word) {
-    const cases = new Set([char.toLowerCase(), char.toUpperCase()]);
-    result = result.flatMap((prefix) => [...cases].map((c) => prefix + c));
+/**
+ * A number that identifies a word of 2 to 5 ASCII letters without regard to case (5 bits per
+ * letter, and the length), or -1 for any other text.
+ */
+function keywordKey(text: string): number {
+  const length = text.length;
+  if (length < 2 || length > 5) return -1;
+  let key = length;
+  for (let i = 0; i < length; i++) {
+    const letter = (text.charCodeAt(i) | 32) - 97; // a = 0 … z = 25, for either case
+    if (letter < 0 || letter > 25) return -1;
+    key = (key << 5) | letter;
   }
-  return result;
+  return key;
 }
 
 function keyword(name: string, word: string, caseSensitive = false, extraCategories: TokenType[] = []): TokenType {
   const type = createToken({ name, pattern: Lexer.NA, categories: [Identifier, ...extraCategories] });
-  for (const spelling of caseSensitive ? [word] : spellings(word)) KEYWORDS.set(spelling, type);
+  KEYWORDS.set(keywordKey(word), type);
+  if (caseSensitive) CASE_SENSITIVE.set(type, word);
   return type;
+}
+
+/** The keyword type that `text` spells, if any. */
+function keywordType(text: string): TokenType | undefined {
+  const type = KEYWORDS.get(keywordKey(text));
+  if (type === undefined) return undefined;
+  const exact = CASE_SENSITIVE.get(type);
+  return exact === undefined || exact === text ? type : undefined;
 }
 
 // Operator categories, so that the parser can match a whole precedence tier at once.
@@ -342,7 +361,7 @@ export function lex(text: string, mode: LexerMode): ILexingResult {
       }
       // Keywords are 2 to 5 characters long: skip the lookup for every other identifier.
       if (token.image.length <= 5) {
-        const type = KEYWORDS.get(token.image);
+        const type = keywordType(token.image);
         if (type !== undefined) {
           token.tokenType = type;
           token.tokenTypeIdx = type.tokenTypeIdx as number;
