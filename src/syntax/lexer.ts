@@ -338,13 +338,32 @@ function odataLexer(): Lexer {
   return (lexer ??= new Lexer(LEXER_DEFINITION, { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: true }));
 }
 
+/** Chevrotain's `Lexer` with the method that its public `tokenize` calls. */
+interface LexerInternals {
+  tokenizeInternal?(text: string, mode: string): ILexingResult;
+}
+
+/**
+ * Tokenizes with the shared lexer. Chevrotain's public `tokenize` first checks that the lexer
+ * definition had no errors (a lodash `isEmpty` per call, a measurable part of lexing a short
+ * value) and then calls `tokenizeInternal`; this calls the latter directly when Chevrotain has it.
+ * The definition is checked once and for all by the Chevrotain self-validations test.
+ */
+function tokenize(text: string, mode: LexerMode): ILexingResult {
+  const shared = odataLexer();
+  const internals = shared as unknown as LexerInternals;
+  return typeof internals.tokenizeInternal === 'function' && shared.lexerDefinitionErrors.length === 0
+    ? internals.tokenizeInternal(text, mode)
+    : shared.tokenize(text, mode);
+}
+
 /**
  * Lexes `text` in `mode`, then in one pass over the tokens: re-types keywords, and joins a name
  * directly followed by a string (`duration'P1D'`, `Ns.Color'Red'`) into one `PrefixedString`.
  * This is the whole lexing stage of a parse. Lexing errors are returned, not thrown.
  */
 export function lex(text: string, mode: LexerMode): ILexingResult {
-  const result = odataLexer().tokenize(text, mode);
+  const result = tokenize(text, mode);
   if (mode !== 'expression') return result;
   const tokens = result.tokens;
   let joined: IToken[] | undefined;
