@@ -6,6 +6,15 @@
  * Binary operators are collected in a flat loop and arranged by precedence afterwards
  * (see `arrange` in `precedence.ts`), so a chain of 10 000 `or` clauses costs no recursion;
  * only parentheses, brackets and braces recurse, and their depth is bounded before parsing.
+ *
+ * The rules are recorded by Chevrotain as written (its lookahead, validations and diagrams come
+ * from that recording). At run time the hot part of the expression grammar (`expression`,
+ * `operand`, the frequent `primary` alternatives, `identifierExpr`, `argumentList`, `argument`)
+ * runs as plain methods (`…Body`) that consume the same tokens with `CONSUME` and choose by the
+ * next token as the recorded `OR`/`MANY`/`MANY_SEP` would, so that an operand costs no Chevrotain
+ * rule invocation. Whenever the next token is not one of the frequent cases, they call the
+ * Chevrotain rule itself, so that every error is raised by Chevrotain as before, with the same
+ * message and position.
  */
 import { EmbeddedActionsParser, EOF, tokenMatcher, type IOrAlt, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
 import type {
