@@ -13,7 +13,13 @@ import { Lexer, createToken, createTokenInstance, type CustomPatternMatcherFunc,
 // Shared
 // ---------------------------------------------------------------------------------------------
 
-export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
+/**
+ * One space. A one-character pattern is matched by Chevrotain with a character comparison instead
+ * of a regular expression, and a run of spaces is skipped space by space just as well.
+ */
+export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: ' ', group: Lexer.SKIPPED });
+/** One tab (see {@link WhiteSpace}). */
+export const Tab = createToken({ name: 'Tab', pattern: '\t', group: Lexer.SKIPPED });
 
 // Identifier characters: ASCII letters, digits, `_`, and any non-ASCII character (OData allows
 // Unicode letters; the exact class is checked by nobody downstream, so the lexer is permissive).
@@ -28,24 +34,43 @@ export const Identifier = createToken({ name: 'Identifier', pattern: new RegExp(
 /**
  * Keywords are not matched by the lexer: it reads them as identifiers, and {@link lex} then
  * re-types an identifier whose text is a keyword: one map lookup instead of a regular expression
- * per keyword per token. The map holds every spelling of the case-insensitive keywords.
+ * per keyword per token. The map is keyed by {@link keywordKey}, a number computed from the
+ * letters without regard to case (no lower-case copy of the text, no string hashing); the
+ * case-sensitive keywords are checked against their one spelling after the lookup.
  */
-const KEYWORDS = new Map<string, TokenType>();
+const KEYWORDS = new Map<number, TokenType>();
+/** The exact spelling of each case-sensitive keyword type (`null`, `NaN`, `INF`). */
+const CASE_SENSITIVE = new Map<TokenType, string>();
 
-/** Every upper/lower-case spelling of a word (`eq`, `eQ`, `Eq`, `EQ`). */
-function spellings(word: string): string[] {
-  let result = [''];
-  for (const char of word) {
-    const cases = new Set([char.toLowerCase(), char.toUpperCase()]);
-    result = result.flatMap((prefix) => [...cases].map((c) => prefix + c));
+/**
+ * A number that identifies a word of 2 to 5 ASCII letters without regard to case (5 bits per
+ * letter, and the length), or -1 for any other text.
+ */
+function keywordKey(text: string): number {
+  const length = text.length;
+  if (length < 2 || length > 5) return -1;
+  let key = length;
+  for (let i = 0; i < length; i++) {
+    const letter = (text.charCodeAt(i) | 32) - 97; // a = 0 … z = 25, for either case
+    if (letter < 0 || letter > 25) return -1;
+    key = (key << 5) | letter;
   }
-  return result;
+  return key;
 }
 
 function keyword(name: string, word: string, caseSensitive = false, extraCategories: TokenType[] = []): TokenType {
   const type = createToken({ name, pattern: Lexer.NA, categories: [Identifier, ...extraCategories] });
-  for (const spelling of caseSensitive ? [word] : spellings(word)) KEYWORDS.set(spelling, type);
+  KEYWORDS.set(keywordKey(word), type);
+  if (caseSensitive) CASE_SENSITIVE.set(type, word);
   return type;
+}
+
+/** The keyword type that `text` spells, if any. */
+function keywordType(text: string): TokenType | undefined {
+  const type = KEYWORDS.get(keywordKey(text));
+  if (type === undefined) return undefined;
+  const exact = CASE_SENSITIVE.get(type);
+  return exact === undefined || exact === text ? type : undefined;
 }
 
 // Operator categories, so that the parser can match a whole precedence tier at once.
@@ -95,18 +120,62 @@ export const StringLiteral = createToken({ name: 'StringLiteral', pattern: /'(?:
 /** A JSON string, used inside JSON arrays and objects. */
 export const JsonString = createToken({ name: 'JsonString', pattern: /"(?:[^"\\]|\\.)*"/ });
 
+const DIGITS = [...'0123456789'];
+const HEX_DIGITS = [...DIGITS, ...'ABCDEFabcdef'];
+
+/**
+ * A regular-expression token pattern that is tried only where `possible(text, offset)`, a check of
+ * a character or two, says it can match. Each of the date, time and GUID literals below starts with
+ * a digit (or a hex letter) like numbers and names do; without the check, every number and every
+ * name starting with `a`–`f` would first fail up to four regular expressions.
+ */
+function guarded(pattern: RegExp, possible: (text: string, offset: number) => boolean): CustomPatternMatcherFunc {
+  const sticky = new RegExp(pattern.source, 'y');
+  return (text, offset) => {
+    if (!possible(text, offset)) return null;
+    sticky.lastIndex = offset;
+    return sticky.exec(text);
+  };
+}
+
+/** `-?\d{4,}-` at `offset`: how a date (and a date-time offset) starts. */
+function startsDate(text: string, offset: number): boolean {
+  const first = text.charCodeAt(offset) === 45 /* - */ ? offset + 1 : offset;
+  let end = first;
+  for (let c = text.charCodeAt(end); c >= 48 && c <= 57; c = text.charCodeAt(++end));
+  return end - first >= 4 && text.charCodeAt(end) === 45;
+}
+
 export const DateTimeOffsetLiteral = createToken({
   name: 'DateTimeOffsetLiteral',
-  pattern: /-?\d{4,}-\d\d-\d\d[Tt]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:\d\d)/,
+  pattern: { exec: guarded(/-?\d{4,}-\d\d-\d\d[Tt]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[Zz]|[+-]\d\d:\d\d)/, startsDate) },
+  line_breaks: false,
+  start_chars_hint: ['-', ...DIGITS],
   categories: [LiteralToken],
 });
 export const GuidLiteral = createToken({
   name: 'GuidLiteral',
-  pattern: /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/,
+  pattern: {
+    exec: guarded(/[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/, (text, offset) => text.charCodeAt(offset + 8) === 45 /* - */),
+  },
+  line_breaks: false,
+  start_chars_hint: HEX_DIGITS,
   categories: [LiteralToken],
 });
-export const DateLiteral = createToken({ name: 'DateLiteral', pattern: /-?\d{4,}-\d\d-\d\d/, categories: [LiteralToken] });
-export const TimeOfDayLiteral = createToken({ name: 'TimeOfDayLiteral', pattern: /\d\d:\d\d(?::\d\d(?:\.\d+)?)?/, categories: [LiteralToken] });
+export const DateLiteral = createToken({
+  name: 'DateLiteral',
+  pattern: { exec: guarded(/-?\d{4,}-\d\d-\d\d/, startsDate) },
+  line_breaks: false,
+  start_chars_hint: ['-', ...DIGITS],
+  categories: [LiteralToken],
+});
+export const TimeOfDayLiteral = createToken({
+  name: 'TimeOfDayLiteral',
+  pattern: { exec: guarded(/\d\d:\d\d(?::\d\d(?:\.\d+)?)?/, (text, offset) => text.charCodeAt(offset + 2) === 58 /* : */) },
+  line_breaks: false,
+  start_chars_hint: DIGITS,
+  categories: [LiteralToken],
+});
 /** Integers, decimals and doubles, with an optional sign directly attached. */
 export const NumberLiteral = createToken({ name: 'NumberLiteral', pattern: /[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/, categories: [LiteralToken] });
 
@@ -183,6 +252,7 @@ const keywordsAndOperators = [Inf, NaN, Null, DivBy, Div, And, Or, Eq, Ne, Gt, G
 
 const expressionTokens: TokenType[] = [
   WhiteSpace,
+  Tab,
   SearchOptionStart,
   DateTimeOffsetLiteral,
   GuidLiteral,
@@ -241,9 +311,10 @@ export const LEXER_DEFINITION = {
     defaultMode: 'expression',
     modes: {
       expression: expressionTokens,
-      search: [WhiteSpace, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
+      search: [WhiteSpace, Tab, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
       searchTop: [
         WhiteSpace,
+        Tab,
         SearchTopLParen,
         SearchTopRParen,
         SearchTopAnd,
@@ -267,13 +338,32 @@ function odataLexer(): Lexer {
   return (lexer ??= new Lexer(LEXER_DEFINITION, { positionTracking: 'onlyOffset', ensureOptimizations: false, skipValidations: true }));
 }
 
+/** Chevrotain's `Lexer` with the method that its public `tokenize` calls. */
+interface LexerInternals {
+  tokenizeInternal?(text: string, mode: string): ILexingResult;
+}
+
+/**
+ * Tokenizes with the shared lexer. Chevrotain's public `tokenize` first checks that the lexer
+ * definition had no errors (a lodash `isEmpty` per call, a measurable part of lexing a short
+ * value) and then calls `tokenizeInternal`; this calls the latter directly when Chevrotain has it.
+ * The definition is checked once and for all by the Chevrotain self-validations test.
+ */
+function tokenize(text: string, mode: LexerMode): ILexingResult {
+  const shared = odataLexer();
+  const internals = shared as unknown as LexerInternals;
+  return typeof internals.tokenizeInternal === 'function' && shared.lexerDefinitionErrors.length === 0
+    ? internals.tokenizeInternal(text, mode)
+    : shared.tokenize(text, mode);
+}
+
 /**
  * Lexes `text` in `mode`, then in one pass over the tokens: re-types keywords, and joins a name
  * directly followed by a string (`duration'P1D'`, `Ns.Color'Red'`) into one `PrefixedString`.
  * This is the whole lexing stage of a parse. Lexing errors are returned, not thrown.
  */
 export function lex(text: string, mode: LexerMode): ILexingResult {
-  const result = odataLexer().tokenize(text, mode);
+  const result = tokenize(text, mode);
   if (mode !== 'expression') return result;
   const tokens = result.tokens;
   let joined: IToken[] | undefined;
@@ -290,7 +380,7 @@ export function lex(text: string, mode: LexerMode): ILexingResult {
       }
       // Keywords are 2 to 5 characters long: skip the lookup for every other identifier.
       if (token.image.length <= 5) {
-        const type = KEYWORDS.get(token.image);
+        const type = keywordType(token.image);
         if (type !== undefined) {
           token.tokenType = type;
           token.tokenTypeIdx = type.tokenTypeIdx as number;

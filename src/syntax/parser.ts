@@ -6,6 +6,15 @@
  * Binary operators are collected in a flat loop and arranged by precedence afterwards
  * (see `arrange` in `precedence.ts`), so a chain of 10 000 `or` clauses costs no recursion;
  * only parentheses, brackets and braces recurse, and their depth is bounded before parsing.
+ *
+ * The rules are recorded by Chevrotain as written (its lookahead, validations and diagrams come
+ * from that recording). At run time the hot part of the expression grammar (`expression`,
+ * `operand`, the frequent `primary` alternatives, `identifierExpr`, `argumentList`, `argument`)
+ * runs as plain methods (`…Body`) that consume the same tokens with `CONSUME` and choose by the
+ * next token as the recorded `OR`/`MANY`/`MANY_SEP` would, so that an operand costs no Chevrotain
+ * rule invocation. Whenever the next token is not one of the frequent cases, they call the
+ * Chevrotain rule itself, so that every error is raised by Chevrotain as before, with the same
+ * message and position.
  */
 import { EmbeddedActionsParser, EOF, tokenMatcher, type IOrAlt, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
 import type {
@@ -58,6 +67,13 @@ export class ODataParser extends EmbeddedActionsParser {
   /** Set just before the type-name argument of `cast`/`isof` is parsed. */
   typeArgumentNext = false;
 
+  /** {@link primaryChoices}, once the token categories are set up (by the base constructor). */
+  private readonly primaryChoice = primaryChoices();
+  /** 1 for the token types that can start an expression (its first set), by token type index. */
+  private readonly startsExpression = tokenSet([T.PrefixOperatorToken, T.LiteralToken, T.LParen, T.LBracket, T.LBrace, T.Identifier, T.DollarName, T.AtName]);
+  /** 1 for the token types that can start an argument (a JSON string or an expression). */
+  private readonly startsArgument = tokenSet([T.JsonString, T.PrefixOperatorToken, T.LiteralToken, T.LParen, T.LBracket, T.LBrace, T.Identifier, T.DollarName, T.AtName]);
+
   /** Clears per-parse state; called before every parse. */
   resetState(text: string, searchMode: SearchMode): void {
     this.text = text;
@@ -86,7 +102,8 @@ export class ODataParser extends EmbeddedActionsParser {
   // Entry rules, one per option
   // -------------------------------------------------------------------------------------------
 
-  public filterOption = this.RULE('filterOption', (): Expression => this.SUBRULE(this.expression));
+  /** At run time the body of `expression` directly: one rule invocation less per parse. */
+  public filterOption = this.RULE('filterOption', (): Expression => (this.RECORDING_PHASE ? this.SUBRULE(this.expression) : this.expressionBody()));
 
   public orderByOption = this.RULE('orderByOption', (): OrderByItem[] => {
     const items: OrderByItem[] = [];
@@ -136,23 +153,33 @@ export class ODataParser extends EmbeddedActionsParser {
    * Both consume the same tokens with the same DSL occurrence indices.
    */
   public expression = this.RULE('expression', (): Expression => {
-    const first = this.SUBRULE(this.operand);
     if (this.RECORDING_PHASE) {
+      this.SUBRULE(this.operand);
       this.MANY(() => {
         this.CONSUME(T.BinaryOperatorToken);
         this.SUBRULE2(this.operand);
       });
-      return first;
+      return undefined as never;
     }
+    return this.expressionBody();
+  });
+
+  /**
+   * The run-time body of `expression`: `operand (op operand)*`, arranged by precedence after the
+   * loop. Operands are parsed by plain method calls ({@link operandBody}), not `SUBRULE`: no
+   * Chevrotain rule invocation per operand, nor per parenthesized level.
+   */
+  private expressionBody(): Expression {
+    const first = this.operandBody();
     if (!tokenMatcher(this.LA(1), T.BinaryOperatorToken)) return first;
     const operands: Expression[] = [first];
     const operators: OperatorToken[] = [];
     do {
       operators.push(this.CONSUME(T.BinaryOperatorToken));
-      operands.push(this.SUBRULE2(this.operand));
+      operands.push(this.operandBody());
     } while (tokenMatcher(this.LA(1), T.BinaryOperatorToken));
     return arrange(operands, operators);
-  });
+  }
 
   /**
    * `not` and `-` prefixes (a loop, not recursion), a primary, then `has`/`in` suffixes, which
@@ -168,9 +195,14 @@ export class ODataParser extends EmbeddedActionsParser {
       });
       return undefined as never;
     }
+    return this.operandBody();
+  });
+
+  /** The run-time body of `operand` (see {@link expressionBody}). */
+  private operandBody(): Expression {
     let prefixes: IToken[] | undefined;
     while (tokenMatcher(this.LA(1), T.PrefixOperatorToken)) (prefixes ??= []).push(this.CONSUME(T.PrefixOperatorToken));
-    let left = this.SUBRULE(this.primary);
+    let left = this.primaryBody();
     while (tokenMatcher(this.LA(1), T.PostfixOperatorToken)) {
       const op = this.CONSUME(T.PostfixOperatorToken);
       left = buildPostfix(op, left, this.SUBRULE(this.inOperand));
@@ -186,7 +218,30 @@ export class ODataParser extends EmbeddedActionsParser {
       };
     }
     return left;
-  });
+  }
+
+  /**
+   * The run-time body of `primary` for its three frequent alternatives (a literal, a
+   * parenthesized expression, a name), chosen by the next token exactly as `primary`'s `OR`
+   * chooses ({@link primaryChoices}); every other token goes through the `primary` rule itself,
+   * so that its alternatives and its errors are Chevrotain's.
+   */
+  private primaryBody(): Expression {
+    switch (this.primaryChoice[this.LA(1).tokenTypeIdx]) {
+      case PrimaryChoice.Literal:
+        return buildLiteral(this.CONSUME(T.LiteralToken));
+      case PrimaryChoice.Parenthesized: {
+        this.CONSUME(T.LParen);
+        const inner = this.expressionBody();
+        this.CONSUME(T.RParen);
+        return inner;
+      }
+      case PrimaryChoice.Identifier:
+        return this.identifierExprBody(this.CONSUME(T.Identifier));
+      default:
+        return this.SUBRULE(this.primary);
+    }
+  }
 
   /** The right side of `in` and `has`: a parenthesized list of literals, a JSON array, or a primary. */
   private inOperand = this.RULE('inOperand', (): Expression =>
@@ -294,18 +349,23 @@ export class ODataParser extends EmbeddedActionsParser {
       });
       return undefined as never;
     }
+    return this.identifierExprBody(first);
+  });
+
+  /** The run-time body of `identifierExpr` after its first token. */
+  private identifierExprBody(first: IToken): Expression {
     // A bare qualified name is a type cast that needs a following path, except as the type argument of cast/isof.
     const typeNameAllowed = this.typeArgumentNext;
     this.typeArgumentNext = false;
     let call: { args: RawArgument[]; close: IToken } | undefined;
     if (this.LA(1).tokenType === T.LParen) {
       this.callStack.push(first.image.toLowerCase());
-      call = this.SUBRULE(this.argumentList);
+      call = this.argumentListBody();
       this.callStack.pop();
     }
     const segments = this.LA(1).tokenType === T.Slash ? this.pathTail() : [];
     return buildIdentifierExpression(first, call, segments, typeNameAllowed);
-  });
+  }
 
   /** `(/ segment)*` at run time: the recorded grammar is the `MANY` of each path rule. */
   private pathTail(): PathSegment[] {
@@ -431,12 +491,51 @@ export class ODataParser extends EmbeddedActionsParser {
 
   /** `( [arg (, arg)*] )` where `arg` is `expr`, `name=expr` or `expr:expr` (lambdas and `case`). */
   private argumentList = this.RULE('argumentList', (): { args: RawArgument[]; close: IToken } => {
+    if (!this.RECORDING_PHASE) return this.argumentListBody();
     this.CONSUME(T.LParen);
     const args: RawArgument[] = [];
     this.MANY_SEP({ SEP: T.Comma, DEF: () => args.push(this.SUBRULE(this.argument)) });
     const close = this.CONSUME(T.RParen);
     return { args, close };
   });
+
+  /**
+   * The run-time body of `argumentList`, as `MANY_SEP` runs it: a first argument if the next token
+   * can start one, then one after each comma; then `)`.
+   */
+  private argumentListBody(): { args: RawArgument[]; close: IToken } {
+    this.CONSUME(T.LParen);
+    const args: RawArgument[] = [];
+    if (this.startsArgument[this.LA(1).tokenTypeIdx] === 1) {
+      args.push(this.argumentBody());
+      while (this.LA(1).tokenType === T.Comma) {
+        this.CONSUME(T.Comma);
+        args.push(this.argumentBody());
+      }
+    }
+    const close = this.CONSUME(T.RParen);
+    return { args, close };
+  }
+
+  /**
+   * The run-time body of `argument` when the next token starts an expression; any other token
+   * (a JSON string, or one that starts no argument: an error) goes through the `argument` rule.
+   */
+  private argumentBody(): RawArgument {
+    const first = this.LA(1);
+    if (this.startsExpression[first.tokenTypeIdx] !== 1) return this.SUBRULE(this.argument);
+    const call = this.callStack[this.callStack.length - 1];
+    const next = this.LA(2);
+    this.typeArgumentNext =
+      (call === 'cast' || call === 'isof' || call === 'collection') &&
+      tokenMatcher(first, T.Identifier) &&
+      (tokenMatcher(next, T.Comma) || tokenMatcher(next, T.RParen));
+    const value = this.expressionBody();
+    const separator = this.LA(1);
+    if (separator.tokenType !== T.Equals && separator.tokenType !== T.Colon) return buildArgument(value, undefined, undefined);
+    this.CONSUME(separator.tokenType);
+    return buildArgument(value, separator, this.SUBRULE2(this.jsonValue));
+  }
 
   /** `value`, `name=value` or `value:value` (lambdas and `case`); which one is decided after parsing. */
   private argument = this.RULE('argument', (): RawArgument => {
@@ -899,6 +998,51 @@ export class ODataParser extends EmbeddedActionsParser {
       ERR_MSG: 'a search term',
     }),
   );
+}
+
+/** What {@link ODataParser.primaryBody} does with a token. */
+const PrimaryChoice = {
+  /** Through the `primary` rule (its other alternatives, and its errors). */
+  Rule: 0,
+  Literal: 1,
+  Parenthesized: 2,
+  Identifier: 3,
+} as const;
+type PrimaryChoice = (typeof PrimaryChoice)[keyof typeof PrimaryChoice];
+
+/**
+ * The alternative of `primary` that each token type starts, by token type index, as Chevrotain's
+ * LL(1) choice table for that `OR` resolves it: the first alternative whose first token type (or
+ * category) matches wins. `true`, `null`, … are both literals and names: the literal comes first.
+ * Built once the parser has set up the token categories.
+ */
+function primaryChoices(): Uint8Array {
+  const table = new Uint8Array(T.allTokens.reduce((max, type) => Math.max(max, type.tokenTypeIdx ?? 0), 0) + 1);
+  const order: [TokenType, PrimaryChoice][] = [
+    [T.LiteralToken, PrimaryChoice.Literal],
+    [T.LParen, PrimaryChoice.Parenthesized],
+    [T.LBracket, PrimaryChoice.Rule],
+    [T.LBrace, PrimaryChoice.Rule],
+    [T.Identifier, PrimaryChoice.Identifier],
+  ];
+  const decided = new Set<number>();
+  for (const [type, choice] of order) {
+    for (const idx of [type.tokenTypeIdx as number, ...((type.categoryMatches as number[] | undefined) ?? [])]) {
+      if (decided.has(idx)) continue;
+      decided.add(idx);
+      table[idx] = choice;
+    }
+  }
+  return table;
+}
+
+/** 1 for `types` and the token types in their categories, by token type index. */
+function tokenSet(types: readonly TokenType[]): Uint8Array {
+  const table = new Uint8Array(T.allTokens.reduce((max, type) => Math.max(max, type.tokenTypeIdx ?? 0), 0) + 1);
+  for (const type of types) {
+    for (const idx of [type.tokenTypeIdx as number, ...((type.categoryMatches as number[] | undefined) ?? [])]) table[idx] = 1;
+  }
+  return table;
 }
 
 /** `$ref` allows $filter, $search, $orderby, $skip, $top, $count; `/$count` allows $filter and $search. */

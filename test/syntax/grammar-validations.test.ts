@@ -14,6 +14,15 @@ describe('Chevrotain self-validations', () => {
     expect(lexer.tokenize('Name eq 1').errors).toEqual([]);
   });
 
+  it("the expression mode (every $filter, $orderby, … value) gets Chevrotain's first-character optimization", () => {
+    // ensureOptimizations throws when a token of the mode prevents it (a pattern Chevrotain cannot
+    // analyze, a custom pattern without start_chars_hint). The search modes cannot have it: their
+    // words are complement sets. The mode's push to `search` is left out with validations off.
+    const expressionOnly = { defaultMode: 'expression', modes: { expression: LEXER_DEFINITION.modes.expression } };
+    const lexer = new Lexer(expressionOnly, { positionTracking: 'onlyOffset', ensureOptimizations: true, skipValidations: true });
+    expect(lexer.tokenize("Name eq 'a' and 2024-01-01 lt 12:00 or 01234567-89ab-cdef-0123-456789abcdef eq -5").errors).toEqual([]);
+  });
+
   it('the grammar passes the parser validations (no ambiguity, left recursion or missing rule)', () => {
     const parser = new ODataParser(true);
     // performSelfAnalysis throws on definition errors; the list is also empty.
