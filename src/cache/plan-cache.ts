@@ -1,7 +1,9 @@
 /**
  * A bounded cache of query plans. A server sees the same query texts again and again: the cache
  * keeps what `bindQuery` gives for a query text and its settings, and what `toSql`/`toMongo` give
- * for that bound query and their options, so a repeated request costs a lookup.
+ * for that bound query and their options, so a repeated request costs a lookup. It also sees the
+ * same query *shapes* with other literal values: texts that differ only in replaceable literals
+ * (see `shape.ts`) share one plan whose literals are holes (see `shape-plan.ts`).
  *
  * A key holds everything that decides a plan, so a plan never serves another request than its
  * own: the query text exactly as given; the settings and options as data (limits, entity set,
@@ -12,6 +14,8 @@
 import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
+import { shapeOf } from './shape.js';
+import { deriveShaped, instantiateBound, learnShape, shapedOf, type ShapePlan, type ShapedBound } from './shape-plan.js';
 
 /** Limits of a {@link PlanCache}. */
 export interface PlanCacheOptions {
@@ -19,6 +23,11 @@ export interface PlanCacheOptions {
   readonly maxEntries?: number;
   /** Longest query text cached, in characters (default 8 192); longer ones are compiled each time. */
   readonly maxQueryLength?: number;
+  /**
+   * Whether texts of one shape (the same text but for replaceable literals: `name eq 'milk'` and
+   * `name eq 'salt'`) share one plan (default `true`); `false` keeps plans by exact text only.
+   */
+  readonly shapes?: boolean;
 }
 
 /** A bounded cache of bound and compiled queries; see {@link createPlanCache}. */
@@ -35,14 +44,14 @@ export interface PlanCache {
    * A bound query from elsewhere is not cached (`compute()` runs each time).
    * @internal
    */
-  derive<T>(bound: BoundQuery, kind: string, options: object, compute: () => T): T;
+  derive<T>(bound: BoundQuery, kind: string, options: object, compute: (bound: BoundQuery) => T): T;
 }
 
 const identities = new WeakMap<object, number>();
 let nextIdentity = 0;
 
 /** A text of a value, equal only for equal values: plain data by content, anything else by identity. */
-function keyOf(value: unknown): string {
+export function keyOf(value: unknown): string {
   switch (typeof value) {
     case 'undefined':
       return 'u';
@@ -93,8 +102,11 @@ function keyOf(value: unknown): string {
 export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
   const maxEntries = options.maxEntries ?? 1000;
   const maxQueryLength = options.maxQueryLength ?? 8192;
+  const shapes = options.shapes ?? true;
   const entries = new Map<string, unknown>();
   const keys = new WeakMap<BoundQuery, string>();
+  /** The shape plans and literals of the first texts of their shapes (later ones carry theirs, see `shapedOf`). */
+  const shaped = new WeakMap<BoundQuery, ShapedBound>();
 
   const remember = (key: string, value: unknown): void => {
     entries.set(key, value);
@@ -114,12 +126,25 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     bind(query, settings) {
       if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
       // (A model is plain data whose maps of types and sets are told apart by identity.)
-      const key = `bind ${keyOf(settings)} ${query}`;
+      const settingsKey = keyOf(settings);
+      const key = `bind ${settingsKey} ${query}`;
       let bound = recall(key) as BoundQuery | undefined;
-      if (bound === undefined) {
-        bound = Object.freeze(bindQuery(query, settings));
-        keys.set(bound, key);
-        remember(key, bound);
+      if (bound !== undefined) return bound;
+      const shape = shapes ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
+      const shapeKey = shape === undefined ? undefined : `shape ${settingsKey} ${shape.key}`;
+      const plan = shapeKey === undefined ? undefined : (recall(shapeKey) as ShapePlan | false | undefined);
+      if (shape !== undefined && plan !== undefined && plan !== false) {
+        // A text of a known shape: its plan with this text's literals.
+        return instantiateBound(plan, shape, key);
+      }
+      bound = Object.freeze(bindQuery(query, settings));
+      keys.set(bound, key);
+      remember(key, bound);
+      if (shape !== undefined && shapeKey !== undefined && plan === undefined) {
+        // The first text of its shape: learn the shape's plan (or that it has none).
+        const learned = learnShape(shapeKey, shape, bound, settings);
+        remember(shapeKey, learned ?? false);
+        if (learned !== undefined) shaped.set(bound, { plan: learned, key, values: learned.values, deltas: learned.values.map(() => 0) });
       }
       return bound;
     },
@@ -130,12 +155,18 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       entries.clear();
     },
     derive(bound, kind, derivedOptions, compute) {
-      const boundKey = keys.get(bound);
-      if (boundKey === undefined) return compute();
-      const key = `${kind} ${keyOf(derivedOptions)} ${boundKey}`;
+      const instance = shapedOf(bound) ?? shaped.get(bound);
+      const boundKey = instance?.key ?? keys.get(bound);
+      if (boundKey === undefined) return compute(bound);
+      const optionsKey = keyOf(derivedOptions);
+      if (instance !== undefined) {
+        const derived = deriveShaped(bound, instance, `${kind} ${optionsKey} ${instance.plan.key}`, { recall, remember }, compute);
+        if (derived !== undefined) return derived.value;
+      }
+      const key = `${kind} ${optionsKey} ${boundKey}`;
       let value = recall(key);
       if (value === undefined) {
-        value = compute();
+        value = compute(bound);
         remember(key, value);
       }
       return value as ReturnType<typeof compute>;
