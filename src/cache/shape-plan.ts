@@ -124,6 +124,15 @@ function probe(shape: QueryShape, settings: BindSettings, variant: number): Prob
 
 /** The plan of the shape of a text bound as `bound`, or `undefined` when the shape has none (see the module). */
 export function learnShape(key: string, shape: QueryShape, bound: BoundQuery, settings: BindSettings): ShapePlan | undefined {
+  try {
+    return learn(key, shape, bound, settings);
+  } catch {
+    // (Nothing of learning may fail a request: the shape then has no plan.)
+    return undefined;
+  }
+}
+
+function learn(key: string, shape: QueryShape, bound: BoundQuery, settings: BindSettings): ShapePlan | undefined {
   if (!slotsAreOperands(bound, shape.slots)) return undefined;
   const first = probe(shape, settings, 1);
   const second = first === undefined ? undefined : probe(shape, settings, 2);

@@ -207,12 +207,17 @@ function lazyEntry(key: string, entry: Template): PropertyDescriptor {
 export function instantiateLazily(template: Template, values: readonly unknown[], deltas: readonly number[], extra?: unknown): unknown {
   if (template.t !== 'object') return instantiate(template, values, deltas);
   const result: Record<string, unknown> = { ...template.base };
+  let lazy = false;
   for (let i = 0; i < template.keys.length; i++) {
     const getter = template.getters[i];
-    if (getter === undefined) result[template.keys[i] as string] = instantiate(template.entries[i] as Template, values, deltas);
-    else Object.defineProperty(result, template.keys[i] as string, getter);
+    if (getter === undefined) {
+      result[template.keys[i] as string] = instantiate(template.entries[i] as Template, values, deltas);
+    } else {
+      Object.defineProperty(result, template.keys[i] as string, getter);
+      lazy = true;
+    }
   }
-  fillings.set(result, { values, deltas, extra, done: new Map() });
+  if (lazy || extra !== undefined) fillings.set(result, { values, deltas, extra, done: new Map() });
   return result;
 }
 
