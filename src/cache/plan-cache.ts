@@ -127,24 +127,24 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
       // (A model is plain data whose maps of types and sets are told apart by identity.)
       const settingsKey = keyOf(settings);
-      const key = `bind ${settingsKey} ${query}`;
-      let bound = recall(key) as BoundQuery | undefined;
-      if (bound !== undefined) return bound;
       const shape = shapes ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
       const shapeKey = shape === undefined ? undefined : `shape ${settingsKey} ${shape.key}`;
       const plan = shapeKey === undefined ? undefined : (recall(shapeKey) as ShapePlan | false | undefined);
       if (shape !== undefined && plan !== undefined && plan !== false) {
-        // A text of a known shape: its plan with this text's literals.
-        return instantiateBound(plan, shape, key);
+        // A text of a known shape: its plan with this text's literals (the learned text: its own bound query).
+        return query === plan.text ? plan.bound : instantiateBound(plan, shape, query, settingsKey);
       }
+      const key = `bind ${settingsKey} ${query}`;
+      let bound = recall(key) as BoundQuery | undefined;
+      if (bound !== undefined) return bound;
       bound = Object.freeze(bindQuery(query, settings));
       keys.set(bound, key);
       remember(key, bound);
       if (shape !== undefined && shapeKey !== undefined && plan === undefined) {
         // The first text of its shape: learn the shape's plan (or that it has none).
-        const learned = learnShape(shapeKey, shape, bound, settings);
+        const learned = learnShape(shapeKey, query, shape, bound, settings);
         remember(shapeKey, learned ?? false);
-        if (learned !== undefined) shaped.set(bound, { plan: learned, key, values: learned.values, deltas: learned.values.map(() => 0) });
+        if (learned !== undefined) shaped.set(bound, { plan: learned, query, settingsKey, values: learned.values, deltas: learned.values.map(() => 0) });
       }
       return bound;
     },
@@ -156,13 +156,14 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     },
     derive(bound, kind, derivedOptions, compute) {
       const instance = shapedOf(bound) ?? shaped.get(bound);
-      const boundKey = instance?.key ?? keys.get(bound);
-      if (boundKey === undefined) return compute(bound);
+      if (instance === undefined && !keys.has(bound)) return compute(bound);
       const optionsKey = keyOf(derivedOptions);
       if (instance !== undefined) {
         const derived = deriveShaped(bound, instance, `${kind} ${optionsKey} ${instance.plan.key}`, { recall, remember }, compute);
         if (derived !== undefined) return derived.value;
       }
+      // (A text served from its shape's plan, whose compiled form is not: by its exact text.)
+      const boundKey = keys.get(bound) ?? `bind ${instance?.settingsKey} ${instance?.query}`;
       const key = `${kind} ${optionsKey} ${boundKey}`;
       let value = recall(key);
       if (value === undefined) {

@@ -30,6 +30,9 @@ interface Probe {
 export interface ShapePlan {
   /** The shape's cache key. */
   readonly key: string;
+  /** The text the plan was learned on, and its bound query (served as it is for that text). */
+  readonly text: string;
+  readonly bound: BoundQuery;
   readonly template: Template;
   /** The learned text's literals: their values and token lengths. */
   readonly values: readonly unknown[];
@@ -40,8 +43,9 @@ export interface ShapePlan {
 /** A bound query of a text of a shape with a plan, with that text's literals. */
 export interface ShapedBound {
   readonly plan: ShapePlan;
-  /** The bound query's key in the cache (of its exact text). */
-  readonly key: string;
+  /** The text and the key of the settings it was bound with (the key of its exact text, when needed). */
+  readonly query: string;
+  readonly settingsKey: string;
   readonly values: readonly unknown[];
   readonly deltas: readonly number[];
 }
@@ -123,16 +127,16 @@ function probe(shape: QueryShape, settings: BindSettings, variant: number): Prob
 }
 
 /** The plan of the shape of a text bound as `bound`, or `undefined` when the shape has none (see the module). */
-export function learnShape(key: string, shape: QueryShape, bound: BoundQuery, settings: BindSettings): ShapePlan | undefined {
+export function learnShape(key: string, text: string, shape: QueryShape, bound: BoundQuery, settings: BindSettings): ShapePlan | undefined {
   try {
-    return learn(key, shape, bound, settings);
+    return learn(key, text, shape, bound, settings);
   } catch {
     // (Nothing of learning may fail a request: the shape then has no plan.)
     return undefined;
   }
 }
 
-function learn(key: string, shape: QueryShape, bound: BoundQuery, settings: BindSettings): ShapePlan | undefined {
+function learn(key: string, text: string, shape: QueryShape, bound: BoundQuery, settings: BindSettings): ShapePlan | undefined {
   if (!slotsAreOperands(bound, shape.slots)) return undefined;
   const first = probe(shape, settings, 1);
   const second = first === undefined ? undefined : probe(shape, settings, 2);
@@ -144,18 +148,24 @@ function learn(key: string, shape: QueryShape, bound: BoundQuery, settings: Bind
     probeLengths: first.deltas.map((delta, i) => delta + (shape.slots[i] as Slot).image.length),
   });
   if (template === undefined || !samePlan(instantiate(template, second.values, second.deltas), second.bound)) return undefined;
-  return { key, template, values, lengths: shape.slots.map((slot) => slot.image.length), probes: [first, second] };
+  return { key, text, bound, template, values, lengths: shape.slots.map((slot) => slot.image.length), probes: [first, second] };
 }
 
 /**
- * The bound query of a text of `plan`'s shape (`shape`, the text's own; `key`, its cache key).
+ * The bound query of a text (`query`, of shape `shape`, with settings of key `settingsKey`) of
+ * `plan`'s shape.
  * Its large parts (a `$filter`'s tree) are built when first read: compiled forms served from the
  * cache do not read them.
  */
-export function instantiateBound(plan: ShapePlan, shape: QueryShape, key: string): BoundQuery {
-  const values = shape.slots.map((slot) => slot.value);
-  const deltas = shape.slots.map((slot, i) => slot.image.length - (plan.lengths[i] as number));
-  return Object.freeze(instantiateLazily(plan.template, values, deltas, { plan, key, values, deltas })) as BoundQuery;
+export function instantiateBound(plan: ShapePlan, shape: QueryShape, query: string, settingsKey: string): BoundQuery {
+  const values: unknown[] = [];
+  const deltas: number[] = [];
+  for (let i = 0; i < shape.slots.length; i++) {
+    const slot = shape.slots[i] as Slot;
+    values.push(slot.value);
+    deltas.push(slot.image.length - (plan.lengths[i] as number));
+  }
+  return Object.freeze(instantiateLazily(plan.template, values, deltas, { plan, query, settingsKey, values, deltas })) as BoundQuery;
 }
 
 /** The plan and literals of a bound query that {@link instantiateBound} gave. */
@@ -178,7 +188,8 @@ export function deriveShaped<T>(bound: BoundQuery, instance: ShapedBound, key: s
   const known = entries.recall(key) as DerivedPlan | undefined;
   if (known === false) return undefined;
   if (known !== undefined) {
-    const value = instantiateLazily(known.template, instance.values, instance.deltas);
+    // (All of it: the caller reads a compiled form whole.)
+    const value = instantiate(known.template, instance.values, instance.deltas);
     return { value: (typeof value === 'object' && value !== null ? Object.freeze(value) : value) as T };
   }
   const value = compute(bound);

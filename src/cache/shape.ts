@@ -122,9 +122,14 @@ function intClass(value: number): number | undefined {
 
 /** The class of a decimal `[-]whole.fraction`: sign, digit counts, zero or trailing-zero fraction. */
 function decimalClass(image: string): string {
-  const negative = image.startsWith('-');
-  const [whole = '', fraction = ''] = (negative ? image.slice(1) : image).split('.');
-  return `${negative ? '-' : '+'}${whole === '0' ? 0 : whole.length}.${fraction.length}${/^0+$/.test(fraction) ? 'z' : fraction.endsWith('0') ? '0' : ''}`;
+  const negative = image.charCodeAt(0) === 45;
+  const dot = image.indexOf('.');
+  const whole = dot - (negative ? 1 : 0);
+  const fraction = image.length - dot - 1;
+  let zeros = true;
+  for (let i = dot + 1; i < image.length; i++) if (image.charCodeAt(i) !== 48) zeros = false;
+  const wholeZero = whole === 1 && image.charCodeAt(dot - 1) === 48;
+  return `${negative ? '-' : '+'}${wholeZero ? 0 : whole}.${fraction}${zeros ? 'z' : image.endsWith('0') ? '0' : ''}`;
 }
 
 /**

@@ -181,7 +181,7 @@ interface Filling {
   readonly values: readonly unknown[];
   readonly deltas: readonly number[];
   readonly extra: unknown;
-  readonly done: Map<string, unknown>;
+  done?: Map<string, unknown>;
 }
 
 /** The filling of each lazily filled plan (its getters, shared by all plans of a template, find it here). */
@@ -193,6 +193,7 @@ function lazyEntry(key: string, entry: Template): PropertyDescriptor {
     enumerable: true,
     get(this: object): unknown {
       const filling = fillings.get(this) as Filling;
+      filling.done ??= new Map();
       if (!filling.done.has(key)) filling.done.set(key, instantiate(entry, filling.values, filling.deltas));
       return filling.done.get(key);
     },
@@ -217,7 +218,7 @@ export function instantiateLazily(template: Template, values: readonly unknown[]
       lazy = true;
     }
   }
-  if (lazy || extra !== undefined) fillings.set(result, { values, deltas, extra, done: new Map() });
+  if (lazy || extra !== undefined) fillings.set(result, { values, deltas, extra });
   return result;
 }
 
