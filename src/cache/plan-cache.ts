@@ -32,7 +32,11 @@ export interface PlanCacheOptions {
 
 /** A bounded cache of bound and compiled queries; see {@link createPlanCache}. */
 export interface PlanCache {
-  /** `bindQuery(query, settings)`, from the cache when this text was bound with these settings before. */
+  /**
+   * `bindQuery(query, settings)`, from the cache when this text was bound with these settings
+   * before, or filled from the plan of its shape (the same text but for replaceable literals,
+   * see docs/plan-cache.md) when the shape has one.
+   */
   bind(query: string, settings: BindSettings): BoundQuery;
   /** How many plans are kept. */
   readonly size: number;
@@ -51,7 +55,7 @@ const identities = new WeakMap<object, number>();
 let nextIdentity = 0;
 
 /** A text of a value, equal only for equal values: plain data by content, anything else by identity. */
-export function keyOf(value: unknown): string {
+function keyOf(value: unknown): string {
   switch (typeof value) {
     case 'undefined':
       return 'u';
