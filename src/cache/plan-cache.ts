@@ -15,7 +15,7 @@ import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import { shapeOf } from './shape.js';
-import { deriveShaped, instantiateBound, learnShape, shapedOf, type ShapePlan, type ShapedBound } from './shape-plan.js';
+import { deriveShaped, instantiateBound, learnShape, sameLiterals, shapedOf, type ShapePlan, type ShapedBound } from './shape-plan.js';
 
 /** Limits of a {@link PlanCache}. */
 export interface PlanCacheOptions {
@@ -135,8 +135,9 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       const shapeKey = shape === undefined ? undefined : `shape ${settingsKey} ${shape.key}`;
       const plan = shapeKey === undefined ? undefined : (recall(shapeKey) as ShapePlan | false | undefined);
       if (shape !== undefined && plan !== undefined && plan !== false) {
-        // A text of a known shape: its plan with this text's literals (the learned text: its own bound query).
-        return query === plan.text ? plan.bound : instantiateBound(plan, shape, query, settingsKey);
+        // A text of a known shape: its plan with this text's literals (the learned text, or another
+        // spelling of it, such as its percent-encoded form: its own bound query).
+        return query === plan.text || sameLiterals(plan, shape) ? plan.bound : instantiateBound(plan, shape, query, settingsKey);
       }
       const key = `bind ${settingsKey} ${query}`;
       let bound = recall(key) as BoundQuery | undefined;

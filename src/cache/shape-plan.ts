@@ -37,6 +37,7 @@ export interface ShapePlan {
   /** The learned text's literals: their values and token lengths. */
   readonly values: readonly unknown[];
   readonly lengths: readonly number[];
+  readonly images: readonly string[];
   readonly probes: readonly [Probe, Probe];
 }
 
@@ -148,7 +149,13 @@ function learn(key: string, text: string, shape: QueryShape, bound: BoundQuery, 
     probeLengths: first.deltas.map((delta, i) => delta + (shape.slots[i] as Slot).image.length),
   });
   if (template === undefined || !samePlan(instantiate(template, second.values, second.deltas), second.bound)) return undefined;
-  return { key, text, bound, template, values, lengths: shape.slots.map((slot) => slot.image.length), probes: [first, second] };
+  return { key, text, bound, template, values, lengths: shape.slots.map((slot) => slot.image.length), images: shape.slots.map((slot) => slot.image), probes: [first, second] };
+}
+
+/** Whether the text of `shape` has the literals `plan` was learned on (so it is that text, but perhaps for its encoding). */
+export function sameLiterals(plan: ShapePlan, shape: QueryShape): boolean {
+  for (let i = 0; i < shape.slots.length; i++) if ((shape.slots[i] as Slot).image !== plan.images[i]) return false;
+  return true;
 }
 
 /**
