@@ -16,6 +16,17 @@ import { writeSection } from './results-file.js';
 const SAMPLES = 15;
 const BATCH = 2000;
 const QUERY = "$filter=contains(tolower(Name),'milk') and Price gt 2.5 and (Rating ge 3 or startswith(Code,'A')) and not endswith(Code,'X') and year(ReleaseDate) eq 2020&$orderby=Price desc&$top=10";
+const WORDS = ['milk', 'salt', 'rice', 'eggs', 'tea', 'bread', 'honey', 'oats'];
+/**
+ * The same shape with other literals (the shape cache, issue 15): a word, a price, a rating, a
+ * code and a year for each call, precomputed (BATCH texts, cycled). Ratings 10–109 and years
+ * 1950–2049: the values a literal keeps its class in (3 lies next to the edges 0 and 1 of the
+ * integer types, so it is not replaced).
+ */
+const SHAPED = Array.from(
+  { length: BATCH },
+  (_, i) => `$filter=contains(tolower(Name),'${WORDS[i % WORDS.length]}') and Price gt ${(i % 9) + 1}.${(i % 7) + 1} and (Rating ge ${10 + (i % 100)} or startswith(Code,'${'ABCDEFGH'[i % 8]}')) and not endswith(Code,'${'XYZ'[i % 3]}') and year(ReleaseDate) eq ${1950 + ((i * 7) % 100)}&$orderby=Price desc&$top=10`,
+);
 
 type Engine = typeof import('../src/index.js');
 
@@ -33,13 +44,27 @@ export async function runPlanCacheBench(): Promise<string> {
   const settings = { model, entitySet: 'Products' };
   const sqlOptions = { dialect: 'postgres', scope: { tenant_id: 'c0ffee00-0000-4000-8000-000000000001' } } as const;
   const cache = m.createPlanCache();
+  // Its own cache: the exact texts of the rows above do not fill it.
+  const shapes = m.createPlanCache();
+  let n = 0;
+  const next = (): string => SHAPED[n++ % SHAPED.length]!;
   const subjects: Record<string, () => unknown> = {
     'text → SQL, compiled': () => m.toSql(m.bindQuery(QUERY, settings), sqlOptions),
     'text → SQL, from the plan cache': () => m.toSql(cache.bind(QUERY, settings), { ...sqlOptions, cache }),
+    'text → SQL, same shape, new literals, compiled': () => m.toSql(m.bindQuery(next(), settings), sqlOptions),
+    'text → SQL, same shape, new literals, from the plan cache': () => m.toSql(shapes.bind(next(), settings), { ...sqlOptions, cache: shapes }),
     'text → MongoDB, compiled': () => m.toMongo(m.bindQuery(QUERY, settings)),
     'text → MongoDB, from the plan cache': () => m.toMongo(cache.bind(QUERY, settings), { cache }),
+    'text → MongoDB, same shape, new literals, compiled': () => m.toMongo(m.bindQuery(next(), settings)),
+    'text → MongoDB, same shape, new literals, from the plan cache': () => m.toMongo(shapes.bind(next(), settings), { cache: shapes }),
   };
   if (JSON.stringify(subjects['text → SQL, compiled']!()) !== JSON.stringify(subjects['text → SQL, from the plan cache']!())) throw new Error('the cached SQL differs');
+  // Every text of the shape, from the cache, is its fresh compile; and the shape is one plan.
+  for (const text of SHAPED) {
+    const fresh = JSON.stringify([m.toSql(m.bindQuery(text, settings), sqlOptions), m.toMongo(m.bindQuery(text, settings))]);
+    if (JSON.stringify([m.toSql(shapes.bind(text, settings), { ...sqlOptions, cache: shapes }), m.toMongo(shapes.bind(text, settings), { cache: shapes })]) !== fresh) throw new Error(`the shape cache's plan differs for ${text}`);
+  }
+  if (shapes.size > 4) throw new Error(`the shape cache keeps ${shapes.size} plans for one shape`);
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
   for (const fn of Object.values(subjects)) for (let i = 0; i < 5 * BATCH; i++) fn();
   for (let round = 0; round < SAMPLES; round++) {
@@ -62,7 +87,7 @@ ${markdownTable(
   ['l', 'r'],
 )}
 
-A cached plan is ${ratio('text → SQL, compiled', 'text → SQL, from the plan cache')} faster for SQL and ${ratio('text → MongoDB, compiled', 'text → MongoDB, from the plan cache')} for MongoDB.
+A cached plan is ${ratio('text → SQL, compiled', 'text → SQL, from the plan cache')} faster for SQL and ${ratio('text → MongoDB, compiled', 'text → MongoDB, from the plan cache')} for MongoDB. The same shape with new literals (a word, a price, a rating, two codes and a year for each call, from ${BATCH} precomputed texts; the shape cache fills the first text's plan with each text's literals) is ${ratio('text → SQL, same shape, new literals, compiled', 'text → SQL, same shape, new literals, from the plan cache')} faster for SQL and ${ratio('text → MongoDB, same shape, new literals, compiled', 'text → MongoDB, same shape, new literals, from the plan cache')} for MongoDB; a shape hit costs ${ratio('text → SQL, same shape, new literals, from the plan cache', 'text → SQL, from the plan cache')} an exact-text hit (SQL).
 `;
   writeSection('plan-cache', section);
   return section;

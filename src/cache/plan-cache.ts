@@ -1,7 +1,9 @@
 /**
  * A bounded cache of query plans. A server sees the same query texts again and again: the cache
  * keeps what `bindQuery` gives for a query text and its settings, and what `toSql`/`toMongo` give
- * for that bound query and their options, so a repeated request costs a lookup.
+ * for that bound query and their options, so a repeated request costs a lookup. It also sees the
+ * same query *shapes* with other literal values: texts that differ only in replaceable literals
+ * (see `shape.ts`) share one plan whose literals are holes (see `shape-plan.ts`).
  *
  * A key holds everything that decides a plan, so a plan never serves another request than its
  * own: the query text exactly as given; the settings and options as data (limits, entity set,
@@ -12,6 +14,8 @@
 import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
+import { shapeOf } from './shape.js';
+import { deriveShaped, instantiateBound, learnShape, sameLiterals, shapedOf, type ShapePlan, type ShapedBound } from './shape-plan.js';
 
 /** Limits of a {@link PlanCache}. */
 export interface PlanCacheOptions {
@@ -19,11 +23,20 @@ export interface PlanCacheOptions {
   readonly maxEntries?: number;
   /** Longest query text cached, in characters (default 8 192); longer ones are compiled each time. */
   readonly maxQueryLength?: number;
+  /**
+   * Whether texts of one shape (the same text but for replaceable literals: `name eq 'milk'` and
+   * `name eq 'salt'`) share one plan (default `true`); `false` keeps plans by exact text only.
+   */
+  readonly shapes?: boolean;
 }
 
 /** A bounded cache of bound and compiled queries; see {@link createPlanCache}. */
 export interface PlanCache {
-  /** `bindQuery(query, settings)`, from the cache when this text was bound with these settings before. */
+  /**
+   * `bindQuery(query, settings)`, from the cache when this text was bound with these settings
+   * before, or filled from the plan of its shape (the same text but for replaceable literals,
+   * see docs/plan-cache.md) when the shape has one.
+   */
   bind(query: string, settings: BindSettings): BoundQuery;
   /** How many plans are kept. */
   readonly size: number;
@@ -35,7 +48,7 @@ export interface PlanCache {
    * A bound query from elsewhere is not cached (`compute()` runs each time).
    * @internal
    */
-  derive<T>(bound: BoundQuery, kind: string, options: object, compute: () => T): T;
+  derive<T>(bound: BoundQuery, kind: string, options: object, compute: (bound: BoundQuery) => T): T;
 }
 
 const identities = new WeakMap<object, number>();
@@ -93,8 +106,11 @@ function keyOf(value: unknown): string {
 export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
   const maxEntries = options.maxEntries ?? 1000;
   const maxQueryLength = options.maxQueryLength ?? 8192;
+  const shapes = options.shapes ?? true;
   const entries = new Map<string, unknown>();
   const keys = new WeakMap<BoundQuery, string>();
+  /** The shape plans and literals of the first texts of their shapes (later ones carry theirs, see `shapedOf`). */
+  const shaped = new WeakMap<BoundQuery, ShapedBound>();
 
   const remember = (key: string, value: unknown): void => {
     entries.set(key, value);
@@ -114,12 +130,26 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     bind(query, settings) {
       if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
       // (A model is plain data whose maps of types and sets are told apart by identity.)
-      const key = `bind ${keyOf(settings)} ${query}`;
+      const settingsKey = keyOf(settings);
+      const shape = shapes ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
+      const shapeKey = shape === undefined ? undefined : `shape ${settingsKey} ${shape.key}`;
+      const plan = shapeKey === undefined ? undefined : (recall(shapeKey) as ShapePlan | false | undefined);
+      if (shape !== undefined && plan !== undefined && plan !== false) {
+        // A text of a known shape: its plan with this text's literals (the learned text, or another
+        // spelling of it, such as its percent-encoded form: its own bound query).
+        return query === plan.text || sameLiterals(plan, shape) ? plan.bound : instantiateBound(plan, shape, query, settingsKey);
+      }
+      const key = `bind ${settingsKey} ${query}`;
       let bound = recall(key) as BoundQuery | undefined;
-      if (bound === undefined) {
-        bound = Object.freeze(bindQuery(query, settings));
-        keys.set(bound, key);
-        remember(key, bound);
+      if (bound !== undefined) return bound;
+      bound = Object.freeze(bindQuery(query, settings));
+      keys.set(bound, key);
+      remember(key, bound);
+      if (shape !== undefined && shapeKey !== undefined && plan === undefined) {
+        // The first text of its shape: learn the shape's plan (or that it has none).
+        const learned = learnShape(shapeKey, query, shape, bound, settings);
+        remember(shapeKey, learned ?? false);
+        if (learned !== undefined) shaped.set(bound, { plan: learned, query, settingsKey, values: learned.values, deltas: learned.values.map(() => 0) });
       }
       return bound;
     },
@@ -130,12 +160,19 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       entries.clear();
     },
     derive(bound, kind, derivedOptions, compute) {
-      const boundKey = keys.get(bound);
-      if (boundKey === undefined) return compute();
-      const key = `${kind} ${keyOf(derivedOptions)} ${boundKey}`;
+      const instance = shapedOf(bound) ?? shaped.get(bound);
+      if (instance === undefined && !keys.has(bound)) return compute(bound);
+      const optionsKey = keyOf(derivedOptions);
+      if (instance !== undefined) {
+        const derived = deriveShaped(bound, instance, `${kind} ${optionsKey} ${instance.plan.key}`, { recall, remember }, compute);
+        if (derived !== undefined) return derived.value;
+      }
+      // (A text served from its shape's plan, whose compiled form is not: by its exact text.)
+      const boundKey = keys.get(bound) ?? `bind ${instance?.settingsKey} ${instance?.query}`;
+      const key = `${kind} ${optionsKey} ${boundKey}`;
       let value = recall(key);
       if (value === undefined) {
-        value = compute();
+        value = compute(bound);
         remember(key, value);
       }
       return value as ReturnType<typeof compute>;

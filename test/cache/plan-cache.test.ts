@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bindQuery, createPlanCache, defineModel, ODataError, toMongo, toSql, type BindSettings, type SqlQuery, type ToSqlOptions } from '../../src/index.js';
+import { shapedOf } from '../../src/cache/shape-plan.js';
 import { typedQueryArbitrary } from '../../src/testing/index.js';
 import { FUZZ_SET, fuzzModel } from '../fixtures/fuzz-data.js';
 
@@ -40,8 +41,9 @@ describe('plan cache', () => {
             continue;
           }
           const bound = (cached as { value: ReturnType<typeof bindQuery> }).value;
-          // The second bind of the same text is the same plan.
-          expect(cache.bind(text, settings)).toBe(bound);
+          // The second bind of the same text is the same plan (a text served from its shape's plan, an equal one).
+          if (shapedOf(bound) === undefined) expect(cache.bind(text, settings)).toBe(bound);
+          else expect(cache.bind(text, settings)).toEqual(bound);
           for (const dialect of ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'] as const) {
             const options: ToSqlOptions = { dialect, scope: { tenant_id: 'a' } };
             const expected = outcome(() => sqlOf(toSql(bound, options)));

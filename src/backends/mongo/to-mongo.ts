@@ -627,7 +627,7 @@ const MONGO_PRECISION: FractionalPrecision = { digits: { 'Edm.DateTimeOffset': 3
 export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
   if (options.cache !== undefined) {
     const { cache, ...uncached } = options;
-    return cache.derive(query, 'mongo', uncached, () => Object.freeze(toMongo(query, uncached)));
+    return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
   }
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.

@@ -123,7 +123,7 @@ function precisionOf(dialect: Dialect): FractionalPrecision {
 export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   if (options.cache !== undefined) {
     const { cache, ...uncached } = options;
-    return cache.derive(query, 'sql', uncached, () => Object.freeze(toSql(query, uncached)));
+    return cache.derive(query, 'sql', uncached, (bound) => Object.freeze(toSql(bound, uncached)));
   }
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
