@@ -13,6 +13,7 @@
  * The same holds for each compiled form (`toSql` with its options, `toMongo`), learned on first use.
  */
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
+import { boundChildren } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import { probeImage, shapeOf, withImages, type QueryShape, type Slot } from './shape.js';
@@ -57,26 +58,6 @@ type DerivedPlan = { readonly template: Template } | false;
 /** The option whose text the spans under a key of a bound query point into. */
 const OPTION_OF: Readonly<Record<string, string>> = { filter: 'filter', orderBy: 'orderby', expand: 'expand', search: 'search', select: 'select' };
 
-function operands(node: BoundExpression): readonly BoundExpression[] {
-  switch (node.kind) {
-    case 'binary':
-      return [node.left, node.right];
-    case 'unary':
-      return [node.operand];
-    case 'in':
-      return node.right.kind === 'list' ? [node.left, ...node.right.items] : [node.left, node.right.collection];
-    case 'call':
-      return node.args;
-    case 'lambda':
-      return node.predicate === undefined ? [node.collection] : [node.collection, node.predicate];
-    case 'count':
-      return node.filter === undefined ? [node.collection] : [node.collection, node.filter];
-    case 'case':
-      return node.branches.flatMap((branch) => [branch.when, branch.then]);
-    default:
-      return [];
-  }
-}
 
 /** Rule 1: every slot is found as a literal operand of a binary, `in` or call with a non-literal operand. */
 function slotsAreOperands(bound: BoundQuery, slots: readonly Slot[]): boolean {
@@ -86,7 +67,7 @@ function slotsAreOperands(bound: BoundQuery, slots: readonly Slot[]): boolean {
     node.kind === 'literal' ? slots.find((slot) => slot.option === option && slot.offset === node.span.start) : undefined;
   const visit = (node: BoundExpression, option: string, root: boolean): void => {
     if (root && slotOf(node, option) !== undefined) ok = false;
-    const children = operands(node);
+    const children = boundChildren(node);
     const beside = (node.kind === 'binary' || node.kind === 'in' || node.kind === 'call') && (node.kind === 'in' ? node.left.kind !== 'literal' : children.some((child) => child.kind !== 'literal'));
     for (const child of children) {
       const slot = slotOf(child, option);

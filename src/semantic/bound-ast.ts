@@ -177,3 +177,25 @@ export interface BoundQuery extends BoundQueryOptions {
   readonly maxTop: number;
 }
 
+
+/** The direct sub-expressions of a bound expression (operands, arguments, lambda and `case` parts). */
+export function boundChildren(node: BoundExpression): readonly BoundExpression[] {
+  switch (node.kind) {
+    case 'binary':
+      return [node.left, node.right];
+    case 'unary':
+      return [node.operand];
+    case 'in':
+      return node.right.kind === 'list' ? [node.left, ...node.right.items] : [node.left, node.right.collection];
+    case 'call':
+      return node.args;
+    case 'lambda':
+      return node.predicate === undefined ? [node.collection] : [node.collection, node.predicate];
+    case 'count':
+      return node.filter === undefined ? [node.collection] : [node.collection, node.filter];
+    case 'case':
+      return node.branches.flatMap((branch) => [branch.when, branch.then]);
+    default:
+      return [];
+  }
+}

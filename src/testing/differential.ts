@@ -12,6 +12,7 @@ import { ODataError } from '../errors/odata-error.js';
 import type { Model, NavigationProperty } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
+import { boundChildren } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { compareResults, type BackendResult } from './harness.js';
 
@@ -77,33 +78,13 @@ export interface DeviationException {
 
 // ---- walking bound trees ------------------------------------------------------------------------
 
-function children(node: BoundExpression): BoundExpression[] {
-  switch (node.kind) {
-    case 'binary':
-      return [node.left, node.right];
-    case 'unary':
-      return [node.operand];
-    case 'in':
-      return node.right.kind === 'list' ? [node.left, ...node.right.items] : [node.left, node.right.collection];
-    case 'call':
-      return [...node.args];
-    case 'lambda':
-      return node.predicate === undefined ? [node.collection] : [node.collection, node.predicate];
-    case 'count':
-      return node.filter === undefined ? [node.collection] : [node.collection, node.filter];
-    case 'case':
-      return node.branches.flatMap((b) => [b.when, b.then]);
-    default:
-      return [];
-  }
-}
 
 /** Every expression of a query: filter, order, and the same of each expansion. */
 export function queryExpressions(options: BoundQueryOptions): BoundExpression[] {
   const out: BoundExpression[] = [];
   const visit = (node: BoundExpression): void => {
     out.push(node);
-    for (const child of children(node)) visit(child);
+    for (const child of boundChildren(node)) visit(child);
   };
   if (options.filter !== undefined) visit(options.filter);
   for (const item of options.orderBy ?? []) visit(item.expression);
