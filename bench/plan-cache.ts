@@ -64,7 +64,8 @@ export async function runPlanCacheBench(): Promise<string> {
     const fresh = JSON.stringify([m.toSql(m.bindQuery(text, settings), sqlOptions), m.toMongo(m.bindQuery(text, settings))]);
     if (JSON.stringify([m.toSql(shapes.bind(text, settings), { ...sqlOptions, cache: shapes }), m.toMongo(shapes.bind(text, settings), { cache: shapes })]) !== fresh) throw new Error(`the shape cache's plan differs for ${text}`);
   }
-  if (shapes.size > 4) throw new Error(`the shape cache keeps ${shapes.size} plans for one shape`);
+  // (One bound query, the shape, and for SQL and MongoDB a template and the first text's compiled form.)
+  if (shapes.size > 6) throw new Error(`the shape cache keeps ${shapes.size} plans for one shape`);
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
   for (const fn of Object.values(subjects)) for (let i = 0; i < 5 * BATCH; i++) fn();
   for (let round = 0; round < SAMPLES; round++) {

@@ -131,6 +131,10 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
       // (A model is plain data whose maps of types and sets are told apart by identity.)
       const settingsKey = keyOf(settings);
+      // The exact text first: a repeated text costs a lookup, not a scan for its shape.
+      const key = `bind ${settingsKey} ${query}`;
+      let bound = recall(key) as BoundQuery | undefined;
+      if (bound !== undefined) return bound;
       const shape = shapes ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
       const shapeKey = shape === undefined ? undefined : `shape ${settingsKey} ${shape.key}`;
       const plan = shapeKey === undefined ? undefined : (recall(shapeKey) as ShapePlan | false | undefined);
@@ -139,9 +143,6 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
         // spelling of it, such as its percent-encoded form: its own bound query).
         return query === plan.text || sameLiterals(plan, shape) ? plan.bound : instantiateBound(plan, shape, query, settingsKey);
       }
-      const key = `bind ${settingsKey} ${query}`;
-      let bound = recall(key) as BoundQuery | undefined;
-      if (bound !== undefined) return bound;
       bound = Object.freeze(bindQuery(query, settings));
       keys.set(bound, key);
       remember(key, bound);
@@ -161,15 +162,22 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     },
     derive(bound, kind, derivedOptions, compute) {
       const instance = shapedOf(bound) ?? shaped.get(bound);
-      if (instance === undefined && !keys.has(bound)) return compute(bound);
+      const exact = keys.get(bound);
+      if (instance === undefined && exact === undefined) return compute(bound);
       const optionsKey = keyOf(derivedOptions);
+      // A bound query kept by its exact text: its compiled form by that text first (a lookup).
+      const exactKey = exact === undefined ? undefined : `${kind} ${optionsKey} ${exact}`;
+      const known = exactKey === undefined ? undefined : recall(exactKey);
+      if (known !== undefined) return known as ReturnType<typeof compute>;
       if (instance !== undefined) {
         const derived = deriveShaped(bound, instance, `${kind} ${optionsKey} ${instance.plan.key}`, { recall, remember }, compute);
-        if (derived !== undefined) return derived.value;
+        if (derived !== undefined) {
+          if (exactKey !== undefined) remember(exactKey, derived.value);
+          return derived.value;
+        }
       }
       // (A text served from its shape's plan, whose compiled form is not: by its exact text.)
-      const boundKey = keys.get(bound) ?? `bind ${instance?.settingsKey} ${instance?.query}`;
-      const key = `${kind} ${optionsKey} ${boundKey}`;
+      const key = exactKey ?? `${kind} ${optionsKey} bind ${instance?.settingsKey} ${instance?.query}`;
       let value = recall(key);
       if (value === undefined) {
         value = compute(bound);
