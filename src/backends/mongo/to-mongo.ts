@@ -337,7 +337,12 @@ class FilterCompiler {
     const numeric = this.numericComparison(op, field, property, other.value, operandType);
     if (numeric !== undefined) return numeric;
     // `$ne` matches null and missing fields, as OData's ne does; `$gt`… never match null.
-    return entry(field, entry(OPERATOR[op], mongoValue(other.value, property, this.mapping)));
+    const compared = entry(OPERATOR[op], mongoValue(other.value, property, this.mapping));
+    // A stored NaN orders with nothing: MongoDB's own matcher says so, an emulator may not (mingo
+    // finds NaN above every number), so a Double's order comparison says it too.
+    const double = isPrimitiveType(property.type as BoundExpression['type'], 'Edm.Double') || isPrimitiveType(property.type as BoundExpression['type'], 'Edm.Single');
+    if (double && op !== 'eq' && op !== 'ne') compared.$ne = NaN;
+    return entry(field, compared);
   }
 
   /**

@@ -559,6 +559,12 @@ export class SqlCompiler {
     const instants = isPrimitive(operandType, 'Edm.DateTimeOffset');
     // An operand used twice is compiled twice (its parameters then appear twice, as its text does).
     const equality = operator === 'eq' || operator === 'ne';
+    // A Double compared in order with a literal that is not NaN (`price gt 50`), where NaN is a value
+    // above every number: the other operand stays bare, so an index serves the range, and where the
+    // comparison would hold for NaN (`price gt 50`, not `price lt 60`) it is kept below NaN.
+    const notNaNLiteral = (node: BoundExpression): boolean => node.kind === 'literal' && node.value !== 'NaN' && !Number.isNaN(node.value);
+    const belowNaN = this.dialect.belowNaN;
+    const ranged = doubles && !equality && belowNaN !== undefined && notNaNLiteral(leftNode) !== notNaNLiteral(rightNode) ? (notNaNLiteral(leftNode) ? rightNode : leftNode) : undefined;
     // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
@@ -566,7 +572,7 @@ export class SqlCompiler {
       let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.durationKey(node, scope, operandType) : this.expression(node, scope, operandType);
       // In Double, an Int64 is first rounded to a double, as the reference does (SQLite and MariaDB would compare exactly).
       if (doubles && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Int64')) sql = this.dialect.double(sql);
-      if (doubles && !equality) sql = this.dialect.orderedDouble(sql);
+      if (doubles && !equality && ranged === undefined) sql = this.dialect.orderedDouble(sql);
       if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.dialect.dateAsInstant(sql);
       return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
     };
@@ -591,13 +597,15 @@ export class SqlCompiler {
         return `(${wrap(leftNode)} <> ${wrap(rightNode)} OR ${isNull(this.nullable(leftNode) ? leftNode : rightNode)})`;
       default: {
         const sqlOperator = { gt: '>', ge: '>=', lt: '<', le: '<=' }[operator] as string;
-        const compare = `${wrap(leftNode)} ${sqlOperator} ${wrap(rightNode)}`;
+        const above = ranged !== undefined && (ranged === leftNode) === (operator === 'gt' || operator === 'ge');
+        const bare = `${wrap(leftNode)} ${sqlOperator} ${wrap(rightNode)}`;
+        const compare = above && belowNaN !== undefined ? `(${bare} AND ${belowNaN(wrap(ranged))})` : bare;
         // OData: gt/lt are false (not null) with a null operand; ge/le are true for two nulls.
         const orBothNull = (operator === 'ge' || operator === 'le') && bothNullable ? ` OR (${isNull(leftNode)} AND ${isNull(rightNode)})` : '';
         if (positive) return orBothNull === '' ? compare : `(${compare}${orBothNull})`;
         // Doubles compare as NULLIF(x, NaN) where NaN exists (NaN compares false): guarded as such.
         const notNull = [leftNode, rightNode]
-          .filter((node) => this.nullable(node) || (doubles && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))))
+          .filter((node) => this.nullable(node) || (doubles && ranged === undefined && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))))
           .map((node) => `${doubles || durations ? wrap(node) : this.expression(node, scope, operandType)} IS NOT NULL AND `)
           .join('');
         return `((${notNull}${compare})${orBothNull})`;

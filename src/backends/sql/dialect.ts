@@ -182,6 +182,12 @@ export interface Dialect {
   concat(left: string, right: string): string;
   /** Truncating integer division. */
   integerDivide(left: string, right: string): string;
+  /**
+   * Where NaN is a Double above every number (PostgreSQL): the condition that `expression` is below
+   * NaN (a range an index serves), added to an order comparison with a number literal that NaN
+   * would pass (`price gt 50`), instead of {@link orderedDouble}; `undefined` elsewhere.
+   */
+  readonly belowNaN?: (expression: string) => string;
   /** Where doubles can be NaN: the condition that `expression` is not NaN (true for NULL). */
   readonly notNaN?: (expression: string) => string;
   /** `true`/`false` as SQL values. */

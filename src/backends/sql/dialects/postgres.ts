@@ -92,6 +92,7 @@ export const postgres: Dialect = {
   orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,
   rounding: (name, x, double) => (double ? doubleRounding(postgres, name, x) : `${ROUNDING[name]}(CAST(${x} AS numeric))`),
   nanOrderKey: (e) => `(CASE WHEN ${e} IS NULL THEN 0 WHEN ${e} = CAST('NaN' AS double precision) THEN 1 ELSE 2 END)`,
+  belowNaN: (e) => `${e} < CAST('NaN' AS double precision)`,
   notNaN: (e) => `(${e} IS NULL OR ${e} <> CAST('NaN' AS double precision))`,
   dateAsInstant: (e) => e,
   negateDuration: (e) => `(-${e})`,
