@@ -332,6 +332,72 @@ export interface ComputeItem extends Node {
   readonly alias: string;
 }
 
+// ---------------------------------------------------------------------------------------------
+// $apply (OData Extension for Data Aggregation 4.0)
+// ---------------------------------------------------------------------------------------------
+
+/** A method of an aggregate expression: a standard one, or a custom one (`Namespace.name`). */
+export type AggregateMethod = 'sum' | 'min' | 'max' | 'average' | 'countdistinct' | { readonly custom: string };
+
+/**
+ * One item of `aggregate(…)`: `expr with method as Alias`, `$count as Alias`, `path/$count as Alias`,
+ * or a custom aggregate (`Forecast` or `Sales/Forecast as F`), each with optional `from` steps.
+ */
+export interface AggregateItem extends Node {
+  readonly kind: 'aggregateItem';
+  /** The aggregated expression (a path or any common expression); absent for `$count as …` and a bare custom aggregate. */
+  readonly expression?: Expression;
+  /** `with <method>`; absent for a count or a custom aggregate. */
+  readonly method?: AggregateMethod;
+  /** `$count` (then `expression` is absent) or `path/$count` (then `expression` is the path). */
+  readonly count?: boolean;
+  /** A custom aggregate's name (`aggregateCustom`), when the item is one. */
+  readonly custom?: string;
+  /** `from` steps, outermost last: each groups by `properties` and aggregates with `method`. */
+  readonly from?: readonly { readonly properties: readonly MemberPath[]; readonly method?: AggregateMethod; readonly span: Span }[];
+  /** `as Alias`; absent only for a bare custom aggregate. */
+  readonly alias?: string;
+}
+
+/** `rollup(…)` or `rolluprecursive(…)` in a `groupby` list (parsed, not evaluated). */
+export interface RollupElement extends Node {
+  readonly kind: 'rollup';
+  readonly recursive: boolean;
+  /** The argument text as written. */
+  readonly text: string;
+}
+
+/** One transformation of an `$apply` pipeline. */
+export type ApplyTransformation =
+  | (Node & { readonly kind: 'aggregate'; readonly items: readonly AggregateItem[] })
+  | (Node & {
+      readonly kind: 'groupby';
+      /** Grouping properties (paths) and rollups, in request order. */
+      readonly properties: readonly (MemberPath | RollupElement)[];
+      /** The transformations applied to each group (`groupby((a),aggregate(…))`); empty when none. */
+      readonly apply: readonly ApplyTransformation[];
+    })
+  | (Node & { readonly kind: 'filter'; readonly expression: Expression })
+  | (Node & { readonly kind: 'compute'; readonly items: readonly ComputeItem[] })
+  | (Node & { readonly kind: 'orderby'; readonly items: readonly OrderByItem[] })
+  | (Node & { readonly kind: 'top' | 'skip'; readonly count: number | bigint })
+  | (Node & { readonly kind: 'search'; readonly search: SearchExpression })
+  | (Node & { readonly kind: 'identity' })
+  | (Node & { readonly kind: 'concat'; readonly branches: readonly (readonly ApplyTransformation[])[] })
+  | (Node & {
+      readonly kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum';
+      /** The count, percentage or sum limit. */
+      readonly limit: Expression;
+      /** The value ranked (or summed). */
+      readonly value: Expression;
+    })
+  /**
+   * A transformation the grammar has that this engine parses without giving it a tree of its own
+   * (`join`, `outerjoin`, `nest`, `addnested`, `ancestors`, `descendants`, `traverse`, a custom
+   * function): the binder refuses it with its position.
+   */
+  | (Node & { readonly kind: 'other'; readonly name: string; readonly text: string });
+
 /** One step of a `$select` or `$expand` path. */
 export type ItemPathSegment =
   | { readonly kind: 'member'; readonly name: string; readonly span: Span }
@@ -367,6 +433,8 @@ export interface QueryOptions {
   readonly select?: readonly SelectItem[];
   readonly expand?: readonly ExpandItem[];
   readonly compute?: readonly ComputeItem[];
+  /** `$apply`: the transformations, in order. */
+  readonly apply?: readonly ApplyTransformation[];
   /** A `bigint` only when the value is beyond 2^53 − 1 (the binder then reports it exactly). */
   readonly top?: number | bigint;
   /** A `bigint` only when the value is beyond 2^53 − 1. */
