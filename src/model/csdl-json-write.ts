@@ -16,11 +16,13 @@ export interface CsdlWriteOptions {
 
 const CAPABILITIES = 'Org.OData.Capabilities.V1';
 const CORE = 'Org.OData.Core.V1';
+const AGGREGATION = 'Org.OData.Aggregation.V1';
 
 /** Where the standard vocabularies are published, and a URN for this project's own. */
 const VOCABULARIES: readonly (readonly [namespace: string, alias: string, uri: string])[] = [
   [CAPABILITIES, 'Capabilities', 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.json'],
   [CORE, 'Core', 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json'],
+  [AGGREGATION, 'Aggregation', 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.json'],
   [ODATA_ENGINE_VOCABULARY, 'ODataEngine', 'urn:odata-engine:vocabulary:ODataEngine.V1'],
 ];
 
@@ -125,6 +127,8 @@ function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set
   if (!c.topSupported) annotate(CAPABILITIES, 'TopSupported', false);
   if (!c.skipSupported) annotate(CAPABILITIES, 'SkipSupported', false);
   if (c.maxTop !== undefined) annotate(ODATA_ENGINE_VOCABULARY, 'MaxTop', c.maxTop);
+  // No transformation supported: $apply is off.
+  if (!c.applySupported) annotate(AGGREGATION, 'ApplySupported', { Transformations: [] });
 }
 
 /**

@@ -10,6 +10,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 const CAPABILITIES = 'Org.OData.Capabilities.V1';
+/** The Aggregation vocabulary: `ApplySupported` with an empty `Transformations` list turns `$apply` off. */
+export const AGGREGATION = 'Org.OData.Aggregation.V1';
 const CORE = 'Org.OData.Core.V1';
 
 /**
@@ -112,6 +114,8 @@ function capabilitiesFrom(annotations: Map<string, Json>): Partial<Capabilities>
   if (typeof skip === 'boolean') result.skipSupported = skip;
   const select = record('SelectSupport');
   if (select !== undefined && select.Supported === false) result.nonSelectableProperties = new Set();
+  const apply = annotations.get(`${AGGREGATION}.ApplySupported`);
+  if (isObject(apply) && Array.isArray(apply.Transformations) && apply.Transformations.length === 0) result.applySupported = false;
   const maxTop = annotations.get(`${ODATA_ENGINE_VOCABULARY}.MaxTop`);
   if (maxTop !== undefined) {
     if (typeof maxTop !== 'number' || !Number.isSafeInteger(maxTop) || maxTop < 0) throw modelError(`${ODATA_ENGINE_VOCABULARY}.MaxTop must be a non-negative integer, not ${JSON.stringify(maxTop)}`);

@@ -93,6 +93,8 @@ export type EntitySetDefinition<Types extends Record<string, EntityTypeDefinitio
     readonly countable?: boolean;
     readonly topSupported?: boolean;
     readonly skipSupported?: boolean;
+    /** `false`: `$apply` is rejected. Default `true`. */
+    readonly applySupported?: boolean;
     readonly maxLevels?: number;
     readonly nonFilterable?: readonly PropertyNames<Types[TypeName]>[];
     readonly nonSortable?: readonly PropertyNames<Types[TypeName]>[];
@@ -168,6 +170,7 @@ function setSpec(name: string, definition: EntitySetDefinition<Record<string, En
     ...(definition.topSupported === undefined ? {} : { topSupported: definition.topSupported }),
     ...(definition.skipSupported === undefined ? {} : { skipSupported: definition.skipSupported }),
     ...(definition.maxLevels === undefined ? {} : { maxLevels: definition.maxLevels }),
+    ...(definition.applySupported === undefined ? {} : { applySupported: definition.applySupported }),
     nonFilterableProperties: new Set(definition.nonFilterable ?? []),
     nonSortableProperties: new Set(definition.nonSortable ?? []),
     nonSelectableProperties: new Set(definition.nonSelectable ?? []),

@@ -130,6 +130,8 @@ export interface Capabilities {
   readonly nonCountableProperties: ReadonlySet<string>;
   /** A per-set maximum `$top` (lower than the host-wide one to matter). */
   readonly maxTop: number | undefined;
+  /** Whether `$apply` is allowed (the Aggregation vocabulary's `ApplySupported`; default `true`). */
+  readonly applySupported: boolean;
 }
 
 export interface EntitySet {
@@ -165,6 +167,7 @@ export const ALL_CAPABILITIES: Capabilities = Object.freeze({
   countable: true,
   nonCountableProperties: new Set<string>(),
   maxTop: undefined,
+  applySupported: true,
 });
 
 /**

@@ -8,7 +8,8 @@ import type { ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, Sel
 import { navigationTarget } from '../model/navigation.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { bindSearch } from './bind-search.js';
-import type { BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
+import type { BoundApply, BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
+import { bindApply } from './apply/bind-apply.js';
 import { ExpressionBinder } from './bind-expression.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
 import { isOrderable, typeName } from './types.js';
@@ -121,7 +122,15 @@ class QueryBinder {
     });
   }
 
-  options(query: QueryOptions, level: Level): BoundQueryOptions {
+  options(query: QueryOptions, outer: Level): BoundQueryOptions {
+    // $apply runs first; the other options see the rows it gives (Data Aggregation 3.3).
+    const apply = query.apply === undefined ? undefined : this.apply(query.apply, outer);
+    const level: Level =
+      apply === undefined
+        ? outer
+        : apply.entity
+          ? { ...outer, type: apply.output }
+          : { type: apply.output, set: undefined, capabilities: undefined, depth: outer.depth, option: outer.option };
     const capabilities = level.capabilities;
     const where = level.set === undefined ? `type '${level.type.name}'` : `entity set '${level.set.name}'`;
     if (query.search !== undefined && capabilities !== undefined && !capabilities.searchable) {
@@ -141,7 +150,8 @@ class QueryBinder {
     const expand = this.expand(query.expand ?? [], level, expandedNames);
     const select = this.select(query.select, level);
     return {
-      entityType: level.type,
+      entityType: outer.type,
+      ...(apply === undefined ? {} : { apply }),
       ...(filter === undefined ? {} : { filter }),
       ...(query.search === undefined ? {} : { search: bindSearch(query.search, level.type) }),
       ...(orderBy === undefined ? {} : { orderBy }),
@@ -151,6 +161,30 @@ class QueryBinder {
       ...(skip === undefined ? {} : { skip }),
       ...(query.count === undefined ? {} : { count: query.count }),
     };
+  }
+
+  private apply(transformations: NonNullable<QueryOptions['apply']>, level: Level): BoundApply {
+    const option = level.option('apply');
+    if (level.capabilities !== undefined && !level.capabilities.applySupported) {
+      fail('query_option_not_supported', `The query option '$apply' is not supported by the entity set '${level.set?.name ?? level.type.name}'.`, option, transformations[0]?.span.start);
+    }
+    return bindApply(transformations, level.type, level.set, {
+      settings: this.settings,
+      option,
+      model: this.model,
+      binder: (input, purpose) =>
+        new ExpressionBinder({
+          model: this.model,
+          settings: this.settings,
+          option,
+          offset: 0,
+          purpose,
+          it: input.type,
+          entitySet: input.set,
+          capabilities: input.capabilities,
+          aliases: this.aliases,
+        }),
+    });
   }
 
   /** `$top`/`$skip` against the limit, compared exactly (values beyond 2^53 arrive as bigint). */

@@ -156,9 +156,98 @@ export interface BoundExpandItem {
   readonly options: BoundQueryOptions;
 }
 
+// ---------------------------------------------------------------------------------------------
+// $apply (OData Extension for Data Aggregation 4.0)
+// ---------------------------------------------------------------------------------------------
+
+/** A standard aggregation method. */
+export type AggregationMethod = 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
+
+/**
+ * One aggregate of `aggregate(…)`, its value a property `alias` of the output.
+ * `through`, when present, is the navigation prefix of an aggregated path (`Sales/Amount`,
+ * `Product/Price`): the related entities reached from all input rows, each counted once (Data
+ * Aggregation 3.2.1.1), are what is aggregated, and `expression` is bound against them.
+ */
+export type BoundAggregate =
+  /** `$count as alias` (the input rows), or `path/$count as alias` (the related entities of `through`). */
+  | { readonly kind: 'count'; readonly alias: string; readonly type: ExpressionType; readonly through?: BoundPath; readonly span: Span }
+  /** `expression with method as alias`. */
+  | {
+      readonly kind: 'method';
+      readonly alias: string;
+      readonly type: ExpressionType;
+      readonly method: AggregationMethod;
+      readonly expression: BoundExpression;
+      readonly through?: BoundPath;
+      readonly span: Span;
+    };
+
+/**
+ * A grouping property of `groupby`: the value of `path` (properties, complex properties and
+ * single-valued navigation properties from the input row), written into the output row at
+ * `names` (nested objects for the steps before the last: `Product/Category/Name` is
+ * `{ Product: { Category: { Name } } }`).
+ */
+export interface BoundGroupKey {
+  readonly path: BoundPath;
+  readonly names: readonly string[];
+  readonly span: Span;
+}
+
+/** One transformation of a bound `$apply`, with the type of the rows it gives. */
+export type BoundTransformation =
+  | { readonly kind: 'aggregate'; readonly aggregates: readonly BoundAggregate[]; readonly output: StructuredType; readonly span: Span }
+  | {
+      readonly kind: 'groupby';
+      readonly keys: readonly BoundGroupKey[];
+      /** The transformations applied to each group; empty: each group gives its keys only. */
+      readonly apply: readonly BoundTransformation[];
+      readonly output: StructuredType;
+      readonly span: Span;
+    }
+  | { readonly kind: 'filter'; readonly predicate: BoundExpression; readonly output: StructuredType; readonly span: Span }
+  | { readonly kind: 'search'; readonly search: BoundSearch; readonly output: StructuredType; readonly span: Span }
+  | {
+      readonly kind: 'compute';
+      readonly items: readonly { readonly alias: string; readonly expression: BoundExpression }[];
+      readonly output: StructuredType;
+      readonly span: Span;
+    }
+  | { readonly kind: 'orderby'; readonly items: readonly BoundOrderByItem[]; readonly output: StructuredType; readonly span: Span }
+  | { readonly kind: 'top' | 'skip'; readonly count: number; readonly output: StructuredType; readonly span: Span }
+  | { readonly kind: 'identity'; readonly output: StructuredType; readonly span: Span }
+  | { readonly kind: 'concat'; readonly branches: readonly (readonly BoundTransformation[])[]; readonly output: StructuredType; readonly span: Span }
+  | {
+      readonly kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum';
+      /** The count (an integer), the percentage (0–100) or the sum limit. */
+      readonly limit: number;
+      readonly value: BoundExpression;
+      readonly output: StructuredType;
+      readonly span: Span;
+    };
+
+/**
+ * A bound `$apply`: its transformations in order, and the type of the rows the last one gives,
+ * against which the request's other options are bound (Data Aggregation 3.3: `$filter`,
+ * `$orderby`, `$top`, `$skip`, `$count` and `$select` apply to the transformed result). `entity`
+ * tells whether the output rows are still entities of the set (only preserving transformations),
+ * so `$expand` and key-ordered paging still apply.
+ */
+export interface BoundApply {
+  readonly transformations: readonly BoundTransformation[];
+  readonly output: StructuredType;
+  readonly entity: boolean;
+}
+
 /** Options bound against one entity type: the request's, or an expanded item's. */
 export interface BoundQueryOptions {
   readonly entityType: StructuredType;
+  /**
+   * `$apply`, when present: it runs first, and every other option of these options is bound
+   * against its output type (`apply.output`), not `entityType`.
+   */
+  readonly apply?: BoundApply;
   readonly filter?: BoundExpression;
   readonly search?: BoundSearch;
   readonly orderBy?: readonly BoundOrderByItem[];

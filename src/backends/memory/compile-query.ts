@@ -7,7 +7,9 @@ import type { EntitySet, NavigationProperty, StructuredType } from '../../model/
 import { joinPairs } from '../../model/navigation.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
-import { ExpressionCompiler, propertyGetter, type Evaluator, type NavigationResolver, type Row } from '../../reference/evaluator.js';
+import { ExpressionCompiler, propertyGetter, type NavigationResolver, type Row } from '../../reference/evaluator.js';
+import { compareKeys, type SortKey } from './ordering.js';
+import { compileApply } from './apply-pipeline.js';
 import { defaultSearch, type SearchFunction } from '../../reference/search.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import { domainOf, type Domain } from '../../reference/values.js';
@@ -31,6 +33,10 @@ export interface QueryResult {
   readonly count?: number;
 }
 
+/**
+ * A compiled query. With `$apply`, `predicate`, `compare` and `project` read the rows `$apply`
+ * gives (its output type), and `apply` runs `$apply` first.
+ */
 export interface CompiledQuery {
   /** `$search` and `$filter`: true for the rows that belong to the result. */
   predicate(row: Row): boolean;
@@ -50,24 +56,6 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-interface SortKey {
-  readonly evaluate: Evaluator;
-  readonly domain: Domain;
-  readonly descending: boolean;
-}
-
-function compareKeys(keys: readonly SortKey[], a: readonly unknown[], b: readonly unknown[]): number {
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as SortKey;
-    const x = a[i];
-    const y = b[i];
-    let order: number;
-    if (x === null || y === null) order = x === null ? (y === null ? 0 : -1) : 1;
-    else order = key.domain.compare(x, y);
-    if (order !== 0) return key.descending ? -order : order;
-  }
-  return 0;
-}
 
 /** Follows navigation properties through rows grouped by entity set, with a lazily built index per relationship. */
 export function dataResolver(data: Readonly<Record<string, readonly Row[]>>): NavigationResolver {
@@ -130,8 +118,11 @@ export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = 
   return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch, options.resolve === undefined && fromData !== undefined);
 }
 
-function compileOptions(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): CompiledQuery {
+function compileOptions(options: BoundQueryOptions, entityType: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): CompiledQuery {
   const compiler = new ExpressionCompiler(resolve, search, requireTargets);
+  // $apply first: the other options read the rows it gives, of its output type.
+  const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search);
+  const type = options.apply?.output ?? entityType;
   // Errors inside an expansion's options are placed in $expand, as the SQL and MongoDB backends place them.
   const nested = !('kind' in options);
   compiler.option = nested ? '$expand' : '$filter';
@@ -220,7 +211,7 @@ function compileOptions(options: BoundQueryOptions, type: StructuredType, resolv
           const value = page.map(project);
           return count === undefined ? { value } : { value, count };
         };
-  return { predicate, compare, project, apply };
+  return { predicate, compare, project, apply: transform === undefined ? apply : (rows) => apply(transform(rows)) };
 }
 
 function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): (row: Row) => Row {

@@ -7,6 +7,7 @@
  * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
+import { refuseApply } from '../../passes/unsupported.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
@@ -634,6 +635,7 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
     const { cache, ...uncached } = options;
     return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
   }
+  refuseApply('MongoDB', query);
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);

@@ -2,6 +2,7 @@
  * `toSql`: compiles a bound query to parametrized SQL statements for one dialect (the list, the
  * count, and the pieces for composing), numbering the placeholders in the order of the text.
  */
+import { refuseApply } from '../../passes/unsupported.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
@@ -125,6 +126,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     const { cache, ...uncached } = options;
     return cache.derive(query, 'sql', uncached, (bound) => Object.freeze(toSql(bound, uncached)));
   }
+  refuseApply('SQL', query);
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   // Then literals finer than the database's fraction of a second are made exact or refused.

@@ -1,0 +1,175 @@
+/**
+ * `$apply` in memory: the reference semantics of the Data Aggregation transformations over
+ * arrays of rows. Each transformation is a function from rows to rows; aggregated rows are plain
+ * objects holding the grouping properties (nested objects for paths through complex and
+ * navigation properties) and the aliases, in the storage form of their types.
+ *
+ * Choices where the extension leaves room (grammar/DEVIATIONS.md, "$apply"): groups come in the
+ * order of their first row; null is a group of its own; `topcount`… give their rows ordered by
+ * the value (highest first for `top…`, lowest first for `bottom…`), null values last.
+ */
+import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { ExpressionCompiler, Evaluator, Row } from '../../reference/evaluator.js';
+import { aggregation, storedValue, valueKey } from '../../reference/aggregation.js';
+import type { SearchFunction } from '../../reference/search.js';
+import { domainOf, toNumber } from '../../reference/values.js';
+import { sortRows, type SortKey } from './ordering.js';
+
+const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
+
+type Step = (rows: readonly Row[]) => Row[];
+
+/** Sets an own property, even one named `__proto__`. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** Compiles a bound `$apply` into one function from the input rows to the rows it gives. */
+export function compileApply(apply: BoundApply, compiler: ExpressionCompiler, search: SearchFunction): Step {
+  compiler.option = '$apply';
+  return pipeline(apply.transformations, compiler, search);
+}
+
+function pipeline(transformations: readonly BoundTransformation[], compiler: ExpressionCompiler, search: SearchFunction): Step {
+  const steps = transformations.map((t) => transformation(t, compiler, search));
+  return (rows) => {
+    let current = rows as Row[];
+    for (const step of steps) current = step(current);
+    return current;
+  };
+}
+
+function transformation(node: BoundTransformation, compiler: ExpressionCompiler, search: SearchFunction): Step {
+  switch (node.kind) {
+    case 'identity':
+      return (rows) => [...rows];
+    case 'filter': {
+      const predicate = compiler.predicate(node.predicate);
+      return (rows) => rows.filter(predicate);
+    }
+    case 'search': {
+      const bound = node.search;
+      return (rows) => rows.filter((row) => search(row, bound));
+    }
+    case 'compute': {
+      const items = node.items.map((item) => [item.alias, compiler.compile(item.expression)] as const);
+      return (rows) =>
+        rows.map((row) => {
+          const result: Record<string, unknown> = { ...row };
+          for (const [alias, evaluate] of items) setOwn(result, alias, storedValue(evaluate(row, NO_VARIABLES)));
+          return result;
+        });
+    }
+    case 'orderby': {
+      const keys: SortKey[] = node.items.map((item) => ({ evaluate: compiler.compile(item.expression), domain: domainOf(item.expression.type), descending: item.direction === 'desc' }));
+      return (rows) => sortRows(keys, rows);
+    }
+    case 'top':
+      return (rows) => rows.slice(0, node.count);
+    case 'skip':
+      return (rows) => rows.slice(node.count);
+    case 'aggregate': {
+      const aggregates = node.aggregates.map((a) => aggregate(a, compiler));
+      return (rows) => {
+        const result: Record<string, unknown> = {};
+        for (const [alias, compute] of aggregates) setOwn(result, alias, compute(rows));
+        return [result];
+      };
+    }
+    case 'groupby':
+      return groupby(node.keys, node.apply, compiler, search);
+    case 'concat': {
+      const branches = node.branches.map((branch) => pipeline(branch, compiler, search));
+      return (rows) => branches.flatMap((branch) => branch(rows));
+    }
+    case 'topcount':
+    case 'bottomcount':
+    case 'toppercent':
+    case 'bottompercent':
+    case 'topsum':
+    case 'bottomsum': {
+      const top = node.kind.startsWith('top');
+      const evaluate = compiler.compile(node.value);
+      const domain = domainOf(node.value.type);
+      // Highest first (lowest first for bottom…); null values last either way.
+      const keys: SortKey[] = [
+        { evaluate: (row) => (evaluate(row, NO_VARIABLES) === null ? 1 : 0), domain: domainOf({ kind: 'primitive', name: 'Edm.Int32' }), descending: false },
+        { evaluate, domain, descending: top },
+      ];
+      const limit = node.limit;
+      if (node.kind === 'topcount' || node.kind === 'bottomcount') return (rows) => sortRows(keys, rows).slice(0, limit);
+      const percent = node.kind.endsWith('percent');
+      return (rows) => {
+        const sorted = sortRows(keys, rows);
+        const values = sorted.map((row) => toNumber(evaluate(row, NO_VARIABLES)) ?? 0);
+        const total = values.reduce((a, b) => a + b, 0);
+        const target = percent ? (total * limit) / 100 : limit;
+        // The fewest rows (in that order) whose values reach the target (all when they never do).
+        let sum = 0;
+        for (let i = 0; i < sorted.length; i++) {
+          if (sum >= target) return sorted.slice(0, i);
+          sum += values[i] as number;
+        }
+        return sorted;
+      };
+    }
+  }
+}
+
+/** The related entities `through` reaches from all rows, each once (Data Aggregation 3.2.1.1). */
+function relatedOnce(through: BoundPath, compiler: ExpressionCompiler): (rows: readonly Row[]) => Row[] {
+  const follow = compiler.compile(through);
+  return (rows) => {
+    const seen = new Set<unknown>();
+    const related: Row[] = [];
+    for (const row of rows) {
+      const value = follow(row, NO_VARIABLES);
+      for (const entity of Array.isArray(value) ? (value as Row[]) : value === null || value === undefined ? [] : [value as Row]) {
+        if (!seen.has(entity)) {
+          seen.add(entity);
+          related.push(entity);
+        }
+      }
+    }
+    return related;
+  };
+}
+
+function aggregate(node: BoundAggregate, compiler: ExpressionCompiler): readonly [string, (rows: readonly Row[]) => unknown] {
+  const source = node.through === undefined ? (rows: readonly Row[]) => rows : relatedOnce(node.through, compiler);
+  if (node.kind === 'count') return [node.alias, (rows) => BigInt(source(rows).length)];
+  const evaluate: Evaluator = compiler.compile(node.expression);
+  const combine = aggregation(node.method, node.expression.type);
+  return [node.alias, (rows) => storedValue(combine(source(rows).map((row) => storedValue(evaluate(row, NO_VARIABLES)))))];
+}
+
+function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransformation[], compiler: ExpressionCompiler, search: SearchFunction): Step {
+  const readers = keys.map((key) => ({ evaluate: compiler.compile(key.path), domain: domainOf(key.path.type), names: key.names }));
+  const perGroup = nested.length === 0 ? undefined : pipeline(nested, compiler, search);
+  return (rows) => {
+    const groups = new Map<string, { values: unknown[]; rows: Row[] }>();
+    for (const row of rows) {
+      const values = readers.map((reader) => storedValue(reader.evaluate(row, NO_VARIABLES)));
+      const key = values.map((value, i) => valueKey(value === null ? null : (readers[i] as { domain: ReturnType<typeof domainOf> }).domain.normalize(value))).join('\u0000');
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, { values, rows: [row] });
+      else group.rows.push(row);
+    }
+    const result: Row[] = [];
+    for (const group of groups.values()) {
+      const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      readers.forEach((reader, i) => {
+        let into = out;
+        for (const name of reader.names.slice(0, -1)) {
+          if (typeof into[name] !== 'object' || into[name] === null) setOwn(into, name, {});
+          into = into[name] as Record<string, unknown>;
+        }
+        setOwn(into, reader.names[reader.names.length - 1] as string, group.values[i]);
+      });
+      if (perGroup !== undefined) for (const aggregated of perGroup(group.rows)) Object.assign(out, aggregated);
+      result.push({ ...out });
+    }
+    return result;
+  };
+}
