@@ -313,6 +313,8 @@ export class ExpressionBinder {
         break;
       case '$root':
         throw this.error('unsupported_feature', `'$root' paths are not supported`, node.span);
+      case '$these':
+        throw this.error('unsupported_feature', `'$these' paths (Data Aggregation) are not supported`, node.span);
       case 'alias': {
         const value = this.alias(node.head.name, node.span, scope);
         throw this.error('unsupported_feature', `A path cannot start at the parameter alias '@${node.head.name}' (${typeName(value.type)})`, node.span);
@@ -457,6 +459,8 @@ export class ExpressionBinder {
           );
         case 'annotation':
           throw this.error('unsupported_feature', `Instance annotations ('@${segment.term}') are not supported in expressions`, segment.span);
+        case 'aggregate':
+          throw this.error('unsupported_feature', `The aggregate function (Data Aggregation) is not supported`, segment.span);
       }
     }
     return { kind: 'path', root, steps, type: current, span: node.span };

@@ -7,6 +7,7 @@ import { tokenMatcher, type IToken } from 'chevrotain';
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
 import {
   CANONICAL_FUNCTIONS,
+  type ApplyTransformation,
   type CanonicalFunctionName,
   type ComputeItem,
   type ExpandItem,
@@ -346,6 +347,7 @@ export type NestedOptionValue =
   | { readonly name: 'select'; readonly token: IToken; readonly value: SelectItem[]; readonly end: number }
   | { readonly name: 'expand'; readonly token: IToken; readonly value: ExpandItem[]; readonly end: number }
   | { readonly name: 'compute'; readonly token: IToken; readonly value: ComputeItem[]; readonly end: number }
+  | { readonly name: 'apply'; readonly token: IToken; readonly value: ApplyTransformation[]; readonly end: number }
   | { readonly name: 'top' | 'skip' | 'levels' | 'count'; readonly token: IToken; readonly value: IToken; readonly end: number }
   | { readonly name: 'alias'; readonly token: IToken; readonly value: Expression; readonly end: number };
 
@@ -392,6 +394,7 @@ export function buildNestedOptions(values: readonly NestedOptionValue[], at: Spa
       case 'select':
       case 'expand':
       case 'compute':
+      case 'apply':
         options[option.name] = option.value;
         break;
       case 'orderby':
@@ -451,9 +454,10 @@ function headLength(head: PathHead): number {
 function checkLambdaPlacement(segments: readonly PathSegment[]): void {
   for (let i = 0; i < segments.length - 1; i++) {
     const segment = segments[i] as PathSegment;
-    if (segment.kind === 'lambda' || segment.kind === 'count') {
+    if (segment.kind === 'lambda' || segment.kind === 'count' || segment.kind === 'aggregate') {
       const next = segments[i + 1] as PathSegment;
-      throw syntaxError(`A path cannot continue after '${segment.kind === 'count' ? '$count' : segment.operator}'`, next.span.start);
+      const what = segment.kind === 'count' ? '$count' : segment.kind === 'aggregate' ? 'aggregate(…)' : segment.operator;
+      throw syntaxError(`A path cannot continue after '${what}'`, next.span.start);
     }
   }
 }

@@ -1117,6 +1117,7 @@ export class ODataParser extends EmbeddedActionsParser {
       if (options && item.star !== undefined) throw syntaxError(`Options cannot follow '*' in $select`, options.span.start, 'invalid_nested_option');
       if (options?.expand !== undefined) throw syntaxError(`$expand is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
       if (options?.levels !== undefined) throw syntaxError(`$levels is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
+      if (options?.apply !== undefined) throw syntaxError(`$apply is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
       return {
         kind: 'selectItem',
         path: item.path,
@@ -1276,6 +1277,13 @@ export class ODataParser extends EmbeddedActionsParser {
           ALT: () => {
             const value = this.SUBRULE(this.computeOption);
             return this.ACTION((): NestedOptionValue => ({ name: 'compute', token, value, end: lastEnd(value) }));
+          },
+        },
+        {
+          GATE: is('apply'),
+          ALT: () => {
+            const value = this.SUBRULE(this.applyOption);
+            return this.ACTION((): NestedOptionValue => ({ name: 'apply', token, value, end: lastEnd(value) }));
           },
         },
         {
