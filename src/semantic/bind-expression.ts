@@ -637,7 +637,9 @@ export class ExpressionBinder {
 
   // ---- functions ---------------------------------------------------------------------------------
 
-  private call(node: CallExpression, scope: Scope): BoundExpression {
+  private call(syntax: CallExpression, scope: Scope): BoundExpression {
+    if (syntax.name === 'isdefined') throw this.error('unsupported_feature', `The function 'isdefined' (Data Aggregation) is not supported`, syntax.span);
+    const node = syntax as CallExpression & { readonly name: Exclude<CallExpression['name'], 'isdefined'> };
     const { allowedFunctions, maxFunctionCallDepth } = this.context.settings;
     if (allowedFunctions !== undefined && !allowedFunctions.has(node.name)) {
       throw this.error('not_allowed', `Function '${node.name}' is not allowed. To allow it, set the 'allowedFunctions' setting.`, node.span);

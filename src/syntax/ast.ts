@@ -134,10 +134,13 @@ export interface UnaryExpression extends Node {
   readonly operand: Expression;
 }
 
-/** A canonical function call such as `contains(Name,'x')`. `name` is the canonical lower-case spelling. */
+/**
+ * A canonical function call such as `contains(Name,'x')`. `name` is the canonical lower-case spelling;
+ * `isdefined(path)` is Data Aggregation's (case-sensitive, one path argument).
+ */
 export interface CallExpression extends Node {
   readonly kind: 'call';
-  readonly name: CanonicalFunctionName;
+  readonly name: CanonicalFunctionName | 'isdefined';
   readonly args: readonly (Expression | TypeName)[];
 }
 

@@ -169,6 +169,7 @@ export function buildCall(nameToken: IToken, args: readonly RawArgument[], end: 
     const canonical = canonicalFunctionName(name);
     if (canonical !== undefined) return { kind: 'expression', expression: buildCanonicalCall(canonical, args, at) };
     if (lower === 'case') return { kind: 'expression', expression: buildCase(args, at) };
+    if (name === 'isdefined') return { kind: 'expression', expression: buildIsDefined(args, at) };
     if (lower === 'any' || lower === 'all') {
       throw syntaxError(`The lambda operator '${lower}' must follow a collection path, e.g. Items/${lower}(…)`, at.start);
     }
@@ -232,6 +233,14 @@ function toTypeName(value: Expression, fn: string): TypeName {
     }
   }
   throw syntaxError(`Expected a type name as the last argument of '${fn}'`, value.span.start);
+}
+
+/** `isdefined(path)` (Data Aggregation `isdefinedExpr`): one member path, positional. */
+function buildIsDefined(args: readonly RawArgument[], at: Span): Expression {
+  const [arg] = args;
+  if (args.length !== 1 || arg === undefined) throw syntaxError(`Function 'isdefined' takes 1 argument but was given ${args.length}`, at.start, 'wrong_arity');
+  if (arg.name !== undefined || arg.then !== undefined || arg.value.kind !== 'path') throw syntaxError(`The argument of 'isdefined' must be a property path`, arg.span.start);
+  return { kind: 'call', name: 'isdefined', args: [arg.value], span: at };
 }
 
 function buildCase(args: readonly RawArgument[], at: Span): Expression {

@@ -804,6 +804,11 @@ export class ODataParser extends EmbeddedActionsParser {
         },
         {
           ALT: () => {
+            // A bare type cast is aggregated as a whole: `Self.DigitalProduct with Custom.discount as …`.
+            this.ACTION(() => {
+              const first = this.LA(1);
+              this.typeArgumentNext = tokenMatcher(first, T.Identifier) && first.image.includes('.') && this.LA(2).image === 'with';
+            });
             expression = this.SUBRULE(this.expression);
           },
         },
