@@ -29,6 +29,7 @@ const OPTION_ENUM_NAMES: Readonly<Record<QueryOptionName, string>> = {
   count: 'Count',
   search: 'Search',
   compute: 'Compute',
+  apply: 'Apply',
 };
 
 interface Level {
@@ -93,6 +94,7 @@ function checkAllowedOptions(query: ODataQuery, settings: ResolvedSettings): voi
     ['count', query.count],
     ['search', query.search],
     ['compute', query.compute],
+    ['apply', query.apply],
   ];
   for (const [name, value] of present) {
     if (value !== undefined && !allowed.has(name)) {
