@@ -307,7 +307,8 @@ function optionsOf(item: BoundExpandItem): BoundQueryOptions {
  * `name@odata.count` members as numbers.
  */
 export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<string, unknown>>, options: JsonValueOptions = {}): Record<string, unknown> {
-  const type = query.entityType;
+  // With $apply, the rows are of its output type (aggregates, grouping properties, computed values).
+  const type = query.apply?.output ?? query.entityType;
   const { whole, expansions } = planOf(query);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {

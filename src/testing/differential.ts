@@ -14,7 +14,7 @@ import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { boundChildren } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
-import { compareResults, type BackendResult } from './harness.js';
+import { compareResults, rowType, type BackendResult } from './harness.js';
 
 /**
  * What a target's database (or database engine) threw, as opposed to the library: a target wraps
@@ -292,7 +292,8 @@ async function outcomeOf(fn: () => Promise<BackendResult> | BackendResult): Prom
 
 /** Whether the `$orderby` ends in the key, so that the whole order is defined (then it must match). */
 export function orderIsDefined(options: BoundQueryOptions): boolean {
-  const keys = new Set(options.entityType.key);
+  // Rows of $apply's output have no key: compared as a multiset (see compareResults).
+  const keys = new Set(rowType(options).key);
   for (const item of options.orderBy ?? []) {
     const e = item.expression;
     if (e.kind === 'path' && e.root.kind === 'it' && e.steps.length === 1 && e.steps[0]?.kind === 'property') keys.delete(e.steps[0].property.name);
@@ -466,6 +467,8 @@ export interface DifferentialOptions {
   readonly rows: readonly Row[];
   readonly targets: readonly DifferentialTarget[];
   readonly settings?: Partial<BindSettings>;
+  /** The rows of other entity sets the reference reads through navigation (the targets hold them too). */
+  readonly data?: Readonly<Record<string, readonly Row[]>>;
 }
 
 /**
@@ -488,9 +491,10 @@ export async function runDifferential(text: string, options: DifferentialOptions
     return { bound: undefined, reference, outcomes: new Map(), findings, excused: new Map() };
   }
   let compiled = false;
-  const referenceOf = (query: BoundQuery): BackendResult => compileQuery(query, { data: { [options.entitySet]: options.rows as Row[] } }).apply(options.rows as Row[]);
+  const data = { ...(options.data as Record<string, Row[]> | undefined), [options.entitySet]: options.rows as Row[] };
+  const referenceOf = (query: BoundQuery): BackendResult => compileQuery(query, { data }).apply(options.rows as Row[]);
   const reference = await outcomeOf(() => {
-    const query = compileQuery(bound, { data: { [options.entitySet]: options.rows as Row[] } });
+    const query = compileQuery(bound, { data });
     compiled = true;
     return query.apply(options.rows as Row[]);
   });

@@ -41,14 +41,23 @@ export interface HarnessOptions {
 
 /** The key of a row as comparable text (GUIDs ignore case, numbers ignore their JS type). */
 function keyText(row: Row, query: BoundQueryOptions): string {
-  return query.entityType.key
+  const type = rowType(query);
+  return type.key
     .map((name) => {
-      const property = query.entityType.properties.get(name);
+      const property = type.properties.get(name);
       const value = Object.hasOwn(row, name) ? row[name] : undefined;
       const normalized = property === undefined || value === undefined || value === null ? null : domainOf(fromReference(property.type)).normalize(value);
       return typeof normalized === 'bigint' ? `${normalized}n` : JSON.stringify(normalized);
     })
     .join('|');
+}
+
+/**
+ * The type of the rows a query gives: `$apply`'s output type when it has one (aggregated rows have
+ * no key, so they are compared as a multiset: each expected row must equal a distinct returned row).
+ */
+export function rowType(query: BoundQueryOptions): BoundQueryOptions['entityType'] {
+  return query.apply?.output ?? query.entityType;
 }
 
 /** Whether the query fixes the order of its result (then the order must match too). */
@@ -88,7 +97,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
     // Keys not selected (or repeated): each expected row must equal a distinct returned row.
     const unused = [...actual];
     for (const row of expected) {
-      const index = unused.findIndex((other) => compareStructured(options.entityType, row, other) === undefined);
+      const index = unused.findIndex((other) => compareStructured(rowType(options), row, other) === undefined);
       if (index < 0) return `values${where} differ: no returned row equals ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`;
       unused.splice(index, 1);
     }
@@ -97,7 +106,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
   for (const row of expected) {
     const key = keyText(row, options);
     const other = byKey.get(key) as Row;
-    const difference = compareStructured(options.entityType, row, other);
+    const difference = compareStructured(rowType(options), row, other);
     if (difference !== undefined) return `values${where} differ in row ${key}: ${difference}`;
     for (const item of options.expand) {
       const name = item.navigation.name;

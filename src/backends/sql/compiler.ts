@@ -426,11 +426,12 @@ export class SqlCompiler {
   option: string | undefined;
 
   /** `$search` (through the hook or the default) and `$filter` of the rows in `root`, joined with AND. */
-  conditions(bound: BoundQueryOptions, root: Scope): string {
+  conditions(bound: BoundQueryOptions, root: Scope, restrict = true): string {
     return this.withOption('kind' in bound ? '$filter' : '$expand', () => {
       const parts: string[] = [];
-      // The rows of the request's own entity set are restricted here; related rows in related().
-      if ('kind' in bound) {
+      // The rows of the request's own entity set are restricted here (inside `$apply`'s first
+      // table when there is one: `restrict` false); related rows in related().
+      if ('kind' in bound && restrict) {
         const restricted = this.scopeCondition(root.alias);
         if (restricted !== '') parts.push(restricted);
       }

@@ -113,6 +113,16 @@ export interface Dialect {
   readonly binaryEquality: boolean;
   /** Makes a string expression compare case-sensitively by code point. */
   binary(expression: string): string;
+  /**
+   * `MIN`/`MAX` of strings by code point, as a string (`$apply`'s min and max). Absent:
+   * `MIN(binary(x))`, where {@link binary} keeps the value a string.
+   */
+  extremeText?(fn: 'MIN' | 'MAX', expression: string): string;
+  /**
+   * The exact `SUM` of integers (`$apply`'s sum), to be checked against Int64's range by
+   * {@link int64Guard}. Absent: `SUM(CAST(x AS widerIntegers.int64))`.
+   */
+  integerSum?(expression: string): string;
   /** `contains`/`startswith`/`endswith`: `kind` says where the (already escaped) pattern is anchored. */
   like(expression: string, pattern: string): string;
   /** Whether LIKE is case-sensitive in this dialect (else `like` uses another form). */

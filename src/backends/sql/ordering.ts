@@ -27,8 +27,8 @@ function isConstant(node: BoundExpression): boolean {
   }
 }
 
-export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {
-  return compiler.withOption('kind' in options ? '$orderby' : '$expand', () => orderByItemsOf(compiler, options, scope));
+export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, option = 'kind' in options ? '$orderby' : '$expand'): string {
+  return compiler.withOption(option, () => orderByItemsOf(compiler, options, scope));
 }
 
 function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope): string {

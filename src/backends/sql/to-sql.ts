@@ -15,6 +15,7 @@ import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';
 import { expansion, selected } from './expansion.js';
 import { MARK_START } from './parameters.js';
+import { ApplyCompiler, type ApplyRelation } from './apply.js';
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
 export type SqlSearchHook = (
@@ -126,13 +127,24 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     const { cache, ...uncached } = options;
     return cache.derive(query, 'sql', uncached, (bound) => Object.freeze(toSql(bound, uncached)));
   }
-  refuseApply('SQL', query);
+  // $apply runs at the top level (apply.ts); inside $expand it is refused with its position.
+  for (const item of query.expand) refuseApply('SQL', item.options as Parameters<typeof refuseApply>[1], '$expand');
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   // Then literals finer than the database's fraction of a second are made exact or refused.
   const bound = limitFraction(foldQuery(query), precisionOf(dialect));
-  const type = bound.entityType;
+  // With $apply, the statement reads the rows it gives (a derived table named t0) of its output type.
+  const apply = bound.apply;
+  const type = apply?.output ?? bound.entityType;
   const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
+  // The rows $apply gives, compiled with each statement's compiler (its parameters are the statement's).
+  const relations = new WeakMap<SqlCompiler, ApplyRelation>();
+  const relationOf = (compiler: SqlCompiler): ApplyRelation | undefined => {
+    if (apply === undefined) return undefined;
+    let relation = relations.get(compiler);
+    if (relation === undefined) relations.set(compiler, (relation = new ApplyCompiler(compiler, bound.entitySet).relation(apply)));
+    return relation;
+  };
 
   // Without $select: every column-stored property (complex values are not columns yet).
   // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
@@ -144,7 +156,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
   const joinedRoot = (): Scope => ({ alias: root.alias, type: root.type, set: root.set, variables: root.variables, joins: { clauses: [], scopes: new Map() } });
   const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
-    [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
+    [`${relationOf(compiler)?.from ?? compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
     const scope = joinedRoot();
     let select = selectList();
@@ -157,11 +169,12 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
         select = select === '' ? part : `${select}, ${part}`;
       }
     }
-    // Join clauses hold no parameters, so the FROM can be assembled after WHERE and ORDER BY.
-    const where = compiler.conditions(bound, scope);
+    // Placeholders are numbered in the order of the text, so the FROM can be assembled after WHERE and ORDER BY.
+    const where = compiler.conditions(bound, scope, apply === undefined);
     let tail = where === '' ? '' : ` WHERE ${where}`;
     if (withOrder) {
-      const order = orderBy(compiler, bound, scope);
+      // Without $orderby, the order of a last orderby() (or topcount…) of $apply.
+      const order = orderBy(compiler, bound, scope) || (bound.orderBy === undefined ? (relationOf(compiler)?.order?.(scope) ?? '') : '');
       if (order !== '') tail += ` ORDER BY ${order}`;
     }
     if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
@@ -178,7 +191,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       ? statement(
           (c) => {
             const scope = joinedRoot();
-            const where = c.conditions(bound, scope);
+            const where = c.conditions(bound, scope, apply === undefined);
             return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${fromClause(c, scope)}${where === '' ? '' : ` WHERE ${where}`}`;
           },
           dialect,
@@ -188,7 +201,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
   // Most callers run the statements only: each piece is compiled when it is first read (own,
   // enumerable getters, so that a spread copies them; see PIECES).
-  const where = once(() => statement((c) => c.conditions(bound, root), dialect, options));
+  const where = once(() => statement((c) => c.conditions(bound, root, apply === undefined), dialect, options));
   const order = once(() => {
     const piece = statement((c) => orderBy(c, bound, root), dialect, options);
     return piece.sql === '' ? undefined : piece;

@@ -105,6 +105,8 @@ export const mysql: Dialect = {
   // with spaces: 'a' = 'a ' and '\t' < ''. Bytes (UTF-8, so code-point order) have neither.
   binaryEquality: false,
   binary: (e) => `CAST(${e} AS BINARY)`,
+  // The bytes of UTF-8 order as the code points do; the extreme is read back as text.
+  extremeText: (fn, e) => `CONVERT(${fn}(CAST(${e} AS BINARY)) USING utf8mb4)`,
   like: (e, p) => `${e} COLLATE utf8mb4_bin LIKE ${p} ESCAPE '\\\\'`,
   escapeChar: '\\',
   length: (e) => `CHAR_LENGTH(${e})`,

@@ -72,6 +72,10 @@ export const sqlite: Dialect = {
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
   binaryEquality: true,
   binary: (e) => e,
+  // SUM of integers fails with 'integer overflow' beyond 64 bits: summed as high and low 32 bits
+  // (neither sum can overflow), the total computed in an expression, which gives a REAL beyond 64
+  // bits (null through int64Guard).
+  integerSum: (e) => `(SUM(${e} / 4294967296) * 4294967296 + SUM(${e} % 4294967296))`,
   // LIKE is case-insensitive for ASCII in SQLite: match with instr/substr instead (no wildcards at all).
   like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,
   escapeChar: '\\',

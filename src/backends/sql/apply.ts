@@ -1,0 +1,384 @@
+/**
+ * `$apply` in SQL (OData Data Aggregation 4.0): each transformation a derived table over the rows
+ * of the previous one, so that the request's `$filter`, `$orderby`, `$top`, `$skip`, `$count` and
+ * `$select` read the last one as they read a table (to-sql.ts names it `t0`).
+ *
+ * - The columns of every derived table are named as the flattening of complex values names them
+ *   (`complexLeaves` of the rows' type): an entity keeps its table's columns (`a.*`), a computed
+ *   or aggregated alias is a column of its name, a grouping path `product/name` the column
+ *   `product_name` of the nested complex value, so the base compiler reads paths of the output
+ *   type unchanged and `readSqlRows` nests them again.
+ * - `filter` and `search` are a WHERE, `compute` extra select expressions, `orderby` is kept and
+ *   serves the next `top`/`skip` (ORDER BY … LIMIT in the derived table) or the result when it is
+ *   last; `aggregate` one row of aggregate functions, `groupby` a GROUP BY (strings compared by
+ *   code point through the dialect's `binary`, nulls one group), without nested transformations
+ *   its keys only; `concat` a UNION ALL; `topcount`/`bottomcount` an ORDER BY … LIMIT.
+ * - Nested transformations of `groupby` before its `aggregate` may be `filter`, `search`,
+ *   `compute` and `identity`: a group whose rows are all filtered out is still a group (its count
+ *   0, its sums null), as in the reference, so filters become conditions inside the aggregates.
+ * - An aggregate along a navigation path (`product/price with sum`) aggregates the related
+ *   entities reached from the group's rows, each once: a scalar subquery over the related table
+ *   with `EXISTS` over the group's rows.
+ * - The aggregation methods keep the reference's semantics on every dialect: null values left out,
+ *   `sum`/`average`/`min`/`max` of nothing null, counts 0; integer sums computed one size wider and
+ *   null beyond Int64; the average of integers in doubles (SQL Server's AVG(int) would truncate),
+ *   of Decimals an exact quotient (the dialect's `decimalDivide`); min/max of strings by code point,
+ *   of enums by member value, of Doubles with NaN lowest (PostgreSQL sorts it highest).
+ *
+ * Refused with `unsupported_feature` and the transformation's position: `toppercent`,
+ * `bottompercent`, `topsum`, `bottomsum`; nested transformations of `groupby` other than the
+ * above; min/max of Guid, Duration and flag enum values; `$apply` inside `$expand`.
+ */
+import type { EntitySet, Property, StructuredType } from '../../model/model.js';
+import type { BoundAggregate, BoundApply, BoundExpression, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { memberOrdinals } from '../../passes/enums.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
+import type { Scope, SqlCompiler } from './compiler.js';
+import { columnName } from './mapping.js';
+import { orderByItems } from './ordering.js';
+import { parameterKind } from './parameters.js';
+
+/** The rows a transformation gives: a FROM item (a table or a parenthesized SELECT) and their type. */
+export interface ApplyRelation {
+  readonly from: string;
+  readonly type: StructuredType;
+  /** Whether the rows are still entities of the set (their table's columns). */
+  readonly entity: boolean;
+  /** The order an `orderby` (or `topcount`…) gave, as ORDER BY items over a scope of these rows. */
+  readonly order?: (scope: Scope) => string;
+}
+
+const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
+
+/** Compiles the transformations of one `$apply` into nested derived tables, with one statement's compiler. */
+export class ApplyCompiler {
+  private aliases = 0;
+
+  constructor(
+    private readonly compiler: SqlCompiler,
+    private readonly set: EntitySet,
+  ) {}
+
+  /** The rows `apply` gives, read from the entity set's table (restricted by the mapping's scope). */
+  relation(apply: BoundApply): ApplyRelation {
+    const base = this.compiler.table(this.set);
+    const alias = this.alias();
+    const restricted = this.compiler.scopeCondition(alias);
+    const start: ApplyRelation = { from: restricted === '' ? base : `(SELECT ${alias}.* FROM ${base} ${alias} WHERE ${restricted})`, type: this.set.type, entity: true };
+    return this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
+  }
+
+  private alias(): string {
+    return `a${++this.aliases}`;
+  }
+
+  /** A scope over `relation` under a fresh alias; navigation paths in it become LEFT JOINs. */
+  private scope(relation: ApplyRelation): Scope {
+    return { alias: this.alias(), type: relation.type, set: this.set, variables: new Map(), joins: { clauses: [], scopes: new Map() } };
+  }
+
+  private fromOf(relation: ApplyRelation, scope: Scope): string {
+    return [`${relation.from} ${scope.alias}`, ...(scope.joins?.clauses ?? [])].join(' ');
+  }
+
+  private pipeline(transformations: readonly BoundTransformation[], input: ApplyRelation): ApplyRelation {
+    let current = input;
+    for (const node of transformations) current = this.transformation(node, current);
+    return current;
+  }
+
+  /** The flattened columns of a type's properties, as `complexLeaves` names them. */
+  private leaves(type: StructuredType): { path: readonly Property[]; column: string; property: Property }[] {
+    return [...type.properties.values()].filter((p) => !(p.collection && p.type.kind === 'complex')).flatMap((p) => this.compiler.leaves(type, p));
+  }
+
+  /** The flattened column of the value at `names` of a (nested) output type. */
+  private column(type: StructuredType, names: readonly string[]): string {
+    let owner = type;
+    let prefix = '';
+    for (const [i, name] of names.entries()) {
+      const property = owner.properties.get(name) as Property;
+      if (i === names.length - 1) return prefix + columnName(owner, property, this.compiler.mapping);
+      prefix += `${columnName(owner, property, this.compiler.mapping)}_`;
+      owner = (property.type as { type: StructuredType }).type;
+    }
+    throw new Error('internal error: an empty grouping path');
+  }
+
+  private quote(column: string): string {
+    return this.compiler.dialect.quote(column);
+  }
+
+  private transformation(node: BoundTransformation, input: ApplyRelation): ApplyRelation {
+    const c = this.compiler;
+    switch (node.kind) {
+      case 'identity':
+        return input;
+      case 'filter':
+      case 'search': {
+        const scope = this.scope(input);
+        const where = node.kind === 'filter' ? c.condition(node.predicate, true, scope) : c.search(node.search, scope);
+        return { ...input, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(input, scope)} WHERE ${where})`, type: node.output };
+      }
+      case 'compute': {
+        const scope = this.scope(input);
+        const items = node.items.map((item) => `${c.expression(item.expression, scope)} AS ${this.quote(this.column(node.output, [item.alias]))}`);
+        return { ...input, from: `(SELECT ${scope.alias}.*, ${items.join(', ')} FROM ${this.fromOf(input, scope)})`, type: node.output };
+      }
+      case 'orderby': {
+        const items = node.items;
+        return { ...input, order: (scope) => this.orderItems(items, scope) };
+      }
+      case 'top':
+      case 'skip': {
+        const scope = this.scope(input);
+        const order = this.totalOrder(input, scope);
+        const count = c.value(node.count, 'rowCount');
+        const paging = node.kind === 'top' ? c.dialect.paging(count, undefined) : c.dialect.paging(undefined, count);
+        return { ...input, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(input, scope)} ORDER BY ${order} ${paging})` };
+      }
+      case 'topcount':
+      case 'bottomcount': {
+        const value = node.value;
+        const direction = node.kind === 'topcount' ? 'desc' : 'asc';
+        // The value's order (highest first for topcount), null values last either way.
+        const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+        const ordered: ApplyRelation = { ...input, order };
+        const scope = this.scope(ordered);
+        const paging = c.dialect.paging(c.value(node.limit, 'rowCount'), undefined);
+        return { ...ordered, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(ordered, scope)} ORDER BY ${this.totalOrder(ordered, scope)} ${paging})` };
+      }
+      case 'toppercent':
+      case 'bottompercent':
+      case 'topsum':
+      case 'bottomsum':
+        throw unsupported(`the transformation '${node.kind}' (yet)`, node);
+      case 'aggregate':
+        return this.aggregate([], [], node.aggregates, node.output, input);
+      case 'groupby': {
+        const last = node.apply[node.apply.length - 1];
+        if (last === undefined) return this.aggregate(node.keys, [], [], node.output, input);
+        if (last.kind !== 'aggregate') throw unsupported('a groupby() whose nested transformations do not end with aggregate()', last);
+        return this.aggregate(node.keys, node.apply.slice(0, -1), last.aggregates, node.output, input);
+      }
+      case 'concat':
+        return this.concat(node.branches, node.output, input);
+    }
+  }
+
+  /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */
+  private orderItems(items: readonly BoundOrderByItem[], scope: Scope): string {
+    return orderByItems(this.compiler, { entityType: scope.type, orderBy: items, select: { all: true, properties: [], navigation: [] }, expand: [] }, scope, '$apply');
+  }
+
+  /**
+   * The order of `relation`'s rows for a page: the kept order, then the key of entities (or every
+   * column of other rows), so that a page is the same on every run.
+   */
+  private totalOrder(relation: ApplyRelation, scope: Scope): string {
+    const kept = relation.order?.(scope);
+    const c = this.compiler;
+    const columns = relation.entity
+      ? relation.type.key.map((key) => c.column(relation.type, relation.type.properties.get(key) as Property, scope.alias))
+      : this.leaves(relation.type).map((leaf) => {
+          const column = `${scope.alias}.${this.quote(leaf.column)}`;
+          return isPrimitive(fromReference(leaf.property.type), 'Edm.String') ? c.dialect.binary(column) : column;
+        });
+    const tail = columns.map((column) => (c.dialect.nullsFirstByDefault ? `${column} ASC` : `${column} ASC NULLS FIRST`));
+    const all = [...(kept === undefined || kept === '' ? [] : [kept]), ...tail];
+    // Rows with no columns at all (none are made): any order.
+    return all.length === 0 ? '1' : all.join(', ');
+  }
+
+  /**
+   * `groupby(keys, steps/aggregate(aggregates))`, or `aggregate(aggregates)` without keys: the
+   * row-wise `steps` become conditions inside the aggregates (a group stays one when its rows are
+   * all filtered out) and computed columns; aggregates along navigation paths scalar subqueries.
+   */
+  private aggregate(keys: readonly BoundGroupKey[], steps: readonly BoundTransformation[], aggregates: readonly BoundAggregate[], output: StructuredType, input: ApplyRelation): ApplyRelation {
+    const c = this.compiler;
+    const dialect = c.dialect;
+    let rows = input;
+    const conditions: ((scope: Scope) => string)[] = [];
+    for (const step of steps) {
+      if (step.kind === 'identity') continue;
+      if (step.kind === 'filter') {
+        const predicate = step.predicate;
+        conditions.push((scope) => c.condition(predicate, true, scope));
+      } else if (step.kind === 'search') {
+        const search: BoundSearch = step.search;
+        conditions.push((scope) => c.search(search, scope));
+      } else if (step.kind === 'compute') {
+        rows = this.transformation(step, rows);
+      } else {
+        throw unsupported(`the transformation '${step.kind}' inside groupby() before its aggregate()`, step);
+      }
+    }
+    const keep = (scope: Scope): string => conditions.map((condition) => condition(scope)).join(' AND ');
+    const strings = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.String') && !dialect.binaryEquality;
+    const scope = this.scope(rows);
+    const kept = keep(scope);
+    const select: string[] = [];
+    const groups: string[] = [];
+    for (const key of keys) {
+      const value = c.expression(key.path, scope);
+      const column = this.quote(this.column(output, key.names));
+      if (strings(key.path.type)) {
+        // Grouped by code point; each group's value is any of its (equal) values.
+        groups.push(dialect.binary(value));
+        select.push(`MIN(${value}) AS ${column}`);
+      } else {
+        groups.push(value);
+        select.push(`${value} AS ${column}`);
+      }
+    }
+    const local = aggregates.filter((a) => a.through === undefined);
+    for (const a of local) select.push(`${this.aggregateFunction(a, scope, kept)} AS ${this.quote(this.column(output, [a.alias]))}`);
+    const related = aggregates.filter((a) => a.through !== undefined);
+    if (keys.length === 0) {
+      // One row, also for no input rows: aggregate functions over the rows, subqueries for the related entities.
+      for (const a of related) select.push(`${this.relatedAggregate(a, rows, [], keep, undefined)} AS ${this.quote(this.column(output, [a.alias]))}`);
+      const from = local.length === 0 ? '' : ` FROM ${this.fromOf(rows, scope)}`;
+      return { from: `(SELECT ${select.join(', ')}${from})`, type: output, entity: false };
+    }
+    const grouped = `(SELECT ${select.join(', ')} FROM ${this.fromOf(rows, scope)} GROUP BY ${groups.join(', ')})`;
+    if (related.length === 0) return { from: grouped, type: output, entity: false };
+    const g = this.alias();
+    const items = related.map((a) => `${this.relatedAggregate(a, rows, keys, keep, { alias: g, output })} AS ${this.quote(this.column(output, [a.alias]))}`);
+    return { from: `(SELECT ${g}.*, ${items.join(', ')} FROM ${grouped} ${g})`, type: output, entity: false };
+  }
+
+  /** An aggregate function over the rows of `scope` (those meeting `keep` when it is not empty). */
+  private aggregateFunction(a: BoundAggregate, scope: Scope, keep: string): string {
+    const c = this.compiler;
+    const dialect = c.dialect;
+    const when = (value: string): string => (keep === '' ? value : `(CASE WHEN ${keep} THEN ${value} END)`);
+    if (a.kind === 'count') return keep === '' ? 'COUNT(*)' : `COUNT(${when('1')})`;
+    const input = a.expression.type;
+    const x = when(c.expression(a.expression, scope));
+    switch (a.method) {
+      case 'countdistinct':
+        return `COUNT(DISTINCT ${isPrimitive(input, 'Edm.String') && !dialect.binaryEquality ? dialect.binary(x) : x})`;
+      case 'sum':
+        if (isIntegerType(input)) {
+          const wider = dialect.widerIntegers?.int64;
+          const sum = dialect.integerSum?.(x) ?? `SUM(${wider === undefined ? x : `CAST(${x} AS ${wider})`})`;
+          return dialect.int64Guard(sum, c.value(-(2n ** 63n) - 1n, 'decimal'), c.value(2n ** 63n, 'decimal'));
+        }
+        return `SUM(${x})`;
+      case 'average':
+        if (isPrimitive(input, 'Edm.Decimal')) return dialect.decimalDivide(`SUM(${x})`, `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`);
+        return `AVG(${dialect.double(x)})`;
+      case 'min':
+      case 'max':
+        return this.extreme(a.method, a, x);
+    }
+  }
+
+  /** `min`/`max` in the reference's order: strings by code point, enums by value, NaN lowest, Booleans false < true. */
+  private extreme(method: 'min' | 'max', a: Extract<BoundAggregate, { kind: 'method' }>, x: string): string {
+    const c = this.compiler;
+    const dialect = c.dialect;
+    const fn = method === 'min' ? 'MIN' : 'MAX';
+    const type = a.expression.type;
+    if (type.kind === 'enum') {
+      if (type.type.isFlags) throw unsupported(`${method} of a flag enumeration value`, a);
+      // By the members' values, then the value's (first) member name.
+      const members = memberOrdinals(type.type);
+      const ordinal = `(CASE ${x} ${members.map(([name, value]) => `WHEN ${c.value(name, 'string')} THEN ${c.value(value, 'integer')}`).join(' ')} END)`;
+      const seen = new Set<number>();
+      const back = members.filter(([, value]) => !seen.has(Number(value)) && seen.add(Number(value)));
+      return `(CASE ${fn}(${ordinal}) ${back.map(([name, value]) => `WHEN ${c.value(value, 'integer')} THEN ${c.value(name, 'string')}`).join(' ')} END)`;
+    }
+    if (isPrimitive(type, 'Edm.Guid') || isPrimitive(type, 'Edm.Duration')) throw unsupported(`${method} of ${(type as { name: string }).name} values`, a);
+    if (isPrimitive(type, 'Edm.Boolean')) {
+      const number = `(CASE WHEN ${dialect.booleanCondition(x)} THEN 1 WHEN NOT ${dialect.booleanCondition(x)} THEN 0 END)`;
+      return `(CASE ${fn}(${number}) WHEN 1 THEN ${dialect.booleanLiteral(true)} WHEN 0 THEN ${dialect.booleanLiteral(false)} END)`;
+    }
+    if (isPrimitive(type, 'Edm.String')) return dialect.extremeText?.(fn, x) ?? `${fn}(${dialect.binary(x)})`;
+    const notNaN = dialect.notNaN;
+    if (notNaN !== undefined && (isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single'))) {
+      // NaN is the lowest value (the reference's order; the database's NaN is the highest).
+      if (method === 'max') return `COALESCE(MAX(CASE WHEN ${notNaN(x)} THEN ${x} END), MAX(${x}))`;
+      return `(CASE WHEN MIN(CASE WHEN ${notNaN(x)} THEN 1 ELSE 0 END) = 0 THEN MAX(${x}) ELSE MIN(${x}) END)`;
+    }
+    return `${fn}(${x})`;
+  }
+
+  /**
+   * An aggregate along a navigation path: over the related entities reached from the rows (of
+   * the group `group` when keys are given), each once:
+   * `(SELECT f(r.x) FROM related r WHERE EXISTS (SELECT 1 FROM rows a … WHERE a reaches r AND a is in the group))`.
+   */
+  private relatedAggregate(a: BoundAggregate, rows: ApplyRelation, keys: readonly BoundGroupKey[], keep: (scope: Scope) => string, group: { alias: string; output: StructuredType } | undefined): string {
+    const c = this.compiler;
+    const dialect = c.dialect;
+    const through = a.through as BoundPath;
+    const scope = this.scope(rows);
+    const hops: string[] = [];
+    const conditions: string[] = [];
+    let current: Scope = scope;
+    let target: { from: string; join: string; scope: Scope } | undefined;
+    for (const [i, step] of through.steps.entries()) {
+      if (step.kind !== 'navigation') throw unsupported('aggregating along a path through a complex or derived type', step);
+      const related = c.related(step, current);
+      if (i === through.steps.length - 1) target = related;
+      else {
+        hops.push(`JOIN ${related.from} ON ${related.join}`);
+        current = related.scope;
+      }
+    }
+    if (target === undefined) throw unsupported('this aggregated path', a);
+    conditions.push(target.join);
+    for (const key of keys) {
+      const g = `${group?.alias}.${this.quote(this.column(group?.output as StructuredType, key.names))}`;
+      const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
+      conditions.push(dialect.notDistinct(() => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)), () => (strings ? dialect.binary(g) : g)));
+    }
+    const kept = keep(scope);
+    if (kept !== '') conditions.push(kept);
+    const exists = `EXISTS (SELECT 1 FROM ${this.fromOf(rows, scope)}${hops.length === 0 ? '' : ` ${hops.join(' ')}`} WHERE ${conditions.join(' AND ')})`;
+    const value = this.aggregateFunction({ ...a, through: undefined } as BoundAggregate, { ...target.scope, variables: new Map() }, '');
+    return `(SELECT ${value} FROM ${target.from} WHERE ${exists})`;
+  }
+
+  /** `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns null. */
+  private concat(branches: readonly (readonly BoundTransformation[])[], output: StructuredType, input: ApplyRelation): ApplyRelation {
+    const c = this.compiler;
+    const results = branches.map((branch) => this.pipeline(branch, { ...input, order: undefined }));
+    const entity = results.every((r) => r.entity && r.type === input.type) && output === input.type;
+    const leaves = this.leaves(output);
+    const parts = results.map((result) => {
+      const alias = this.alias();
+      if (entity) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
+      const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
+      const columns = leaves.map((leaf) => {
+        const value = own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : c.value(null, parameterKind(fromReference(leaf.property.type), fromReference(leaf.property.type)));
+        return `${value} AS ${this.quote(leaf.column)}`;
+      });
+      return `SELECT ${columns.join(', ')} FROM ${result.from} ${alias}`;
+    });
+    return { from: `(${parts.join(' UNION ALL ')})`, type: output, entity };
+  }
+}
+
+/** The expressions of a bound `$apply` (for walking it: the differential runner's feature checks). */
+export function applyExpressions(apply: BoundApply): BoundExpression[] {
+  const out: BoundExpression[] = [];
+  const visit = (transformations: readonly BoundTransformation[]): void => {
+    for (const t of transformations) {
+      if (t.kind === 'filter') out.push(t.predicate);
+      else if (t.kind === 'compute') out.push(...t.items.map((i) => i.expression));
+      else if (t.kind === 'orderby') out.push(...t.items.map((i) => i.expression));
+      else if (t.kind === 'aggregate') out.push(...t.aggregates.flatMap((a) => (a.kind === 'method' ? [a.expression] : [])));
+      else if (t.kind === 'groupby') {
+        out.push(...t.keys.map((k) => k.path));
+        visit(t.apply);
+      } else if (t.kind === 'concat') t.branches.forEach(visit);
+      else if (t.kind === 'topcount' || t.kind === 'bottomcount' || t.kind === 'toppercent' || t.kind === 'bottompercent' || t.kind === 'topsum' || t.kind === 'bottomsum') out.push(t.value);
+    }
+  };
+  visit(apply.transformations);
+  return out;
+}
