@@ -206,3 +206,61 @@ describe('the harness compares $apply rows by value, as a multiset', () => {
     expect(compareResults(bound, expected, { value: [{ region: 'a', n: 1n }] })).toMatch(/differ/);
   });
 });
+
+describe('$apply over NaN and long Decimals', () => {
+  const numbers = defineModel({
+    namespace: 'Num',
+    entityTypes: { Reading: { key: ['id'], properties: { id: 'Edm.Int32', value: { type: 'Edm.Double', nullable: true }, dec: { type: 'Edm.Decimal', nullable: true } } } },
+    entitySets: { readings: { type: 'Reading' } },
+  });
+  const readings: Row[] = [
+    { id: 1, value: Number.NaN, dec: '0.123456789012345678' },
+    { id: 2, value: Number.NaN, dec: '12345678901234567.000000000000000001' },
+    { id: 3, value: 1.5, dec: '1' },
+    { id: 4, value: null, dec: null },
+    { id: 5, value: -2, dec: '3' },
+  ];
+  it('NaN is one group and the lowest value (PostgreSQL, DuckDB); Decimal sums and averages exact (PostgreSQL, MariaDB)', async () => {
+    // MariaDB stores no NaN: the Decimal queries run on rows without it.
+    const finite = readings.map((row) => (Number.isNaN(row.value) ? { ...row, value: 7 } : row));
+    const withNaN = await openTargets(numbers, 'readings', readings, ['pglite', 'duckdb', 'postgres']);
+    const exact = await openTargets(numbers, 'readings', finite, ['pglite', 'postgres', 'mysql']);
+    try {
+      const skipped = [...withNaN.skipped, ...exact.skipped];
+      if (skipped.length > 0 && CI) throw new Error(`CI needs the live servers (missing: ${skipped.join(', ')})`);
+      const problems: string[] = [];
+      const run = async (text: string, rows: Row[], on: DifferentialTarget[]): Promise<void> => {
+        const result = await runDifferential(text, { model: numbers, entitySet: 'readings', rows, targets: on });
+        for (const f of result.findings) problems.push(`[${f.target}] ${f.class}: ${text}\n    ${f.detail.slice(0, 300)}`);
+        for (const [name, o] of result.outcomes) if (o.kind !== 'rows') problems.push(`[${name}] ${o.kind}: ${text}`);
+      };
+      for (const text of ['$apply=groupby((value),aggregate($count as n))', '$apply=aggregate(value with min as lo,value with max as hi,value with countdistinct as d)', '$apply=filter(id ge 3)/aggregate(value with min as lo,value with max as hi)', '$apply=filter(id eq 1)/aggregate(value with min as lo,value with max as hi)']) {
+        await run(text, readings, withNaN.targets);
+      }
+      for (const text of ['$apply=aggregate(dec with sum as s,dec with average as a)', '$apply=groupby((value),aggregate(dec with sum as s))']) await run(text, finite, exact.targets);
+      expect(problems.join('\n')).toBe('');
+    } finally {
+      await withNaN.close();
+      await exact.close();
+    }
+  }, 120_000);
+});
+
+describe('readSqlRows reads $apply rows', () => {
+  it('nests grouping paths again and types aggregates by the output type', async () => {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { createTableSql, readSqlRows } = await import('../../../src/index.js');
+    const db = new PGlite();
+    try {
+      await db.exec(createTableSql(model.entitySets.get('sales')!, 'postgres'));
+      await db.exec(createTableSql(model.entitySets.get('products')!, 'postgres'));
+      await db.exec(`INSERT INTO "products" ("id", "name") VALUES (1, 'milk'); INSERT INTO "sales" ("id", "amount", "productId", "region") VALUES (1, 2.5, 1, 'x'), (2, 1, 1, 'x')`);
+      const bound = bindQuery('$apply=groupby((region,product/name),aggregate(amount with sum as total,$count as n))', { model, entitySet: 'sales' });
+      const compiled = toSql(bound, { dialect: 'postgres' });
+      const rows = (await db.query<Record<string, unknown>>(compiled.sql, [...compiled.params])).rows;
+      expect(readSqlRows(bound, compiled, rows, { ieee754Compatible: true })).toEqual([{ region: 'x', product: { name: 'milk' }, total: '3.5', n: '2' }]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
