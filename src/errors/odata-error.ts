@@ -42,6 +42,8 @@ export type ODataErrorCode =
   | 'type_mismatch'
   /** A construct the binder does not support (bound functions, `$root`, annotations, …). */
   | 'unsupported_feature'
+  /** A `$compute` alias that names a property of the type, or another computed property of the same `$compute`. */
+  | 'alias_conflict'
   /** A property the model marks not filterable, used in `$filter`. */
   | 'not_filterable'
   /** A property the model marks not sortable, used in `$orderby`. */
