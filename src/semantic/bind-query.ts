@@ -267,7 +267,7 @@ class QueryBinder {
     let all = false;
     const properties: { path: Property[]; span: Span }[] = [];
     const navigation: NavigationProperty[] = [];
-    const selectedComputed = new Set<string>();
+    const selectedComputed = computed === undefined ? undefined : new Set<string>();
     for (const item of items) {
       if (item.star !== undefined) {
         if (item.star !== '*') {
@@ -291,7 +291,7 @@ class QueryBinder {
         const computedItem = member === undefined && index === 0 && computed !== undefined ? (computed.byName.get(segment.name) ?? (this.settings.caseInsensitive ? computed.byName.get(segment.name.toLowerCase()) : undefined)) : undefined;
         if (computedItem !== undefined) {
           if (!last) fail('type_mismatch', `A $select path cannot continue after the computed property '${computedItem.alias}'.`, option, item.path[1]?.span.start);
-          selectedComputed.add(computedItem.alias);
+          selectedComputed?.add(computedItem.alias);
           break;
         }
         if (member === undefined && segment.name.includes('.')) {
@@ -318,7 +318,7 @@ class QueryBinder {
       if (path.length > 0) properties.push({ path, span: item.span });
     }
     if (computed === undefined) return { all, properties, navigation };
-    return { all, properties, navigation, computed: computed.items.filter((item) => all || selectedComputed.has(item.name)).map((item) => item.name) };
+    return { all, properties, navigation, computed: computed.items.filter((item) => all || selectedComputed?.has(item.name) === true).map((item) => item.name) };
   }
 
   private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>): BoundExpandItem[] {
