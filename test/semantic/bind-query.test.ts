@@ -152,7 +152,6 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     ['$expand=tickets($levels=3)', 'expansion_depth_exceeded', "The request includes a $expand path which is too deep. The maximum depth allowed is 2. To increase the limit, set the 'maxExpansionDepth' setting.", 0],
     ["$filter=frobnicate(name,'x')", 'unknown_function', "An unknown function with name 'frobnicate' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.", 0],
     ['$filter=cast(name,Model.Nope) eq null', 'unknown_type', "The type 'Model.Nope' is not defined in the model.", 10],
-    ['$compute=1 as One', 'unsupported_feature', "The query option '$compute' is not supported", 0],
   ];
   for (const [input, code, message, position] of cases) {
     it(input, () => {
