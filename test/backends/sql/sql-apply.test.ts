@@ -172,7 +172,7 @@ describe('$apply on SQL gives the reference rows', () => {
         (row) => show([num(row.total), row.region, (row.product as Row | null)?.name]),
       ),
     ).toBe('');
-    expect(await check([`${group}&$select=product&$filter=total ne null`])).toBe('');
+    expect(await check([`${group}&$select=product&$filter=total ne null`, `${group}&$compute=n mul 2 as twice&$select=region,twice`, `$apply=filter(qty gt 1)&$compute=qty add 1 as q1&$filter=q1 gt 3`])).toBe('');
     expect(await check(['$apply=groupby((region),aggregate(amount with sum as s))&$orderby=s desc'], (row) => show(num(row.s)))).toBe('');
     expect(await check(['$apply=groupby((region),aggregate(amount with sum as s))/orderby(s)'], (row) => show(num(row.s)))).toBe('');
   }, 180_000);
