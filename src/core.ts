@@ -19,6 +19,7 @@ export {
   parseExpand,
   parseSearch,
   parseCompute,
+  parseApply,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_LENGTH,
   type ParseOptions,

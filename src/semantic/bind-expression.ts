@@ -313,6 +313,8 @@ export class ExpressionBinder {
         break;
       case '$root':
         throw this.error('unsupported_feature', `'$root' paths are not supported`, node.span);
+      case '$these':
+        throw this.error('unsupported_feature', `'$these' paths (Data Aggregation) are not supported`, node.span);
       case 'alias': {
         const value = this.alias(node.head.name, node.span, scope);
         throw this.error('unsupported_feature', `A path cannot start at the parameter alias '@${node.head.name}' (${typeName(value.type)})`, node.span);
@@ -457,6 +459,8 @@ export class ExpressionBinder {
           );
         case 'annotation':
           throw this.error('unsupported_feature', `Instance annotations ('@${segment.term}') are not supported in expressions`, segment.span);
+        case 'aggregate':
+          throw this.error('unsupported_feature', `The aggregate function (Data Aggregation) is not supported`, segment.span);
       }
     }
     return { kind: 'path', root, steps, type: current, span: node.span };
@@ -633,7 +637,9 @@ export class ExpressionBinder {
 
   // ---- functions ---------------------------------------------------------------------------------
 
-  private call(node: CallExpression, scope: Scope): BoundExpression {
+  private call(syntax: CallExpression, scope: Scope): BoundExpression {
+    if (syntax.name === 'isdefined') throw this.error('unsupported_feature', `The function 'isdefined' (Data Aggregation) is not supported`, syntax.span);
+    const node = syntax as CallExpression & { readonly name: Exclude<CallExpression['name'], 'isdefined'> };
     const { allowedFunctions, maxFunctionCallDepth } = this.context.settings;
     if (allowedFunctions !== undefined && !allowedFunctions.has(node.name)) {
       throw this.error('not_allowed', `Function '${node.name}' is not allowed. To allow it, set the 'allowedFunctions' setting.`, node.span);

@@ -7,7 +7,7 @@ import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, Log
 import type { ParseQueryOptions } from '../syntax/query-string.js';
 
 /** System query options that settings can allow or forbid. */
-export type QueryOptionName = 'filter' | 'orderby' | 'select' | 'expand' | 'top' | 'skip' | 'count' | 'search' | 'compute';
+export type QueryOptionName = 'filter' | 'orderby' | 'select' | 'expand' | 'top' | 'skip' | 'count' | 'search' | 'compute' | 'apply';
 
 /** Operators of `$filter` other than arithmetic. */
 export type LogicalOperatorName = LogicalOperator | ComparisonOperator | 'not' | 'has' | 'in';

@@ -134,10 +134,13 @@ export interface UnaryExpression extends Node {
   readonly operand: Expression;
 }
 
-/** A canonical function call such as `contains(Name,'x')`. `name` is the canonical lower-case spelling. */
+/**
+ * A canonical function call such as `contains(Name,'x')`. `name` is the canonical lower-case spelling;
+ * `isdefined(path)` is Data Aggregation's (case-sensitive, one path argument).
+ */
 export interface CallExpression extends Node {
   readonly kind: 'call';
-  readonly name: CanonicalFunctionName;
+  readonly name: CanonicalFunctionName | 'isdefined';
   readonly args: readonly (Expression | TypeName)[];
 }
 
@@ -178,6 +181,8 @@ export type PathHead =
   | { readonly kind: '$it' }
   | { readonly kind: '$this' }
   | { readonly kind: '$root' }
+  /** `$these` (Data Aggregation): the current collection, e.g. `$these/aggregate(Amount with sum)`. */
+  | { readonly kind: '$these' }
   | { readonly kind: 'alias'; readonly name: string };
 
 /** A named or positional argument of a path segment call (function parameters or a key predicate). */
@@ -204,6 +209,12 @@ export type PathSegment =
     }
   /** `$filter(expr)` path segment. */
   | { readonly kind: 'filter'; readonly predicate: Expression; readonly span: Span }
+  /**
+   * `aggregate(…)` after a collection path (Data Aggregation `collectionPathExpr`), e.g.
+   * `Sales/aggregate(Amount with sum)` or `$these/aggregate($count)`: an aggregate item without
+   * alias. Like a lambda, it ends a path.
+   */
+  | { readonly kind: 'aggregate'; readonly item: AggregateItem; readonly span: Span }
   /** `any(x:…)`, `any()` or `all(x:…)`; a lambda ends a path. */
   | {
       readonly kind: 'lambda';
@@ -363,7 +374,7 @@ export interface AggregateItem extends Node {
 export interface RollupElement extends Node {
   readonly kind: 'rollup';
   readonly recursive: boolean;
-  /** The argument text as written. */
+  /** The argument text as written (between the parentheses). */
   readonly text: string;
 }
 
@@ -396,7 +407,13 @@ export type ApplyTransformation =
    * (`join`, `outerjoin`, `nest`, `addnested`, `ancestors`, `descendants`, `traverse`, a custom
    * function): the binder refuses it with its position.
    */
-  | (Node & { readonly kind: 'other'; readonly name: string; readonly text: string });
+  | (Node & {
+      readonly kind: 'other';
+      /** The transformation's name as written, e.g. `join` or `Self.TopCountAndBalance`. */
+      readonly name: string;
+      /** The argument text as written (between the parentheses); the syntax has been checked. */
+      readonly text: string;
+    });
 
 /** One step of a `$select` or `$expand` path. */
 export type ItemPathSegment =

@@ -7,6 +7,7 @@ import { tokenMatcher, type IToken } from 'chevrotain';
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
 import {
   CANONICAL_FUNCTIONS,
+  type ApplyTransformation,
   type CanonicalFunctionName,
   type ComputeItem,
   type ExpandItem,
@@ -168,6 +169,7 @@ export function buildCall(nameToken: IToken, args: readonly RawArgument[], end: 
     const canonical = canonicalFunctionName(name);
     if (canonical !== undefined) return { kind: 'expression', expression: buildCanonicalCall(canonical, args, at) };
     if (lower === 'case') return { kind: 'expression', expression: buildCase(args, at) };
+    if (name === 'isdefined') return { kind: 'expression', expression: buildIsDefined(args, at) };
     if (lower === 'any' || lower === 'all') {
       throw syntaxError(`The lambda operator '${lower}' must follow a collection path, e.g. Items/${lower}(…)`, at.start);
     }
@@ -231,6 +233,14 @@ function toTypeName(value: Expression, fn: string): TypeName {
     }
   }
   throw syntaxError(`Expected a type name as the last argument of '${fn}'`, value.span.start);
+}
+
+/** `isdefined(path)` (Data Aggregation `isdefinedExpr`): one member path, positional. */
+function buildIsDefined(args: readonly RawArgument[], at: Span): Expression {
+  const [arg] = args;
+  if (args.length !== 1 || arg === undefined) throw syntaxError(`Function 'isdefined' takes 1 argument but was given ${args.length}`, at.start, 'wrong_arity');
+  if (arg.name !== undefined || arg.then !== undefined || arg.value.kind !== 'path') throw syntaxError(`The argument of 'isdefined' must be a property path`, arg.span.start);
+  return { kind: 'call', name: 'isdefined', args: [arg.value], span: at };
 }
 
 function buildCase(args: readonly RawArgument[], at: Span): Expression {
@@ -346,6 +356,7 @@ export type NestedOptionValue =
   | { readonly name: 'select'; readonly token: IToken; readonly value: SelectItem[]; readonly end: number }
   | { readonly name: 'expand'; readonly token: IToken; readonly value: ExpandItem[]; readonly end: number }
   | { readonly name: 'compute'; readonly token: IToken; readonly value: ComputeItem[]; readonly end: number }
+  | { readonly name: 'apply'; readonly token: IToken; readonly value: ApplyTransformation[]; readonly end: number }
   | { readonly name: 'top' | 'skip' | 'levels' | 'count'; readonly token: IToken; readonly value: IToken; readonly end: number }
   | { readonly name: 'alias'; readonly token: IToken; readonly value: Expression; readonly end: number };
 
@@ -392,6 +403,7 @@ export function buildNestedOptions(values: readonly NestedOptionValue[], at: Spa
       case 'select':
       case 'expand':
       case 'compute':
+      case 'apply':
         options[option.name] = option.value;
         break;
       case 'orderby':
@@ -451,9 +463,10 @@ function headLength(head: PathHead): number {
 function checkLambdaPlacement(segments: readonly PathSegment[]): void {
   for (let i = 0; i < segments.length - 1; i++) {
     const segment = segments[i] as PathSegment;
-    if (segment.kind === 'lambda' || segment.kind === 'count') {
+    if (segment.kind === 'lambda' || segment.kind === 'count' || segment.kind === 'aggregate') {
       const next = segments[i + 1] as PathSegment;
-      throw syntaxError(`A path cannot continue after '${segment.kind === 'count' ? '$count' : segment.operator}'`, next.span.start);
+      const what = segment.kind === 'count' ? '$count' : segment.kind === 'aggregate' ? 'aggregate(…)' : segment.operator;
+      throw syntaxError(`A path cannot continue after '${what}'`, next.span.start);
     }
   }
 }

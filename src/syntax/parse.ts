@@ -5,7 +5,7 @@
  */
 import type { ILexingError, IRecognitionException, IToken } from 'chevrotain';
 import { ODataError } from '../errors/odata-error.js';
-import type { ComputeItem, ExpandItem, Expression, OrderByItem, SearchExpression, SelectItem } from './ast.js';
+import type { ApplyTransformation, ComputeItem, ExpandItem, Expression, OrderByItem, SearchExpression, SelectItem } from './ast.js';
 import * as T from './lexer.js';
 import { sharedParser, type EntryRule, type SearchMode } from './parser.js';
 
@@ -48,6 +48,14 @@ export function parseExpand(text: string, options?: ParseOptions): readonly Expa
 /** Parses a `$compute` value (`expr as Name, …`). */
 export function parseCompute(text: string, options?: ParseOptions): readonly ComputeItem[] {
   return run(text, 'computeOption', 'expression', '$compute', options) as ComputeItem[];
+}
+
+/**
+ * Parses an `$apply` value (OData Extension for Data Aggregation 4.0): transformations separated
+ * by `/`. `search(…)` arguments follow the `search` option (`'text'` keeps them as one string).
+ */
+export function parseApply(text: string, options?: ParseOptions): readonly ApplyTransformation[] {
+  return run(text, 'applyOption', 'expression', '$apply', options) as ApplyTransformation[];
 }
 
 /**
@@ -162,5 +170,33 @@ function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, o
   }
   const [parseError] = parser.errors;
   if (parseError) throw recognitionError(text, parseError, option);
+  if (parser.pendingSearches.length > 0) parsePendingSearches(text, option);
   return result;
+}
+
+/**
+ * The arguments of `$apply`'s `search(…)` transformations in grammar mode, parsed with the
+ * `$search` grammar after the option itself (the shared parser is not re-entrant). Each is lexed
+ * at its own offset (blanks stand for the text before it), so that positions are the option's.
+ */
+function parsePendingSearches(text: string, option: string): void {
+  const parser = sharedParser();
+  const pending = parser.pendingSearches;
+  parser.pendingSearches = [];
+  for (const { node, start, end } of pending) {
+    const lexed = T.lex(' '.repeat(start) + text.slice(start, end), 'searchTop');
+    const [lexError] = lexed.errors;
+    if (lexError) throw lexingError(text, lexError, option);
+    parser.input = lexed.tokens;
+    let search: unknown;
+    try {
+      search = parser.searchOption();
+    } catch (error) {
+      if (error instanceof ODataError) throw error.relocate(option);
+      throw error;
+    }
+    const [parseError] = parser.errors;
+    if (parseError) throw recognitionError(text.slice(0, end), parseError, option);
+    node.search = search as SearchExpression;
+  }
 }

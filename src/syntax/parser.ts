@@ -18,12 +18,16 @@
  */
 import { EmbeddedActionsParser, EOF, tokenMatcher, type IOrAlt, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
 import type {
+  AggregateItem,
+  ApplyTransformation,
   ComputeItem,
   ExpandItem,
   Expression,
   NestedOptions,
+  MemberPath,
   OrderByItem,
   PathSegment,
+  RollupElement,
   SearchExpression,
   SelectItem,
   Span,
@@ -41,6 +45,7 @@ import {
   buildParenthesized,
   buildPostfix,
   checkNestedNumber,
+  decodeCount,
   makePath,
   buildNestedOptions,
   lastEnd,
@@ -50,6 +55,24 @@ import {
   type NestedOptionValue,
   type RawArgument,
 } from './builders.js';
+import {
+  OTHER_BODY,
+  OTHER_TRANSFORMATIONS,
+  buildAggregateItem,
+  aggregationPath,
+  checkAggregateItems,
+  checkAlias,
+  checkComputeAs,
+  checkGroupingPath,
+  checkHierarchyTail,
+  checkRootPath,
+  endOfFrom,
+  startsTransformation,
+  transformationKind,
+  type RawFrom,
+  type TransformationBody,
+  type TransformationKind,
+} from './apply-builders.js';
 
 /** `$search` handling: `'text'` keeps the value as one string, `'grammar'` parses OData search syntax. */
 export type SearchMode = 'text' | 'grammar';
@@ -66,6 +89,11 @@ export class ODataParser extends EmbeddedActionsParser {
   callStack: string[] = [];
   /** Set just before the type-name argument of `cast`/`isof` is parsed. */
   typeArgumentNext = false;
+  /**
+   * `search(…)` transformations of `$apply` met in grammar mode: their argument is parsed with the
+   * `$search` grammar once the whole option has been parsed (see `run` in parse.ts).
+   */
+  pendingSearches: { node: { search: SearchExpression }; start: number; end: number }[] = [];
 
   /** {@link primaryChoices}, once the token categories are set up (by the base constructor). */
   private readonly primaryChoice = primaryChoices();
@@ -80,6 +108,7 @@ export class ODataParser extends EmbeddedActionsParser {
     this.searchMode = searchMode;
     this.callStack = [];
     this.typeArgumentNext = false;
+    if (this.pendingSearches.length > 0) this.pendingSearches = [];
   }
 
   /**
@@ -128,6 +157,9 @@ export class ODataParser extends EmbeddedActionsParser {
     this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.computeItem)) });
     return items;
   });
+
+  /** `$apply`: transformations separated by `/`. */
+  public applyOption = this.RULE('applyOption', (): ApplyTransformation[] => this.SUBRULE(this.applyExpr));
 
   /** A parameter alias value (`@p=…`): any expression, including JSON. */
   public aliasValueOption = this.RULE('aliasValueOption', (): Expression => this.SUBRULE(this.jsonValue));
@@ -387,10 +419,10 @@ export class ODataParser extends EmbeddedActionsParser {
     });
     return this.ACTION((): Expression => {
       const name = token.image;
-      if (name !== '$it' && name !== '$this' && name !== '$root') {
-        throw syntaxError(`'${name}' cannot start an expression; expected $it, $this or $root`, startOf(token));
+      if (name !== '$it' && name !== '$this' && name !== '$root' && name !== '$these') {
+        throw syntaxError(`'${name}' cannot start an expression; expected $it, $this, $root or $these`, startOf(token));
       }
-      if (name === '$root' && segments.length === 0) throw syntaxError(`Expected a path after '$root'`, endOf(token));
+      if ((name === '$root' || name === '$these') && segments.length === 0) throw syntaxError(`Expected a path after '${name}'`, endOf(token));
       return makePath({ kind: name }, segments, startOf(token));
     });
   });
@@ -421,10 +453,21 @@ export class ODataParser extends EmbeddedActionsParser {
         ALT: () => {
           const name = this.CONSUME(T.Identifier);
           let call: { args: RawArgument[]; close: IToken } | undefined;
-          this.OPTION(() => {
-            call = this.SUBRULE(this.argumentList);
-          });
+          let aggregate: { item: AggregateItem; close: IToken } | undefined;
+          if (this.RECORDING_PHASE) {
+            this.OPTION(() => {
+              this.OR2({
+                IGNORE_AMBIGUITIES: true,
+                DEF: [{ ALT: () => this.SUBRULE(this.aggregateFunction) }, { ALT: () => this.SUBRULE(this.argumentList) }],
+              });
+            });
+          } else if (this.LA(1).tokenType === T.LParen) {
+            // As the recorded OPTION and OR choose: `aggregate(` (case-sensitive) is the aggregate function.
+            if (name.image === 'aggregate') aggregate = this.SUBRULE(this.aggregateFunction);
+            else call = this.SUBRULE(this.argumentList);
+          }
           return this.ACTION((): PathSegment => {
+            if (aggregate !== undefined) return { kind: 'aggregate', item: aggregate.item, span: span(startOf(name), endOf(aggregate.close)) };
             if (call === undefined) return { kind: 'member', name: name.image, span: span(startOf(name), endOf(name)) };
             const built = buildCall(name, call.args, endOf(call.close), true);
             if (built.kind !== 'segment') throw syntaxError(`Function '${name.image}' cannot be applied to a path`, startOf(name));
@@ -602,6 +645,405 @@ export class ODataParser extends EmbeddedActionsParser {
   });
 
   // -------------------------------------------------------------------------------------------
+  // $apply (OData Extension for Data Aggregation 4.0). Its words (`with`, `from`, `as`, the
+  // transformation and method names) are case-sensitive; the lexer reads them as identifiers and
+  // the actions check them (apply-builders.ts). None of these rules is on the `$filter` path but
+  // `aggregateFunction`, reached only by a path segment spelled `aggregate(`.
+  // -------------------------------------------------------------------------------------------
+
+  /** `trafo (/ trafo)*` */
+  private applyExpr = this.RULE('applyExpr', (): ApplyTransformation[] => {
+    const steps: ApplyTransformation[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Slash, DEF: () => steps.push(this.SUBRULE(this.applyTransformation)) });
+    return steps;
+  });
+
+  /** `name`, then `( … )` whose content depends on the name (`identity` has none). */
+  private applyTransformation = this.RULE('applyTransformation', (): ApplyTransformation => {
+    const name = this.CONSUME(T.Identifier);
+    const kind = this.ACTION(() => transformationKind(name));
+    let result: ApplyTransformation | undefined;
+    this.OPTION({
+      GATE: () => kind !== 'identity',
+      DEF: () => {
+        const open = this.CONSUME(T.LParen);
+        // The argument of search(…) is skipped as balanced tokens here, and read as $search text
+        // (or, in grammar mode, parsed with the $search grammar after this parse).
+        const body: TransformationBody =
+          kind === 'search' && !this.RECORDING_PHASE ? this.searchArgument() : this.OR(this.transformationAlternatives(kind));
+        const close = this.CONSUME(T.RParen);
+        result = this.ACTION(() => this.buildTransformation(name, kind, body, open, close));
+      },
+    });
+    return this.ACTION((): ApplyTransformation => {
+      if (result !== undefined) return result;
+      if (kind === 'identity') return { kind: 'identity', span: span(startOf(name), endOf(name)) };
+      throw syntaxError(`Expected '(' after '${name.image}'`, endOf(name));
+    });
+  });
+
+  private transformationCache: OrMethodOpts<TransformationBody> | undefined;
+  /** The kind of the transformation whose content is being chosen (read by the gates below). */
+  private currentTransformation: TransformationKind | undefined;
+  /** The alternatives of a transformation's content, gated by its name (cached: they capture no per-call state). */
+  private transformationAlternatives(kind: TransformationKind | undefined): OrMethodOpts<TransformationBody> {
+    this.currentTransformation = kind;
+    if (this.transformationCache !== undefined) return this.transformationCache;
+    const is =
+      (...names: TransformationKind[]) =>
+      (): boolean =>
+        this.currentTransformation !== undefined && names.includes(this.currentTransformation);
+    this.transformationCache = {
+      IGNORE_AMBIGUITIES: true,
+      ERR_MSG: 'the arguments of the transformation',
+      DEF: [
+        { GATE: is('aggregate'), ALT: (): TransformationBody => ({ kind: 'aggregate', items: this.SUBRULE(this.aggregateList) }) },
+        { GATE: is('groupby'), ALT: (): TransformationBody => this.SUBRULE(this.groupbyArguments) },
+        { GATE: is('filter'), ALT: (): TransformationBody => ({ kind: 'filter', expression: this.SUBRULE(this.expression) }) },
+        {
+          GATE: is('compute'),
+          ALT: (): TransformationBody => {
+            const items = this.SUBRULE(this.computeOption);
+            return this.ACTION(() => ({ kind: 'compute', items: checkComputeAs(items, this.text) }));
+          },
+        },
+        { GATE: is('orderby'), ALT: (): TransformationBody => ({ kind: 'orderby', items: this.SUBRULE(this.orderByOption) }) },
+        {
+          GATE: is('top', 'skip'),
+          ALT: (): TransformationBody => {
+            const which = this.currentTransformation as 'top' | 'skip';
+            const value = this.CONSUME(T.NumberLiteral);
+            return this.ACTION(() => {
+              if (!/^\d+$/.test(value.image)) throw syntaxError(`${which}(…) takes a non-negative integer, but was given '${value.image}'`, startOf(value), 'invalid_option_value');
+              return { kind: which, count: decodeCount(value.image, `${which}(…)`, startOf(value)) };
+            });
+          },
+        },
+        { GATE: is('concat'), ALT: (): TransformationBody => this.SUBRULE(this.concatArguments) },
+        {
+          GATE: is('topcount', 'bottomcount', 'toppercent', 'bottompercent', 'topsum', 'bottomsum'),
+          ALT: (): TransformationBody => this.SUBRULE(this.rankArguments),
+        },
+        { GATE: is('join', 'outerjoin'), ALT: (): TransformationBody => this.SUBRULE(this.joinArguments) },
+        { GATE: is('nest'), ALT: (): TransformationBody => this.SUBRULE(this.nestList) },
+        { GATE: is('addnested'), ALT: (): TransformationBody => this.SUBRULE(this.addnestedArguments) },
+        { GATE: is('ancestors', 'descendants'), ALT: (): TransformationBody => this.SUBRULE(this.hierarchyArguments) },
+        { GATE: is('traverse'), ALT: (): TransformationBody => this.SUBRULE(this.traverseArguments) },
+        // Last: it may be empty (`Ns.fn()`).
+        { GATE: is('custom'), ALT: (): TransformationBody => this.SUBRULE(this.customFunctionArguments) },
+      ],
+    };
+    return this.transformationCache;
+  }
+
+  /** The transformation node, once its closing parenthesis is read. */
+  private buildTransformation(name: IToken, kind: TransformationKind, body: TransformationBody, open: IToken, close: IToken): ApplyTransformation {
+    const at = span(startOf(name), endOf(close));
+    if (OTHER_TRANSFORMATIONS.has(kind)) return { kind: 'other', name: name.image, text: this.text.slice(endOf(open), startOf(close)), span: at };
+    if (body.kind === 'topcount') {
+      // The rank family shares one rule: the kind is the name.
+      return { ...body, kind: kind as 'topcount', span: at };
+    }
+    const node = { ...body, span: at } as ApplyTransformation;
+    if (node.kind === 'search' && this.searchMode === 'grammar') {
+      this.pendingSearches.push({ node: node as { search: SearchExpression }, start: node.search.span.start, end: node.search.span.end });
+    }
+    return node;
+  }
+
+  /** The argument of `search(…)`, at run time: the tokens up to the matching `)`, kept as text. */
+  private searchArgument(): TransformationBody {
+    const first = this.LA(1);
+    let last: IToken | undefined;
+    let depth = 0;
+    for (let next = first; next.tokenType !== EOF; next = this.LA(1)) {
+      if (tokenMatcher(next, T.LParen)) depth++;
+      else if (tokenMatcher(next, T.RParen)) {
+        if (depth === 0) break;
+        depth--;
+      }
+      last = next;
+      this.SKIP_TOKEN();
+    }
+    if (last === undefined) throw syntaxError(`Expected a search expression in search(…)`, first.tokenType === EOF ? this.text.length : startOf(first));
+    const at = span(startOf(first), endOf(last));
+    return { kind: 'search', search: { kind: 'searchText', text: this.text.slice(at.start, at.end), span: at } };
+  }
+
+  /** `item (, item)*` of `aggregate(…)`. */
+  private aggregateList = this.RULE('aggregateList', (): AggregateItem[] => {
+    const items: AggregateItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.aggregateItem)) });
+    return this.ACTION(() => checkAggregateItems(items));
+  });
+
+  /** `( item )` after `aggregate` in a path (`Sales/aggregate(Amount with sum)`): no alias. */
+  private aggregateFunction = this.RULE('aggregateFunction', (): { item: AggregateItem; close: IToken } => {
+    this.CONSUME(T.LParen);
+    const item = this.SUBRULE(this.aggregateItem);
+    const close = this.CONSUME(T.RParen);
+    return this.ACTION(() => {
+      if (item.alias !== undefined) throw syntaxError(`The aggregate function takes no alias`, item.span.end - item.alias.length);
+      return { item, close };
+    });
+  });
+
+  /** `$count …`, `expr with method …`, `path/$count …` or a custom aggregate, then `from` steps and `as Alias`. */
+  private aggregateItem = this.RULE('aggregateItem', (): AggregateItem => {
+    const start = this.LA(1);
+    let count: IToken | undefined;
+    let expression: Expression | undefined;
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          GATE: () => this.LA(1).image === '$count',
+          ALT: () => {
+            count = this.CONSUME(T.DollarName);
+          },
+        },
+        {
+          ALT: () => {
+            // A bare type cast is aggregated as a whole: `Self.DigitalProduct with Custom.discount as …`.
+            this.ACTION(() => {
+              const first = this.LA(1);
+              this.typeArgumentNext = tokenMatcher(first, T.Identifier) && first.image.includes('.') && this.LA(2).image === 'with';
+            });
+            expression = this.SUBRULE(this.expression);
+          },
+        },
+      ],
+      ERR_MSG: 'an aggregate expression',
+    });
+    let withToken: IToken | undefined;
+    let method: IToken | undefined;
+    this.OPTION({
+      GATE: () => this.LA(1).image === 'with',
+      DEF: () => {
+        withToken = this.CONSUME(T.Identifier);
+        method = this.CONSUME2(T.Identifier);
+      },
+    });
+    const froms: RawFrom[] = [];
+    this.MANY({ GATE: () => this.LA(1).image === 'from', DEF: () => froms.push(this.SUBRULE(this.aggregateFrom)) });
+    let alias: { name: string; end: number } | undefined;
+    this.OPTION2(() => {
+      alias = this.SUBRULE(this.asAlias);
+    });
+    return this.ACTION(() => {
+      const end = alias?.end ?? (froms.length > 0 ? endOfFrom(froms[froms.length - 1] as RawFrom) : method !== undefined ? endOf(method) : (expression?.span.end ?? endOf(count as IToken)));
+      return buildAggregateItem(start, count, expression, withToken, method, froms, alias?.name, end);
+    });
+  });
+
+  /** `from prop (, prop)* [with method]`. */
+  private aggregateFrom = this.RULE('aggregateFrom', (): RawFrom => {
+    const from = this.CONSUME(T.Identifier);
+    const properties: MemberPath[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => properties.push(this.SUBRULE(this.aggregationPath)) });
+    let method: IToken | undefined;
+    this.OPTION({
+      GATE: () => this.LA(1).image === 'with',
+      DEF: () => {
+        this.CONSUME2(T.Identifier);
+        method = this.CONSUME3(T.Identifier);
+      },
+    });
+    return { from, properties, ...(method === undefined ? {} : { method }) };
+  });
+
+  /** `as Alias` (`as` in lower case). */
+  private asAlias = this.RULE('asAlias', (): { name: string; end: number } => {
+    const as = this.CONSUME(T.As);
+    const alias = this.CONSUME(T.Identifier);
+    return this.ACTION(() => ({ name: checkAlias(as, alias), end: endOf(alias) }));
+  });
+
+  /** A path of names and type casts (grouping, nesting and hierarchy paths); annotations are checked by the caller. */
+  private aggregationPath = this.RULE('aggregationPath', (): MemberPath => {
+    const steps: IToken[] = [this.OR([{ ALT: () => this.CONSUME(T.Identifier) }, { ALT: () => this.CONSUME(T.AtName) }])];
+    this.MANY(() => {
+      this.CONSUME(T.Slash);
+      steps.push(this.OR2([{ ALT: () => this.CONSUME2(T.Identifier) }, { ALT: () => this.CONSUME2(T.AtName) }]));
+    });
+    return this.ACTION(() => aggregationPath(steps));
+  });
+
+  /** A grouping property: an aggregation path without annotations, ending in a property. */
+  private groupingProperty = this.RULE('groupingProperty', (): MemberPath => {
+    const path = this.SUBRULE(this.aggregationPath);
+    return this.ACTION(() => checkGroupingPath(path));
+  });
+
+  /** `(element (, element)*) [, applyExpr]` of `groupby`. */
+  private groupbyArguments = this.RULE('groupbyArguments', (): TransformationBody => {
+    this.CONSUME(T.LParen);
+    const properties: (MemberPath | RollupElement)[] = [];
+    this.AT_LEAST_ONE_SEP({
+      SEP: T.Comma,
+      DEF: () => {
+        properties.push(
+          this.OR({
+            IGNORE_AMBIGUITIES: true,
+            DEF: [
+              {
+                GATE: () => (this.LA(1).image === 'rollup' || this.LA(1).image === 'rolluprecursive') && tokenMatcher(this.LA(2), T.LParen),
+                ALT: () => this.SUBRULE(this.rollup),
+              },
+              { ALT: () => this.SUBRULE(this.groupingProperty) },
+            ],
+            ERR_MSG: 'a grouping property',
+          }),
+        );
+      },
+    });
+    this.CONSUME(T.RParen);
+    let apply: ApplyTransformation[] = [];
+    this.OPTION(() => {
+      this.CONSUME(T.Comma);
+      apply = this.SUBRULE(this.applyExpr);
+    });
+    return { kind: 'groupby', properties, apply };
+  });
+
+  /** `rollup(prop, prop, …)`, `rollup(Hierarchy)` or `rolluprecursive(hierarchy reference [, trafos])`. */
+  private rollup = this.RULE('rollup', (): RollupElement => {
+    const name = this.CONSUME(T.Identifier);
+    const open = this.CONSUME(T.LParen);
+    const properties: MemberPath[] = [];
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          GATE: () => name.image === 'rolluprecursive',
+          ALT: () => {
+            this.SUBRULE(this.hierarchyReference);
+            this.OPTION(() => {
+              this.CONSUME(T.Comma);
+              this.SUBRULE(this.applyExpr);
+            });
+          },
+        },
+        { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => properties.push(this.SUBRULE(this.groupingProperty)) }) },
+      ],
+    });
+    const close = this.CONSUME(T.RParen);
+    return this.ACTION((): RollupElement => {
+      const only = properties[0];
+      if (properties.length === 1 && only !== undefined && (only.segments.length > 1 || (only.segments[0]?.kind === 'member' && only.segments[0].name.includes('.')))) {
+        throw syntaxError(`rollup(…) needs two or more grouping properties, or the name of a leveled hierarchy`, only.span.start);
+      }
+      return { kind: 'rollup', recursive: name.image === 'rolluprecursive', text: this.text.slice(endOf(open), startOf(close)), span: span(startOf(name), endOf(close)) };
+    });
+  });
+
+  /** `$root/Set, Qualifier, node property path` of the hierarchy transformations. */
+  private hierarchyReference = this.RULE('hierarchyReference', (): void => {
+    const root = this.SUBRULE(this.expression);
+    this.ACTION(() => checkRootPath(root));
+    this.CONSUME(T.Comma);
+    const qualifier = this.CONSUME(T.Identifier);
+    this.ACTION(() => {
+      if (qualifier.image.includes('.')) throw syntaxError(`A hierarchy qualifier must be a simple name`, startOf(qualifier));
+    });
+    this.CONSUME2(T.Comma);
+    this.SUBRULE(this.groupingProperty);
+  });
+
+  /** `applyExpr, applyExpr (, applyExpr)*` of `concat`. */
+  private concatArguments = this.RULE('concatArguments', (): TransformationBody => {
+    const branches: ApplyTransformation[][] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => branches.push(this.SUBRULE(this.applyExpr)) });
+    return this.ACTION(() => {
+      if (branches.length < 2) throw syntaxError(`concat(…) needs two or more transformation sequences`, lastEnd(branches[0] ?? []));
+      return { kind: 'concat', branches };
+    });
+  });
+
+  /** `limit, value` of `topcount` and its siblings (the kind is set from the name afterwards). */
+  private rankArguments = this.RULE('rankArguments', (): TransformationBody => {
+    const limit = this.SUBRULE(this.expression);
+    this.CONSUME(T.Comma);
+    const value = this.SUBRULE2(this.expression);
+    return { kind: 'topcount', limit, value };
+  });
+
+  /** `path as Alias [, applyExpr]` of `join` and `outerjoin`. */
+  private joinArguments = this.RULE('joinArguments', (): TransformationBody => {
+    this.SUBRULE(this.aggregationPath);
+    this.SUBRULE(this.asAlias);
+    this.OPTION(() => {
+      this.CONSUME(T.Comma);
+      this.SUBRULE(this.applyExpr);
+    });
+    return OTHER_BODY;
+  });
+
+  /** `applyExpr as Alias (, applyExpr as Alias)*` of `nest` and `addnested`. */
+  private nestList = this.RULE('nestList', (): TransformationBody => {
+    this.AT_LEAST_ONE_SEP({
+      SEP: T.Comma,
+      DEF: () => {
+        this.SUBRULE(this.applyExpr);
+        this.SUBRULE(this.asAlias);
+      },
+    });
+    return OTHER_BODY;
+  });
+
+  /** `path, applyExpr as Alias, …` of `addnested`. */
+  private addnestedArguments = this.RULE('addnestedArguments', (): TransformationBody => {
+    this.SUBRULE(this.aggregationPath);
+    this.CONSUME(T.Comma);
+    return this.SUBRULE(this.nestList);
+  });
+
+  /** `reference, applyExpr [, distance] [, keep start]` of `ancestors` and `descendants`. */
+  private hierarchyArguments = this.RULE('hierarchyArguments', (): TransformationBody => {
+    this.SUBRULE(this.hierarchyReference);
+    this.CONSUME(T.Comma);
+    this.SUBRULE(this.applyExpr);
+    const tail: (IToken | [IToken, IToken])[] = [];
+    this.MANY(() => {
+      this.CONSUME2(T.Comma);
+      this.OR([
+        { ALT: () => tail.push(this.CONSUME(T.NumberLiteral)) },
+        { ALT: () => tail.push([this.CONSUME(T.Identifier), this.CONSUME2(T.Identifier)]) },
+      ]);
+    });
+    this.ACTION(() => checkHierarchyTail(tail));
+    return OTHER_BODY;
+  });
+
+  /** `reference, preorder|postorder [, applyExpr] [, orderby items]` of `traverse`. */
+  private traverseArguments = this.RULE('traverseArguments', (): TransformationBody => {
+    this.SUBRULE(this.hierarchyReference);
+    this.CONSUME(T.Comma);
+    const order = this.CONSUME(T.Identifier);
+    this.ACTION(() => {
+      if (order.image !== 'preorder' && order.image !== 'postorder') throw syntaxError(`Expected 'preorder' or 'postorder' but found '${order.image}'`, startOf(order));
+    });
+    this.OPTION({
+      GATE: () => tokenMatcher(this.LA(2), T.Identifier) && startsTransformation(this.LA(2), this.LA(3)),
+      DEF: () => {
+        this.CONSUME2(T.Comma);
+        this.SUBRULE(this.applyExpr);
+      },
+    });
+    this.MANY(() => {
+      this.CONSUME3(T.Comma);
+      this.SUBRULE(this.orderByItem);
+    });
+    return OTHER_BODY;
+  });
+
+  /** `( [argument (, argument)*] )` content of a custom function `Ns.fn(…)`. */
+  private customFunctionArguments = this.RULE('customFunctionArguments', (): TransformationBody => {
+    this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.argument) });
+    return OTHER_BODY;
+  });
+
+  // -------------------------------------------------------------------------------------------
   // $select, $expand and their nested options
   // -------------------------------------------------------------------------------------------
 
@@ -680,6 +1122,7 @@ export class ODataParser extends EmbeddedActionsParser {
       if (options && item.star !== undefined) throw syntaxError(`Options cannot follow '*' in $select`, options.span.start, 'invalid_nested_option');
       if (options?.expand !== undefined) throw syntaxError(`$expand is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
       if (options?.levels !== undefined) throw syntaxError(`$levels is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
+      if (options?.apply !== undefined) throw syntaxError(`$apply is not allowed inside a $select item`, options.span.start, 'invalid_nested_option');
       return {
         kind: 'selectItem',
         path: item.path,
@@ -839,6 +1282,13 @@ export class ODataParser extends EmbeddedActionsParser {
           ALT: () => {
             const value = this.SUBRULE(this.computeOption);
             return this.ACTION((): NestedOptionValue => ({ name: 'compute', token, value, end: lastEnd(value) }));
+          },
+        },
+        {
+          GATE: is('apply'),
+          ALT: () => {
+            const value = this.SUBRULE(this.applyOption);
+            return this.ACTION((): NestedOptionValue => ({ name: 'apply', token, value, end: lastEnd(value) }));
           },
         },
         {
@@ -1069,7 +1519,7 @@ export function sharedParser(): ODataParser {
 }
 
 /** Names of the parser's entry rules. */
-export type EntryRule = 'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'aliasValueOption' | 'searchOption';
+export type EntryRule = 'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'applyOption' | 'aliasValueOption' | 'searchOption';
 
 /** The token types (for the railroad diagram generator and tests). */
 export const tokenVocabulary: readonly TokenType[] = T.allTokens;

@@ -5,6 +5,9 @@
  * same AST again (spans aside).
  */
 import type {
+  AggregateItem,
+  AggregateMethod,
+  ApplyTransformation,
   ComputeItem,
   ExpandItem,
   Expression,
@@ -134,6 +137,8 @@ function printSegment(segment: PathSegment): string {
     }
     case 'filter':
       return `$filter(${printExpression(segment.predicate)})`;
+    case 'aggregate':
+      return `aggregate(${printAggregateItem(segment.item)})`;
     case 'lambda':
       return segment.variable === undefined || segment.predicate === undefined
         ? `${segment.operator}()`
@@ -258,6 +263,70 @@ export function printCompute(items: readonly ComputeItem[]): string {
   return items.map((item) => `${printExpression(item.expression)} as ${item.alias}`).join(',');
 }
 
+function printMethod(method: AggregateMethod): string {
+  return typeof method === 'string' ? method : method.custom;
+}
+
+function printPath(path: Expression | undefined): string {
+  return path === undefined ? '' : printExpression(path);
+}
+
+function printAggregateItem(item: AggregateItem): string {
+  let text: string;
+  if (item.count === true) text = item.expression === undefined ? '$count' : `${printPath(item.expression)}/$count`;
+  else if (item.custom !== undefined) text = item.expression === undefined ? item.custom : `${printPath(item.expression)}/${item.custom}`;
+  else text = printExpression(item.expression as Expression);
+  if (item.method !== undefined) text += ` with ${printMethod(item.method)}`;
+  for (const step of item.from ?? []) {
+    text += ` from ${step.properties.map((property) => printExpression(property)).join(',')}`;
+    if (step.method !== undefined) text += ` with ${printMethod(step.method)}`;
+  }
+  if (item.alias !== undefined) text += ` as ${item.alias}`;
+  return text;
+}
+
+function printTransformation(step: ApplyTransformation): string {
+  switch (step.kind) {
+    case 'aggregate':
+      return `aggregate(${step.items.map(printAggregateItem).join(',')})`;
+    case 'groupby': {
+      const properties = step.properties.map((property) =>
+        property.kind === 'rollup' ? `${property.recursive ? 'rolluprecursive' : 'rollup'}(${property.text})` : printExpression(property),
+      );
+      return `groupby((${properties.join(',')})${step.apply.length === 0 ? '' : `,${printApply(step.apply)}`})`;
+    }
+    case 'filter':
+      return `filter(${printExpression(step.expression)})`;
+    case 'compute':
+      return `compute(${printCompute(step.items)})`;
+    case 'orderby':
+      return `orderby(${printOrderBy(step.items)})`;
+    case 'top':
+    case 'skip':
+      return `${step.kind}(${String(step.count)})`;
+    case 'search':
+      return `search(${printSearch(step.search)})`;
+    case 'identity':
+      return 'identity';
+    case 'concat':
+      return `concat(${step.branches.map(printApply).join(',')})`;
+    case 'topcount':
+    case 'bottomcount':
+    case 'toppercent':
+    case 'bottompercent':
+    case 'topsum':
+    case 'bottomsum':
+      return `${step.kind}(${printExpression(step.limit)},${printExpression(step.value)})`;
+    case 'other':
+      return `${step.name}(${step.text})`;
+  }
+}
+
+/** Prints `$apply` transformations. */
+export function printApply(steps: readonly ApplyTransformation[]): string {
+  return steps.map(printTransformation).join('/');
+}
+
 /** `[name, value]` pairs of the options present, in canonical order. */
 function optionPairs(options: QueryOptions): [string, string][] {
   const pairs: [string, string][] = [];
@@ -267,6 +336,7 @@ function optionPairs(options: QueryOptions): [string, string][] {
   if (options.select !== undefined) pairs.push(['$select', printSelect(options.select)]);
   if (options.expand !== undefined) pairs.push(['$expand', printExpand(options.expand)]);
   if (options.compute !== undefined) pairs.push(['$compute', printCompute(options.compute)]);
+  if (options.apply !== undefined) pairs.push(['$apply', printApply(options.apply)]);
   if (options.top !== undefined) pairs.push(['$top', String(options.top)]);
   if (options.skip !== undefined) pairs.push(['$skip', String(options.skip)]);
   if (options.count !== undefined) pairs.push(['$count', String(options.count)]);

@@ -14,6 +14,7 @@ import { decodeCount } from './builders.js';
 import {
   emptyValue,
   parseAliasValue,
+  parseApply,
   parseCompute,
   parseExpand,
   parseFilter,
@@ -30,11 +31,11 @@ export interface ParseQueryOptions extends ParseOptions {
 }
 
 /** System query options this engine parses, by their canonical lower-case name without `$`. */
-const PARSED_OPTIONS = ['filter', 'orderby', 'select', 'expand', 'top', 'skip', 'count', 'search', 'compute'] as const;
+const PARSED_OPTIONS = ['filter', 'orderby', 'select', 'expand', 'top', 'skip', 'count', 'search', 'compute', 'apply'] as const;
 /** Recognised options that are passed on without interpretation. */
 const PASSTHROUGH_OPTIONS = ['format', 'skiptoken', 'deltatoken', 'schemaversion'] as const;
 /** Recognised OData options this engine does not implement. */
-const UNSUPPORTED_OPTIONS = ['apply', 'id', 'index', 'levels'] as const;
+const UNSUPPORTED_OPTIONS = ['id', 'index', 'levels'] as const;
 
 type ParsedOption = (typeof PARSED_OPTIONS)[number];
 
@@ -278,6 +279,9 @@ function parseSystemOption(
       return;
     case 'search':
       result.search = relocated(() => parseSearch(value, options));
+      return;
+    case 'apply':
+      result.apply = relocated(() => parseApply(value, options));
       return;
     case 'top':
     case 'skip':

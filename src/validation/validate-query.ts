@@ -193,8 +193,9 @@ function prune(query: Mutable<ODataQuery>, error: ODataError): boolean {
     case 'skip':
     case 'count':
     case 'search':
-    case 'compute': {
-      const key = option === 'compute' ? 'compute' : option;
+    case 'compute':
+    case 'apply': {
+      const key = option;
       if (query[key] === undefined) return false;
       delete query[key];
       return true;

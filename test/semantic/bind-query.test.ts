@@ -227,6 +227,18 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     expect(failure(() => bind('$top=1', { allowedQueryOptions: ['filter'] })).reason).toBe(
       "Query option 'Top' is not allowed. To allow it, set the 'allowedQueryOptions' setting.",
     );
+    expect(failure(() => bind('$apply=identity', { allowedQueryOptions: ['filter'] }))).toMatchObject({
+      code: 'not_allowed',
+      reason: "Query option 'Apply' is not allowed. To allow it, set the 'allowedQueryOptions' setting.",
+    });
+  });
+
+  it('$apply, isdefined and $these/aggregate(…) parse, and are refused by the binder for now ($apply with 501)', () => {
+    expect(failure(() => bind('$apply=groupby((name))'))).toMatchObject({ code: 'unsupported_feature', status: 501, option: '$apply', position: 0 });
+    expect(failure(() => bind('$expand=tickets($apply=identity)'))).toMatchObject({ code: 'unsupported_feature', status: 501 });
+    expect(failure(() => filter('isdefined(name)'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
+    expect(failure(() => filter('$these/aggregate(weightKg with sum) gt 1'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
+    expect(failure(() => filter('tickets/aggregate($count) gt 1'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
   });
 
   it('$search is allowed on inspections', () => {

@@ -95,7 +95,9 @@ describe('parseQuery rejects', () => {
     ['$filter=a eq 1&$FILTER=b', 'duplicate_option', '$FILTER'],
     ['$top=1&top=2', 'duplicate_option', 'top'],
     ['$bogus=1', 'unknown_option', '$bogus'],
-    ['$apply=aggregate(x)', 'unsupported_option', '$apply'],
+    ['$apply=aggregate()', 'syntax_error', '$apply'],
+    ['$expand=Items($apply=Filter(true))', 'syntax_error', '$expand'],
+    ['$select=Name($apply=identity)', 'invalid_nested_option', '$select'],
     ['$levels=2', 'unsupported_option', '$levels'],
     ['$count', 'invalid_option_value', '$count'],
     ['$count=yes', 'invalid_option_value', '$count'],
@@ -122,7 +124,13 @@ describe('parseQuery rejects', () => {
     expect(parseQuery('$top=9007199254740991').top).toBe(9007199254740991);
   });
 
-  it('$apply is 501 Not Implemented (PROT 11.2.6)', () => {
-    expect(failure(() => parseQuery('$apply=x')).status).toBe(501);
+  it('$apply (and apply, any case) is parsed, also inside $expand(...)', () => {
+    expect(parseQuery('$apply=identity').apply).toEqual([{ kind: 'identity', span: { start: 0, end: 8 } }]);
+    expect(parseQuery('APPLY=top(2)').apply).toMatchObject([{ kind: 'top', count: 2 }]);
+    expect(parseQuery('$expand=Items($apply=filter(Qty gt 1)/top(1);$top=2)').expand?.[0]?.options).toMatchObject({
+      apply: [{ kind: 'filter' }, { kind: 'top', count: 1 }],
+      top: 2,
+    });
+    expect(failure(() => parseQuery('$apply=identity&apply=identity')).code).toBe('duplicate_option');
   });
 });

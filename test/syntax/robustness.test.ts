@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ODataError,
+  parseApply,
   parseExpand,
   parseFilter,
   parseOrderBy,
@@ -70,6 +71,9 @@ describe('every bad input gives an ODataError and nothing else', () => {
         onlyODataErrors(() => parseSearch(input, { search: 'grammar' }), input);
         onlyODataErrors(() => parseQuery(input), input);
         onlyODataErrors(() => parseQuery(`$filter=${input}`), `$filter=${input}`);
+        onlyODataErrors(() => parseApply(input), input);
+        onlyODataErrors(() => parseApply(input, { search: 'grammar' }), input);
+        onlyODataErrors(() => parseQuery(`$apply=groupby((a),${input})`), `$apply=groupby((a),${input})`);
       }),
       { numRuns: 3000 },
     );
@@ -96,9 +100,28 @@ describe('every bad input gives an ODataError and nothing else', () => {
     );
   });
 
+  it('random mutations of valid $apply values', () => {
+    const applies = [
+      'groupby((Customer/Country,Product/Name),aggregate(Amount with sum from Time with average as Total,$count as N))/filter(Total gt 5)/orderby(Total desc)/top(3)',
+      "concat(topcount(2,Amount),search(a OR (b AND NOT c)))/compute(Amount div $these/aggregate(Amount with sum) as R)/skip(1)/identity",
+      "ancestors($root/Orgs,H,ID,filter(contains(Name,'E')),2,keep start)/join(Sales as S,nest(identity as X))/Self.fn(P=1)",
+      'groupby((rollup(A,B/C),rolluprecursive($root/S,H,ID,traverse($root/S,H,ID,preorder,Name desc))),aggregate(Sales/$count as C,Forecast))',
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...applies), fc.array(mutation, { minLength: 1, maxLength: 3 }), (apply, mutations) => {
+        const input = mutations.reduce(mutate, apply);
+        onlyODataErrors(() => parseApply(input), input);
+        onlyODataErrors(() => parseApply(input, { search: 'grammar' }), input);
+        onlyODataErrors(() => parseQuery(`$expand=Items($apply=${input})`, { search: 'grammar' }), `$expand=Items($apply=${input})`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('the shared parser recovers after every error', () => {
     expect(() => parseFilter('(((')).toThrow(ODataError);
     expect(() => parseExpand('Items($filter=')).toThrow(ODataError);
+    expect(() => parseApply("search(a OR')", { search: 'grammar' })).toThrow(ODataError);
     expect(printExpression(parseFilter('a eq 1'))).toBe('a eq 1');
   });
 });
