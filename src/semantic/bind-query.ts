@@ -144,7 +144,6 @@ class QueryBinder {
     if (query.compute !== undefined) {
       fail('unsupported_feature', `The query option '$compute' is not supported`, level.option('compute'), query.compute[0]?.span.start);
     }
-    if (query.apply !== undefined) fail('unsupported_feature', "The query option '$apply' is not supported yet", level.option('apply'), query.apply[0]?.span.start, 501);
     const top = this.limit('Top', query.top, capabilities?.topSupported ?? true, effectiveMaxTop(this.settings, capabilities), level, 'top');
     const skip = this.limit('Skip', query.skip, capabilities?.skipSupported ?? true, this.settings.maxSkip ?? Number.POSITIVE_INFINITY, level, 'skip');
     const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter').bind(query.filter, true);

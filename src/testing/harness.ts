@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { compileQuery } from '../backends/memory/compile-query.js';
 import type { Row } from '../reference/evaluator.js';
 import { domainOf } from '../reference/values.js';
-import type { Model } from '../model/model.js';
+import type { Model, StructuredType } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
@@ -41,14 +41,43 @@ export interface HarnessOptions {
 
 /** The key of a row as comparable text (GUIDs ignore case, numbers ignore their JS type). */
 function keyText(row: Row, query: BoundQueryOptions): string {
-  return query.entityType.key
+  const type = rowType(query);
+  return type.key
     .map((name) => {
-      const property = query.entityType.properties.get(name);
+      const property = type.properties.get(name);
       const value = Object.hasOwn(row, name) ? row[name] : undefined;
       const normalized = property === undefined || value === undefined || value === null ? null : domainOf(fromReference(property.type)).normalize(value);
       return typeof normalized === 'bigint' ? `${normalized}n` : JSON.stringify(normalized);
     })
     .join('|');
+}
+
+/** The type of the rows a query gives: `$apply`'s output type, else the entity type. */
+function rowType(query: BoundQueryOptions): StructuredType {
+  return query.apply?.output ?? query.entityType;
+}
+
+/**
+ * Rows without a key (`$apply` after an aggregation): equal row by row when `ordered`, else as
+ * multisets (each expected row equals a distinct returned row).
+ */
+function compareKeyless(type: StructuredType, expected: readonly Row[], actual: readonly Row[], where: string, ordered: boolean): string | undefined {
+  const show = (row: Row): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v));
+  if (expected.length !== actual.length) return `rows${where} differ: expected ${expected.length} rows, got ${actual.length}: expected ${expected.map(show).join(', ')}, got ${actual.map(show).join(', ')}`;
+  if (ordered) {
+    for (let i = 0; i < expected.length; i++) {
+      const difference = compareStructured(type, expected[i] as Row, actual[i] as Row);
+      if (difference !== undefined) return `values${where} differ in row ${i} (in order): ${difference}`;
+    }
+    return undefined;
+  }
+  const unused = [...actual];
+  for (const row of expected) {
+    const index = unused.findIndex((other) => compareStructured(type, row, other) === undefined && compareStructured(type, other, row) === undefined);
+    if (index < 0) return `values${where} differ: no returned row equals ${show(row)} (returned: ${actual.map(show).join(', ')})`;
+    unused.splice(index, 1);
+  }
+  return undefined;
 }
 
 /** Whether the query fixes the order of its result (then the order must match too). */
@@ -77,6 +106,7 @@ export function compareResults(query: BoundQuery, expected: BackendResult, actua
 }
 
 function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered = orderIsDefined(options)): string | undefined {
+  if (rowType(options).key.length === 0) return compareKeyless(rowType(options), expected, actual, where, ordered);
   const left = keys(expected, options, ordered);
   const right = keys(actual, options, ordered);
   if (left.length !== right.length || left.some((key, i) => key !== right[i])) {
@@ -88,7 +118,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
     // Keys not selected (or repeated): each expected row must equal a distinct returned row.
     const unused = [...actual];
     for (const row of expected) {
-      const index = unused.findIndex((other) => compareStructured(options.entityType, row, other) === undefined);
+      const index = unused.findIndex((other) => compareStructured(rowType(options), row, other) === undefined);
       if (index < 0) return `values${where} differ: no returned row equals ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`;
       unused.splice(index, 1);
     }
@@ -97,7 +127,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
   for (const row of expected) {
     const key = keyText(row, options);
     const other = byKey.get(key) as Row;
-    const difference = compareStructured(options.entityType, row, other);
+    const difference = compareStructured(rowType(options), row, other);
     if (difference !== undefined) return `values${where} differ in row ${key}: ${difference}`;
     for (const item of options.expand) {
       const name = item.navigation.name;
