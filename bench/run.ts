@@ -31,6 +31,7 @@ import { runPagingBench } from './paging.js';
 import { runCsdlBench } from './csdl.js';
 import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
+import { runApplyBench } from './apply.js';
 import { runServiceBench } from './service.js';
 import {
   BUNDLE_ENTRY,
@@ -462,6 +463,7 @@ const pagingOut = await runPagingBench();
 runCsdlBench();
 await runSqlRowsBench();
 await runPlanCacheBench();
+await runApplyBench();
 await runServiceBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);

@@ -58,6 +58,8 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`cast` of text to an enumeration', "$filter=cast(name,Probe.Level) eq Probe.Level'high'"],
   ['a derived type: type-cast segments, `isof`, `cast`', '$filter=parent/Probe.Special/extra eq 1 or isof(parent,Probe.Special)'],
   ['`case`', '$filter=case(price gt 1:1,true:2) eq 1'],
+  ['`$compute` in `$filter`, `$orderby`, `$select` and `$expand`', "$compute=price mul 2 as total,concat(name,'!') as label&$filter=total gt 1&$orderby=label&$select=id,total,label&$expand=children($compute=ratio add 1 as r;$select=id,r)"],
+  ['`$compute` of a sum of durations', '$compute=span add span as twice&$select=id,twice'],
   ['`substringof`', "$filter=substringof('a',name)"],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
   ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],

@@ -21,7 +21,7 @@ export type ODataErrorCode =
   | 'duplicate_option'
   /** A `$`-prefixed option that OData does not define. */
   | 'unknown_option'
-  /** An OData option this engine recognises but does not implement (e.g. `$apply`). */
+  /** An OData option this engine recognises but does not implement (`$id`, `$index`). */
   | 'unsupported_option'
   /** An option value that is not allowed for that option (`$count=yes`, `$top=-1`, empty `$filter`). */
   | 'invalid_option_value'
@@ -42,6 +42,8 @@ export type ODataErrorCode =
   | 'type_mismatch'
   /** A construct the binder does not support (bound functions, `$root`, annotations, …). */
   | 'unsupported_feature'
+  /** A `$compute` alias that names a property of the type, or another computed property of the same `$compute`. */
+  | 'alias_conflict'
   /** A property the model marks not filterable, used in `$filter`. */
   | 'not_filterable'
   /** A property the model marks not sortable, used in `$orderby`. */

@@ -12,7 +12,7 @@
  * - anywhere else (arithmetic, function arguments, `case`): `unsupported_feature`, with its position.
  */
 import { ODataError } from '../errors/odata-error.js';
-import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
+import { mapQueryExpressions, type BoundExpression, type BoundLiteral, type BoundQueryOptions } from '../semantic/bound-ast.js';
 import { formatDuration, formatInstant, formatTimeOfDay, instantFromPicos, parseDuration, parseInstant, parseTimeOfDay } from '../util/temporal.js';
 import { mapSame } from '../util/same.js';
 
@@ -161,29 +161,11 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
 
 /**
  * The query with temporal literals finer than `precision` made exact or refused (see the module's
- * comment), in `$filter`, `$orderby` and the same options of every expansion.
+ * comment), in `$compute`, `$filter`, `$orderby` and the same options of every expansion.
  */
-export function limitFraction<T extends BoundQueryOptions>(query: T, precision: FractionalPrecision, option?: string): T {
+export function limitFraction<T extends BoundQueryOptions>(query: T, precision: FractionalPrecision): T {
   const units = unitsOf(precision);
   if (units === undefined) return query;
   // The query itself when no literal is finer (the usual case): no copies.
-  const filter = query.filter === undefined ? undefined : limit(query.filter, units, precision, option ?? '$filter');
-  const orderBy =
-    query.orderBy === undefined
-      ? undefined
-      : mapSame(query.orderBy, (item) => {
-          const expression = limit(item.expression, units, precision, option ?? '$orderby');
-          return expression === item.expression ? item : { ...item, expression };
-        });
-  const expand = mapSame(query.expand, (item) => {
-    const options = limitFraction(item.options, precision, '$expand');
-    return options === item.options ? item : { ...item, options };
-  });
-  if (filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
-  return {
-    ...query,
-    ...(query.filter === undefined ? {} : { filter }),
-    ...(query.orderBy === undefined ? {} : { orderBy }),
-    expand,
-  };
+  return mapQueryExpressions(query, (node, option) => limit(node, units, precision, option));
 }

@@ -26,14 +26,18 @@ export function valueKey(normalized: unknown): string {
   return `${typeof normalized}:${String(normalized)}`;
 }
 
-/** The aggregation `method` of values of type `input`. */
-export function aggregation(method: AggregationMethod, input: ExpressionType): (values: readonly unknown[]) => unknown {
+/**
+ * The aggregation `method` of values of type `input`: a function of the items and the reader of
+ * each item's value (so that no array of values is made).
+ */
+export function aggregation<T>(method: AggregationMethod, input: ExpressionType): (items: readonly T[], read: (item: T) => unknown) => unknown {
   const domain = domainOf(input);
   switch (method) {
     case 'countdistinct':
-      return (values) => {
+      return (items, read) => {
         const seen = new Set<string>();
-        for (const value of values) {
+        for (let i = 0; i < items.length; i++) {
+          const value = storedValue(read(items[i] as T));
           const normalized = value === null || value === undefined ? null : domain.normalize(value);
           // NaN is no value of a set of distinct values it could be equal to: each counts once.
           if (normalized !== null) seen.add(typeof normalized === 'number' && Number.isNaN(normalized) ? 'NaN' : valueKey(normalized));
@@ -42,10 +46,11 @@ export function aggregation(method: AggregationMethod, input: ExpressionType): (
       };
     case 'min':
     case 'max':
-      return (values) => {
+      return (items, read) => {
         let best: unknown = null;
         let bestNormalized: unknown = null;
-        for (const value of values) {
+        for (let i = 0; i < items.length; i++) {
+          const value = storedValue(read(items[i] as T));
           const normalized = value === null || value === undefined ? null : domain.normalize(value);
           if (normalized === null) continue;
           const order = bestNormalized === null ? 0 : domain.compare(normalized, bestNormalized);
@@ -60,10 +65,11 @@ export function aggregation(method: AggregationMethod, input: ExpressionType): (
     case 'average': {
       const average = method === 'average';
       if (isIntegerType(input)) {
-        return (values) => {
+        return (items, read) => {
           let total = 0n;
           let count = 0;
-          for (const value of values) {
+          for (let i = 0; i < items.length; i++) {
+          const value = read(items[i] as T);
             const n = value === null || value === undefined ? null : toBigInt(value);
             if (n === null) continue;
             total += n;
@@ -75,11 +81,12 @@ export function aggregation(method: AggregationMethod, input: ExpressionType): (
         };
       }
       if (isPrimitive(input, 'Edm.Decimal')) {
-        return (values) => {
+        return (items, read) => {
           let total: Decimal = { coefficient: 0n, scale: 0 };
           let count = 0;
-          for (const value of values) {
-            const d = value === null || value === undefined ? undefined : toDecimal(value);
+          for (let i = 0; i < items.length; i++) {
+          const value = read(items[i] as T);
+            const d = value === null || value === undefined ? undefined : typeof value === 'object' && 'coefficient' in value ? (value as Decimal) : toDecimal(value);
             if (d === undefined) continue;
             total = addDecimal(total, d);
             count++;
@@ -90,10 +97,11 @@ export function aggregation(method: AggregationMethod, input: ExpressionType): (
           return quotient === undefined ? null : decimalToString(quotient);
         };
       }
-      return (values) => {
+      return (items, read) => {
         let total = 0;
         let count = 0;
-        for (const value of values) {
+        for (let i = 0; i < items.length; i++) {
+          const value = read(items[i] as T);
           const n = value === null || value === undefined ? null : toNumber(value);
           if (n === null) continue;
           total += n;

@@ -4,11 +4,11 @@
  * `1 add 2`, is computed once by the reference evaluator (src/reference/evaluator.ts) and becomes a
  * literal, which every dialect can take as a parameter.
  */
-import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
-import { FIRST_STORED_DAY, LAST_STORED_DAY, formatDate, formatDuration, formatInstant, instantFromPicos, parseDuration, type Instant } from '../util/temporal.js';
-import { decimalToString, type Decimal } from '../util/decimal.js';
+import { mapQueryExpressions, type BoundExpression, type BoundLiteral, type BoundQueryOptions } from '../semantic/bound-ast.js';
+import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../util/temporal.js';
 import { mapSame } from '../util/same.js';
 import { ExpressionCompiler } from './evaluator.js';
+import { storedForm } from './values.js';
 
 const evaluator = new ExpressionCompiler(() => null);
 
@@ -31,14 +31,6 @@ function isConstant(node: BoundExpression): boolean {
   }
 }
 
-/** The literal form of an in-memory value of a primitive type, or `undefined` when it has none. */
-function literalValue(value: unknown): BoundLiteral['value'] | undefined {
-  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
-  if (typeof value === 'object' && 'kind' in value && (value as { kind: unknown }).kind === 'instant') return formatInstant(value as Instant);
-  if (typeof value === 'object' && 'coefficient' in value) return decimalToString(value as Decimal);
-  return undefined;
-}
-
 /**
  * `node` with its constant subexpressions replaced by literals. Only primitive results fold;
  * a subexpression whose evaluation fails (division by zero) is left as it is for the backend.
@@ -47,10 +39,10 @@ export function foldConstants(node: BoundExpression): BoundExpression {
   if (node.kind === 'literal') return node;
   if (node.type.kind === 'primitive' && isConstant(node)) {
     try {
-      let value = literalValue(evaluator.compile(node)({}, Object.create(null) as Record<string, unknown>));
-      if (typeof value === 'bigint' && node.type.name === 'Edm.Duration') value = formatDuration(value);
-      if (typeof value === 'number' && node.type.name === 'Edm.Date') value = formatDate(value);
-      if (value !== undefined) return { kind: 'literal', type: node.type, value, span: node.span };
+      const raw = evaluator.compile(node)({}, Object.create(null) as Record<string, unknown>);
+      const value = raw === undefined ? undefined : storedForm(node.type, raw);
+      // Only primitive values have a literal form.
+      if (value !== undefined && (value === null || typeof value !== 'object')) return { kind: 'literal', type: node.type, value: value as BoundLiteral['value'], span: node.span };
     } catch {
       // left to the backend, which reports it its own way
     }
@@ -158,26 +150,8 @@ function negate(condition: BoundExpression): BoundExpression {
   return { kind: 'binary', operator: 'or', left: { ...condition, operator }, right: isNull, type: condition.type, operandType: condition.type, span: condition.span };
 }
 
-/** {@link foldConstants} over the `$filter` and `$orderby` of a query and of its expansions. */
+/** {@link foldConstants} over the `$compute`, `$filter` and `$orderby` of a query and of its expansions. */
 export function foldQuery<T extends BoundQueryOptions>(query: T): T {
   // The query itself when nothing folds (the usual case): no copies.
-  const filter = query.filter === undefined ? undefined : foldConstants(query.filter);
-  const orderBy =
-    query.orderBy === undefined
-      ? undefined
-      : mapSame(query.orderBy, (item) => {
-          const expression = foldConstants(item.expression);
-          return expression === item.expression ? item : { ...item, expression };
-        });
-  const expand = mapSame(query.expand, (item) => {
-    const options = foldQuery(item.options);
-    return options === item.options ? item : { ...item, options };
-  });
-  if (filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
-  return {
-    ...query,
-    ...(query.filter === undefined ? {} : { filter }),
-    ...(query.orderBy === undefined ? {} : { orderBy }),
-    expand,
-  };
+  return mapQueryExpressions(query, foldConstants);
 }

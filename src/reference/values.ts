@@ -6,8 +6,8 @@
  */
 import type { EnumType } from '../model/model.js';
 import type { ExpressionType } from '../semantic/types.js';
-import { compareDecimal, toDecimal, type Decimal } from '../util/decimal.js';
-import { parseDate, parseDuration, parseInstant, parseTimeOfDay, PICOS_PER_DAY } from '../util/temporal.js';
+import { compareDecimal, decimalToString, toDecimal, type Decimal } from '../util/decimal.js';
+import { formatDate, formatDuration, formatInstant, parseDate, parseDuration, parseInstant, parseTimeOfDay, PICOS_PER_DAY, type Instant } from '../util/temporal.js';
 
 export interface Domain {
   /** The comparable form of a stored or computed value, or `null`. */
@@ -201,3 +201,22 @@ export function domainOf(type: ExpressionType): Domain {
 }
 
 export { toBigInt, toNumber };
+
+/**
+ * A value the reference evaluator computed for an expression of `type`, in the form rows store
+ * values of that type (docs/memory.md): exact decimal text for a Decimal it computed exactly, ISO
+ * 8601 text for instants, dates and durations; every other value as it is.
+ */
+export function storedForm(type: ExpressionType, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'object') {
+    if ((value as { kind?: unknown }).kind === 'instant') return formatInstant(value as Instant);
+    if ('coefficient' in value) return decimalToString(value as Decimal);
+    return value;
+  }
+  if (type.kind === 'primitive') {
+    if (typeof value === 'bigint' && type.name === 'Edm.Duration') return formatDuration(value);
+    if (typeof value === 'number' && type.name === 'Edm.Date') return formatDate(value);
+  }
+  return value;
+}

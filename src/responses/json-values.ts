@@ -278,13 +278,17 @@ function wholeSelection(query: BoundQueryOptions): (path: readonly string[]) => 
 interface Plan {
   readonly whole: (path: readonly string[]) => boolean;
   readonly expansions: ReadonlyMap<string, BoundExpandItem>;
+  /** The types of the computed properties (`$compute`) `$select` returns, by name. */
+  readonly computed: ReadonlyMap<string, ExpressionType> | undefined;
 }
 
 const plans = new WeakMap<BoundQueryOptions, Plan>();
 function planOf(query: BoundQueryOptions): Plan {
   let plan = plans.get(query);
   if (plan === undefined) {
-    plan = { whole: wholeSelection(query), expansions: new Map(query.expand.map((item) => [item.navigation.name, item])) };
+    const names = query.select.computed;
+    const computed = names === undefined || names.length === 0 ? undefined : new Map((query.compute ?? []).filter((item) => names.includes(item.name)).map((item) => [item.name, item.type]));
+    plan = { whole: wholeSelection(query), expansions: new Map(query.expand.map((item) => [item.navigation.name, item])), computed };
     plans.set(query, plan);
   }
   return plan;
@@ -303,12 +307,12 @@ function optionsOf(item: BoundExpandItem): BoundQueryOptions {
 
 /**
  * One record of the query's entity type as OData JSON: its properties by their types, complex
- * values nested, expansions (objects, arrays, or JSON text) by their own options, and
- * `name@odata.count` members as numbers.
+ * values nested, computed properties (`$compute`) by their types, expansions (objects, arrays, or
+ * JSON text) by their own options, and `name@odata.count` members as numbers.
  */
 export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<string, unknown>>, options: JsonValueOptions = {}): Record<string, unknown> {
   const type = query.entityType;
-  const { whole, expansions } = planOf(query);
+  const { whole, expansions, computed } = planOf(query);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
     const property = type.properties.get(key);
@@ -319,6 +323,11 @@ export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<str
     const item = expansions.get(key);
     if (item !== undefined) {
       setOwn(out, key, expanded(item, value, options));
+      continue;
+    }
+    const computedType = computed?.get(key);
+    if (computedType !== undefined) {
+      setOwn(out, key, valueJson(computedType, value, options, () => key));
       continue;
     }
     if (key.endsWith('@odata.count')) {

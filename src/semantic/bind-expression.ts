@@ -6,7 +6,7 @@
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
 import { derivesFrom, findType, isPrimitiveTypeName, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
 import { navigationTarget } from '../model/navigation.js';
-import type { CallExpression, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
+import type { CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
 import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
 import { describeOverloads, matchOverload } from './functions.js';
@@ -34,8 +34,11 @@ import {
   type ExpressionType,
 } from './types.js';
 
-/** What an expression is bound for: decides which capability applies to its properties. */
-export type Purpose = 'filter' | 'orderby';
+/**
+ * What an expression is bound for: decides which capability applies to its properties (a
+ * `$compute` expression's value may be returned, so its properties must be selectable).
+ */
+export type Purpose = 'filter' | 'orderby' | 'compute';
 
 /** The context of one expression. */
 export interface ExpressionContext {
@@ -54,6 +57,12 @@ export interface ExpressionContext {
   readonly capabilities: Capabilities | undefined;
   /** Parameter aliases of the request. */
   readonly aliases: Readonly<Record<string, Expression>> | undefined;
+  /**
+   * The computed properties (`$compute`) of `$it`'s level, by alias (lower-cased too when names
+   * are case-insensitive): a reference to one binds its expression in its place (see
+   * `BoundComputeItem`). Absent without `$compute`.
+   */
+  readonly computed?: ReadonlyMap<string, ComputeItem>;
 }
 
 const OPERATOR_KIND: Readonly<Record<string, string>> = {
@@ -289,7 +298,11 @@ export class ExpressionBinder {
 
   private checkCapability(member: Property | NavigationProperty, isFirst: boolean, span: Span): void {
     const capabilities = isFirst ? this.context.capabilities : undefined;
-    if (this.context.purpose === 'filter') {
+    if (this.context.purpose === 'compute') {
+      const selectable =
+        member.kind === 'navigation' || (member.selectable && (capabilities === undefined || !capabilities.nonSelectableProperties.has(member.name)));
+      if (!selectable) throw this.error('not_selectable', `The property '${member.name}' cannot be used in the $compute query option.`, span);
+    } else if (this.context.purpose === 'filter') {
       const filterable = member.filterable && (capabilities === undefined || (capabilities.filterable && !capabilities.nonFilterableProperties.has(member.name)));
       if (!filterable) throw this.error('not_filterable', `The property '${member.name}' cannot be used in the $filter query option.`, span);
     } else {
@@ -332,6 +345,18 @@ export class ExpressionBinder {
           }
         }
         break;
+      }
+    }
+    if (root.kind === 'it' && this.context.computed !== undefined) {
+      const first = segments[index];
+      const item = first?.kind === 'member' ? this.computedItem(first.name) : undefined;
+      if (item !== undefined) {
+        // URL 5.1.5 lets a service support this (a MAY); this engine does not: see DEVIATIONS.
+        if (this.context.purpose === 'compute') {
+          throw this.error('unsupported_feature', `A $compute expression cannot use the computed property '${item.alias}' of the same $compute.`, node.span);
+        }
+        if (index + 1 < segments.length) throw this.error('type_mismatch', `A path cannot continue after the computed property '${item.alias}'.`, (segments[index + 1] as PathSegment).span);
+        return this.inline(item, node.span);
       }
     }
     const steps: BoundPathStep[] = [];
@@ -434,7 +459,7 @@ export class ExpressionBinder {
           let filter: BoundExpression | undefined;
           if (segment.filter !== undefined) {
             if (current.element.kind !== 'entity') throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities`, segment.span);
-            filter = new ExpressionBinder({ ...this.context, it: current.element.type, entitySet: set, capabilities: undefined }).bind(segment.filter, true);
+            filter = new ExpressionBinder({ ...this.context, it: current.element.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(segment.filter, true);
           }
           if (segment.search !== undefined && current.element.kind !== 'entity') {
             throw this.error('unsupported_feature', `$count($search=…) is only supported on collections of entities`, segment.span);
@@ -464,6 +489,30 @@ export class ExpressionBinder {
       }
     }
     return { kind: 'path', root, steps, type: current, span: node.span };
+  }
+
+  /** The computed property named `name` (ignoring case when names are case-insensitive). */
+  private computedItem(name: string): ComputeItem | undefined {
+    const computed = this.context.computed as ReadonlyMap<string, ComputeItem>;
+    return computed.get(name) ?? (this.context.settings.caseInsensitive ? computed.get(name.toLowerCase()) : undefined);
+  }
+
+  /**
+   * A reference to a computed property: its expression, bound here (so that this option's
+   * capabilities and limits apply to it) at the level's root scope (a lambda variable of this
+   * expression is not the computed expression's), every span set to the reference's. An error
+   * inside it is placed at the reference.
+   */
+  private inline(item: ComputeItem, span: Span): BoundExpression {
+    let bound: BoundExpression;
+    try {
+      bound = this.expression(item.expression, ROOT_SCOPE);
+    } catch (error) {
+      if (!(error instanceof ODataError)) throw error;
+      const limit = error.code === 'node_count_exceeded' || error.code === 'too_deep';
+      throw this.error(error.code, limit ? error.reason : `In the computed property '${item.alias}': ${error.reason}`, span);
+    }
+    return respan(bound, span);
   }
 
   private alias(name: string, span: Span, scope: Scope): BoundExpression {
@@ -726,6 +775,43 @@ export class ExpressionBinder {
       (isCastablePrimitive(source) && structured(targetType));
     if (!castable) throw this.error('type_mismatch', `Cannot cast a value of type '${typeName(source)}' to '${typeName(targetType)}'.`, node.span);
     return { kind: 'call', name: 'cast', args, targetType, type: targetType, span: node.span };
+  }
+}
+
+/** `node` with the span of every node (path steps and `in` list items too) set to `span`. */
+function respan(node: BoundExpression, span: Span): BoundExpression {
+  const path = (p: BoundPath): BoundPath => ({ ...p, steps: p.steps.map((step) => ({ ...step, span })), span });
+  const each = (nodes: readonly BoundExpression[]): BoundExpression[] => nodes.map((n) => respan(n, span));
+  switch (node.kind) {
+    case 'literal':
+      return { ...node, span };
+    case 'path':
+      return path(node);
+    case 'binary':
+      return { ...node, left: respan(node.left, span), right: respan(node.right, span), span };
+    case 'unary':
+      return { ...node, operand: respan(node.operand, span), span };
+    case 'in':
+      return {
+        ...node,
+        left: respan(node.left, span),
+        right: node.right.kind === 'list' ? { kind: 'list', items: node.right.items.map((item) => ({ ...item, span })) } : { kind: 'collection', collection: respan(node.right.collection, span) },
+        span,
+      };
+    case 'call':
+      return { ...node, args: each(node.args), span };
+    case 'lambda':
+      return { ...node, collection: path(node.collection), ...(node.predicate === undefined ? {} : { predicate: respan(node.predicate, span) }), span };
+    case 'count':
+      return {
+        ...node,
+        collection: path(node.collection),
+        ...(node.filter === undefined ? {} : { filter: respan(node.filter, span) }),
+        ...(node.search === undefined ? {} : { search: { ...node.search, span } }),
+        span,
+      };
+    case 'case':
+      return { ...node, branches: node.branches.map((branch) => ({ when: respan(branch.when, span), then: respan(branch.then, span) })), span };
   }
 }
 

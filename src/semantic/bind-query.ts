@@ -4,15 +4,15 @@
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
 import { derivesFrom, findType, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
-import type { ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
+import type { ComputeItem, ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
 import { navigationTarget } from '../model/navigation.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { bindSearch } from './bind-search.js';
-import type { BoundApply, BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
+import type { BoundApply, BoundComputeItem, BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
 import { bindApply } from './apply/bind-apply.js';
-import { ExpressionBinder } from './bind-expression.js';
+import { ExpressionBinder, type Purpose } from './bind-expression.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
-import { isOrderable, typeName } from './types.js';
+import { isOrderable, isUntyped, typeName } from './types.js';
 
 /** OData.net's SelectBinder_MultiLevelPathInSelect. */
 const MULTI_LEVEL_SELECT =
@@ -40,6 +40,18 @@ interface Level {
   readonly depth: number;
   /** The option whose text the spans of these options point into. */
   readonly option: (name: string) => string;
+}
+
+/**
+ * An OData simple identifier (CSDL 17.2, ABNF `odataIdentifier`): a letter or `_`, then up to 127
+ * letters, digits, `_` and combining marks. The lexer lets any non-ASCII character into a name.
+ */
+const ODATA_IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]{0,127}$/u;
+
+/** The computed properties of one level: bound, and as written by alias (for references to them). */
+interface Computed {
+  readonly items: readonly BoundComputeItem[];
+  readonly byName: ReadonlyMap<string, ComputeItem>;
 }
 
 function fail(code: ODataErrorCode, reason: string, option: string | undefined, position?: number, status = 400): never {
@@ -110,8 +122,9 @@ class QueryBinder {
     private readonly aliases: Readonly<Record<string, Expression>> | undefined,
   ) {}
 
-  private expressionBinder(level: Level, option: string, purpose: 'filter' | 'orderby'): ExpressionBinder {
+  private expressionBinder(level: Level, option: string, purpose: Purpose, computed: Computed | undefined): ExpressionBinder {
     return new ExpressionBinder({
+      computed: computed?.byName,
       model: this.model,
       settings: this.settings,
       option,
@@ -141,19 +154,19 @@ class QueryBinder {
     if (query.count !== undefined && query.count && capabilities !== undefined && !capabilities.countable) {
       fail('not_countable', `The ${where} cannot be counted: $count is not supported.`, level.option('count'));
     }
-    if (query.compute !== undefined) {
-      fail('unsupported_feature', `The query option '$compute' is not supported`, level.option('compute'), query.compute[0]?.span.start);
-    }
+    // $compute first (PROT 11.2.1): its properties are usable in $filter, $orderby and $select.
+    const computed = query.compute === undefined ? undefined : this.compute(query.compute, level);
     const top = this.limit('Top', query.top, capabilities?.topSupported ?? true, effectiveMaxTop(this.settings, capabilities), level, 'top');
     const skip = this.limit('Skip', query.skip, capabilities?.skipSupported ?? true, this.settings.maxSkip ?? Number.POSITIVE_INFINITY, level, 'skip');
-    const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter').bind(query.filter, true);
-    const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level);
+    const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter', computed).bind(query.filter, true);
+    const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level, computed);
     const expandedNames = new Set<string>();
     const expand = this.expand(query.expand ?? [], level, expandedNames);
-    const select = this.select(query.select, level);
+    const select = this.select(query.select, level, computed);
     return {
       entityType: outer.type,
       ...(apply === undefined ? {} : { apply }),
+      ...(computed === undefined ? {} : { compute: computed.items }),
       ...(filter === undefined ? {} : { filter }),
       ...(query.search === undefined ? {} : { search: bindSearch(query.search, level.type) }),
       ...(orderBy === undefined ? {} : { orderBy }),
@@ -212,7 +225,42 @@ class QueryBinder {
     return Number(value);
   }
 
-  private orderBy(items: readonly OrderByItem[], level: Level): BoundOrderByItem[] {
+  /**
+   * `$compute` (URL 5.1.5): each expression bound against the level's type, its alias a simple
+   * identifier unlike every property of the type and every other alias. Values of entity,
+   * complex, collection and untyped types are refused: every backend returns the rest.
+   */
+  private compute(items: readonly ComputeItem[], level: Level): Computed {
+    const option = level.option('compute');
+    const byName = new Map<string, ComputeItem>();
+    const key = (name: string): string => (this.settings.caseInsensitive ? name.toLowerCase() : name);
+    for (const item of items) {
+      const at = item.span.end - item.alias.length;
+      if (!ODATA_IDENTIFIER.test(item.alias)) fail('syntax_error', `The $compute alias '${item.alias}' is not an OData identifier (a letter or '_', then letters, digits or '_').`, option, at);
+      const member = this.findMember(level.type, item.alias);
+      if (member !== undefined) {
+        fail('alias_conflict', `The $compute alias '${item.alias}' is the name of the ${member.kind === 'navigation' ? 'navigation ' : ''}property '${member.name}' of type '${level.type.name}'.`, option, at);
+      }
+      const other = byName.get(key(item.alias));
+      if (other !== undefined) fail('alias_conflict', `The $compute alias '${item.alias}' is used twice (first for '${other.alias}').`, option, at);
+      byName.set(key(item.alias), item);
+    }
+    const computed: Computed = { items: [], byName };
+    const bound = items.map((item): BoundComputeItem => {
+      const expression = this.expressionBinder(level, option, 'compute', computed).bind(item.expression, false);
+      const type = expression.type;
+      if (type.kind !== 'primitive' && type.kind !== 'enum' && type.kind !== 'null') {
+        fail('unsupported_feature', `A computed property of type '${typeName(type)}' is not supported: only primitive and enumeration values are.`, option, item.expression.span.start);
+      }
+      if (isUntyped(type) || (type.kind === 'primitive' && type.name === 'Edm.Stream')) {
+        fail('unsupported_feature', `A computed property of type '${typeName(type)}' is not supported: only primitive and enumeration values are.`, option, item.expression.span.start);
+      }
+      return { name: item.alias, expression, type, span: item.span };
+    });
+    return { items: bound, byName };
+  }
+
+  private orderBy(items: readonly OrderByItem[], level: Level, computed: Computed | undefined): BoundOrderByItem[] {
     const option = level.option('orderby');
     if (items.length > this.settings.maxOrderByNodeCount) {
       fail(
@@ -223,7 +271,7 @@ class QueryBinder {
       );
     }
     return items.map((item) => {
-      const expression = this.expressionBinder(level, option, 'orderby').bind(item.expression, false);
+      const expression = this.expressionBinder(level, option, 'orderby', computed).bind(item.expression, false);
       if (!isOrderable(expression.type) && expression.type.kind !== 'null') {
         fail('type_mismatch', `The $orderby expression is of type '${typeName(expression.type)}', whose values cannot be sorted.`, option, item.span.start);
       }
@@ -248,12 +296,14 @@ class QueryBinder {
     return cast;
   }
 
-  private select(items: readonly SelectItem[] | undefined, level: Level): BoundSelect {
-    if (items === undefined) return { all: true, properties: [], navigation: [] };
+  private select(items: readonly SelectItem[] | undefined, level: Level, computed: Computed | undefined): BoundSelect {
+    // Without $select, every computed property is returned (PROT 11.2.5.3: SHOULD; see DEVIATIONS).
+    if (items === undefined) return computed === undefined ? { all: true, properties: [], navigation: [] } : { all: true, properties: [], navigation: [], computed: computed.items.map((item) => item.name) };
     const option = level.option('select');
     let all = false;
     const properties: { path: Property[]; span: Span }[] = [];
     const navigation: NavigationProperty[] = [];
+    const selectedComputed = computed === undefined ? undefined : new Set<string>();
     for (const item of items) {
       if (item.star !== undefined) {
         if (item.star !== '*') {
@@ -274,6 +324,12 @@ class QueryBinder {
         if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $select`, option, segment.span.start);
         const last = index === item.path.length - 1;
         const member = this.findMember(type, segment.name);
+        const computedItem = member === undefined && index === 0 && computed !== undefined ? (computed.byName.get(segment.name) ?? (this.settings.caseInsensitive ? computed.byName.get(segment.name.toLowerCase()) : undefined)) : undefined;
+        if (computedItem !== undefined) {
+          if (!last) fail('type_mismatch', `A $select path cannot continue after the computed property '${computedItem.alias}'.`, option, item.path[1]?.span.start);
+          selectedComputed?.add(computedItem.alias);
+          break;
+        }
         if (member === undefined && segment.name.includes('.')) {
           type = this.castSegment(segment.name, type, option, segment.span.start);
           if (last) fail('unsupported_feature', `A $select item cannot end with a type cast`, option, segment.span.start);
@@ -297,7 +353,8 @@ class QueryBinder {
       }
       if (path.length > 0) properties.push({ path, span: item.span });
     }
-    return { all, properties, navigation };
+    if (computed === undefined) return { all, properties, navigation };
+    return { all, properties, navigation, computed: computed.items.filter((item) => all || selectedComputed?.has(item.name) === true).map((item) => item.name) };
   }
 
   private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>): BoundExpandItem[] {

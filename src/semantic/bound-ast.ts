@@ -11,6 +11,7 @@ import type {
   LogicalOperator,
   Span,
 } from '../syntax/ast.js';
+import { mapSame } from '../util/same.js';
 import type { ExpressionType } from './types.js';
 
 interface BoundNode {
@@ -144,6 +145,32 @@ export interface BoundSelect {
   readonly properties: readonly { readonly path: readonly Property[]; readonly span: Span }[];
   /** Navigation properties listed in `$select` (allowed when they are also expanded). */
   readonly navigation: readonly NavigationProperty[];
+  /**
+   * Names of the computed properties (`$compute` of the same level) to return, in `$compute`
+   * order: every one without `$select` or with `*` (PROT 11.2.5.3: they SHOULD be returned
+   * without `$select`, and MUST be when `$select` names them or has `*`), else those `$select`
+   * names. Absent (or empty) when nothing is computed.
+   */
+  readonly computed?: readonly string[];
+}
+
+/**
+ * One `$compute` item (URL 5.1.5, PROT 11.2.5.3): `expression as name`, the expression bound
+ * against the level's entity type like a `$filter` expression. Its type is a primitive or
+ * enumeration type, or the null type (`null as x`).
+ *
+ * A reference to a computed property in `$filter` or `$orderby` of the same level is bound to the
+ * computed expression itself (inlined, every node's span set to the reference's), so that a
+ * backend compiles it like any expression and needs nothing of `$compute` there; backends read
+ * `compute` only to return the values that `select.computed` names.
+ */
+export interface BoundComputeItem {
+  /** The alias: an OData simple identifier, unlike every property and every other alias of the type. */
+  readonly name: string;
+  readonly expression: BoundExpression;
+  readonly type: ExpressionType;
+  /** The item as written (`expression as name`), in the option's text. */
+  readonly span: Span;
 }
 
 /** One expanded navigation property with its nested options. */
@@ -248,6 +275,8 @@ export interface BoundQueryOptions {
    * against its output type (`apply.output`), not `entityType`.
    */
   readonly apply?: BoundApply;
+  /** `$compute`: the computed properties of this level, in request order (absent without `$compute`). */
+  readonly compute?: readonly BoundComputeItem[];
   readonly filter?: BoundExpression;
   readonly search?: BoundSearch;
   readonly orderBy?: readonly BoundOrderByItem[];
@@ -287,4 +316,43 @@ export function boundChildren(node: BoundExpression): readonly BoundExpression[]
     default:
       return [];
   }
+}
+
+/** Which option an expression of a level comes from: `$expand` for every expression of an expansion's options. */
+export type ExpressionOption = '$compute' | '$filter' | '$orderby' | '$expand';
+
+/**
+ * `query` with `rewrite` applied to each expression of its `$compute`, `$filter` and `$orderby`
+ * and of every expansion's options (whose option is `$expand`), for the passes over bound
+ * queries. The query itself when every expression is rewritten to itself (no copies).
+ */
+export function mapQueryExpressions<T extends BoundQueryOptions>(query: T, rewrite: (node: BoundExpression, option: ExpressionOption) => BoundExpression, nested = false): T {
+  const option = (name: ExpressionOption): ExpressionOption => (nested ? '$expand' : name);
+  const compute =
+    query.compute === undefined
+      ? undefined
+      : mapSame(query.compute, (item) => {
+          const expression = rewrite(item.expression, option('$compute'));
+          return expression === item.expression ? item : { ...item, expression };
+        });
+  const filter = query.filter === undefined ? undefined : rewrite(query.filter, option('$filter'));
+  const orderBy =
+    query.orderBy === undefined
+      ? undefined
+      : mapSame(query.orderBy, (item) => {
+          const expression = rewrite(item.expression, option('$orderby'));
+          return expression === item.expression ? item : { ...item, expression };
+        });
+  const expand = mapSame(query.expand, (item) => {
+    const options = mapQueryExpressions(item.options, rewrite, true);
+    return options === item.options ? item : { ...item, options };
+  });
+  if (compute === query.compute && filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
+  return {
+    ...query,
+    ...(query.compute === undefined ? {} : { compute }),
+    ...(query.filter === undefined ? {} : { filter }),
+    ...(query.orderBy === undefined ? {} : { orderBy }),
+    expand,
+  };
 }

@@ -10,6 +10,7 @@
  */
 import { domainOf } from '../reference/values.js';
 import type { Property, StructuredType } from '../model/model.js';
+import type { BoundQueryOptions } from '../semantic/bound-ast.js';
 import { fromReference, type ExpressionType } from '../semantic/types.js';
 import { driverValue as readable } from '../reference/driver-values.js';
 
@@ -67,6 +68,19 @@ export function compareStructured(type: StructuredType, expected: Record<string,
     if (property === undefined || property.kind !== 'property') continue;
     const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined);
     if (difference !== undefined) return `${name}: ${difference}`;
+  }
+  return undefined;
+}
+
+/** Compares the computed properties (`$compute`) that `$select` returns, each by its type; the first difference, or undefined. */
+export function compareComputed(options: BoundQueryOptions, expected: Record<string, unknown>, actual: Record<string, unknown>): string | undefined {
+  const names = options.select.computed;
+  if (names === undefined || names.length === 0) return undefined;
+  for (const item of options.compute ?? []) {
+    if (!names.includes(item.name)) continue;
+    if (!Object.hasOwn(actual, item.name)) return `${item.name}: missing`;
+    const difference = compareValue(item.type, Object.hasOwn(expected, item.name) ? expected[item.name] : undefined, actual[item.name]);
+    if (difference !== undefined) return `${item.name}: ${difference}`;
   }
   return undefined;
 }

@@ -15,6 +15,7 @@ import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic
 import { boundChildren } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { compareResults, type BackendResult } from './harness.js';
+import { compareComputed, compareStructured } from './compare-values.js';
 
 /**
  * What a target's database (or database engine) threw, as opposed to the library: a target wraps
@@ -79,13 +80,14 @@ export interface DeviationException {
 // ---- walking bound trees ------------------------------------------------------------------------
 
 
-/** Every expression of a query: filter, order, and the same of each expansion. */
+/** Every expression of a query: computed properties, filter, order, and the same of each expansion. */
 export function queryExpressions(options: BoundQueryOptions): BoundExpression[] {
   const out: BoundExpression[] = [];
   const visit = (node: BoundExpression): void => {
     out.push(node);
     for (const child of boundChildren(node)) visit(child);
   };
+  for (const item of options.compute ?? []) visit(item.expression);
   if (options.filter !== undefined) visit(options.filter);
   for (const item of options.orderBy ?? []) visit(item.expression);
   for (const item of options.expand) out.push(...queryExpressions(item.options));
@@ -335,6 +337,13 @@ function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: re
     missing.length > 0 || expected.length !== actual.length
       ? missing
       : [...new Set([...outOfPlace(expected.map(key), actual.map(key)).map((i) => expected[i] as Row), ...outOfPlace(actual.map(key), expected.map(key)).map((i) => e.has(key(actual[i] as Row)) ? (expected.find((r) => key(r) === key(actual[i] as Row)) as Row) : (actual[i] as Row))])];
+  // Rows both have whose values differ (a computed property, a value read back wrongly).
+  if (missing.length === 0) {
+    for (const row of expected) {
+      const other = a.get(key(row));
+      if (other !== undefined && (compareStructured(options.entityType, row, other) ?? compareComputed(options, row, other)) !== undefined && !out.includes(row)) out.push(row);
+    }
+  }
   if (options.entityType !== query.entityType) return [];
   for (const item of options.expand) {
     if (item.form !== 'entities' || item.navigation.target !== query.entityType) continue;

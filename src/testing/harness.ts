@@ -12,7 +12,7 @@ import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { fromReference } from '../semantic/types.js';
-import { compareStructured } from './compare-values.js';
+import { compareComputed, compareStructured } from './compare-values.js';
 import { modelQueryArbitrary, rowsArbitrary, type TestRow } from './model-arbitraries.js';
 
 /** What a backend returns for a query: the rows, and the count when `$count=true`. */
@@ -118,7 +118,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
     // Keys not selected (or repeated): each expected row must equal a distinct returned row.
     const unused = [...actual];
     for (const row of expected) {
-      const index = unused.findIndex((other) => compareStructured(rowType(options), row, other) === undefined);
+      const index = unused.findIndex((other) => compareStructured(rowType(options), row, other) === undefined && compareComputed(options, row, other) === undefined);
       if (index < 0) return `values${where} differ: no returned row equals ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`;
       unused.splice(index, 1);
     }
@@ -127,7 +127,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
   for (const row of expected) {
     const key = keyText(row, options);
     const other = byKey.get(key) as Row;
-    const difference = compareStructured(rowType(options), row, other);
+    const difference = compareStructured(rowType(options), row, other) ?? compareComputed(options, row, other);
     if (difference !== undefined) return `values${where} differ in row ${key}: ${difference}`;
     for (const item of options.expand) {
       const name = item.navigation.name;

@@ -403,7 +403,8 @@ export interface GeneratedQuery {
  * Whole queries for an entity set over the full grammar: a typed `$filter`, an `$orderby` of
  * properties and computed expressions (ending in the key when `$top`/`$skip` page it, so that the
  * page is defined), `$top`, `$skip` (up to 2^31 + 1), `$count`, `$select` and `$expand` of navigation
- * properties back to the same entity set (with nested `$filter`, `$orderby` and `$top`).
+ * properties back to the same entity set (with nested `$filter`, `$orderby` and `$top`), and
+ * `$compute` of typed expressions, whose properties `$select` returns and `$filter` and `$orderby` use.
  */
 export function typedQueryArbitrary(model: Model, entitySet: string, options: TypedArbitraryOptions = {}): fc.Arbitrary<GeneratedQuery> {
   const set = requireSet(model, entitySet);
@@ -435,8 +436,23 @@ export function typedQueryArbitrary(model: Model, entitySet: string, options: Ty
         })
       : fc.constant(n.name);
   const expand = selfNavigation.length === 0 ? fc.constant(null) : fc.option(fc.subarray(selfNavigation, { minLength: 1 }).chain((ns) => fc.tuple(...ns.map(expandItem))), { freq: 4 });
+  // $compute: typed expressions under names no property of the type has.
+  const alias = (i: number): string => {
+    let name = `zc${i}`;
+    while (type.properties.has(name) || type.navigation.has(name)) name = `z${name}`;
+    return name;
+  };
+  // In about one query of seven (each item may be refused as a filter may: the same generator).
+  const compute = fc.oneof(
+    { weight: 6, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.array(fc.constantFrom(...orderTypes).chain((t) => generator.of(t, scope, 2)), { minLength: 1, maxLength: 2 }) },
+  );
+  // How the first computed property is used: in $filter (compared with null), first in $orderby, or only returned.
+  const computedUse = fc.constantFrom('filter', 'orderby', 'select');
   return fc
     .record({
+      compute,
+      computedUse,
       filter: fc.option(filter, { freq: 12 }),
       orderBy: fc.option(orderBy, { freq: 2 }),
       top: fc.option(top, { freq: 3 }),
@@ -445,19 +461,22 @@ export function typedQueryArbitrary(model: Model, entitySet: string, options: Ty
       select: fc.option(fc.subarray(selectable, { minLength: 1 }), { freq: 4 }),
       expand,
     })
-    .map(({ filter: f, orderBy: o, top: t, skip: s, count, select, expand: e }) => {
+    .map(({ compute: c, computedUse, filter: f0, orderBy: o, top: t, skip: s, count, select, expand: e }) => {
       const parts: [string, string][] = [];
+      const aliases = c === null ? [] : c.map((_, i) => alias(i));
+      if (c !== null) parts.push(['$compute', c.map((expression, i) => `${expression} as ${aliases[i]}`).join(',')]);
+      const f = c !== null && computedUse === 'filter' ? `${f0 === null ? '' : `(${f0}) and `}${aliases[0]} ne null` : f0;
       if (f !== null) parts.push(['$filter', f]);
       // A page needs a defined order: the key ends every $orderby of a paged query.
       const paged = t !== null || s !== null;
-      const items = o === null ? [] : o.items;
+      const items = [...(c !== null && computedUse === 'orderby' ? [aliases[0] as string] : []), ...(o === null ? [] : o.items)];
       const key = o?.key ?? null;
       const order = [...items, ...(key !== null ? [key] : paged ? [type.key.join(',')] : [])];
       if (order.length > 0) parts.push(['$orderby', order.join(',')]);
       if (t !== null) parts.push(['$top', String(t)]);
       if (s !== null) parts.push(['$skip', String(s)]);
       if (count !== null) parts.push(['$count', String(count)]);
-      if (select !== null) parts.push(['$select', [...new Set([...type.key, ...select])].join(',')]);
+      if (select !== null) parts.push(['$select', [...new Set([...type.key, ...select, ...aliases])].join(',')]);
       if (e !== null) parts.push(['$expand', e.join(',')]);
       return {
         text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'),

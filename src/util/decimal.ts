@@ -22,6 +22,8 @@ export function toDecimal(value: unknown): Decimal | undefined {
     return toDecimal(String(value));
   }
   if (typeof value !== 'string') return undefined;
+  const plain = plainDecimal(value);
+  if (plain !== undefined) return plain;
   const match = DECIMAL_TEXT.exec(value.trim());
   if (match === null) return undefined;
   const [, sign = '', whole = '', fraction = '', exponentText] = match;
@@ -33,6 +35,21 @@ export function toDecimal(value: unknown): Decimal | undefined {
     scale = 0;
   }
   return { coefficient, scale };
+}
+
+/** `-12.50`-like text (an optional minus, digits, an optional fraction): read without a regular expression. */
+function plainDecimal(text: string): Decimal | undefined {
+  const start = text.charCodeAt(0) === 45 ? 1 : 0;
+  let point = -1;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 && point < 0 && i > start && i < text.length - 1) point = i;
+    else if (c < 48 || c > 57) return undefined;
+  }
+  if (text.length === start) return undefined;
+  const digits = point < 0 ? text.slice(start) : text.slice(start, point) + text.slice(point + 1);
+  const coefficient = BigInt(digits);
+  return { coefficient: start === 1 ? -coefficient : coefficient, scale: point < 0 ? 0 : text.length - point - 1 };
 }
 
 function align(a: Decimal, b: Decimal): [bigint, bigint, number] {

@@ -189,15 +189,32 @@ function prune(query: Mutable<ODataQuery>, error: ODataError): boolean {
       else (query as Record<string, unknown>)[key] = kept;
       return true;
     }
+    case 'compute': {
+      const items = query.compute;
+      if (items === undefined) return false;
+      const at = position === undefined ? -1 : items.findIndex((item) => within(item.span, position));
+      const item = items[at];
+      if (item === undefined) {
+        delete query.compute;
+        return true;
+      }
+      // An error in the expression: the item stays, computing null, so that the references to
+      // it in $filter, $orderby and $select are still checked (and not reported as unknown).
+      const inExpression = within(item.expression.span, position as number) && !(item.expression.kind === 'literal' && item.expression.type === 'null');
+      const kept = inExpression
+        ? items.map((other, i) => (i === at ? { ...other, expression: { kind: 'literal', type: 'null', value: null, span: other.expression.span } as Expression } : other))
+        : items.filter((_, i) => i !== at);
+      if (kept.length === 0) delete query.compute;
+      else query.compute = kept;
+      return true;
+    }
     case 'top':
     case 'skip':
     case 'count':
     case 'search':
-    case 'compute':
     case 'apply': {
-      const key = option;
-      if (query[key] === undefined) return false;
-      delete query[key];
+      if (query[option] === undefined) return false;
+      delete query[option];
       return true;
     }
     default:

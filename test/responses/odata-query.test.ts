@@ -98,7 +98,8 @@ describe('odataQuery', () => {
       ['/products?$top=51', settings, 400, 'top_limit_exceeded'],
       ['/products?$filter=name eq %ZZ', settings, 400, 'malformed_encoding'],
       ['/products?$top=1&$TOP=2', settings, 400, 'duplicate_option'],
-      ['/products?$apply=aggregate(price with sum as total)', settings, 501, 'unsupported_feature'],
+      ['/products?$index=1', settings, 501, 'unsupported_option'],
+      ['/products?$apply=aggregate(name with sum as total)', settings, 400, 'type_mismatch'],
       ['/products?$top=1', { model, entitySet: 'nowhere' }, 500, 'unknown_entity_set'],
     ];
     for (const [url, using, status, code] of cases) {

@@ -24,6 +24,9 @@ const SAMPLES: Readonly<Record<string, readonly string[]>> = {
     // The built-in model's.
     "$filter=tickets/any(t:t/priority ge 'high')&$expand=tickets($orderby=openedAt desc;$top=2;$count=true)&$top=5",
     '$filter=tickets/$count gt 1&$orderby=tickets/$count desc,code&$top=5',
+    // Data aggregation: asset counts per status and per locality.
+    '$apply=groupby((status),aggregate($count as assets))&$orderby=status',
+    "$apply=filter(status ne 'retired')/groupby((locality/name),aggregate($count as assets))&$orderby=assets desc,locality/name",
   ],
   localities: ["$filter=assets/any(a:a/status eq 'retired')&$orderby=name", '$expand=assets($select=code,status;$orderby=code;$top=3;$count=true)&$orderby=name', '$orderby=assets/$count desc&$expand=assets/$count'],
   'maintenance-tickets': ["$filter=priority ge 'high' and estimatedHours gt 10&$orderby=openedAt desc&$top=5"],

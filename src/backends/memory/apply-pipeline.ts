@@ -13,6 +13,7 @@ import type { ExpressionCompiler, Evaluator, Row } from '../../reference/evaluat
 import { aggregation, storedValue, valueKey } from '../../reference/aggregation.js';
 import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
+import { isPrimitive } from '../../semantic/types.js';
 import { sortRows, type SortKey } from './ordering.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
@@ -140,32 +141,48 @@ function aggregate(node: BoundAggregate, compiler: ExpressionCompiler): readonly
   const source = node.through === undefined ? (rows: readonly Row[]) => rows : relatedOnce(node.through, compiler);
   if (node.kind === 'count') return [node.alias, (rows) => BigInt(source(rows).length)];
   const evaluate: Evaluator = compiler.compile(node.expression);
-  const combine = aggregation(node.method, node.expression.type);
-  return [node.alias, (rows) => storedValue(combine(source(rows).map((row) => storedValue(evaluate(row, NO_VARIABLES)))))];
+  const read = (row: Row): unknown => evaluate(row, NO_VARIABLES);
+  const combine = aggregation<Row>(node.method, node.expression.type);
+  return [node.alias, (rows) => storedValue(combine(source(rows), read))];
 }
 
 function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransformation[], compiler: ExpressionCompiler, search: SearchFunction): Step {
-  const readers = keys.map((key) => ({ evaluate: compiler.compile(key.path), domain: domainOf(key.path.type), names: key.names }));
+  const readers = keys.map((key) => {
+    const domain = domainOf(key.path.type);
+    // A string groups by its exact value: no normalization to make.
+    const exact = isPrimitive(key.path.type, 'Edm.String');
+    const keyOf = exact
+      ? (value: unknown): string => (typeof value === 'string' ? `s${value}` : 'null')
+      : (value: unknown): string => {
+          const stored = storedValue(value);
+          return valueKey(stored === null ? null : domain.normalize(stored));
+        };
+    return { evaluate: compiler.compile(key.path), keyOf, names: key.names };
+  });
   const perGroup = nested.length === 0 ? undefined : pipeline(nested, compiler, search);
   return (rows) => {
-    const groups = new Map<string, { values: unknown[]; rows: Row[] }>();
-    for (const row of rows) {
-      const values = readers.map((reader) => storedValue(reader.evaluate(row, NO_VARIABLES)));
-      const key = values.map((value, i) => valueKey(value === null ? null : (readers[i] as { domain: ReturnType<typeof domainOf> }).domain.normalize(value))).join('\u0000');
+    const groups = new Map<string, { first: Row; rows: Row[] }>();
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r] as Row;
+      let key = '';
+      for (let i = 0; i < readers.length; i++) {
+        const reader = readers[i] as (typeof readers)[number];
+        key += `${reader.keyOf(reader.evaluate(row, NO_VARIABLES))}\u0000`;
+      }
       const group = groups.get(key);
-      if (group === undefined) groups.set(key, { values, rows: [row] });
+      if (group === undefined) groups.set(key, { first: row, rows: [row] });
       else group.rows.push(row);
     }
     const result: Row[] = [];
     for (const group of groups.values()) {
       const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-      readers.forEach((reader, i) => {
+      readers.forEach((reader) => {
         let into = out;
         for (const name of reader.names.slice(0, -1)) {
           if (typeof into[name] !== 'object' || into[name] === null) setOwn(into, name, {});
           into = into[name] as Record<string, unknown>;
         }
-        setOwn(into, reader.names[reader.names.length - 1] as string, group.values[i]);
+        setOwn(into, reader.names[reader.names.length - 1] as string, storedValue(reader.evaluate(group.first, NO_VARIABLES)));
       });
       if (perGroup !== undefined) for (const aggregated of perGroup(group.rows)) Object.assign(out, aggregated);
       result.push({ ...out });

@@ -12,7 +12,7 @@ import { compareKeys, type SortKey } from './ordering.js';
 import { compileApply } from './apply-pipeline.js';
 import { defaultSearch, type SearchFunction } from '../../reference/search.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
-import { domainOf, type Domain } from '../../reference/values.js';
+import { domainOf, storedForm, type Domain } from '../../reference/values.js';
 
 /** Options of {@link compileQuery}. */
 export interface MemoryBackendOptions {
@@ -164,7 +164,8 @@ function compileOptions(options: BoundQueryOptions, entityType: StructuredType, 
   };
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
 
-  const project = projector(options, type, resolve, search, requireTargets);
+  compiler.option = nested ? '$expand' : '$compute';
+  const project = projector(options, type, resolve, search, requireTargets, computedValues(options, compiler));
 
   // What apply needs of the options, read once here: apply closures of every compiled query share
   // their optimized code, and reading the bound options (whose shapes differ from query to query)
@@ -214,7 +215,20 @@ function compileOptions(options: BoundQueryOptions, entityType: StructuredType, 
   return { predicate, compare, project, apply: transform === undefined ? apply : (rows) => apply(transform(rows)) };
 }
 
-function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): (row: Row) => Row {
+/** The computed properties `$select` returns (`select.computed`), each its name and value as rows store values of its type. */
+type ComputedValue = readonly [name: string, value: (row: Row) => unknown];
+function computedValues(options: BoundQueryOptions, compiler: ExpressionCompiler): readonly ComputedValue[] {
+  const names = options.select.computed;
+  if (names === undefined || names.length === 0) return [];
+  return (options.compute ?? [])
+    .filter((item) => names.includes(item.name))
+    .map((item): ComputedValue => {
+      const evaluate = compiler.compile(item.expression);
+      return [item.name, (row) => storedForm(item.type, evaluate(row, NO_VARIABLES))];
+    });
+}
+
+function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean, computed: readonly ComputedValue[]): (row: Row) => Row {
   const select = options.select;
   const properties = select.all
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
@@ -222,7 +236,7 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
   // Top-level properties with ordinary names: a plain copy loop.
   const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
-  if (plain && expansions.length === 0) {
+  if (plain && expansions.length === 0 && computed.length === 0) {
     const names = properties.map((path) => (path[0] as { name: string }).name);
     return (row) => {
       const result: Record<string, unknown> = {};
@@ -257,6 +271,7 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   return (row) => {
     const result: Record<string, unknown> = {};
     for (const copy of copiers) copy(row, result);
+    for (const [name, value] of computed) setOwn(result, name, value(row));
     for (const expand of expansions) expand(row, result);
     return result;
   };

@@ -255,16 +255,23 @@ export function countField(type: StructuredType, name: string, mapping: MongoMap
   return reservedField(type, mapping, `count_${name}`);
 }
 
+/** The field that holds the computed property `name` (`$compute`) in a result document. */
+export function computedField(type: StructuredType, name: string, mapping: MongoMapping): string {
+  return reservedField(type, mapping, `compute_${name}`);
+}
+
 /**
  * A document back as a row with property names (the inverse of {@link toMongoDocument}'s
  * renaming). With the query's `expand` items, expanded documents are read back too, and
- * counts become `name@odata.count`.
+ * counts become `name@odata.count`; with the names of the computed properties the query
+ * returns (`bound.select.computed`), their values too (in expansions, by each one's options).
  */
 export function fromMongoDocument(
   document: Readonly<MongoDocument>,
   type: StructuredType,
   options: MongoMapping = DEFAULT_MAPPING,
   expand: readonly BoundExpandItem[] = [],
+  computed: readonly string[] = [],
 ): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const property of type.properties.values()) {
@@ -277,6 +284,10 @@ export function fromMongoDocument(
       row[property.name] = property.collection ? (Array.isArray(value) ? value.map(read) : null) : read(value);
     } else row[property.name] = value;
   }
+  for (const name of computed) {
+    const field = computedField(type, name, options);
+    if (Object.hasOwn(document, field)) row[name] = document[field];
+  }
   for (const item of expand) {
     const name = item.navigation.name;
     const target = item.navigation.target;
@@ -284,7 +295,7 @@ export function fromMongoDocument(
     if (Object.hasOwn(document, counted)) row[`${name}@odata.count`] = document[counted];
     if (item.form === '$count' || !Object.hasOwn(document, name)) continue;
     const value = document[name];
-    const read = (d: unknown): unknown => (d === null || typeof d !== 'object' ? null : fromMongoDocument(d as MongoDocument, target, options, item.options.expand));
+    const read = (d: unknown): unknown => (d === null || typeof d !== 'object' ? null : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed));
     row[name] = Array.isArray(value) ? value.map(read) : read(value);
   }
   return row;
@@ -340,9 +351,10 @@ function numericRow(row: Record<string, unknown>, type: StructuredType): Record<
  */
 export function fromMongoApplyDocument(
   document: Readonly<MongoDocument>,
-  query: { readonly entityType: StructuredType; readonly apply?: { readonly output: StructuredType }; readonly expand: readonly BoundExpandItem[] },
+  query: { readonly entityType: StructuredType; readonly apply?: { readonly output: StructuredType }; readonly expand: readonly BoundExpandItem[]; readonly select?: { readonly computed?: readonly string[] } },
   options: MongoMapping = DEFAULT_MAPPING,
 ): Record<string, unknown> {
-  if (query.apply === undefined) return fromMongoDocument(document, query.entityType, options, query.expand);
-  return numericRow(fromMongoDocument(document, query.apply.output, options, query.expand), query.apply.output);
+  const computed = query.select?.computed ?? [];
+  if (query.apply === undefined) return fromMongoDocument(document, query.entityType, options, query.expand, computed);
+  return numericRow(fromMongoDocument(document, query.apply.output, options, query.expand, computed), query.apply.output);
 }

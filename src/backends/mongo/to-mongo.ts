@@ -17,7 +17,7 @@ import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
-import { collectionOf, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, computedField, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 export { escapeRegex, fromMongoApplyDocument, fromMongoDocument, mongoValue, numericValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -535,6 +535,18 @@ class QueryCompiler {
       }
       if (Object.keys(sort).length === 0) sort = undefined;
     }
+    // The computed properties $select returns (`$compute`), each in a reserved field of its own.
+    const computedFields: string[] = [];
+    const names = query.select.computed;
+    if (names !== undefined && names.length > 0) {
+      const values = new ExpressionCompiler(options, '$compute');
+      for (const item of query.compute ?? []) {
+        if (!names.includes(item.name)) continue;
+        const field = computedField(type, item.name, options);
+        computed[field] = values.value(item.expression, frame);
+        computedFields.push(field);
+      }
+    }
     for (const lookup of context.lookups.values()) temporary.push(lookup.field);
 
     const expand: MongoDocument[] = [];
@@ -545,6 +557,7 @@ class QueryCompiler {
     if (!query.select.all) {
       project = {};
       for (const item of query.select.properties) project[dottedField(type, item.path, options)] = 1;
+      for (const field of computedFields) project[field] = 1;
       for (const field of expanded) project[field] = 1;
       // MongoDB returns `_id` unless told not to; OData returns only what was selected.
       if (!('_id' in project)) project['_id'] = 0;

@@ -4,7 +4,7 @@
  * `COUNT(*)`, `/$ref` the keys only; and the stored columns a `$select` returns.
  */
 import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundExpandItem, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import type { BoundComputeItem, BoundExpandItem, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
@@ -36,6 +36,20 @@ export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type
 
 type Leaf = { readonly path: readonly Property[]; readonly column: string; readonly property: Property };
 
+const NONE: readonly BoundComputeItem[] = [];
+
+/** The computed properties (`$compute`) a select returns, in `$compute` order. */
+export function selectedComputed(options: BoundQueryOptions): readonly BoundComputeItem[] {
+  const names = options.select.computed;
+  if (names === undefined || names.length === 0 || options.compute === undefined) return NONE;
+  return options.compute.filter((item) => names.includes(item.name));
+}
+
+/** The value expressions of computed properties on the rows of `scope` (errors placed in `$compute`, or `$expand` when nested). */
+export function computedColumns(compiler: SqlCompiler, items: readonly BoundComputeItem[], scope: Scope): string[] {
+  return compiler.withOption('$compute', () => items.map((item) => compiler.expression(item.expression, scope)));
+}
+
 /**
  * The leaves of every selectable property of a type (the select without `$select`). They depend
  * on the type and the naming only, unless the mapping names columns, so they are kept per type
@@ -64,6 +78,11 @@ function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: S
     kind: (path[path.length - 1] as Property).collection ? 'collection' : 'value',
   }));
   if (!keysOnly) {
+    const computed = selectedComputed(options);
+    if (computed.length > 0) {
+      const values = computedColumns(compiler, computed, scope);
+      computed.forEach((item, i) => entries.push({ path: [item.name], value: values[i] as string, kind: 'value' }));
+    }
     for (const item of options.expand) {
       for (const [name, sql] of expansion(compiler, item, scope)) entries.push({ path: [name], value: sql(), kind: name.endsWith('@odata.count') ? 'value' : 'json' });
     }

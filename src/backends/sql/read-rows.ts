@@ -26,7 +26,8 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  *   names, Double's NaN and infinities as `'NaN'`, `'INF'`, `'-INF'`;
  * - complex values nested again (a whole complex value whose columns are all null is null);
  * - expansions as objects (or null) and arrays, from JSON text or the driver's JSON values, with
- *   their values typed the same way; `name@odata.count` as numbers.
+ *   their values typed the same way; `name@odata.count` as numbers;
+ * - computed properties (`$compute`, the `k0, …` columns) by their types, the same way.
  *
  * Digits are kept where the driver keeps them: JSON text is read without going through a double,
  * so have the driver return Int64, Decimal and JSON as text for exact values (node-postgres does
@@ -41,12 +42,12 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * const records = readSqlRows(bound, compiled, (await pool.query(compiled.sql, [...compiled.params])).rows);
  * ```
  */
-export function readSqlRows(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'>, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
+export function readSqlRows(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed'>>, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
   return rows.map((row) => readSqlRow(query, compiled, row, options));
 }
 
 /** One row of {@link readSqlRows}. */
-export function readSqlRow(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'>, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
+export function readSqlRow(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed'>>, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
   // The record with the driver's values, nested along the columns' paths, then typed as a whole.
   const record: Record<string, unknown> = {};
   for (const { alias, path } of compiled.columns) {
@@ -57,6 +58,7 @@ export function readSqlRow(query: BoundQuery, compiled: Pick<SqlQuery, 'columns'
     }
     setOwn(target, path[path.length - 1] as string, Object.hasOwn(row, alias) ? row[alias] : null);
   }
+  for (const { alias, name } of compiled.computed ?? []) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
   for (const { alias, name } of compiled.expansions) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
   return jsonRecord(query, record, options);
 }

@@ -8,12 +8,13 @@ import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
 import type { BoundQuery, BoundSearch } from '../../semantic/bound-ast.js';
+import type { ExpressionType } from '../../semantic/types.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
 import type { SqlMapping } from './mapping.js';
 import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';
-import { expansion, selected } from './expansion.js';
+import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
 import { MARK_START } from './parameters.js';
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
@@ -56,6 +57,11 @@ export interface SqlQuery extends SqlStatement {
   readonly columns: readonly { readonly alias: string; readonly property: Property; readonly path: readonly string[]; readonly column: string }[];
   /** Result column alias → name of an expansion (JSON text or value, or a count). */
   readonly expansions: readonly { readonly alias: string; readonly name: string }[];
+  /**
+   * Result column alias (`k0`, `k1`, …) → name of a computed property (`$compute`) that `$select`
+   * returns, with its type: the value as the database computed it (read it with `readSqlRows`).
+   */
+  readonly computed: readonly { readonly alias: string; readonly name: string; readonly type: ExpressionType }[];
 }
 
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
@@ -138,7 +144,14 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
   const leaves = selected(new SqlCompiler(dialect, options, options.search), bound, type);
   const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
-  const selectList = (): string => columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`).join(', ');
+  // Computed properties get aliases of their own (never their names, which are only ever JSON keys, as parameters).
+  const computedItems = selectedComputed(bound);
+  const computed = computedItems.map((item, index) => ({ alias: `k${index}`, name: item.name, type: item.type }));
+  const selectList = (compiler: SqlCompiler, scope: Scope): string => {
+    const list = columns.map((c) => `${ROOT}.${dialect.quote(c.column)} AS ${dialect.quote(c.alias)}`);
+    if (computedItems.length > 0) list.push(...computedColumns(compiler, computedItems, scope).map((sql, i) => `${sql} AS ${dialect.quote(`k${i}`)}`));
+    return list.join(', ');
+  };
 
   const expansionNames: { alias: string; name: string }[] = [];
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
@@ -147,7 +160,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     [`${compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
     const scope = joinedRoot();
-    let select = selectList();
+    let select = selectList(compiler, scope);
     expansionNames.length = 0;
     for (const item of bound.expand) {
       for (const [name, sql] of expansion(compiler, item, root)) {
@@ -193,10 +206,10 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     const piece = statement((c) => orderBy(c, bound, root), dialect, options);
     return piece.sql === '' ? undefined : piece;
   });
-  const select = once(() => statement(selectList, dialect, options));
+  const select = once(() => statement((c) => selectList(c, root), dialect, options));
   const { sql, params } = list;
   // The pieces' getters are added to the statements (see PIECES).
-  const result: Omit<SqlQuery, keyof Pieces> = count === undefined ? { sql, params, columns, expansions: expansionNames } : { sql, params, count, columns, expansions: expansionNames };
+  const result: Omit<SqlQuery, keyof Pieces> = count === undefined ? { sql, params, columns, expansions: expansionNames, computed } : { sql, params, count, columns, expansions: expansionNames, computed };
   Object.defineProperty(result, PIECES, { value: { where, orderBy: order, select } satisfies Pieces });
   if (bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined) Object.defineProperty(result, 'where', WHERE);
   Object.defineProperty(result, 'orderBy', ORDER_BY);
