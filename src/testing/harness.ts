@@ -60,6 +60,31 @@ export function rowType(query: BoundQueryOptions): BoundQueryOptions['entityType
   return query.apply?.output ?? query.entityType;
 }
 
+/**
+ * Rows without a key (`$apply` after an aggregation): equal row by row when `ordered`, else as
+ * multisets (each expected row equals a distinct returned row).
+ */
+function compareKeyless(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered: boolean): string | undefined {
+  const type = rowType(options);
+  const show = (row: Row): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v));
+  const differs = (a: Row, b: Row): string | undefined => compareStructured(type, a, b) ?? compareComputed(options, a, b);
+  if (expected.length !== actual.length) return `rows${where} differ: expected ${expected.length} rows, got ${actual.length}: expected ${expected.map(show).join(', ')}, got ${actual.map(show).join(', ')}`;
+  if (ordered) {
+    for (let i = 0; i < expected.length; i++) {
+      const difference = differs(expected[i] as Row, actual[i] as Row);
+      if (difference !== undefined) return `values${where} differ in row ${i} (in order): ${difference}`;
+    }
+    return undefined;
+  }
+  const unused = [...actual];
+  for (const row of expected) {
+    const index = unused.findIndex((other) => differs(row, other) === undefined && differs(other, row) === undefined);
+    if (index < 0) return `values${where} differ: no returned row equals ${show(row)} (returned: ${actual.map(show).join(', ')})`;
+    unused.splice(index, 1);
+  }
+  return undefined;
+}
+
 /** Whether the query fixes the order of its result (then the order must match too). */
 function orderIsDefined(query: BoundQueryOptions): boolean {
   return query.top !== undefined || query.skip !== undefined;
@@ -86,6 +111,7 @@ export function compareResults(query: BoundQuery, expected: BackendResult, actua
 }
 
 function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered = orderIsDefined(options)): string | undefined {
+  if (rowType(options).key.length === 0) return compareKeyless(options, expected, actual, where, ordered);
   const left = keys(expected, options, ordered);
   const right = keys(actual, options, ordered);
   if (left.length !== right.length || left.some((key, i) => key !== right[i])) {

@@ -104,7 +104,7 @@ export class ExpressionCompiler {
    * document or null) or a collection (`'collection'`: an array, with the context of its
    * related documents when they are entities).
    */
-  path(node: BoundPath, frame: Frame): { kind: 'value' | 'entity'; ref: Aggregation } | { kind: 'collection'; ref: Aggregation; context: Context | undefined; element: ExpressionType } {
+  path(node: BoundPath, frame: Frame): { kind: 'value' | 'entity'; ref: Aggregation; context?: Context } | { kind: 'collection'; ref: Aggregation; context: Context | undefined; element: ExpressionType } {
     let prefix: string;
     let context: Context | undefined;
     let type: StructuredType | undefined;
@@ -156,7 +156,7 @@ export class ExpressionCompiler {
           }
           base = `${related.field}.`;
           type = step.navigation.target;
-          if (last) return { kind: 'entity', ref: { $ifNull: [`${prefix}${related.field}`, null] } };
+          if (last) return { kind: 'entity', ref: { $ifNull: [`${prefix}${related.field}`, null] }, context: related.context };
           break;
         }
         case 'typeCast':

@@ -300,3 +300,61 @@ export function fromMongoDocument(
   }
   return row;
 }
+
+/**
+ * A number-like value the driver gives (a JavaScript number or bigint, a BSON `Long`, `Int32`,
+ * `Double` or `Decimal128`, as `$sum` and `$divide` make them) in the storage form of `type`, as
+ * the in-memory backend's rows hold it: Int64 a `bigint`, Decimal its text, the other numbers a
+ * `number`. Other values are returned as they are.
+ */
+export function numericValue(value: unknown, type: TypeReference): unknown {
+  if (value === null || value === undefined || type.kind !== 'primitive') return value ?? null;
+  const bson = typeof value === 'object' ? (value as { _bsontype?: string })._bsontype : undefined;
+  const text = typeof value === 'number' || typeof value === 'bigint' ? String(value) : bson !== undefined ? String(value) : undefined;
+  if (text === undefined) return value;
+  switch (type.name) {
+    case 'Edm.Int64':
+      if (typeof value === 'bigint') return value;
+      if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+      return /^[-+]?\d+$/.test(text) ? BigInt(text) : value;
+    case 'Edm.Decimal':
+      return typeof value === 'number' && !Number.isFinite(value) ? value : text;
+    case 'Edm.Double':
+    case 'Edm.Single':
+    case 'Edm.Int32':
+    case 'Edm.Int16':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+      return typeof value === 'number' ? value : Number(text);
+    default:
+      return value;
+  }
+}
+
+/** {@link numericValue} of every property of a row of `type` (into complex values too). */
+function numericRow(row: Record<string, unknown>, type: StructuredType): Record<string, unknown> {
+  for (const property of type.properties.values()) {
+    if (!Object.hasOwn(row, property.name) || property.collection) continue;
+    const value = row[property.name];
+    if (property.type.kind === 'complex') {
+      if (value !== null && typeof value === 'object') numericRow(value as Record<string, unknown>, property.type.type);
+    } else row[property.name] = numericValue(value, property.type);
+  }
+  return row;
+}
+
+/**
+ * A document of a query with `$apply` back as a row of its output type (`apply.output`): fields
+ * renamed as {@link fromMongoDocument} does, and aggregated and computed numbers in their storage
+ * form ({@link numericValue}: `$count` an Int64 `bigint`, a Decimal sum its text). Without
+ * `$apply`, {@link fromMongoDocument} of the entity type.
+ */
+export function fromMongoApplyDocument(
+  document: Readonly<MongoDocument>,
+  query: { readonly entityType: StructuredType; readonly apply?: { readonly output: StructuredType }; readonly expand: readonly BoundExpandItem[]; readonly select?: { readonly computed?: readonly string[] } },
+  options: MongoMapping = DEFAULT_MAPPING,
+): Record<string, unknown> {
+  const computed = query.select?.computed ?? [];
+  if (query.apply === undefined) return fromMongoDocument(document, query.entityType, options, query.expand, computed);
+  return numericRow(fromMongoDocument(document, query.apply.output, options, query.expand, computed), query.apply.output);
+}

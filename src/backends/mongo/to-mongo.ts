@@ -8,6 +8,7 @@
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
 import { refuseApply } from '../../passes/unsupported.js';
+import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
@@ -18,7 +19,7 @@ import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond,
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, computedField, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
-export { escapeRegex, fromMongoDocument, mongoValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
+export { escapeRegex, fromMongoApplyDocument, fromMongoDocument, mongoValue, numericValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** Builds the filter of a `$search`; `field` maps a property name to its field. */
 export type MongoSearchHook = (search: BoundSearch, helpers: { field(property: string): string }) => MongoDocument;
@@ -438,12 +439,13 @@ class QueryCompiler {
   }
 
   /** `$search` and `$filter` of documents in `context`, as one query document. */
-  conditions(query: BoundQueryOptions, context: Context): MongoDocument {
+  conditions(query: BoundQueryOptions, context: Context, scoped = true): MongoDocument {
     const type = context.type;
     const filters = new FilterCompiler(rootFrame(context), this.expressions, this.options);
     const parts: MongoDocument[] = [];
     // The scope restricts the documents of this level (the request's collection or an expansion's).
-    const scope = scopeFilter(this.options);
+    // (Not the rows `$apply` gives: its pipeline starts with the scope.)
+    const scope = scoped ? scopeFilter(this.options) : undefined;
     if (scope !== undefined) parts.push(scope);
     if (query.search !== undefined) {
       const hook = this.options.search;
@@ -463,11 +465,60 @@ class QueryCompiler {
     return parts.length === 0 ? {} : parts.length === 1 ? (parts[0] as MongoDocument) : { $and: parts };
   }
 
+  /**
+   * Sort keys of `$orderby` items (or `orderby()` of `$apply`): a field where the item is one,
+   * else a computed key in `computed` (an enum's member value, a navigation path, a function),
+   * named in `temporary`; `sort` gets the keys in order.
+   */
+  orderKeys(items: readonly { readonly expression: BoundExpression; readonly direction: 'asc' | 'desc' }[], frame: Frame, orderExpressions: ExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void {
+    const options = this.options;
+    const type = frame.context.type;
+    for (const item of items) {
+      const found = new FilterCompiler(frame, orderExpressions, options).field(item.expression);
+      let key: string;
+      if (found !== undefined && found.property.type.kind !== 'enum' && !isDuration(item.expression.type)) key = found.field;
+      else {
+        // A computed sort key: an enum's member value, a navigation path, a function.
+        key = reservedField(type, options, `order${Object.keys(computed).length}`);
+        const expressionType = item.expression.type;
+        const value = isDuration(expressionType) || expressionType.kind === 'enum' ? undefined : orderExpressions.value(item.expression, frame);
+        computed[key] =
+          expressionType.kind === 'enum'
+            ? orderExpressions.orderable(item.expression, expressionType, frame)
+            : isDuration(expressionType)
+            ? orderExpressions.durationValue(item.expression, frame)
+            : isPrimitiveType(expressionType, 'Edm.Date')
+            ? orderExpressions.dateKeyOf(value)
+            : value;
+        temporary.push(key);
+        // A computed Double can be NaN: the reference orders null, then NaN, then the numbers, as
+        // MongoDB does, but mingo sorts NaN after every number; a first key says which it is. It
+        // tells -INF and INF from the finite numbers too: mingo can order INF before -INF when
+        // more keys follow (seed 20261136, `$orderby=(INF mul parent/n16),at,id desc`).
+        // (A stored Double keeps its index, as on PostgreSQL: see DEVIATIONS.)
+        if (isPrimitiveType(expressionType, 'Edm.Double') || isPrimitiveType(expressionType, 'Edm.Single')) {
+          const nanKey = reservedField(type, options, `order${Object.keys(computed).length}`);
+          const branches = [
+            { case: { $eq: [{ $ifNull: [value, null] }, null] }, then: 0 },
+            { case: { $eq: [value, NaN] }, then: 1 },
+            { case: { $eq: [value, -Infinity] }, then: 2 },
+            { case: { $eq: [value, Infinity] }, then: 4 },
+          ];
+          computed[nanKey] = { $switch: { branches, default: 3 } };
+          temporary.push(nanKey);
+          sort[nanKey] = item.direction === 'desc' ? -1 : 1;
+        }
+      }
+      // MongoDB sorts null and missing first ascending, as OData does.
+      if (!(key in sort)) sort[key] = item.direction === 'desc' ? -1 : 1;
+    }
+  }
+
   /** Compiles one level: conditions, ordering (computed keys), paging, projection and expansions. */
-  level(query: BoundQueryOptions, context: Context): Level {
+  level(query: BoundQueryOptions, context: Context, scoped = true): Level {
     const type = context.type;
     const options = this.options;
-    const match = this.conditions(query, context);
+    const match = this.conditions(query, context, scoped);
     const frame = rootFrame(context);
     const orderExpressions = new ExpressionCompiler(options, '$orderby');
     const temporary: string[] = [];
@@ -475,45 +526,7 @@ class QueryCompiler {
     let sort: MongoDocument | undefined;
     if (query.orderBy !== undefined || query.top !== undefined || query.skip !== undefined) {
       sort = {};
-      for (const item of query.orderBy ?? []) {
-        const found = new FilterCompiler(frame, orderExpressions, options).field(item.expression);
-        let key: string;
-        if (found !== undefined && found.property.type.kind !== 'enum' && !isDuration(item.expression.type)) key = found.field;
-        else {
-          // A computed sort key: an enum's member value, a navigation path, a function.
-          key = reservedField(type, options, `order${Object.keys(computed).length}`);
-          const expressionType = item.expression.type;
-          const value = isDuration(expressionType) || expressionType.kind === 'enum' ? undefined : orderExpressions.value(item.expression, frame);
-          computed[key] =
-            expressionType.kind === 'enum'
-              ? orderExpressions.orderable(item.expression, expressionType, frame)
-              : isDuration(expressionType)
-              ? orderExpressions.durationValue(item.expression, frame)
-              : isPrimitiveType(expressionType, 'Edm.Date')
-              ? orderExpressions.dateKeyOf(value)
-              : value;
-          temporary.push(key);
-          // A computed Double can be NaN: the reference orders null, then NaN, then the numbers, as
-          // MongoDB does, but mingo sorts NaN after every number; a first key says which it is. It
-          // tells -INF and INF from the finite numbers too: mingo can order INF before -INF when
-          // more keys follow (seed 20261136, `$orderby=(INF mul parent/n16),at,id desc`).
-          // (A stored Double keeps its index, as on PostgreSQL: see DEVIATIONS.)
-          if (isPrimitiveType(expressionType, 'Edm.Double') || isPrimitiveType(expressionType, 'Edm.Single')) {
-            const nanKey = reservedField(type, options, `order${Object.keys(computed).length}`);
-            const branches = [
-              { case: { $eq: [{ $ifNull: [value, null] }, null] }, then: 0 },
-              { case: { $eq: [value, NaN] }, then: 1 },
-              { case: { $eq: [value, -Infinity] }, then: 2 },
-              { case: { $eq: [value, Infinity] }, then: 4 },
-            ];
-            computed[nanKey] = { $switch: { branches, default: 3 } };
-            temporary.push(nanKey);
-            sort[nanKey] = item.direction === 'desc' ? -1 : 1;
-          }
-        }
-        // MongoDB sorts null and missing first ascending, as OData does.
-        if (!(key in sort)) sort[key] = item.direction === 'desc' ? -1 : 1;
-      }
+      this.orderKeys(query.orderBy ?? [], frame, orderExpressions, computed, sort, temporary);
       if (query.top !== undefined || query.skip !== undefined) {
         for (const key of type.key) {
           const field = fieldOf(type, type.properties.get(key) as Property, options);
@@ -648,11 +661,13 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
     const { cache, ...uncached } = options;
     return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
   }
-  refuseApply('MongoDB', query);
+  // $apply inside $expand: not yet (its position is given).
+  for (const item of query.expand) refuseApply('MongoDB', item.options, '$expand');
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
   const compiler = new QueryCompiler(options);
+  if (bound.apply !== undefined) return applyPipeline(bound, compiler, options);
   const context = newContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);
   const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
@@ -671,4 +686,33 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
     ...(limit === undefined || limit === 0 ? {} : { limit }),
     ...(bound.count === true ? { count: filter } : {}),
   };
+}
+
+/**
+ * A query with `$apply`: the transformations' stages (./apply.ts), then the request's `$filter`,
+ * `$orderby`, `$top`, `$skip`, `$select` and `$expand` over the rows they give (in the order the
+ * reference gives them where it matters: ties and pages by the rows' sequence), and `$count`.
+ */
+function applyPipeline(bound: BoundQuery, compiler: QueryCompiler, options: ToMongoOptions): MongoPipeline {
+  const apply = bound.apply as NonNullable<BoundQuery['apply']>;
+  const hooks: ApplyHooks = {
+    condition: (predicate, context, expressions) => new FilterCompiler(rootFrame(context), expressions, options).condition(predicate, true),
+    search: (search, context) => compiler.conditions({ ...bound, apply: undefined, filter: undefined, search } as BoundQueryOptions, context, false),
+    order: (items, frame, expressions, computed, sort, temporary) => compiler.orderKeys(items, frame, expressions, computed, sort, temporary),
+  };
+  const ordered = bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined;
+  const { stages, sequence } = applyStages(apply, bound.entityType, bound.entitySet, options, hooks, ordered);
+  const context = newContext(apply.output, apply.entity ? bound.entitySet : undefined);
+  const rest: BoundQueryOptions = { ...bound, apply: undefined } as BoundQueryOptions;
+  const level = compiler.level(rest, context, false);
+  let sort = level.sort;
+  let project = level.project;
+  if (sequence !== undefined) {
+    // Ties (and rows without an order) in the order the transformations gave.
+    sort = { ...(sort ?? {}), [sequence]: 1 };
+    if (project === undefined) project = { [sequence]: 0 };
+    else if (Object.values(project).every((v) => v === 0)) project = { ...project, [sequence]: 0 };
+  }
+  const pipeline = [...stages, ...context.stages, ...compiler.stages({ ...level, sort, project })];
+  return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...stages, ...context.stages, { $match: level.match }, { $count: 'count' }] } : {}) };
 }

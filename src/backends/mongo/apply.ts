@@ -1,0 +1,544 @@
+/**
+ * `$apply` (OData Data Aggregation 4.0) on MongoDB: the transformations as stages of an
+ * aggregation pipeline, with the in-memory reference's semantics (src/backends/memory/apply-pipeline.ts):
+ *
+ * - `filter` and `search` are `$match` stages (the filter compiler of `$filter`), `compute` an
+ *   `$addFields`, `orderby` a sort, `top`/`skip` `$limit`/`$skip`, `identity` nothing;
+ * - `aggregate` is a `$group` on `_id: null` inside a `$facet`, so that empty input still gives its
+ *   one row (counts 0, the other aggregates null); `groupby` a `$group` on the grouping values
+ *   (each `$ifNull`-ed, so that a missing field is the null group), its output nested as the
+ *   output type says (`{ product: { name } }`);
+ * - aggregates leave null values out: `sum` and `average` count the values they add (null when
+ *   none, where MongoDB's `$sum` gives 0), `min`/`max` take the first value of `$topN` sorted with
+ *   nulls last (mingo's `$min` does not skip a first null, nor strings), `countdistinct` is the
+ *   size of `$addToSet` without null; an integer sum beyond Int64 is null;
+ * - aggregating along a navigation path (`product/price`, `sales/$count`) looks the related
+ *   documents up per row, pushes their keys and values, and unions them per group, so that each
+ *   related entity counts once;
+ * - `concat` is a `$facet` of the branches, their arrays concatenated and unwound;
+ * - `topcount`/`bottomcount` a numbering in value order (nulls last), `toppercent`/`topsum`… a
+ *   running sum over that order (`$setWindowFields`).
+ *
+ * Order: the reference keeps input order (groups in the order of their first row). Where anything
+ * depends on order (`orderby`, `top`, `skip`, `topcount`…, or the request's `$orderby`, `$top`,
+ * `$skip`), the rows carry a sequence number: the key order of the collection at the start (the
+ * order in which MongoDB pages entities), renumbered by each ordering transformation, the smallest
+ * of a group's rows for a group. Without, no order is promised (as MongoDB gives `$group` rows).
+ *
+ * Refused, with the position of the transformation (`unsupported_feature`): `$apply` inside
+ * `$expand`; `concat` inside a `concat` branch, and an `aggregate` followed by more
+ * transformations inside a `concat` branch (`$facet` cannot nest); in a `groupby`, nested
+ * transformations other than `filter` and `compute` before the final `aggregate`;
+ * `min`/`max` of flag enums; `min`/`max` of an enum or Duration along a navigation path.
+ */
+import type { EntitySet, Property, StructuredType } from '../../model/model.js';
+import type { BoundAggregate, BoundApply, BoundExpression, BoundGroupKey, BoundOrderByItem, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
+import { ExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
+import { fieldOf, scopeFilter, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+
+/** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
+export interface ApplyHooks {
+  /** The query document of a condition on the documents of `context`. */
+  condition(predicate: BoundExpression, context: Context, expressions: ExpressionCompiler): MongoDocument;
+  /** The query document of a `search()`. */
+  search(search: BoundSearch, context: Context): MongoDocument;
+  /** Sort keys of `orderby()` items: computed keys into `computed`, the sort into `sort`. */
+  order(items: readonly BoundOrderByItem[], frame: Frame, expressions: ExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void;
+}
+
+/** Matches no document. */
+const NOTHING: MongoDocument = { $nor: [{}] };
+const INT64_LIMIT = 2 ** 63;
+
+/** Rows between two transformations: their type, and their entity set while they are its entities. */
+interface Rows {
+  readonly type: StructuredType;
+  readonly set: EntitySet | undefined;
+}
+
+/** The stages of a bound `$apply` and the field that holds the rows' order (when kept). */
+export interface ApplyStages {
+  readonly stages: MongoDocument[];
+  /** The field of the sequence number, when `ordered`: the result's order, ascending. */
+  readonly sequence: string | undefined;
+}
+
+/** Whether a transformation (or one nested in it) depends on the order of its input rows. */
+function orderDependent(transformations: readonly BoundTransformation[]): boolean {
+  return transformations.some((t) => {
+    switch (t.kind) {
+      case 'orderby':
+      case 'top':
+      case 'skip':
+      case 'topcount':
+      case 'bottomcount':
+      case 'toppercent':
+      case 'bottompercent':
+      case 'topsum':
+      case 'bottomsum':
+        return true;
+      case 'groupby':
+        return orderDependent(t.apply);
+      case 'concat':
+        return t.branches.some(orderDependent);
+      default:
+        return false;
+    }
+  });
+}
+
+/** Every field name of the types an `$apply` goes through (so that temporary fields avoid them). */
+function fieldNames(apply: BoundApply, start: StructuredType, mapping: MongoMapping): Set<string> {
+  const names = new Set<string>();
+  const add = (type: StructuredType): void => {
+    for (const property of type.properties.values()) {
+      names.add(fieldOf(type, property, mapping));
+      if (property.type.kind === 'complex') add(property.type.type);
+    }
+  };
+  add(start);
+  const visit = (transformations: readonly BoundTransformation[]): void => {
+    for (const t of transformations) {
+      add(t.output);
+      if (t.kind === 'groupby') visit(t.apply);
+      if (t.kind === 'concat') t.branches.forEach(visit);
+    }
+  };
+  visit(apply.transformations);
+  return names;
+}
+
+/**
+ * The pipeline stages of `$apply` over the documents of `set`. With `ordered`, the rows carry a
+ * sequence number (see the module comment) whose field is returned.
+ */
+export function applyStages(apply: BoundApply, type: StructuredType, set: EntitySet | undefined, mapping: MongoMapping, hooks: ApplyHooks, ordered: boolean): ApplyStages {
+  const compiler = new ApplyCompiler(mapping, hooks, fieldNames(apply, type, mapping), ordered || orderDependent(apply.transformations));
+  const stages: MongoDocument[] = [];
+  const scope = scopeFilter(mapping);
+  if (scope !== undefined) stages.push({ $match: scope });
+  if (compiler.sequence !== undefined) {
+    // The key order: how MongoDB pages entities, and the order of the rows the reference is given.
+    stages.push({ $setWindowFields: { sortBy: compiler.keySort(type), output: { [compiler.sequence]: { $documentNumber: {} } } } });
+  }
+  compiler.pipeline(apply.transformations, { type, set }, stages, false);
+  return { stages, sequence: compiler.sequence };
+}
+
+class ApplyCompiler {
+  readonly sequence: string | undefined;
+  private temporaryCount = 0;
+  private readonly expressions: ExpressionCompiler;
+
+  constructor(
+    private readonly mapping: MongoMapping,
+    private readonly hooks: ApplyHooks,
+    private readonly taken: Set<string>,
+    ordered: boolean,
+  ) {
+    this.expressions = new ExpressionCompiler(mapping, '$apply');
+    this.sequence = ordered ? this.temporary('seq') : undefined;
+  }
+
+  /** A field name no property uses. */
+  private temporary(name: string): string {
+    let field = `__odata_${name}${name === 'seq' ? '' : this.temporaryCount++}`;
+    while (this.taken.has(field)) field = `_${field}`;
+    this.taken.add(field);
+    return field;
+  }
+
+  private fail(what: string, node: { span: { start: number } }): never {
+    throw unsupported(what, { node, option: '$apply' });
+  }
+
+  /** `{ key: 1, … }` of an entity type's key fields. */
+  keySort(type: StructuredType): MongoDocument {
+    const sort: MongoDocument = {};
+    for (const name of type.key) sort[fieldOf(type, type.properties.get(name) as Property, this.mapping)] = 1;
+    if (Object.keys(sort).length === 0) sort['_id'] = 1;
+    return sort;
+  }
+
+  /** Compiles transformations onto `stages`; `inFacet`: inside a `concat` branch (a `$facet`). */
+  pipeline(transformations: readonly BoundTransformation[], input: Rows, stages: MongoDocument[], inFacet: boolean): Rows {
+    let rows = input;
+    transformations.forEach((t, i) => {
+      if (inFacet && t.kind === 'aggregate' && i < transformations.length - 1) {
+        this.fail('aggregate() followed by other transformations inside concat()', transformations[i + 1] as BoundTransformation);
+      }
+      rows = this.transformation(t, rows, stages, inFacet);
+    });
+    return rows;
+  }
+
+  /** The lookup fields of a context, to drop after the stage that needed them. */
+  private dropLookups(context: Context, stages: MongoDocument[], more: readonly string[] = []): void {
+    const fields = [...[...context.lookups.values()].map((l) => l.field), ...more];
+    if (fields.length > 0) stages.push({ $unset: fields });
+  }
+
+  private transformation(t: BoundTransformation, rows: Rows, stages: MongoDocument[], inFacet: boolean): Rows {
+    const seq = this.sequence;
+    switch (t.kind) {
+      case 'identity':
+        return rows;
+      case 'filter': {
+        const context = newContext(rows.type, rows.set);
+        const condition = this.hooks.condition(t.predicate, context, this.expressions);
+        stages.push(...context.stages, { $match: condition });
+        this.dropLookups(context, stages);
+        return rows;
+      }
+      case 'search': {
+        const context = newContext(rows.type, rows.set);
+        stages.push({ $match: this.hooks.search(t.search, context) });
+        return rows;
+      }
+      case 'compute': {
+        const context = newContext(rows.type, rows.set);
+        const frame = rootFrame(context);
+        const fields: MongoDocument = {};
+        for (const item of t.items) fields[fieldOf(t.output, t.output.properties.get(item.alias) as Property, this.mapping)] = this.expressions.value(item.expression, frame);
+        stages.push(...context.stages, { $addFields: fields });
+        this.dropLookups(context, stages);
+        return { type: t.output, set: rows.set };
+      }
+      case 'orderby': {
+        const context = newContext(rows.type, rows.set);
+        const computed: MongoDocument = {};
+        const sort: MongoDocument = {};
+        const temporary: string[] = [];
+        this.hooks.order(t.items, rootFrame(context), this.expressions, computed, sort, temporary);
+        stages.push(...context.stages);
+        if (Object.keys(computed).length > 0) stages.push({ $addFields: computed });
+        this.renumber(sort, stages);
+        this.dropLookups(context, stages, temporary);
+        return rows;
+      }
+      case 'top':
+      case 'skip':
+        if (seq !== undefined) stages.push({ $sort: { [seq]: 1 } });
+        if (t.kind === 'top') stages.push(t.count === 0 ? { $match: NOTHING } : { $limit: t.count });
+        else if (t.count > 0) stages.push({ $skip: t.count });
+        return rows;
+      case 'aggregate':
+        this.aggregate(t, rows, stages, inFacet);
+        return { type: t.output, set: undefined };
+      case 'groupby':
+        this.groupby(t, rows, stages);
+        return { type: t.output, set: undefined };
+      case 'concat':
+        return this.concat(t, rows, stages, inFacet);
+      case 'topcount':
+      case 'bottomcount':
+      case 'toppercent':
+      case 'bottompercent':
+      case 'topsum':
+      case 'bottomsum':
+        this.top(t, rows, stages);
+        return rows;
+    }
+  }
+
+  /** Sorts by `sort` (then the sequence: ties keep their order) and numbers the rows in that order. */
+  private renumber(sort: MongoDocument, stages: MongoDocument[], output: MongoDocument = {}): void {
+    const seq = this.sequence;
+    if (seq === undefined) {
+      stages.push({ $sort: sort });
+      return;
+    }
+    stages.push({ $setWindowFields: { sortBy: { ...sort, [seq]: 1 }, output: { ...output, [seq]: { $documentNumber: {} } } } });
+    // $setWindowFields gives its rows in that order; the sort says so (and costs nothing then).
+    stages.push({ $sort: { [seq]: 1 } });
+  }
+
+  /** topcount… (highest first; bottom…: lowest first; null values last either way). */
+  private top(t: Extract<BoundTransformation, { kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum' }>, rows: Rows, stages: MongoDocument[]): void {
+    const seq = this.sequence as string;
+    const context = newContext(rows.type, rows.set);
+    const value = this.temporary('v');
+    const isNull = this.temporary('n');
+    const fields: MongoDocument = { [value]: this.expressions.value(t.value, rootFrame(context)) };
+    fields[isNull] = { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] };
+    stages.push(...context.stages, { $addFields: { [value]: fields[value] } }, { $addFields: { [isNull]: fields[isNull] } });
+    const sort = { [isNull]: 1, [value]: t.kind.startsWith('top') ? -1 : 1 };
+    const temporary = [value, isNull];
+    if (t.kind === 'topcount' || t.kind === 'bottomcount') {
+      this.renumber(sort, stages);
+      stages.push({ $match: t.limit === 0 ? NOTHING : { [seq]: { $lte: t.limit } } });
+    } else {
+      // The fewest rows (in that order) whose values reach the target: a row stays while the sum
+      // of the values before it is below the target (null values add nothing).
+      const before = this.temporary('before');
+      const total = this.temporary('total');
+      const reached = this.temporary('reached');
+      this.renumber(sort, stages, {
+        [before]: { $sum: `$${value}`, window: { documents: ['unbounded', -1] } },
+        [total]: { $sum: `$${value}`, window: { documents: ['unbounded', 'unbounded'] } },
+      });
+      const target = t.kind.endsWith('percent') ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
+      stages.push({ $addFields: { [reached]: { $cond: [{ $gte: [{ $ifNull: [`$${before}`, 0] }, target] }, 1, 0] } } });
+      // Once reached, every later row is out too (values may be negative).
+      stages.push({ $setWindowFields: { sortBy: { [seq]: 1 }, output: { [reached]: { $max: `$${reached}`, window: { documents: ['unbounded', 'current'] } } } } });
+      stages.push({ $match: { [reached]: 0 } });
+      temporary.push(before, total, reached);
+    }
+    this.dropLookups(context, stages, temporary);
+  }
+
+  /** `concat`: a `$facet` of the branches, their rows one after the other. */
+  private concat(t: Extract<BoundTransformation, { kind: 'concat' }>, rows: Rows, stages: MongoDocument[], inFacet: boolean): Rows {
+    if (inFacet) this.fail('concat() inside concat()', t);
+    const seq = this.sequence;
+    const facet: MongoDocument = {};
+    const arrays: Aggregation[] = [];
+    t.branches.forEach((branch, i) => {
+      const branchStages: MongoDocument[] = [];
+      this.pipeline(branch, rows, branchStages, true);
+      if (seq !== undefined) branchStages.push({ $sort: { [seq]: 1 } });
+      const name = `b${i}`;
+      facet[name] = branchStages.length === 0 ? [{ $match: {} }] : branchStages;
+      // A branch ending in aggregate() gives its one row also for empty input.
+      const last = branch.at(-1);
+      arrays.push(last?.kind === 'aggregate' ? { $cond: [{ $eq: [{ $size: `$${name}` }, 0] }, [this.aggregateDefaults(last)], `$${name}`] } : `$${name}`);
+    });
+    const all = this.temporary('all');
+    const index = this.temporary('i');
+    stages.push({ $facet: facet }, { $project: { [all]: { $concatArrays: arrays } } }, { $unwind: { path: `$${all}`, includeArrayIndex: index } });
+    stages.push({ $replaceRoot: { newRoot: seq === undefined ? `$${all}` : { $mergeObjects: [`$${all}`, { [seq]: `$${index}` }] } } });
+    const entity = t.output === rows.type;
+    return entity ? rows : { type: t.output, set: undefined };
+  }
+
+  /** The field of a property of `type` named `name`. */
+  private field(type: StructuredType, name: string): string {
+    return fieldOf(type, type.properties.get(name) as Property, this.mapping);
+  }
+
+  /** The row of an aggregate of no rows: counts 0, everything else null. */
+  private aggregateDefaults(t: Extract<BoundTransformation, { kind: 'aggregate' }>): MongoDocument {
+    const row: MongoDocument = {};
+    for (const a of t.aggregates) row[this.field(t.output, a.alias)] = a.kind === 'count' || (a.kind === 'method' && a.method === 'countdistinct') ? 0 : null;
+    if (this.sequence !== undefined) row[this.sequence] = 1;
+    return { $literal: row };
+  }
+
+  /** `aggregate` of all rows: one row, also for no rows. */
+  private aggregate(t: Extract<BoundTransformation, { kind: 'aggregate' }>, rows: Rows, stages: MongoDocument[], inFacet: boolean): void {
+    const context = newContext(rows.type, rows.set);
+    const before: MongoDocument = {};
+    const after: MongoDocument = {};
+    const group: MongoDocument = { _id: null };
+    const out: MongoDocument = {};
+    for (const a of t.aggregates) out[this.field(t.output, a.alias)] = this.accumulate(a, context, undefined, before, after, group);
+    if (this.sequence !== undefined) out[this.sequence] = { $literal: 1 };
+    const prepared: MongoDocument[] = [...context.stages];
+    if (Object.keys(before).length > 0) prepared.push({ $addFields: before });
+    if (Object.keys(after).length > 0) prepared.push({ $addFields: after });
+    const grouped = [{ $group: group }, { $replaceRoot: { newRoot: out } }];
+    if (inFacet) {
+      stages.push(...prepared, ...grouped);
+      return;
+    }
+    // $group of no documents gives no row: inside $facet, the missing row becomes the defaults.
+    const result = this.temporary('r');
+    stages.push(...prepared, { $facet: { [result]: grouped } }, { $replaceRoot: { newRoot: { $ifNull: [{ $arrayElemAt: [`$${result}`, 0] }, this.aggregateDefaults(t)] } } });
+  }
+
+  /**
+   * One aggregate: fields to add before the `$group` (`before`, then `after`, which reads them), its accumulators (`group`), and
+   * the expression of its value after the `$group`. `keep`, inside a groupby with filters: the
+   * field that says whether a row passed them.
+   */
+  private accumulate(a: BoundAggregate, context: Context, keep: string | undefined, before: MongoDocument, after: MongoDocument, group: MongoDocument): Aggregation {
+    const kept = (value: Aggregation, otherwise: Aggregation): Aggregation => (keep === undefined ? value : { $cond: [{ $eq: [`$${keep}`, true] }, value, otherwise] });
+    if (a.through !== undefined) return this.accumulateRelated(a, context, kept, before, group);
+    if (a.kind === 'count') {
+      const count = this.temporary('c');
+      group[count] = { $sum: kept(1, 0) };
+      return `$${count}`;
+    }
+    const frame = rootFrame(context);
+    const type = a.expression.type;
+    const value = this.temporary('a');
+    before[value] = kept(this.expressions.value(a.expression, frame), null);
+    switch (a.method) {
+      case 'sum':
+      case 'average': {
+        const sum = this.temporary('s');
+        const count = this.temporary('n');
+        group[sum] = { $sum: `$${value}` };
+        group[count] = { $sum: { $cond: [{ $eq: [`$${value}`, null] }, 0, 1] } };
+        return this.sumValue(a.method, type, `$${sum}`, `$${count}`);
+      }
+      case 'min':
+      case 'max': {
+        // The first value sorted with nulls last: null only when all are null.
+        const nullFlag = this.temporary('f');
+        const key = this.orderKey(a, type, `$${value}`, frame, before, after);
+        after[nullFlag] = { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] };
+        const best = this.temporary('m');
+        group[best] = { $topN: { n: 1, sortBy: { [nullFlag]: 1, [key]: a.method === 'min' ? 1 : -1 }, output: `$${value}` } };
+        return { $arrayElemAt: [`$${best}`, 0] };
+      }
+      case 'countdistinct': {
+        const distinct = this.temporary('d');
+        if (isDuration(type)) before[value] = kept(this.expressions.durationValue(a.expression, frame), null);
+        group[distinct] = { $addToSet: `$${value}` };
+        return { $size: { $setDifference: [`$${distinct}`, [null]] } };
+      }
+    }
+  }
+
+  /** The field to sort values of `type` by (min/max): the value, or an enum's member value, a Duration's length. */
+  private orderKey(a: Extract<BoundAggregate, { kind: 'method' }>, type: ExpressionType, value: string, frame: Frame, before: MongoDocument, after: MongoDocument): string {
+    const field = value.slice(1);
+    if (type.kind === 'enum') {
+      if (type.type.isFlags) this.fail(`${a.method} of a flag enumeration value`, a);
+      // Stored by name, ordered by member value (a row left out has a null value: sorted last by its flag).
+      const key = this.temporary('o');
+      before[key] = this.expressions.orderable(a.expression, type, frame);
+      return key;
+    }
+    if (isDuration(type)) {
+      const key = this.temporary('o');
+      after[key] = this.expressions.durationSeconds(value);
+      return key;
+    }
+    return field;
+  }
+
+  /** sum (null without values, integers null beyond Int64) or average (sum / count) of accumulated fields. */
+  private sumValue(method: 'sum' | 'average', type: ExpressionType, sum: Aggregation, count: Aggregation): Aggregation {
+    if (method === 'average') return { $cond: [{ $eq: [count, 0] }, null, { $divide: [sum, count] }] };
+    const value = isIntegerType(type) ? { $cond: [{ $and: [{ $gte: [sum, -INT64_LIMIT] }, { $lt: [sum, INT64_LIMIT] }] }, sum, null] } : sum;
+    return { $cond: [{ $eq: [count, 0] }, null, value] };
+  }
+
+  /**
+   * An aggregate along a navigation path: per row, the related entities' keys and values
+   * (`{ k, v }`), pushed per group and united, so that each related entity counts once.
+   */
+  private accumulateRelated(a: BoundAggregate, context: Context, kept: (value: Aggregation, otherwise: Aggregation) => Aggregation, before: MongoDocument, group: MongoDocument): Aggregation {
+    const through = a.through as NonNullable<BoundAggregate['through']>;
+    const related = this.expressions.path(through, rootFrame(context));
+    if (related.kind === 'value' || related.context === undefined) return this.fail('aggregating along this path', through);
+    const target = related.context.type;
+    const element = `odata_e${this.temporaryCount++}`;
+    const inner: Frame = { context: related.context, it: `$$${element}.`, variables: new Map() };
+    const array = related.kind === 'collection' ? related.ref : { $cond: [{ $eq: [related.ref, null] }, [], [related.ref]] };
+    const key: MongoDocument = {};
+    target.key.forEach((name, i) => {
+      key[`k${i}`] = { $ifNull: [`$$${element}.${fieldOf(target, target.properties.get(name) as Property, this.mapping)}`, null] };
+    });
+    let value: Aggregation = null;
+    if (a.kind === 'method') {
+      if ((a.method === 'min' || a.method === 'max') && (a.expression.type.kind === 'enum' || isDuration(a.expression.type))) {
+        this.fail(`${a.method} of an enumeration or Duration value along a navigation path`, a);
+      }
+      value = isDuration(a.expression.type) ? this.expressions.durationValue(a.expression, inner) : this.expressions.value(a.expression, inner);
+    }
+    const pairs = this.temporary('p');
+    before[pairs] = kept({ $map: { input: array, as: element, in: { k: key, v: value } } }, []);
+    const pushed = this.temporary('q');
+    group[pushed] = { $push: `$${pairs}` };
+    const united = { $reduce: { input: `$${pushed}`, initialValue: [], in: { $setUnion: ['$$value', '$$this'] } } };
+    const all = `u${this.temporaryCount++}`;
+    if (a.kind === 'count') return { $size: united };
+    const values = `w${this.temporaryCount++}`;
+    const present = { $filter: { input: { $map: { input: `$$${all}`, as: 'odata_x', in: '$$odata_x.v' } }, as: 'odata_y', cond: { $ne: ['$$odata_y', null] } } };
+    let result: Aggregation;
+    switch (a.method) {
+      case 'sum':
+      case 'average':
+        result = this.sumValue(a.method, a.expression.type, { $sum: `$$${values}` }, { $size: `$$${values}` });
+        break;
+      case 'min':
+      case 'max':
+        result = {
+          $reduce: {
+            input: `$$${values}`,
+            initialValue: null,
+            in: { $cond: [{ $or: [{ $eq: ['$$value', null] }, { [a.method === 'min' ? '$lt' : '$gt']: ['$$this', '$$value'] }] }, '$$this', '$$value'] },
+          },
+        };
+        break;
+      case 'countdistinct':
+        result = { $size: { $setUnion: [`$$${values}`] } };
+        break;
+    }
+    return { $let: { vars: { [all]: united }, in: { $let: { vars: { [values]: present }, in: result } } } };
+  }
+
+  /** `groupby`: a `$group` on the grouping values, with the aggregates of the nested `aggregate`. */
+  private groupby(t: Extract<BoundTransformation, { kind: 'groupby' }>, rows: Rows, stages: MongoDocument[]): void {
+    const seq = this.sequence;
+    const context = newContext(rows.type, rows.set);
+    const frame = rootFrame(context);
+    const id: MongoDocument = {};
+    t.keys.forEach((key, i) => {
+      id[`k${i}`] = this.expressions.value(key.path, frame);
+    });
+    stages.push(...context.stages);
+    const group: MongoDocument = { _id: id };
+    if (seq !== undefined) group[seq] = { $min: `$${seq}` };
+    const out: MongoDocument = {};
+    this.keyOutput(t.keys, t.output, out);
+    // Nested transformations: filter and compute per row, then the aggregate.
+    let current = rows;
+    let keep: string | undefined;
+    const last = t.apply.at(-1);
+    for (const nested of t.apply.slice(0, -1)) {
+      const nestedContext = newContext(current.type, current.set);
+      const nestedFrame = rootFrame(nestedContext);
+      if (nested.kind === 'compute') {
+        const fields: MongoDocument = {};
+        for (const item of nested.items) fields[this.field(nested.output, item.alias)] = this.expressions.value(item.expression, nestedFrame);
+        stages.push(...nestedContext.stages, { $addFields: fields });
+        current = { type: nested.output, set: current.set };
+      } else if (nested.kind === 'filter') {
+        const holds = this.expressions.holds(nested.predicate, true, nestedFrame);
+        const field = this.temporary('keep');
+        stages.push(...nestedContext.stages, { $addFields: { [field]: keep === undefined ? holds : { $and: [{ $eq: [`$${keep}`, true] }, holds] } } });
+        keep = field;
+      } else if (nested.kind !== 'identity') {
+        this.fail(`${nested.kind}() inside groupby() (only filter() and compute() before the aggregate())`, nested);
+      }
+    }
+    if (last !== undefined) {
+      if (last.kind !== 'aggregate') return this.fail(`${last.kind}() at the end of groupby()`, last);
+      const aggregateContext = newContext(current.type, current.set);
+      const before: MongoDocument = {};
+      const after: MongoDocument = {};
+      for (const a of last.aggregates) out[this.field(t.output, a.alias)] = this.accumulate(a, aggregateContext, keep, before, after, group);
+      stages.push(...aggregateContext.stages);
+      if (Object.keys(before).length > 0) stages.push({ $addFields: before });
+      if (Object.keys(after).length > 0) stages.push({ $addFields: after });
+    }
+    if (seq !== undefined) out[seq] = `$${seq}`;
+    stages.push({ $group: group });
+    if (seq !== undefined) stages.push({ $sort: { [seq]: 1 } });
+    stages.push({ $replaceRoot: { newRoot: out } });
+  }
+
+  /** The grouping values into the output document, nested as the output type says. */
+  private keyOutput(keys: readonly BoundGroupKey[], type: StructuredType, out: MongoDocument): void {
+    keys.forEach((key, i) => {
+      let into = out;
+      let at = type;
+      key.names.forEach((name, j) => {
+        const property = at.properties.get(name) as Property;
+        const field = fieldOf(at, property, this.mapping);
+        if (j === key.names.length - 1) {
+          into[field] = `$_id.k${i}`;
+          return;
+        }
+        into[field] ??= {};
+        into = into[field] as MongoDocument;
+        at = (property.type as { type: StructuredType }).type;
+      });
+    });
+  }
+}
