@@ -76,7 +76,8 @@ export function aggregation<T>(method: AggregationMethod, input: ExpressionType)
             count++;
           }
           if (count === 0) return null;
-          if (average) return Number(total) / count;
+          // The exact quotient, then rounded once to a double (as the databases compute it).
+          if (average) return Number(decimalToString(divideDecimal({ coefficient: total, scale: 0 }, { coefficient: BigInt(count), scale: 0 }) as Decimal));
           return total > INT64_MAX || total < INT64_MIN ? null : total;
         };
       }

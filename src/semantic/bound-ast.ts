@@ -356,3 +356,48 @@ export function mapQueryExpressions<T extends BoundQueryOptions>(query: T, rewri
     expand,
   };
 }
+
+/**
+ * The expressions of a bound `$apply`, nested transformations included: predicates, computed
+ * values, order keys, aggregated values and navigation prefixes, grouping paths, ranked values.
+ */
+export function applyExpressions(transformations: readonly BoundTransformation[]): BoundExpression[] {
+  const out: BoundExpression[] = [];
+  for (const t of transformations) {
+    switch (t.kind) {
+      case 'filter':
+        out.push(t.predicate);
+        break;
+      case 'compute':
+        for (const item of t.items) out.push(item.expression);
+        break;
+      case 'orderby':
+        for (const item of t.items) out.push(item.expression);
+        break;
+      case 'aggregate':
+        for (const a of t.aggregates) {
+          if (a.through !== undefined) out.push(a.through);
+          if (a.kind === 'method') out.push(a.expression);
+        }
+        break;
+      case 'groupby':
+        for (const key of t.keys) out.push(key.path);
+        out.push(...applyExpressions(t.apply));
+        break;
+      case 'concat':
+        for (const branch of t.branches) out.push(...applyExpressions(branch));
+        break;
+      case 'topcount':
+      case 'bottomcount':
+      case 'toppercent':
+      case 'bottompercent':
+      case 'topsum':
+      case 'bottomsum':
+        out.push(t.value);
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}

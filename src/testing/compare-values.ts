@@ -53,9 +53,14 @@ export function compareProperty(property: Property, expected: unknown, actual: u
   return compareItem(property, expected, actual);
 }
 
+/** A value as text for a message (bigints as digits). */
+function showValue(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}` : v)) ?? String(value);
+}
+
 function compareItem(property: Property, expected: unknown, actual: unknown): string | undefined {
   if (property.type.kind === 'complex') {
-    if (nullish(expected) || nullish(actual)) return nullish(expected) && nullish(actual) ? undefined : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+    if (nullish(expected) || nullish(actual)) return nullish(expected) && nullish(actual) ? undefined : `expected ${showValue(expected)}, got ${showValue(actual)}`;
     return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>);
   }
   return compareValue(fromReference(property.type), expected, actual);

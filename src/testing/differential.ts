@@ -12,7 +12,7 @@ import { ODataError } from '../errors/odata-error.js';
 import type { Model, NavigationProperty } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
-import { boundChildren } from '../semantic/bound-ast.js';
+import { applyExpressions, boundChildren } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { compareResults, rowType, type BackendResult } from './harness.js';
 import { compareComputed, compareStructured } from './compare-values.js';
@@ -87,6 +87,7 @@ export function queryExpressions(options: BoundQueryOptions): BoundExpression[] 
     out.push(node);
     for (const child of boundChildren(node)) visit(child);
   };
+  for (const node of applyExpressions(options.apply?.transformations ?? [])) visit(node);
   for (const item of options.compute ?? []) visit(item.expression);
   if (options.filter !== undefined) visit(options.filter);
   for (const item of options.orderBy ?? []) visit(item.expression);
@@ -205,6 +206,20 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     },
   },
   {
+    name: 'aggregate-of-inexact-values',
+    deviation: '$apply on the SQL backend: "Decimals"; $apply on MongoDB: "Decimal sums"; MongoDB backend: "mingo has no 64-bit integers"',
+    // Only an aggregate of a Decimal where Decimals are doubles or hold 18 fractional digits (SQLite,
+    // DuckDB, MongoDB as the tests store it, MySQL/MariaDB), or of an Int64 on mingo, and only when
+    // an input row holds a value such storage does not keep exactly.
+    applies: ({ target, query, findingClass, differingRows }) => {
+      if (findingClass !== 'row disagreement' || query.apply === undefined) return false;
+      const aggregated = applyExpressions(query.apply.transformations);
+      const decimal = /sqlite|duckdb|mongo|mingo|mariadb|mysql/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Decimal')) && differingRows.some((row) => Object.values(row).some(longDecimal));
+      const int64 = /mingo/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Int64')) && differingRows.some((row) => Object.values(row).some(beyondDouble));
+      return decimal || int64;
+    },
+  },
+  {
     name: 'mariadb-65-digits',
     deviation: 'SQL backend: "Decimals in MySQL and MariaDB"',
     // Only MariaDB/MySQL, only a Decimal product or remainder, and only with an operand of 20 digits
@@ -294,8 +309,10 @@ async function outcomeOf(fn: () => Promise<BackendResult> | BackendResult): Prom
 
 /** Whether the `$orderby` ends in the key, so that the whole order is defined (then it must match). */
 export function orderIsDefined(options: BoundQueryOptions): boolean {
-  // Rows of $apply's output have no key: compared as a multiset (see compareResults).
-  const keys = new Set(rowType(options).key);
+  // Rows of $apply's output after an aggregation have no key: compared as a multiset (see compareResults).
+  const type = rowType(options);
+  if (type.key.length === 0) return false;
+  const keys = new Set(type.key);
   for (const item of options.orderBy ?? []) {
     const e = item.expression;
     if (e.kind === 'path' && e.root.kind === 'it' && e.steps.length === 1 && e.steps[0]?.kind === 'property') keys.delete(e.steps[0].property.name);
@@ -318,6 +335,8 @@ const keyOf = (type: BoundQueryOptions['entityType'], row: Row): string => type.
  * the source row of each when `source` is given (a result row may be projected by `$select`).
  */
 function differing(query: BoundQuery, expected: readonly Row[], actual: readonly Row[], source: readonly Row[] | undefined): Row[] {
+  // Aggregated rows are made of every input row.
+  if (query.apply !== undefined && !query.apply.entity) return [...(source ?? [])];
   const rows = differingAt(query, query, expected, actual);
   if (source === undefined) return rows;
   const byKey = new Map(source.map((row) => [keyOf(query.entityType, row), row]));

@@ -21,7 +21,7 @@
  *   with `EXISTS` over the group's rows.
  * - The aggregation methods keep the reference's semantics on every dialect: null values left out,
  *   `sum`/`average`/`min`/`max` of nothing null, counts 0; integer sums computed one size wider and
- *   null beyond Int64; the average of integers in doubles (SQL Server's AVG(int) would truncate),
+ *   null beyond Int64; the average of integers the exact quotient rounded to a double (SQL Server's AVG(int) would truncate),
  *   of Decimals an exact quotient (the dialect's `decimalDivide`); min/max of strings by code point,
  *   of enums by member value, of Doubles with NaN lowest (PostgreSQL sorts it highest).
  *
@@ -261,19 +261,24 @@ export class ApplyCompiler {
       case 'countdistinct':
         return `COUNT(DISTINCT ${isPrimitive(input, 'Edm.String') && !dialect.binaryEquality ? dialect.binary(x) : x})`;
       case 'sum':
-        if (isIntegerType(input)) {
-          const wider = dialect.widerIntegers?.int64;
-          const sum = dialect.integerSum?.(x) ?? `SUM(${wider === undefined ? x : `CAST(${x} AS ${wider})`})`;
-          return dialect.int64Guard(sum, c.value(-(2n ** 63n) - 1n, 'decimal'), c.value(2n ** 63n, 'decimal'));
-        }
+        if (isIntegerType(input)) return dialect.int64Guard(this.integerSum(x), c.value(-(2n ** 63n) - 1n, 'decimal'), c.value(2n ** 63n, 'decimal'));
         return `SUM(${x})`;
       case 'average':
         if (isPrimitive(input, 'Edm.Decimal')) return dialect.decimalDivide(`SUM(${x})`, `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`);
+        // Integers: the exact quotient of the exact sum, rounded once to a double, as the reference.
+        if (isIntegerType(input)) return dialect.double(dialect.decimalDivide(dialect.integerAsDecimal(this.integerSum(x)), `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`));
         return `AVG(${dialect.double(x)})`;
       case 'min':
       case 'max':
         return this.extreme(a.method, a, x);
     }
+  }
+
+  /** The exact sum of integers, one size wider than Int64 where the dialect has it. */
+  private integerSum(x: string): string {
+    const dialect = this.compiler.dialect;
+    const wider = dialect.widerIntegers?.int64;
+    return dialect.integerSum?.(x) ?? `SUM(${wider === undefined ? x : `CAST(${x} AS ${wider})`})`;
   }
 
   /** `min`/`max` in the reference's order: strings by code point, enums by value, NaN lowest, Booleans false < true. */

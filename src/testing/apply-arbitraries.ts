@@ -1,0 +1,59 @@
+/**
+ * Random `$apply` pipelines for an entity set (issue 16), for the cross-backend harness: an
+ * optional typed `filter(…)`, then `groupby((…),aggregate(…))` or `aggregate(…)` over the type's
+ * properties and single-valued navigation paths (`$count`, `sum`/`average`/`min`/`max` of numbers,
+ * `min`/`max`/`countdistinct` of orderable values), then the options the extension allows after
+ * it: `$filter` on the count, `$orderby` of every grouping property (so that the order, and a
+ * page, are defined), `$top`, `$skip`, `$count`.
+ */
+import fc from 'fast-check';
+import type { Model, Property, StructuredType } from '../model/model.js';
+import type { GeneratedQuery, TypedArbitraryOptions } from './typed-arbitraries.js';
+import { typedFilterArbitrary } from './typed-arbitraries.js';
+
+const NUMERIC = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Single', 'Edm.Double']);
+const GROUPABLE = new Set(['Edm.String', 'Edm.Boolean', 'Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Date', 'Edm.Guid']);
+const ORDERABLE = new Set([...GROUPABLE, 'Edm.Double', 'Edm.Single', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Duration']);
+
+/** Single-valued primitive or enum properties of `type` whose type is in `names` (enums with `enums`). */
+function propertiesOf(type: StructuredType, names: ReadonlySet<string>, enums: boolean): Property[] {
+  return [...type.properties.values()].filter((p) => !p.collection && p.filterable && (p.type.kind === 'primitive' ? names.has(p.type.name) : enums && p.type.kind === 'enum' && !p.type.type.isFlags));
+}
+
+/** Random `$apply` queries for `entitySet` of `model` (see the module's description). */
+export function applyQueryArbitrary(model: Model, entitySet: string, options: TypedArbitraryOptions = {}): fc.Arbitrary<GeneratedQuery> {
+  const set = model.entitySets.get(entitySet);
+  if (set === undefined) throw new Error(`The model has no entity set named '${entitySet}'`);
+  const type = set.type;
+  const groupable = propertiesOf(type, GROUPABLE, true).map((p) => p.name);
+  for (const navigation of type.navigation.values()) {
+    if (navigation.collection || !navigation.filterable) continue;
+    for (const p of propertiesOf(navigation.target, GROUPABLE, false)) groupable.push(`${navigation.name}/${p.name}`);
+  }
+  const numeric = propertiesOf(type, NUMERIC, false).map((p) => p.name);
+  const orderable = propertiesOf(type, ORDERABLE, true).map((p) => p.name);
+  const aggregate = fc.oneof(
+    ...(numeric.length === 0 ? [] : [fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('sum', 'average', 'min', 'max'))]),
+    ...(orderable.length === 0 ? [] : [fc.tuple(fc.constantFrom(...orderable), fc.constantFrom('min', 'max', 'countdistinct'))]),
+  );
+  return fc
+    .record({
+      filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: Math.min(options.maxDepth ?? 2, 2) }), { freq: 3 }),
+      keys: groupable.length === 0 ? fc.constant([] as string[]) : fc.uniqueArray(fc.constantFrom(...groupable), { maxLength: 2 }),
+      aggregates: fc.uniqueArray(aggregate, { maxLength: 3, selector: (a) => a.join(' ') }),
+      having: fc.option(fc.nat(3), { freq: 3 }),
+      page: fc.option(fc.tuple(fc.nat(4), fc.nat(3)), { freq: 3 }),
+      count: fc.option(fc.boolean(), { freq: 3 }),
+    })
+    .map(({ filter, keys, aggregates, having, page, count }) => {
+      // `$count as n` first: every pipeline has a count for $filter to use.
+      const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
+      const transformations = [...(filter === null ? [] : [`filter(${filter})`]), keys.length === 0 ? `aggregate(${items})` : `groupby((${keys.join(',')}),aggregate(${items}))`];
+      const parts: [string, string][] = [['$apply', transformations.join('/')]];
+      if (having !== null) parts.push(['$filter', `n ge ${having}`]);
+      if (keys.length > 0) parts.push(['$orderby', keys.join(',')]);
+      if (page !== null && keys.length > 0) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
+      if (count !== null) parts.push(['$count', String(count)]);
+      return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
+    });
+}
