@@ -67,6 +67,8 @@ function orderable(property: Property): boolean {
  * ```
  */
 export function keysetKeys(query: BoundQueryOptions): readonly KeysetKey[] | undefined {
+  // Rows of an aggregation (`$apply`) have no key to continue after.
+  if (query.apply !== undefined && !query.apply.entity) return undefined;
   const keys: KeysetKey[] = [];
   for (const item of query.orderBy ?? []) {
     const expression = item.expression;

@@ -312,6 +312,37 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         }
       });
 
+      it('$apply: asset counts per status and per locality, in the { value, count } list, paged by offset', async () => {
+        const byStatus = new Map<string, number>();
+        for (const a of assets) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+        const statuses = [...byStatus.keys()].sort();
+        const response = await h.api(`/assets${q({ $apply: 'groupby((status),aggregate($count as assets))', $orderby: 'status', $count: 'true' })}`);
+        expect(response.status).toBe(200);
+        const body = await json(response);
+        expect(Object.keys(body)).toEqual(['value', 'count']);
+        expect(body.count).toBe(statuses.length);
+        expect((body.value as { status: string; assets: number | string }[]).map((row) => [row.status, Number(row.assets)])).toEqual(statuses.map((status) => [status, byStatus.get(status)]));
+        // Per locality (a navigation path: nested in the row), the largest first.
+        const localities = (await json(await h.api(`/localities${q({ $top: '1000' })}`))).value as { id: string; name: string }[];
+        const byLocality = new Map<string, number>();
+        for (const a of assets.filter((x) => x.status !== 'retired')) {
+          const name = localities.find((l) => l.id === a.localityId)?.name ?? null;
+          byLocality.set(String(name), (byLocality.get(String(name)) ?? 0) + 1);
+        }
+        const perLocality = await json(await h.api(`/assets${q({ $apply: "filter(status ne 'retired')/groupby((locality/name),aggregate($count as assets))", $orderby: 'assets desc,locality/name' })}`));
+        const rows = perLocality.value as { locality: { name: string | null }; assets: number | string }[];
+        expect(new Map(rows.map((row) => [String(row.locality.name), Number(row.assets)]))).toEqual(byLocality);
+        expect(rows.map((row) => Number(row.assets))).toEqual([...rows.map((row) => Number(row.assets))].sort((a, b) => b - a));
+        // Server-driven paging of aggregated rows continues by offset.
+        const first = await json(await h.api(`/assets${q({ $apply: 'groupby((status),aggregate($count as assets))', $orderby: 'status' })}`, { headers: { prefer: 'odata.maxpagesize=1' } }));
+        expect((first.value as { status: string }[]).map((row) => row.status)).toEqual(statuses.slice(0, 1));
+        if (statuses.length > 1) {
+          const next = String(first['@odata.nextLink']);
+          const second = await json(await h.api(next, { headers: { prefer: 'odata.maxpagesize=1' } }));
+          expect((second.value as { status: string }[]).map((row) => row.status)).toEqual(statuses.slice(1, 2));
+        }
+      });
+
       it('navigation in $filter: locality/name', async () => {
         const localities = (await json(await h.api('/localities'))).value as { id: string; name: string }[];
         const target = localities[0] as { id: string; name: string };
@@ -373,6 +404,8 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         ['an unknown $-option', { $foo: '1' }, 'unknown_option'],
         ['a custom option', { page: '2' }, 'unsupported_option'],
         ['a $compute alias that names a property', { $compute: "concat(name,'x') as code" }, 'alias_conflict'],
+        ['an $apply summing text', { $apply: 'aggregate(name with sum as total)' }, 'type_mismatch'],
+        ['a $filter on a property $apply aggregated away', { $apply: 'groupby((status))', $filter: "name eq 'x'" }, 'unknown_property'],
         ['a $skiptoken the service did not issue', { $skiptoken: 'abc' }, 'invalid_option_value'],
         ['$top=-1', { $top: '-1' }, 'invalid_option_value'],
         ['a duplicate option', {}, 'duplicate_option'],
