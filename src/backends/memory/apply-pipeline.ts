@@ -17,6 +17,8 @@ import { isPrimitive } from '../../semantic/types.js';
 import { sortRows, type SortKey } from './ordering.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
+/** The group key of null (and of a value that is no string) where strings are their own keys. */
+const NULL_KEY = Symbol('null');
 
 type Step = (rows: readonly Row[]) => Row[];
 
@@ -152,8 +154,8 @@ function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransform
     // A string groups by its exact value: no normalization to make.
     const exact = isPrimitive(key.path.type, 'Edm.String');
     const keyOf = exact
-      ? (value: unknown): string => (typeof value === 'string' ? `s${value}` : 'null')
-      : (value: unknown): string => {
+      ? (value: unknown): unknown => (typeof value === 'string' ? value : NULL_KEY)
+      : (value: unknown): unknown => {
           const stored = storedValue(value);
           return valueKey(stored === null ? null : domain.normalize(stored));
         };
@@ -161,20 +163,32 @@ function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransform
   });
   const perGroup = nested.length === 0 ? undefined : pipeline(nested, compiler, search);
   return (rows) => {
-    const groups = new Map<string, { first: Row; rows: Row[] }>();
+    // One Map per grouping property, nested (no key text made per row); groups in first-row order.
+    type Group = { first: Row; rows: Row[] };
+    const groups: Group[] = [];
+    const root = new Map<unknown, unknown>();
+    const last = readers.length - 1;
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r] as Row;
-      let key = '';
-      for (let i = 0; i < readers.length; i++) {
+      let level = root;
+      for (let i = 0; i < last; i++) {
         const reader = readers[i] as (typeof readers)[number];
-        key += `${reader.keyOf(reader.evaluate(row, NO_VARIABLES))}\u0000`;
+        const part = reader.keyOf(reader.evaluate(row, NO_VARIABLES));
+        let next = level.get(part) as Map<unknown, unknown> | undefined;
+        if (next === undefined) level.set(part, (next = new Map()));
+        level = next;
       }
-      const group = groups.get(key);
-      if (group === undefined) groups.set(key, { first: row, rows: [row] });
-      else group.rows.push(row);
+      const reader = readers[last];
+      const part = reader === undefined ? '' : reader.keyOf(reader.evaluate(row, NO_VARIABLES));
+      const group = level.get(part) as Group | undefined;
+      if (group === undefined) {
+        const created: Group = { first: row, rows: [row] };
+        level.set(part, created);
+        groups.push(created);
+      } else group.rows.push(row);
     }
     const result: Row[] = [];
-    for (const group of groups.values()) {
+    for (const group of groups) {
       const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
       readers.forEach((reader) => {
         let into = out;
