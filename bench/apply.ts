@@ -11,7 +11,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { bindQuery, compileQuery, createTableSql, defineModel, ODataError, readSqlRows, toSql, type Row } from '../src/index.js';
-import { fmtNum, markdownTable, median } from './measure.js';
+import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
 import { writeSection } from './results-file.js';
 
 const ROWS = 100_000;
@@ -68,32 +68,6 @@ function canonical(rows: readonly Row[]): string {
   );
 }
 
-function measure(subjects: Record<string, () => unknown>): Record<string, number[]> {
-  const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
-  for (const fn of Object.values(subjects)) for (let i = 0; i < 3; i++) fn();
-  for (let round = 0; round < SAMPLES; round++) {
-    for (const [key, fn] of Object.entries(subjects)) {
-      const t0 = performance.now();
-      fn();
-      times[key]!.push(performance.now() - t0);
-    }
-  }
-  return times;
-}
-
-async function measureAsync(subjects: Record<string, () => Promise<unknown>>): Promise<Record<string, number[]>> {
-  const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
-  for (const fn of Object.values(subjects)) for (let i = 0; i < 2; i++) await fn();
-  for (let round = 0; round < SAMPLES; round++) {
-    for (const [key, fn] of Object.entries(subjects)) {
-      const t0 = performance.now();
-      await fn();
-      times[key]!.push(performance.now() - t0);
-    }
-  }
-  return times;
-}
-
 const ms = (values: number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
 
 /** Runs the bench, writes its section, returns it. */
@@ -103,7 +77,7 @@ export async function runApplyBench(): Promise<string> {
   const bound = bindQuery(QUERY, { model, entitySet: 'sales' });
   const compiled = compileQuery(bound);
   if (canonical(compiled.apply(rows).value) !== canonical(handWritten(rows))) throw new Error('the in-memory $apply and the hand-written reduce disagree');
-  const memory = measure({ ours: () => compiled.apply(rows), hand: () => handWritten(rows) });
+  const memory = await interleavedSamples({ ours: () => compiled.apply(rows), hand: () => handWritten(rows) }, SAMPLES);
   const table: string[][] = [['in memory: `compileQuery(bound).apply(rows)` vs a hand-written reduce', ms(memory.ours!), ms(memory.hand!), `${fmtNum(median(memory.ours!) / median(memory.hand!))}x`]];
 
   let sqlNote = '';
@@ -120,7 +94,7 @@ export async function runApplyBench(): Promise<string> {
       const statement = toSql(bound, { dialect: 'postgres' });
       const ours = async (): Promise<Row[]> => readSqlRows(bound, statement, (await db.query<Row>(statement.sql, [...statement.params])).rows) as Row[];
       if (canonical(await ours()) !== canonical(await handRows())) throw new Error('toSql and the hand-written GROUP BY disagree');
-      const times = await measureAsync({ ours, hand: handRows });
+      const times = await interleavedSamples({ ours, hand: handRows }, SAMPLES, 2);
       table.push(['PGlite: `toSql` + `readSqlRows` vs hand-written `GROUP BY` SQL and mapping', ms(times.ours!), ms(times.hand!), `${fmtNum(median(times.ours!) / median(times.hand!))}x`]);
     } catch (error) {
       if (!(error instanceof ODataError)) throw error;

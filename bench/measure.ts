@@ -185,3 +185,20 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   return [line(header), line(sep), ...rows.map(line)].join('\n');
 }
+
+/**
+ * Times each subject (a call of it is one sample) in `samples` interleaved rounds after `warmup`
+ * calls each; milliseconds per call, in round order. No forced GC: steady state.
+ */
+export async function interleavedSamples(subjects: Record<string, () => unknown>, samples: number, warmup = 3): Promise<Record<string, number[]>> {
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
+  for (const fn of Object.values(subjects)) for (let i = 0; i < warmup; i++) await fn();
+  for (let round = 0; round < samples; round++) {
+    for (const [key, fn] of Object.entries(subjects)) {
+      const t0 = performance.now();
+      await fn();
+      times[key]!.push(performance.now() - t0);
+    }
+  }
+  return times;
+}

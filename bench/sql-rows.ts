@@ -13,7 +13,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type BoundQuery, type SqlQuery } from '../src/index.js';
-import { fmtNum, markdownTable, median } from './measure.js';
+import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
 import { writeSection } from './results-file.js';
 
 const ROWS = 20_000;
@@ -51,20 +51,6 @@ const model = defineModel({
 type Row = Record<string, unknown>;
 /** The enum's members by stored value, as the hand-written mapping knows them. */
 const STATUS = ['active', 'retired'];
-
-/** Times `fn` over SAMPLES interleaved rounds after a warm-up; ms per call, median and spread. */
-function measure(subjects: Record<string, () => unknown>): Record<string, number[]> {
-  const times: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
-  for (const fn of Object.values(subjects)) for (let i = 0; i < 3; i++) fn();
-  for (let round = 0; round < SAMPLES; round++) {
-    for (const [key, fn] of Object.entries(subjects)) {
-      const t0 = performance.now();
-      fn();
-      times[key]!.push(performance.now() - t0);
-    }
-  }
-  return times;
-}
 
 /** Runs the bench, writes its section, returns it. */
 export async function runSqlRowsBench(): Promise<string> {
@@ -115,7 +101,7 @@ export async function runSqlRowsBench(): Promise<string> {
     const ours = readSqlRows(c.bound, statement, rows);
     const hand = c.hand(rows, statement) as Row[];
     if (JSON.stringify(ours) !== JSON.stringify(hand)) throw new Error(`${c.label}: readSqlRows and the hand-written mapping disagree`);
-    const times = measure({ ours: () => readSqlRows(c.bound, statement, rows), hand: () => c.hand(rows, statement) });
+    const times = await interleavedSamples({ ours: () => readSqlRows(c.bound, statement, rows), hand: () => c.hand(rows, statement) }, SAMPLES);
     const range = (values: number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
     tableRows.push([c.label, range(times.ours!), range(times.hand!), `${fmtNum(median(times.ours!) / median(times.hand!))}x`]);
   }

@@ -8,7 +8,7 @@ import { joinPairs } from '../../model/navigation.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ExpressionCompiler, propertyGetter, type NavigationResolver, type Row } from '../../reference/evaluator.js';
-import { compareKeys, type SortKey } from './ordering.js';
+import { compareKeys, keyValues, type SortKey } from './ordering.js';
 import { compileApply } from './apply-pipeline.js';
 import { defaultSearch, type SearchFunction } from '../../reference/search.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
@@ -153,15 +153,7 @@ function compileOptions(options: BoundQueryOptions, entityType: StructuredType, 
       keys.push({ evaluate: (row) => get(row) ?? null, domain: domainOf(fromReference(property.type)), descending: false });
     }
   }
-  const sortKey = (row: Row): unknown[] => {
-    const values = new Array<unknown>(keys.length);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as SortKey;
-      const value = key.evaluate(row, NO_VARIABLES);
-      values[i] = value === null || value === undefined ? null : key.domain.normalize(value);
-    }
-    return values;
-  };
+  const sortKey = (row: Row): unknown[] => keyValues(keys, row);
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
 
   compiler.option = nested ? '$expand' : '$compute';
