@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bindQuery, modelFromCsdl } from '../../src/index.js';
+import { bindQuery, csdlJsonFromModel, modelFromCsdl } from '../../src/index.js';
 import { failure } from '../helpers/failure.js';
 
 /** A CSDL JSON document as `$metadata?$format=json` returns it, with Capabilities annotations. */
@@ -100,6 +100,19 @@ describe('modelFromCsdl', () => {
     expect(bindQuery('$top=1', { model: read, entitySet: 'localities' }).top).toBe(1);
     const onSet = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: { ...annotations, 'self.Container/localities': { '@Capabilities.TopSupported': false } } } });
     expect(failure(() => bindQuery('$top=1', { model: onSet, entitySet: 'localities' })).code).toBe('query_option_not_supported');
+  });
+
+  it('Aggregation.ApplySupported with no transformations turns $apply off for a set, and the writer keeps it', () => {
+    const annotations = { ...csdl.Assets.$Annotations, 'self.Container/localities': { '@Org.OData.Aggregation.V1.ApplySupported': { Transformations: [] } } };
+    const read = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: annotations } });
+    expect(failure(() => bindQuery('$apply=aggregate($count as n)', { model: read, entitySet: 'localities' }))).toMatchObject({ code: 'query_option_not_supported', option: '$apply', position: 0 });
+    // Another set, or a record that lists transformations, keeps it on.
+    expect(bindQuery('$apply=groupby((name))', { model: read, entitySet: 'assets' }).apply?.output.properties.has('name')).toBe(true);
+    const listed = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: { ...csdl.Assets.$Annotations, 'self.Container/localities': { '@Org.OData.Aggregation.V1.ApplySupported': { Transformations: ['aggregate'] } } } } });
+    expect(bindQuery('$apply=aggregate($count as n)', { model: listed, entitySet: 'localities' }).apply).toBeDefined();
+    const written = modelFromCsdl(csdlJsonFromModel(read));
+    expect(failure(() => bindQuery('$apply=identity', { model: written, entitySet: 'localities' })).code).toBe('query_option_not_supported');
+    expect(bindQuery('$apply=identity', { model: written, entitySet: 'assets' }).apply?.entity).toBe(true);
   });
 
   it('a property named __proto__ (from JSON text) is an ordinary property', () => {
