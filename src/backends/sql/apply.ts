@@ -25,8 +25,9 @@
  *   of Decimals an exact quotient (the dialect's `decimalDivide`); min/max of strings by code point,
  *   of enums by member value, of Doubles with NaN lowest (PostgreSQL sorts it highest).
  *
- * Refused with `unsupported_feature` and the transformation's position: `toppercent`,
- * `bottompercent`, `topsum`, `bottomsum`; nested transformations of `groupby` other than the
+ * `toppercent`, `bottompercent`, `topsum`, `bottomsum` keep the rows while the running sum (a
+ * window function) of the rows before them is below the limit.
+ * Refused with `unsupported_feature` and the transformation's position: nested transformations of `groupby` other than the
  * above; min/max of Guid, Duration and flag enum values; `$apply` inside `$expand`.
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
@@ -152,8 +153,25 @@ export class ApplyCompiler {
       case 'toppercent':
       case 'bottompercent':
       case 'topsum':
-      case 'bottomsum':
-        throw unsupported(`the transformation '${node.kind}' (yet)`, node);
+      case 'bottomsum': {
+        // The fewest rows, in the value's order (nulls last, counted as 0), whose values reach the
+        // limit (toppercent: that percentage of the total): a row is kept while the sum of the rows
+        // before it is below the limit. Sums in doubles, in that order, as the reference adds them.
+        const value = node.value;
+        const direction = node.kind.startsWith('top') ? 'desc' : 'asc';
+        const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+        const ordered: ApplyRelation = { ...input, order };
+        const scope = this.scope(ordered);
+        const amount = `${c.dialect.double(`COALESCE(${c.expression(value, scope)}, 0)`)}`;
+        // Helper columns under names no OData identifier has (they ride along in later `*` selects).
+        const before = this.quote(`~before ${scope.alias}`);
+        const total = this.quote(`~total ${scope.alias}`);
+        const windowed = `(SELECT ${scope.alias}.*, SUM(${amount}) OVER (ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ${before}, SUM(${amount}) OVER () AS ${total} FROM ${this.fromOf(ordered, scope)})`;
+        const outer = this.alias();
+        const limit = c.value(node.limit, 'double');
+        const target = node.kind.endsWith('percent') ? `(${outer}.${total} * ${limit}) / 100` : limit;
+        return { ...ordered, from: `(SELECT ${outer}.* FROM ${windowed} ${outer} WHERE COALESCE(${outer}.${before}, 0) < ${target})` };
+      }
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {

@@ -140,7 +140,7 @@ describe('$apply on SQL gives the reference rows', () => {
     expect(await check(queries)).toBe('');
   }, 180_000);
 
-  it('filter, search, compute, orderby, top, skip, identity, concat, topcount and bottomcount', async () => {
+  it('filter, search, compute, orderby, top, skip, identity, concat, topcount, bottomcount, toppercent, bottompercent, topsum and bottomsum', async () => {
     const queries = [
       '$apply=identity',
       '$apply=filter(qty gt 1)',
@@ -156,6 +156,14 @@ describe('$apply on SQL gives the reference rows', () => {
       '$apply=bottomcount(2,rate)',
       '$apply=groupby((region),aggregate(amount with sum as s))/topcount(2,s)',
       '$apply=search(north)',
+      '$apply=toppercent(50,qty)',
+      '$apply=bottompercent(30,rate)',
+      '$apply=topsum(5,qty)',
+      '$apply=bottomsum(2.5,amount)',
+      '$apply=topsum(0,qty)',
+      '$apply=toppercent(100,qty)/topcount(2,id)',
+      '$apply=groupby((region),aggregate(amount with sum as s))/topsum(3,s)',
+      '$apply=filter(id lt 0)/toppercent(50,qty)',
     ];
     expect(await check(queries)).toBe('');
   }, 180_000);
@@ -179,7 +187,7 @@ describe('$apply on SQL gives the reference rows', () => {
 });
 
 describe('$apply on SQL refuses what it does not run, with the position validateQuery reports', () => {
-  const refused = ['$apply=toppercent(50,qty)', '$apply=topsum(5,qty)', '$apply=groupby((region),top(1)/aggregate($count as n))', '$apply=aggregate(id with min as m)/filter(m gt 0)&$expand=product($apply=identity)'];
+  const refused = ['$apply=groupby((region),top(1)/aggregate($count as n))', '$apply=aggregate(id with min as m)/filter(m gt 0)&$expand=product($apply=identity)'];
   it.each(refused)('%s', (text) => {
     let error: unknown;
     let bound;
