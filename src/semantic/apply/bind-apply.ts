@@ -315,6 +315,7 @@ class ApplyBinder {
       if (step.kind === 'navigation' && step.navigation.collection) this.fail('type_mismatch', `A grouping property cannot go through the collection '${step.navigation.name}'`, step.span);
       names.push(step.kind === 'property' ? step.property.name : step.navigation.name);
     }
+    if (bound.type.kind === 'collection') this.fail('type_mismatch', `A grouping property must be single-valued, but '${names.join('/')}' is a collection`, path.span);
     if (bound.type.kind !== 'primitive' && bound.type.kind !== 'enum') {
       this.unsupported(`Grouping by a ${bound.type.kind} value ('${names.join('/')}'): group by its properties`, path.span);
     }
