@@ -161,7 +161,7 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
 
 /**
  * The query with temporal literals finer than `precision` made exact or refused (see the module's
- * comment), in `$compute`, `$filter`, `$orderby` and the same options of every expansion.
+ * comment), in `$apply`, `$compute`, `$filter`, `$orderby` and the same options of every expansion.
  */
 export function limitFraction<T extends BoundQueryOptions>(query: T, precision: FractionalPrecision): T {
   const units = unitsOf(precision);

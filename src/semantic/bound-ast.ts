@@ -319,7 +319,68 @@ export function boundChildren(node: BoundExpression): readonly BoundExpression[]
 }
 
 /** Which option an expression of a level comes from: `$expand` for every expression of an expansion's options. */
-export type ExpressionOption = '$compute' | '$filter' | '$orderby' | '$expand';
+export type ExpressionOption = '$apply' | '$compute' | '$filter' | '$orderby' | '$expand';
+
+/**
+ * `apply` with `rewrite` applied to its predicates, computed, ordered, aggregated and ranked values
+ * (nested transformations too; grouping and navigation paths are kept); the same object when nothing changes.
+ */
+function mapApply(apply: BoundApply, rewrite: (node: BoundExpression) => BoundExpression): BoundApply {
+  const order = (items: readonly BoundOrderByItem[]): readonly BoundOrderByItem[] =>
+    mapSame(items, (item) => {
+      const expression = rewrite(item.expression);
+      return expression === item.expression ? item : { ...item, expression };
+    });
+  const pipeline = (transformations: readonly BoundTransformation[]): readonly BoundTransformation[] =>
+    mapSame(transformations, (t): BoundTransformation => {
+      switch (t.kind) {
+        case 'filter': {
+          const predicate = rewrite(t.predicate);
+          return predicate === t.predicate ? t : { ...t, predicate };
+        }
+        case 'compute': {
+          const items = mapSame(t.items, (item) => {
+            const expression = rewrite(item.expression);
+            return expression === item.expression ? item : { ...item, expression };
+          });
+          return items === t.items ? t : { ...t, items };
+        }
+        case 'orderby': {
+          const items = order(t.items);
+          return items === t.items ? t : { ...t, items };
+        }
+        case 'aggregate': {
+          const aggregates = mapSame(t.aggregates, (a) => {
+            if (a.kind !== 'method') return a;
+            const expression = rewrite(a.expression);
+            return expression === a.expression ? a : { ...a, expression };
+          });
+          return aggregates === t.aggregates ? t : { ...t, aggregates };
+        }
+        case 'groupby': {
+          const nested = pipeline(t.apply);
+          return nested === t.apply ? t : { ...t, apply: nested };
+        }
+        case 'concat': {
+          const branches = mapSame(t.branches, pipeline);
+          return branches === t.branches ? t : { ...t, branches };
+        }
+        case 'topcount':
+        case 'bottomcount':
+        case 'toppercent':
+        case 'bottompercent':
+        case 'topsum':
+        case 'bottomsum': {
+          const value = rewrite(t.value);
+          return value === t.value ? t : { ...t, value };
+        }
+        default:
+          return t;
+      }
+    });
+  const transformations = pipeline(apply.transformations);
+  return transformations === apply.transformations ? apply : { ...apply, transformations };
+}
 
 /**
  * `query` with `rewrite` applied to each expression of its `$compute`, `$filter` and `$orderby`
@@ -335,6 +396,7 @@ export function mapQueryExpressions<T extends BoundQueryOptions>(query: T, rewri
           const expression = rewrite(item.expression, option('$compute'));
           return expression === item.expression ? item : { ...item, expression };
         });
+  const apply = query.apply === undefined ? undefined : mapApply(query.apply, (node) => rewrite(node, option('$apply')));
   const filter = query.filter === undefined ? undefined : rewrite(query.filter, option('$filter'));
   const orderBy =
     query.orderBy === undefined
@@ -347,9 +409,10 @@ export function mapQueryExpressions<T extends BoundQueryOptions>(query: T, rewri
     const options = mapQueryExpressions(item.options, rewrite, true);
     return options === item.options ? item : { ...item, options };
   });
-  if (compute === query.compute && filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
+  if (apply === query.apply && compute === query.compute && filter === query.filter && orderBy === query.orderBy && expand === query.expand) return query;
   return {
     ...query,
+    ...(query.apply === undefined ? {} : { apply }),
     ...(query.compute === undefined ? {} : { compute }),
     ...(query.filter === undefined ? {} : { filter }),
     ...(query.orderBy === undefined ? {} : { orderBy }),

@@ -1,8 +1,8 @@
 /** Constant folding: subexpressions without paths become literals with the reference's value. */
 import { describe, expect, it } from 'vitest';
 import { bindQuery, defineModel } from '../../src/index.js';
-import { foldConstants } from '../../src/reference/constant-folding.js';
-import type { BoundExpression } from '../../src/semantic/bound-ast.js';
+import { foldConstants, foldQuery } from '../../src/reference/constant-folding.js';
+import type { BoundExpression, BoundTransformation } from '../../src/semantic/bound-ast.js';
 
 const model = defineModel({
   namespace: 'N',
@@ -39,6 +39,22 @@ describe('foldConstants', () => {
     const ms = Date.parse(String((right as { value: unknown }).value));
     expect(ms).toBeGreaterThanOrEqual(before - 7 * 86_400_000 - 5);
     expect(ms).toBeLessThanOrEqual(Date.now() - 7 * 86_400_000 + 5);
+  });
+
+  it('folds the expressions of $apply too (filter, compute, aggregated and ranked values, nested in groupby and concat)', () => {
+    const bound = bindQuery(
+      `$apply=${encodeURIComponent("concat(groupby((n),filter(at lt now())/aggregate((n add (1 add 2)) with sum as s)),compute(1 add 2 as three)/topcount(2,n mul (2 add 3)))")}`,
+      { model, entitySet: 'es' },
+    );
+    const [concat] = foldQuery(bound).apply?.transformations ?? [];
+    if (concat?.kind !== 'concat') throw new Error('not a concat');
+    const [[groupby], [compute, topcount]] = concat.branches as [BoundTransformation[], BoundTransformation[]];
+    if (groupby?.kind !== 'groupby' || compute?.kind !== 'compute' || topcount?.kind !== 'topcount') throw new Error('unexpected pipeline');
+    const [filtered, aggregated] = groupby.apply;
+    expect(filtered).toMatchObject({ kind: 'filter', predicate: { right: { kind: 'literal' } } });
+    expect(aggregated).toMatchObject({ kind: 'aggregate', aggregates: [{ expression: { right: { kind: 'literal', value: 3 } } }] });
+    expect(compute.items[0]?.expression).toMatchObject({ kind: 'literal', value: 3 });
+    expect(topcount.value).toMatchObject({ right: { kind: 'literal', value: 5 } });
   });
 
   it('a duration added to a DateTimeOffset moves to the constant side, where the shifted column stays in the years 1 to 9999', () => {

@@ -31,7 +31,7 @@
  * above; min/max of Guid, Duration and flag enum values; `$apply` inside `$expand`.
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundApply, BoundExpression, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundAggregate, BoundApply, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { memberOrdinals } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
@@ -384,24 +384,4 @@ export class ApplyCompiler {
     });
     return { from: `(${parts.join(' UNION ALL ')})`, type: output, entity };
   }
-}
-
-/** The expressions of a bound `$apply` (for walking it: the differential runner's feature checks). */
-export function applyExpressions(apply: BoundApply): BoundExpression[] {
-  const out: BoundExpression[] = [];
-  const visit = (transformations: readonly BoundTransformation[]): void => {
-    for (const t of transformations) {
-      if (t.kind === 'filter') out.push(t.predicate);
-      else if (t.kind === 'compute') out.push(...t.items.map((i) => i.expression));
-      else if (t.kind === 'orderby') out.push(...t.items.map((i) => i.expression));
-      else if (t.kind === 'aggregate') out.push(...t.aggregates.flatMap((a) => (a.kind === 'method' ? [a.expression] : [])));
-      else if (t.kind === 'groupby') {
-        out.push(...t.keys.map((k) => k.path));
-        visit(t.apply);
-      } else if (t.kind === 'concat') t.branches.forEach(visit);
-      else if (t.kind === 'topcount' || t.kind === 'bottomcount' || t.kind === 'toppercent' || t.kind === 'bottompercent' || t.kind === 'topsum' || t.kind === 'bottomsum') out.push(t.value);
-    }
-  };
-  visit(apply.transformations);
-  return out;
 }
