@@ -68,7 +68,7 @@ export type ODataErrorCode =
   | 'node_count_exceeded'
   /** A Decimal literal with more digits than `maxDecimalDigits`. */
   | 'literal_too_long'
-  /** A literal argument the operation rejects: a negative substring length (URL 5.1.1.5.7). */
+  /** A literal argument the operation rejects: a negative substring length (URL 5.1.1.5.7), a zero divisor of integer or Decimal `div`/`divby` or of `mod` (URL 5.1.1.2.5-6). */
   | 'invalid_argument'
   /** `any`/`all` nested deeper than `maxAnyAllExpressionDepth`. */
   | 'any_all_depth_exceeded'

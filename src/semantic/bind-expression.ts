@@ -616,9 +616,25 @@ export class ExpressionBinder {
       default: {
         const type = arithmeticType(operator, l, r);
         if (type === undefined) throw this.incompatible(l, r, operator, span);
-        return result(type, isNumeric(l) && isNumeric(r) ? (operator === 'divby' ? type : promoteNumeric(l, r)) : type);
+        const operandType = isNumeric(l) && isNumeric(r) ? (operator === 'divby' ? type : promoteNumeric(l, r)) : type;
+        this.checkLiteralDivisor(operator, operandType, right);
+        return result(type, operandType);
       }
     }
+  }
+
+  /**
+   * URL 5.1.1.2.5 and 5.1.1.2.6: integer and Decimal division by zero, and `mod` by zero of any
+   * type, make the request fail; a literal zero divisor is refused here, for every backend alike.
+   * A divisor that is zero only on some rows gives null there (grammar/DEVIATIONS.md, "Failed
+   * operations yield null"); Double and Single `div` and `divby` by zero are INF, -INF or NaN.
+   */
+  private checkLiteralDivisor(operator: string, operandType: ExpressionType, divisor: BoundExpression): void {
+    if (operator !== 'div' && operator !== 'divby' && operator !== 'mod') return;
+    if (literalSign(divisor) !== 0 || !isNumeric(operandType)) return;
+    const floating = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
+    if (floating && operator !== 'mod') return;
+    throw this.error('invalid_argument', `The right operand of '${operator}' must not be zero.`, divisor.span);
   }
 
   private has(leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
@@ -887,7 +903,11 @@ function literalSign(node: BoundExpression): number | undefined {
   const { value } = node;
   if (typeof value === 'number') return Number.isNaN(value) ? undefined : Math.sign(value) || 0;
   if (typeof value === 'bigint') return value === 0n ? 0 : value < 0n ? -1 : 1;
-  if (typeof value === 'string' && isNumeric(node.type)) return /[1-9]/.test(value) ? (value.startsWith('-') ? -1 : 1) : 0;
+  if (typeof value === 'string' && isNumeric(node.type)) {
+    // Decimal text: the sign of its digits before any exponent (`0e5` is zero).
+    const mantissa = value.split(/e/i)[0] ?? '';
+    return /[1-9]/.test(mantissa) ? (mantissa.startsWith('-') ? -1 : 1) : 0;
+  }
   return undefined;
 }
 

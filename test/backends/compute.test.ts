@@ -47,7 +47,7 @@ describe('$compute on every engine', () => {
       '$compute=n32 add 1 as a,n16 mul 2 as b,n64 sub 1 as c,dbl mul 2 as d&$select=id,a,b,c,d',
       '$compute=dec add 1 as a,dec mul 2 as b,n32 div 3 as c,n32 mod 3 as d,n32 divby 4 as e&$select=id,a,b,c,d,e',
       '$compute=-n32 as a,n16 add n32 as b,round(dbl) as c,floor(dec) as d&$select=id,a,b,c,d',
-      '$compute=n32 div 0 as a,dbl div 0 as b&$select=id,a,b',
+      '$compute=n32 div (id sub id) as a,dbl div 0 as b&$select=id,a,b',
     ]);
   }, 120_000);
 

@@ -52,7 +52,7 @@ const FILTERS = [
   '$filter=case(flag:n64,true:dbl) gt 9007199254740992',
   '$filter=case(flag:n64,true:dbl) eq 9007199254740992',
   "$filter=case(flag:status,true:null) eq 'active'",
-  '$filter=case(n32 div 0 eq 1:1,true:2) eq 2 and id lt 5',
+  '$filter=case(n32 div (id sub id) eq 1:1,true:2) eq 2 and id lt 5',
   "$filter=case(address/city eq 'Oslo':address/zip,true:-1) gt 100",
   "$filter=tags/any(t:case(t eq 'x':true,true:false))",
   // A case of a TimeOfDay column and a literal (MariaDB made it text: seed 20261130).

@@ -175,10 +175,11 @@ describe('in-memory $orderby, paging, $count, $select, $expand', () => {
   });
 
   it('division by zero yields null for the row, integer and double alike (failed operations yield null)', () => {
-    expect(where('big div 0 eq 1')).toEqual([]);
+    // A literal zero divisor of an integer is refused at bind time (invalid_argument); a computed one is null for the row.
+    expect(where('big div (big sub big) eq 1')).toEqual([]);
     expect(where('price div 0 eq INF')).toEqual([]);
     expect(where('price div 0 eq null')).toEqual(where('true'));
-    expect(where('(big mod 0) eq null')).toEqual(where('true'));
+    expect(where('(big mod (big sub big)) eq null')).toEqual(where('true'));
   });
 });
 

@@ -92,6 +92,38 @@ describe('Decimal literals are bounded', () => {
   });
 });
 
+describe('a literal zero divisor is a bad request (URL 5.1.1.2.5, 5.1.1.2.6)', () => {
+  // Category: id Int32, cost Decimal; a Double operand comes from cast.
+  const refused = [
+    'id div 0', 'id div -0', 'id div (0)', 'id mod 0', 'id divby 0', 'cost div 0', 'cost div 0.0',
+    'cost mod 0.00', 'cost divby 0', 'id div 0.0', 'cast(id,Edm.Double) mod 0', 'cast(id,Edm.Int64) div 0',
+  ];
+  for (const expression of refused) {
+    it(`${expression} eq 1 is invalid_argument, 400, at the divisor`, () => {
+      const query = `$filter=${expression} eq 1`;
+      const error = errorOf(() => bindQuery(query, settings));
+      expect(error.code).toBe('invalid_argument');
+      expect(error.status).toBe(400);
+      expect(error.message).toMatch(/right operand of '(div|divby|mod)' must not be zero/);
+      const divisor = expression.lastIndexOf(' ') + 1;
+      expect(error.position).toBe(expression[divisor] === '(' ? divisor + 1 : divisor);
+      // the validator reports the same code at the same place
+      const diagnostics = validateQuery(query, settings);
+      expect(diagnostics.map((d) => d.code)).toContain('invalid_argument');
+    });
+  }
+  it('in $compute, $orderby and $apply too', () => {
+    expect(errorOf(() => bindQuery('$compute=id mod 0 as m', settings)).code).toBe('invalid_argument');
+    expect(errorOf(() => bindQuery('$orderby=id div 0', settings)).code).toBe('invalid_argument');
+    expect(errorOf(() => bindQuery('$apply=compute(cost divby 0 as q)', settings)).code).toBe('invalid_argument');
+  });
+  it('Double div and divby by zero (INF, -INF, NaN), non-zero literals and computed divisors bind', () => {
+    for (const expression of ['cast(id,Edm.Double) div 0', 'cast(id,Edm.Double) divby 0.0e0', 'id div 1', 'cost div 0.001', 'cost div 0e5', 'cost div 1e-5', 'id div (id sub id)', 'id mod id']) {
+      expect(() => bindQuery(`$filter=${expression} eq 1`, settings), expression).not.toThrow();
+    }
+  });
+});
+
 describe('substring with a negative literal length is a bad request', () => {
   for (const length of ['-1', '-(1)', '-2147483649', '-1.5']) {
     it(`substring(name,0,${length})`, () => {

@@ -228,7 +228,7 @@ describe('the rest of issue 12', () => {
       '$orderby=n16 add 1 desc,id&$select=id',
       '$orderby=length(name) desc,id&$select=id',
       '$filter=(round(dbl) divby n16) eq n16&$select=id',
-      '$filter=(-(round(dbl))) eq (dbl mod (n16 div 0))&$select=id',
+      '$filter=(-(round(dbl))) eq (dbl mod (n16 div (id sub id)))&$select=id',
       '$filter=round(dbl) eq 3&$select=id',
       '$filter=round(-2.5e0) eq -3 and round(0.49999999999999994e0) eq 0&$select=id',
       "$filter=startswith(tolower(''),substring(concat(name,name),cast(2147483648,Edm.Int32),n16))&$select=id",

@@ -465,18 +465,20 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(((await json(paged)).error as Json).code).toBe('unsupported_option');
       });
 
-      it('an integer division by zero in $filter is null for the row: 200, the rows do not match', async () => {
-        const response = await h.api(`/localities${q({ $filter: 'length(name) div 0 eq 1', $count: 'true' })}`);
-        const body = await json(response);
-        if (response.status === 400) {
-          // Until the library's SQL yields null for a division by zero (another change), the
-          // database refuses it: a 400 in the service's words, never PostgreSQL's.
-          expect(body.error).toBe('ValidationException');
-          expect(JSON.stringify(body)).not.toMatch(/division_by_zero|ERROR:|22012/);
-          return;
-        }
+      it('an integer division by a computed zero in $filter is null for the row: 200, the rows do not match', async () => {
+        const response = await h.api(`/localities${q({ $filter: 'length(name) div (length(name) sub length(name)) eq 1', $count: 'true' })}`);
         expect(response.status).toBe(200);
-        expect(body).toEqual({ value: [], count: 0 });
+        expect(await json(response)).toEqual({ value: [], count: 0 });
+      });
+
+      it('a literal zero divisor is a 400 ValidationException (URL 5.1.1.2.5: the request fails)', async () => {
+        for (const filter of ['length(name) div 0 eq 1', 'length(name) mod 0 eq 1', 'length(name) divby 0.0 eq 1']) {
+          const response = await h.api(`/localities${q({ $filter: filter })}`);
+          expect(response.status, filter).toBe(400);
+          const body = await json(response);
+          expect(body.error).toBe('ValidationException');
+          expect(JSON.stringify(body)).toMatch(/must not be zero/);
+        }
       });
 
       it('an Int32 product beyond 64 bits is computed exactly, as the reference does (once a database overflow): 200', async () => {
