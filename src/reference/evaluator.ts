@@ -205,46 +205,52 @@ export class ExpressionCompiler {
     };
   }
 
+  /**
+   * `and`/`or`: a chain `a and b and c` runs as one loop over its operands (fewer closure frames per
+   * row). Each operand is compiled once, so compiling is linear in the tree (a nested and/or tree
+   * compiled its operands twice, exponentially in the nesting).
+   */
+  private junction(operator: 'and' | 'or', leftNode: BoundExpression, rightNode: BoundExpression): Evaluator {
+    const operands = flatten(operator, leftNode, rightNode).map((operand) => this.compile(operand));
+    const decisive = operator === 'and' ? false : true;
+    if (operands.length === 2) {
+      const [left, right] = operands as [Evaluator, Evaluator];
+      return (row, scope) => {
+        const a = left(row, scope);
+        if (a === decisive) return decisive;
+        const b = right(row, scope);
+        if (b === decisive) return decisive;
+        return a === !decisive && b === !decisive ? !decisive : null;
+      };
+    }
+    if (operands.length === 3) {
+      const [x, y, z] = operands as [Evaluator, Evaluator, Evaluator];
+      return (row, scope) => {
+        const a = x(row, scope);
+        if (a === decisive) return decisive;
+        const b = y(row, scope);
+        if (b === decisive) return decisive;
+        const c = z(row, scope);
+        if (c === decisive) return decisive;
+        return a === !decisive && b === !decisive && c === !decisive ? !decisive : null;
+      };
+    }
+    return (row, scope) => {
+      let unknown = false;
+      for (let i = 0; i < operands.length; i++) {
+        const value = (operands[i] as Evaluator)(row, scope);
+        if (value === decisive) return decisive;
+        if (value !== !decisive) unknown = true;
+      }
+      return unknown ? null : !decisive;
+    };
+  }
+
   private binary(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, type: ExpressionType): Evaluator {
+    if (operator === 'and' || operator === 'or') return this.junction(operator, leftNode, rightNode);
     const left = this.compile(leftNode);
     const right = this.compile(rightNode);
     switch (operator) {
-      case 'and':
-      case 'or': {
-        // A chain `a and b and c` runs as one loop over its operands (fewer closure frames per row).
-        const operands = flatten(operator, leftNode, rightNode).map((operand) => this.compile(operand));
-        const decisive = operator === 'and' ? false : true;
-        if (operands.length === 2) {
-          return (row, scope) => {
-            const a = left(row, scope);
-            if (a === decisive) return decisive;
-            const b = right(row, scope);
-            if (b === decisive) return decisive;
-            return a === !decisive && b === !decisive ? !decisive : null;
-          };
-        }
-        if (operands.length === 3) {
-          const [x, y, z] = operands as [Evaluator, Evaluator, Evaluator];
-          return (row, scope) => {
-            const a = x(row, scope);
-            if (a === decisive) return decisive;
-            const b = y(row, scope);
-            if (b === decisive) return decisive;
-            const c = z(row, scope);
-            if (c === decisive) return decisive;
-            return a === !decisive && b === !decisive && c === !decisive ? !decisive : null;
-          };
-        }
-        return (row, scope) => {
-          let unknown = false;
-          for (let i = 0; i < operands.length; i++) {
-            const value = (operands[i] as Evaluator)(row, scope);
-            if (value === decisive) return decisive;
-            if (value !== !decisive) unknown = true;
-          }
-          return unknown ? null : !decisive;
-        };
-      }
       case 'eq':
       case 'ne':
       case 'gt':

@@ -4,7 +4,8 @@
  * `too_deep` error; validateQuery handles both.
  */
 import { Query } from 'mingo';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { ExpressionCompiler } from '../../src/reference/evaluator.js';
 import { bindQuery, compileQuery, defineModel, ODataError, toMongo, toSql, validateQuery } from '../../src/index.js';
 import { MAX_BIND_DEPTH } from '../../src/semantic/bind-expression.js';
 
@@ -66,5 +67,34 @@ describe('deep expressions', () => {
   it('validateQuery finds both unknown properties of a 20 000-clause chain', () => {
     const text = chain(20_000).replace('id eq 0 ', 'nme eq 0 ').replace('id eq 59997', 'nam eq 59997');
     expect(validateQuery(`$filter=${text}`, settings).map((d) => d.code)).toEqual(['unknown_property', 'unknown_property']);
+  });
+
+  it('a nested and/or tree compiles each node once in memory (it compiled both operands twice: 2^depth)', () => {
+    // ((((id eq 0 or id eq 1) and id eq 2) or id eq 3) and …): depth 18 took 7 s, depth 22 ran out of memory.
+    const nested = (d: number): string => {
+      let text = 'id eq 0';
+      for (let i = 1; i <= d; i++) text = `(${text} ${i % 2 === 0 ? 'and' : 'or'} id eq ${i})`;
+      return text;
+    };
+    const deep = { ...settings, parse: { ...settings.parse, maxDepth: 2_000 } };
+    const calls = vi.spyOn(ExpressionCompiler.prototype, 'compile');
+    try {
+      for (const d of [60, 400]) {
+        calls.mockClear();
+        const bound = bindQuery(`$filter=${nested(d)}`, deep);
+        const query = compileQuery(bound);
+        // 2d + 1 comparisons and d junctions: each compiled once
+        expect(calls.mock.calls.length).toBeLessThanOrEqual(2 * d + 1 + d);
+        // the same rows as the formula evaluated directly
+        const expected = rows.filter((r) => {
+          let value = r.id === 0;
+          for (let i = 1; i <= d; i++) value = i % 2 === 0 ? value && r.id === i : value || r.id === i;
+          return value;
+        });
+        expect(query.apply(rows).value.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+      }
+    } finally {
+      calls.mockRestore();
+    }
   });
 });
