@@ -12,7 +12,7 @@
  *                  { id, rows } | { id, ok: true } | { id, error: { message, code, ... } }
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types } from '@electric-sql/pglite';
 
 // The compiled WebAssembly modules and the file-system bundle come from the main thread, which
 // prepares them once: a restarted worker then skips compiling (about half of a restart).
@@ -33,6 +33,8 @@ function serializeError(error) {
 let db;
 try {
   db = await PGlite.create(dataDir, {
+    // Timestamps as text: PGlite's Date parsing reads the years 1 to 99 as 19xx/20xx (readSqlRows reads the text exactly).
+    parsers: { [types.TIMESTAMP]: (text) => text, [types.TIMESTAMPTZ]: (text) => text },
     ...(pgliteWasmModule === undefined ? {} : { pgliteWasmModule }),
     ...(initdbWasmModule === undefined ? {} : { initdbWasmModule }),
     ...(fsBundle === undefined ? {} : { fsBundle }),
