@@ -129,6 +129,16 @@ function lambdaScope(outer: Scope, source: CollectionSource, variable: string): 
   return { key: `${outer.key}>${source.path}`, values, collections, lambdaDepth: outer.lambdaDepth + 1 };
 }
 
+/**
+ * A literal zero divisor of integer or Decimal `div`/`divby` and of `mod` is a bind-time error
+ * (URL 5.1.1.2.5-6): one in ten is kept so that the refusal is exercised, the others become a zero
+ * computed per row (`(0 add 0)`), which every backend must make null.
+ */
+const LITERAL_ZERO_KEPT = fc.integer({ min: 0, max: 9 }).map((n) => n === 0);
+function divisor(text: string, kept: boolean): string {
+  return !kept && /^-?0+(\.0+)?(e[+-]?\d+)?$/i.test(text.replace(/^\((.*)\)$/, '$1')) ? `(${text} add 0)` : text;
+}
+
 /** Builds typed expression arbitraries over a model (memoized per scope, type and depth). */
 class ExpressionGenerator {
   private readonly memo = new Map<string, fc.Arbitrary<string>>();
@@ -223,10 +233,11 @@ class ExpressionGenerator {
     const anyInteger = fc.constantFrom(...INTEGER).chain((t) => this.of(t, scope, depth));
     const anyNumber = fc.constantFrom(...NUMERIC).chain((t) => this.of(t, scope, depth));
     if (isNumericKey(type)) {
-      for (const op of ['add', 'sub', 'mul', 'div', 'mod']) add(2, this.numericPair(type, scope, depth).map(([a, b]) => `(${a} ${op} ${b})`));
+      for (const op of ['add', 'sub', 'mul']) add(2, this.numericPair(type, scope, depth).map(([a, b]) => `(${a} ${op} ${b})`));
+      for (const op of ['div', 'mod']) add(2, fc.tuple(this.numericPair(type, scope, depth), LITERAL_ZERO_KEPT).map(([[a, b], kept]) => `(${a} ${op} ${divisor(b, kept)})`));
       add(1, this.of(type, scope, depth).map((a) => `(-(${a}))`));
       if (type === 'Edm.Decimal') {
-        add(1, fc.tuple(fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth)), fc.constantFrom('Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth))).map(([a, b]) => `(${a} divby ${b})`));
+        add(1, fc.tuple(fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth)), fc.constantFrom('Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth))).map(([a, b]) => `(${a} divby ${divisor(b, false)})`));
         for (const name of ['round', 'floor', 'ceiling']) if (this.fn(name)) add(2, call(name, fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth))));
         if (this.fn('fractionalseconds')) add(1, call('fractionalseconds', fc.oneof(dto, time)));
         if (this.fn('totalseconds')) add(1, call('totalseconds', duration));

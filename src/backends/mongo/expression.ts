@@ -7,6 +7,7 @@
  * Every literal goes through `$literal`, so a string such as `$where` or `{"$gt":""}` can never
  * be read as a field path or an operator.
  */
+import { neverNull } from '../../passes/never-null.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
@@ -261,6 +262,9 @@ export class ExpressionCompiler {
 
   /** A Boolean-valued node as true, false or null. */
   private booleanValue(node: BoundExpression, frame: Frame): Aggregation {
+    // A value that is never null (a comparison) is its condition, written once (written twice, a
+    // nested comparison of Boolean values doubled the pipeline per level).
+    if (neverNull(node)) return this.holds(node, true, frame);
     return { $cond: [this.holds(node, true, frame), true, { $cond: [this.holds(node, false, frame), false, null] }] };
   }
 
@@ -498,22 +502,33 @@ export class ExpressionCompiler {
         : ordering
         ? this.orderable(n, operandType, frame)
         : this.value(n, frame);
-    const a = side(leftNode);
-    const b = side(rightNode);
     // A computed or stored Double can be NaN, which MongoDB finds equal to NaN and less than every
     // number: the reference's NaN equals nothing and orders with nothing.
     const maybeNaN = (n: BoundExpression): boolean => inDouble && n.kind !== 'literal';
+    // A side that is read more than once (a NaN guard, a null check) is bound once with $let when it is computed.
+    const vars: Record<string, Aggregation> = {};
+    const once = (n: BoundExpression): Aggregation => {
+      const sideValue = side(n);
+      const repeated = maybeNaN(n) || (ordering && n.kind !== 'literal');
+      if (!repeated || n.kind === 'path' || n.kind === 'literal' || typeof sideValue === 'string' || sideValue === null || typeof sideValue !== 'object') return sideValue;
+      const name = `n${this.letCount++}`;
+      vars[name] = sideValue;
+      return `$$${name}`;
+    };
+    const a = once(leftNode);
+    const b = once(rightNode);
+    const bound = (body: Aggregation): Aggregation => (Object.keys(vars).length === 0 ? body : { $let: { vars, in: body } });
     if (op === 'eq' || op === 'ne') {
       const compared = { [AGGREGATE[op]]: [a, b] };
       const nan = maybeNaN(leftNode) ? a : maybeNaN(rightNode) ? b : undefined;
-      if (nan === undefined) return compared;
-      return op === 'eq' ? { $and: [{ $ne: [nan, NaN] }, compared] } : { $or: [{ $eq: [nan, NaN] }, compared] };
+      if (nan === undefined) return bound(compared);
+      return bound(op === 'eq' ? { $and: [{ $ne: [nan, NaN] }, compared] } : { $or: [{ $eq: [nan, NaN] }, compared] });
     }
     if (maybeNaN(leftNode) || maybeNaN(rightNode)) {
       const guards = [maybeNaN(leftNode) ? a : undefined, maybeNaN(rightNode) ? b : undefined].filter((x) => x !== undefined).map((x) => ({ $ne: [x, NaN] }));
-      return { $and: [...guards, this.comparisonOf(op, leftNode, rightNode, a, b)] };
+      return bound({ $and: [...guards, this.comparisonOf(op, leftNode, rightNode, a, b)] });
     }
-    return this.comparisonOf(op, leftNode, rightNode, a, b);
+    return bound(this.comparisonOf(op, leftNode, rightNode, a, b));
   }
 
   /** An ordering comparison of the two sides' values (never null): gt/lt false with a null, ge/le true for two nulls. */
@@ -524,7 +539,7 @@ export class ExpressionCompiler {
       // x gt null is false; x ge null is x eq null.
       return op === 'ge' || op === 'le' ? { $eq: [a, b] } : false;
     }
-    const known = (n: BoundExpression): boolean => n.kind === 'literal';
+    const known = (n: BoundExpression): boolean => n.kind === 'literal' || neverNull(n);
     const checks: Aggregation[] = [];
     if (!known(leftNode)) checks.push(notNull(a));
     if (!known(rightNode)) checks.push(notNull(b));

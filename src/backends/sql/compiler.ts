@@ -9,6 +9,7 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
+import { neverNull } from '../../passes/never-null.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
@@ -524,7 +525,7 @@ export class SqlCompiler {
   private booleanValue(node: BoundExpression, scope: Scope, unknown = ''): string {
     const holds = this.condition(node, false, scope);
     if (unknown !== '') return `(CASE ${unknown}WHEN ${holds} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
-    return this.dialect.booleanValue(holds);
+    return this.dialect.booleanValue(holds, neverNull(node));
   }
 
   private isNullLiteral(node: BoundExpression): boolean {
@@ -534,7 +535,7 @@ export class SqlCompiler {
   /** Whether the expression can be NULL at run time: not for non-null literals and non-nullable columns of the row. */
   private nullable(node: BoundExpression): boolean {
     if (node.kind === 'literal') return node.value === null;
-    return !nonNullColumn(node);
+    return !nonNullColumn(node) && !neverNull(node);
   }
 
   private comparison(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, positive: boolean, scope: Scope): string {
@@ -583,7 +584,16 @@ export class SqlCompiler {
     // Where doubles hold NaN (PostgreSQL finds NaN = NaN), NaN equals nothing, as in the reference.
     const notNaN = this.dialect.notNaN;
     if (doubles && equality && notNaN !== undefined) {
-      const guards = [leftNode, rightNode].filter((node) => node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value)).map((node) => notNaN(this.expression(node, scope, operandType)));
+      const guarded = (node: BoundExpression): boolean => node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value);
+      if ([leftNode, rightNode].some((node) => node.kind !== 'literal' && node.kind !== 'path')) {
+        // A computed side is read twice (its guard and the comparison): bound once where the dialect can.
+        return this.dialect.withValues([wrap(leftNode), wrap(rightNode)], ([l, r]) => {
+          const guards = [guarded(leftNode) ? notNaN(l as string) : undefined, guarded(rightNode) ? notNaN(r as string) : undefined].filter((g) => g !== undefined);
+          const equal = `(${[...guards, this.dialect.notDistinct(() => l as string, () => r as string)].join(' AND ')})`;
+          return operator === 'eq' ? equal : `NOT ${equal}`;
+        });
+      }
+      const guards = [leftNode, rightNode].filter(guarded).map((node) => notNaN(this.expression(node, scope, operandType)));
       if (guards.length > 0) {
         const equal = `(${guards.join(' AND ')} AND ${this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
         return operator === 'eq' ? equal : `NOT ${equal}`;

@@ -205,8 +205,9 @@ export interface Dialect {
   /**
    * A condition (TRUE, FALSE or NULL exactly as OData's Boolean value) as a value in a select
    * list or a comparison: the condition itself where predicates are values, else a CASE.
+   * `definite`: the condition is never NULL (a comparison), so it may be written once.
    */
-  booleanValue(condition: string): string;
+  booleanValue(condition: string, definite: boolean): string;
   /** A parameter value as the driver should receive it. */
   parameter(value: unknown, kind: ParameterKind): unknown;
   /** Cast of a parameter placeholder to the column type, where the driver needs it; `value` is the parameter, when the placeholder is one. */

@@ -83,7 +83,7 @@ export const mssql: Dialect = {
   integerDivide: (l, r) => `(${l} / ${r})`,
   booleanLiteral: (v) => (v ? '1' : '0'),
   // Predicates are not values in T-SQL.
-  booleanValue: (c) => `(CASE WHEN ${c} THEN 1 WHEN NOT (${c}) THEN 0 END)`,
+  booleanValue: (c, definite) => (definite ? `(CASE WHEN ${c} THEN 1 ELSE 0 END)` : `(CASE WHEN ${c} THEN 1 WHEN NOT (${c}) THEN 0 END)`),
   parameter: (value, kind) => (typeof value === 'boolean' ? (value ? 1 : 0) : exactText(value, kind)),
   typedPlaceholder: (p) => p,
 };
