@@ -13,6 +13,10 @@
  *   last; `aggregate` one row of aggregate functions, `groupby` a GROUP BY (strings compared by
  *   code point through the dialect's `binary`, nulls one group), without nested transformations
  *   its keys only; `concat` a UNION ALL; `topcount`/`bottomcount` an ORDER BY … LIMIT.
+ * - Rows read more than once (the input of `concat`'s branches, the rows of a `groupby` with
+ *   aggregates along navigation paths) are a common table expression of the statement
+ *   (`WITH "~w1" AS (…)`, see {@link ApplyRelation.with}) that each reader names, never a copy of
+ *   their SELECT: the statement grows with the query's text, not with 2^k for k `concat`s.
  * - Nested transformations of `groupby` before its `aggregate` may be `filter`, `search`,
  *   `compute` and `identity`: a group whose rows are all filtered out is still a group (its count
  *   0, its sums null), as in the reference, so filters become conditions inside the aggregates.
@@ -48,6 +52,11 @@ export interface ApplyRelation {
   readonly entity: boolean;
   /** The order an `orderby` (or `topcount`…) gave, as ORDER BY items over a scope of these rows. */
   readonly order?: (scope: Scope) => string;
+  /**
+   * The common table expressions `from` reads (`WITH "~w1" AS (…), "~w2" AS (…) `, with its
+   * trailing space), to begin the statement with; empty when there are none.
+   */
+  readonly with?: string;
 }
 
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
@@ -55,6 +64,8 @@ const unsupported = (what: string, node: { readonly span: { readonly start: numb
 /** Compiles the transformations of one `$apply` into nested derived tables, with one statement's compiler. */
 export class ApplyCompiler {
   private aliases = 0;
+  /** The common table expressions of the statement, in definition order (each may read the ones before). */
+  private readonly tables: string[] = [];
 
   constructor(
     private readonly compiler: SqlCompiler,
@@ -67,7 +78,20 @@ export class ApplyCompiler {
     const alias = this.alias();
     const restricted = this.compiler.scopeCondition(alias);
     const start: ApplyRelation = { from: restricted === '' ? base : `(SELECT ${alias}.* FROM ${base} ${alias} WHERE ${restricted})`, type: this.set.type, entity: true };
-    return this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
+    const rows = this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
+    return this.tables.length === 0 ? rows : { ...rows, with: `WITH ${this.tables.join(', ')} ` };
+  }
+
+  /**
+   * `relation` as a common table expression of the statement, for rows read more than once: each
+   * reader names it instead of repeating its SELECT (a table is named as it is).
+   */
+  private shared(relation: ApplyRelation): ApplyRelation {
+    if (!relation.from.startsWith('(')) return relation;
+    // A name no OData identifier has (nor, then, a table of the model's conventions).
+    const name = this.quote(`~w${this.tables.length + 1}`);
+    this.tables.push(`${name} AS ${relation.from}`);
+    return { ...relation, from: name };
   }
 
   private alias(): string {
@@ -233,6 +257,9 @@ export class ApplyCompiler {
         throw unsupported(`the transformation '${step.kind}' inside groupby() before its aggregate()`, step);
       }
     }
+    const related = aggregates.filter((a) => a.through !== undefined);
+    // Each aggregate along a navigation path reads the rows again (an EXISTS over them).
+    if (related.length > 0) rows = this.shared(rows);
     const keep = (scope: Scope): string => conditions.map((condition) => condition(scope)).join(' AND ');
     const strings = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.String') && !dialect.binaryEquality;
     const scope = this.scope(rows);
@@ -253,7 +280,6 @@ export class ApplyCompiler {
     }
     const local = aggregates.filter((a) => a.through === undefined);
     for (const a of local) select.push(`${this.aggregateFunction(a, scope, kept)} AS ${this.quote(this.column(output, [a.alias]))}`);
-    const related = aggregates.filter((a) => a.through !== undefined);
     if (keys.length === 0) {
       // One row, also for no input rows: aggregate functions over the rows, subqueries for the related entities.
       for (const a of related) select.push(`${this.relatedAggregate(a, rows, [], keep, undefined)} AS ${this.quote(this.column(output, [a.alias]))}`);
@@ -369,7 +395,9 @@ export class ApplyCompiler {
   /** `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns null. */
   private concat(branches: readonly (readonly BoundTransformation[])[], output: StructuredType, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
-    const results = branches.map((branch) => this.pipeline(branch, { ...input, order: undefined }));
+    // Every branch reads the input: one common table expression, however many branches and concats.
+    const shared = this.shared({ ...input, order: undefined });
+    const results = branches.map((branch) => this.pipeline(branch, shared));
     const entity = results.every((r) => r.entity && r.type === input.type) && output === input.type;
     const leaves = this.leaves(output);
     const parts = results.map((result) => {

@@ -195,7 +195,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'rowCount');
       tail += ` ${dialect.paging(top, skip)}`;
     }
-    return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
+    const from = fromClause(compiler, scope);
+    return `${relationOf(compiler)?.with ?? ''}SELECT ${select} FROM ${from}${tail}`;
   };
 
   const list = statement((c) => build(c, true, true), dialect, options);
@@ -205,7 +206,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
           (c) => {
             const scope = joinedRoot();
             const where = c.conditions(bound, scope, apply === undefined);
-            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${fromClause(c, scope)}${where === '' ? '' : ` WHERE ${where}`}`;
+            const from = fromClause(c, scope);
+            return `${relationOf(c)?.with ?? ''}SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${from}${where === '' ? '' : ` WHERE ${where}`}`;
           },
           dialect,
           options,
