@@ -32,6 +32,11 @@ export interface Dialect {
    * exactly or refused (see `limitFraction`), never rounded by the database.
    */
   readonly fractionalSecondDigits: number;
+  /**
+   * The most parameters one statement may have: the engine's (or its driver's) limit, or lower.
+   * A query that needs more is a `query_too_complex` error from `toSql`. Absent: no bound.
+   */
+  readonly maxParameters?: number;
   /** The placeholder of the n-th parameter (1-based): `$1`, `?`, `@p1`. */
   placeholder(index: number): string;
   /** A quoted identifier; quote characters inside are doubled (escaped). */
