@@ -37,6 +37,8 @@
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+
+const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 import { memberOrdinals } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
@@ -306,16 +308,37 @@ export class ApplyCompiler {
         return `COUNT(DISTINCT ${isPrimitive(input, 'Edm.String') && !dialect.binaryEquality ? dialect.binary(x) : x})`;
       case 'sum':
         if (isIntegerType(input)) return dialect.int64Guard(this.integerSum(x), c.value(-(2n ** 63n) - 1n, 'decimal'), c.value(2n ** 63n, 'decimal'));
+        if (isFloat(input)) return this.doubleSum(x);
         return `SUM(${x})`;
       case 'average':
         if (isPrimitive(input, 'Edm.Decimal')) return dialect.decimalDivide(`SUM(${x})`, `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`);
         // Integers: the exact quotient of the exact sum, rounded once to a double, as the reference.
         if (isIntegerType(input)) return dialect.double(dialect.decimalDivide(dialect.integerAsDecimal(this.integerSum(x)), `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`));
+        if (isFloat(input) && dialect.doubleSumOverflow !== undefined) return `(${this.doubleSum(dialect.double(x))} / NULLIF(COUNT(${x}), 0))`;
         return `AVG(${dialect.double(x)})`;
       case 'min':
       case 'max':
         return this.extreme(a.method, a, x);
     }
+  }
+
+  /**
+   * The sum of Doubles. Where the engine's SUM fails past the largest double (PostgreSQL) or gives
+   * a wrong total (MariaDB: 0), the values of 2^500 and more are summed apart, scaled by 2^-500
+   * (exactly: a power of two), so that neither sum can overflow; a total beyond the largest double
+   * is ±INF as in the reference (null where doubles have no INF).
+   */
+  private doubleSum(x: string): string {
+    const c = this.compiler;
+    const overflow = c.dialect.doubleSumOverflow;
+    if (overflow === undefined) return `SUM(${x})`;
+    const large = (): string => c.value(2 ** 500, 'double');
+    const small = `SUM(CASE WHEN ABS(${x}) < ${large()} THEN ${x} END)`;
+    const big = `SUM(CASE WHEN NOT (ABS(${x}) < ${large()}) THEN ${x} * ${c.value(2 ** -500, 'double')} END)`;
+    // Repeated rather than through withValues: aggregates belong to this query, not to a derived table.
+    const nan = c.dialect.notNaN === undefined ? '' : `WHEN NOT (${c.dialect.notNaN(big)}) THEN ${big} `;
+    const beyond = overflow === 'infinity' ? `${big} * ${c.value(Number.POSITIVE_INFINITY, 'double')}` : 'NULL';
+    return `(CASE WHEN ${big} IS NULL THEN ${small} ${nan}WHEN ABS(${big}) > ${c.value(Number.MAX_VALUE * 2 ** -500, 'double')} THEN ${beyond} ELSE ${big} * ${large()} + COALESCE(${small}, 0) END)`;
   }
 
   /** The exact sum of integers, one size wider than Int64 where the dialect has it. */

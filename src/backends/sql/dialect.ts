@@ -124,6 +124,13 @@ export interface Dialect {
    */
   extremeText?(fn: 'MIN' | 'MAX', expression: string): string;
   /**
+   * Where the engine's `SUM` of Doubles fails past the largest double (PostgreSQL, SQL Server) or
+   * gives a wrong total (MariaDB: 0): `$apply`'s `sum` and `average` of Doubles are then summed so
+   * that nothing overflows, a total beyond being INF (`infinity`) or null (`null`, where doubles
+   * have no INF). Absent: `SUM` and `AVG` as they are (the engine's total is already INF).
+   */
+  readonly doubleSumOverflow?: 'infinity' | 'null';
+  /**
    * The exact `SUM` of integers (`$apply`'s sum), to be checked against Int64's range by
    * {@link int64Guard}. Absent: `SUM(CAST(x AS widerIntegers.int64))`.
    */

@@ -30,6 +30,7 @@ export const mssql: Dialect = {
   collectionColumnType: () => 'NVARCHAR(MAX)',
   fractionalSecondDigits: 7,
   jsonCollection: (column) => `JSON_QUERY(${column})`,
+  doubleSumOverflow: 'null',
   // 2 100 per request, two of them sp_executesql's statement and parameter list.
   maxParameters: 2_098,
   placeholder: (index) => `@p${index}`,

@@ -46,6 +46,7 @@ export const postgres: Dialect = {
   fractionalSecondDigits: 6,
   // Arrays are JSON arrays in json_build_object already.
   jsonCollection: (column) => column,
+  doubleSumOverflow: 'infinity',
   // The protocol's Bind message counts parameters in 16 bits.
   maxParameters: 65_535,
   placeholder: (index) => `$${index}`,
