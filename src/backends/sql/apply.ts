@@ -37,8 +37,6 @@
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
-
-const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 import { memberOrdinals } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
@@ -60,6 +58,8 @@ export interface ApplyRelation {
    */
   readonly with?: string;
 }
+
+const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
 
