@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bindQuery, DIALECTS, ODataError, toSql, type DialectName } from '../../../src/index.js';
-import { FUZZ_SET, fuzzModel } from '../../fixtures/fuzz-data.js';
+import { runDifferential } from '../../../src/testing/index.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../../fixtures/fuzz-data.js';
 
 const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
 const raised = { model: fuzzModel, entitySet: FUZZ_SET, maxApplyFanOut: 2 ** 40, maxNodeCount: 100_000, maxFunctionCallDepth: 100 };
@@ -106,5 +107,13 @@ describe('every statement is bounded in length and in parameters', () => {
     expect(DIALECTS.mssql.maxParameters).toBeLessThan(2100);
     expect(DIALECTS.sqlite.maxParameters).toBeLessThanOrEqual(32_766);
     for (const name of ['postgres', 'mysql', 'duckdb'] as const) expect(DIALECTS[name].maxParameters).toBeLessThanOrEqual(65_535);
+  });
+
+  it('the differential runner excuses the bound (statement-bound), and nothing else of the same query', async () => {
+    // The statement is refused before any database would run it: a target that compiles only.
+    const compileOnly = (dialect: DialectName) => ({ name: `${dialect} (compile only)`, run: (query: Parameters<typeof toSql>[0]) => (toSql(query, { dialect }), { value: [] }) });
+    const result = await runDifferential(`$filter=${'dbl mul '.repeat(6)}dbl gt 1`, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: [compileOnly('mysql'), compileOnly('mssql')] });
+    expect(result.findings).toEqual([]);
+    expect([...result.excused.values()]).toEqual(['statement-bound', 'statement-bound']);
   });
 });
