@@ -2,6 +2,8 @@
  * `npm run fuzz`: a differential fuzzing campaign. Generated queries over the whole grammar run on
  * the in-memory reference and on PGlite, sql.js, a live PostgreSQL (ODATA_TEST_POSTGRES_URL), a live
  * MariaDB (ODATA_TEST_MYSQL_URL) and mingo; each engine is opened once with the data loaded once.
+ * One query in ten (`--apply-every`) is an `$apply` pipeline (`applyQueryArbitrary`: chained and
+ * nested `concat`, `groupby`, `aggregate`), the others the typed `$filter`/`$orderby`/… queries.
  * Prints progress, then the queries run, the findings by class and a minimal reproduction of each
  * distinct finding, and appends the run to bench/fuzz-results.json (one run per line).
  *
@@ -23,7 +25,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fuzzDifferential, typedQueryArbitrary, type CampaignReport, type DistinctFinding, type FindingClass } from '../src/testing/index.js';
+import fc from 'fast-check';
+import { applyQueryArbitrary, fuzzDifferential, typedQueryArbitrary, type CampaignReport, type DistinctFinding, type FindingClass } from '../src/testing/index.js';
 import { ALL_TARGETS, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../test/fixtures/fuzz-data.js';
 import { historyTable, type RecordedRun } from './fuzz-history.js';
@@ -40,6 +43,8 @@ const { values } = parseArgs({
     'shrink-time': { type: 'string', default: '5' },
     split: { type: 'string', default: 'false' },
     depth: { type: 'string', default: '3' },
+    // One query in this many is an $apply pipeline (chained and nested concat among them); 0: none.
+    'apply-every': { type: 'string', default: '10' },
     results: { type: 'string', default: new URL('./fuzz-results.json', import.meta.url).pathname },
     markdown: { type: 'string' },
     /** Write the run as the differential fuzzing section of bench/RESULTS.md. */
@@ -94,7 +99,7 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
       concurrency: Number(values.concurrency),
       maxShrinks: Number(values['max-shrinks']),
       shrinkTimeLimitMs: Number(values['shrink-time']) * 1000,
-      queries: typedQueryArbitrary(fuzzModel, FUZZ_SET, { maxDepth: Number(values.depth) }),
+      queries: campaignQueries(),
       onProgress: (r) => {
         console.log(progressLine(r, label));
         // Each new distinct finding as soon as it is known (a long campaign shows them early).
@@ -107,11 +112,20 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
   }
 }
 
+/** The campaign's queries: typed queries, and one in `--apply-every` an `$apply` pipeline. */
+function campaignQueries(): ReturnType<typeof typedQueryArbitrary> {
+  const typed = typedQueryArbitrary(fuzzModel, FUZZ_SET, { maxDepth: Number(values.depth) });
+  const every = Number(values['apply-every']);
+  if (!(every > 0)) return typed;
+  if (every === 1) return applyQueryArbitrary(fuzzModel, FUZZ_SET);
+  return fc.oneof({ arbitrary: typed, weight: every - 1 }, { arbitrary: applyQueryArbitrary(fuzzModel, FUZZ_SET), weight: 1 });
+}
+
 /** Runs one child process per group of targets and merges their reports. */
 async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<CampaignReport> {
   const merging = values.merge;
   const dir = merging ?? mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
-  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'max-shrinks', 'shrink-time'].flatMap((k) => [`--${k}`, String(values[k as keyof typeof values] ?? '')]);
+  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time'].flatMap((k) => [`--${k}`, String(values[k as keyof typeof values] ?? '')]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
   const started = performance.now();
   const children = groups.map(

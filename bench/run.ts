@@ -5,7 +5,8 @@
  * backend bench (bench/memory.ts, children in bench/memory-worker.ts), with the same machinery
  * (bench/rounds.ts), and the SQL backend bench on PGlite (bench/sql.ts, one child in
  * bench/sql-worker.ts), then the MongoDB backend bench (bench/mongo.ts, one child in
- * bench/mongo-worker.ts: compile latency, and mingo for scale). Writes a markdown report of all four
+ * bench/mongo-worker.ts: compile latency, and mingo for scale); the fan-out bench (bench/fanout.ts: compiled
+ * sizes of chained and nested `concat` and its neighbours) writes its own section. Writes a markdown report of all four
  * to `bench/RESULTS.md` (overwritten; the sections of stand-alone benches are kept, and the package
  * bench's is rewritten), prints it, and updates the README's headline (the parse table).
  *
@@ -32,6 +33,7 @@ import { runCsdlBench } from './csdl.js';
 import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
 import { runApplyBench } from './apply.js';
+import { runFanOutBench } from './fanout.js';
 import { runServiceBench } from './service.js';
 import {
   BUNDLE_ENTRY,
@@ -464,6 +466,7 @@ runCsdlBench();
 await runSqlRowsBench();
 await runPlanCacheBench();
 await runApplyBench();
+await runFanOutBench();
 await runServiceBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);

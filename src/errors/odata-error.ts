@@ -76,6 +76,13 @@ export type ODataErrorCode =
   | 'orderby_clause_limit_exceeded'
   /** Function calls nested deeper than `maxFunctionCallDepth`. */
   | 'function_call_depth_exceeded'
+  /** `$apply` whose `concat` transformations can multiply the rows more than `maxApplyFanOut` times. */
+  | 'apply_fan_out_exceeded'
+  /**
+   * A query whose compiled form (a SQL statement's length or parameter count) would pass the
+   * backend's bound (`maxStatementLength`, the dialect's `maxParameters`).
+   */
+  | 'query_too_complex'
   /** The entity set named in the bind settings does not exist (a programming error: status 500). */
   | 'unknown_entity_set'
   /** The model itself is inconsistent (a programming error: status 500). */

@@ -30,6 +30,12 @@ export interface ValidationSettings {
   /** Maximum nesting of function calls (default 15). */
   readonly maxFunctionCallDepth?: number;
   /**
+   * Maximum fan-out of `$apply` (default 16): how many times the rows of the entity set its
+   * transformations can multiply to, `concat` giving the sum of its branches' rows, chained and
+   * nested ones multiplying (see `applyFanOut`).
+   */
+  readonly maxApplyFanOut?: number;
+  /**
    * Canonical functions allowed in expressions (default all), and the lambda operators `any` and
    * `all` (as ASP.NET Core OData's `AllowedFunctions` lists them): a list without `any` refuses
    * `tags/any(…)`.
@@ -58,6 +64,9 @@ export const DEFAULT_MAX_TOP = 10_000;
 /** Digits a Decimal literal may have by default: more than any engine's decimal keeps (PostgreSQL aside). */
 export const DEFAULT_MAX_DECIMAL_DIGITS = 64;
 
+/** How many times the entity set's rows `$apply` may multiply to by default (`concat`). */
+export const DEFAULT_MAX_APPLY_FAN_OUT = 16;
+
 export interface ResolvedSettings {
   readonly maxTop: number;
   readonly maxSkip: number | undefined;
@@ -67,6 +76,7 @@ export interface ResolvedSettings {
   readonly maxAnyAllExpressionDepth: number;
   readonly maxOrderByNodeCount: number;
   readonly maxFunctionCallDepth: number;
+  readonly maxApplyFanOut: number;
   readonly allowedFunctions: ReadonlySet<string> | undefined;
   readonly allowedArithmeticOperators: ReadonlySet<string> | undefined;
   readonly allowedLogicalOperators: ReadonlySet<string> | undefined;
@@ -87,6 +97,7 @@ export function resolveSettings(settings: ValidationSettings): ResolvedSettings 
     maxAnyAllExpressionDepth: settings.maxAnyAllExpressionDepth ?? 1,
     maxOrderByNodeCount: settings.maxOrderByNodeCount ?? 5,
     maxFunctionCallDepth: settings.maxFunctionCallDepth ?? 15,
+    maxApplyFanOut: settings.maxApplyFanOut ?? DEFAULT_MAX_APPLY_FAN_OUT,
     allowedFunctions: allowSet(settings.allowedFunctions),
     allowedArithmeticOperators: allowSet(settings.allowedArithmeticOperators),
     allowedLogicalOperators: allowSet(settings.allowedLogicalOperators),

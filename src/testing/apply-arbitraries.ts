@@ -1,6 +1,8 @@
 /**
  * Random `$apply` pipelines for an entity set (issue 16), for the cross-backend harness: an
- * optional typed `filter(…)`, then `groupby((…),aggregate(…))` or `aggregate(…)` over the type's
+ * optional run of chained and nested `concat` (issue 26: `concat(filter(…),identity)/concat(…)`,
+ * concats inside branches; most within the default `maxApplyFanOut` of 16, some past it, so that
+ * the refusal is exercised too), an optional typed `filter(…)`, then `groupby((…),aggregate(…))` or `aggregate(…)` over the type's
  * properties and single-valued navigation paths (`$count`, `sum`/`average`/`min`/`max` of numbers,
  * `min`/`max`/`countdistinct` of orderable values), then the options the extension allows after
  * it: `$filter` on the count, `$orderby` of every grouping property (so that the order, and a
@@ -36,8 +38,10 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
     ...(numeric.length === 0 ? [] : [fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('sum', 'average', 'min', 'max'))]),
     ...(orderable.length === 0 ? [] : [fc.tuple(fc.constantFrom(...orderable), fc.constantFrom('min', 'max', 'countdistinct'))]),
   );
+  const fanOut = concatArbitrary(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }));
   return fc
     .record({
+      concat: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fanOut, weight: 2 }),
       filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: Math.min(options.maxDepth ?? 2, 2) }), { freq: 3 }),
       keys: groupable.length === 0 ? fc.constant([] as string[]) : fc.uniqueArray(fc.constantFrom(...groupable), { maxLength: 2 }),
       aggregates: fc.uniqueArray(aggregate, { maxLength: 3, selector: (a) => a.join(' ') }),
@@ -45,10 +49,10 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       page: fc.option(fc.tuple(fc.nat(4), fc.nat(3)), { freq: 3 }),
       count: fc.option(fc.boolean(), { freq: 3 }),
     })
-    .map(({ filter, keys, aggregates, having, page, count }) => {
+    .map(({ concat, filter, keys, aggregates, having, page, count }) => {
       // `$count as n` first: every pipeline has a count for $filter to use.
       const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
-      const transformations = [...(filter === null ? [] : [`filter(${filter})`]), keys.length === 0 ? `aggregate(${items})` : `groupby((${keys.join(',')}),aggregate(${items}))`];
+      const transformations = [...(concat === null ? [] : [concat]), ...(filter === null ? [] : [`filter(${filter})`]), keys.length === 0 ? `aggregate(${items})` : `groupby((${keys.join(',')}),aggregate(${items}))`];
       const parts: [string, string][] = [['$apply', transformations.join('/')]];
       if (having !== null) parts.push(['$filter', `n ge ${having}`]);
       if (keys.length > 0) parts.push(['$orderby', keys.join(',')]);
@@ -56,4 +60,25 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       if (count !== null) parts.push(['$count', String(count)]);
       return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
     });
+}
+
+/**
+ * One or two chained `concat`s (three to five one time in ten) of two or three branches, a branch
+ * `identity`, `filter(…)` of a typed predicate, or (two levels deep at most) a `filter(…)` followed
+ * by a `concat` of its own: most pipelines within the default fan-out (16), a few past it.
+ */
+export function concatArbitrary(predicate: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const branches = (branch: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+    fc.oneof({ arbitrary: fc.tuple(branch, branch), weight: 4 }, { arbitrary: fc.tuple(branch, branch, branch), weight: 1 }).map((list) => `concat(${list.join(',')})`);
+  const { branch } = fc.letrec<{ branch: string; concat: string }>((tie) => ({
+    branch: fc.oneof(
+      { depthSize: 'small', maxDepth: 2, depthIdentifier: 'concat-branch', withCrossShrink: true },
+      { arbitrary: fc.constant('identity'), weight: 3 },
+      { arbitrary: predicate.map((p) => `filter(${p})`), weight: 3 },
+      { arbitrary: fc.tuple(predicate, tie('concat')).map(([p, c]) => `filter(${p})/${c}`), weight: 1 },
+    ),
+    concat: branches(tie('branch')),
+  }));
+  const steps = fc.oneof({ arbitrary: fc.integer({ min: 1, max: 2 }), weight: 9 }, { arbitrary: fc.integer({ min: 3, max: 5 }), weight: 1 });
+  return steps.chain((k) => fc.array(branches(branch), { minLength: k, maxLength: k })).map((list) => list.join('/'));
 }

@@ -22,7 +22,7 @@ export {
   type TestRow,
 } from './model-arbitraries.js';
 export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type CompareOptions, type HarnessOptions } from './harness.js';
-export { applyQueryArbitrary } from './apply-arbitraries.js';
+export { applyQueryArbitrary, concatArbitrary } from './apply-arbitraries.js';
 export { EDGE_LITERALS, typedExpressionArbitrary, typedFilterArbitrary, typedQueryArbitrary, type GeneratedQuery, type TypedArbitraryOptions } from './typed-arbitraries.js';
 export {
   DEVIATION_EXCEPTIONS,

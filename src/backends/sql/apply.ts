@@ -13,6 +13,10 @@
  *   last; `aggregate` one row of aggregate functions, `groupby` a GROUP BY (strings compared by
  *   code point through the dialect's `binary`, nulls one group), without nested transformations
  *   its keys only; `concat` a UNION ALL; `topcount`/`bottomcount` an ORDER BY … LIMIT.
+ * - Rows read more than once (the input of `concat`'s branches, the rows of a `groupby` with
+ *   aggregates along navigation paths) are a common table expression of the statement
+ *   (`WITH "~w1" AS (…)`, see {@link ApplyRelation.with}) that each reader names, never a copy of
+ *   their SELECT: the statement grows with the query's text, not with 2^k for k `concat`s.
  * - Nested transformations of `groupby` before its `aggregate` may be `filter`, `search`,
  *   `compute` and `identity`: a group whose rows are all filtered out is still a group (its count
  *   0, its sums null), as in the reference, so filters become conditions inside the aggregates.
@@ -48,13 +52,22 @@ export interface ApplyRelation {
   readonly entity: boolean;
   /** The order an `orderby` (or `topcount`…) gave, as ORDER BY items over a scope of these rows. */
   readonly order?: (scope: Scope) => string;
+  /**
+   * The common table expressions `from` reads (`WITH "~w1" AS (…), "~w2" AS (…) `, with its
+   * trailing space), to begin the statement with; empty when there are none.
+   */
+  readonly with?: string;
 }
+
+const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
 
 /** Compiles the transformations of one `$apply` into nested derived tables, with one statement's compiler. */
 export class ApplyCompiler {
   private aliases = 0;
+  /** The common table expressions of the statement, in definition order (each may read the ones before). */
+  private readonly tables: string[] = [];
 
   constructor(
     private readonly compiler: SqlCompiler,
@@ -67,7 +80,20 @@ export class ApplyCompiler {
     const alias = this.alias();
     const restricted = this.compiler.scopeCondition(alias);
     const start: ApplyRelation = { from: restricted === '' ? base : `(SELECT ${alias}.* FROM ${base} ${alias} WHERE ${restricted})`, type: this.set.type, entity: true };
-    return this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
+    const rows = this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
+    return this.tables.length === 0 ? rows : { ...rows, with: `WITH ${this.tables.join(', ')} ` };
+  }
+
+  /**
+   * `relation` as a common table expression of the statement, for rows read more than once: each
+   * reader names it instead of repeating its SELECT (a table is named as it is).
+   */
+  private shared(relation: ApplyRelation): ApplyRelation {
+    if (!relation.from.startsWith('(')) return relation;
+    // A name no OData identifier has (nor, then, a table of the model's conventions).
+    const name = this.quote(`~w${this.tables.length + 1}`);
+    this.tables.push(`${name} AS ${relation.from}`);
+    return { ...relation, from: name };
   }
 
   private alias(): string {
@@ -233,6 +259,9 @@ export class ApplyCompiler {
         throw unsupported(`the transformation '${step.kind}' inside groupby() before its aggregate()`, step);
       }
     }
+    const related = aggregates.filter((a) => a.through !== undefined);
+    // Each aggregate along a navigation path reads the rows again (an EXISTS over them).
+    if (related.length > 0) rows = this.shared(rows);
     const keep = (scope: Scope): string => conditions.map((condition) => condition(scope)).join(' AND ');
     const strings = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.String') && !dialect.binaryEquality;
     const scope = this.scope(rows);
@@ -253,7 +282,6 @@ export class ApplyCompiler {
     }
     const local = aggregates.filter((a) => a.through === undefined);
     for (const a of local) select.push(`${this.aggregateFunction(a, scope, kept)} AS ${this.quote(this.column(output, [a.alias]))}`);
-    const related = aggregates.filter((a) => a.through !== undefined);
     if (keys.length === 0) {
       // One row, also for no input rows: aggregate functions over the rows, subqueries for the related entities.
       for (const a of related) select.push(`${this.relatedAggregate(a, rows, [], keep, undefined)} AS ${this.quote(this.column(output, [a.alias]))}`);
@@ -280,16 +308,37 @@ export class ApplyCompiler {
         return `COUNT(DISTINCT ${isPrimitive(input, 'Edm.String') && !dialect.binaryEquality ? dialect.binary(x) : x})`;
       case 'sum':
         if (isIntegerType(input)) return dialect.int64Guard(this.integerSum(x), c.value(-(2n ** 63n) - 1n, 'decimal'), c.value(2n ** 63n, 'decimal'));
+        if (isFloat(input)) return this.doubleSum(x);
         return `SUM(${x})`;
       case 'average':
         if (isPrimitive(input, 'Edm.Decimal')) return dialect.decimalDivide(`SUM(${x})`, `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`);
         // Integers: the exact quotient of the exact sum, rounded once to a double, as the reference.
         if (isIntegerType(input)) return dialect.double(dialect.decimalDivide(dialect.integerAsDecimal(this.integerSum(x)), `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`));
+        if (isFloat(input) && dialect.doubleSumOverflow !== undefined) return `(${this.doubleSum(dialect.double(x))} / NULLIF(COUNT(${x}), 0))`;
         return `AVG(${dialect.double(x)})`;
       case 'min':
       case 'max':
         return this.extreme(a.method, a, x);
     }
+  }
+
+  /**
+   * The sum of Doubles. Where the engine's SUM fails past the largest double (PostgreSQL) or gives
+   * a wrong total (MariaDB: 0), the values of 2^500 and more are summed apart, scaled by 2^-500
+   * (exactly: a power of two), so that neither sum can overflow; a total beyond the largest double
+   * is ±INF as in the reference (null where doubles have no INF).
+   */
+  private doubleSum(x: string): string {
+    const c = this.compiler;
+    const overflow = c.dialect.doubleSumOverflow;
+    if (overflow === undefined) return `SUM(${x})`;
+    const large = (): string => c.value(2 ** 500, 'double');
+    const small = `SUM(CASE WHEN ABS(${x}) < ${large()} THEN ${x} END)`;
+    const big = `SUM(CASE WHEN NOT (ABS(${x}) < ${large()}) THEN ${x} * ${c.value(2 ** -500, 'double')} END)`;
+    // Repeated rather than through withValues: aggregates belong to this query, not to a derived table.
+    const nan = c.dialect.notNaN === undefined ? '' : `WHEN NOT (${c.dialect.notNaN(big)}) THEN ${big} `;
+    const beyond = overflow === 'infinity' ? `${big} * ${c.value(Number.POSITIVE_INFINITY, 'double')}` : 'NULL';
+    return `(CASE WHEN ${big} IS NULL THEN ${small} ${nan}WHEN ABS(${big}) > ${c.value(Number.MAX_VALUE * 2 ** -500, 'double')} THEN ${beyond} ELSE ${big} * ${large()} + COALESCE(${small}, 0) END)`;
   }
 
   /** The exact sum of integers, one size wider than Int64 where the dialect has it. */
@@ -369,7 +418,9 @@ export class ApplyCompiler {
   /** `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns null. */
   private concat(branches: readonly (readonly BoundTransformation[])[], output: StructuredType, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
-    const results = branches.map((branch) => this.pipeline(branch, { ...input, order: undefined }));
+    // Every branch reads the input: one common table expression, however many branches and concats.
+    const shared = this.shared({ ...input, order: undefined });
+    const results = branches.map((branch) => this.pipeline(branch, shared));
     const entity = results.every((r) => r.entity && r.type === input.type) && output === input.type;
     const leaves = this.leaves(output);
     const parts = results.map((result) => {

@@ -89,6 +89,17 @@ function operands(node: Call): { readonly arg: BoundExpression; readonly target:
   return { arg, target };
 }
 
+/**
+ * `body` over the value of `arg`, which it reads several times: a column or a literal repeated, a
+ * computed value through the dialect's `withValues` (computed once where the dialect can), so
+ * that nested casts grow with the query, not geometrically.
+ */
+function once(arg: BoundExpression, context: CastContext, body: (x: string) => string): string {
+  const x = context.value(arg);
+  if (arg.kind === 'path' || arg.kind === 'literal') return body(x);
+  return context.dialect.withValues([x], ([v]) => body(v as string));
+}
+
 /** `cast(value, Type)` as an SQL value (null where the cast fails). */
 export function castValue(node: Call, context: CastContext): string {
   const { arg, target } = operands(node);
@@ -98,13 +109,11 @@ export function castValue(node: Call, context: CastContext): string {
   if (isInteger(source) && isInteger(target)) {
     const range = checkedRange(arg, target);
     if (range === undefined) return context.value(arg);
-    const x = context.value(arg);
-    return `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`;
+    return once(arg, context, (x) => `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`);
   }
   if (sameType(source, target)) return context.value(arg);
   if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
-    const x = context.value(arg);
-    return `(CASE WHEN ${integralInRange(x, source, target, context)} THEN ${dialect.integer(x)} ELSE NULL END)`;
+    return once(arg, context, (x) => `(CASE WHEN ${integralInRange(x, source, target, context)} THEN ${dialect.integer(x)} ELSE NULL END)`);
   }
   if (isInteger(source) && target.kind === 'enum' && !target.type.isFlags) {
     const members = membersByValue(target.type).map(([value, name]) => `WHEN ${context.parameter(value, 'bigint')} THEN ${context.parameter(name, 'enum')}`);

@@ -8,6 +8,7 @@
  * are (`x ne 'a'` keeps rows where `x` is null, `not (x gt 1)` keeps them too), `eq null` is
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
+import { DEFAULT_MAX_STATEMENT_LENGTH, statementTooLong } from './statement-limits.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { neverNull } from '../../passes/never-null.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
@@ -71,7 +72,19 @@ export class SqlCompiler {
     readonly dialect: Dialect,
     readonly mapping: SqlMapping,
     readonly searchHook?: SqlSearchHook,
+    /** The longest statement (`maxStatementLength`): an expression or condition longer fails at once. */
+    readonly maxLength: number = DEFAULT_MAX_STATEMENT_LENGTH,
   ) {}
+
+  /**
+   * `sql`, unless it is already longer than a whole statement may be. Checked for every expression
+   * and condition, so that a form that repeats its operands (where the dialect has no
+   * `withValues` of its own) fails once it is too long, instead of growing on geometrically.
+   */
+  private bounded(sql: string): string {
+    if (sql.length > this.maxLength) throw statementTooLong(this.maxLength);
+    return sql;
+  }
 
   private nextAlias(): string {
     this.aliases++;
@@ -466,7 +479,7 @@ export class SqlCompiler {
   /** A condition: `positive` when only TRUE matters (so NULL may stand for OData's false). */
   condition(node: BoundExpression, positive: boolean, scope: Scope): string {
     try {
-      return this.conditionOf(node, positive, scope);
+      return this.bounded(this.conditionOf(node, positive, scope));
     } catch (error) {
       throw this.locate(error, node);
     }
@@ -934,7 +947,7 @@ export class SqlCompiler {
   /** A value expression. `operandType` types the parameters of literals. */
   expression(node: BoundExpression, scope: Scope, operandType: ExpressionType = node.type): string {
     try {
-      return this.expressionOf(node, scope, operandType);
+      return this.bounded(this.expressionOf(node, scope, operandType));
     } catch (error) {
       throw this.locate(error, node);
     }

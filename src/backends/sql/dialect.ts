@@ -32,6 +32,11 @@ export interface Dialect {
    * exactly or refused (see `limitFraction`), never rounded by the database.
    */
   readonly fractionalSecondDigits: number;
+  /**
+   * The most parameters one statement may have: the engine's (or its driver's) limit, or lower.
+   * A query that needs more is a `query_too_complex` error from `toSql`. Absent: no bound.
+   */
+  readonly maxParameters?: number;
   /** The placeholder of the n-th parameter (1-based): `$1`, `?`, `@p1`. */
   placeholder(index: number): string;
   /** A quoted identifier; quote characters inside are doubled (escaped). */
@@ -118,6 +123,13 @@ export interface Dialect {
    * `MIN(binary(x))`, where {@link binary} keeps the value a string.
    */
   extremeText?(fn: 'MIN' | 'MAX', expression: string): string;
+  /**
+   * Where the engine's `SUM` of Doubles fails past the largest double (PostgreSQL, SQL Server) or
+   * gives a wrong total (MariaDB: 0): `$apply`'s `sum` and `average` of Doubles are then summed so
+   * that nothing overflows, a total beyond being INF (`infinity`) or null (`null`, where doubles
+   * have no INF). Absent: `SUM` and `AVG` as they are (the engine's total is already INF).
+   */
+  readonly doubleSumOverflow?: 'infinity' | 'null';
   /**
    * The exact `SUM` of integers (`$apply`'s sum), to be checked against Int64's range by
    * {@link int64Guard}. Absent: `SUM(CAST(x AS widerIntegers.int64))`.

@@ -16,6 +16,7 @@ import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';
 import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
 import { MARK_START } from './parameters.js';
+import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
 import { ApplyCompiler, type ApplyRelation } from './apply.js';
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
@@ -33,6 +34,12 @@ export interface ToSqlOptions extends SqlMapping {
    * (the `scope` values included, so a tenant's statement never serves another tenant).
    */
   readonly cache?: PlanCache;
+  /**
+   * The longest statement, in characters (default 1 000 000): a query whose list or count
+   * statement would be longer is a `query_too_complex` error (400), as is one needing more
+   * parameters than the dialect's `maxParameters`.
+   */
+  readonly maxStatementLength?: number;
 }
 
 /** SQL text with its parameters, in placeholder order. */
@@ -66,11 +73,19 @@ export interface SqlQuery extends SqlStatement {
 }
 
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
-  const compiler = new SqlCompiler(dialect, mapping, mapping.search);
-  const marked = build(compiler);
+  const maxLength = mapping.maxStatementLength ?? DEFAULT_MAX_STATEMENT_LENGTH;
+  const compiler = new SqlCompiler(dialect, mapping, mapping.search, maxLength);
+  let marked: string;
+  try {
+    marked = build(compiler);
+  } catch (error) {
+    // Nothing but an ODataError leaves toSql: a string or a stack the engine has no room for is one too.
+    throw outOfRoom(error, maxLength);
+  }
   // Placeholders numbered in the order of the text; a piece used twice has its values twice.
   const params: unknown[] = [];
   const sql = numbered(marked, compiler.params, params, dialect);
+  checkStatement(sql, params.length, dialect, maxLength);
   // With positional `?` placeholders, text and parameters must agree one for one.
   if (dialect.placeholder(1) === '?') {
     const placeholders = sql.split('?').length - 1;
@@ -195,7 +210,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       const skip = bound.skip === undefined ? undefined : compiler.value(bound.skip, 'rowCount');
       tail += ` ${dialect.paging(top, skip)}`;
     }
-    return `SELECT ${select} FROM ${fromClause(compiler, scope)}${tail}`;
+    const from = fromClause(compiler, scope);
+    return `${relationOf(compiler)?.with ?? ''}SELECT ${select} FROM ${from}${tail}`;
   };
 
   const list = statement((c) => build(c, true, true), dialect, options);
@@ -205,7 +221,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
           (c) => {
             const scope = joinedRoot();
             const where = c.conditions(bound, scope, apply === undefined);
-            return `SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${fromClause(c, scope)}${where === '' ? '' : ` WHERE ${where}`}`;
+            const from = fromClause(c, scope);
+            return `${relationOf(c)?.with ?? ''}SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${from}${where === '' ? '' : ` WHERE ${where}`}`;
           },
           dialect,
           options,

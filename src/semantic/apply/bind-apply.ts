@@ -15,6 +15,7 @@ import type { ExpressionBinder, Purpose } from '../bind-expression.js';
 import type { ResolvedSettings } from '../settings.js';
 import { INT64, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
+import { applyFanOut } from './fan-out.js';
 import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
 /** Deepest nesting of `groupby(…, …)` and `concat(…)` pipelines. */
@@ -42,6 +43,18 @@ export function bindApply(transformations: readonly ApplyTransformation[], type:
   const binder = new ApplyBinder(context);
   const start: Input = { type, set, capabilities: set?.capabilities, entity: true };
   const [bound, output] = binder.pipeline(transformations, start, 0);
+  // concat() multiplies rows (2^k for k in a row): bounded before any backend makes them.
+  const max = context.settings.maxApplyFanOut;
+  const fanOut = applyFanOut(bound, max);
+  if (fanOut.over !== undefined) {
+    throw new ODataError({
+      code: 'apply_fan_out_exceeded',
+      reason: `The fan-out limit of '${max}' for $apply has been exceeded: concat() can give up to ${fanOut.peak} times the rows of the entity set. To increase the limit, set the 'maxApplyFanOut' setting.`,
+      option: context.option,
+      position: fanOut.over.span.start,
+      appendLocation: false,
+    });
+  }
   return { transformations: bound, output: output.type, entity: output.entity };
 }
 

@@ -406,6 +406,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         ['a $compute alias that names a property', { $compute: "concat(name,'x') as code" }, 'alias_conflict'],
         ['an $apply summing text', { $apply: 'aggregate(name with sum as total)' }, 'type_mismatch'],
         ['a $filter on a property $apply aggregated away', { $apply: 'groupby((status))', $filter: "name eq 'x'" }, 'unknown_property'],
+        // Issue 26: 2^16 and 2^33 times the rows from 598 and 1 229 characters (a 7.5 MB statement before, then a RangeError).
+        ['16 chained concat() (fan-out 2^16)', { $apply: Array.from({ length: 16 }, () => "concat(filter(name eq 'a'),identity)").join('/') }, 'apply_fan_out_exceeded'],
+        ['33 chained concat() (fan-out 2^33)', { $apply: Array.from({ length: 33 }, () => "concat(filter(name eq 'a'),identity)").join('/') }, 'apply_fan_out_exceeded'],
         ['a $skiptoken the service did not issue', { $skiptoken: 'abc' }, 'invalid_option_value'],
         ['$top=-1', { $top: '-1' }, 'invalid_option_value'],
         ['a duplicate option', {}, 'duplicate_option'],

@@ -33,6 +33,10 @@ export const duckdb: Dialect = {
   ...postgres,
   name: 'duckdb',
   displayName: 'DuckDB',
+  // Its SUM of Doubles is INF past the largest double, as the reference's.
+  doubleSumOverflow: undefined,
+  // DuckDB has no bound of its own: PostgreSQL's, so that a statement runs on both.
+  maxParameters: 65_535,
   // Storage: instants TIMESTAMP in UTC, Decimals DOUBLE, primitive collections lists.
   columnTypes: {
     'Edm.String': 'VARCHAR',

@@ -30,6 +30,9 @@ export const mssql: Dialect = {
   collectionColumnType: () => 'NVARCHAR(MAX)',
   fractionalSecondDigits: 7,
   jsonCollection: (column) => `JSON_QUERY(${column})`,
+  doubleSumOverflow: 'null',
+  // 2 100 per request, two of them sp_executesql's statement and parameter list.
+  maxParameters: 2_098,
   placeholder: (index) => `@p${index}`,
   quote: (name) => (name.includes(']') ? `[${name.replaceAll(']', ']]')}]` : `[${name}]`),
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,

@@ -69,6 +69,9 @@ export const mysql: Dialect = {
   tableOptions: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
   fractionalSecondDigits: 6,
   jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,
+  doubleSumOverflow: 'null',
+  // The protocol's prepared statement counts parameters in 16 bits.
+  maxParameters: 65_535,
   placeholder: () => '?',
   quote: (name) => (name.includes('`') ? `\`${name.replaceAll('`', '``')}\`` : `\`${name}\``),
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),

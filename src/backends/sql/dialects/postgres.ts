@@ -46,6 +46,9 @@ export const postgres: Dialect = {
   fractionalSecondDigits: 6,
   // Arrays are JSON arrays in json_build_object already.
   jsonCollection: (column) => column,
+  doubleSumOverflow: 'infinity',
+  // The protocol's Bind message counts parameters in 16 bits.
+  maxParameters: 65_535,
   placeholder: (index) => `$${index}`,
   quote: doubleQuote,
   paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),

@@ -28,6 +28,8 @@ export const sqlite: Dialect = {
   collectionColumnType: () => 'TEXT',
   fractionalSecondDigits: 12,
   jsonCollection: (column) => `json(${column})`,
+  // SQLITE_MAX_VARIABLE_NUMBER's default since SQLite 3.32 (sql.js's build among them).
+  maxParameters: 32_766,
   placeholder: () => '?',
   quote: doubleQuote,
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
