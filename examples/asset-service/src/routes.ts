@@ -59,13 +59,16 @@ function clampSkip<T extends { readonly skip?: number }>(bound: T): T {
 
 /**
  * The query restricted to the records related to the record `id` through `partner` (the
- * navigation property back to it): `partner/id eq <id>` for a single-valued partner,
+ * navigation property back to it): `assetId eq <id>` when the partner's referential constraint is
+ * the foreign key to `id` (no join), else `partner/id eq <id>` for a single-valued partner and
  * `partner/any(p: p/id eq <id>)` for a collection. Bound on its own (the client's node limits are
  * for the client's filter) and put in front of everything the query does by `restrictQuery`: before
  * `$apply` (so that `groupby`, `aggregate` and `topcount` see only the related records), else into `$filter`.
  */
 function relatedTo(query: BoundQuery, partner: NavigationProperty, id: string): BoundQuery {
-  const text = partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
+  const [constraint, ...more] = partner.constraints;
+  const foreignKey = !partner.collection && more.length === 0 && constraint?.referencedProperty === 'id' ? constraint.property : undefined;
+  const text = foreignKey !== undefined ? `${foreignKey} eq ${id}` : partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
   const relation = bindQuery(parseQuery(`$filter=${encodeURIComponent(text)}`), { model, entitySet: query.entitySet.name, maxNodeCount: Number.MAX_SAFE_INTEGER }).filter;
   if (relation === undefined) throw new Error('a relation filter binds to a filter');
   return restrictQuery(query, relation);
