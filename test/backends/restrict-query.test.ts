@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Aggregator } from 'mingo';
 import 'mingo/init/system';
-import { bindQuery, compileQuery, defineModel, fromMongoApplyDocument, fromMongoDocument, ODataError, restrictQuery, toMongo, toMongoDocument, type BoundExpression, type BoundQuery, type Row } from '../../src/index.js';
+import { bindQuery, compileQuery, createPlanCache, defineModel, fromMongoApplyDocument, fromMongoDocument, ODataError, restrictQuery, toMongo, toMongoDocument, toSql, type BoundExpression, type BoundQuery, type Row } from '../../src/index.js';
 import { compareResults, type BackendResult } from '../../src/testing/harness.js';
 import type { DifferentialTarget } from '../../src/testing/index.js';
 import { openTargets, withoutBigints } from '../fixtures/differential-targets.js';
@@ -144,6 +144,26 @@ describe('restrictQuery: the query options read only the restricted rows', () =>
     const plain = restrictQuery(bindQuery('$filter=qty gt 1', { model, entitySet: 'sales' }), restriction());
     expect(plain.filter).toMatchObject({ kind: 'binary', operator: 'and' });
     expect(plain.apply).toBeUndefined();
+  });
+
+  it('a plan cache never serves a restricted query the plan of another restriction or of the unrestricted query', async () => {
+    const cache = createPlanCache();
+    const pglite = targets.find((t) => t.name === 'PostgreSQL (PGlite)')!;
+    for (const text of ['$apply=groupby((region),aggregate($count as n))', '$orderby=id']) {
+      const bound = cache.bind(text, { model, entitySet: 'sales' });
+      const of = (id: number) => restrictQuery(bound, bindQuery(`$filter=product/id eq ${id}`, { model, entitySet: 'sales' }).filter as BoundExpression);
+      const sql = [toSql(bound, { dialect: 'postgres', cache }), toSql(of(1), { dialect: 'postgres', cache }), toSql(of(2), { dialect: 'postgres', cache }), toSql(of(1), { dialect: 'postgres', cache })];
+      expect(sql[0]!.params).not.toContain(1);
+      expect(sql[1]!.params).toContain(1);
+      expect(sql[2]!.params).toContain(2);
+      expect(sql[2]!.params).not.toContain(1);
+      expect(sql[3]).toEqual(sql[1]);
+      // And the rows: each restriction's own, on PGlite.
+      for (const id of [1, 2]) {
+        const rows = sales.filter((row) => row.productId === id);
+        expect(compareResults(bound, compileQuery(bound, { data: { sales: rows, products } }).apply(rows), await pglite.run(of(id)))).toBeUndefined();
+      }
+    }
   });
 
   it('refuses a restriction that is not Boolean with an ODataError', () => {
