@@ -91,7 +91,7 @@ function checkSupportedOptions(query: ODataQuery, skipToken = false): void {
 
 /** A single record takes only `$select` and `$expand`. */
 function checkSingleRecordOptions(query: ODataQuery): void {
-  const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
+  const options = [query.filter, query.search, query.orderBy, query.compute, query.apply, query.top, query.skip, query.count];
   if (options.some((option) => option !== undefined)) {
     throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
   }
@@ -208,7 +208,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
   app.get(`${base}/$count`, { config: read }, async (request, reply) => {
     const query = parseQuery(rawQuery(request.url), QUERY_STRING);
     checkSupportedOptions(query);
-    const options = [query.select, query.expand, query.orderBy, query.compute, query.top, query.skip, query.count];
+    const options = [query.select, query.expand, query.orderBy, query.compute, query.apply, query.top, query.skip, query.count];
     if (options.some((option) => option !== undefined)) {
       throw new ODataError({ code: 'unsupported_option', reason: '/$count takes only $filter and $search', appendLocation: false });
     }

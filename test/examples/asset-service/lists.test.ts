@@ -233,6 +233,18 @@ function listSuite(label: string, postgresUrl?: string): void {
       expect(related.map((r) => r.id)).toContain(top[0]?.id);
     }, 60_000);
 
+    it('a single record, a single-valued navigation and /$count refuse $apply as they refuse the other list options', async () => {
+      const ticket = ((await read('/maintenance-tickets?$top=1&$orderby=id')).value as Json[])[0] as Json;
+      for (const path of [`/assets/${String(ticket.assetId)}`, `/maintenance-tickets/${String(ticket.id)}/asset`, '/assets/$count']) {
+        for (const apply of ['aggregate($count as n)', 'identity', 'topcount(1,length(code))']) {
+          const response = await h.api(`${path}${q({ $apply: apply })}`);
+          const body = await asJson(response).catch(() => ({}) as Json);
+          const code = (body.error as Json | undefined)?.code ?? body.error;
+          expect({ path, apply, status: response.status, code }).toEqual({ path, apply, status: 400, code: 'unsupported_option' });
+        }
+      }
+    });
+
     describe('$skiptoken is bound to the list it continues', () => {
       const tokenOf = (link: string): string => decodeURIComponent(link.slice(link.indexOf('$skiptoken=') + '$skiptoken='.length));
       const firstLink = async (path: string): Promise<string> => {
