@@ -3,10 +3,11 @@
  * collections (`/localities`, `/assets`, `/maintenance-tickets`, `/inspections`) and the navigation
  * lists (`/localities/{id}/assets`, `/assets/{id}/maintenanceTickets`, `/assets/{id}/inspections`),
  * each with `$filter`, `$orderby`, `$select`, `$expand`, `$top`, `$skip`, `$count`, `$search`,
- * `$compute`, `$apply` (filter, identity, compute, groupby, aggregate, concat, topcount, orderby/top)
- * and `$skiptoken` (server-driven paging). Each answer is a 200 `{ value[, count] }` list or, for an
- * option the route refuses, a 400 error body (501 for `$index`, which the library does not implement) — never a 500. A navigation list must answer what its
- * collection answers for the same options with the relation as a first `filter()` of `$apply` (or
+ * `$compute`, `$format`, `$apply` (filter, identity, compute, search, groupby, aggregate, concat,
+ * topcount, toppercent, orderby/top) and `$skiptoken` (server-driven paging), and options the
+ * service does not take. Each answer is a 200 `{ value[, count] }` list or, for an option the route
+ * refuses, a 400 error body (501 for `$index`, which the library does not implement) — never a 500.
+ * A navigation list must answer what its collection answers for the same options with the relation as a first `filter()` of `$apply` (or
  * ANDed into `$filter`): `$apply` on a navigation list groups, counts and ranks its own records only.
  *
  * And `$skiptoken` is bound to the list it continues: a token of `/maintenance-tickets` on `/assets`,
