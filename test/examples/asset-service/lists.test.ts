@@ -7,8 +7,9 @@
  * topcount, toppercent, orderby/top) and `$skiptoken` (server-driven paging), and options the
  * service does not take. Each answer is a 200 `{ value[, count] }` list or, for an option the route
  * refuses, a 400 error body (501 for `$index`, which the library does not implement) — never a 500.
- * A navigation list must answer what its collection answers for the same options with the relation as a first `filter()` of `$apply` (or
- * ANDed into `$filter`): `$apply` on a navigation list groups, counts and ranks its own records only.
+ * A navigation list must answer what its collection answers for the same options with the
+ * relation as a first `filter()` of `$apply` (or ANDed into `$filter`): `$apply` on a navigation
+ * list groups, counts and ranks its own records only.
  *
  * And `$skiptoken` is bound to the list it continues: a token of `/maintenance-tickets` on `/assets`,
  * of one asset's tickets on another's, or altered, is a 400 `invalid_option_value`.
