@@ -31,6 +31,7 @@ export { CANONICAL_FUNCTIONS } from './syntax/ast.js';
 export { defineModel, type ModelDefinition, type EntityTypeDefinition, type PropertyDefinition, type NavigationDefinition, type EnumDefinition, type TypedModel } from './model/define-model.js';
 export type { Model, EntitySet, StructuredType, EnumType, Property, NavigationProperty, TypeReference, Capabilities, PrimitiveTypeName } from './model/model.js';
 export { bindQuery } from './semantic/bind-query.js';
+export { restrictQuery } from './semantic/restrict-query.js';
 export { createPlanCache, type PlanCache, type PlanCacheOptions } from './cache/plan-cache.js';
 export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperatorName } from './semantic/settings.js';
 export { DEFAULT_MAX_TOP } from './semantic/settings.js';

@@ -1,5 +1,6 @@
 /**
- * The fuzzing recipe, run against the example Asset Management Service: for each collection,
+ * The fuzzing recipe, run against the example Asset Management Service: for each collection and
+ * navigation list (`/assets/{id}/maintenanceTickets` of a record that has related records),
  * valid queries must answer 200 with a list, near-miss invalid ones the expected 400 and OData
  * error code, and nothing may answer 5xx or hang (odata-engine/testing's `fuzzODataServer`).
  *
@@ -48,6 +49,37 @@ export async function fuzzAssetService(target: FuzzTarget, numRuns: number, log:
     });
     log(`${resource.path}: ${numRuns} valid and ${numRuns} invalid queries answered as expected (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
+  // The navigation lists (`/assets/{id}/maintenanceTickets`) of the first record that has related records.
+  for (const resource of resources) {
+    const set = model.entitySets.get(resource.entitySet);
+    for (const navigation of set?.type.navigation.values() ?? []) {
+      const related = resources.find((r) => r.entitySet === set?.bindings.get(navigation.name));
+      if (!navigation.collection || related === undefined) continue;
+      const parent = await firstWithRelated(target, token, resource.path, navigation.name);
+      if (parent === undefined) continue;
+      const path = `${resource.path}/${parent}/${navigation.name}`;
+      const started = performance.now();
+      await fuzzODataServer({
+        url: `${target.url}/${path}`,
+        model,
+        entitySet: related.entitySet,
+        headers: { authorization: `Bearer ${token}`, 'service-tenant-id': target.tenant },
+        maxTop: related.maxTop ?? HOST_MAX_TOP,
+        numRuns,
+        timeoutMs: 10_000,
+      });
+      log(`${path}: ${numRuns} valid and ${numRuns} invalid queries answered as expected (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    }
+  }
+}
+
+/** The id of the first record of `path` (by id) with related records through `navigation`, if any. */
+async function firstWithRelated(target: FuzzTarget, token: string, path: string, navigation: string): Promise<string | undefined> {
+  const query = `$filter=${encodeURIComponent(`${navigation}/any()`)}&$orderby=id&$top=1&$select=id`;
+  const response = await fetch(`${target.url}/${path}?${query}`, { headers: { authorization: `Bearer ${token}`, 'service-tenant-id': target.tenant, accept: 'application/json' } });
+  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  const { value } = (await response.json()) as { value: { id: string }[] };
+  return value[0]?.id;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -5,9 +5,10 @@
  * while records remain, carries `@odata.nextLink`: the same URL with `$skiptoken` added.
  *
  * The skip token is opaque to clients: base64url JSON of where the next page starts, with an
- * HMAC-SHA256 over it, the tenant and the request's other query options (a key derived from the
- * service's token signing key). A token that is malformed, altered, or used with other query
- * options or another tenant is a 400 OData error.
+ * HMAC-SHA256 over it, the tenant, the list it continues (the collection, or the navigation of one
+ * record: `assets/<id>/maintenanceTickets`) and the request's other query options (a key derived
+ * from the service's token signing key). A token that is malformed, altered, or used with other
+ * query options, on another list or in another tenant is a 400 OData error.
  *
  * Where the next page starts: by keyset (the values of the last record's order keys, `$orderby`
  * then the id; the library's `continueAfter`) when `$orderby` names only properties of the record,
@@ -52,6 +53,16 @@ function invalidToken(): ODataError {
   return new ODataError({ code: 'invalid_option_value', reason: 'The $skiptoken is not valid for this request', option: '$skiptoken', appendLocation: false });
 }
 
+/**
+ * Which list a token continues: the tenant, and the entity set, or the entity set, record id and
+ * navigation property of a navigation list (`assets/<id>/maintenanceTickets`). The URL's spelling
+ * (`/maintenance-tickets`, `/maintenanceTickets`, `/assets(<id>)/…`) is not part of it.
+ */
+export interface ListIdentity {
+  readonly tenantId: string;
+  readonly list: string;
+}
+
 /** Seals and opens skip tokens for one service (one secret). */
 export class SkipTokens {
   private readonly key: Buffer;
@@ -61,21 +72,21 @@ export class SkipTokens {
     this.key = createHmac('sha256', secret).update('asset-service $skiptoken v1').digest();
   }
 
-  private mac(payload: string, tenantId: string, query: string): Buffer {
-    return createHmac('sha256', this.key).update(`${payload}\n${tenantId}\n${query}`).digest();
+  private mac(payload: string, list: ListIdentity, query: string): Buffer {
+    return createHmac('sha256', this.key).update(`${payload}\n${list.tenantId}\n${list.list}\n${query}`).digest();
   }
 
-  /** The token for a continuation of the request with `query` (its other options) in a tenant. */
-  seal(continuation: Continuation, tenantId: string, query: string): string {
+  /** The token for a continuation of the request with `query` (its other options) on one list of a tenant. */
+  seal(continuation: Continuation, list: ListIdentity, query: string): string {
     const payload = Buffer.from(JSON.stringify(continuation)).toString('base64url');
-    return `${payload}.${this.mac(payload, tenantId, query).toString('base64url')}`;
+    return `${payload}.${this.mac(payload, list, query).toString('base64url')}`;
   }
 
-  /** The continuation of a token. @throws {ODataError} 400 when it is malformed or not this request's. */
-  open(token: string, tenantId: string, query: string): Continuation {
+  /** The continuation of a token. @throws {ODataError} 400 when it is malformed or not this request's (list, tenant, options). */
+  open(token: string, list: ListIdentity, query: string): Continuation {
     const [payload, mac, ...rest] = token.split('.');
     if (payload === undefined || mac === undefined || rest.length > 0 || !/^[\w-]+$/.test(payload) || !/^[\w-]+$/.test(mac)) throw invalidToken();
-    const expected = this.mac(payload, tenantId, query);
+    const expected = this.mac(payload, list, query);
     const given = Buffer.from(mac, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidToken();
     let parsed: unknown;

@@ -8,14 +8,14 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, continueAfter, createPlanCache, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, toSql, type BoundExpression, type BoundQuery, type EntitySet, type NavigationProperty, type ODataQuery, type Property } from 'odata-engine';
+import { bindQuery, continueAfter, createPlanCache, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, restrictQuery, toSql, type BoundQuery, type EntitySet, type NavigationProperty, type ODataQuery, type Property } from 'odata-engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
 import { HOST_MAX_TOP, model, resources, tables, type Resource } from './model.js';
 import { checkBody, isUuid, rowToRecord, withServiceCountNames } from './records.js';
 import { snakeCase } from './schema.js';
-import { nextLink, preferredPageSize, withoutSkipToken, type Continuation, type SkipTokens } from './paging.js';
+import { nextLink, preferredPageSize, withoutSkipToken, type Continuation, type ListIdentity, type SkipTokens } from './paging.js';
 
 /** Route-level settings read by the auth hook. */
 export interface RouteAccess {
@@ -59,16 +59,19 @@ function clampSkip<T extends { readonly skip?: number }>(bound: T): T {
 
 /**
  * The query restricted to the records related to the record `id` through `partner` (the
- * navigation property back to it): `partner/id eq <id>` for a single-valued partner,
+ * navigation property back to it): `assetId eq <id>` when the partner's referential constraint is
+ * the foreign key to `id` (no join), else `partner/id eq <id>` for a single-valued partner and
  * `partner/any(p: p/id eq <id>)` for a collection. Bound on its own (the client's node limits are
- * for the client's filter) and ANDed into the query's filter.
+ * for the client's filter) and put in front of everything the query does by `restrictQuery`: before
+ * `$apply` (so that `groupby`, `aggregate` and `topcount` see only the related records), else into `$filter`.
  */
 function relatedTo(query: BoundQuery, partner: NavigationProperty, id: string): BoundQuery {
-  const text = partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
+  const [constraint, ...more] = partner.constraints;
+  const foreignKey = !partner.collection && more.length === 0 && constraint?.referencedProperty === 'id' ? constraint.property : undefined;
+  const text = foreignKey !== undefined ? `${foreignKey} eq ${id}` : partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
   const relation = bindQuery(parseQuery(`$filter=${encodeURIComponent(text)}`), { model, entitySet: query.entitySet.name, maxNodeCount: Number.MAX_SAFE_INTEGER }).filter;
   if (relation === undefined) throw new Error('a relation filter binds to a filter');
-  const filter: BoundExpression = query.filter === undefined ? relation : { kind: 'binary', operator: 'and', left: query.filter, right: relation, type: relation.type, operandType: relation.type, span: query.filter.span };
-  return { ...query, filter };
+  return restrictQuery(query, relation);
 }
 
 /**
@@ -88,7 +91,7 @@ function checkSupportedOptions(query: ODataQuery, skipToken = false): void {
 
 /** A single record takes only `$select` and `$expand`. */
 function checkSingleRecordOptions(query: ODataQuery): void {
-  const options = [query.filter, query.search, query.orderBy, query.compute, query.top, query.skip, query.count];
+  const options = [query.filter, query.search, query.orderBy, query.compute, query.apply, query.top, query.skip, query.count];
   if (options.some((option) => option !== undefined)) {
     throw new ODataError({ code: 'unsupported_option', reason: 'A single record takes only $select and $expand', appendLocation: false });
   }
@@ -151,7 +154,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
       const value = readSqlRows(bound, compiled, rows).map(withServiceCountNames);
       return listResponse(value, count === undefined ? {} : { count });
     }
-    return pagedList(request, reply, bound, { preferred, others, token, maxTop });
+    return pagedList(request, reply, bound, { preferred, others, token, maxTop, list: resource.entitySet });
   });
 
   /**
@@ -162,10 +165,11 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     request: FastifyRequest,
     reply: FastifyReply,
     bound: BoundQuery,
-    paging: { readonly preferred: number | undefined; readonly others: string; readonly token: string | undefined; readonly maxTop: number },
+    paging: { readonly preferred: number | undefined; readonly others: string; readonly token: string | undefined; readonly maxTop: number; readonly list: string },
   ): Promise<unknown> {
     const tenantId = tenantOf(request);
-    const from: Continuation | undefined = paging.token === undefined ? undefined : tokens.open(paging.token, tenantId, paging.others);
+    const identity: ListIdentity = { tenantId, list: paging.list };
+    const from: Continuation | undefined = paging.token === undefined ? undefined : tokens.open(paging.token, identity, paging.others);
     const pageSize = Math.min(paging.preferred ?? from?.pageSize ?? paging.maxTop, paging.maxTop);
     const remaining = from === undefined ? bound.top : from.remaining;
     const take = remaining === undefined ? pageSize : Math.min(pageSize, remaining);
@@ -194,7 +198,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
       const last = records[records.length - 1] as Record<string, unknown>;
       const position = keys === undefined ? { offset: (from?.offset ?? bound.skip ?? 0) + take } : { after: keysetValues(keys, last) };
       const next: Continuation = { ...position, ...(remaining === undefined ? {} : { remaining: remaining - take }), pageSize };
-      body['@odata.nextLink'] = nextLink(request.url.slice(0, request.url.length - rawQuery(request.url).length).replace(/\?$/, ''), paging.others, tokens.seal(next, tenantId, paging.others));
+      body['@odata.nextLink'] = nextLink(request.url.slice(0, request.url.length - rawQuery(request.url).length).replace(/\?$/, ''), paging.others, tokens.seal(next, identity, paging.others));
     }
     if (paging.preferred !== undefined) void reply.header('preference-applied', `odata.maxpagesize=${pageSize}`);
     return body;
@@ -204,7 +208,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
   app.get(`${base}/$count`, { config: read }, async (request, reply) => {
     const query = parseQuery(rawQuery(request.url), QUERY_STRING);
     checkSupportedOptions(query);
-    const options = [query.select, query.expand, query.orderBy, query.compute, query.top, query.skip, query.count];
+    const options = [query.select, query.expand, query.orderBy, query.compute, query.apply, query.top, query.skip, query.count];
     if (options.some((option) => option !== undefined)) {
       throw new ODataError({ code: 'unsupported_option', reason: '/$count takes only $filter and $search', appendLocation: false });
     }
@@ -248,16 +252,24 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const targetResource = resources.find((r) => r.entitySet === set.bindings.get(navigation.name));
     const partner = navigation.partner === undefined ? undefined : navigation.target.navigation.get(navigation.partner);
     if (targetResource === undefined || partner === undefined) continue;
-    app.get(`${base}/:id/${navigation.name}`, { config: read }, async (request) => {
+    app.get(`${base}/:id/${navigation.name}`, { config: read }, async (request, reply) => {
       const id = pathId(request);
       const tenantId = tenantOf(request);
-      const query = parseQuery(rawQuery(request.url), QUERY_STRING);
-      checkSupportedOptions(query);
+      const raw = rawQuery(request.url);
+      const query = parseQuery(raw, QUERY_STRING);
+      checkSupportedOptions(query, navigation.collection);
       if (!navigation.collection) checkSingleRecordOptions(query);
       const parent = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT 1 FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
       if (parent.length === 0) throw new NotFoundError(resource.label, id);
-      const bound = clampSkip(bindQuery(query, { model, entitySet: targetResource.entitySet, maxTop: targetResource.maxTop ?? HOST_MAX_TOP }));
-      const compiled = toSql(relatedTo(bound, partner, id), { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantId } });
+      const maxTop = targetResource.maxTop ?? HOST_MAX_TOP;
+      const bound = relatedTo(clampSkip(bindQuery(query, { model, entitySet: targetResource.entitySet, maxTop })), partner, id);
+      const preferred = preferredPageSize(request.headers.prefer);
+      const { query: others, token } = withoutSkipToken(raw);
+      if (navigation.collection && (preferred !== undefined || token !== undefined)) {
+        // Server-driven paging as on the collections; a token continues this record's list only.
+        return pagedList(request, reply, bound, { preferred, others, token, maxTop, list: `${resource.entitySet}/${id}/${navigation.name}` });
+      }
+      const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantId } });
       const { rows, count } = await runList(request, compiled, compiled.count);
       const records = readSqlRows(bound, compiled, rows).map(withServiceCountNames);
       if (navigation.collection) return listResponse(records, count === undefined ? {} : { count });

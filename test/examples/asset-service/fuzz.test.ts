@@ -1,5 +1,5 @@
 /**
- * The fuzzing recipe against the example service (PGlite): every collection, valid queries → 200
+ * The fuzzing recipe against the example service (PGlite): every collection and navigation list, valid queries → 200
  * with a list, near-miss invalid ones → 400 with the expected OData error code, never 5xx or a hang.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -15,7 +15,7 @@ describe('fuzzing the example service over HTTP', () => {
     await harness?.close();
   });
 
-  it('every collection: 60 valid and 60 invalid queries each', async () => {
+  it('every collection and navigation list: 60 valid and 60 invalid queries each', async () => {
     const { config } = harness;
     await fuzzAssetService({ url: harness.url, clientId: config.demo.clientId, clientSecret: config.demo.clientSecret, tenant: config.demo.tenantId }, 60);
   }, 120_000);
