@@ -12,10 +12,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
+import { DatabaseUnavailableError, isConnectionLoss } from './connection-loss.js';
 import { currentKey, DatabaseBusyError, FairLock, QueryPreemptedError, StatementTimeoutError } from './limits.js';
 
 /** The role tenant requests run as; row-level security applies to it. */
 export const APP_ROLE = 'asset_service_app';
+
+/** The `application_name` of the service's PostgreSQL connections when the URL names none. */
+export const APPLICATION_NAME = 'asset-service';
 
 /** A result row, by column name. */
 export type DbRow = Record<string, unknown>;
@@ -62,6 +66,8 @@ export interface DbOptions {
   readonly preemptMs?: number;
   /** Called after the embedded database's worker was restarted, with how long the restart took. */
   readonly onRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
+  /** PostgreSQL only: called when a connection is lost or cannot be made (logging; the service goes on). */
+  readonly onConnectionLost?: (error: unknown) => void;
 }
 
 /** How long opening PGlite in the worker may take (a first start initialises the data directory). */
@@ -344,34 +350,66 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
 
 /**
  * Connects a pool to a PostgreSQL server. Every connection gets `search_path` set to `schema`
- * (created if missing), so the service's tables never mix with others in the same database.
+ * (created if missing), so the service's tables never mix with others in the same database, and
+ * the application name `asset-service` unless the URL names one (`?application_name=`).
+ *
+ * A lost connection (the backend terminated, the server restarted or unreachable, the network
+ * reset) never ends the process: every client has an `'error'` listener, a client whose connection
+ * failed is discarded (never returned to the pool), and the request gets a
+ * {@link DatabaseUnavailableError} (503 with `Retry-After`). A write is acknowledged only after its
+ * `COMMIT` succeeded. New connections are made on demand, so the service answers again as soon as
+ * the server accepts connections.
  */
 export async function openPostgres(url: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const setup = new pg.Client({ connectionString: url });
-  await setup.connect();
-  try {
-    await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  } finally {
-    await setup.end();
-  }
-  // statement_timeout: the server cancels a statement after the limit (SQLSTATE 57014, a 503).
-  // connectionTimeoutMillis: waiting for a free connection is bounded too (a 503).
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    connectionTimeoutMillis: timeoutMs,
-    options: `-c search_path="${schema}" -c statement_timeout=${timeoutMs} -c idle_in_transaction_session_timeout=${Math.max(timeoutMs * 2, 10_000)}`,
-  });
-  // An idle client that loses its connection emits 'error'; without a listener that would crash.
-  pool.on('error', () => undefined);
+  const lost = (error: unknown): void => options.onConnectionLost?.(error);
   const translate = (error: unknown): unknown => {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === '57014') return new StatementTimeoutError(timeoutMs);
     if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) return new DatabaseBusyError();
+    if (isConnectionLoss(error)) return new DatabaseUnavailableError();
     return error;
   };
-  const connect = (): Promise<pg.PoolClient> => pool.connect().catch((error: unknown) => Promise.reject(translate(error)));
+  const connection = { connectionString: url, fallback_application_name: APPLICATION_NAME, keepAlive: true };
+  const setup = new pg.Client(connection);
+  setup.on('error', lost);
+  try {
+    await setup.connect();
+    await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } catch (error) {
+    throw translate(error);
+  } finally {
+    await setup.end().catch(() => undefined);
+  }
+  // statement_timeout: the server cancels a statement after the limit (SQLSTATE 57014, a 503).
+  // connectionTimeoutMillis: waiting for a free connection is bounded too (a 503).
+  const pool = new pg.Pool({
+    ...connection,
+    max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    options: `-c search_path="${schema}" -c statement_timeout=${timeoutMs} -c idle_in_transaction_session_timeout=${Math.max(timeoutMs * 2, 10_000)}`,
+  });
+  /** Clients whose connection failed: discarded when released. */
+  const broken = new WeakSet<pg.Client>();
+  // The pool listens to idle clients only; a client that is checked out (a request's transaction)
+  // and loses its connection emits 'error' too, which would end the process without a listener.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      if (!broken.has(client)) lost(error);
+      broken.add(client);
+    });
+  });
+  // An idle client that loses its connection: the pool removes it (the listener above reported it).
+  pool.on('error', () => undefined);
+  const connect = (): Promise<pg.PoolClient> =>
+    pool.connect().catch((error: unknown) => {
+      if (isConnectionLoss(error)) lost(error);
+      return Promise.reject(translate(error));
+    });
+  /** Returns a client to the pool, or discards it when its connection failed or `failed` says it may have. */
+  const release = (client: pg.PoolClient, failed?: unknown): void => {
+    client.release(broken.has(client) || (failed !== undefined && isConnectionLoss(failed)) ? true : undefined);
+  };
   const run = async <T>(work: (tx: Queryable) => Promise<T>, before?: (tx: Queryable) => Promise<void>): Promise<T> => {
     const client = await connect();
     const tx: Queryable = {
@@ -383,29 +421,49 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
         }
       },
     };
+    let result: T;
     try {
       await client.query('BEGIN');
       if (before !== undefined) await before(tx);
-      const result = await work(tx);
-      await client.query('COMMIT');
-      client.release();
-      return result;
+      result = await work(tx);
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-        client.release();
-      } catch {
+      // A client whose connection failed is not asked to roll back: the server already did.
+      if (broken.has(client) || isConnectionLoss(error) || error instanceof DatabaseUnavailableError) {
         client.release(true);
+      } else {
+        try {
+          await client.query('ROLLBACK');
+          release(client);
+        } catch (rollbackError) {
+          client.release(true);
+          if (isConnectionLoss(rollbackError)) throw new DatabaseUnavailableError();
+        }
       }
       throw translate(error);
     }
+    // Acknowledged only once COMMIT succeeded. A connection lost during COMMIT leaves its outcome
+    // unknown to us: a 503, never a 200 (a retried create then finds its id taken).
+    try {
+      const committed = await client.query('COMMIT');
+      // PostgreSQL answers COMMIT of a failed transaction with ROLLBACK: nothing was written.
+      if (committed.command !== 'COMMIT') throw new Error(`the transaction ended with ${committed.command}, not COMMIT`);
+      release(client);
+    } catch (error) {
+      client.release(true);
+      throw translate(error);
+    }
+    return result;
   };
   return {
     kind: 'postgres',
     query: async (sql, params = []) => {
+      const client = await connect();
       try {
-        return (await pool.query<DbRow>(sql, params as unknown[])).rows;
+        const rows = (await client.query<DbRow>(sql, params as unknown[])).rows;
+        release(client);
+        return rows;
       } catch (error) {
+        release(client, error);
         throw translate(error);
       }
     },
@@ -420,7 +478,7 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
         client.release();
       } catch (error) {
         client.release(true);
-        throw error;
+        throw translate(error);
       }
     },
     transaction: (work) => run(work),
