@@ -66,6 +66,11 @@ export interface DbOptions {
   readonly preemptMs?: number;
   /** Called after the embedded database's worker was restarted, with how long the restart took. */
   readonly onRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
+  /**
+   * PGlite only: the worker module (default `db-worker.mjs` next to this file). Tests give one that
+   * fails on demand, to check what a client sees when the worker dies.
+   */
+  readonly workerUrl?: URL;
   /** PostgreSQL only: called when a connection is lost or cannot be made (logging; the service goes on). */
   readonly onConnectionLost?: (error: unknown) => void;
 }
@@ -129,6 +134,8 @@ class PgliteWorker {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private closed = false;
+  /** Whether a restart runs now (a failed one is tried again by the next statement). */
+  private restarting = false;
   readonly lock = new FairLock();
 
   constructor(
@@ -137,6 +144,7 @@ class PgliteWorker {
     private readonly timeoutMs: number,
     private readonly preemptMs: number,
     private readonly onRestart?: DbOptions['onRestart'],
+    private readonly workerUrl: URL = new URL('./db-worker.mjs', import.meta.url),
   ) {
     this.ready = this.spawn();
   }
@@ -154,7 +162,7 @@ class PgliteWorker {
   private async spawn(): Promise<void> {
     this.generation += 1;
     const prepared = await pgliteAssets();
-    const worker = new Worker(new URL('./db-worker.mjs', import.meta.url), { workerData: { dataDir: this.dataDir, schema: this.schema, ...prepared } });
+    const worker = new Worker(this.workerUrl, { workerData: { dataDir: this.dataDir, schema: this.schema, ...prepared } });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let opened = false;
@@ -180,12 +188,16 @@ class PgliteWorker {
         if (message.error !== undefined) pending.reject(workerError(message.error));
         else pending.resolve(message.rows ?? undefined);
       });
+      // An uncaught exception in the worker, which ends it: the statement running is lost (a 503),
+      // and a new worker opens the same directory at once (the next statement waits for it).
       worker.on('error', (error) => {
         if (!opened) {
           clearTimeout(timer);
           reject(error);
         }
-        this.failAll(error);
+        if (this.worker !== worker) return;
+        this.failAll(new DatabaseBusyError('The embedded database stopped unexpectedly; retry shortly.'));
+        if (!this.closed && opened) this.restartNow(`the worker failed: ${error.message}`, worker);
       });
       worker.on('exit', (code) => {
         if (this.worker !== worker) return;
@@ -195,8 +207,9 @@ class PgliteWorker {
           reject(new Error(`the PGlite worker exited with code ${code} while opening ${this.dataDir}`));
         }
         this.failAll(new DatabaseBusyError('The embedded database stopped unexpectedly; retry shortly.'));
-        // An unexpected exit (not a timeout, not close): the next statement starts a new worker.
-        if (!this.closed && opened) this.ready = this.restart('the worker exited', worker);
+        // An unexpected exit (not a timeout, not close): a new worker opens the same directory, and
+        // the next statement waits for it.
+        if (!this.closed && opened) this.restartNow(`the worker exited with code ${code}`, worker);
       });
     });
   }
@@ -207,19 +220,43 @@ class PgliteWorker {
     for (const p of pending) p.reject(error);
   }
 
-  private async restart(reason: string, old: Worker): Promise<void> {
+  /** Starts a new worker in place of `old`; statements wait for it (a failure is seen by {@link whenReady}, never unhandled). */
+  private restartNow(reason: string, old?: Worker): void {
+    this.ready = this.restart(reason, old);
+    this.ready.catch(() => undefined);
+  }
+
+  private async restart(reason: string, old?: Worker): Promise<void> {
     const started = performance.now();
     this.generation += 1; // at once: a transaction begun on the old worker must not send ROLLBACK to the new one
-    if (this.worker === old) this.worker = undefined;
-    await old.terminate();
-    await this.spawn();
+    if (old !== undefined && this.worker === old) this.worker = undefined;
+    this.restarting = true;
+    try {
+      await old?.terminate();
+      await this.spawn();
+    } finally {
+      this.restarting = false;
+    }
     this.onRestart?.({ reason, ms: performance.now() - started });
+  }
+
+  /**
+   * Waits for the worker. When its last restart failed (the directory could not be opened), the
+   * statement gets a 503 and the next one tries again: the service recovers once PGlite opens.
+   */
+  private async whenReady(): Promise<void> {
+    try {
+      await this.ready;
+    } catch {
+      if (!this.closed && !this.restarting) this.restartNow('the previous restart failed');
+      throw new DatabaseBusyError('The embedded database is restarting; retry shortly.');
+    }
   }
 
   /** Sends one operation to the worker; ends the worker after the statement time limit (or preemption). */
   async send(op: 'query' | 'exec', sql: string, params: readonly unknown[] = [], timeoutMs = this.timeoutMs): Promise<unknown> {
     if (this.closed) throw new DatabaseBusyError('The database is closed.');
-    await this.ready;
+    await this.whenReady();
     const worker = this.worker;
     if (worker === undefined) throw new DatabaseBusyError('The embedded database is restarting; retry shortly.');
     const id = this.nextId++;
@@ -233,8 +270,7 @@ class PgliteWorker {
         clearInterval(preempt);
         this.lock.charge(key, performance.now() - started);
         reject(error);
-        this.ready = this.restart(reason, worker);
-        this.ready.catch(() => undefined);
+        this.restartNow(reason, worker);
       };
       const timer = setTimeout(() => cancel(new StatementTimeoutError(timeoutMs), `a statement ran longer than ${timeoutMs} ms`), timeoutMs);
       const preempt =
@@ -268,7 +304,7 @@ class PgliteWorker {
   async close(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.ready;
+      await this.ready.catch(() => undefined);
       const release = await this.lock.acquire('');
       try {
         const worker = this.worker;
@@ -298,7 +334,7 @@ class PgliteWorker {
  */
 export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart);
+  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart, options.workerUrl);
   // Waiting for the one connection is bounded too (503): two statement limits and a restart.
   const lockWaitMs = 2 * timeoutMs + 5000;
   await pglite.started();
