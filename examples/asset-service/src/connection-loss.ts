@@ -1,7 +1,7 @@
 /**
  * A lost or refused database connection: what the `pg` driver reports when the server ends a
  * backend (`pg_terminate_backend`, a restart, a failover, an out-of-memory kill), when the network
- * resets the connection, or when the server cannot be reached at all. The request that was running
+ * resets the connection, when the server cannot be reached at all, or when it stops answering. The request that was running
  * gets a 503 in the envelope with `Retry-After` (the client did nothing wrong; retrying makes
  * sense), and the connection is discarded, never used again.
  */
@@ -25,10 +25,11 @@ const SESSION_ENDED = /^(08...|57P01|57P02|57P03|25P03|57P05)$/;
 const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
- * What `pg` says, without a code, about a connection that ended or can no longer be used (its own
- * words; they name no code of their own).
+ * What `pg` says, without a code, about a connection that ended or can no longer be used, and
+ * `Query read timeout`: the server did not answer within the client's `query_timeout` (a
+ * partition), after which the connection cannot be trusted either.
  */
-const DRIVER_MESSAGES = /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+const DRIVER_MESSAGES = /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Query read timeout)$/;
 
 /** Whether `error` says that the connection to the database was lost or could not be made. */
 export function isConnectionLoss(error: unknown): boolean {

@@ -75,7 +75,13 @@ export interface DbOptions {
   readonly onConnectionLost?: (error: unknown) => void;
 }
 
-/** How long opening PGlite in the worker may take (a first start initialises the data directory). */
+/**
+ * How long after the statement limit a PostgreSQL server that has not answered at all is given up
+ * on (its own cancellation, SQLSTATE 57014, normally comes first).
+ */
+const SILENT_SERVER_MARGIN_MS = 2000;
+
+/** How long opening PGlite in the worker may take (a first start initialises the data directory); also the limit of start-up DDL on PostgreSQL. */
 const PGLITE_START_TIMEOUT_MS = 120_000;
 
 /** A database error that crossed the thread boundary, with its SQLSTATE `code` and fields. */
@@ -406,7 +412,9 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
     if (isConnectionLoss(error)) return new DatabaseUnavailableError();
     return error;
   };
-  const connection = { connectionString: url, fallback_application_name: APPLICATION_NAME, keepAlive: true };
+  // TCP keep-alive probes after 10 s idle: a pooled connection to a server that vanished without a
+  // word (a partition, a host gone) is noticed and discarded.
+  const connection = { connectionString: url, fallback_application_name: APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
   const setup = new pg.Client(connection);
   setup.on('error', lost);
   try {
@@ -419,10 +427,13 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
   }
   // statement_timeout: the server cancels a statement after the limit (SQLSTATE 57014, a 503).
   // connectionTimeoutMillis: waiting for a free connection is bounded too (a 503).
+  // query_timeout: a server that does not answer at all (a network partition: it cannot even send
+  // the cancellation) is given up on a little after the statement limit; the connection is discarded (a 503).
   const pool = new pg.Pool({
     ...connection,
     max: 10,
     connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs + SILENT_SERVER_MARGIN_MS,
     options: `-c search_path="${schema}" -c statement_timeout=${timeoutMs} -c idle_in_transaction_session_timeout=${Math.max(timeoutMs * 2, 10_000)}`,
   });
   /** Clients whose connection failed: discarded when released. */
@@ -509,7 +520,9 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
       const client = await connect();
       try {
         await client.query('SET statement_timeout = 0');
-        await client.query(sql);
+        // pg reads a query's own query_timeout (its types do not list it).
+        const ddl: pg.QueryConfig & { readonly query_timeout: number } = { text: sql, query_timeout: PGLITE_START_TIMEOUT_MS };
+        await client.query(ddl);
         await client.query('RESET statement_timeout');
         client.release();
       } catch (error) {
