@@ -6,7 +6,8 @@
  * - its backends are terminated (`pg_terminate_backend`, only those with its application name in
  *   this database) again and again, as a failover or a restart does;
  * - the proxy resets every connection (ECONNRESET), again and again;
- * - the proxy goes down (connections refused) for two seconds and comes back.
+ * - the proxy goes down (connections refused) for two seconds and comes back;
+ * - the proxy forwards nothing for six seconds, closing nothing (a network partition).
  * Each time: the process is still running, every request was answered (no hang) with 200 or a 503
  * envelope with Retry-After, every write acknowledged with 200 is in the database, and a list is
  * served again within 5 s of the database being back. The shared server is never stopped.
@@ -25,6 +26,8 @@ const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
 
 /** A request answered later than this counts as hung. */
 const HANG_MS = 20_000;
+/** The service's statement limit (a silent server is given up on 2 s later). */
+const STATEMENT_TIMEOUT_MS = 1000;
 /** The service must answer a list within this long after the database is back (the issue's bound). */
 const RECOVERY_MS = 5000;
 
@@ -134,6 +137,8 @@ function connectionLossSuite(baseUrl: string): void {
         DATA_DIR: dataDir,
         SEED: 'false',
         MAX_REQUESTS_PER_CLIENT: '16',
+        // A silent server is given up on 2 s after the statement limit: 3 s here.
+        STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
         DEMO_TENANT_ID: '',
         DEMO_CLIENT_ID: '',
         DEMO_CLIENT_SECRET: '',
@@ -237,6 +242,30 @@ function connectionLossSuite(baseUrl: string): void {
       expect(duringDown.length).toBeGreaterThan(0);
       expect(duringDown.every((o) => o.status === 503)).toBe(true);
       expect(result.writes200).toBeGreaterThan(0);
+    }, 60_000);
+
+    it('answers 503 within the time limits while the network forwards nothing, and serves again when it does', async () => {
+      let frozenAt = 0;
+      let thawedAt = 0;
+      const outcomes = await underLoad(service, headers, async () => {
+        await sleep(500);
+        proxy.freeze();
+        frozenAt = Date.now();
+        await sleep(6000);
+        thawedAt = Date.now();
+        proxy.thaw();
+      });
+      const result = await check('network silent 6 s', outcomes, thawedAt);
+      // A request waits at most the statement limit plus the 2 s margin for a silent server (or the
+      // statement limit for a connection): one that started earlier than that (and 1.5 s of slack)
+      // before the network came back was answered while it was still silent, never held until then.
+      const bound = STATEMENT_TIMEOUT_MS + 2000 + 1500;
+      const held = outcomes.filter((o) => o.at - o.ms < thawedAt - bound && o.at >= thawedAt);
+      expect(held.map((o) => `${o.kind} ${o.status} after ${Math.round(o.ms)} ms`)).toEqual([]);
+      const answeredWhileSilent = outcomes.filter((o) => o.at - o.ms >= frozenAt + 100 && o.at < thawedAt);
+      expect(answeredWhileSilent.length).toBeGreaterThan(0);
+      expect(answeredWhileSilent.every((o) => o.status === 503)).toBe(true);
+      expect((result.writes503 as number) + (result.reads503 as number)).toBeGreaterThan(0);
     }, 60_000);
   });
 }
