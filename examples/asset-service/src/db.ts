@@ -418,10 +418,9 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
   const setup = new pg.Client(connection);
   setup.on('error', lost);
   try {
+    // At start a refused connection stops the start with the driver's own message (which names the address).
     await setup.connect();
     await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  } catch (error) {
-    throw translate(error);
   } finally {
     await setup.end().catch(() => undefined);
   }

@@ -179,6 +179,7 @@ function connectionLossSuite(baseUrl: string): void {
         reads503: count('read', 503),
         slowestMs: Math.round(Math.max(...outcomes.map((o) => o.ms))),
         recoveryMs,
+        retryAfter: [...new Set(outcomes.filter((o) => o.status === 503).map((o) => o.retryAfter))],
       };
       figures.push(result);
       return result;
