@@ -228,11 +228,16 @@ function connectionLossSuite(baseUrl: string): void {
     it('answers 503 at once while the database is down, and serves again as soon as it is back', async () => {
       let downAt = 0;
       let backAt = 0;
+      let token: { status: number; retryAfter: string | null; body: unknown } | undefined;
       const outcomes = await underLoad(service, headers, async () => {
         await sleep(500);
         await proxy.down();
         downAt = Date.now();
-        await sleep(2000);
+        await sleep(500);
+        // The token endpoint answers in its OAuth form.
+        const response = await service.requestToken();
+        token = { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
+        await sleep(1500);
         backAt = Date.now();
         await proxy.up();
       });
@@ -242,6 +247,7 @@ function connectionLossSuite(baseUrl: string): void {
       // While it was down, requests were answered (503), not held until it came back.
       expect(duringDown.length).toBeGreaterThan(0);
       expect(duringDown.every((o) => o.status === 503)).toBe(true);
+      expect(token).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), body: { error: 'temporarily_unavailable', error_description: expect.any(String) } });
       expect(result.writes200).toBeGreaterThan(0);
     }, 60_000);
 

@@ -15,6 +15,8 @@ export interface ServiceProcess {
   readonly output: () => string;
   /** The exit code, or null while it runs. */
   readonly exitCode: () => number | null;
+  /** The token endpoint's answer for the read-write demo client. */
+  requestToken(): Promise<Response>;
   /** Headers of the read-write demo client (a fresh token). */
   headers(): Promise<Record<string, string>>;
   /** Stops the process (SIGTERM, then SIGKILL after 10 s). */
@@ -43,17 +45,20 @@ export async function startServiceProcess(env: Readonly<Record<string, string>>)
   const tenant = field(/tenant: +([0-9a-f-]{36})/);
   const clientId = field(/read-write: client_id=(\S+)/);
   const secret = field(/read-write: client_id=\S+ client_secret=(\S+)/);
+  const requestToken = (): Promise<Response> =>
+    fetch(`${url}/directory/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+    });
   return {
     url,
     tenant,
     output: () => output,
     exitCode: () => child.exitCode ?? (child.signalCode === null ? null : -1),
+    requestToken,
     headers: async () => {
-      const response = await fetch(`${url}/directory/connect/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
-      });
+      const response = await requestToken();
       if (response.status !== 200) throw new Error(`token: ${response.status} ${await response.text()}`);
       const { access_token: token } = (await response.json()) as { access_token: string };
       return { authorization: `Bearer ${token}`, 'service-tenant-id': tenant, accept: 'application/json', 'content-type': 'application/json' };
