@@ -12,10 +12,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
+import { DatabaseUnavailableError, isConnectionLoss } from './connection-loss.js';
 import { currentKey, DatabaseBusyError, FairLock, QueryPreemptedError, StatementTimeoutError } from './limits.js';
 
 /** The role tenant requests run as; row-level security applies to it. */
 export const APP_ROLE = 'asset_service_app';
+
+/** The `application_name` of the service's PostgreSQL connections when the URL names none. */
+export const APPLICATION_NAME = 'asset-service';
 
 /** A result row, by column name. */
 export type DbRow = Record<string, unknown>;
@@ -62,9 +66,22 @@ export interface DbOptions {
   readonly preemptMs?: number;
   /** Called after the embedded database's worker was restarted, with how long the restart took. */
   readonly onRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
+  /**
+   * PGlite only: the worker module (default `db-worker.mjs` next to this file). Tests give one that
+   * fails on demand, to check what a client sees when the worker dies.
+   */
+  readonly workerUrl?: URL;
+  /** PostgreSQL only: called when a connection is lost or cannot be made (logging; the service goes on). */
+  readonly onConnectionLost?: (error: unknown) => void;
 }
 
-/** How long opening PGlite in the worker may take (a first start initialises the data directory). */
+/**
+ * How long after the statement limit a PostgreSQL server that has not answered at all is given up
+ * on (its own cancellation, SQLSTATE 57014, normally comes first).
+ */
+const SILENT_SERVER_MARGIN_MS = 2000;
+
+/** How long opening PGlite in the worker may take (a first start initialises the data directory); also the limit of start-up DDL on PostgreSQL. */
 const PGLITE_START_TIMEOUT_MS = 120_000;
 
 /** A database error that crossed the thread boundary, with its SQLSTATE `code` and fields. */
@@ -123,6 +140,8 @@ class PgliteWorker {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private closed = false;
+  /** Whether a restart runs now (a failed one is tried again by the next statement). */
+  private restarting = false;
   readonly lock = new FairLock();
 
   constructor(
@@ -131,6 +150,7 @@ class PgliteWorker {
     private readonly timeoutMs: number,
     private readonly preemptMs: number,
     private readonly onRestart?: DbOptions['onRestart'],
+    private readonly workerUrl: URL = new URL('./db-worker.mjs', import.meta.url),
   ) {
     this.ready = this.spawn();
   }
@@ -148,7 +168,7 @@ class PgliteWorker {
   private async spawn(): Promise<void> {
     this.generation += 1;
     const prepared = await pgliteAssets();
-    const worker = new Worker(new URL('./db-worker.mjs', import.meta.url), { workerData: { dataDir: this.dataDir, schema: this.schema, ...prepared } });
+    const worker = new Worker(this.workerUrl, { workerData: { dataDir: this.dataDir, schema: this.schema, ...prepared } });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let opened = false;
@@ -174,12 +194,16 @@ class PgliteWorker {
         if (message.error !== undefined) pending.reject(workerError(message.error));
         else pending.resolve(message.rows ?? undefined);
       });
+      // An uncaught exception in the worker, which ends it: the statement running is lost (a 503),
+      // and a new worker opens the same directory at once (the next statement waits for it).
       worker.on('error', (error) => {
         if (!opened) {
           clearTimeout(timer);
           reject(error);
         }
-        this.failAll(error);
+        if (this.worker !== worker) return;
+        this.failAll(new DatabaseBusyError('The embedded database stopped unexpectedly; retry shortly.'));
+        if (!this.closed && opened) this.restartNow(`the worker failed: ${error.message}`, worker);
       });
       worker.on('exit', (code) => {
         if (this.worker !== worker) return;
@@ -189,8 +213,9 @@ class PgliteWorker {
           reject(new Error(`the PGlite worker exited with code ${code} while opening ${this.dataDir}`));
         }
         this.failAll(new DatabaseBusyError('The embedded database stopped unexpectedly; retry shortly.'));
-        // An unexpected exit (not a timeout, not close): the next statement starts a new worker.
-        if (!this.closed && opened) this.ready = this.restart('the worker exited', worker);
+        // An unexpected exit (not a timeout, not close): a new worker opens the same directory, and
+        // the next statement waits for it.
+        if (!this.closed && opened) this.restartNow(`the worker exited with code ${code}`, worker);
       });
     });
   }
@@ -201,19 +226,43 @@ class PgliteWorker {
     for (const p of pending) p.reject(error);
   }
 
-  private async restart(reason: string, old: Worker): Promise<void> {
+  /** Starts a new worker in place of `old`; statements wait for it (a failure is seen by {@link whenReady}, never unhandled). */
+  private restartNow(reason: string, old?: Worker): void {
+    this.ready = this.restart(reason, old);
+    this.ready.catch(() => undefined);
+  }
+
+  private async restart(reason: string, old?: Worker): Promise<void> {
     const started = performance.now();
     this.generation += 1; // at once: a transaction begun on the old worker must not send ROLLBACK to the new one
-    if (this.worker === old) this.worker = undefined;
-    await old.terminate();
-    await this.spawn();
+    if (old !== undefined && this.worker === old) this.worker = undefined;
+    this.restarting = true;
+    try {
+      await old?.terminate();
+      await this.spawn();
+    } finally {
+      this.restarting = false;
+    }
     this.onRestart?.({ reason, ms: performance.now() - started });
+  }
+
+  /**
+   * Waits for the worker. When its last restart failed (the directory could not be opened), the
+   * statement gets a 503 and the next one tries again: the service recovers once PGlite opens.
+   */
+  private async whenReady(): Promise<void> {
+    try {
+      await this.ready;
+    } catch {
+      if (!this.closed && !this.restarting) this.restartNow('the previous restart failed');
+      throw new DatabaseBusyError('The embedded database is restarting; retry shortly.');
+    }
   }
 
   /** Sends one operation to the worker; ends the worker after the statement time limit (or preemption). */
   async send(op: 'query' | 'exec', sql: string, params: readonly unknown[] = [], timeoutMs = this.timeoutMs): Promise<unknown> {
     if (this.closed) throw new DatabaseBusyError('The database is closed.');
-    await this.ready;
+    await this.whenReady();
     const worker = this.worker;
     if (worker === undefined) throw new DatabaseBusyError('The embedded database is restarting; retry shortly.');
     const id = this.nextId++;
@@ -227,8 +276,7 @@ class PgliteWorker {
         clearInterval(preempt);
         this.lock.charge(key, performance.now() - started);
         reject(error);
-        this.ready = this.restart(reason, worker);
-        this.ready.catch(() => undefined);
+        this.restartNow(reason, worker);
       };
       const timer = setTimeout(() => cancel(new StatementTimeoutError(timeoutMs), `a statement ran longer than ${timeoutMs} ms`), timeoutMs);
       const preempt =
@@ -262,7 +310,7 @@ class PgliteWorker {
   async close(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.ready;
+      await this.ready.catch(() => undefined);
       const release = await this.lock.acquire('');
       try {
         const worker = this.worker;
@@ -292,7 +340,7 @@ class PgliteWorker {
  */
 export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart);
+  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart, options.workerUrl);
   // Waiting for the one connection is bounded too (503): two statement limits and a restart.
   const lockWaitMs = 2 * timeoutMs + 5000;
   await pglite.started();
@@ -344,34 +392,70 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
 
 /**
  * Connects a pool to a PostgreSQL server. Every connection gets `search_path` set to `schema`
- * (created if missing), so the service's tables never mix with others in the same database.
+ * (created if missing), so the service's tables never mix with others in the same database, and
+ * the application name `asset-service` unless the URL names one (`?application_name=`).
+ *
+ * A lost connection (the backend terminated, the server restarted or unreachable, the network
+ * reset) never ends the process: every client has an `'error'` listener, a client whose connection
+ * failed is discarded (never returned to the pool), and the request gets a
+ * {@link DatabaseUnavailableError} (503 with `Retry-After`). A write is acknowledged only after its
+ * `COMMIT` succeeded. New connections are made on demand, so the service answers again as soon as
+ * the server accepts connections.
  */
 export async function openPostgres(url: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const setup = new pg.Client({ connectionString: url });
-  await setup.connect();
-  try {
-    await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  } finally {
-    await setup.end();
-  }
-  // statement_timeout: the server cancels a statement after the limit (SQLSTATE 57014, a 503).
-  // connectionTimeoutMillis: waiting for a free connection is bounded too (a 503).
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 10,
-    connectionTimeoutMillis: timeoutMs,
-    options: `-c search_path="${schema}" -c statement_timeout=${timeoutMs} -c idle_in_transaction_session_timeout=${Math.max(timeoutMs * 2, 10_000)}`,
-  });
-  // An idle client that loses its connection emits 'error'; without a listener that would crash.
-  pool.on('error', () => undefined);
+  const lost = (error: unknown): void => options.onConnectionLost?.(error);
   const translate = (error: unknown): unknown => {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === '57014') return new StatementTimeoutError(timeoutMs);
     if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) return new DatabaseBusyError();
+    if (isConnectionLoss(error)) return new DatabaseUnavailableError();
     return error;
   };
-  const connect = (): Promise<pg.PoolClient> => pool.connect().catch((error: unknown) => Promise.reject(translate(error)));
+  // TCP keep-alive probes after 10 s idle: a pooled connection to a server that vanished without a
+  // word (a partition, a host gone) is noticed and discarded.
+  const connection = { connectionString: url, fallback_application_name: APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
+  const setup = new pg.Client(connection);
+  setup.on('error', lost);
+  try {
+    // At start a refused connection stops the start with the driver's own message (which names the address).
+    await setup.connect();
+    await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } finally {
+    await setup.end().catch(() => undefined);
+  }
+  // statement_timeout: the server cancels a statement after the limit (SQLSTATE 57014, a 503).
+  // connectionTimeoutMillis: waiting for a free connection is bounded too (a 503).
+  // query_timeout: a server that does not answer at all (a network partition: it cannot even send
+  // the cancellation) is given up on a little after the statement limit; the connection is discarded (a 503).
+  const pool = new pg.Pool({
+    ...connection,
+    max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs + SILENT_SERVER_MARGIN_MS,
+    options: `-c search_path="${schema}" -c statement_timeout=${timeoutMs} -c idle_in_transaction_session_timeout=${Math.max(timeoutMs * 2, 10_000)}`,
+  });
+  /** Clients whose connection failed: discarded when released. */
+  const broken = new WeakSet<pg.Client>();
+  // The pool listens to idle clients only; a client that is checked out (a request's transaction)
+  // and loses its connection emits 'error' too, which would end the process without a listener.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      if (!broken.has(client)) lost(error);
+      broken.add(client);
+    });
+  });
+  // An idle client that loses its connection: the pool removes it (the listener above reported it).
+  pool.on('error', () => undefined);
+  const connect = (): Promise<pg.PoolClient> =>
+    pool.connect().catch((error: unknown) => {
+      if (isConnectionLoss(error)) lost(error);
+      return Promise.reject(translate(error));
+    });
+  /** Returns a client to the pool, or discards it when its connection failed or `failed` says it may have. */
+  const release = (client: pg.PoolClient, failed?: unknown): void => {
+    client.release(broken.has(client) || (failed !== undefined && isConnectionLoss(failed)) ? true : undefined);
+  };
   const run = async <T>(work: (tx: Queryable) => Promise<T>, before?: (tx: Queryable) => Promise<void>): Promise<T> => {
     const client = await connect();
     const tx: Queryable = {
@@ -383,29 +467,49 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
         }
       },
     };
+    let result: T;
     try {
       await client.query('BEGIN');
       if (before !== undefined) await before(tx);
-      const result = await work(tx);
-      await client.query('COMMIT');
-      client.release();
-      return result;
+      result = await work(tx);
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-        client.release();
-      } catch {
+      // A client whose connection failed is not asked to roll back: the server already did.
+      if (broken.has(client) || isConnectionLoss(error) || error instanceof DatabaseUnavailableError) {
         client.release(true);
+      } else {
+        try {
+          await client.query('ROLLBACK');
+          release(client);
+        } catch (rollbackError) {
+          client.release(true);
+          if (isConnectionLoss(rollbackError)) throw new DatabaseUnavailableError();
+        }
       }
       throw translate(error);
     }
+    // Acknowledged only once COMMIT succeeded. A connection lost during COMMIT leaves its outcome
+    // unknown to us: a 503, never a 200 (a retried create then finds its id taken).
+    try {
+      const committed = await client.query('COMMIT');
+      // PostgreSQL answers COMMIT of a failed transaction with ROLLBACK: nothing was written.
+      if (committed.command !== 'COMMIT') throw new Error(`the transaction ended with ${committed.command}, not COMMIT`);
+      release(client);
+    } catch (error) {
+      client.release(true);
+      throw translate(error);
+    }
+    return result;
   };
   return {
     kind: 'postgres',
     query: async (sql, params = []) => {
+      const client = await connect();
       try {
-        return (await pool.query<DbRow>(sql, params as unknown[])).rows;
+        const rows = (await client.query<DbRow>(sql, params as unknown[])).rows;
+        release(client);
+        return rows;
       } catch (error) {
+        release(client, error);
         throw translate(error);
       }
     },
@@ -415,12 +519,14 @@ export async function openPostgres(url: string, schema: string, options: DbOptio
       const client = await connect();
       try {
         await client.query('SET statement_timeout = 0');
-        await client.query(sql);
+        // pg reads a query's own query_timeout (its types do not list it).
+        const ddl: pg.QueryConfig & { readonly query_timeout: number } = { text: sql, query_timeout: PGLITE_START_TIMEOUT_MS };
+        await client.query(ddl);
         await client.query('RESET statement_timeout');
         client.release();
       } catch (error) {
         client.release(true);
-        throw error;
+        throw translate(error);
       }
     },
     transaction: (work) => run(work),

@@ -189,6 +189,11 @@ export async function startService(config: Config, options: ServerOptions = {}):
       logger?.warn({ reason: info.reason, restartMs: Math.round(info.ms) }, 'the embedded database was restarted');
       options.onDatabaseRestart?.(info);
     },
+    // A lost PostgreSQL connection is discarded; the request that used it got a 503.
+    onConnectionLost: (error: unknown) => {
+      const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+      logger?.warn({ code, reason: message }, 'a database connection was lost or could not be made');
+    },
   };
   let logger: FastifyInstance['log'] | undefined;
   const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema, dbOptions) : await openPostgres(config.databaseUrl, config.databaseSchema, dbOptions);
