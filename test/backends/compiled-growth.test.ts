@@ -9,7 +9,7 @@
  * guard repeats one there, the statement is bounded by `maxStatementLength` instead.
  */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, defineModel, toMongo, toSql, type DialectName } from '../../src/index.js';
+import { bindQuery, defineModel, ODataError, toMongo, toSql, type DialectName } from '../../src/index.js';
 
 const model = defineModel({
   namespace: 'N',
@@ -62,6 +62,32 @@ describe('compiled size is linear in the nesting', () => {
       // Twice the nesting: about twice the size (the query text itself grows by 1.7–1.9).
       for (const dialect of LINEAR) expect(growth((b) => toSql(b, { dialect }).sql.length), dialect).toBeLessThan(2.6);
       expect(growth((b) => JSON.stringify(toMongo(b)).length), 'MongoDB').toBeLessThan(2.6);
+    });
+  }
+});
+
+describe('where a guard repeats a computed value (MySQL/MariaDB, SQL Server), the statement is bounded', () => {
+  for (const name of Object.keys(TEMPLATES)) {
+    it(name, () => {
+      for (const depth of [4, 8, 12]) {
+        let bound;
+        try {
+          bound = bindQuery(filter(name, depth), settings);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ODataError);
+          continue;
+        }
+        for (const dialect of ['mysql', 'mssql'] as const) {
+          try {
+            expect(toSql(bound, { dialect, maxStatementLength: 200_000 }).sql.length).toBeLessThanOrEqual(200_000);
+          } catch (error) {
+            // never a RangeError or a statement past the bound: the ODataError naming the setting
+            expect(error, `${dialect} ${depth}`).toBeInstanceOf(ODataError);
+            expect((error as ODataError).code).toBe('query_too_complex');
+            expect((error as ODataError).message).toMatch(/maxStatementLength|parameters, and .* takes at most/);
+          }
+        }
+      }
     });
   }
 });

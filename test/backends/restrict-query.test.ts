@@ -166,6 +166,14 @@ describe('restrictQuery: the query options read only the restricted rows', () =>
     }
   });
 
+  it('ANDed into $filter after $apply by hand (what restrictQuery avoids), the SQL backend refuses with an ODataError, not a TypeError', () => {
+    const grouped = bindQuery('$apply=groupby((region))', { model, entitySet: 'sales' });
+    const wrong = { ...grouped, filter: restriction() } as BoundQuery;
+    for (const dialect of ['postgres', 'sqlite', 'mysql', 'mssql', 'duckdb'] as const) {
+      expect(() => toSql(wrong, { dialect }), dialect).toThrow(ODataError);
+    }
+  });
+
   it('refuses a restriction that is not Boolean with an ODataError', () => {
     const value = bindQuery('$orderby=qty', { model, entitySet: 'sales' }).orderBy![0]!.expression;
     expect(() => restrictQuery(bindQuery('', { model, entitySet: 'sales' }), value)).toThrow(ODataError);

@@ -95,9 +95,13 @@ export class SqlCompiler {
   private joinCondition(navigation: NavigationProperty, from: Scope, target: { alias: string; type: StructuredType }): string {
     const pairs = joinPairs(navigation);
     if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
-    return pairs
-      .map(({ local, remote }) => `${this.column(target.type, target.type.properties.get(remote) as Property, target.alias)} = ${this.column(from.type, from.type.properties.get(local) as Property, from.alias)}`)
-      .join(' AND ');
+    const property = (type: StructuredType, name: string): Property => {
+      const found = type.properties.get(name);
+      // A bound query whose rows lack the key (a navigation of the entity type read after $apply, in a hand-made tree): refused, not a TypeError.
+      if (found === undefined) throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${name}'`);
+      return found;
+    };
+    return pairs.map(({ local, remote }) => `${this.column(target.type, property(target.type, remote), target.alias)} = ${this.column(from.type, property(from.type, local), from.alias)}`).join(' AND ');
   }
 
   /** A scope for the rows of a navigation property: `FROM table alias WHERE join`. */
