@@ -62,8 +62,13 @@ export interface HttpLimits {
   readonly connectionTimeoutMs: number;
   /** Largest request line plus headers, in bytes (`MAX_HEADER_SIZE`; larger: 431). */
   readonly maxHeaderSize: number;
-  /** Open connections at most; further ones are closed at once (`MAX_CONNECTIONS`). */
+  /**
+   * Open connections at most (`MAX_CONNECTIONS`): beyond it, the connection that has waited longest
+   * without a request in progress is closed to make room (see connections.ts).
+   */
   readonly maxConnections: number;
+  /** Open connections from one client address (IPv6: one /64) at most; further ones are closed at once (`MAX_CONNECTIONS_PER_ADDRESS`, at most `MAX_CONNECTIONS`). */
+  readonly maxConnectionsPerAddress: number;
 }
 
 /** Access token checks and the throttling of failed client authentications. */
@@ -194,13 +199,15 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseSchema = env.DATABASE_SCHEMA ?? 'asset_service';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) throw new Error(`DATABASE_SCHEMA must be a lowercase SQL identifier, got '${databaseSchema}'`);
   const tokenTtlSeconds = integer(env, 'TOKEN_TTL_SECONDS', 3600, 1, 86_400);
+  const maxConnections = integer(env, 'MAX_CONNECTIONS', 1000, 1, 1_000_000);
   const http: HttpLimits = {
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
     maxHeaderSize: integer(env, 'MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
-    maxConnections: integer(env, 'MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', Math.min(100, maxConnections), 1, maxConnections),
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`);
   const tokens: TokenLimits = {
