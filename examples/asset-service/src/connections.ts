@@ -31,6 +31,8 @@ export interface ConnectionLimits {
 export interface ConnectionCounts {
   /** Connections open now. */
   readonly open: number;
+  /** Connections open now from the address (or /64) with the most. */
+  readonly largestAddress: number;
   /** New connections closed at once because their address was at its cap (since start). */
   readonly refusedPerAddress: number;
   /** New connections closed at once because every open connection had a request in progress. */
@@ -69,6 +71,13 @@ export function addressKey(address: string | undefined): string {
     .slice(0, 4)
     .map((group) => group.toLowerCase().replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
+}
+
+const guards = new WeakMap<Server, { readonly counts: () => ConnectionCounts }>();
+
+/** The counts of the guard of `server` (undefined without one), for metrics and tests. */
+export function connectionCounts(server: Server): ConnectionCounts | undefined {
+  return guards.get(server)?.counts();
 }
 
 /**
@@ -157,5 +166,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits): { re
   );
   sweep.unref();
   server.once('close', () => clearInterval(sweep));
-  return { counts: () => ({ open: entries.size, ...counts }), stop: () => clearInterval(sweep) };
+  const guard = { counts: (): ConnectionCounts => ({ open: entries.size, largestAddress: Math.max(0, ...perAddress.values()), ...counts }), stop: () => clearInterval(sweep) };
+  guards.set(server, guard);
+  return guard;
 }
