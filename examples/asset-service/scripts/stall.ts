@@ -9,7 +9,8 @@
  * 1. baseline: the trivial GET (`/localities?$top=1`, read-write client) alone, sequentially;
  * 2. under load: the same GET while `heavyClients` loops (all with the read-only client, as in the
  *    issue) send a heavy `$filter` (`contains` over a `concat` of descriptions: seconds each);
- * and prints p50/p95/max of the trivial GET and how the heavy requests were answered.
+ * and prints p50/p95/p99/max of the trivial GET and how the heavy requests were answered, and the
+ * restarts of the embedded database (on stderr, from the service).
  * Settings (STATEMENT_TIMEOUT_MS, MAX_REQUESTS_PER_CLIENT, …) pass through the environment.
  */
 import { spawn } from 'node:child_process';
@@ -29,7 +30,7 @@ async function serve(): Promise<void> {
   const { startService } = await import('../src/server.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-stall-'));
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_SCHEMA: `stall_${process.pid}` });
-  const service = await startService(config);
+  const service = await startService(config, { onDatabaseRestart: (info) => process.stderr.write(`[service] database restarted (${info.reason}) in ${info.ms.toFixed(0)} ms\n`) });
   for (let chunk = 0; chunk < 6; chunk++) {
     await service.db.query(
       `INSERT INTO maintenance_tickets (tenant_id, id, code, name, asset_id, status, priority, description, due_at, created_at, updated_at)
@@ -55,7 +56,7 @@ const percentile = (values: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 };
 const summary = (values: readonly number[]): string =>
-  `n=${values.length} p50=${percentile(values, 50).toFixed(0)} ms p95=${percentile(values, 95).toFixed(0)} ms max=${Math.max(...values).toFixed(0)} ms`;
+  `n=${values.length} p50=${percentile(values, 50).toFixed(0)} ms p95=${percentile(values, 95).toFixed(0)} ms p99=${percentile(values, 99).toFixed(0)} ms max=${Math.max(...values).toFixed(0)} ms`;
 
 async function drive(heavyClients: number, seconds: number): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
@@ -107,14 +108,18 @@ async function drive(heavyClients: number, seconds: number): Promise<void> {
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const loaded: number[] = [];
+    const slow: string[] = [];
     const until = performance.now() + seconds * 1000;
     while (performance.now() < until) {
-      loaded.push(await trivial());
+      const ms = await trivial();
+      loaded.push(ms);
+      if (ms > 200) slow.push(`${ms.toFixed(0)} ms at ${((performance.now() - until) / 1000 + seconds).toFixed(1)} s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     running = false;
     await Promise.all(loops);
     process.stdout.write(`under load (${heavyClients} heavy loops, ${HEAVY_FILTER.length}-char $filter) trivial GET: ${summary(loaded)}\n`);
+    if (slow.length > 0) process.stdout.write(`trivial GETs over 200 ms: ${slow.join(', ')}\n`);
     process.stdout.write(`heavy requests: ${[...statuses].map(([status, n]) => `${n}× ${status}`).join(', ')}; ${summary(heavyTimes)}\n`);
   } finally {
     child.kill('SIGTERM');

@@ -34,8 +34,14 @@ export interface Config {
   readonly logLevel: string;
   /** Longest time one SQL statement may run, in ms (`STATEMENT_TIMEOUT_MS`, default 5000); then 503. */
   readonly statementTimeoutMs: number;
-  /** PGlite: a statement running this long (ms) while other clients wait is cancelled (`PGLITE_PREEMPT_MS`, default 1000, 0: off); then 503. */
+  /**
+   * PGlite: a statement running this long (ms) while a light client waits is cancelled (503), and a
+   * client whose statements run this long is heavy: it runs while the others leave the database
+   * free (`PGLITE_PREEMPT_MS`, default 250, 0: off).
+   */
   readonly pglitePreemptMs: number;
+  /** PGlite: its memory (which never shrinks) past this many MiB restarts its worker after the statement (`PGLITE_MAX_HEAP_MIB`, default 320, 0: never). */
+  readonly pgliteMaxHeapMiB: number;
   /** Requests of one client running at a time (`MAX_REQUESTS_PER_CLIENT`, default 4). */
   readonly maxRequestsPerClient: number;
   /** Requests of one client waiting beyond those (`MAX_QUEUED_PER_CLIENT`, default 64); then 429. */
@@ -234,7 +240,8 @@ export function loadConfig(env: Env = process.env): Config {
     http,
     tokens,
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
-    pglitePreemptMs: integer(env, 'PGLITE_PREEMPT_MS', 1000, 0, 600_000),
+    pglitePreemptMs: integer(env, 'PGLITE_PREEMPT_MS', 250, 0, 600_000),
+    pgliteMaxHeapMiB: integer(env, 'PGLITE_MAX_HEAP_MIB', 320, 0, 64 * 1024),
     maxRequestsPerClient: integer(env, 'MAX_REQUESTS_PER_CLIENT', 4, 1, 10_000),
     maxQueuedPerClient: integer(env, 'MAX_QUEUED_PER_CLIENT', 64, 0, 100_000),
     maxRequestsTotal: integer(env, 'MAX_REQUESTS_TOTAL', 256, 1, 1_000_000),

@@ -201,6 +201,7 @@ export async function startService(config: Config, options: ServerOptions = {}):
   const dbOptions = {
     statementTimeoutMs: config.statementTimeoutMs,
     preemptMs: config.pglitePreemptMs,
+    maxHeapMiB: config.pgliteMaxHeapMiB,
     onRestart: (info: { reason: string; ms: number }) => {
       logger?.warn({ reason: info.reason, restartMs: Math.round(info.ms) }, 'the embedded database was restarted');
       options.onDatabaseRestart?.(info);
