@@ -33,6 +33,7 @@ import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
 import { runApplyBench } from './apply.js';
 import { runServiceBench } from './service.js';
+import { runServiceLoadBench } from './service-load.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -465,6 +466,7 @@ await runSqlRowsBench();
 await runPlanCacheBench();
 await runApplyBench();
 await runServiceBench();
+await runServiceLoadBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {

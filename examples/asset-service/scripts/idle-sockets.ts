@@ -88,7 +88,23 @@ function hold(port: number, count: number, addresses: number, reopenMs: number):
   };
 }
 
-async function drive(connections: number, seconds: number, addresses: number, reopenMs: number): Promise<void> {
+/** What {@link measureIdleSockets} measured (times in ms; a failed request counts as 5 000 ms). */
+export interface IdleSocketsResult {
+  readonly baseline: readonly number[];
+  readonly times: readonly number[];
+  readonly failures: ReadonlyMap<string, number>;
+  /** The attacker's counts: connections opened, and still open at the end. */
+  readonly attacker: string;
+}
+
+/** Runs the measurement of the module documentation; `log` gets the line it prints. */
+export async function measureIdleSockets(
+  connections: number,
+  seconds: number,
+  addresses: number,
+  reopenMs: number,
+  log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<IdleSocketsResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -112,7 +128,7 @@ async function drive(connections: number, seconds: number, addresses: number, re
       const result = await get(url, token, 5000);
       if (typeof result === 'number') baseline.push(result);
     }
-    process.stdout.write(`baseline GET /$metadata: p50 ${percentile(baseline, 50).toFixed(1)} ms, p99 ${percentile(baseline, 99).toFixed(1)} ms\n`);
+    log(`baseline GET /$metadata: p50 ${percentile(baseline, 50).toFixed(1)} ms, p99 ${percentile(baseline, 99).toFixed(1)} ms`);
     const attacker = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'attack', new URL(url).port, String(connections), String(addresses), String(reopenMs)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -134,11 +150,12 @@ async function drive(connections: number, seconds: number, addresses: number, re
     const ended = new Promise((resolve) => attacker.once('exit', resolve));
     attacker.kill('SIGTERM');
     await ended;
-    process.stdout.write(
+    log(
       `with ${connections} idle/half-open connections held from ${addresses} address(es), reopened after ${reopenMs} ms (${report.trim()}): ` +
         `n=${times.length} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${Math.max(...times).toFixed(0)} ms; ` +
-        `failures: ${failures.size === 0 ? 'none' : [...failures].map(([k, n]) => `${n}× ${k}`).join(', ')}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}\n`,
+        `failures: ${failures.size === 0 ? 'none' : [...failures].map(([k, n]) => `${n}× ${k}`).join(', ')}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
     );
+    return { baseline, times, failures, attacker: report.trim() };
   } finally {
     child.kill('SIGTERM');
   }
@@ -152,6 +169,8 @@ async function attack(port: number, connections: number, addresses: number, reop
   process.exit(0);
 }
 
-if (process.argv[2] === 'serve') await serve();
-else if (process.argv[2] === 'attack') await attack(Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6]));
-else await drive(Number(process.argv[2] ?? 5000), Number(process.argv[3] ?? 15), Number(process.argv[4] ?? 1), Number(process.argv[5] ?? 1000));
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === 'serve') await serve();
+  else if (process.argv[2] === 'attack') await attack(Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6]));
+  else await measureIdleSockets(Number(process.argv[2] ?? 5000), Number(process.argv[3] ?? 15), Number(process.argv[4] ?? 1), Number(process.argv[5] ?? 1000));
+}
