@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionCounts } from '../../../examples/asset-service/src/connections.js';
+import { addressKey, connectionCounts } from '../../../examples/asset-service/src/connections.js';
 import { startHarness, type Harness } from './harness.js';
 
 const ADDRESSES = 20;
@@ -147,4 +147,17 @@ describe('idle and half-open connections do not lock other clients out (PGlite d
     expect(closedAfter).toBeGreaterThanOrEqual(4500);
     expect(closedAfter).toBeLessThan(9000);
   }, 30_000);
+});
+
+describe('addressKey: what MAX_CONNECTIONS_PER_ADDRESS counts by', () => {
+  it('keeps IPv4 addresses, unmaps IPv4-mapped IPv6, and counts IPv6 by its /64', () => {
+    expect(addressKey('127.0.0.2')).toBe('127.0.0.2');
+    expect(addressKey('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(addressKey('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
+    expect(addressKey('2001:db8:0:1:ffff:1:2:3')).toBe('2001:db8:0:1::/64');
+    expect(addressKey('2001:0DB8:0000:0001:0:0:0:9')).toBe('2001:db8:0:1::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressKey(undefined)).toBe('');
+  });
 });
