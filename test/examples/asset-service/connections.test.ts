@@ -3,22 +3,25 @@
  * with the default connection limits (MAX_CONNECTIONS 1 000, MAX_CONNECTIONS_PER_ADDRESS 100,
  * KEEP_ALIVE_TIMEOUT_MS 5 s, HEADERS_TIMEOUT_MS 10 s), other loopback addresses (127.0.0.2 and
  * up: all of 127.0.0.0/8 is loopback on Linux) hold 5 000 connections, half sending nothing,
- * half a partial request line, reopening the ones the server closes; meanwhile a legitimate client
+ * half a partial request line, reopening the ones the server closes (from a process of its own);
+ * meanwhile a legitimate client
  * on 127.0.0.1 opens a new connection for each authenticated request. Before this change the
  * server dropped every new connection once 1 000 were open, so the legitimate requests failed
  * until the headers timeout freed slots (about 11 s), over and over.
  *
- * Every attacking socket is a file descriptor on both ends: the test reads `ulimit -n` and uses
- * fewer connections (logged) when the limit is too low for 5 000.
+ * Every attacking socket is a file descriptor of the attacker's process: the test reads `ulimit -n`
+ * and uses fewer connections (logged) when the limit is too low for 5 000.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressKey, connectionCounts } from '../../../examples/asset-service/src/connections.js';
 import { startHarness, type Harness } from './harness.js';
 
 const ADDRESSES = 20;
+const ATTACKER = fileURLToPath(new URL('../../../examples/asset-service/scripts/idle-sockets.ts', import.meta.url));
 
 function fileLimit(): number {
   try {
@@ -29,50 +32,15 @@ function fileLimit(): number {
   }
 }
 
-/** Holds `count` connections from 127.0.0.2…, reopening closed ones after 200 ms. */
-function holdConnections(port: number, count: number): { stop: () => void; connected: () => Promise<void> } {
-  let running = true;
-  const sockets = new Set<Socket>();
-  let settled = 0;
-  let wake: (() => void) | undefined;
-  const one = (i: number, first: boolean): void => {
-    if (!running) return;
-    const localAddress = `127.0.0.${2 + (i % ADDRESSES)}`;
-    const socket = connect({ host: '127.0.0.1', port, localAddress });
-    sockets.add(socket);
-    const done = (): void => {
-      if (!first) return;
-      first = false;
-      settled++;
-      if (settled === count) wake?.();
-    };
-    socket.on('connect', () => {
-      // Half send nothing, half the start of a request line.
-      if (i % 2 === 1) socket.write('GET /$metadata HTTP/1.1\r\nHo');
-      setTimeout(done, 20);
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      sockets.delete(socket);
-      done();
-      if (running) setTimeout(() => one(i, false), 200);
-    });
-  };
-  // In batches, so that the listen backlog (511) does not overflow into SYN retries.
-  let next = 0;
-  const batch = (): void => {
-    const end = Math.min(count, next + 250);
-    for (; next < end; next++) one(next, true);
-    if (next < count) setTimeout(batch, 30);
-  };
-  batch();
-  return {
-    stop: () => {
-      running = false;
-      for (const socket of sockets) socket.destroy();
-    },
-    connected: () => (settled >= count ? Promise.resolve() : new Promise<void>((resolve) => (wake = resolve))),
-  };
+/**
+ * Holds `count` connections from 127.0.0.2… in a process of its own (scripts/idle-sockets.ts in
+ * its `attack` mode: half send nothing, half a partial request line; a closed one is reopened
+ * after a second), so that the attacker's sockets do not share the server's event loop.
+ */
+function holdConnections(port: number, count: number): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ATTACKER, 'attack', String(port), String(count), String(ADDRESSES), '1000'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('error', () => undefined);
+  return child;
 }
 
 /** One authenticated GET on a new connection from 127.0.0.1: its time in ms, or why it failed. */
@@ -103,18 +71,25 @@ describe('idle and half-open connections do not lock other clients out (PGlite d
 
   it('serves a new client promptly while other addresses hold 5 000 idle and half-open connections', async () => {
     const limit = fileLimit();
-    // Both ends of each connection are descriptors of this process (the server's side at most MAX_CONNECTIONS).
-    const count = Math.min(5000, Math.floor((limit - 1500) / 1.2));
+    // The attacker's process needs a descriptor per connection (this one at most MAX_CONNECTIONS).
+    const count = Math.min(5000, limit - 200);
     if (count < 5000) console.warn(`ulimit -n is ${limit}: holding ${count} connections instead of 5 000`);
     expect(count).toBeGreaterThan(1200);
     const token = await h.token(h.config.demo.clientId, h.config.demo.clientSecret);
     const headers = { authorization: `Bearer ${token}`, 'service-tenant-id': h.config.demo.tenantId, accept: 'application/json' };
     const attack = holdConnections(Number(new URL(h.url).port), count);
     try {
-      await attack.connected();
       // The attack holds the server's slots (1 000 of them on the code before the change too).
-      const open = await new Promise<number>((resolve, reject) => h.service.app.server.getConnections((error, n) => (error === null ? resolve(n) : reject(error))));
+      const openNow = (): Promise<number> => new Promise((resolve, reject) => h.service.app.server.getConnections((error, n) => (error === null ? resolve(n) : reject(error))));
+      const until = performance.now() + 20_000;
+      let open = await openNow();
+      while (open < 900 && performance.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        open = await openNow();
+      }
       expect(open).toBeGreaterThanOrEqual(900);
+      // Let the attacker finish opening its connections.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       const results: { ms: number; status: number | string }[] = [];
       for (let i = 0; i < 40; i++) results.push(await get(h.url, i % 4 === 3 ? '/localities?$top=1' : '/$metadata', headers));
       const counts = connectionCounts(h.service.app.server);
@@ -128,7 +103,7 @@ describe('idle and half-open connections do not lock other clients out (PGlite d
       // No address held more than its cap (counted by the server: the client also sees connections still in the listen backlog).
       expect(counts?.largestAddress).toBeLessThanOrEqual(h.config.http.maxConnectionsPerAddress);
     } finally {
-      attack.stop();
+      attack.kill('SIGTERM');
     }
   }, 60_000);
 
