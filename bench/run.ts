@@ -35,6 +35,7 @@ import { runPlanCacheBench } from './plan-cache.js';
 import { runApplyBench } from './apply.js';
 import { runFanOutBench } from './fanout.js';
 import { runServiceBench } from './service.js';
+import { runServiceLoadBench } from './service-load.js';
 import {
   BUNDLE_ENTRY,
   CELL_BUDGET_MS,
@@ -468,6 +469,7 @@ await runPlanCacheBench();
 await runApplyBench();
 await runFanOutBench();
 await runServiceBench();
+await runServiceLoadBench();
 await runPackageBench();
 process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
 if (browserOut.failures.length > 0) {

@@ -9,11 +9,13 @@
  * 1. baseline: the trivial GET (`/localities?$top=1`, read-write client) alone, sequentially;
  * 2. under load: the same GET while `heavyClients` loops (all with the read-only client, as in the
  *    issue) send a heavy `$filter` (`contains` over a `concat` of descriptions: seconds each);
- * and prints p50/p95/max of the trivial GET and how the heavy requests were answered.
+ * and prints p50/p95/p99/max of the trivial GET, how the heavy requests were answered, the service's
+ * resident memory before, during and after, and the restarts of the embedded database (on stderr,
+ * from the service). bench/service-load.ts calls {@link measureStall}.
  * Settings (STATEMENT_TIMEOUT_MS, MAX_REQUESTS_PER_CLIENT, …) pass through the environment.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +31,7 @@ async function serve(): Promise<void> {
   const { startService } = await import('../src/server.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-stall-'));
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_SCHEMA: `stall_${process.pid}` });
-  const service = await startService(config);
+  const service = await startService(config, { onDatabaseRestart: (info) => process.stderr.write(`[service] database restarted (${info.reason}) in ${info.ms.toFixed(0)} ms\n`) });
   for (let chunk = 0; chunk < 6; chunk++) {
     await service.db.query(
       `INSERT INTO maintenance_tickets (tenant_id, id, code, name, asset_id, status, priority, description, due_at, created_at, updated_at)
@@ -55,10 +57,33 @@ const percentile = (values: readonly number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 };
 const summary = (values: readonly number[]): string =>
-  `n=${values.length} p50=${percentile(values, 50).toFixed(0)} ms p95=${percentile(values, 95).toFixed(0)} ms max=${Math.max(...values).toFixed(0)} ms`;
+  `n=${values.length} p50=${percentile(values, 50).toFixed(0)} ms p95=${percentile(values, 95).toFixed(0)} ms p99=${percentile(values, 99).toFixed(0)} ms max=${Math.max(...values).toFixed(0)} ms`;
 
-async function drive(heavyClients: number, seconds: number): Promise<void> {
+/** What {@link measureStall} measured (times in ms, memory in MiB). */
+export interface StallResult {
+  readonly baseline: readonly number[];
+  readonly loaded: readonly number[];
+  readonly heavyStatuses: ReadonlyMap<number, number>;
+  readonly heavyTimes: readonly number[];
+  /** The service process's resident memory before the flood, its peak during it, and 3 s after the last heavy request ended. */
+  readonly rssMiB: { readonly before: number; readonly peak: number; readonly after: number };
+}
+
+/** The resident memory of process `pid` in MiB (Linux; NaN elsewhere). */
+function rssOf(pid: number | undefined): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? NaN : Number(match[1]) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs the measurement of the module documentation; `log` gets the lines it prints. */
+export async function measureStall(heavyClients: number, seconds: number, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<StallResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid))), 200);
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -90,7 +115,9 @@ async function drive(heavyClients: number, seconds: number): Promise<void> {
   try {
     const baseline: number[] = [];
     for (let i = 0; i < 50; i++) baseline.push(await trivial());
-    process.stdout.write(`baseline trivial GET: ${summary(baseline)}\n`);
+    log(`baseline trivial GET: ${summary(baseline)}`);
+    const before = rssOf(child.pid);
+    peak = before;
 
     let running = true;
     const statuses = new Map<number, number>();
@@ -107,19 +134,30 @@ async function drive(heavyClients: number, seconds: number): Promise<void> {
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const loaded: number[] = [];
+    const slow: string[] = [];
     const until = performance.now() + seconds * 1000;
     while (performance.now() < until) {
-      loaded.push(await trivial());
+      const ms = await trivial();
+      loaded.push(ms);
+      if (ms > 200) slow.push(`${ms.toFixed(0)} ms at ${((performance.now() - until) / 1000 + seconds).toFixed(1)} s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     running = false;
     await Promise.all(loops);
-    process.stdout.write(`under load (${heavyClients} heavy loops, ${HEAVY_FILTER.length}-char $filter) trivial GET: ${summary(loaded)}\n`);
-    process.stdout.write(`heavy requests: ${[...statuses].map(([status, n]) => `${n}× ${status}`).join(', ')}; ${summary(heavyTimes)}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const after = rssOf(child.pid);
+    log(`under load (${heavyClients} heavy loops, ${HEAVY_FILTER.length}-char $filter) trivial GET: ${summary(loaded)}`);
+    if (slow.length > 0) log(`trivial GETs over 200 ms: ${slow.join(', ')}`);
+    log(`heavy requests: ${[...statuses].map(([status, n]) => `${n}× ${status}`).join(', ')}; ${summary(heavyTimes)}`);
+    log(`service RSS: ${before.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB, ${after.toFixed(0)} MiB 3 s after the flood`);
+    return { baseline, loaded, heavyStatuses: statuses, heavyTimes, rssMiB: { before, peak, after } };
   } finally {
+    clearInterval(sampler);
     child.kill('SIGTERM');
   }
 }
 
-if (process.argv[2] === 'serve') await serve();
-else await drive(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 15));
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === 'serve') await serve();
+  else await measureStall(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 15));
+}

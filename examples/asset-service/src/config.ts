@@ -34,8 +34,14 @@ export interface Config {
   readonly logLevel: string;
   /** Longest time one SQL statement may run, in ms (`STATEMENT_TIMEOUT_MS`, default 5000); then 503. */
   readonly statementTimeoutMs: number;
-  /** PGlite: a statement running this long (ms) while other clients wait is cancelled (`PGLITE_PREEMPT_MS`, default 1000, 0: off); then 503. */
+  /**
+   * PGlite: a statement running this long (ms) while a light client waits is cancelled (503), and a
+   * client whose statements run this long is heavy: it runs while the others leave the database
+   * free (`PGLITE_PREEMPT_MS`, default 250, 0: off).
+   */
   readonly pglitePreemptMs: number;
+  /** PGlite: its memory (which never shrinks) past this many MiB restarts its worker after the statement (`PGLITE_MAX_HEAP_MIB`, default 320, 0: never). */
+  readonly pgliteMaxHeapMiB: number;
   /** Requests of one client running at a time (`MAX_REQUESTS_PER_CLIENT`, default 4). */
   readonly maxRequestsPerClient: number;
   /** Requests of one client waiting beyond those (`MAX_QUEUED_PER_CLIENT`, default 64); then 429. */
@@ -62,8 +68,13 @@ export interface HttpLimits {
   readonly connectionTimeoutMs: number;
   /** Largest request line plus headers, in bytes (`MAX_HEADER_SIZE`; larger: 431). */
   readonly maxHeaderSize: number;
-  /** Open connections at most; further ones are closed at once (`MAX_CONNECTIONS`). */
+  /**
+   * Open connections at most (`MAX_CONNECTIONS`): beyond it, the connection that has waited longest
+   * without a request in progress is closed to make room (see connections.ts).
+   */
   readonly maxConnections: number;
+  /** Open connections from one client address (IPv6: one /64) at most; further ones are closed at once (`MAX_CONNECTIONS_PER_ADDRESS`, at most `MAX_CONNECTIONS`). */
+  readonly maxConnectionsPerAddress: number;
 }
 
 /** Access token checks and the throttling of failed client authentications. */
@@ -194,13 +205,15 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseSchema = env.DATABASE_SCHEMA ?? 'asset_service';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) throw new Error(`DATABASE_SCHEMA must be a lowercase SQL identifier, got '${databaseSchema}'`);
   const tokenTtlSeconds = integer(env, 'TOKEN_TTL_SECONDS', 3600, 1, 86_400);
+  const maxConnections = integer(env, 'MAX_CONNECTIONS', 1000, 1, 1_000_000);
   const http: HttpLimits = {
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
     maxHeaderSize: integer(env, 'MAX_HEADER_SIZE', 16 * 1024, 1024, 1024 * 1024),
-    maxConnections: integer(env, 'MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', Math.min(100, maxConnections), 1, maxConnections),
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`);
   const tokens: TokenLimits = {
@@ -227,7 +240,8 @@ export function loadConfig(env: Env = process.env): Config {
     http,
     tokens,
     statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 5000, 10, 600_000),
-    pglitePreemptMs: integer(env, 'PGLITE_PREEMPT_MS', 1000, 0, 600_000),
+    pglitePreemptMs: integer(env, 'PGLITE_PREEMPT_MS', 250, 0, 600_000),
+    pgliteMaxHeapMiB: integer(env, 'PGLITE_MAX_HEAP_MIB', 320, 0, 64 * 1024),
     maxRequestsPerClient: integer(env, 'MAX_REQUESTS_PER_CLIENT', 4, 1, 10_000),
     maxQueuedPerClient: integer(env, 'MAX_QUEUED_PER_CLIENT', 64, 0, 100_000),
     maxRequestsTotal: integer(env, 'MAX_REQUESTS_TOTAL', 256, 1, 1_000_000),

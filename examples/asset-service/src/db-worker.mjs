@@ -9,7 +9,8 @@
  * transaction's statements together, see `db.ts`):
  *   main → worker  { id, op: 'query', sql, params } | { id, op: 'exec', sql } | { id, op: 'close' }
  *   worker → main  { ready: true } once open, or { fatal: { message } } when opening fails;
- *                  { id, rows } | { id, ok: true } | { id, error: { message, code, ... } }
+ *                  { id, rows, heap } | { id, ok: true, heap } | { id, error: { message, code, ... }, heap }
+ *                  (heap: the size of PGlite's WebAssembly memory in bytes, which never shrinks)
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
@@ -45,15 +46,21 @@ try {
   process.exit(1);
 }
 
+/** The size of PGlite's WebAssembly memory (undefined if this PGlite version hides it). */
+function heap() {
+  const size = db.mod?.HEAPU8?.byteLength;
+  return typeof size === 'number' ? size : undefined;
+}
+
 port.on('message', async (message) => {
   const { id, op } = message;
   try {
     if (op === 'query') {
       const result = await db.query(message.sql, message.params ?? []);
-      port.postMessage({ id, rows: result.rows });
+      port.postMessage({ id, rows: result.rows, heap: heap() });
     } else if (op === 'exec') {
       await db.exec(message.sql);
-      port.postMessage({ id, ok: true });
+      port.postMessage({ id, ok: true, heap: heap() });
     } else if (op === 'close') {
       await db.close();
       port.postMessage({ id, ok: true });
@@ -62,7 +69,7 @@ port.on('message', async (message) => {
       port.postMessage({ id, error: { message: `unknown operation '${String(op)}'` } });
     }
   } catch (error) {
-    port.postMessage({ id, error: serializeError(error) });
+    port.postMessage({ id, error: serializeError(error), heap: heap() });
   }
 });
 

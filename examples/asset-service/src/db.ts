@@ -60,10 +60,17 @@ export interface DbOptions {
   /** Longest time one statement may run, in ms (default 5000). */
   readonly statementTimeoutMs?: number;
   /**
-   * PGlite only: a statement that has run this long (ms) while another client waits for the
-   * database is cancelled (503) so the others can run (default 1000; 0: only the statement limit).
+   * PGlite only: a statement that has run this long (ms) while a light client waits for the
+   * database is cancelled (503) so the others can run, and a client whose statements run this long
+   * becomes heavy: it runs while the light ones leave the database free (see {@link FairLock};
+   * default 250; 0: only the statement limit, no heavy clients).
    */
   readonly preemptMs?: number;
+  /**
+   * PGlite only: when PGlite's WebAssembly memory (which never shrinks) has grown past this many
+   * MiB, the worker is restarted after the statement, which gives the memory back (default 320; 0: never).
+   */
+  readonly maxHeapMiB?: number;
   /** Called after the embedded database's worker was restarted, with how long the restart took. */
   readonly onRestart?: (info: { readonly reason: string; readonly ms: number }) => void;
   /**
@@ -142,16 +149,20 @@ class PgliteWorker {
   private closed = false;
   /** Whether a restart runs now (a failed one is tried again by the next statement). */
   private restarting = false;
-  readonly lock = new FairLock();
+  readonly lock: FairLock;
+  /** Set when the worker's memory grew past the limit: it is restarted before the lock is next handed on. */
+  private oversized = false;
 
   constructor(
     private readonly dataDir: string,
     private readonly schema: string,
     private readonly timeoutMs: number,
     private readonly preemptMs: number,
+    private readonly maxHeapBytes: number,
     private readonly onRestart?: DbOptions['onRestart'],
     private readonly workerUrl: URL = new URL('./db-worker.mjs', import.meta.url),
   ) {
+    this.lock = new FairLock(preemptMs > 0 ? { heavyMs: preemptMs, cancelledMs: timeoutMs } : {});
     this.ready = this.spawn();
   }
 
@@ -176,7 +187,7 @@ class PgliteWorker {
         void worker.terminate();
         reject(new Error(`PGlite did not open ${this.dataDir} within ${PGLITE_START_TIMEOUT_MS} ms`));
       }, PGLITE_START_TIMEOUT_MS);
-      worker.on('message', (message: { ready?: true; fatal?: Record<string, unknown>; id?: number; rows?: DbRow[]; ok?: true; error?: Record<string, unknown> }) => {
+      worker.on('message', (message: { ready?: true; fatal?: Record<string, unknown>; id?: number; rows?: DbRow[]; ok?: true; error?: Record<string, unknown>; heap?: number }) => {
         if (message.ready === true) {
           opened = true;
           clearTimeout(timer);
@@ -188,6 +199,7 @@ class PgliteWorker {
           reject(workerError(message.fatal));
           return;
         }
+        if (this.maxHeapBytes > 0 && message.heap !== undefined && message.heap > this.maxHeapBytes && this.worker === worker) this.oversized = true;
         const pending = message.id === undefined ? undefined : this.pending.get(message.id);
         if (pending === undefined) return;
         this.pending.delete(message.id as number);
@@ -232,8 +244,29 @@ class PgliteWorker {
     this.ready.catch(() => undefined);
   }
 
-  private async restart(reason: string, old?: Worker): Promise<void> {
+  /**
+   * Called by the lock's holder before it releases the lock: if the worker's memory grew past the
+   * limit, closes it cleanly (a checkpoint, no recovery needed) and opens a new one, which gives
+   * the memory back to the system.
+   */
+  async recycleIfOversized(): Promise<void> {
+    if (!this.oversized || this.closed) return;
+    this.oversized = false;
+    const old = this.worker;
+    if (old === undefined) return;
     const started = performance.now();
+    // Not the current worker any more: its exit is not an unexpected one.
+    this.worker = undefined;
+    const id = this.nextId++;
+    const closed = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    old.postMessage({ id, op: 'close' });
+    await Promise.race([closed.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, this.timeoutMs))]);
+    this.pending.delete(id);
+    this.ready = this.restart('its memory grew past the limit', old, started);
+    await this.ready.catch(() => undefined);
+  }
+
+  private async restart(reason: string, old?: Worker, started = performance.now()): Promise<void> {
     this.generation += 1; // at once: a transaction begun on the old worker must not send ROLLBACK to the new one
     if (old !== undefined && this.worker === old) this.worker = undefined;
     this.restarting = true;
@@ -274,7 +307,7 @@ class PgliteWorker {
         if (!this.pending.delete(id)) return;
         clearTimeout(timer);
         clearInterval(preempt);
-        this.lock.charge(key, performance.now() - started);
+        this.lock.charge(key, performance.now() - started, true);
         reject(error);
         this.restartNow(reason, worker);
       };
@@ -283,10 +316,10 @@ class PgliteWorker {
         this.preemptMs > 0 && this.preemptMs < timeoutMs
           ? setInterval(() => {
               const ran = performance.now() - started;
-              if (ran >= this.preemptMs && this.lock.othersWaiting(key)) {
+              if (ran >= this.preemptMs && this.lock.lightWaiting(key)) {
                 cancel(new QueryPreemptedError(Math.round(ran)), `a statement ran ${Math.round(ran)} ms while other clients waited`);
               }
-            }, Math.max(10, Math.min(100, this.preemptMs / 4)))
+            }, Math.max(10, Math.min(50, this.preemptMs / 5)))
           : undefined;
       const settle = (): void => {
         clearTimeout(timer);
@@ -340,7 +373,7 @@ class PgliteWorker {
  */
 export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 1000, options.onRestart, options.workerUrl);
+  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 250, (options.maxHeapMiB ?? 320) * 1024 * 1024, options.onRestart, options.workerUrl);
   // Waiting for the one connection is bounded too (503): two statement limits and a restart.
   const lockWaitMs = 2 * timeoutMs + 5000;
   await pglite.started();
@@ -362,6 +395,7 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
         throw error;
       }
     } finally {
+      await pglite.recycleIfOversized();
       release();
     }
   };
@@ -372,6 +406,7 @@ export async function openPglite(dataDir: string, schema: string, options: DbOpt
       try {
         return await statement(sql, params);
       } finally {
+        await pglite.recycleIfOversized();
         release();
       }
     },

@@ -7,7 +7,8 @@
  *   and waiting) across all clients; beyond that 503 with `Retry-After`.
  * - {@link FairLock}: the single connection of the embedded database is handed out fairly across
  *   clients (least recent use first), so a client with four heavy requests running delays another
- *   client's request by at most the one statement that is running, not by four.
+ *   client's request by at most the one statement that is running, not by four; and a client whose
+ *   recent statements ran long runs only while the others leave the database free.
  * - {@link StatementTimeoutError}: a statement that ran longer than the statement time limit
  *   (503 in the envelope, with `Retry-After`).
  */
@@ -58,25 +59,93 @@ const ANTICIPATE_MS = 50;
 /** How fast a key's past use of {@link FairLock} is forgotten: halved every this many ms. */
 const USAGE_HALF_LIFE_MS = 1000;
 
+/** How fast a key's longest recent statement is forgotten (see {@link FairLockOptions.heavyMs}): halved every this many ms. */
+const LONGEST_HALF_LIFE_MS = 10_000;
+
+/** A heavy key waits until no light key has used the lock for this long (see {@link FairLockOptions.heavyMs}). */
+export const QUIET_MS = 500;
+
+/** Options of {@link FairLock}. */
+export interface FairLockOptions {
+  /**
+   * A key whose longest recent statement ran this long (ms; halved every 10 s, a cancelled
+   * statement counting as `cancelledMs`) is heavy: it gets the lock only when no light key waits
+   * and none has used the lock for {@link QUIET_MS}, so that its statements run while the others
+   * are quiet (default: no key is ever heavy).
+   */
+  readonly heavyMs?: number;
+  /** What a cancelled statement counts as, at least, for {@link FairLockOptions.heavyMs} (default `heavyMs`). */
+  readonly cancelledMs?: number;
+}
+
+/** A decaying quantity: its value and when it was last set. */
+interface Decaying {
+  readonly value: number;
+  readonly at: number;
+}
+
+const decayed = (entry: Decaying | undefined, now: number, halfLifeMs: number): number => (entry === undefined ? 0 : entry.value * 0.5 ** ((now - entry.at) / halfLifeMs));
+
 /**
  * A mutex shared fairly by keys (clients): when it is released, the waiting key that has used the
  * database least (statement time {@link FairLock.charge}d to it, halved every second) goes next; among equals, the key that
  * waited longest, and the key that just had the lock goes behind the others. A client whose
  * statements take seconds therefore cannot make a client whose statements take milliseconds wait
  * for more than the one statement that is running.
+ *
+ * With {@link FairLockOptions.heavyMs}, a client whose recent statements ran long (or were
+ * cancelled) does not even get that one statement in while light clients are active: it waits
+ * for a quiet moment (none for {@link QUIET_MS}), and may be preempted when one arrives (see
+ * {@link FairLock.lightWaiting}).
  */
 export class FairLock {
   private held = false;
   /** The key that had the lock last: among equals it goes behind the other waiting keys. */
   private last: string | undefined;
   private readonly queues = new Map<string, (() => void)[]>();
-  private readonly usage = new Map<string, { ms: number; at: number }>();
+  private readonly usage = new Map<string, Decaying>();
+  private readonly longest = new Map<string, Decaying>();
   private anticipated: { readonly key: string; readonly timer: NodeJS.Timeout } | undefined;
+  /** When a light key last held the lock (-Infinity: never). */
+  private lightUsedAt = -Infinity;
+  /** Wakes the lock up when the quiet period a heavy waiter needs has passed. */
+  private quietTimer: NodeJS.Timeout | undefined;
+  private readonly heavyMs: number;
+  private readonly cancelledMs: number;
+
+  constructor(options: FairLockOptions = {}) {
+    this.heavyMs = options.heavyMs ?? Infinity;
+    this.cancelledMs = options.cancelledMs ?? this.heavyMs;
+  }
 
   /** Whether a key other than `key` waits for the lock. */
   othersWaiting(key: string): boolean {
     for (const waiting of this.queues.keys()) if (waiting !== key) return true;
     return false;
+  }
+
+  /** Whether a light key (see {@link FairLockOptions.heavyMs}) other than `key` waits for the lock: then a long statement of `key` is worth preempting. */
+  lightWaiting(key: string): boolean {
+    const now = performance.now();
+    for (const waiting of this.queues.keys()) if (waiting !== key && !this.heavy(waiting, now)) return true;
+    return false;
+  }
+
+  /** Whether `key`'s recent statements make it heavy (see {@link FairLockOptions.heavyMs}). */
+  isHeavy(key: string): boolean {
+    return this.heavy(key, performance.now());
+  }
+
+  private heavy(key: string, now: number): boolean {
+    if (this.heavyMs === Infinity) return false;
+    const value = decayed(this.longest.get(key), now, LONGEST_HALF_LIFE_MS);
+    if (value < 1) this.longest.delete(key);
+    return value >= this.heavyMs;
+  }
+
+  /** How long heavy keys must still wait for the light ones to be quiet (0: not at all). */
+  private quietIn(now: number): number {
+    return Math.max(0, this.lightUsedAt + QUIET_MS - now);
   }
 
   /**
@@ -90,15 +159,20 @@ export class FairLock {
         if (timer !== undefined) clearTimeout(timer);
         this.held = true;
         this.last = key;
+        const light = !this.heavy(key, performance.now());
+        if (light) this.lightUsedAt = performance.now();
         let released = false;
         resolve(() => {
           if (released) return;
           released = true;
           this.held = false;
+          if (light) this.lightUsedAt = performance.now();
           this.next(key);
         });
       };
-      if (!this.held && (this.queues.size === 0 || this.anticipated?.key === key)) {
+      const now = performance.now();
+      const heavyMustWait = this.heavy(key, now) && this.quietIn(now) > 0;
+      if (!this.held && !heavyMustWait && (this.queues.size === 0 || this.anticipated?.key === key)) {
         if (this.anticipated !== undefined) clearTimeout(this.anticipated.timer);
         this.anticipated = undefined;
         grant();
@@ -114,44 +188,66 @@ export class FairLock {
           if (waiting === undefined || index < 0) return;
           waiting.splice(index, 1);
           if (waiting.length === 0) this.queues.delete(key);
-          reject(new DatabaseBusyError(`The database was busy for ${waitMs} ms; retry shortly.`));
+          const why = this.heavy(key, performance.now()) ? ": this client's recent queries were long, and they run while other clients' requests leave the database free" : '';
+          reject(new DatabaseBusyError(`The database was busy for ${waitMs} ms${why}; retry shortly.`));
         }, waitMs);
       }
+      // A heavy key that found the lock free waits for the quiet period, on a timer.
+      if (!this.held && this.anticipated === undefined) this.next();
     });
   }
 
   /**
    * Adds `ms` of database time to `key`'s use (the time its statements ran; waiting for the
-   * database, e.g. for a restart caused by another client, is not charged).
+   * database, e.g. for a restart caused by another client, is not charged). `cancelled`: the
+   * statement was ended before it finished (it counts as at least `cancelledMs`).
    */
-  charge(key: string, ms: number): void {
+  charge(key: string, ms: number, cancelled = false): void {
     const now = performance.now();
-    this.usage.set(key, { ms: this.used(key, now) + ms, at: now });
+    this.usage.set(key, { value: this.used(key, now) + ms, at: now });
+    if (this.heavyMs === Infinity) return;
+    const statement = cancelled ? Math.max(ms, this.cancelledMs) : ms;
+    const longest = decayed(this.longest.get(key), now, LONGEST_HALF_LIFE_MS);
+    if (statement > longest) this.longest.set(key, { value: statement, at: now });
   }
 
   /** How long `key`'s statements ran, recent time weighing more. */
   private used(key: string, now: number): number {
-    const entry = this.usage.get(key);
-    if (entry === undefined) return 0;
-    const value = entry.ms * 0.5 ** ((now - entry.at) / USAGE_HALF_LIFE_MS);
+    const value = decayed(this.usage.get(key), now, USAGE_HALF_LIFE_MS);
     if (value < 0.01) this.usage.delete(key);
     return value;
   }
 
   private next(released?: string): void {
     this.anticipated = undefined;
+    if (this.quietTimer !== undefined) clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
     const now = performance.now();
+    const quietIn = this.quietIn(now);
     let best: string | undefined;
     let bestUsed = Infinity;
+    let heavyWaiting = false;
     // Maps iterate in insertion order: among equals, the key that waited longest for a turn.
     for (const key of this.queues.keys()) {
+      if (quietIn > 0 && this.heavy(key, now)) {
+        heavyWaiting = true;
+        continue;
+      }
       const used = this.used(key, now) + (key === this.last ? 1e-6 : 0);
       if (used < bestUsed) {
         best = key;
         bestUsed = used;
       }
     }
-    if (best === undefined) return;
+    if (best === undefined) {
+      if (heavyWaiting) {
+        this.quietTimer = setTimeout(() => {
+          this.quietTimer = undefined;
+          if (!this.held && this.anticipated === undefined) this.next();
+        }, Math.ceil(quietIn) + 1);
+      }
+      return;
+    }
     if (released !== undefined && released !== best && !this.queues.has(released) && this.used(released, now) < bestUsed) {
       const timer = setTimeout(() => this.next(), ANTICIPATE_MS);
       this.anticipated = { key: released, timer };

@@ -21,6 +21,7 @@ import { conventionalUrl } from './url-conventions.js';
 import { ensureClient, ensureTenant, seedDemoData } from './seed.js';
 import { TokenThrottle } from './throttle.js';
 import { clientErrorHandler, trackRequestLines } from './transport.js';
+import { guardConnections, type ConnectionCounts } from './connections.js';
 
 /** Options of {@link buildServer} beyond the configuration. */
 export interface ServerOptions {
@@ -33,6 +34,19 @@ export interface ServerOptions {
 function routeAccess(request: FastifyRequest): RouteAccess | undefined {
   const config = request.routeOptions.config as Partial<RouteAccess> | undefined;
   return config?.tenant === undefined ? undefined : { tenant: config.tenant, write: config.write === true };
+}
+
+/** Logs (a warning, at most every 10 s) how many connections were refused or closed by the connection limits. */
+function logConnectionPressure(app: FastifyInstance, counts: () => ConnectionCounts): void {
+  let last = counts();
+  const timer = setInterval(() => {
+    const now = counts();
+    const delta = { refusedPerAddress: now.refusedPerAddress - last.refusedPerAddress, refusedFull: now.refusedFull - last.refusedFull, evicted: now.evicted - last.evicted };
+    last = now;
+    if (delta.refusedPerAddress + delta.refusedFull + delta.evicted > 0) app.log.warn({ ...delta, open: now.open }, 'connections refused or closed by the connection limits in the last 10 s');
+  }, 10_000);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 /**
@@ -67,7 +81,9 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     // OData URL conventions (entity set names, keys in parentheses) onto the service's paths.
     rewriteUrl: (request) => conventionalUrl(request.url ?? '/', resources),
   });
-  app.server.maxConnections = config.http.maxConnections;
+  // Not server.maxConnections: that drops new connections while idle ones hold every slot.
+  const connections = guardConnections(app.server, { maxConnections: config.http.maxConnections, maxPerAddress: config.http.maxConnectionsPerAddress, idleTimeoutMs: config.http.keepAliveTimeoutMs });
+  logConnectionPressure(app, connections.counts);
   trackRequestLines(app.server);
   const throttle = new TokenThrottle(config.tokens);
   const tokenChecks = { clockSkewSeconds: config.tokens.clockSkewSeconds, maxLifetimeSeconds: config.tokens.maxLifetimeSeconds };
@@ -185,6 +201,7 @@ export async function startService(config: Config, options: ServerOptions = {}):
   const dbOptions = {
     statementTimeoutMs: config.statementTimeoutMs,
     preemptMs: config.pglitePreemptMs,
+    maxHeapMiB: config.pgliteMaxHeapMiB,
     onRestart: (info: { reason: string; ms: number }) => {
       logger?.warn({ reason: info.reason, restartMs: Math.round(info.ms) }, 'the embedded database was restarted');
       options.onDatabaseRestart?.(info);

@@ -209,7 +209,7 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
       expect(result.closedAfterMs).toBeLessThan(4000);
     });
 
-    it('a connection that sends nothing is closed after the headers timeout, without an answer', async () => {
+    it('a connection that sends nothing is closed after the keep-alive timeout (the headers timeout if shorter), without an answer', async () => {
       const result = await exchange(h.url, () => undefined);
       expect(result.closedAfterMs).toBeLessThan(3000);
       expect(result.body).toBe('');
@@ -412,11 +412,14 @@ describe('the data directory', () => {
     const root = mkdtempSync(join(tmpdir(), 'asset-service-cfg-'));
     try {
       const config = loadConfig({ DATA_DIR: root });
-      expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, connectionTimeoutMs: 60_000, maxHeaderSize: 16_384, maxConnections: 1000 });
+      expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, connectionTimeoutMs: 60_000, maxHeaderSize: 16_384, maxConnections: 1000, maxConnectionsPerAddress: 100 });
       expect(config.tokens).toEqual({ maxLifetimeSeconds: 3600, clockSkewSeconds: 60, failuresPerClient: 10, failuresPerAddress: 30, failureWindowSeconds: 60 });
       expect(() => loadConfig({ DATA_DIR: root, HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS/);
       expect(() => loadConfig({ DATA_DIR: root, TOKEN_MAX_LIFETIME_SECONDS: '60' })).toThrow(/TOKEN_MAX_LIFETIME_SECONDS/);
       expect(() => loadConfig({ DATA_DIR: root, MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
+      // One address never gets more than the total; by default at most 100 (or the total, if lower).
+      expect(() => loadConfig({ DATA_DIR: root, MAX_CONNECTIONS: '50', MAX_CONNECTIONS_PER_ADDRESS: '51' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
+      expect(loadConfig({ DATA_DIR: root, MAX_CONNECTIONS: '50' }).http.maxConnectionsPerAddress).toBe(50);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
