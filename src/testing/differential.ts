@@ -176,7 +176,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       if (nodes.some((node) => node.kind === 'literal' && hasNonAscii(node.value))) return true;
       const outsideAscii = (row: Row): boolean => rowHasNonAscii(row) || (nodes.some(navigates) && relatedRows(row).some(rowHasNonAscii));
       if (differingRows.length === 0) return false;
-      return differingRows.every(outsideAscii) || (sameRows(query, expected, actual) && differingRows.some(outsideAscii));
+      return allDiffering(query, differingRows, outsideAscii) || (sameRows(query, expected, actual) && differingRows.some(outsideAscii));
     },
   },
   {
@@ -201,7 +201,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       const holdsLong = (row: Row): boolean => Object.values(row).some(longDecimal);
       const longRow = (row: Row): boolean => holdsLong(row) || (nodes.some(navigates) && relatedRows(row).some(holdsLong));
       const reordered = expected.kind === 'rows' && actual.kind === 'rows' && expected.result.value.length === actual.result.value.length && differingRows.length > 0;
-      const inexactRow = differingRows.length > 0 && (differingRows.every(longRow) || (reordered && sameRows(query, expected, actual) && differingRows.some(longRow)));
+      const inexactRow = differingRows.length > 0 && (allDiffering(query, differingRows, longRow) || (reordered && sameRows(query, expected, actual) && differingRows.some(longRow)));
       return inexactLiteral || inexactOperation || inexactRow;
     },
   },
@@ -353,6 +353,14 @@ const keyOf = (type: BoundQueryOptions['entityType'], row: Row): string => type.
  * of the expanded entities of the rows both have (when they are of the query's own entity type);
  * the source row of each when `source` is given (a result row may be projected by `$select`).
  */
+/**
+ * Whether the differing rows all have `cause`. Rows aggregated by `$apply` are made of every input
+ * row (see {@link differing}), so there one input row with the cause is enough.
+ */
+function allDiffering(query: BoundQuery, rows: readonly Row[], cause: (row: Row) => boolean): boolean {
+  return query.apply !== undefined && !query.apply.entity ? rows.some(cause) : rows.every(cause);
+}
+
 function differing(query: BoundQuery, expected: readonly Row[], actual: readonly Row[], source: readonly Row[] | undefined): Row[] {
   // Aggregated rows are made of every input row.
   if (query.apply !== undefined && !query.apply.entity) return [...(source ?? [])];

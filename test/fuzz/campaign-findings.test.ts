@@ -1,0 +1,43 @@
+/**
+ * Findings of the issue-26 campaign (seed 20261127), replayed on every engine against the reference:
+ * - a Date read by node-postgres keeps milliseconds only: a computed `…12:00:00.123456Z` came back
+ *   as `.123` from the live PostgreSQL (the engines now read timestamps as text);
+ * - rows aggregated by `$apply` are made of every input row, so SQLite's ASCII-only `tolower` in a
+ *   `filter()` before a `groupby` is the documented case-mapping deviation when one input row holds
+ *   text outside ASCII (the excuse required every input row to).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDifferential, type DifferentialTarget } from '../../src/testing/index.js';
+import { openTargets } from '../fixtures/differential-targets.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
+
+const CI = process.env.CI === 'true';
+let targets: DifferentialTarget[] = [];
+let close: () => Promise<void> = async () => {};
+
+beforeAll(async () => {
+  const opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
+  if (opened.skipped.length > 0 && CI) throw new Error(`CI needs the live databases (missing: ${opened.skipped.join(', ')})`);
+  targets = opened.targets;
+  close = opened.close;
+}, 60_000);
+afterAll(() => close());
+
+async function run(text: string) {
+  return runDifferential(text, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets });
+}
+
+describe('campaign findings of issue 26', () => {
+  it('a computed instant with microseconds leaves every driver with its microseconds', async () => {
+    const result = await run('$compute=2024-02-29T12:00:00.123456Z as zc0&$filter=zc0 ne null');
+    expect(result.findings).toEqual([]);
+    for (const [name, outcome] of result.outcomes) if (!/mongo|mingo/i.test(name)) expect(outcome.kind, name).toBe('rows');
+  });
+
+  it("SQLite's ASCII-only tolower in filter() before groupby is the documented deviation", async () => {
+    const result = await run('$apply=filter(endswith(tolower(trim(address/city)),tolower(parent/code)))/groupby((id),aggregate($count as n))&$orderby=id');
+    expect(result.findings).toEqual([]);
+    const sqlite = [...result.outcomes].find(([name]) => /sqlite/i.test(name));
+    expect(sqlite?.[1].kind).toBe('rows');
+  });
+});
