@@ -5,7 +5,7 @@
  * backend bench (bench/memory.ts, children in bench/memory-worker.ts), with the same machinery
  * (bench/rounds.ts), and the SQL backend bench on PGlite (bench/sql.ts, one child in
  * bench/sql-worker.ts), then the MongoDB backend bench (bench/mongo.ts, one child in
- * bench/mongo-worker.ts: compile latency, and mingo for scale); the fan-out bench (bench/fanout.ts: compiled
+ * bench/mongo-worker.ts: compile latency, and mingo for scale); the compile-growth bench (bench/compile-growth.ts: compiled size and time against nesting); the fan-out bench (bench/fanout.ts: compiled
  * sizes of chained and nested `concat` and its neighbours) writes its own section. Writes a markdown report of all four
  * to `bench/RESULTS.md` (overwritten; the sections of stand-alone benches are kept, and the package
  * bench's is rewritten), prints it, and updates the README's headline (the parse table).
@@ -34,6 +34,7 @@ import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
 import { runApplyBench } from './apply.js';
 import { runFanOutBench } from './fanout.js';
+import { runCompileGrowthBench } from './compile-growth.js';
 import { runServiceBench } from './service.js';
 import { runServiceLoadBench } from './service-load.js';
 import {
@@ -468,6 +469,7 @@ await runSqlRowsBench();
 await runPlanCacheBench();
 await runApplyBench();
 await runFanOutBench();
+await runCompileGrowthBench();
 await runServiceBench();
 await runServiceLoadBench();
 await runPackageBench();
