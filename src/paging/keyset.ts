@@ -18,6 +18,8 @@
  * a stored Double NaN is not continued past (comparisons with NaN are false; see DEVIATIONS, "Keyset paging").
  */
 import { ODataError } from '../errors/odata-error.js';
+import { driverValue } from '../reference/driver-values.js';
+import type { ExpressionType } from '../semantic/types.js';
 import type { Model, Property } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
@@ -91,12 +93,15 @@ export function keysetKeys(query: BoundQueryOptions): readonly KeysetKey[] | und
 
 /**
  * The values of the keys in a row (by property name), as JSON values: instants as ISO 8601 text,
- * Int64 values that JSON cannot hold exactly as text. What a token stores.
+ * Int64 values that JSON cannot hold exactly as text. What a token stores. The row may be a
+ * driver's (PostgreSQL's timestamp text, a `Date`, MySQL's 0/1 Booleans) or a record.
  */
 export function keysetValues(keys: readonly KeysetKey[], row: Readonly<Record<string, unknown>>): unknown[] {
   return keys.map(({ property }) => {
-    const value = Object.hasOwn(row, property.name) ? row[property.name] : null;
-    if (value === undefined || value === null) return null;
+    const stored = Object.hasOwn(row, property.name) ? row[property.name] : null;
+    if (stored === undefined || stored === null) return null;
+    // A driver's own form (PostgreSQL's text `2023-06-30 12:30:15.5+00`, MariaDB's, 0/1 Booleans): the reference's.
+    const value = driverValue(stored, property.type as ExpressionType);
     if (value instanceof Date) {
       const iso = value.toISOString();
       return property.type.kind === 'primitive' && property.type.name === 'Edm.Date' ? iso.slice(0, 10) : iso;

@@ -13,8 +13,11 @@ import { corpusAvailable, loadCorpus } from './corpus.js';
 import { bindOutcome, describeOutcome, judge, queryOption, SYNTAX, type Verdict } from './model-harness.js';
 import { olingoModel } from './models/olingo-model.js';
 
-/** Ratcheted: what we reach today, rounded down to a whole percent. Raise it when agreement improves. */
-const THRESHOLD = 0.96;
+/**
+ * Ratcheted: what we reach today, rounded down to a whole percent. Raise it when agreement improves.
+ * 0.96 until issue 26 made `PropertyByte div 0` a bind-time error (olingo-086): 94/98.
+ */
+const THRESHOLD = 0.95;
 
 interface OlingoModelCase {
   readonly id: string;
@@ -80,6 +83,8 @@ const KNOWN_DISAGREEMENTS: readonly string[] = [
   'olingo-153',
   'olingo-159',
   'olingo-163',
+  // a literal zero divisor of an integer `div` is a bad request at bind time (URL 5.1.1.2.5, issue 26; by design)
+  'olingo-086',
 ];
 
 /** The entity set to bind to: a keyed entity (ESKeyNav(1)) binds to its set, since the options only use its type. */

@@ -40,4 +40,29 @@ describe('campaign findings of issue 26', () => {
     const sqlite = [...result.outcomes].find(([name]) => /sqlite/i.test(name));
     expect(sqlite?.[1].kind).toBe('rows');
   });
+
+  // Seed 20261128.
+  it('a Double equality with an untyped null side reads it as a double (PostgreSQL: text <> double precision)', async () => {
+    const result = await run('$expand=parent,children($filter=(-(null)) eq ceiling(dbl);$orderby=id)');
+    expect(result.findings).toEqual([]);
+    for (const [name, outcome] of result.outcomes) if (!/mongo|mingo/i.test(name)) expect(outcome.kind, name).toBe('rows');
+  });
+
+  it("MariaDB's FLOOR and CEILING of a computed Double after a join keep the largest doubles", async () => {
+    for (const text of ['$compute=floor((parent/dbl sub n16)) as zc0&$orderby=zc0', '$compute=ceiling((dbl add parent/dec)) as zc0,trim(trim(name)) as zc1&$orderby=zc0']) {
+      const result = await run(text);
+      expect(result.findings, text).toEqual([]);
+    }
+  });
+
+  it('Double sums that differ in the last digit or pass the largest double in one order of addition are the documented deviation', async () => {
+    for (const text of [
+      '$apply=concat(identity,identity,identity)/concat(identity,identity)/groupby((id),aggregate($count as n,dbl with sum as a0))&$orderby=id',
+      "$apply=concat(identity,identity)/concat(filter(concat(address/city,name) in (null,'')),identity)/aggregate($count as n,dbl with sum as a0)",
+      "$apply=filter((not (startswith('',name))))/aggregate($count as n,n64 with average as a0)",
+    ]) {
+      const result = await run(text);
+      expect(result.findings, text).toEqual([]);
+    }
+  });
 });

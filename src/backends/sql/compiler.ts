@@ -604,7 +604,8 @@ export class SqlCompiler {
       const guarded = (node: BoundExpression): boolean => node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value);
       if ([leftNode, rightNode].some((node) => node.kind !== 'literal' && node.kind !== 'path')) {
         // A computed side is read twice (its guard and the comparison): bound once where the dialect can.
-        return this.dialect.withValues([wrap(leftNode), wrap(rightNode)], ([l, r]) => {
+        // Typed as doubles: an untyped NULL (`-(null)`) in a derived table would be text in PostgreSQL.
+        return this.dialect.withValues([this.dialect.double(wrap(leftNode)), this.dialect.double(wrap(rightNode))], ([l, r]) => {
           const guards = [guarded(leftNode) ? notNaN(l as string) : undefined, guarded(rightNode) ? notNaN(r as string) : undefined].filter((g) => g !== undefined);
           const equal = `(${[...guards, this.dialect.notDistinct(() => l as string, () => r as string)].join(' AND ')})`;
           return operator === 'eq' ? equal : `NOT ${equal}`;

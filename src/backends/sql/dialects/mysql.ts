@@ -133,7 +133,9 @@ export const mysql: Dialect = {
     const left = bytes && !column.startsWith('CAST(') ? `CAST(${column} AS BINARY)` : column;
     return `${left} IN (SELECT ${value} FROM JSON_TABLE(${p}, '$[*]' COLUMNS (\`v\` ${type} PATH '$')) AS \`_j\`)`;
   },
-  rounding: (name, x, double) => (double ? doubleRounding(mysql, name, x) : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
+  // A Double's rounding cast back to DOUBLE: MariaDB types FLOOR/CEILING of a computed double after a
+  // LEFT JOIN as a 17-digit integer, which made the largest doubles -1e17 (fuzz seed 20261128).
+  rounding: (name, x, double) => (double ? `CAST(${doubleRounding(mysql, name, x)} AS DOUBLE)` : `${ROUNDING[name]}(CAST(${x} AS DECIMAL(65, 30)))`),
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
