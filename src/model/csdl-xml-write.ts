@@ -5,8 +5,9 @@
  */
 import type { Model } from './model.js';
 import { modelError } from './build-model.js';
+import type { ODataError } from '../errors/odata-error.js';
 import { csdlJsonFromModel, type CsdlWriteOptions } from './csdl-json-write.js';
-import { EDM_NAMESPACE, EDMX_NAMESPACE, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
 
 /** Terms whose values are enumeration members, and their enumeration types (JSON writes the bare member name). */
 const ENUM_TERMS: ReadonlyMap<string, string> = new Map([['Org.OData.Core.V1.Permissions', 'Org.OData.Core.V1.Permission']]);
@@ -45,7 +46,11 @@ function element(name: string, attributes: [string, string | undefined][] = [], 
   return { name, attributes: attributes.filter((a): a is [string, string] => a[1] !== undefined), children };
 }
 
+const tooDeep = (): ODataError => modelError(`The CSDL XML document would nest elements deeper than ${MAX_XML_DEPTH} levels, which the reader refuses`);
+
+/** Writes `node` at nesting level `indent.length / 2 + 1`. */
 function serialize(node: Element, indent: string, out: string[]): void {
+  if (indent.length >= 2 * MAX_XML_DEPTH) throw tooDeep();
   const attributes = node.attributes.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
   if (node.children.length === 0) {
     out.push(`${indent}<${node.name}${attributes}/>`);
@@ -64,6 +69,18 @@ function serialize(node: Element, indent: string, out: string[]): void {
 /** Writes JSON values as CSDL XML; resolves term aliases through the document's references and schemas. */
 class Writer {
   private readonly aliases = new Map<string, string>();
+  /** Expressions and annotations being written, one inside the other (bounded: no deep recursion). */
+  private nesting = 0;
+
+  /** `build()`, one level deeper; refused past the XML nesting limit before the stack runs out. */
+  private nested<T>(build: () => T): T {
+    if (++this.nesting > MAX_XML_DEPTH) throw tooDeep();
+    try {
+      return build();
+    } finally {
+      this.nesting--;
+    }
+  }
 
   constructor(document: CsdlJsonObject) {
     const references = document.$Reference;
@@ -80,6 +97,31 @@ class Writer {
     }
   }
 
+  /** The annotation members of each object, by what they annotate (the text before their last `@`). */
+  private readonly keysByPrefix = new WeakMap<CsdlJsonObject, Map<string, string[]>>();
+
+  /**
+   * The members `<prefix>@Term#Qualifier` of `object`, grouped by prefix in one pass over it: an
+   * object with many members and annotations (an enumeration, a record, a schema) is read once,
+   * not once per member.
+   */
+  private annotationKeys(object: CsdlJsonObject): Map<string, string[]> {
+    let groups = this.keysByPrefix.get(object);
+    if (groups === undefined) {
+      groups = new Map();
+      for (const key of Object.keys(object)) {
+        const at = key.lastIndexOf('@');
+        if (at < 0) continue;
+        const prefix = key.slice(0, at);
+        const group = groups.get(prefix);
+        if (group === undefined) groups.set(prefix, [key]);
+        else group.push(key);
+      }
+      this.keysByPrefix.set(object, groups);
+    }
+    return groups;
+  }
+
   private fullTerm(term: string): string {
     const dot = term.lastIndexOf('.');
     const namespace = term.slice(0, dot);
@@ -92,9 +134,10 @@ class Writer {
    */
   annotations(object: CsdlJsonObject, prefix = ''): Element[] {
     const result: Element[] = [];
-    for (const [key, value] of entries(object)) {
+    for (const key of this.annotationKeys(object).get(prefix) ?? []) {
+      const value = object[key] as CsdlJson;
       // `@type` is a record's type, not an annotation.
-      if (!key.startsWith(`${prefix}@`) || key.slice(prefix.length + 1).includes('@') || key === '@type') continue;
+      if (key === '@type') continue;
       const [term, qualifier] = key.slice(prefix.length + 1).split('#') as [string, string | undefined];
       const enumType = ENUM_TERMS.get(this.fullTerm(term));
       const annotation = element('Annotation', [['Term', term], ['Qualifier', qualifier]]);
@@ -103,7 +146,7 @@ class Writer {
       } else {
         this.value(annotation, value);
       }
-      annotation.children.push(...this.annotations(object, key));
+      annotation.children.push(...this.nested(() => this.annotations(object, key)));
       result.push(annotation);
     }
     return result;
@@ -122,6 +165,10 @@ class Writer {
   }
 
   expression(value: CsdlJson): Element {
+    return this.nested(() => this.expressionElement(value));
+  }
+
+  private expressionElement(value: CsdlJson): Element {
     if (value === null) return element('Null');
     if (typeof value === 'string') return element('String', [], [value]);
     if (typeof value === 'boolean') return element('Bool', [], [String(value)]);

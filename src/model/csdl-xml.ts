@@ -10,7 +10,7 @@ import { SaxesParser, type SaxesTagNS } from 'saxes';
 import type { Model } from './model.js';
 import { modelError } from './build-model.js';
 import { modelFromCsdl } from './csdl-json.js';
-import { EDM_NAMESPACE, EDMX_NAMESPACE, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
 
 /** Options of the CSDL XML reader. */
 export interface CsdlXmlOptions {
@@ -24,8 +24,7 @@ export interface CsdlXmlOptions {
 /** The default limit of {@link CsdlXmlOptions.maxLength}: 32 MiB of text (Microsoft Graph v1.0 is 3.5 MB). */
 export const DEFAULT_MAX_CSDL_XML_LENGTH = 32 * 1024 * 1024;
 
-/** Element nesting deeper than this is refused (annotation expressions nest; real documents stay far below). */
-const MAX_DEPTH = 100;
+const MAX_DEPTH = MAX_XML_DEPTH;
 
 /** The edmx namespaces of OData v1 to v3 (CSDL 1.0 to 3.0): refused with a clear message. */
 const OLD_EDMX_NAMESPACES = new Set(['http://schemas.microsoft.com/ado/2007/06/edmx', 'http://schemas.microsoft.com/ado/2009/11/edmx']);
