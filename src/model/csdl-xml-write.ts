@@ -48,21 +48,40 @@ function element(name: string, attributes: [string, string | undefined][] = [], 
 
 const tooDeep = (): ODataError => modelError(`The CSDL XML document would nest elements deeper than ${MAX_XML_DEPTH} levels, which the reader refuses`);
 
-/** Writes `node` at nesting level `indent.length / 2 + 1`. */
-function serialize(node: Element, indent: string, out: string[]): void {
-  if (indent.length >= 2 * MAX_XML_DEPTH) throw tooDeep();
+/** Lines are indented by two spaces a level, up to this many levels (deeper annotation expressions stay at that column). */
+const MAX_INDENT_LEVELS = 20;
+
+/** The longest text a JavaScript engine is sure to hold (V8's limit on 64-bit platforms, 2^29 − 24 characters). */
+const MAX_TEXT_LENGTH = 2 ** 29 - 24;
+
+/** The lines written so far, and their length with the line breaks. */
+interface Output {
+  readonly lines: string[];
+  length: number;
+}
+
+function line(out: Output, text: string): void {
+  out.length += text.length + 1;
+  if (out.length > MAX_TEXT_LENGTH) throw modelError(`The CSDL XML document would be longer than ${MAX_TEXT_LENGTH} characters, more than a string can hold`);
+  out.lines.push(text);
+}
+
+/** Writes `node` at nesting level `level` (the root is level 1). */
+function serialize(node: Element, level: number, out: Output): void {
+  if (level > MAX_XML_DEPTH) throw tooDeep();
+  const indent = '  '.repeat(Math.min(level, MAX_INDENT_LEVELS) - 1);
   const attributes = node.attributes.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
   if (node.children.length === 0) {
-    out.push(`${indent}<${node.name}${attributes}/>`);
+    line(out, `${indent}<${node.name}${attributes}/>`);
   } else if (node.children.every((c) => typeof c === 'string')) {
-    out.push(`${indent}<${node.name}${attributes}>${escapeText(node.children.join(''))}</${node.name}>`);
+    line(out, `${indent}<${node.name}${attributes}>${escapeText(node.children.join(''))}</${node.name}>`);
   } else {
-    out.push(`${indent}<${node.name}${attributes}>`);
+    line(out, `${indent}<${node.name}${attributes}>`);
     for (const child of node.children) {
       if (typeof child === 'string') throw modelError('Mixed content cannot be written');
-      serialize(child, `${indent}  `, out);
+      serialize(child, level + 1, out);
     }
-    out.push(`${indent}</${node.name}>`);
+    line(out, `${indent}</${node.name}>`);
   }
 }
 
@@ -421,9 +440,10 @@ export function csdlXmlFromJson(document: object): string {
     .map(([namespace, schema]) => schemaElement(writer, namespace, schema as CsdlJsonObject));
   children.push(element('edmx:DataServices', [], schemas));
   const version = json.$Version === '4.0' ? '4.0' : '4.01';
-  const out = ['<?xml version="1.0" encoding="utf-8"?>'];
-  serialize(element('edmx:Edmx', [['Version', version], ['xmlns:edmx', EDMX_NAMESPACE], ['xmlns', EDM_NAMESPACE]], children), '', out);
-  return `${out.join('\n')}\n`;
+  const out: Output = { lines: [], length: 0 };
+  line(out, '<?xml version="1.0" encoding="utf-8"?>');
+  serialize(element('edmx:Edmx', [['Version', version], ['xmlns:edmx', EDMX_NAMESPACE], ['xmlns', EDM_NAMESPACE]], children), 1, out);
+  return `${out.lines.join('\n')}\n`;
 }
 
 /**

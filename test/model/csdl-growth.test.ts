@@ -150,6 +150,11 @@ describe('nesting in the XML writer', () => {
     // Edmx, DataServices, Schema, ComplexType, Annotation, 94 × Not, Bool: 100 levels.
     const deepest = nested(94);
     expect(csdlJsonFromXml(csdlXmlFromJson(deepest))).toEqual(deepest);
+    // Lines are indented up to 20 levels: the text written stays within a few times the text read.
+    const xml = csdlDocument('nesting', 100_000);
+    const written = csdlXmlFromJson(csdlJsonFromXml(xml));
+    expect(written.length).toBeLessThan(8 * xml.length);
+    expect(csdlJsonFromXml(written)).toEqual(csdlJsonFromXml(xml));
     for (const depth of [95, 100_000]) {
       const error = failure(() => csdlXmlFromJson(nested(depth)));
       expect(error.code).toBe('invalid_model');
