@@ -23,6 +23,7 @@ export class InheritedMap<V> implements ReadonlyMap<string, V> {
   }
 
   get(name: string): V | undefined {
+    if (this.base === undefined) return this.declared.get(name);
     for (let map: InheritedMap<V> | undefined = this; map !== undefined; map = map.base) {
       const value = map.declared.get(name);
       if (value !== undefined) return value;
@@ -31,6 +32,7 @@ export class InheritedMap<V> implements ReadonlyMap<string, V> {
   }
 
   has(name: string): boolean {
+    if (this.base === undefined) return this.declared.has(name);
     for (let map: InheritedMap<V> | undefined = this; map !== undefined; map = map.base) {
       if (map.declared.has(name)) return true;
     }
@@ -50,15 +52,28 @@ export class InheritedMap<V> implements ReadonlyMap<string, V> {
     return chain.reverse();
   }
 
-  *entries(): MapIterator<[string, V]> {
+  // A type without a base type (most types) iterates its own map directly.
+  entries(): MapIterator<[string, V]> {
+    return this.base === undefined ? this.declared.entries() : this.chainEntries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.base === undefined ? this.declared.keys() : this.chainKeys();
+  }
+
+  values(): MapIterator<V> {
+    return this.base === undefined ? this.declared.values() : this.chainValues();
+  }
+
+  private *chainEntries(): MapIterator<[string, V]> {
     for (const map of this.chain()) yield* map.declared.entries();
   }
 
-  *keys(): MapIterator<string> {
+  private *chainKeys(): MapIterator<string> {
     for (const map of this.chain()) yield* map.declared.keys();
   }
 
-  *values(): MapIterator<V> {
+  private *chainValues(): MapIterator<V> {
     for (const map of this.chain()) yield* map.declared.values();
   }
 
