@@ -51,6 +51,8 @@ const tooDeep = (): ODataError => modelError(`The CSDL XML document would nest e
 /** Lines are indented by two spaces a level, up to this many levels (deeper annotation expressions stay at that column). */
 const MAX_INDENT_LEVELS = 20;
 
+const INDENTS = Array.from({ length: MAX_INDENT_LEVELS }, (_, level) => '  '.repeat(level));
+
 /** The longest text a JavaScript engine is sure to hold (V8's limit on 64-bit platforms, 2^29 − 24 characters). */
 const MAX_TEXT_LENGTH = 2 ** 29 - 24;
 
@@ -69,7 +71,7 @@ function line(out: Output, text: string): void {
 /** Writes `node` at nesting level `level` (the root is level 1). */
 function serialize(node: Element, level: number, out: Output): void {
   if (level > MAX_XML_DEPTH) throw tooDeep();
-  const indent = '  '.repeat(Math.min(level, MAX_INDENT_LEVELS) - 1);
+  const indent = INDENTS[Math.min(level, MAX_INDENT_LEVELS) - 1] as string;
   const attributes = node.attributes.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
   if (node.children.length === 0) {
     line(out, `${indent}<${node.name}${attributes}/>`);
@@ -81,6 +83,8 @@ function serialize(node: Element, level: number, out: Output): void {
       if (typeof child === 'string') throw modelError('Mixed content cannot be written');
       serialize(child, level + 1, out);
     }
+    // Written: the elements can go before the rest is written (the tree and the lines are not all held at once).
+    node.children.length = 0;
     line(out, `${indent}</${node.name}>`);
   }
 }
