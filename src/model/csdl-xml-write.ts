@@ -89,6 +89,9 @@ function serialize(node: Element, level: number, out: Output): void {
   }
 }
 
+/** Objects with at most this many members are not grouped by {@link Writer.annotationKeys} (reading them again costs little). */
+const SMALL_OBJECT = 16;
+
 /** Writes JSON values as CSDL XML; resolves term aliases through the document's references and schemas. */
 class Writer {
   private readonly aliases = new Map<string, string>();
@@ -120,29 +123,30 @@ class Writer {
     }
   }
 
-  /** The annotation members of each object, by what they annotate (the text before their last `@`). */
-  private readonly keysByPrefix = new WeakMap<CsdlJsonObject, Map<string, string[]>>();
+  /** The annotation members of each large object, by what they annotate (the text before their last `@`). */
+  private readonly keysByPrefix = new Map<CsdlJsonObject, Map<string, string[]>>();
 
   /**
-   * The members `<prefix>@Term#Qualifier` of `object`, grouped by prefix in one pass over it: an
-   * object with many members and annotations (an enumeration, a record, a schema) is read once,
-   * not once per member.
+   * The members `<prefix>@Term#Qualifier` of `object`. A large object (an enumeration, a record, a
+   * schema, a target with many annotations) is grouped by prefix in one pass and kept, so that it is
+   * read once, not once per member; a small one is read each time (a cache of every object
+   * would cost more than it saves).
    */
-  private annotationKeys(object: CsdlJsonObject): Map<string, string[]> {
-    let groups = this.keysByPrefix.get(object);
-    if (groups === undefined) {
-      groups = new Map();
-      for (const key of Object.keys(object)) {
-        const at = key.lastIndexOf('@');
-        if (at < 0) continue;
-        const prefix = key.slice(0, at);
-        const group = groups.get(prefix);
-        if (group === undefined) groups.set(prefix, [key]);
-        else group.push(key);
-      }
-      this.keysByPrefix.set(object, groups);
+  private annotationKeys(object: CsdlJsonObject, prefix: string): readonly string[] {
+    const cached = this.keysByPrefix.get(object);
+    if (cached !== undefined) return cached.get(prefix) ?? [];
+    const keys = Object.keys(object);
+    if (keys.length <= SMALL_OBJECT) return keys.filter((key) => key.lastIndexOf('@') === prefix.length && key.startsWith(prefix));
+    const groups = new Map<string, string[]>();
+    for (const key of keys) {
+      const at = key.lastIndexOf('@');
+      if (at < 0) continue;
+      const group = groups.get(key.slice(0, at));
+      if (group === undefined) groups.set(key.slice(0, at), [key]);
+      else group.push(key);
     }
-    return groups;
+    this.keysByPrefix.set(object, groups);
+    return groups.get(prefix) ?? [];
   }
 
   private fullTerm(term: string): string {
@@ -157,7 +161,7 @@ class Writer {
    */
   annotations(object: CsdlJsonObject, prefix = ''): Element[] {
     const result: Element[] = [];
-    for (const key of this.annotationKeys(object).get(prefix) ?? []) {
+    for (const key of this.annotationKeys(object, prefix)) {
       const value = object[key] as CsdlJson;
       // `@type` is a record's type, not an annotation.
       if (key === '@type') continue;
