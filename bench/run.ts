@@ -30,6 +30,7 @@ import { markedSections, readResults, RESULTS_URL } from './results-file.js';
 import { runSqlBench, sqlReport } from './sql.js';
 import { runPagingBench } from './paging.js';
 import { runCsdlBench } from './csdl.js';
+import { runCsdlGrowthBench } from './csdl-growth.js';
 import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
 import { runApplyBench } from './apply.js';
@@ -459,12 +460,13 @@ const browserOut = await runBrowserBench();
 const hardeningOut = await runHardeningBench();
 
 // Sections written by benches that also run on their own (the fuzzing campaign, `npm run fuzz --
-// --record`, the paging, CSDL, SQL rows, plan cache, service and package benches) are kept as they
+// --record`, the paging, CSDL, CSDL growth, SQL rows, plan cache, service and package benches) are kept as they
 // are; the others then rewrite their own.
 const kept = markedSections(readResults()).join('\n\n');
 writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
 const pagingOut = await runPagingBench();
 runCsdlBench();
+runCsdlGrowthBench();
 await runSqlRowsBench();
 await runPlanCacheBench();
 await runApplyBench();

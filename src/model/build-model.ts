@@ -16,6 +16,7 @@ import {
   type StructuredType,
   type TypeReference,
 } from './model.js';
+import { InheritedMap, MAX_DERIVATION_DEPTH } from './inherited-map.js';
 
 export interface PropertySpec {
   readonly name: string;
@@ -83,8 +84,8 @@ interface MutableStructured {
   derivedTypes: StructuredType[];
   open: boolean;
   key: readonly string[];
-  properties: Map<string, Property>;
-  navigation: Map<string, NavigationProperty>;
+  properties: InheritedMap<Property>;
+  navigation: InheritedMap<NavigationProperty>;
 }
 
 const COLLECTION = /^Collection\((.+)\)$/;
@@ -125,8 +126,8 @@ export function buildModel(spec: ModelSpec): Model {
       derivedTypes: [],
       open: s.open ?? false,
       key: s.key ?? [],
-      properties: new Map(),
-      navigation: new Map(),
+      properties: new InheritedMap<Property>(undefined),
+      navigation: new InheritedMap<NavigationProperty>(undefined),
     };
     shells.set(shell.qualifiedName, shell);
     addType(types, shell as StructuredType);
@@ -141,59 +142,75 @@ export function buildModel(spec: ModelSpec): Model {
   };
 
   // Base types first, in dependency order, so that inherited members come before declared ones.
-  // (Specs by qualified name: a model such as Microsoft Graph's has thousands of derived types.)
+  // Each type is resolved once, without recursion: the walk up from a type stops at the first
+  // resolved base type, and the members of a base type are shared, not copied (InheritedMap).
   const specs = new Map(spec.structuredTypes.map((t) => [qualify(t.name), t]));
-  const done = new Set<string>();
-  const fill = (s: StructuredTypeSpec, trail: readonly string[]): void => {
-    const shell = shells.get(qualify(s.name)) as MutableStructured;
-    if (done.has(shell.qualifiedName)) return;
-    if (trail.includes(shell.qualifiedName)) throw modelError(`Type '${shell.qualifiedName}' derives from itself`);
-    if (s.baseType !== undefined) {
-      const base = shells.get(qualify(s.baseType));
-      if (base === undefined) throw modelError(`Unknown base type '${s.baseType}' of '${shell.qualifiedName}'`);
-      const baseSpec = specs.get(base.qualifiedName) as StructuredTypeSpec;
-      fill(baseSpec, [...trail, shell.qualifiedName]);
-      shell.baseType = base as StructuredType;
-      base.derivedTypes.push(shell as StructuredType);
-      for (const [name, p] of base.properties) shell.properties.set(name, p);
-      for (const [name, n] of base.navigation) shell.navigation.set(name, n);
-      if (shell.key.length === 0) shell.key = base.key;
-      shell.open ||= base.open;
+  const depths = new Map<MutableStructured, number>();
+  /** Types in the order they were resolved: each after its base type. */
+  const ordered: [MutableStructured, StructuredTypeSpec][] = [];
+  for (const s of spec.structuredTypes) {
+    const start = shells.get(qualify(s.name)) as MutableStructured;
+    if (depths.has(start)) continue;
+    // The types up to the first resolved one (or a type without a base type), derived ones first.
+    const pending: [MutableStructured, StructuredTypeSpec][] = [];
+    const onTrail = new Set<MutableStructured>();
+    let current: [MutableStructured, StructuredTypeSpec] | undefined = [start, specs.get(start.qualifiedName) as StructuredTypeSpec];
+    while (current !== undefined && !depths.has(current[0])) {
+      const [shell, currentSpec] = current;
+      if (onTrail.has(shell)) throw modelError(`Type '${shell.qualifiedName}' derives from itself`);
+      onTrail.add(shell);
+      pending.push(current);
+      if (currentSpec.baseType === undefined) break;
+      const base = shells.get(qualify(currentSpec.baseType));
+      if (base === undefined) throw modelError(`Unknown base type '${currentSpec.baseType}' of '${shell.qualifiedName}'`);
+      current = [base, specs.get(base.qualifiedName) as StructuredTypeSpec];
     }
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const [shell, s] = pending[i] as [MutableStructured, StructuredTypeSpec];
+      const base = s.baseType === undefined ? undefined : (shells.get(qualify(s.baseType)) as MutableStructured);
+      const depth = base === undefined ? 0 : (depths.get(base) as number) + 1;
+      if (depth > MAX_DERIVATION_DEPTH) {
+        throw modelError(`Type '${shell.qualifiedName}' has more than ${MAX_DERIVATION_DEPTH} base types above it (a chain of derived types deeper than the limit of ${MAX_DERIVATION_DEPTH})`);
+      }
+      depths.set(shell, depth);
+      shell.properties = new InheritedMap(base?.properties);
+      shell.navigation = new InheritedMap(base?.navigation);
+      if (base !== undefined) {
+        shell.baseType = base as StructuredType;
+        base.derivedTypes.push(shell as StructuredType);
+        if (shell.key.length === 0) shell.key = base.key;
+        shell.open ||= base.open;
+      }
+      ordered.push([shell, s]);
+      fillProperties(shell, s);
+    }
+  }
+
+  function fillProperties(shell: MutableStructured, s: StructuredTypeSpec): void {
+    // Key properties are never null (CSDL 8.3.1), unless stated otherwise.
+    const keyNames = new Set(s.key ?? []);
     for (const p of s.properties) {
       const where = `property '${p.name}' of '${shell.qualifiedName}'`;
       if (shell.properties.has(p.name) || shell.navigation.has(p.name)) throw modelError(`Duplicate member '${p.name}' in '${shell.qualifiedName}'`);
       const match = COLLECTION.exec(p.type);
       const type = resolve(match ? (match[1] as string) : p.type, where);
       if (type.kind === 'entity') throw modelError(`${where} has an entity type; use a navigation property`);
-      shell.properties.set(p.name, {
+      shell.properties.declare(p.name, {
         kind: 'property',
         name: p.name,
         type,
         collection: match !== null,
-        // Key properties are never null (CSDL 8.3.1), unless stated otherwise.
-        nullable: p.nullable ?? !(s.key ?? []).includes(p.name),
+        nullable: p.nullable ?? !keyNames.has(p.name),
         filterable: p.filterable ?? true,
         sortable: p.sortable ?? true,
         selectable: p.selectable ?? true,
       });
     }
-    done.add(shell.qualifiedName);
-  };
-  for (const s of spec.structuredTypes) fill(s, []);
+  }
 
-  // Navigation properties after all structural ones, so that constraints can be checked.
-  const navDone = new Set<string>();
-  const fillNavigation = (s: StructuredTypeSpec): void => {
-    const shell = shells.get(qualify(s.name)) as MutableStructured;
-    if (navDone.has(shell.qualifiedName)) return;
-    navDone.add(shell.qualifiedName);
-    if (s.baseType !== undefined) {
-      const baseSpec = specs.get(qualify(s.baseType)) as StructuredTypeSpec;
-      fillNavigation(baseSpec);
-      const base = shells.get(qualify(s.baseType)) as MutableStructured;
-      for (const [name, n] of base.navigation) shell.navigation.set(name, n);
-    }
+  // Navigation properties after all structural ones, so that constraints can be checked; base
+  // types before derived ones, so that a name declared by both is found.
+  for (const [shell, s] of ordered) {
     for (const n of s.navigation) {
       const where = `navigation property '${n.name}' of '${shell.qualifiedName}'`;
       if (shell.properties.has(n.name) || shell.navigation.has(n.name)) throw modelError(`Duplicate member '${n.name}' in '${shell.qualifiedName}'`);
@@ -207,7 +224,7 @@ export function buildModel(spec: ModelSpec): Model {
         }
         return { property, referencedProperty };
       });
-      shell.navigation.set(n.name, {
+      shell.navigation.declare(n.name, {
         kind: 'navigation',
         name: n.name,
         target: target.type,
@@ -219,11 +236,11 @@ export function buildModel(spec: ModelSpec): Model {
         expandable: n.expandable ?? true,
       });
     }
-  };
-  for (const s of spec.structuredTypes) fillNavigation(s);
+  }
 
   for (const shell of shells.values()) {
-    if (shell.kind !== 'entity') continue;
+    // An inherited key was checked on the type that declares it.
+    if (shell.kind !== 'entity' || shell.key === shell.baseType?.key) continue;
     for (const key of shell.key) {
       const property = shell.properties.get(key);
       if (property === undefined) throw modelError(`Key property '${key}' does not exist on '${shell.qualifiedName}'`);

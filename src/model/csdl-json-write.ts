@@ -6,6 +6,7 @@
  */
 import { ALL_CAPABILITIES, type Capabilities, type EntitySet, type EnumType, type Model, type NavigationProperty, type Property, type StructuredType, type TypeReference } from './model.js';
 import { ODATA_ENGINE_VOCABULARY } from './csdl-json.js';
+import { declaredMembers } from './inherited-map.js';
 import type { CsdlJson, CsdlJsonObject } from './csdl-json-types.js';
 
 /** Options of {@link csdlJsonFromModel} (and `csdlXmlFromModel`). */
@@ -84,8 +85,8 @@ function structuredJson(type: StructuredType, used: Set<string>): CsdlJsonObject
   // A derived type inherits its base type's key (the same array); only a key of its own is written.
   if (type.kind === 'entity' && type.key.length > 0 && type.key !== base?.key) put(result, '$Key', [...type.key]);
   // Inherited members are the base type's own objects: only the declared ones are written here.
-  for (const [name, property] of type.properties) if (base?.properties.get(name) !== property) put(result, name, propertyJson(property, used));
-  for (const [name, navigation] of type.navigation) if (base?.navigation.get(name) !== navigation) put(result, name, navigationJson(navigation));
+  for (const [name, property] of declaredMembers(type.properties, base?.properties)) put(result, name, propertyJson(property, used));
+  for (const [name, navigation] of declaredMembers(type.navigation, base?.navigation)) put(result, name, navigationJson(navigation));
   return result;
 }
 

@@ -169,11 +169,23 @@ function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, eleme
   };
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** An enumeration member's value: an integer (a JSON number, or a string for Int64 values beyond 2^53), within Int64. */
+function memberValue(typeName: string, name: string, value: number | string): bigint {
+  const integer = typeof value === 'number' ? (Number.isInteger(value) ? BigInt(value) : undefined) : /^[-+]?\d{1,19}$/.test(value) ? BigInt(value) : undefined;
+  if (integer === undefined || integer < INT64_MIN || integer > INT64_MAX) {
+    throw modelError(`The value of member '${name}' of enumeration type '${typeName}' must be an Int64 integer, not ${JSON.stringify(value).slice(0, 40)}`);
+  }
+  return integer;
+}
+
 function enumSpec(qualifiedName: string, element: JsonObject): EnumTypeSpec {
   const members: [string, bigint][] = [];
   for (const [name, value] of entries(element)) {
     if (name.startsWith('$') || name.includes('@')) continue;
-    if (typeof value === 'number' || typeof value === 'string') members.push([name, BigInt(value)]);
+    if (typeof value === 'number' || typeof value === 'string') members.push([name, memberValue(qualifiedName, name, value)]);
   }
   const underlying = typeof element.$UnderlyingType === 'string' ? element.$UnderlyingType : 'Edm.Int32';
   if (!['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(underlying)) {

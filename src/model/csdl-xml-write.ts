@@ -5,8 +5,9 @@
  */
 import type { Model } from './model.js';
 import { modelError } from './build-model.js';
+import type { ODataError } from '../errors/odata-error.js';
 import { csdlJsonFromModel, type CsdlWriteOptions } from './csdl-json-write.js';
-import { EDM_NAMESPACE, EDMX_NAMESPACE, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
 
 /** Terms whose values are enumeration members, and their enumeration types (JSON writes the bare member name). */
 const ENUM_TERMS: ReadonlyMap<string, string> = new Map([['Org.OData.Core.V1.Permissions', 'Org.OData.Core.V1.Permission']]);
@@ -45,25 +46,67 @@ function element(name: string, attributes: [string, string | undefined][] = [], 
   return { name, attributes: attributes.filter((a): a is [string, string] => a[1] !== undefined), children };
 }
 
-function serialize(node: Element, indent: string, out: string[]): void {
+const tooDeep = (): ODataError => modelError(`The CSDL XML document would nest elements deeper than ${MAX_XML_DEPTH} levels, which the reader refuses`);
+
+/** Lines are indented by two spaces a level, up to this many levels (deeper annotation expressions stay at that column). */
+const MAX_INDENT_LEVELS = 20;
+
+const INDENTS = Array.from({ length: MAX_INDENT_LEVELS }, (_, level) => '  '.repeat(level));
+
+/** The longest text a JavaScript engine is sure to hold (V8's limit on 64-bit platforms, 2^29 − 24 characters). */
+const MAX_TEXT_LENGTH = 2 ** 29 - 24;
+
+/** The lines written so far, and their length with the line breaks. */
+interface Output {
+  readonly lines: string[];
+  length: number;
+}
+
+function line(out: Output, text: string): void {
+  out.length += text.length + 1;
+  if (out.length > MAX_TEXT_LENGTH) throw modelError(`The CSDL XML document would be longer than ${MAX_TEXT_LENGTH} characters, more than a string can hold`);
+  out.lines.push(text);
+}
+
+/** Writes `node` at nesting level `level` (the root is level 1). */
+function serialize(node: Element, level: number, out: Output): void {
+  if (level > MAX_XML_DEPTH) throw tooDeep();
+  const indent = INDENTS[Math.min(level, MAX_INDENT_LEVELS) - 1] as string;
   const attributes = node.attributes.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('');
   if (node.children.length === 0) {
-    out.push(`${indent}<${node.name}${attributes}/>`);
+    line(out, `${indent}<${node.name}${attributes}/>`);
   } else if (node.children.every((c) => typeof c === 'string')) {
-    out.push(`${indent}<${node.name}${attributes}>${escapeText(node.children.join(''))}</${node.name}>`);
+    line(out, `${indent}<${node.name}${attributes}>${escapeText(node.children.join(''))}</${node.name}>`);
   } else {
-    out.push(`${indent}<${node.name}${attributes}>`);
+    line(out, `${indent}<${node.name}${attributes}>`);
     for (const child of node.children) {
       if (typeof child === 'string') throw modelError('Mixed content cannot be written');
-      serialize(child, `${indent}  `, out);
+      serialize(child, level + 1, out);
     }
-    out.push(`${indent}</${node.name}>`);
+    // Written: the elements can go before the rest is written (the tree and the lines are not all held at once).
+    node.children.length = 0;
+    line(out, `${indent}</${node.name}>`);
   }
 }
+
+/** Objects with at most this many members are not grouped by {@link Writer.annotationKeys} (reading them again costs little). */
+const SMALL_OBJECT = 16;
 
 /** Writes JSON values as CSDL XML; resolves term aliases through the document's references and schemas. */
 class Writer {
   private readonly aliases = new Map<string, string>();
+  /** Expressions and annotations being written, one inside the other (bounded: no deep recursion). */
+  private nesting = 0;
+
+  /** `build()`, one level deeper; refused past the XML nesting limit before the stack runs out. */
+  private nested<T>(build: () => T): T {
+    if (++this.nesting > MAX_XML_DEPTH) throw tooDeep();
+    try {
+      return build();
+    } finally {
+      this.nesting--;
+    }
+  }
 
   constructor(document: CsdlJsonObject) {
     const references = document.$Reference;
@@ -80,6 +123,32 @@ class Writer {
     }
   }
 
+  /** The annotation members of each large object, by what they annotate (the text before their last `@`). */
+  private readonly keysByPrefix = new Map<CsdlJsonObject, Map<string, string[]>>();
+
+  /**
+   * The members `<prefix>@Term#Qualifier` of `object`. A large object (an enumeration, a record, a
+   * schema, a target with many annotations) is grouped by prefix in one pass and kept, so that it is
+   * read once, not once per member; a small one is read each time (a cache of every object
+   * would cost more than it saves).
+   */
+  private annotationKeys(object: CsdlJsonObject, prefix: string): readonly string[] {
+    const cached = this.keysByPrefix.get(object);
+    if (cached !== undefined) return cached.get(prefix) ?? [];
+    const keys = Object.keys(object);
+    if (keys.length <= SMALL_OBJECT) return keys.filter((key) => key.lastIndexOf('@') === prefix.length && key.startsWith(prefix));
+    const groups = new Map<string, string[]>();
+    for (const key of keys) {
+      const at = key.lastIndexOf('@');
+      if (at < 0) continue;
+      const group = groups.get(key.slice(0, at));
+      if (group === undefined) groups.set(key.slice(0, at), [key]);
+      else group.push(key);
+    }
+    this.keysByPrefix.set(object, groups);
+    return groups.get(prefix) ?? [];
+  }
+
   private fullTerm(term: string): string {
     const dot = term.lastIndexOf('.');
     const namespace = term.slice(0, dot);
@@ -92,9 +161,10 @@ class Writer {
    */
   annotations(object: CsdlJsonObject, prefix = ''): Element[] {
     const result: Element[] = [];
-    for (const [key, value] of entries(object)) {
+    for (const key of this.annotationKeys(object, prefix)) {
+      const value = object[key] as CsdlJson;
       // `@type` is a record's type, not an annotation.
-      if (!key.startsWith(`${prefix}@`) || key.slice(prefix.length + 1).includes('@') || key === '@type') continue;
+      if (key === '@type') continue;
       const [term, qualifier] = key.slice(prefix.length + 1).split('#') as [string, string | undefined];
       const enumType = ENUM_TERMS.get(this.fullTerm(term));
       const annotation = element('Annotation', [['Term', term], ['Qualifier', qualifier]]);
@@ -103,7 +173,7 @@ class Writer {
       } else {
         this.value(annotation, value);
       }
-      annotation.children.push(...this.annotations(object, key));
+      annotation.children.push(...this.nested(() => this.annotations(object, key)));
       result.push(annotation);
     }
     return result;
@@ -122,6 +192,10 @@ class Writer {
   }
 
   expression(value: CsdlJson): Element {
+    return this.nested(() => this.expressionElement(value));
+  }
+
+  private expressionElement(value: CsdlJson): Element {
     if (value === null) return element('Null');
     if (typeof value === 'string') return element('String', [], [value]);
     if (typeof value === 'boolean') return element('Bool', [], [String(value)]);
@@ -374,9 +448,10 @@ export function csdlXmlFromJson(document: object): string {
     .map(([namespace, schema]) => schemaElement(writer, namespace, schema as CsdlJsonObject));
   children.push(element('edmx:DataServices', [], schemas));
   const version = json.$Version === '4.0' ? '4.0' : '4.01';
-  const out = ['<?xml version="1.0" encoding="utf-8"?>'];
-  serialize(element('edmx:Edmx', [['Version', version], ['xmlns:edmx', EDMX_NAMESPACE], ['xmlns', EDM_NAMESPACE]], children), '', out);
-  return `${out.join('\n')}\n`;
+  const out: Output = { lines: [], length: 0 };
+  line(out, '<?xml version="1.0" encoding="utf-8"?>');
+  serialize(element('edmx:Edmx', [['Version', version], ['xmlns:edmx', EDMX_NAMESPACE], ['xmlns', EDM_NAMESPACE]], children), 1, out);
+  return `${out.lines.join('\n')}\n`;
 }
 
 /**

@@ -10,7 +10,7 @@ import { SaxesParser, type SaxesTagNS } from 'saxes';
 import type { Model } from './model.js';
 import { modelError } from './build-model.js';
 import { modelFromCsdl } from './csdl-json.js';
-import { EDM_NAMESPACE, EDMX_NAMESPACE, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
 
 /** Options of the CSDL XML reader. */
 export interface CsdlXmlOptions {
@@ -24,8 +24,7 @@ export interface CsdlXmlOptions {
 /** The default limit of {@link CsdlXmlOptions.maxLength}: 32 MiB of text (Microsoft Graph v1.0 is 3.5 MB). */
 export const DEFAULT_MAX_CSDL_XML_LENGTH = 32 * 1024 * 1024;
 
-/** Element nesting deeper than this is refused (annotation expressions nest; real documents stay far below). */
-const MAX_DEPTH = 100;
+const MAX_DEPTH = MAX_XML_DEPTH;
 
 /** The edmx namespaces of OData v1 to v3 (CSDL 1.0 to 3.0): refused with a clear message. */
 const OLD_EDMX_NAMESPACES = new Set(['http://schemas.microsoft.com/ado/2007/06/edmx', 'http://schemas.microsoft.com/ado/2009/11/edmx']);
@@ -34,10 +33,15 @@ interface XmlElement {
   readonly uri: string;
   readonly local: string;
   /** Attributes without a namespace prefix (the CSDL ones); foreign attributes are dropped. */
-  readonly attributes: Map<string, string>;
-  readonly children: XmlElement[];
+  readonly attributes: ReadonlyMap<string, string>;
+  /** Shared (and empty) until the first child: a document is mostly leaves. */
+  children: readonly XmlElement[];
   text: string;
 }
+
+/** The attributes and children of the elements that have none (most have no children, many no CSDL attribute). */
+const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
+const NO_CHILDREN: readonly XmlElement[] = Object.freeze([]);
 
 /** Sets a member whatever its name (a document's `__proto__` stays an ordinary key). */
 function put(object: CsdlJsonObject, key: string, value: CsdlJson): void {
@@ -63,14 +67,15 @@ function parseXml(xml: string): XmlElement {
   });
   parser.on('opentag', (tag: SaxesTagNS) => {
     if (stack.length >= MAX_DEPTH) throw modelError(`The CSDL XML document nests elements deeper than ${MAX_DEPTH} levels`);
-    const attributes = new Map<string, string>();
+    let attributes: Map<string, string> | undefined;
     for (const attribute of Object.values(tag.attributes)) {
-      if (attribute.prefix === '' && attribute.local !== 'xmlns') attributes.set(attribute.local, attribute.value);
+      if (attribute.prefix === '' && attribute.local !== 'xmlns') (attributes ??= new Map()).set(attribute.local, attribute.value);
     }
-    const element: XmlElement = { uri: tag.uri, local: tag.local, attributes, children: [], text: '' };
+    const element: XmlElement = { uri: tag.uri, local: tag.local, attributes: attributes ?? NO_ATTRIBUTES, children: NO_CHILDREN, text: '' };
     const parent = stack[stack.length - 1];
     if (parent === undefined) root = element;
-    else parent.children.push(element);
+    else if (parent.children === NO_CHILDREN) parent.children = [element];
+    else (parent.children as XmlElement[]).push(element);
     stack.push(element);
   });
   parser.on('closetag', () => {

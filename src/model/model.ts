@@ -106,9 +106,12 @@ export interface StructuredType {
   readonly open: boolean;
   /** Key property names (entity types; inherited from the base type when absent). */
   readonly key: readonly string[];
-  /** Declared and inherited structural properties, by name. */
+  /**
+   * Declared and inherited structural properties, by name; inherited ones first when iterated. A
+   * model built by this library shares the base type's properties rather than copying them.
+   */
   readonly properties: ReadonlyMap<string, Property>;
-  /** Declared and inherited navigation properties, by name. */
+  /** Declared and inherited navigation properties, by name (shared with the base type, like `properties`). */
   readonly navigation: ReadonlyMap<string, NavigationProperty>;
 }
 

@@ -50,6 +50,24 @@ describe('malformed model input', () => {
     );
   });
 
+  it.each([
+    ['a string that is no integer', '"abc"'],
+    ['a fraction', '1.5'],
+    ['an exponent in a string', '"1e3"'],
+    ['a value beyond Int64', '"9223372036854775808"'],
+    ['200,000 digits', `"${'9'.repeat(200_000)}"`],
+  ])('modelFromCsdl with an enumeration member value that is %s is an invalid_model ODataError', (_, value) => {
+    const error = thrown(() => modelFromCsdl(`{"$Version":"4.01","N":{"E":{"$Kind":"EnumType","a":${value}}}}`));
+    expect(error).toBeInstanceOf(ODataError);
+    expect((error as ODataError).message).toContain("member 'a' of enumeration type 'N.E' must be an Int64 integer");
+  });
+
+  it('enumeration member values up to the Int64 limits are read, as numbers or strings', () => {
+    const model = modelFromCsdl('{"$Version":"4.01","N":{"E":{"$Kind":"EnumType","$UnderlyingType":"Edm.Int64","a":-5,"b":"9223372036854775807","c":"-9223372036854775808"}}}');
+    const type = model.types.get('N.E');
+    expect(type?.kind === 'enum' ? [...type.members.values()] : []).toEqual([-5n, 9223372036854775807n, -9223372036854775808n]);
+  });
+
   const EDMX = 'http://docs.oasis-open.org/odata/ns/edmx';
   const EDM = 'http://docs.oasis-open.org/odata/ns/edm';
   const valid = `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}"><EntityType Name="T"><Key><PropertyRef Name="id"/></Key><Property Name="id" Type="Edm.Int32" Nullable="false"/><Property Name="e" Type="N.E"/></EntityType><EnumType Name="E"><Member Name="a"/></EnumType><EntityContainer Name="C"><EntitySet Name="ts" EntityType="N.T"><Annotation Term="Org.OData.Capabilities.V1.TopSupported" Bool="false"/></EntitySet></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>`;
