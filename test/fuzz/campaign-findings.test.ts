@@ -60,6 +60,9 @@ describe('campaign findings of issue 26', () => {
       '$apply=concat(identity,identity,identity)/concat(identity,identity)/groupby((id),aggregate($count as n,dbl with sum as a0))&$orderby=id',
       "$apply=concat(identity,identity)/concat(filter(concat(address/city,name) in (null,'')),identity)/aggregate($count as n,dbl with sum as a0)",
       "$apply=filter((not (startswith('',name))))/aggregate($count as n,n64 with average as a0)",
+      // seed 20261129: the same with an instant aggregated beside (compared as the harness compares it)
+      '$apply=concat(identity,identity,identity)/concat(identity,identity)/groupby((id),aggregate($count as n,dbl with sum as a0,at with min as a1))&$orderby=id',
+      "$apply=concat(identity,identity)/concat(filter(concat(address/city,name) in (null,'')),identity)/aggregate($count as n,dbl with sum as a0,at with min as a1)",
     ]) {
       const result = await run(text);
       expect(result.findings, text).toEqual([]);
