@@ -9,46 +9,10 @@
  * guard repeats one there, the statement is bounded by `maxStatementLength` instead.
  */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, defineModel, ODataError, toMongo, toSql, type DialectName } from '../../src/index.js';
+import { bindQuery, ODataError, toMongo, toSql, type DialectName } from '../../src/index.js';
+import { NESTING_FORMS as TEMPLATES, nestedFilter as filter, nestingSettings } from '../fixtures/nesting-forms.js';
 
-const model = defineModel({
-  namespace: 'N',
-  entityTypes: {
-    T: {
-      key: ['id'],
-      properties: { id: 'Edm.Int32', a: 'Edm.Int32', n64: 'Edm.Int64', d: 'Edm.Decimal', x: 'Edm.Double', s: 'Edm.String', b: 'Edm.Boolean', at: 'Edm.DateTimeOffset' },
-      navigation: { parent: { type: 'T', constraints: { a: 'id' } } },
-    },
-  },
-  entitySets: { ts: { type: 'T' } },
-});
-const settings = { model, entitySet: 'ts', maxNodeCount: 100_000, maxFunctionCallDepth: 1_000, parse: { maxDepth: 2_000 } };
-
-/** [seed, one level of nesting around `e`, the filter made of the nested expression] */
-const TEMPLATES: Record<string, readonly [string, (e: string, i: number) => string, (e: string) => string]> = {
-  'Boolean eq comparison': ['b', (e, i) => `not (${e} eq (a eq ${i}))`, (e) => e],
-  'Boolean ge comparison': ['b', (e, i) => `((${e}) ge (a ge ${i}))`, (e) => e],
-  'Boolean ne comparison': ['b', (e, i) => `((${e}) ne (a ge ${i}))`, (e) => e],
-  'and/or alternating': ['b', (e, i) => `(${e} ${i % 2 ? 'and' : 'or'} a eq ${i})`, (e) => e],
-  'Double case in an equality': ['x', (e, i) => `case(${e} eq ${i}.5:1.5,true:x)`, (e) => `${e} gt 1`],
-  'String case in an order comparison': ['s', (e) => `case(${e} gt 'a':s,true:'b')`, (e) => `${e} eq 'x'`],
-  'Int64 addition': ['n64', (e) => `(${e} add n64)`, (e) => `${e} gt 1`],
-  'Decimal divby': ['d', (e) => `(d divby ${e})`, (e) => `${e} gt 1`],
-  'Double multiplication': ['x', (e) => `(${e} mul x)`, (e) => `${e} gt 1`],
-  'negation': ['x', (e) => `-(${e} sub 1.5)`, (e) => `${e} gt 1`],
-  'round': ['x', (e) => `round(${e} add 0.5)`, (e) => `${e} gt 1`],
-  'substring': ['s', (e) => `substring(${e},1,a)`, (e) => `${e} eq 'x'`],
-  'length of substring': ['a', (e) => `length(substring(s,${e}))`, (e) => `${e} eq 1`],
-  'instant plus a duration': ['at', (e) => `(${e} add duration'P1D')`, (e) => `${e} gt 2020-01-01T00:00:00Z`],
-  'navigation in a case': ['a', (e) => `case(parent/a eq ${e}:1,true:parent/parent/a)`, (e) => `${e} gt 1`],
-};
-
-function filter(name: string, depth: number): string {
-  const [seed, wrap, whole] = TEMPLATES[name]!;
-  let e = seed;
-  for (let i = 0; i < depth; i++) e = wrap(e, i);
-  return `$filter=${whole(e)}`;
-}
+const settings = { ...nestingSettings, maxNodeCount: 100_000, parse: { maxDepth: 2_000 } };
 
 /** Where a computed value can be named once (a derived table, `$let`): linear everywhere. */
 const LINEAR: readonly DialectName[] = ['postgres', 'sqlite', 'duckdb'];
