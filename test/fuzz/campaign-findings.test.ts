@@ -68,4 +68,12 @@ describe('campaign findings of issue 26', () => {
       expect(result.findings, text).toEqual([]);
     }
   });
+
+  // Seed 20261130.
+  it("DuckDB compares durations by their length ('1 day -12:00:00' is PT12H)", async () => {
+    for (const text of ['$filter=span eq (parent/span sub span)', '$filter=span gt (parent/span sub span)&$orderby=span,id', '$orderby=(span add parent/span),id']) {
+      const result = await run(text);
+      expect(result.findings, text).toEqual([]);
+    }
+  });
 });

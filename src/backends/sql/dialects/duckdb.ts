@@ -76,6 +76,10 @@ export const duckdb: Dialect = {
   // TIMESTAMP (an untyped null operand, such as a shift out of range folded to null).
   instantDifference: (later, earlier) => `(CAST(${later} AS TIMESTAMP) - CAST(${earlier} AS TIMESTAMP))`,
   durationSum: (l, r, operator) => `(CAST(${l} AS INTERVAL) ${operator} CAST(${r} AS INTERVAL))`,
+  // A duration's key in microseconds only: DuckDB compares intervals by their parts, so '1 day
+  // -12:00:00' (P1D minus PT12H) was not equal to '12:00:00' (fuzz seed 20261130). Moving an instant
+  // by it and back gives the normalized interval (durations have days and time only).
+  durationKey: (e) => `to_microseconds(epoch_us(TIMESTAMP '2000-01-01' + CAST(${e} AS INTERVAL)) - epoch_us(TIMESTAMP '2000-01-01'))`,
   widerIntegers: { int32: 'BIGINT', int64: 'HUGEINT' },
   collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
