@@ -71,7 +71,7 @@ describe('campaign findings of issue 26', () => {
 
   // Seed 20261130.
   it("DuckDB compares durations by their length ('1 day -12:00:00' is PT12H)", async () => {
-    for (const text of ['$filter=span eq (parent/span sub span)', '$filter=span gt (parent/span sub span)&$orderby=span,id', '$orderby=(span add parent/span),id']) {
+    for (const text of ['$filter=span eq (parent/span sub span)', '$filter=(parent/span sub span) eq span', '$filter=span gt (parent/span sub span)&$orderby=span,id', '$orderby=(span add parent/span),id']) {
       const result = await run(text);
       expect(result.findings, text).toEqual([]);
     }
