@@ -4,23 +4,16 @@
  * `maxApplyFanOut` (default 16) with `apply_fan_out_exceeded`, before any backend makes a row.
  */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, ODataError, validateQuery } from '../../src/index.js';
+import { bindQuery, validateQuery } from '../../src/index.js';
 import { applyFanOut } from '../../src/semantic/apply/fan-out.js';
 import { FUZZ_SET, fuzzModel } from '../fixtures/fuzz-data.js';
+import { failure } from '../helpers/failure.js';
 
 const settings = { model: fuzzModel, entitySet: FUZZ_SET };
 const step = "concat(filter(name eq 'a'),identity)";
 const chain = (k: number): string => `$apply=${Array.from({ length: k }, () => step).join('/')}`;
 
-function errorOf(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw error;
-  }
-  throw new Error('expected an ODataError');
-}
+const errorOf = failure;
 
 /** The fan-out the binder computes for an `$apply` text (with every limit raised). */
 function fanOut(apply: string): number {

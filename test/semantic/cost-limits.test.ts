@@ -4,7 +4,8 @@
  * a digit limit, and a negative literal substring length is a bad request (URL 5.1.1.5.7).
  */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, defineModel, ODataError, toSql, validateQuery } from '../../src/index.js';
+import { bindQuery, defineModel, toSql, validateQuery } from '../../src/index.js';
+import { failure } from '../helpers/failure.js';
 
 const model = defineModel({
   namespace: 'N',
@@ -24,15 +25,7 @@ const model = defineModel({
 });
 const settings = { model, entitySet: 'categories' };
 
-function errorOf(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw error;
-  }
-  throw new Error('expected an ODataError');
-}
+const errorOf = failure;
 
 /** `product/category/product/…/name` with `hops` navigation segments. */
 function hops(n: number): string {

@@ -6,9 +6,10 @@
  * or a RangeError.
  */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, DIALECTS, ODataError, toSql, type DialectName } from '../../../src/index.js';
+import { bindQuery, DIALECTS, toSql, type DialectName } from '../../../src/index.js';
 import { runDifferential } from '../../../src/testing/index.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../../fixtures/fuzz-data.js';
+import { failure } from '../../helpers/failure.js';
 
 const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
 const raised = { model: fuzzModel, entitySet: FUZZ_SET, maxApplyFanOut: 2 ** 40, maxNodeCount: 100_000, maxFunctionCallDepth: 100 };
@@ -16,15 +17,7 @@ const chain = (k: number): string => `$apply=${Array.from({ length: k }, () => "
 /** `concat(filter(n32 gt 0)/concat(filter(n32 gt 1)/…,identity),identity)`: `depth` concats, each inside the last's first branch. */
 const nested = (depth: number): string => `$apply=${Array.from({ length: depth }, (_, i) => `concat(filter(n32 gt ${i})/`).join('').slice(0, -1)}${',identity)'.repeat(depth)}`;
 
-function errorOf(run: () => unknown): ODataError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ODataError) return error;
-    throw error;
-  }
-  throw new Error('expected an ODataError');
-}
+const errorOf = failure;
 
 describe('concat compiles to a statement linear in the query', () => {
   for (const dialect of DIALECT_NAMES) {
