@@ -66,9 +66,13 @@ export function rejectNul(value: unknown, engine: string): void {
 }
 
 /** Each value computed once in a correlated derived table (PostgreSQL, SQLite). */
-export function derivedValues(expressions: readonly string[], body: (values: readonly string[]) => string): string {
+export function derivedValues(expressions: readonly string[], body: (values: readonly string[]) => string, fence = ' OFFSET 0'): string {
   const names = expressions.map((_, i) => `"_v${i}"`);
-  return `(SELECT ${body(names.map((name) => `"_w".${name}`))} FROM (SELECT ${expressions.map((e, i) => `${e} AS ${names[i]}`).join(', ')}) AS "_w")`;
+  // `OFFSET 0` (SQLite: `LIMIT -1 OFFSET 0`, its only form of it) keeps the planner from
+  // pulling the derived table up into its reader, which would put each expression back in every
+  // place that reads it: nested, that planned in exponential memory (PGlite ran out of memory on
+  // 11 nested Double cases whose statement was 7 KB).
+  return `(SELECT ${body(names.map((name) => `"_w".${name}`))} FROM (SELECT ${expressions.map((e, i) => `${e} AS ${names[i]}`).join(', ')}${fence}) AS "_w")`;
 }
 
 /** The expressions repeated in the body (MySQL/MariaDB cannot reference outer columns in a derived table). */

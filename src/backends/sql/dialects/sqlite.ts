@@ -1,6 +1,9 @@
 /** SQLite: instants as fixed-width UTC text, Decimals as REAL, JSON through `json_each`. */
 import type { Dialect } from '../dialect.js';
-import { derivedValues, doubleQuote, exactText, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, numberedRows, rejectNul, utcText } from './common.js';
+import { derivedValues as fencedValues, doubleQuote, exactText, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, numberedRows, rejectNul, utcText } from './common.js';
+
+/** SQLite's derived values: its offset needs a limit (-1: none). */
+const derivedValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string => fencedValues(expressions, body, ' LIMIT -1 OFFSET 0');
 
 const sqliteObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
 
