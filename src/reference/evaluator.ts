@@ -5,7 +5,6 @@
  * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
-import type { EntitySet, NavigationProperty } from '../model/model.js';
 import type { BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import {
@@ -19,37 +18,12 @@ import {
 } from '../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
 import { callFunction, derivedInstance } from './functions.js';
+import { propertyGetter, type Evaluator, type NavigationResolver, type Row, type Scope } from './rows.js';
 import { defaultSearch, type SearchFunction } from './search.js';
 import { unknownTarget, unsupportedFeature } from '../passes/unsupported.js';
 import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
 
-/** A row: a plain object keyed by property names. */
-export type Row = Readonly<Record<string, unknown>>;
-
-/** Lambda variables in scope. */
-export type Scope = Readonly<Record<string, unknown>>;
-
-/**
- * Follows a navigation property from a row: the related row (or `null`), or the related rows.
- * `target` is the entity set of the related rows, as the binder resolved it (`undefined` when the
- * model does not say).
- */
-export type NavigationResolver = (navigation: NavigationProperty, row: Row, target: EntitySet | undefined) => Row | null | readonly Row[];
-
-/** A compiled expression. */
-export type Evaluator = (row: Row, scope: Scope) => unknown;
-
 const NO_SCOPE: Scope = Object.freeze(Object.create(null) as Scope);
-
-/** Reads an own property only: `constructor` or `__proto__` never reach a prototype. */
-function getter(name: string): (object: unknown) => unknown {
-  if (name in Object.prototype || name === '__proto__') {
-    return (object) => (typeof object === 'object' && object !== null && Object.hasOwn(object, name) ? (object as Record<string, unknown>)[name] : undefined);
-  }
-  return (object) => (typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[name] : undefined);
-}
-
-export { getter as propertyGetter };
 
 /**
  * Compiles expressions of one query; `resolve` follows navigation properties, `search` matches
@@ -120,7 +94,7 @@ export class ExpressionCompiler {
     const steps = node.steps.map((step): ((value: unknown) => unknown) => {
       switch (step.kind) {
         case 'property': {
-          const get = getter(step.property.name);
+          const get = propertyGetter(step.property.name);
           return (value) => {
             const result = get(value);
             return result === undefined ? null : result;
@@ -137,7 +111,7 @@ export class ExpressionCompiler {
           return (value) => (instance(value) ? value : null);
         }
         case 'dynamic': {
-          const get = getter(step.name);
+          const get = propertyGetter(step.name);
           return (value) => {
             const result = get(value);
             return result === undefined ? null : result;

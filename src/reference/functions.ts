@@ -22,7 +22,7 @@ import {
   type Instant,
 } from '../util/temporal.js';
 import { membersByValue } from '../passes/enums.js';
-import type { Evaluator, Row, Scope } from './evaluator.js';
+import type { Evaluator, Row, Scope } from './rows.js';
 import { domainOf, toBigInt, toNumber } from './values.js';
 
 /** Number of code points. */

@@ -6,8 +6,7 @@
  */
 import type { BoundSearch, BoundSearchNode } from '../semantic/bound-ast.js';
 import { foldSearch } from '../semantic/bind-search.js';
-import type { Row } from './evaluator.js';
-import { propertyGetter } from './evaluator.js';
+import { propertyGetter, type Row } from './rows.js';
 
 /** Decides whether a row matches a bound `$search`. */
 export type SearchFunction = (row: Row, search: BoundSearch) => boolean;

@@ -7,7 +7,7 @@
  * deviations in {@link DEVIATION_EXCEPTIONS} explains it.
  */
 import { compileQuery } from '../backends/memory/compile-query.js';
-import type { Row } from '../reference/evaluator.js';
+import type { Row } from '../reference/rows.js';
 import { ODataError } from '../errors/odata-error.js';
 import type { Model, NavigationProperty } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { compileQuery } from '../backends/memory/compile-query.js';
-import type { Row } from '../reference/evaluator.js';
+import type { Row } from '../reference/rows.js';
 import { domainOf } from '../reference/values.js';
 import type { Model } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';

@@ -9,7 +9,8 @@
  * the value (highest first for `top…`, lowest first for `bottom…`), null values last.
  */
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundTransformation } from '../../semantic/bound-ast.js';
-import type { ExpressionCompiler, Evaluator, Row } from '../../reference/evaluator.js';
+import type { ExpressionCompiler } from '../../reference/evaluator.js';
+import type { Evaluator, Row } from '../../reference/rows.js';
 import { aggregation, storedValue, valueKey } from '../../reference/aggregation.js';
 import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';

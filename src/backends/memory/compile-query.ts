@@ -7,7 +7,8 @@ import type { EntitySet, NavigationProperty, StructuredType } from '../../model/
 import { joinPairs } from '../../model/navigation.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
-import { ExpressionCompiler, propertyGetter, type NavigationResolver, type Row } from '../../reference/evaluator.js';
+import { ExpressionCompiler } from '../../reference/evaluator.js';
+import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
 import { compareKeys, keyValues, type SortKey } from './ordering.js';
 import { compileApply } from './apply-pipeline.js';
 import { defaultSearch, type SearchFunction } from '../../reference/search.js';

@@ -5,5 +5,5 @@
  * @packageDocumentation
  */
 export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './compile-query.js';
-export type { Row, NavigationResolver } from '../../reference/evaluator.js';
+export type { Row, NavigationResolver } from '../../reference/rows.js';
 export { defaultSearch, type SearchFunction } from '../../reference/search.js';

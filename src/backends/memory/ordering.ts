@@ -3,7 +3,7 @@
  * direction), nulls first ascending, ties kept in input order. `$orderby` and `$apply`'s
  * `orderby()` and `topcount()`… share it.
  */
-import type { Evaluator, Row } from '../../reference/evaluator.js';
+import type { Evaluator, Row } from '../../reference/rows.js';
 import type { Domain } from '../../reference/values.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);

@@ -21,12 +21,11 @@ import { foldSearch } from '../../semantic/bind-search.js';
 import { INTEGER_RANGES, fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
-import type { Dialect, ParameterKind } from './dialect.js';
+import type { Dialect, ParameterKind, SqlSearchHook } from './dialect.js';
 import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
 import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
 import { nonNullColumn } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
-import type { SqlSearchHook } from './to-sql.js';
 import { castValue, isofCondition, type CastContext } from './casts.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;

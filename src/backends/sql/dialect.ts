@@ -6,6 +6,7 @@
  * needs it with `unsupported_feature`. A custom dialect is an object of this type (spread a
  * built-in one from `DIALECTS` and override what differs).
  */
+import type { BoundSearch } from '../../semantic/bound-ast.js';
 import type { CheckedPattern } from '../../semantic/pattern-subset.js';
 import type { ExpressionType } from '../../semantic/types.js';
 
@@ -248,3 +249,9 @@ export interface ExpandRows {
 /** The kind of a parameter value, for typed placeholders and driver conversion. */
 /** `rowCount`: a $top or $skip (0 to 2^53 - 1), a plain number that LIMIT accepts in every dialect. */
 export type ParameterKind = 'rowCount' | 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';
+
+/** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
+export type SqlSearchHook = (
+  search: BoundSearch,
+  helpers: { readonly dialect: Dialect['name']; column(property: string): string; value(value: string): string },
+) => string;

@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions, type SqlSearchHook } from './to-sql.js';
+export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions } from './to-sql.js';
+export type { SqlSearchHook } from './dialect.js';
 export type { SqlMapping } from './mapping.js';
 export { createTableSql, columnType } from './ddl.js';
 export type { Dialect, DialectName } from './dialect.js';

@@ -7,9 +7,9 @@ import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
-import type { BoundQuery, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundQuery } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
-import type { Dialect, DialectName } from './dialect.js';
+import type { Dialect, DialectName, SqlSearchHook } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
 import type { SqlMapping } from './mapping.js';
 import { ROOT, SqlCompiler, type Scope } from './compiler.js';
@@ -19,11 +19,6 @@ import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
 import { ApplyCompiler, type ApplyRelation } from './apply.js';
 
-/** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
-export type SqlSearchHook = (
-  search: BoundSearch,
-  helpers: { readonly dialect: Dialect['name']; column(property: string): string; value(value: string): string },
-) => string;
 
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
