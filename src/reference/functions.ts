@@ -101,7 +101,7 @@ const str = (f: (s: string) => unknown): Unary => (a) => (typeof a === 'string' 
 const str2 = (f: (s: string, t: string) => unknown): Binary => (a, b) => (typeof a === 'string' && typeof b === 'string' ? f(a, b) : null);
 
 /** How the reference computes one canonical function: its evaluator over the compiled arguments. */
-type ReferenceFunction = (node: BoundCall, args: readonly Evaluator[]) => Evaluator;
+export type ReferenceFunction = (node: BoundCall, args: readonly Evaluator[]) => Evaluator;
 
 /** A function of one argument, null for null. */
 const unary =
@@ -194,10 +194,10 @@ const collectionTest: ReferenceFunction = (node, args) => {
   });
 };
 
-const NO_SPATIAL = refuse('no spatial computations (yet)');
+const NO_SPATIAL = refuse('no spatial functions (yet)');
 
-/** Every canonical function as the reference computes it. */
-const REFERENCE_FUNCTIONS: FunctionTable<ReferenceFunction> = {
+/** Every canonical function as the reference computes it (exported for the test that it covers the registry). */
+export const REFERENCE_FUNCTIONS: FunctionTable<ReferenceFunction> = {
   contains: binary(str2((s, t) => s.includes(t))),
   startswith: binary(str2((s, t) => s.startsWith(t))),
   endswith: binary(str2((s, t) => s.endsWith(t))),

@@ -5,7 +5,7 @@
  */
 import { ODataError } from '../../errors/odata-error.js';
 import type { BoundExpression, BoundPath } from '../../semantic/bound-ast.js';
-import { isRefusal, refuse, type FunctionTable } from '../../semantic/function-table.js';
+import { FOLDED, isRefusal, refuse, type FunctionTable } from '../../semantic/function-table.js';
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import type { CanonicalFunctionName } from '../../syntax/ast.js';
@@ -35,7 +35,7 @@ export interface MongoFunctionContext {
 }
 
 /** How MongoDB computes one canonical function. */
-type MongoFunction = (call: Call, c: MongoFunctionContext) => Aggregation;
+export type MongoFunction = (call: Call, c: MongoFunctionContext) => Aggregation;
 
 /** Characters JavaScript's `trim` removes (Unicode White_Space, line terminators and the BOM). */
 const TRIM_CHARACTERS = ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
@@ -187,12 +187,10 @@ const rounding: MongoFunction = (call, c) => {
   })(call, c);
 };
 
-/** `now()`, `mindatetime()`, `maxdatetime()`: computed once before compiling (reference/constant-folding.ts). */
-const FOLDED = refuse('folded');
 const NO_SPATIAL = refuse('no spatial functions (yet)');
 
-/** Every canonical function in MongoDB. */
-const MONGO_FUNCTIONS: FunctionTable<MongoFunction> = {
+/** Every canonical function in MongoDB (exported for the test that it covers the registry). */
+export const MONGO_FUNCTIONS: FunctionTable<MongoFunction> = {
   contains: binary(contains),
   // substringof(t, s) is contains(s, t).
   substringof: binary((t, s) => contains(s, t)),
@@ -237,10 +235,10 @@ const MONGO_FUNCTIONS: FunctionTable<MongoFunction> = {
   'geo.length': NO_SPATIAL,
 };
 
-/** Why the MongoDB backend refuses a canonical function (the capability table's cell), or `undefined`; `folded` as in SQL. */
+/** Why the MongoDB backend refuses a canonical function (the capability table's cell), or `undefined` (as in SQL). */
 export function mongoFunctionRefusal(name: CanonicalFunctionName): string | undefined {
   const entry = MONGO_FUNCTIONS[name];
-  return isRefusal(entry) ? entry.refused : undefined;
+  return isRefusal(entry) && entry.folded !== true ? entry.refused : undefined;
 }
 
 /** A canonical function call as an aggregation expression. */

@@ -7,7 +7,7 @@
  */
 import { ODataError } from '../../errors/odata-error.js';
 import type { BoundExpression } from '../../semantic/bound-ast.js';
-import { isRefusal, refuse, type FunctionTable } from '../../semantic/function-table.js';
+import { FOLDED, isRefusal, refuse, type FunctionTable } from '../../semantic/function-table.js';
 import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import type { CanonicalFunctionName } from '../../syntax/ast.js';
@@ -73,11 +73,11 @@ const datePart = value((call, args, c) => {
 /** `date`, `time`, `fractionalseconds` and `totalseconds` through the dialect's hooks, where it has them. */
 type TemporalName = 'date' | 'time' | 'fractionalseconds' | 'totalseconds';
 const TEMPORAL_HOOKS = { date: 'dateOf', time: 'timeOf', fractionalseconds: 'fractionalSeconds', totalseconds: 'totalSeconds' } as const satisfies Record<TemporalName, keyof Dialect>;
-const missingTemporal = (name: TemporalName, dialect: Dialect): string => `'${name}' on ${dialect.displayName} (yet)`;
 function temporal(name: TemporalName, build: (x: string, d: Dialect, type: ExpressionType | undefined) => string): SqlValueFunction {
-  const refusedOn = (dialect: Dialect): string | undefined => (dialect[TEMPORAL_HOOKS[name]] === undefined ? missingTemporal(name, dialect) : undefined);
+  const hook = TEMPORAL_HOOKS[name];
+  const refusedOn = (dialect: Dialect): string | undefined => (dialect[hook] === undefined ? `no \`${hook}\` hook (yet)` : undefined);
   return value((call, args, c) => {
-    if (refusedOn(c.dialect) !== undefined) throw unsupported(missingTemporal(name, c.dialect));
+    if (c.dialect[hook] === undefined) throw unsupported(`'${name}' on ${c.dialect.displayName} (yet)`);
     return build(args[0] as string, c.dialect, call.args[0]?.type);
   }, refusedOn);
 }
@@ -164,27 +164,25 @@ function hasSubset(first: BoundExpression, second: BoundExpression, c: SqlFuncti
   return dialect.booleanCondition(`(CASE WHEN ${a} IS NULL OR ${b} IS NULL THEN NULL WHEN ${subset} THEN ${yes} ELSE ${no} END)`);
 }
 
-const noRegularExpressions = (dialect: Dialect): string | undefined =>
-  dialect.matchesPattern === undefined ? `'matchesPattern' on ${dialect.displayName} (it has no regular expressions)` : undefined;
+/** A dialect without the `matchesPattern` hook has no regular expressions. */
+const noRegularExpressions = (dialect: Dialect): string | undefined => (dialect.matchesPattern === undefined ? 'no regular expressions' : undefined);
 
 /** A literal pattern of the shared subset only (src/semantic/pattern-subset.ts), rendered for the engine. */
 const matchesPattern: SqlConditionFunction = {
   ...binaryCondition((text, pattern, _, c) => {
     if (pattern.kind !== 'literal' || typeof pattern.value !== 'string') throw unsupported("'matchesPattern' with a pattern that is not a literal");
     const checked = checkMatchesPattern(pattern.value);
-    if (c.dialect.matchesPattern === undefined) throw unsupported(noRegularExpressions(c.dialect) as string);
+    if (c.dialect.matchesPattern === undefined) throw unsupported(`'matchesPattern' on ${c.dialect.displayName} (it has no regular expressions)`);
     return c.dialect.matchesPattern(c.expression(text), checked, (p) => c.parameter(p, 'string'));
   }),
   refusedOn: noRegularExpressions,
 };
 
-/** `now()`, `mindatetime()`, `maxdatetime()`: computed once before compiling (reference/constant-folding.ts). */
-const FOLDED = refuse('folded');
 
 const NO_SPATIAL = refuse('no spatial functions (yet)');
 
-/** Every canonical function in SQL. */
-const SQL_FUNCTIONS: FunctionTable<SqlFunction> = {
+/** Every canonical function in SQL (exported for the test that it covers the registry). */
+export const SQL_FUNCTIONS: FunctionTable<SqlFunction> = {
   contains: binaryCondition((a, b, _, c) => stringMatch('contains', a, b, c)),
   startswith: binaryCondition((a, b, _, c) => stringMatch('startswith', a, b, c)),
   endswith: binaryCondition((a, b, _, c) => stringMatch('endswith', a, b, c)),
@@ -228,11 +226,12 @@ const SQL_FUNCTIONS: FunctionTable<SqlFunction> = {
 
 /**
  * Why the SQL backend refuses a canonical function on `dialect` (the capability table's cell), or
- * `undefined` where it runs it; `folded` for the functions computed once before compiling.
+ * `undefined` where it runs it (also where constant folding computes it before compiling).
  */
 export function sqlFunctionRefusal(name: CanonicalFunctionName, dialect: Dialect): string | undefined {
   const entry = SQL_FUNCTIONS[name];
-  return isRefusal(entry) ? entry.refused : entry.refusedOn?.(dialect);
+  if (isRefusal(entry)) return entry.folded === true ? undefined : entry.refused;
+  return entry.refusedOn?.(dialect);
 }
 
 /** A call as a condition; a function without a condition form is refused. */
