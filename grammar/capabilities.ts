@@ -104,7 +104,8 @@ export const FUNCTION_TARGETS: readonly (readonly [string, (name: CanonicalFunct
 /** The canonical functions' table, as Markdown: a row per function of the registry, `yes` or the refusal's reason. */
 export function functionTable(): string {
   const rows = FUNCTION_NAMES.map((name) => `| \`${name}\` | ${FUNCTION_TARGETS.map(([, refusal]) => refusal(name) ?? 'yes').join(' | ')} |`);
-  return [`| | ${FUNCTION_TARGETS.map(([target]) => target).join(' | ')} |`, `| --- | ${FUNCTION_TARGETS.map(() => ':---:').join(' | ')} |`, ...rows].join('\n');
+  const header = [`| | ${FUNCTION_TARGETS.map(([target]) => target).join(' | ')} |`, `| --- | ${FUNCTION_TARGETS.map(() => ':---:').join(' | ')} |`];
+  return [...header, ...rows].join('\n');
 }
 
 export const FUNCTIONS_START = '<!-- functions:start -->';

@@ -76,7 +76,8 @@ export interface CanonicalFunction {
   readonly predicate: boolean;
 }
 
-const fn = (signatures: CanonicalFunction['signatures'], options: { predicate?: boolean; nulls?: NullBehaviour; deterministic?: boolean } = {}): CanonicalFunction => ({
+type Options = { readonly predicate?: boolean; readonly nulls?: NullBehaviour; readonly deterministic?: boolean };
+const fn = (signatures: CanonicalFunction['signatures'], options: Options = {}): CanonicalFunction => ({
   signatures,
   nulls: options.nulls ?? (signatures !== 'type argument' && signatures.every((s) => s.parameters.length === 0) ? 'no arguments' : 'null in, null out'),
   deterministic: options.deterministic ?? true,

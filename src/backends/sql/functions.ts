@@ -23,6 +23,9 @@ function unsupported(what: string): ODataError {
   return unsupportedFeature('SQL', what);
 }
 
+/** The elements of a primitive collection: the element's SQL, and the FROM and WHERE that give them. */
+type Elements = { readonly kind: 'elements'; readonly value: string; readonly from: string; readonly where: string };
+
 /** What the functions need of the compiler, in the scope of the call. */
 export interface SqlFunctionContext {
   readonly dialect: Dialect;
@@ -33,7 +36,7 @@ export interface SqlFunctionContext {
   /** The column of a property of the scope's row. */
   column(property: Property): string;
   /** The rows or elements of a collection path. */
-  collection(node: PathNode): { readonly kind: 'entities' } | { readonly kind: 'elements'; readonly value: string; readonly from: string; readonly where: string };
+  collection(node: PathNode): { readonly kind: 'entities' } | Elements;
   /** What `cast`/`isof` (casts.ts) need. */
   castContext(): CastContext;
 }
@@ -55,7 +58,8 @@ export interface SqlConditionFunction {
 /** One entry of the SQL table. */
 export type SqlFunction = SqlValueFunction | SqlConditionFunction;
 
-const value = (build: SqlValueFunction['value'], refusedOn?: SqlValueFunction['refusedOn']): SqlValueFunction => (refusedOn === undefined ? { value: build } : { value: build, refusedOn });
+const value = (build: SqlValueFunction['value'], refusedOn?: SqlValueFunction['refusedOn']): SqlValueFunction =>
+  refusedOn === undefined ? { value: build } : { value: build, refusedOn };
 const first = (build: (x: string, d: Dialect) => string): SqlValueFunction => value((_, args, c) => build(args[0] as string, c.dialect));
 
 /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
@@ -72,7 +76,12 @@ const datePart = value((call, args, c) => {
 
 /** `date`, `time`, `fractionalseconds` and `totalseconds` through the dialect's hooks, where it has them. */
 type TemporalName = 'date' | 'time' | 'fractionalseconds' | 'totalseconds';
-const TEMPORAL_HOOKS = { date: 'dateOf', time: 'timeOf', fractionalseconds: 'fractionalSeconds', totalseconds: 'totalSeconds' } as const satisfies Record<TemporalName, keyof Dialect>;
+const TEMPORAL_HOOKS = {
+  date: 'dateOf',
+  time: 'timeOf',
+  fractionalseconds: 'fractionalSeconds',
+  totalseconds: 'totalSeconds',
+} as const satisfies Record<TemporalName, keyof Dialect>;
 function temporal(name: TemporalName, build: (x: string, d: Dialect, type: ExpressionType | undefined) => string): SqlValueFunction {
   const hook = TEMPORAL_HOOKS[name];
   const refusedOn = (dialect: Dialect): string | undefined => (dialect[hook] === undefined ? `no \`${hook}\` hook (yet)` : undefined);
@@ -205,7 +214,9 @@ export const SQL_FUNCTIONS: FunctionTable<SqlFunction> = {
   hour: datePart,
   minute: datePart,
   second: datePart,
-  fractionalseconds: temporal('fractionalseconds', (x, d, type) => (d.fractionalSeconds as NonNullable<Dialect['fractionalSeconds']>)(x, type !== undefined && isPrimitive(type, 'Edm.TimeOfDay'))),
+  fractionalseconds: temporal('fractionalseconds', (x, d, type) =>
+    (d.fractionalSeconds as NonNullable<Dialect['fractionalSeconds']>)(x, type !== undefined && isPrimitive(type, 'Edm.TimeOfDay')),
+  ),
   totalseconds: temporal('totalseconds', (x, d) => (d.totalSeconds as NonNullable<Dialect['totalSeconds']>)(x)),
   date: temporal('date', (x, d) => (d.dateOf as NonNullable<Dialect['dateOf']>)(x)),
   time: temporal('time', (x, d) => (d.timeOf as NonNullable<Dialect['timeOf']>)(x)),
