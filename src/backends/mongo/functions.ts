@@ -189,6 +189,17 @@ const rounding: MongoFunction = (call, c) => {
 
 const NO_SPATIAL = refuse('no spatial functions (yet)');
 
+/**
+ * `contains`, `startswith`, `endswith` of a field and a literal as a query document's regular
+ * expression (to-mongo.ts), from the escaped literal.
+ */
+export const REGEX_OF_STRING_MATCH = {
+  contains: (text: string) => text,
+  startswith: (text: string) => `^${text}`,
+  // `$` also matches before a final newline in PCRE (MongoDB); "no character follows" does not.
+  endswith: (text: string) => `${text}(?![\\s\\S])`,
+} as const satisfies Record<'contains' | 'startswith' | 'endswith', (escaped: string) => string>;
+
 /** Every canonical function in MongoDB (exported for the test that it covers the registry). */
 export const MONGO_FUNCTIONS: FunctionTable<MongoFunction> = {
   contains: binary(contains),
