@@ -1,7 +1,7 @@
 /**
  * The base SQL compiler behind `toSql` (to-sql.ts): paths and joins, conditions, comparisons and
  * expressions, with every per-dialect difference asked of the dialect's hooks (`dialect.ts`,
- * `dialects/`). `$expand` is in expansion.ts, ORDER BY in ordering.ts, casts in casts.ts. Every value goes through {@link SqlCompiler.value}, so every value
+ * `dialects/`). `$expand` is in expansion.ts, ORDER BY in ordering.ts, casts in casts.ts, the canonical functions in functions.ts. Every value goes through {@link SqlCompiler.value}, so every value
  * is a parameter; identifiers come only from the model (through the mapping) and are quoted.
  *
  * The SQL keeps the spec's semantics rather than SQL's: comparisons are two-valued where OData's
