@@ -108,6 +108,7 @@ export function functionTable(): string {
   return [...header, ...rows].join('\n');
 }
 
+/** The markers of the functions' block in docs/backends.md. */
 export const FUNCTIONS_START = '<!-- functions:start -->';
 export const FUNCTIONS_END = '<!-- functions:end -->';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { FUNCTION_TARGETS } from '../../grammar/capabilities.js';
 import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQuery, type QueryTarget } from '../../src/index.js';
 import { MONGO_FUNCTIONS } from '../../src/backends/mongo/functions.js';
-import { SQL_FUNCTIONS } from '../../src/backends/sql/functions.js';
+import { SQL_FUNCTIONS, sqlFunctionRefusal } from '../../src/backends/sql/functions.js';
 import { REFERENCE_FUNCTIONS } from '../../src/reference/functions.js';
 import { FUNCTIONS, FUNCTION_NAMES, type ParameterKind } from '../../src/semantic/functions.js';
 import { CANONICAL_FUNCTIONS, type CanonicalFunctionName } from '../../src/syntax/ast.js';
@@ -150,5 +150,25 @@ describe("each backend's table", () => {
       }
     });
     expect(refusals).toBe(FUNCTION_TARGETS.filter(([, refused]) => refused(name) !== undefined).length * queries(name).length);
+  });
+});
+
+describe('a refusal that depends on the dialect', () => {
+  const hooks = [
+    ['date', 'dateOf', '$filter=date(at) eq null'],
+    ['time', 'timeOf', '$filter=time(at) eq null'],
+    ['fractionalseconds', 'fractionalSeconds', '$filter=fractionalseconds(at) eq null'],
+    ['totalseconds', 'totalSeconds', '$filter=totalseconds(span) eq null'],
+    ['matchesPattern', 'matchesPattern', "$filter=matchesPattern(name,'^a')"],
+  ] as const;
+
+  it.each(hooks)("follows the dialect's hooks: %s on a dialect without %s is refused, with the reason of the table", (name, hook, query) => {
+    const dialect = { ...DIALECTS.postgres, displayName: 'Custom', [hook]: undefined };
+    expect(sqlFunctionRefusal(name, DIALECTS.postgres)).toBeUndefined();
+    expect(validateQuery(query, { model, entitySet: 'items', target: sqlTarget(DIALECTS.postgres) })).toEqual([]);
+    expect(sqlFunctionRefusal(name, dialect)).toBe(name === 'matchesPattern' ? 'no regular expressions' : `no \`${hook}\` hook (yet)`);
+    const what = name === 'matchesPattern' ? "'matchesPattern' on Custom (it has no regular expressions)" : `'${name}' on Custom (yet)`;
+    const diagnostics = validateQuery(query, { model, entitySet: 'items', target: sqlTarget(dialect) });
+    expect(diagnostics.map((d) => [d.code, d.message])).toEqual([['unsupported_feature', `The SQL backend does not support ${what} at position 0 in $filter`]]);
   });
 });
