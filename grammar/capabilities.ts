@@ -1,13 +1,20 @@
 /**
- * The capability table of docs/backends.md, generated from the backends themselves: each row is a probe query
- * that the binder accepts, compiled for each target (`sqlTarget` of every built-in dialect,
- * `mongoTarget()`, the in-memory reference); a cell says whether that target runs it or refuses it
- * with `unsupported_feature`. `npm run capabilities` rewrites that block; a test checks that
- * the page holds what this computes, so the table cannot drift from the code.
+ * The capability tables of docs/backends.md, generated from the backends themselves. The first:
+ * each row is a probe query that the binder accepts, compiled for each target (`sqlTarget` of every
+ * built-in dialect, `mongoTarget()`, the in-memory reference); a cell says whether that target runs
+ * it or refuses it with `unsupported_feature`. The second: one row per canonical function of the
+ * registry (src/semantic/functions.ts), read from each backend's table of implementations; a cell
+ * is `yes` or the reason of the declared refusal. `npm run capabilities` rewrites both blocks; a
+ * test checks that the page holds what this computes, so the tables cannot drift from the code.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQuery, type QueryTarget } from '../src/index.js';
+import { mongoFunctionRefusal } from '../src/backends/mongo/functions.js';
+import { sqlFunctionRefusal } from '../src/backends/sql/functions.js';
+import { referenceFunctionRefusal } from '../src/reference/functions.js';
+import { FUNCTION_NAMES } from '../src/semantic/functions.js';
+import type { CanonicalFunctionName } from '../src/syntax/ast.js';
 
 const model = defineModel({
   namespace: 'Probe',
@@ -38,14 +45,6 @@ const model = defineModel({
 
 /** What is probed, and a query that needs it. */
 export const PROBES: readonly (readonly [string, string])[] = [
-  ['string functions, `contains`/`startswith`/`endswith`', "$filter=contains(tolower(name),'a') and length(trim(name)) gt 1"],
-  ['`matchesPattern` (a literal pattern)', "$filter=matchesPattern(name,'^a')"],
-  ['`year` … `second`', '$filter=year(at) eq 2024'],
-  ['`date`', '$filter=date(at) eq 2024-01-01'],
-  ['`time`', '$filter=time(at) eq 12:00:00'],
-  ['`fractionalseconds`', '$filter=fractionalseconds(at) eq 0'],
-  ['`totaloffsetminutes`', '$filter=totaloffsetminutes(at) eq 0'],
-  ['`totalseconds`', '$filter=totalseconds(span) gt 1'],
   ['an instant plus a duration', "$orderby=at add duration'PT1H'"],
   ['the difference of two instants', "$filter=done sub at gt duration'PT1H'"],
   ['the sum of two durations', "$filter=span add span gt duration'PT1H'"],
@@ -64,7 +63,6 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`$apply`: `aggregate` along a navigation path, `compute`, `concat`, `topcount`', '$apply=concat(aggregate(parent/price with sum as total),compute(price mul 2 as twice)/topcount(3,twice))'],
   ['`$apply`: `toppercent`, `topsum`', '$apply=toppercent(50,price)/topsum(10,ratio)'],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
-  ['`substringof`', "$filter=substringof('a',name)"],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
   ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],
   ['`hassubsequence` of primitive collections', '$filter=hassubsequence(tags,tags)'],
@@ -96,12 +94,35 @@ export function capabilityTable(): string {
 export const START = '<!-- capabilities:start -->';
 export const END = '<!-- capabilities:end -->';
 
+/** Why each target refuses a canonical function (`undefined`: it runs it), in the columns' order. */
+export const FUNCTION_TARGETS: readonly (readonly [string, (name: CanonicalFunctionName) => string | undefined])[] = [
+  ...Object.values(DIALECTS).map((dialect) => [dialect.displayName, (name: CanonicalFunctionName) => sqlFunctionRefusal(name, dialect)] as const),
+  ['MongoDB', mongoFunctionRefusal],
+  ['in memory', referenceFunctionRefusal],
+];
+
+/** The canonical functions' table, as Markdown: a row per function of the registry, `yes` or the refusal's reason. */
+export function functionTable(): string {
+  const rows = FUNCTION_NAMES.map((name) => `| \`${name}\` | ${FUNCTION_TARGETS.map(([, refusal]) => refusal(name) ?? 'yes').join(' | ')} |`);
+  const header = [`| | ${FUNCTION_TARGETS.map(([target]) => target).join(' | ')} |`, `| --- | ${FUNCTION_TARGETS.map(() => ':---:').join(' | ')} |`];
+  return [...header, ...rows].join('\n');
+}
+
+/** The markers of the functions' block in docs/backends.md. */
+export const FUNCTIONS_START = '<!-- functions:start -->';
+export const FUNCTIONS_END = '<!-- functions:end -->';
+
+/** `text` with the block between `start` and `end` replaced by `table`. */
+function replaceBlock(text: string, start: string, end: string, table: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`docs/backends.md has no ${start} … ${end} block`);
+  return `${text.slice(0, from + start.length)}\n${table}\n${text.slice(to)}`;
+}
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const readme = new URL('../docs/backends.md', import.meta.url);
   const text = readFileSync(readme, 'utf8');
-  const from = text.indexOf(START);
-  const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`docs/backends.md has no ${START} … ${END} block`);
-  writeFileSync(readme, `${text.slice(0, from + START.length)}\n${capabilityTable()}\n${text.slice(to)}`);
-  console.log('wrote the capability table into docs/backends.md');
+  writeFileSync(readme, replaceBlock(replaceBlock(text, START, END, capabilityTable()), FUNCTIONS_START, FUNCTIONS_END, functionTable()));
+  console.log('wrote the capability tables into docs/backends.md');
 }

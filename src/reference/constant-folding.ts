@@ -7,10 +7,10 @@
 import { mapQueryExpressions, type BoundExpression, type BoundLiteral, type BoundQueryOptions } from '../semantic/bound-ast.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../util/temporal.js';
 import { mapSame } from '../util/same.js';
-import { ExpressionCompiler } from './evaluator.js';
+import { ReferenceCompiler } from './evaluator.js';
 import { storedForm } from './values.js';
 
-const evaluator = new ExpressionCompiler(() => null);
+const evaluator = new ReferenceCompiler(() => null);
 
 /** Functions whose value depends on the row or on nothing at all; the latter fold. */
 const CONSTANT_CALLS = new Set(['now', 'mindatetime', 'maxdatetime']);

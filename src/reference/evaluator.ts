@@ -30,7 +30,7 @@ const NO_SCOPE: Scope = Object.freeze(Object.create(null) as Scope);
  * `$count($search=…)`. With `requireTargets` (rows by entity set), a navigation property whose
  * entity set the model does not name is refused, as every backend refuses it.
  */
-export class ExpressionCompiler {
+export class ReferenceCompiler {
   /** The query option being compiled (`$filter`, `$orderby`; `$expand` inside one), for error positions. */
   option: string | undefined;
 

@@ -6,6 +6,8 @@ import { ODataError } from '../errors/odata-error.js';
 import { derivesFrom, namesInstanceOf, type EnumType, type StructuredType } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
+import { isRefusal, refuse, type FunctionTable } from '../semantic/function-table.js';
+import type { CanonicalFunctionName } from '../syntax/ast.js';
 import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import {
@@ -98,160 +100,171 @@ type Binary = (a: unknown, b: unknown) => unknown;
 const str = (f: (s: string) => unknown): Unary => (a) => (typeof a === 'string' ? f(a) : null);
 const str2 = (f: (s: string, t: string) => unknown): Binary => (a, b) => (typeof a === 'string' && typeof b === 'string' ? f(a, b) : null);
 
-/** Compiles a canonical function call over compiled arguments. */
-export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
-  const unary = (f: Unary): Evaluator => {
+/** How the reference computes one canonical function: its evaluator over the compiled arguments. */
+export type ReferenceFunction = (node: BoundCall, args: readonly Evaluator[]) => Evaluator;
+
+/** A function of one argument, null for null. */
+const unary =
+  (f: Unary): ReferenceFunction =>
+  (_, args) => {
     const [a] = args as [Evaluator];
     return (row, scope) => {
       const value = a(row, scope);
       return value === null || value === undefined ? null : f(value);
     };
   };
-  const binary = (f: Binary): Evaluator => {
-    const [a, b] = args as [Evaluator, Evaluator];
-    return (row, scope) => {
-      const x = a(row, scope);
-      if (x === null || x === undefined) return null;
-      const y = b(row, scope);
-      return y === null || y === undefined ? null : f(x, y);
-    };
+
+/** A function of two arguments, null when either is null (the second is not computed when the first is null). */
+function binaryOf(args: readonly Evaluator[], f: Binary): Evaluator {
+  const [a, b] = args as [Evaluator, Evaluator];
+  return (row, scope) => {
+    const x = a(row, scope);
+    if (x === null || x === undefined) return null;
+    const y = b(row, scope);
+    return y === null || y === undefined ? null : f(x, y);
   };
-  switch (node.name) {
-    case 'contains':
-      return binary(str2((s, t) => s.includes(t)));
-    case 'startswith':
-      return binary(str2((s, t) => s.startsWith(t)));
-    case 'endswith':
-      return binary(str2((s, t) => s.endsWith(t)));
-    case 'substringof':
-      return binary(str2((t, s) => s.includes(t)));
-    case 'length':
-      return unary(str(codePointLength));
-    case 'indexof':
-      return binary(
-        str2((s, t) => {
-          const index = s.indexOf(t);
-          return index < 0 ? -1 : codePointLength(s.slice(0, index));
-        }),
-      );
-    case 'substring': {
-      const [text, startArg, lengthArg] = args as [Evaluator, Evaluator, Evaluator | undefined];
-      return (row: Row, scope: Scope) => {
-        const s = text(row, scope);
-        const start = toNumber(startArg(row, scope));
-        const length = lengthArg === undefined ? undefined : toNumber(lengthArg(row, scope));
-        if (typeof s !== 'string' || start === null || length === null) return null;
-        // A computed negative length fails on this row: null (a negative literal is refused at bind time).
-        if (length !== undefined && length < 0) return null;
-        const total = codePointLength(s);
-        // A negative start counts from the end (URL 5.1.1.5.7, "if supported").
-        const from = start < 0 ? Math.max(0, total + start) : Math.min(start, total);
-        const to = length === undefined ? total : Math.min(total, from + length);
-        return s.slice(unitIndex(s, from), unitIndex(s, to));
-      };
+}
+const binary =
+  (f: Binary): ReferenceFunction =>
+  (_, args) =>
+    binaryOf(args, f);
+
+/** A value computed once per compiled query. */
+const constant =
+  (value: () => unknown): ReferenceFunction =>
+  () => {
+    const v = value();
+    return () => v;
+  };
+
+const rounded: ReferenceFunction = (node, args) => unary(rounding(node.name as 'round', node.type))(node, args);
+
+/** `substring(s, start[, length])` in code points. */
+const substring: ReferenceFunction = (_, args) => {
+  const [text, startArg, lengthArg] = args as [Evaluator, Evaluator, Evaluator | undefined];
+  return (row: Row, scope: Scope) => {
+    const s = text(row, scope);
+    const start = toNumber(startArg(row, scope));
+    const length = lengthArg === undefined ? undefined : toNumber(lengthArg(row, scope));
+    if (typeof s !== 'string' || start === null || length === null) return null;
+    // A computed negative length fails on this row: null (a negative literal is refused at bind time).
+    if (length !== undefined && length < 0) return null;
+    const total = codePointLength(s);
+    // A negative start counts from the end (URL 5.1.1.5.7, "if supported").
+    const from = start < 0 ? Math.max(0, total + start) : Math.min(start, total);
+    const to = length === undefined ? total : Math.min(total, from + length);
+    return s.slice(unitIndex(s, from), unitIndex(s, to));
+  };
+};
+
+const matchesPattern: ReferenceFunction = (_, args) => {
+  const cache = new Map<string, RegExp>();
+  return binaryOf(
+    args,
+    str2((s, pattern) => {
+      let regex = cache.get(pattern);
+      if (regex === undefined) {
+        regex = compilePattern(pattern);
+        if (cache.size < 64) cache.set(pattern, regex);
+      }
+      return regex.test(s);
+    }),
+  );
+};
+
+/** `hassubset` and `hassubsequence`, with elements equal as the element type's values. */
+const collectionTest: ReferenceFunction = (node, args) => {
+  const element = node.args[0]?.type.kind === 'collection' ? node.args[0].type.element : node.args[1]?.type.kind === 'collection' ? node.args[1].type.element : undefined;
+  const domain = element === undefined ? domainOf({ kind: 'null' }) : domainOf(element);
+  const equal = (x: unknown, y: unknown): boolean => {
+    const a = domain.normalize(x);
+    const b = domain.normalize(y);
+    return a === null || b === null ? a === b : domain.equals(a, b);
+  };
+  return binaryOf(args, (a, b) => {
+    if (!Array.isArray(a) || !Array.isArray(b)) return null;
+    if (node.name === 'hassubset') return b.every((y) => a.some((x) => equal(x, y)));
+    let at = 0;
+    for (const y of b) {
+      while (at < a.length && !equal(a[at], y)) at++;
+      if (at === a.length) return false;
+      at++;
     }
-    case 'tolower':
-      return unary(str((s) => s.toLowerCase()));
-    case 'toupper':
-      return unary(str((s) => s.toUpperCase()));
-    case 'trim':
-      return unary(str((s) => s.trim()));
-    case 'concat':
-      return binary(str2((s, t) => s + t));
-    case 'matchesPattern': {
-      const cache = new Map<string, RegExp>();
-      return binary(
-        str2((s, pattern) => {
-          let regex = cache.get(pattern);
-          if (regex === undefined) {
-            regex = compilePattern(pattern);
-            if (cache.size < 64) cache.set(pattern, regex);
-          }
-          return regex.test(s);
-        }),
-      );
-    }
-    case 'hassubset':
-    case 'hassubsequence': {
-      const element = node.args[0]?.type.kind === 'collection' ? node.args[0].type.element : node.args[1]?.type.kind === 'collection' ? node.args[1].type.element : undefined;
-      const domain = element === undefined ? domainOf({ kind: 'null' }) : domainOf(element);
-      const equal = (x: unknown, y: unknown): boolean => {
-        const a = domain.normalize(x);
-        const b = domain.normalize(y);
-        return a === null || b === null ? a === b : domain.equals(a, b);
-      };
-      return binary((a, b) => {
-        if (!Array.isArray(a) || !Array.isArray(b)) return null;
-        if (node.name === 'hassubset') return b.every((y) => a.some((x) => equal(x, y)));
-        let at = 0;
-        for (const y of b) {
-          while (at < a.length && !equal(a[at], y)) at++;
-          if (at === a.length) return false;
-          at++;
-        }
-        return true;
-      });
-    }
-    case 'year':
-      return unary((v) => dateParts(v)?.year ?? null);
-    case 'month':
-      return unary((v) => dateParts(v)?.month ?? null);
-    case 'day':
-      return unary((v) => dateParts(v)?.day ?? null);
-    case 'hour':
-      return unary((v) => timeParts(v)?.hour ?? null);
-    case 'minute':
-      return unary((v) => timeParts(v)?.minute ?? null);
-    case 'second':
-      return unary((v) => timeParts(v)?.second ?? null);
-    case 'fractionalseconds':
-      return unary((v) => {
-        const parts = timeParts(v);
-        return parts === undefined ? null : { coefficient: parts.fractionPicos, scale: 12 };
-      });
-    case 'totalseconds':
-      return unary((v) => {
-        const picos = parseDuration(v);
-        return picos === undefined ? null : { coefficient: picos, scale: 12 };
-      });
-    case 'date':
-      return unary((v) => {
-        const instant = instantOf(v);
-        return instant === undefined ? null : formatDate(daysFromCivil(instant.year, instant.month, instant.day));
-      });
-    case 'time':
-      return unary((v) => {
-        const instant = instantOf(v);
-        return instant === undefined ? null : formatTimeOfDay(BigInt(instant.hour * 3600 + instant.minute * 60 + instant.second) * PICOS_PER_SECOND + instant.fractionPicos);
-      });
-    case 'totaloffsetminutes':
-      return unary((v) => instantOf(v)?.offsetMinutes ?? null);
-    case 'now': {
-      // One value per compiled query, so that every row sees the same "now".
-      const now = instantFromPicos(BigInt(Date.now()) * 1_000_000_000n, 0);
-      return () => now;
-    }
-    case 'mindatetime': {
-      const min = parseInstant('0001-01-01T00:00:00Z');
-      return () => min;
-    }
-    case 'maxdatetime': {
-      const max = parseInstant('9999-12-31T23:59:59.999999999999Z');
-      return () => max;
-    }
-    case 'round':
-    case 'floor':
-    case 'ceiling':
-      return unary(rounding(node.name, node.type));
-    case 'cast':
-      return castFunction(node, args);
-    case 'isof':
-      return isofFunction(node, args);
-    case 'geo.distance':
-    case 'geo.intersects':
-    case 'geo.length':
-      throw new ODataError({ code: 'unsupported_feature', reason: `The in-memory backend does not implement '${node.name}'`, appendLocation: false });
-  }
+    return true;
+  });
+};
+
+const NO_SPATIAL = refuse('no spatial functions (yet)');
+
+/** Every canonical function as the reference computes it (exported for the test that it covers the registry). */
+export const REFERENCE_FUNCTIONS: FunctionTable<ReferenceFunction> = {
+  contains: binary(str2((s, t) => s.includes(t))),
+  startswith: binary(str2((s, t) => s.startsWith(t))),
+  endswith: binary(str2((s, t) => s.endsWith(t))),
+  substringof: binary(str2((t, s) => s.includes(t))),
+  length: unary(str(codePointLength)),
+  indexof: binary(
+    str2((s, t) => {
+      const index = s.indexOf(t);
+      return index < 0 ? -1 : codePointLength(s.slice(0, index));
+    }),
+  ),
+  substring,
+  tolower: unary(str((s) => s.toLowerCase())),
+  toupper: unary(str((s) => s.toUpperCase())),
+  trim: unary(str((s) => s.trim())),
+  concat: binary(str2((s, t) => s + t)),
+  matchesPattern,
+  hassubset: collectionTest,
+  hassubsequence: collectionTest,
+  year: unary((v) => dateParts(v)?.year ?? null),
+  month: unary((v) => dateParts(v)?.month ?? null),
+  day: unary((v) => dateParts(v)?.day ?? null),
+  hour: unary((v) => timeParts(v)?.hour ?? null),
+  minute: unary((v) => timeParts(v)?.minute ?? null),
+  second: unary((v) => timeParts(v)?.second ?? null),
+  fractionalseconds: unary((v) => {
+    const parts = timeParts(v);
+    return parts === undefined ? null : { coefficient: parts.fractionPicos, scale: 12 };
+  }),
+  totalseconds: unary((v) => {
+    const picos = parseDuration(v);
+    return picos === undefined ? null : { coefficient: picos, scale: 12 };
+  }),
+  date: unary((v) => {
+    const instant = instantOf(v);
+    return instant === undefined ? null : formatDate(daysFromCivil(instant.year, instant.month, instant.day));
+  }),
+  time: unary((v) => {
+    const instant = instantOf(v);
+    return instant === undefined ? null : formatTimeOfDay(BigInt(instant.hour * 3600 + instant.minute * 60 + instant.second) * PICOS_PER_SECOND + instant.fractionPicos);
+  }),
+  totaloffsetminutes: unary((v) => instantOf(v)?.offsetMinutes ?? null),
+  // One value per compiled query, so that every row sees the same "now".
+  now: constant(() => instantFromPicos(BigInt(Date.now()) * 1_000_000_000n, 0)),
+  mindatetime: constant(() => parseInstant('0001-01-01T00:00:00Z')),
+  maxdatetime: constant(() => parseInstant('9999-12-31T23:59:59.999999999999Z')),
+  round: rounded,
+  floor: rounded,
+  ceiling: rounded,
+  cast: (node, args) => castFunction(node, args),
+  isof: (node, args) => isofFunction(node, args),
+  'geo.distance': NO_SPATIAL,
+  'geo.intersects': NO_SPATIAL,
+  'geo.length': NO_SPATIAL,
+};
+
+/** Why the reference refuses a canonical function, or `undefined` where it computes it. */
+export function referenceFunctionRefusal(name: CanonicalFunctionName): string | undefined {
+  const entry = REFERENCE_FUNCTIONS[name];
+  return isRefusal(entry) ? entry.refused : undefined;
+}
+
+/** Compiles a canonical function call over compiled arguments. */
+export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
+  const entry = REFERENCE_FUNCTIONS[node.name];
+  if (isRefusal(entry)) throw new ODataError({ code: 'unsupported_feature', reason: `The in-memory backend does not implement '${node.name}'`, appendLocation: false });
+  return entry(node, args);
 }
 
 /**

@@ -5,10 +5,11 @@
 import type { CanonicalFunctionName } from '../syntax/ast.js';
 import { BOOLEAN, DECIMAL, DOUBLE, INT32, STRING, isNumeric, primitive, spatialFamily, type ExpressionType } from './types.js';
 
-/** What a parameter accepts. */
-type ParameterKind = 'string' | 'number' | 'integer' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'duration' | 'collection' | 'point' | 'lineString' | 'polygon';
+/** What a parameter of an overload accepts. */
+export type ParameterKind = 'string' | 'number' | 'integer' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'duration' | 'collection' | 'point' | 'lineString' | 'polygon';
 
-interface Overload {
+/** One signature: parameter kinds and the result type (or how the arguments' types give it). */
+export interface Overload {
   readonly parameters: readonly ParameterKind[];
   readonly result: ExpressionType | ((args: readonly ExpressionType[]) => ExpressionType);
 }
@@ -55,43 +56,89 @@ const roundingResult = ([arg]: readonly ExpressionType[]): ExpressionType =>
 
 const o = (parameters: readonly ParameterKind[], result: Overload['result']): Overload => ({ parameters, result });
 
-/** Overloads by function name; `cast` and `isof` are bound separately. */
-export const SIGNATURES: Readonly<Record<Exclude<CanonicalFunctionName, 'cast' | 'isof'>, readonly Overload[]>> = {
-  contains: [o(['string', 'string'], BOOLEAN)],
-  startswith: [o(['string', 'string'], BOOLEAN)],
-  endswith: [o(['string', 'string'], BOOLEAN)],
-  substringof: [o(['string', 'string'], BOOLEAN)],
-  matchesPattern: [o(['string', 'string'], BOOLEAN)],
-  length: [o(['string'], INT32)],
-  indexof: [o(['string', 'string'], INT32)],
-  substring: [o(['string', 'integer'], STRING), o(['string', 'integer', 'integer'], STRING)],
-  tolower: [o(['string'], STRING)],
-  toupper: [o(['string'], STRING)],
-  trim: [o(['string'], STRING)],
-  concat: [o(['string', 'string'], STRING)],
-  hassubset: [o(['collection', 'collection'], BOOLEAN)],
-  hassubsequence: [o(['collection', 'collection'], BOOLEAN)],
-  year: [o(['date'], INT32), o(['dateTimeOffset'], INT32)],
-  month: [o(['date'], INT32), o(['dateTimeOffset'], INT32)],
-  day: [o(['date'], INT32), o(['dateTimeOffset'], INT32)],
-  hour: [o(['dateTimeOffset'], INT32), o(['timeOfDay'], INT32)],
-  minute: [o(['dateTimeOffset'], INT32), o(['timeOfDay'], INT32)],
-  second: [o(['dateTimeOffset'], INT32), o(['timeOfDay'], INT32)],
-  fractionalseconds: [o(['dateTimeOffset'], DECIMAL), o(['timeOfDay'], DECIMAL)],
-  totalseconds: [o(['duration'], DECIMAL)],
-  date: [o(['dateTimeOffset'], DATE)],
-  time: [o(['dateTimeOffset'], TIME_OF_DAY)],
-  totaloffsetminutes: [o(['dateTimeOffset'], INT32)],
-  now: [o([], DATE_TIME_OFFSET)],
-  mindatetime: [o([], DATE_TIME_OFFSET)],
-  maxdatetime: [o([], DATE_TIME_OFFSET)],
-  round: [o(['number'], roundingResult)],
-  floor: [o(['number'], roundingResult)],
-  ceiling: [o(['number'], roundingResult)],
-  'geo.distance': [o(['point', 'point'], DOUBLE)],
-  'geo.intersects': [o(['point', 'polygon'], BOOLEAN)],
-  'geo.length': [o(['lineString'], DOUBLE)],
-};
+/** What a call gives when an argument is null. */
+export type NullBehaviour =
+  /** A null argument gives null (every function with arguments but `isof`). */
+  | 'null in, null out'
+  /** `isof` of null is false, never null. */
+  | 'false'
+  /** No argument: the value does not depend on the row. */
+  | 'no arguments';
+
+/** One canonical function: all that the binder, the passes and every backend know of it. */
+export interface CanonicalFunction {
+  /** The overloads; `type argument` for `cast` and `isof`, whose last argument is a type (bound separately). */
+  readonly signatures: readonly Overload[] | 'type argument';
+  readonly nulls: NullBehaviour;
+  /** False for `now()`, whose value depends on when the query runs (one value per compiled query). */
+  readonly deterministic: boolean;
+  /** A Boolean usable as a condition: backends compile it as one and its value as that condition's three values. */
+  readonly predicate: boolean;
+}
+
+type Options = { readonly predicate?: boolean; readonly nulls?: NullBehaviour; readonly deterministic?: boolean };
+const fn = (signatures: CanonicalFunction['signatures'], options: Options = {}): CanonicalFunction => ({
+  signatures,
+  nulls: options.nulls ?? (signatures !== 'type argument' && signatures.every((s) => s.parameters.length === 0) ? 'no arguments' : 'null in, null out'),
+  deterministic: options.deterministic ?? true,
+  predicate: options.predicate ?? false,
+});
+const predicate = { predicate: true } as const;
+
+/**
+ * The canonical functions (URL Conventions 5.1.1; the OData 2.0 `substringof` too), each once. Adding one: its
+ * arity in `CANONICAL_FUNCTIONS` (src/syntax/ast.ts), its entry here, then TypeScript names every backend table
+ * that lacks it (docs/contributing.md, "Adding a canonical function").
+ */
+export const FUNCTIONS = {
+  contains: fn([o(['string', 'string'], BOOLEAN)], predicate),
+  startswith: fn([o(['string', 'string'], BOOLEAN)], predicate),
+  endswith: fn([o(['string', 'string'], BOOLEAN)], predicate),
+  substringof: fn([o(['string', 'string'], BOOLEAN)], predicate),
+  matchesPattern: fn([o(['string', 'string'], BOOLEAN)], predicate),
+  length: fn([o(['string'], INT32)]),
+  indexof: fn([o(['string', 'string'], INT32)]),
+  substring: fn([o(['string', 'integer'], STRING), o(['string', 'integer', 'integer'], STRING)]),
+  tolower: fn([o(['string'], STRING)]),
+  toupper: fn([o(['string'], STRING)]),
+  trim: fn([o(['string'], STRING)]),
+  concat: fn([o(['string', 'string'], STRING)]),
+  hassubset: fn([o(['collection', 'collection'], BOOLEAN)], predicate),
+  hassubsequence: fn([o(['collection', 'collection'], BOOLEAN)], predicate),
+  year: fn([o(['date'], INT32), o(['dateTimeOffset'], INT32)]),
+  month: fn([o(['date'], INT32), o(['dateTimeOffset'], INT32)]),
+  day: fn([o(['date'], INT32), o(['dateTimeOffset'], INT32)]),
+  hour: fn([o(['dateTimeOffset'], INT32), o(['timeOfDay'], INT32)]),
+  minute: fn([o(['dateTimeOffset'], INT32), o(['timeOfDay'], INT32)]),
+  second: fn([o(['dateTimeOffset'], INT32), o(['timeOfDay'], INT32)]),
+  fractionalseconds: fn([o(['dateTimeOffset'], DECIMAL), o(['timeOfDay'], DECIMAL)]),
+  totalseconds: fn([o(['duration'], DECIMAL)]),
+  date: fn([o(['dateTimeOffset'], DATE)]),
+  time: fn([o(['dateTimeOffset'], TIME_OF_DAY)]),
+  totaloffsetminutes: fn([o(['dateTimeOffset'], INT32)]),
+  now: fn([o([], DATE_TIME_OFFSET)], { deterministic: false }),
+  mindatetime: fn([o([], DATE_TIME_OFFSET)]),
+  maxdatetime: fn([o([], DATE_TIME_OFFSET)]),
+  round: fn([o(['number'], roundingResult)]),
+  floor: fn([o(['number'], roundingResult)]),
+  ceiling: fn([o(['number'], roundingResult)]),
+  cast: fn('type argument'),
+  isof: fn('type argument', { predicate: true, nulls: 'false' }),
+  'geo.distance': fn([o(['point', 'point'], DOUBLE)]),
+  'geo.intersects': fn([o(['point', 'polygon'], BOOLEAN)], predicate),
+  'geo.length': fn([o(['lineString'], DOUBLE)]),
+} as const satisfies { readonly [N in CanonicalFunctionName]: CanonicalFunction };
+
+/** Every canonical function name, in the registry's order. */
+export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as readonly CanonicalFunctionName[];
+
+/** The functions with overloads (all but `cast` and `isof`, which are bound separately). */
+type OverloadedName = Exclude<CanonicalFunctionName, 'cast' | 'isof'>;
+
+/** Overloads by function name, from {@link FUNCTIONS}. */
+export const SIGNATURES = Object.fromEntries(
+  FUNCTION_NAMES.filter((name): name is OverloadedName => name !== 'cast' && name !== 'isof').map((name) => [name, FUNCTIONS[name].signatures]),
+) as Readonly<Record<OverloadedName, readonly Overload[]>>;
 
 const KIND_NAMES: Readonly<Record<ParameterKind, string>> = {
   string: 'Edm.String',

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bindQuery, compileQuery, type BoundQuery } from '../../src/index.js';
-import { ExpressionCompiler } from '../../src/reference/evaluator.js';
+import { ReferenceCompiler } from '../../src/reference/evaluator.js';
 import { assertBackendMatchesMemory, filterArbitrary, modelQueryArbitrary, rowsArbitrary, type BackendRunner } from '../../src/testing/index.js';
 import { assetModel } from '../fixtures/asset-model.js';
 import { edgeModel } from '../fixtures/edge-data.js';
@@ -20,7 +20,7 @@ describe('in-memory semantics, as properties', () => {
       fc.property(rows, filters, (data, filter) => {
         const a = bindQuery(`$filter=${encodeURIComponent(filter)}`, settings);
         const notA = bindQuery(`$filter=${encodeURIComponent(`not (${filter})`)}`, settings);
-        const evaluate = new ExpressionCompiler(() => null).compile(a.filter!);
+        const evaluate = new ReferenceCompiler(() => null).compile(a.filter!);
         const expected = data.filter((row) => evaluate(row, {}) === false);
         expect(compileQuery(notA).apply(data).value.map((r) => r.id)).toEqual(expected.map((r) => r.id));
       }),
@@ -31,7 +31,7 @@ describe('in-memory semantics, as properties', () => {
   it('A or not A keeps every row where A is not null; A and not A keeps none', () => {
     fc.assert(
       fc.property(rows, filters, (data, filter) => {
-        const evaluate = new ExpressionCompiler(() => null).compile(bindQuery(`$filter=${encodeURIComponent(filter)}`, settings).filter!);
+        const evaluate = new ReferenceCompiler(() => null).compile(bindQuery(`$filter=${encodeURIComponent(filter)}`, settings).filter!);
         const known = data.filter((row) => evaluate(row, {}) !== null).map((r) => r.id);
         const both = bindQuery(`$filter=${encodeURIComponent(`(${filter}) or not (${filter})`)}`, settings);
         const neither = bindQuery(`$filter=${encodeURIComponent(`(${filter}) and not (${filter})`)}`, settings);

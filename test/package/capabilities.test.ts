@@ -1,12 +1,17 @@
-/** The capability table of docs/backends.md is what the backends compute today (grammar/capabilities.ts). */
+/** The capability tables of docs/backends.md are what the backends compute today (grammar/capabilities.ts). */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { END, START, capabilityTable } from '../../grammar/capabilities.js';
+import { END, FUNCTIONS_END, FUNCTIONS_START, START, capabilityTable, functionTable } from '../../grammar/capabilities.js';
 
-describe('the capability table of docs/backends.md', () => {
+const readme = readFileSync(new URL('../../docs/backends.md', import.meta.url), 'utf8');
+const block = (start: string, end: string): string => readme.slice(readme.indexOf(start) + start.length, readme.indexOf(end)).trim();
+
+describe('the capability tables of docs/backends.md', () => {
   it('holds what compiling each probe for each target gives (run npm run capabilities after a change)', () => {
-    const readme = readFileSync(new URL('../../docs/backends.md', import.meta.url), 'utf8');
-    const block = readme.slice(readme.indexOf(START) + START.length, readme.indexOf(END)).trim();
-    expect(block).toBe(capabilityTable());
+    expect(block(START, END)).toBe(capabilityTable());
+  });
+
+  it("holds each backend's table of canonical functions (run npm run capabilities after a change)", () => {
+    expect(block(FUNCTIONS_START, FUNCTIONS_END)).toBe(functionTable());
   });
 });

@@ -5,7 +5,7 @@
  */
 import { Query } from 'mingo';
 import { describe, expect, it, vi } from 'vitest';
-import { ExpressionCompiler } from '../../src/reference/evaluator.js';
+import { ReferenceCompiler } from '../../src/reference/evaluator.js';
 import { bindQuery, compileQuery, defineModel, ODataError, toMongo, toSql, validateQuery } from '../../src/index.js';
 import { MAX_BIND_DEPTH } from '../../src/semantic/bind-expression.js';
 
@@ -77,7 +77,7 @@ describe('deep expressions', () => {
       return text;
     };
     const deep = { ...settings, parse: { ...settings.parse, maxDepth: 2_000 } };
-    const calls = vi.spyOn(ExpressionCompiler.prototype, 'compile');
+    const calls = vi.spyOn(ReferenceCompiler.prototype, 'compile');
     try {
       for (const d of [60, 400]) {
         calls.mockClear();

@@ -9,7 +9,7 @@
  * the value (highest first for `top…`, lowest first for `bottom…`), null values last.
  */
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundTransformation } from '../../semantic/bound-ast.js';
-import type { ExpressionCompiler } from '../../reference/evaluator.js';
+import type { ReferenceCompiler } from '../../reference/evaluator.js';
 import type { Evaluator, Row } from '../../reference/rows.js';
 import { aggregation, storedValue, valueKey } from '../../reference/aggregation.js';
 import type { SearchFunction } from '../../reference/search.js';
@@ -30,12 +30,12 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /** Compiles a bound `$apply` into one function from the input rows to the rows it gives. */
-export function compileApply(apply: BoundApply, compiler: ExpressionCompiler, search: SearchFunction): Step {
+export function compileApply(apply: BoundApply, compiler: ReferenceCompiler, search: SearchFunction): Step {
   compiler.option = '$apply';
   return pipeline(apply.transformations, compiler, search);
 }
 
-function pipeline(transformations: readonly BoundTransformation[], compiler: ExpressionCompiler, search: SearchFunction): Step {
+function pipeline(transformations: readonly BoundTransformation[], compiler: ReferenceCompiler, search: SearchFunction): Step {
   const steps = transformations.map((t) => transformation(t, compiler, search));
   return (rows) => {
     let current = rows as Row[];
@@ -44,7 +44,7 @@ function pipeline(transformations: readonly BoundTransformation[], compiler: Exp
   };
 }
 
-function transformation(node: BoundTransformation, compiler: ExpressionCompiler, search: SearchFunction): Step {
+function transformation(node: BoundTransformation, compiler: ReferenceCompiler, search: SearchFunction): Step {
   switch (node.kind) {
     case 'identity':
       return (rows) => [...rows];
@@ -122,7 +122,7 @@ function transformation(node: BoundTransformation, compiler: ExpressionCompiler,
 }
 
 /** The related entities `through` reaches from all rows, each once (Data Aggregation 3.2.1.1). */
-function relatedOnce(through: BoundPath, compiler: ExpressionCompiler): (rows: readonly Row[]) => Row[] {
+function relatedOnce(through: BoundPath, compiler: ReferenceCompiler): (rows: readonly Row[]) => Row[] {
   const follow = compiler.compile(through);
   return (rows) => {
     const seen = new Set<unknown>();
@@ -140,7 +140,7 @@ function relatedOnce(through: BoundPath, compiler: ExpressionCompiler): (rows: r
   };
 }
 
-function aggregate(node: BoundAggregate, compiler: ExpressionCompiler): readonly [string, (rows: readonly Row[]) => unknown] {
+function aggregate(node: BoundAggregate, compiler: ReferenceCompiler): readonly [string, (rows: readonly Row[]) => unknown] {
   const source = node.through === undefined ? (rows: readonly Row[]) => rows : relatedOnce(node.through, compiler);
   if (node.kind === 'count') return [node.alias, (rows) => BigInt(source(rows).length)];
   const evaluate: Evaluator = compiler.compile(node.expression);
@@ -149,7 +149,7 @@ function aggregate(node: BoundAggregate, compiler: ExpressionCompiler): readonly
   return [node.alias, (rows) => storedValue(combine(source(rows), read))];
 }
 
-function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransformation[], compiler: ExpressionCompiler, search: SearchFunction): Step {
+function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransformation[], compiler: ReferenceCompiler, search: SearchFunction): Step {
   const readers = keys.map((key) => {
     const domain = domainOf(key.path.type);
     // A string groups by its exact value: no normalization to make.

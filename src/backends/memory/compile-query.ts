@@ -7,7 +7,7 @@ import type { EntitySet, NavigationProperty, StructuredType } from '../../model/
 import { joinPairs } from '../../model/navigation.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
-import { ExpressionCompiler } from '../../reference/evaluator.js';
+import { ReferenceCompiler } from '../../reference/evaluator.js';
 import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
 import { compareKeys, keyValues, type SortKey } from './ordering.js';
 import { compileApply } from './apply-pipeline.js';
@@ -120,7 +120,7 @@ export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = 
 }
 
 function compileOptions(options: BoundQueryOptions, entityType: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): CompiledQuery {
-  const compiler = new ExpressionCompiler(resolve, search, requireTargets);
+  const compiler = new ReferenceCompiler(resolve, search, requireTargets);
   // $apply first: the other options read the rows it gives, of its output type.
   const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search);
   const type = options.apply?.output ?? entityType;
@@ -210,7 +210,7 @@ function compileOptions(options: BoundQueryOptions, entityType: StructuredType, 
 
 /** The computed properties `$select` returns (`select.computed`), each its name and value as rows store values of its type. */
 type ComputedValue = readonly [name: string, value: (row: Row) => unknown];
-function computedValues(options: BoundQueryOptions, compiler: ExpressionCompiler): readonly ComputedValue[] {
+function computedValues(options: BoundQueryOptions, compiler: ReferenceCompiler): readonly ComputedValue[] {
   const names = options.select.computed;
   if (names === undefined || names.length === 0) return [];
   return (options.compute ?? [])

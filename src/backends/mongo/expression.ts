@@ -13,12 +13,11 @@ import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '..
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
-import { ODataError } from '../../errors/odata-error.js';
 import { bitsOf, flagBits, flagValues, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
-import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { integerRange } from './integer-range.js';
+import { functionValue } from './functions.js';
 
 /** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
 const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
@@ -62,8 +61,6 @@ export function rootFrame(context: Context): Frame {
 const isNull = (x: Aggregation): Aggregation => ({ $eq: [x, null] });
 const notNull = (x: Aggregation): Aggregation => ({ $ne: [x, null] });
 const literal = (value: unknown): Aggregation => (typeof value === 'number' || typeof value === 'boolean' || value === null ? value : { $literal: value });
-/** Characters JavaScript's `trim` removes (Unicode White_Space, line terminators and the BOM). */
-const TRIM_CHARACTERS = ' \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 
 type Comparison = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 const AGGREGATE = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<Comparison, string>;
@@ -642,232 +639,101 @@ export class ExpressionCompiler {
     return { $let: { vars: { [name]: result }, in: { $cond: [{ $or: [{ $gte: [ref, INT64_LIMIT] }, { $lt: [ref, -INT64_LIMIT] }] }, null, ref] } } };
   }
 
+  /** A canonical function (functions.ts). */
   private call(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
-    const args = (): Aggregation[] => node.args.map((arg) => this.value(arg, frame));
-    const unary = (build: (x: string) => Aggregation): Aggregation => this.nullSafe(args(), ([x]) => build(x as string));
-    const binary = (build: (x: string, y: string) => Aggregation): Aggregation => this.nullSafe(args(), ([x, y]) => build(x as string, y as string));
-    const argType = node.args[0]?.type;
-    const stringDate = argType?.kind === 'primitive' && argType.name === 'Edm.Date';
-    const stringTime = argType?.kind === 'primitive' && argType.name === 'Edm.TimeOfDay';
-    const part = (from: number, length: number): Aggregation => unary((x) => ({ $toInt: { $substrCP: [x, from, length] } }));
     // A part of an untyped null (`year(case(flag:null,true:null))`) is null.
     if (partOfNull(node)) return null;
-    switch (node.name) {
-      case 'contains':
-        // $split is MongoDB's substring search that counts in code points; '' is contained everywhere.
-        return binary((s, t) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
-      case 'substringof':
-        // substringof(t, s) is contains(s, t).
-        return binary((t, s) => ({ $cond: [{ $eq: [t, ''] }, true, { $gt: [{ $size: { $split: [s, t] } }, 1] }] }));
-      case 'hassubset':
-      case 'hassubsequence': {
-        const [first, second] = node.args.map((arg) => (arg.kind === 'path' ? this.path(arg, frame) : undefined));
-        if (first?.kind !== 'collection' || second?.kind !== 'collection' || first.context !== undefined || second.context !== undefined) return this.fail(`'${node.name}' of these collections`, node);
-        // A null (or unreachable) collection gives null, as in the reference: the stored value, not [].
-        const raw = (ref: Aggregation): Aggregation => {
-          const inner = (ref as { $ifNull?: unknown[] }).$ifNull;
-          return Array.isArray(inner) && inner.length === 2 ? { $ifNull: [inner[0], null] } : ref;
-        };
-        return this.nullSafe([raw(first.ref), raw(second.ref)], ([a, b]) => {
-          if (node.name === 'hassubset') return { $setIsSubset: [b, a] };
-          // Each element of the second found in the first after the previous one (greedy, as the reference).
-          const found = { $cond: ['$$value.ok', { $indexOfArray: [a, '$$this', '$$value.at'] }, -1] };
-          const step = { $let: { vars: { i: found }, in: { at: { $add: ['$$i', 1] }, ok: { $gte: ['$$i', 0] } } } };
-          return { $let: { vars: { r: { $reduce: { input: b, initialValue: { at: 0, ok: true }, in: step } } }, in: '$$r.ok' } };
-        });
+    return functionValue(node, {
+      option: this.option,
+      value: (arg) => this.value(arg, frame),
+      nullSafe: (args, build) => this.nullSafe(args, build),
+      path: (path) => this.path(path, frame),
+      durationValue: (arg) => this.durationValue(arg, frame),
+      calendarDate: (instant) => this.calendarDate(instant),
+      castOrIsof: () => this.castOrIsof(node, frame),
+      fail: (what, at) => this.fail(what, at),
+    });
+  }
+
+  /** `cast` and `isof`. */
+  private castOrIsof(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
+    // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
+    // target type itself, an integer to any numeric type (unchanged), a Decimal or a Double to
+    // an integer type, an integer or a Boolean to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
+    const [arg] = node.args;
+    const target = node.targetType;
+    if (node.name === 'isof' && arg === undefined) return true;
+    if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
+    // A number or a Boolean is never text.
+    // (Not a Decimal: the reference holds stored decimals as text.)
+    if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
+    if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
+    const source = arg.type;
+    const same = (source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name) || (source.kind === 'enum' && target.kind === 'enum' && source.type === target.type);
+    const integerSource = isIntegerType(source);
+    const toNumber = integerSource && isNumber(target);
+    const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
+    // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
+    const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
+    if (double && isPrimitive(target, 'Edm.Decimal')) {
+      const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
+      // isof is false (never null) for null.
+      if (node.name === 'isof') {
+        const name = `i${this.letCount++}`;
+        return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(`$$${name}`), finite(`$$${name}`)] } } };
       }
-      case 'cast':
-      case 'isof': {
-        // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
-        // target type itself, an integer to any numeric type (unchanged), a Decimal or a Double to
-        // an integer type, an integer or a Boolean to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
-        const [arg] = node.args;
-        const target = node.targetType;
-        if (node.name === 'isof' && arg === undefined) return true;
-        if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
-        // A number or a Boolean is never text.
-        // (Not a Decimal: the reference holds stored decimals as text.)
-        if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
-        if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
-        const source = arg.type;
-        const same = (source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name) || (source.kind === 'enum' && target.kind === 'enum' && source.type === target.type);
-        const integerSource = isIntegerType(source);
-        const toNumber = integerSource && isNumber(target);
-        const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
-        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
-        const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
-        if (double && isPrimitive(target, 'Edm.Decimal')) {
-          const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
-          // isof is false (never null) for null.
-          if (node.name === 'isof') {
-            const name = `i${this.letCount++}`;
-            return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(`$$${name}`), finite(`$$${name}`)] } } };
-          }
-          return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
-        }
-        if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
-          return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
-        }
-        // A Decimal or a Double to an integer type: the value when it is an integer in the type's
-        // range, else the cast fails (null); `isof`: whether it is (NaN equals itself in MongoDB
-        // but is below every number there, and equals nothing in mingo).
-        const targetRange = integerRange(target);
-        if ((double || isPrimitive(source, 'Edm.Decimal')) && targetRange !== undefined) {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(targetRange[0])] }, { $lt: [ref, Number(targetRange[1] + 1n)] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
-        }
-        // An integer to an enumeration that is not a flag enumeration: the member with that value
-        // (stored by name), else null; `isof`: whether there is one.
-        if (integerSource && target.kind === 'enum' && !target.type.isFlags) {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const members = membersByValue(target.type);
-          const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
-          const within = members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : named } };
-        }
-        // isof of an integer as a flag enumeration: whether it is a value of the underlying type (or a member's).
-        if (integerSource && target.kind === 'enum' && target.type.isFlags && node.name === 'isof') {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const { lowest, highest, outside } = flagValues(target.type);
-          const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
-          const within = outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), within] } } };
-        }
-        // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
-        const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
-        if (textual && node.name === 'cast') return this.value(arg, frame);
-        // A Guid stored as text is lowercase text already (a custom `guid` storage is not text).
-        if (isPrimitive(target, 'Edm.String') && isPrimitive(source, 'Edm.Guid') && node.name === 'cast' && typeof this.mapping.guid !== 'function') return this.value(arg, frame);
-        if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
-        // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
-        // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
-        // `isof` of such a type: whether that cast succeeds.
-        const range = integerRange(target);
-        if (range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
-        }
-        if (node.name === 'isof') return notNull(this.value(arg, frame));
-        return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));
-      }
-      case 'totaloffsetminutes':
-        // A BSON date keeps no offset: stored in UTC (see DEVIATIONS, "Date and time parts of a DateTimeOffset").
-        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'totaloffsetminutes' of this type`, node);
-        return unary(() => 0);
-      case 'time': {
-        // The time of day in UTC as TimeOfDay text: HH:MM:SS and the milliseconds without trailing zeros.
-        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'time' of this type`, node);
-        return unary((x) => {
-          const ms = { $millisecond: x };
-          const padded = (n: Aggregation, width: number): Aggregation => ({ $substrCP: [{ $concat: ['00', { $toString: n }] }, { $subtract: [{ $strLenCP: { $concat: ['00', { $toString: n }] } }, width] }, width] });
-          const fraction = {
-            $switch: {
-              branches: [
-                { case: { $eq: [ms, 0] }, then: '' },
-                { case: { $eq: [{ $mod: [ms, 100] }, 0] }, then: { $concat: ['.', { $toString: { $toInt: { $trunc: [{ $divide: [ms, 100] }] } } }] } },
-                { case: { $eq: [{ $mod: [ms, 10] }, 0] }, then: { $concat: ['.', padded({ $toInt: { $trunc: [{ $divide: [ms, 10] }] } }, 2)] } },
-              ],
-              default: { $concat: ['.', padded(ms, 3)] },
-            },
-          };
-          return { $concat: [{ $dateToString: { format: '%H:%M:%S', date: x } }, fraction] };
-        });
-      }
-      case 'totalseconds':
-        return this.durationValue(node.args[0] as BoundExpression, frame);
-      case 'fractionalseconds':
-        // A TimeOfDay is text (HH:MM:SS, then the fraction); a BSON date keeps milliseconds (in UTC).
-        if (stringTime) {
-          return unary((x) => ({
-            $cond: [{ $gt: [{ $strLenCP: x }, 9] }, { $toDecimal: { $concat: ['0', { $substrCP: [x, 8, { $subtract: [{ $strLenCP: x }, 8] }] }] } }, { $toDecimal: '0' }],
-          }));
-        }
-        if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'fractionalseconds' of this type`, node);
-        return unary((x) => ({ $divide: [{ $toDecimal: { $millisecond: x } }, 1000] }));
-      case 'startswith':
-        return binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] }));
-      case 'endswith':
-        return binary((s, t) => ({
-          $and: [{ $gte: [{ $strLenCP: s }, { $strLenCP: t }] }, { $eq: [{ $substrCP: [s, { $subtract: [{ $strLenCP: s }, { $strLenCP: t }] }, { $strLenCP: t }] }, t] }],
-        }));
-      case 'indexof':
-        return binary((s, t) => ({
-          $cond: [{ $eq: [t, ''] }, 0, { $cond: [{ $gt: [{ $size: { $split: [s, t] } }, 1] }, { $strLenCP: { $arrayElemAt: [{ $split: [s, t] }, 0] } }, -1] }],
-        }));
-      case 'matchesPattern': {
-        // A literal pattern of the shared subset only (src/semantic/pattern-subset.ts), in its PCRE form.
-        const pattern = node.args[1];
-        if (pattern?.kind !== 'literal' || typeof pattern.value !== 'string') return this.fail("'matchesPattern' with a non-literal pattern", node);
-        let checked: CheckedPattern;
-        try {
-          checked = checkMatchesPattern(pattern.value);
-        } catch (error) {
-          throw error instanceof ODataError ? new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: pattern.span.start, appendLocation: false }) : error;
-        }
-        return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([s]) => ({ $regexMatch: { input: s, regex: checked.mongo.regex, options: checked.mongo.options } }));
-      }
-      case 'length':
-        return unary((s) => ({ $strLenCP: s }));
-      case 'tolower':
-        return unary((s) => ({ $toLower: s }));
-      case 'toupper':
-        return unary((s) => ({ $toUpper: s }));
-      case 'trim':
-        return unary((s) => ({ $trim: { input: s, chars: TRIM_CHARACTERS } }));
-      case 'concat':
-        return binary((s, t) => ({ $concat: [s, t] }));
-      case 'substring': {
-        const [text, start, length] = node.args;
-        if (text === undefined || start === undefined) return this.fail('substring without a start', node);
-        // Negative starts count from the end; both ends are clamped to the string.
-        const inputs = [this.value(text, frame), this.value(start, frame), ...(length === undefined ? [] : [this.value(length, frame)])];
-        return this.nullSafe(inputs, ([s, from, count]) => {
-          const total = { $strLenCP: s };
-          const begin = { $cond: [{ $lt: [from, 0] }, { $max: [0, { $add: [total, from] }] }, { $min: [from, total] }] };
-          const end = count === undefined ? total : { $min: [total, { $add: [begin, count] }] };
-          const text = { $substrCP: [s, begin, { $max: [0, { $subtract: [end, begin] }] }] };
-          // A negative length (computed, or folded from literals) gives null.
-          return count === undefined ? text : { $cond: [{ $lt: [count, 0] }, null, text] };
-        });
-      }
-      case 'year':
-        return stringDate ? unary((x) => dateTextPart(x, 0)) : this.datePart('$year', node, frame);
-      case 'month':
-        return stringDate ? unary((x) => dateTextPart(x, 1)) : this.datePart('$month', node, frame);
-      case 'day':
-        return stringDate ? unary((x) => dateTextPart(x, 2)) : this.datePart('$dayOfMonth', node, frame);
-      case 'hour':
-        return stringTime ? part(0, 2) : this.datePart('$hour', node, frame);
-      case 'minute':
-        return stringTime ? part(3, 2) : this.datePart('$minute', node, frame);
-      case 'second':
-        return stringTime ? part(6, 2) : this.datePart('$second', node, frame);
-      case 'date':
-        if (argType?.kind === 'primitive' && argType.name === 'Edm.DateTimeOffset') return unary((x) => this.calendarDate(x));
-        return this.fail(`'date' of this type`, node);
-      case 'round':
-      case 'floor':
-      case 'ceiling': {
-        if (node.type.kind === 'primitive' && !['Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(node.type.name)) return this.value(node.args[0] as BoundExpression, frame);
-        if (node.name === 'floor') return unary((x) => ({ $floor: x }));
-        if (node.name === 'ceiling') return unary((x) => ({ $ceil: x }));
-        // Half away from zero (MongoDB's $round rounds half to even): on the magnitude, exactly.
-        return unary((x) => {
-          const magnitude = { $abs: x };
-          const whole = { $floor: magnitude };
-          const rounded = { $cond: [{ $gte: [{ $subtract: [magnitude, whole] }, 0.5] }, { $add: [whole, 1] }, whole] };
-          return { $cond: [{ $lt: [x, 0] }, { $subtract: [0, rounded] }, rounded] };
-        });
-      }
-      default:
-        return this.fail(`the function '${node.name}'`, node);
+      return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
     }
+    if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
+      return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+    }
+    // A Decimal or a Double to an integer type: the value when it is an integer in the type's
+    // range, else the cast fails (null); `isof`: whether it is (NaN equals itself in MongoDB
+    // but is below every number there, and equals nothing in mingo).
+    const targetRange = integerRange(target);
+    if ((double || isPrimitive(source, 'Edm.Decimal')) && targetRange !== undefined) {
+      const name = `k${this.letCount++}`;
+      const ref = `$$${name}`;
+      const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(targetRange[0])] }, { $lt: [ref, Number(targetRange[1] + 1n)] }] };
+      return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
+    }
+    // An integer to an enumeration that is not a flag enumeration: the member with that value
+    // (stored by name), else null; `isof`: whether there is one.
+    if (integerSource && target.kind === 'enum' && !target.type.isFlags) {
+      const name = `k${this.letCount++}`;
+      const ref = `$$${name}`;
+      const members = membersByValue(target.type);
+      const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
+      const within = members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] };
+      return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : named } };
+    }
+    // isof of an integer as a flag enumeration: whether it is a value of the underlying type (or a member's).
+    if (integerSource && target.kind === 'enum' && target.type.isFlags && node.name === 'isof') {
+      const name = `k${this.letCount++}`;
+      const ref = `$$${name}`;
+      const { lowest, highest, outside } = flagValues(target.type);
+      const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
+      const within = outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] };
+      return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), within] } } };
+    }
+    // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
+    const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
+    if (textual && node.name === 'cast') return this.value(arg, frame);
+    // A Guid stored as text is lowercase text already (a custom `guid` storage is not text).
+    if (isPrimitive(target, 'Edm.String') && isPrimitive(source, 'Edm.Guid') && node.name === 'cast' && typeof this.mapping.guid !== 'function') return this.value(arg, frame);
+    if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
+    // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
+    // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
+    // `isof` of such a type: whether that cast succeeds.
+    const range = integerRange(target);
+    if (range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
+      const name = `k${this.letCount++}`;
+      const ref = `$$${name}`;
+      const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
+      return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
+    }
+    if (node.name === 'isof') return notNull(this.value(arg, frame));
+    return same || toNumber ? this.value(arg, frame) : this.nullSafe([this.value(arg, frame)], ([x]) => ({ $toString: x }));
   }
 
   /**
@@ -889,13 +755,6 @@ export class ExpressionCompiler {
         in: { $concat: [year, '-', padded(`$$${m}`, 2), '-', padded(`$$${d}`, 2)] },
       },
     };
-  }
-
-  /** Parts of a DateTimeOffset, stored as a `Date`: in UTC (the offset is not stored). */
-  private datePart(operator: string, node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
-    const argType = node.args[0]?.type;
-    if (argType?.kind !== 'primitive' || argType.name !== 'Edm.DateTimeOffset') return this.fail(`'${node.name}' of this type`, node);
-    return this.nullSafe([this.value(node.args[0] as BoundExpression, frame)], ([x]) => ({ [operator]: x }));
   }
 }
 
@@ -929,17 +788,6 @@ function mayBeFinerThanMillisecond(node: BoundExpression): boolean {
 export function subMillisecond(value: unknown): boolean {
   const instant = typeof value === 'string' ? parseInstant(value) : undefined;
   return instant !== undefined && instant.picos % 1_000_000_000n !== 0n;
-}
-
-/**
- * Year (0), month (1) or day (2) of Date text, also with a negative or five-digit year
- * (`-0053-01-01`, `10213-05-06`, computed by Date arithmetic).
- */
-function dateTextPart(text: Aggregation, index: 0 | 1 | 2): Aggregation {
-  const negative = { $eq: [{ $substrCP: [text, 0, 1] }, '-'] };
-  const parts = { $split: [{ $cond: [negative, { $substrCP: [text, 1, { $strLenCP: text }] }, text] }, '-'] };
-  const value = { $toInt: { $arrayElemAt: [parts, index] } };
-  return index === 0 ? { $cond: [negative, { $subtract: [0, value] }, value] } : value;
 }
 
 /** `2024-01-01` as `02024-01-01` (a year of four digits gets a fifth). */

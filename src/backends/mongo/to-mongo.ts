@@ -15,6 +15,7 @@ import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, Bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
+import { REGEX_OF_STRING_MATCH } from './functions.js';
 import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, computedField, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
@@ -221,15 +222,7 @@ class FilterCompiler {
     if (lower && value !== value.toLowerCase()) return NOTHING;
     const text = escapeRegex(value);
     const regex = (source: string): MongoDocument => entry(field, lower ? { $regex: source, $options: 'i' } : { $regex: source });
-    switch (name) {
-      case 'contains':
-        return regex(text);
-      case 'startswith':
-        return regex(`^${text}`);
-      case 'endswith':
-        // `$` also matches before a final newline in PCRE (MongoDB); "no character follows" does not.
-        return regex(`${text}(?![\\s\\S])`);
-    }
+    return regex(REGEX_OF_STRING_MATCH[name](text));
   }
 
   /** The field of a string predicate's subject: a property, or `tolower(property)` (then `i`). */

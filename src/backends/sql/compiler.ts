@@ -1,7 +1,7 @@
 /**
  * The base SQL compiler behind `toSql` (to-sql.ts): paths and joins, conditions, comparisons and
  * expressions, with every per-dialect difference asked of the dialect's hooks (`dialect.ts`,
- * `dialects/`). `$expand` is in expansion.ts, ORDER BY in ordering.ts, casts in casts.ts. Every value goes through {@link SqlCompiler.value}, so every value
+ * `dialects/`). `$expand` is in expansion.ts, ORDER BY in ordering.ts, casts in casts.ts, the canonical functions in functions.ts. Every value goes through {@link SqlCompiler.value}, so every value
  * is a parameter; identifiers come only from the model (through the mapping) and are quoted.
  *
  * The SQL keeps the spec's semantics rather than SQL's: comparisons are two-valued where OData's
@@ -13,7 +13,6 @@ import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/
 import { neverNull } from '../../passes/never-null.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
-import { checkMatchesPattern } from '../../semantic/pattern-subset.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
@@ -26,7 +25,9 @@ import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js'
 import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
 import { nonNullColumn } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
-import { castValue, isofCondition, type CastContext } from './casts.js';
+import type { CastContext } from './casts.js';
+import { functionCondition, functionValue, type SqlFunctionContext } from './functions.js';
+import { FUNCTIONS } from '../../semantic/functions.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
@@ -209,16 +210,6 @@ export class SqlCompiler {
     return { kind: 'entities', scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
   }
 
-  /** round (half away from zero), floor and ceiling, computed exactly where the dialect allows. */
-  private rounding(name: 'round' | 'floor' | 'ceiling', x: string, double: boolean): string {
-    return this.dialect.rounding(name, x, double);
-  }
-
-  /** year … second. DateTimeOffset values are stored in UTC, so their parts are UTC parts (see DEVIATIONS). */
-  private datePart(name: 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', x: string, type: ExpressionType | undefined): string {
-    return this.dialect.datePart(name, x, type !== undefined && isPrimitive(type, 'Edm.Date'));
-  }
-
   /**
    * A Duration as the dialect's key for comparing and ordering; the difference of two
    * DateTimeOffset values (`closedAt sub openedAt`) straight to that key, through the dialect.
@@ -246,28 +237,6 @@ export class SqlCompiler {
     return this.dialect.durationKey(this.expression(node, scope, operandType));
   }
 
-  /**
-   * `hassubset(a, b)` of two primitive collection properties: whether every element of `b` is an
-   * element of `a` (null when either is null), over the dialect's collection elements.
-   */
-  private hasSubset(first: BoundExpression, second: BoundExpression, scope: Scope): string {
-    const column = (node: BoundExpression): string => {
-      const step = node.kind === 'path' && node.root.kind === 'it' && node.steps.length === 1 ? node.steps[0] : undefined;
-      if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind === 'complex') throw unsupported("'hassubset' of anything but two primitive collection properties");
-      return this.column(scope.type, step.property, scope.alias, scope.prefix);
-    };
-    const [a, b] = [column(first), column(second)];
-    const [outer, inner] = [this.collection(second as Extract<BoundExpression, { kind: 'path' }>, scope), this.collection(first as Extract<BoundExpression, { kind: 'path' }>, scope)];
-    if (outer.kind !== 'elements' || inner.kind !== 'elements') throw unsupported("'hassubset' of these collections");
-    const strings = first.type.kind === 'collection' && isPrimitive(first.type.element, 'Edm.String') && !this.dialect.binaryEquality;
-    const element = (value: string): string => (strings ? this.dialect.binary(value) : value);
-    const found = `EXISTS (SELECT 1 FROM ${inner.from} WHERE ${inner.where} AND ${this.dialect.notDistinct(() => element(inner.value), () => element(outer.value))})`;
-    const subset = `NOT EXISTS (SELECT 1 FROM ${outer.from} WHERE ${outer.where} AND NOT ${found})`;
-    const yes = this.dialect.booleanLiteral(true);
-    const no = this.dialect.booleanLiteral(false);
-    return this.dialect.booleanCondition(`(CASE WHEN ${a} IS NULL OR ${b} IS NULL THEN NULL WHEN ${subset} THEN ${yes} ELSE ${no} END)`);
-  }
-
   /** What `cast`/`isof` (casts.ts) need of this compiler, in `scope`. */
   private castContext(scope: Scope): CastContext {
     return {
@@ -277,25 +246,6 @@ export class SqlCompiler {
       parameter: (value, kind) => this.value(value, kind),
       nullOf: (type) => this.value(null, parameterKind(type, type)),
     };
-  }
-
-  /** `date`, `time`, `fractionalseconds` and `totalseconds` through the dialect's hooks, where it has them. */
-  private temporal(name: 'date' | 'time' | 'fractionalseconds' | 'totalseconds', x: string, type: ExpressionType | undefined): string {
-    const missing = (): ODataError => unsupported(`'${name}' on ${this.dialect.displayName} (yet)`);
-    switch (name) {
-      case 'date':
-        if (this.dialect.dateOf === undefined) throw missing();
-        return this.dialect.dateOf(x);
-      case 'time':
-        if (this.dialect.timeOf === undefined) throw missing();
-        return this.dialect.timeOf(x);
-      case 'fractionalseconds':
-        if (this.dialect.fractionalSeconds === undefined) throw missing();
-        return this.dialect.fractionalSeconds(x, type !== undefined && isPrimitive(type, 'Edm.TimeOfDay'));
-      case 'totalseconds':
-        if (this.dialect.totalSeconds === undefined) throw missing();
-        return this.dialect.totalSeconds(x);
-    }
   }
 
   /**
@@ -688,61 +638,21 @@ export class SqlCompiler {
     return this.dialect.inList(column, `${MARK_START}${this.params.length - 1}${MARK_END}`, kind);
   }
 
-  /** Escapes LIKE metacharacters of a pattern given as SQL (a parameter or an expression). */
-  private likePattern(node: BoundExpression, scope: Scope, before: string, after: string): string {
-    const escape = this.dialect.escapeChar;
-    if (node.kind === 'literal' && typeof node.value === 'string') {
-      const text = node.value;
-      // Most patterns have nothing to escape: the replaces only when one of the characters is there.
-      const escaped = text.includes(escape) || text.includes('%') || text.includes('_') ? text.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`) : text;
-      return this.value(`${before}${escaped}${after}`, 'string');
-    }
-    // The prefix, the escaped expression, the suffix.
-    const prefix = before ? this.value(before, 'string') : undefined;
-    const sql = this.expression(node, scope);
-    const e = this.value(escape, 'string');
-    const escapedSql = `REPLACE(REPLACE(REPLACE(${sql}, ${e}, ${this.value(escape + escape, 'string')}), ${this.value('%', 'string')}, ${this.value(`${escape}%`, 'string')}), ${this.value('_', 'string')}, ${this.value(`${escape}_`, 'string')})`;
-    let pattern = prefix === undefined ? escapedSql : this.dialect.concat(prefix, escapedSql);
-    if (after) pattern = this.dialect.concat(pattern, this.value(after, 'string'));
-    return pattern;
+  /** A canonical function as a condition (functions.ts). */
+  private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, scope: Scope): string {
+    return functionCondition(node, this.functionContext(scope));
   }
 
-  private predicateCall(node: Extract<BoundExpression, { kind: 'call' }>, scope: Scope): string {
-    const [first, second] = node.args;
-    switch (node.name) {
-      case 'isof':
-        return isofCondition(node, this.castContext(scope));
-      case 'hassubset':
-        if (first === undefined || second === undefined) break;
-        return this.hasSubset(first, second, scope);
-      case 'substringof':
-        // The OData 2.0 form: substringof(needle, text) is contains(text, needle).
-        if (first === undefined || second === undefined) break;
-        return this.predicateCall({ ...node, name: 'contains', args: [second, first] }, scope);
-      case 'contains':
-      case 'startswith':
-      case 'endswith': {
-        if (first === undefined || second === undefined) break;
-        // Each use of an operand is compiled where it stands in the text.
-        const text = (): string => this.expression(first, scope);
-        const match = this.dialect.stringMatch;
-        if (match !== undefined) return match(node.name, text, () => this.expression(second, scope));
-        const subject = text();
-        const pattern = this.likePattern(second, scope, node.name === 'startswith' ? '' : '%', node.name === 'endswith' ? '' : '%');
-        return this.dialect.like(subject, pattern);
-      }
-      case 'matchesPattern': {
-        if (first === undefined || second === undefined) break;
-        // A literal pattern of the shared subset only (src/semantic/pattern-subset.ts), rendered for the engine.
-        if (second.kind !== 'literal' || typeof second.value !== 'string') throw unsupported("'matchesPattern' with a pattern that is not a literal");
-        const checked = checkMatchesPattern(second.value);
-        if (this.dialect.matchesPattern === undefined) throw unsupported(`'matchesPattern' on ${this.dialect.displayName} (it has no regular expressions)`);
-        return this.dialect.matchesPattern(this.expression(first, scope), checked, (pattern) => this.value(pattern, 'string'));
-      }
-      default:
-        break;
-    }
-    throw unsupported(`the function '${node.name}' as a condition`);
+  /** What the canonical functions (functions.ts) need of this compiler, in `scope`. */
+  private functionContext(scope: Scope): SqlFunctionContext {
+    return {
+      dialect: this.dialect,
+      expression: (node) => this.expression(node, scope),
+      parameter: (value, kind) => this.value(value, kind),
+      column: (property) => this.column(scope.type, property, scope.alias, scope.prefix),
+      collection: (node) => this.collection(node, scope),
+      castContext: () => this.castContext(scope),
+    };
   }
 
   /**
@@ -793,25 +703,6 @@ export class SqlCompiler {
           // b·trunc(a/b) may round beyond the largest double: a product like any other.
           return d.withValues([x, y, d.truncate(quotient(x, y))], ([p, q, t]) => `(${p} - ${product(q as string, t as string)})`);
       }
-    });
-  }
-
-  /**
-   * `substring` with a zero-based start: a negative start counts from the end, starts and lengths
-   * up to 2^63 - 1 are clamped to 32 bits, and a negative (computed) length yields null.
-   */
-  private substring(text: string, start: string, length: string | undefined): string {
-    const { greatest, least } = this.dialect;
-    // Typed as 64-bit integers (an untyped NULL would be text in PostgreSQL's derived table).
-    const integer = (sql: string): string => this.dialect.typedPlaceholder(`(${sql})`, 'bigint');
-    const expressions = length === undefined ? [text, integer(start)] : [text, integer(start), integer(length)];
-    return this.dialect.withValues(expressions, ([t, s, n]) => {
-      const count = n === undefined ? undefined : least(n, this.value(2147483647, 'integer'));
-      // Each branch clamped on its own: a database may fold the branch that is not taken.
-      const fromEnd = `${greatest(`${this.dialect.length(t as string)} + ${least(s as string, this.value(0, 'integer'))}`, this.value(0, 'integer'))} + 1`;
-      const fromStart = `${greatest(least(s as string, this.value(2147483646, 'integer')), this.value(0, 'integer'))} + 1`;
-      const negative = n === undefined ? '' : `WHEN ${n} < 0 THEN NULL `;
-      return `(CASE ${negative}WHEN ${s} < 0 THEN ${this.dialect.substring(t as string, fromEnd, count)} ELSE ${this.dialect.substring(t as string, fromStart, count)} END)`;
     });
   }
 
@@ -1004,52 +895,11 @@ export class SqlCompiler {
         if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration')) return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
         if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return this.booleanValue(node, scope);
-      case 'call': {
-        // A Boolean function as a value: its condition with OData's three values.
-        if (PREDICATE_FUNCTIONS.has(node.name)) return this.booleanValue(node, scope);
+      case 'call':
+        // A predicate's value is its condition with OData's three values.
+        if (FUNCTIONS[node.name].predicate) return this.booleanValue(node, scope);
         if (partOfNull(node)) return 'NULL';
-        const args = node.args.map((arg) => this.expression(arg, scope));
-        switch (node.name) {
-          case 'tolower':
-            return `LOWER(${args[0]})`;
-          case 'toupper':
-            return `UPPER(${args[0]})`;
-          case 'length':
-            return this.dialect.length(args[0] as string);
-          case 'concat':
-            return this.dialect.concat(args[0] as string, args[1] as string);
-          case 'indexof':
-            return this.dialect.indexOf(args[0] as string, args[1] as string);
-          case 'substring':
-            return this.substring(args[0] as string, args[1] as string, args[2]);
-          case 'trim':
-            // Removes spaces (SQL's TRIM), not every Unicode white space: see DEVIATIONS.
-            return this.dialect.trim(args[0] as string);
-          case 'round':
-          case 'floor':
-          case 'ceiling':
-            return this.rounding(node.name, args[0] as string, numericKind(node.args[0]?.type ?? node.type) === 'double');
-          case 'year':
-          case 'month':
-          case 'day':
-          case 'hour':
-          case 'minute':
-          case 'second':
-            return this.datePart(node.name, args[0] as string, node.args[0]?.type);
-          case 'date':
-          case 'time':
-          case 'fractionalseconds':
-          case 'totalseconds':
-            return this.temporal(node.name, args[0] as string, node.args[0]?.type);
-          case 'cast':
-            return castValue(node, this.castContext(scope));
-          case 'totaloffsetminutes':
-            // Instants are stored in UTC (see DEVIATIONS, "Date and time parts of DateTimeOffset values").
-            return `(CASE WHEN ${args[0]} IS NULL THEN NULL ELSE 0 END)`;
-          default:
-            throw unsupported(`the function '${node.name}' (yet)`);
-        }
-      }
+        return functionValue(node, this.functionContext(scope));
       case 'case':
         return this.caseValue(node, scope, operandType);
       case 'in':
@@ -1061,9 +911,6 @@ export class SqlCompiler {
     }
   }
 }
-
-/** The functions whose value is a condition (compiled by `predicateCall`). */
-const PREDICATE_FUNCTIONS: ReadonlySet<string> = new Set(['contains', 'startswith', 'endswith', 'substringof', 'matchesPattern', 'isof', 'hassubset', 'hassubsequence']);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
