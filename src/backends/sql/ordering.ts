@@ -5,26 +5,14 @@
  */
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
+import { everyExpression } from '../../semantic/walk/index.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
 
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
-  switch (node.kind) {
-    case 'literal':
-      return true;
-    case 'unary':
-      return isConstant(node.operand);
-    case 'binary':
-      return isConstant(node.left) && isConstant(node.right);
-    case 'call':
-      return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
-    case 'case':
-      return node.branches.every(({ when, then }) => isConstant(when) && isConstant(then));
-    default:
-      return false;
-  }
+  return everyExpression(node, (n) => n.kind === 'literal' || n.kind === 'unary' || n.kind === 'binary' || n.kind === 'case' || (n.kind === 'call' && n.name !== 'now' && n.args.length > 0));
 }
 
 export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, option = 'kind' in options ? '$orderby' : '$expand'): string {
