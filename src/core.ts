@@ -50,6 +50,8 @@ export {
   foldExpression,
   mapTransformationExpressions,
   transformationExpressions,
+  forEachTransformation,
+  someTransformation,
   mapQueryExpressions,
   type BoundExpressionKind,
   type BoundExpressionOfKind,

@@ -8,12 +8,14 @@ import {
   bindQuery,
   everyExpression,
   expressionChildren,
+  forEachTransformation,
   foldExpression,
   forEachExpression,
   mapExpressionChildren,
   mapQueryExpressions,
   mapTransformationExpressions,
   someExpression,
+  someTransformation,
   transformationExpressions,
   transformExpression,
   visitExpression,
@@ -163,6 +165,16 @@ describe('$apply pipelines', () => {
       'tickets', // through tickets/
       'estimatedHours',
     ]);
+  });
+
+  it('visits every transformation of nested pipelines, each before its nested ones, and stops a search at the first match', () => {
+    const kinds: string[] = [];
+    forEachTransformation(transformations, (t) => kinds.push(t.kind));
+    expect(kinds).toEqual(['filter', 'concat', 'compute', 'orderby', 'topcount', 'groupby', 'filter', 'aggregate', 'top']);
+    const tried: string[] = [];
+    expect(someTransformation(transformations, (t) => (tried.push(t.kind), t.kind === 'aggregate'))).toBe(true);
+    expect(tried).toEqual(kinds.slice(0, 8));
+    expect(someTransformation(transformations, (t) => t.kind === 'identity')).toBe(false);
   });
 
   it('keeps the pipeline itself when nothing changes, and rewrites every expression of every nested pipeline', () => {

@@ -16,5 +16,12 @@ export {
 export { transformExpression } from './transform-expression.js';
 export { forEachExpression, someExpression, everyExpression } from './search-expression.js';
 export { visitExpression, foldExpression, type ExpressionVisitor, type PartialExpressionVisitor } from './visit-expression.js';
-export { mapTransformationExpressions, transformationExpressions, type BoundTransformationKind, type BoundTransformationOfKind } from './transformations.js';
+export {
+  mapTransformationExpressions,
+  transformationExpressions,
+  forEachTransformation,
+  someTransformation,
+  type BoundTransformationKind,
+  type BoundTransformationOfKind,
+} from './transformations.js';
 export { mapQueryExpressions, type ExpressionOption } from './query-expressions.js';

@@ -118,3 +118,35 @@ export function transformationExpressions(transformations: readonly BoundTransfo
   });
   return found;
 }
+
+const keep: ExpressionRewrite = (node) => node;
+
+/** Calls `visit` on each transformation, each before its nested pipelines, until it returns `true`; whether one did. */
+function walkPipeline(steps: Pipeline, visit: (t: BoundTransformation) => boolean): boolean {
+  for (const t of steps) {
+    if (visit(t)) return true;
+    let stopped = false;
+    (MAPPERS[t.kind] as TransformationMapper<BoundTransformationKind>)(t, keep, (nested) => {
+      stopped ||= walkPipeline(nested, visit);
+      return nested;
+    });
+    if (stopped) return true;
+  }
+  return false;
+}
+
+/**
+ * Calls `visit` on each transformation of `transformations` and of their nested pipelines
+ * (`groupby`'s, each `concat` branch), each before its nested ones, in text order.
+ */
+export function forEachTransformation(transformations: readonly BoundTransformation[], visit: (t: BoundTransformation) => void): void {
+  walkPipeline(transformations, (t) => {
+    visit(t);
+    return false;
+  });
+}
+
+/** Whether `predicate` holds for a transformation of `transformations` or of their nested pipelines, tried in the order of {@link forEachTransformation}; stops at the first that does. */
+export function someTransformation(transformations: readonly BoundTransformation[], predicate: (t: BoundTransformation) => boolean): boolean {
+  return walkPipeline(transformations, predicate);
+}
