@@ -69,7 +69,9 @@ function slotsAreOperands(bound: BoundQuery, slots: readonly Slot[]): boolean {
     if (slotOf(root, option) !== undefined) ok = false;
     forEachExpression(root, (node) => {
       const children = expressionChildren(node);
-      const beside = (node.kind === 'binary' || node.kind === 'in' || node.kind === 'call') && (node.kind === 'in' ? node.left.kind !== 'literal' : children.some((child) => child.kind !== 'literal'));
+      const beside =
+        (node.kind === 'binary' || node.kind === 'in' || node.kind === 'call') &&
+        (node.kind === 'in' ? node.left.kind !== 'literal' : children.some((child) => child.kind !== 'literal'));
       for (const child of children) {
         const slot = slotOf(child, option);
         if (slot !== undefined) {

@@ -66,7 +66,12 @@ export interface ApplyStages {
 }
 
 /** The transformations that depend on the order of their input rows. */
-const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set(['orderby', 'top', 'skip', 'topcount', 'bottomcount', 'toppercent', 'bottompercent', 'topsum', 'bottomsum']);
+const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set([
+  'orderby',
+  'top',
+  'skip',
+  ...(['topcount', 'bottomcount', 'toppercent', 'bottompercent', 'topsum', 'bottomsum'] as const),
+]);
 
 /** Whether a transformation (or one nested in it) depends on the order of its input rows. */
 function orderDependent(transformations: readonly BoundTransformation[]): boolean {

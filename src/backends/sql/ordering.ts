@@ -10,9 +10,12 @@ import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
 
+/** The kinds that read nothing of the row themselves. */
+const OPERATORS: ReadonlySet<BoundExpression['kind']> = new Set(['literal', 'unary', 'binary', 'case']);
+
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
-  return everyExpression(node, (n) => n.kind === 'literal' || n.kind === 'unary' || n.kind === 'binary' || n.kind === 'case' || (n.kind === 'call' && n.name !== 'now' && n.args.length > 0));
+  return everyExpression(node, (n) => OPERATORS.has(n.kind) || (n.kind === 'call' && n.name !== 'now' && n.args.length > 0));
 }
 
 export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, option = 'kind' in options ? '$orderby' : '$expand'): string {

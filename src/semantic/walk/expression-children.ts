@@ -16,13 +16,17 @@ export type ExpressionRewrite = (node: BoundExpression) => BoundExpression;
 
 /** The result of rewriting a child that must stay a path (a lambda's or a count's collection, a grouping path). */
 export function stayPath(rewritten: BoundExpression, was: BoundPath): BoundPath {
-  if (rewritten.kind !== 'path') throw new TypeError(`A rewrite turned the path at ${was.span.start} into a '${rewritten.kind}': this place only takes a path`);
+  if (rewritten.kind !== 'path') {
+    throw new TypeError(`A rewrite turned the path at ${was.span.start} into a '${rewritten.kind}': this place only takes a path`);
+  }
   return rewritten;
 }
 
 /** The result of rewriting an item of an `in` list, which must stay a literal. */
 function stayLiteral(rewritten: BoundExpression, was: BoundLiteral): BoundLiteral {
-  if (rewritten.kind !== 'literal') throw new TypeError(`A rewrite turned the 'in' list item at ${was.span.start} into a '${rewritten.kind}': a list only takes literals`);
+  if (rewritten.kind !== 'literal') {
+    throw new TypeError(`A rewrite turned the 'in' list item at ${was.span.start} into a '${rewritten.kind}': a list only takes literals`);
+  }
   return rewritten;
 }
 

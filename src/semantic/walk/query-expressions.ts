@@ -3,11 +3,17 @@
  * same of every expansion, for the passes over bound queries.
  */
 import { mapSame } from '../../util/same.js';
-import type { BoundExpression, BoundQueryOptions } from '../bound-ast.js';
+import type { BoundApply, BoundExpression, BoundQueryOptions } from '../bound-ast.js';
 import { mapTransformationExpressions } from './transformations.js';
 
 /** Which option an expression of a level comes from: `$expand` for every expression of an expansion's options. */
 export type ExpressionOption = '$apply' | '$compute' | '$filter' | '$orderby' | '$expand';
+
+/** `apply` with `rewrite` applied to the expressions of its transformations; itself when nothing changes. */
+function mapApply(apply: BoundApply, rewrite: (node: BoundExpression) => BoundExpression): BoundApply {
+  const transformations = mapTransformationExpressions(apply.transformations, rewrite);
+  return transformations === apply.transformations ? apply : { ...apply, transformations };
+}
 
 /**
  * `query` with `rewrite` applied to each expression of its `$compute`, `$apply` (see
@@ -16,7 +22,11 @@ export type ExpressionOption = '$apply' | '$compute' | '$filter' | '$orderby' | 
  * rewritten to itself (no copies). `rewrite` gets the roots: it walks them itself (with
  * `transformExpression` or `mapExpressionChildren`).
  */
-export function mapQueryExpressions<T extends BoundQueryOptions>(query: T, rewrite: (node: BoundExpression, option: ExpressionOption) => BoundExpression, nested = false): T {
+export function mapQueryExpressions<T extends BoundQueryOptions>(
+  query: T,
+  rewrite: (node: BoundExpression, option: ExpressionOption) => BoundExpression,
+  nested = false,
+): T {
   const option = (name: ExpressionOption): ExpressionOption => (nested ? '$expand' : name);
   const compute =
     query.compute === undefined
@@ -25,8 +35,7 @@ export function mapQueryExpressions<T extends BoundQueryOptions>(query: T, rewri
           const expression = rewrite(item.expression, option('$compute'));
           return expression === item.expression ? item : { ...item, expression };
         });
-  const transformations = query.apply === undefined ? undefined : mapTransformationExpressions(query.apply.transformations, (node) => rewrite(node, option('$apply')));
-  const apply = query.apply === undefined || transformations === query.apply.transformations ? query.apply : { ...query.apply, transformations: transformations! };
+  const apply = query.apply === undefined ? undefined : mapApply(query.apply, (node) => rewrite(node, option('$apply')));
   const filter = query.filter === undefined ? undefined : rewrite(query.filter, option('$filter'));
   const orderBy =
     query.orderBy === undefined

@@ -146,7 +146,10 @@ export function forEachTransformation(transformations: readonly BoundTransformat
   });
 }
 
-/** Whether `predicate` holds for a transformation of `transformations` or of their nested pipelines, tried in the order of {@link forEachTransformation}; stops at the first that does. */
+/**
+ * Whether `predicate` holds for a transformation of `transformations` or of their nested
+ * pipelines, tried in the order of {@link forEachTransformation}; stops at the first that does.
+ */
 export function someTransformation(transformations: readonly BoundTransformation[], predicate: (t: BoundTransformation) => boolean): boolean {
   return walkPipeline(transformations, predicate);
 }
