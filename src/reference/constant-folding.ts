@@ -15,12 +15,13 @@ const evaluator = new ExpressionCompiler(() => null);
 /** Functions whose value depends on the row or on nothing at all; the latter fold. */
 const CONSTANT_CALLS = new Set(['now', 'mindatetime', 'maxdatetime']);
 
-/** Whether the node reads nothing of the row (only literals, operators, and calls of constant arguments or of none at all that fold). */
+/** Whether the node itself reads nothing of the row: a literal, an operator, a call with arguments or of a constant function. */
+const readsNothing = (n: BoundExpression): boolean =>
+  n.kind === 'literal' || n.kind === 'binary' || n.kind === 'unary' || (n.kind === 'call' && (n.args.length > 0 || CONSTANT_CALLS.has(n.name)));
+
+/** Whether the node reads nothing of the row (no path, lambda, count or non-constant call argument). */
 function isConstant(node: BoundExpression): boolean {
-  return everyExpression(
-    node,
-    (n) => n.kind === 'literal' || n.kind === 'binary' || n.kind === 'unary' || (n.kind === 'call' && (n.args.length > 0 || CONSTANT_CALLS.has(n.name))),
-  );
+  return everyExpression(node, readsNothing);
 }
 
 /**

@@ -13,9 +13,12 @@ import { partOfNull } from '../../passes/null-parts.js';
 /** The kinds that read nothing of the row themselves. */
 const OPERATORS: ReadonlySet<BoundExpression['kind']> = new Set(['literal', 'unary', 'binary', 'case']);
 
+/** Whether the node itself reads nothing of the row: a literal, an operator, a call with arguments other than `now`. */
+const readsNothing = (n: BoundExpression): boolean => OPERATORS.has(n.kind) || (n.kind === 'call' && n.name !== 'now' && n.args.length > 0);
+
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
-  return everyExpression(node, (n) => OPERATORS.has(n.kind) || (n.kind === 'call' && n.name !== 'now' && n.args.length > 0));
+  return everyExpression(node, readsNothing);
 }
 
 export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, option = 'kind' in options ? '$orderby' : '$expand'): string {

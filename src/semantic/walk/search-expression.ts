@@ -3,12 +3,17 @@
  * (the many "does the tree contain…" analyses of the passes and backends).
  */
 import type { BoundExpression } from '../bound-ast.js';
-import { forEachChild } from './expression-children.js';
+import { mapExpressionChildren } from './expression-children.js';
 
 /** Calls `visit` on `node` and every expression under it, each before its children (pre-order, text order). */
 export function forEachExpression(node: BoundExpression, visit: (node: BoundExpression) => void): void {
-  visit(node);
-  forEachChild(node, (child) => forEachExpression(child, visit));
+  // One closure per walk, none per node: the children's rewrite that returns each child itself.
+  const step = (current: BoundExpression): BoundExpression => {
+    visit(current);
+    mapExpressionChildren(current, step);
+    return current;
+  };
+  step(node);
 }
 
 /**
@@ -17,16 +22,27 @@ export function forEachExpression(node: BoundExpression, visit: (node: BoundExpr
  */
 export function someExpression(node: BoundExpression, predicate: (node: BoundExpression) => boolean): boolean {
   let found = false;
-  const visit = (current: BoundExpression): void => {
-    if (found) return;
-    if (predicate(current)) found = true;
-    else forEachChild(current, visit);
+  const step = (current: BoundExpression): BoundExpression => {
+    if (!found) {
+      if (predicate(current)) found = true;
+      else mapExpressionChildren(current, step);
+    }
+    return current;
   };
-  visit(node);
+  step(node);
   return found;
 }
 
 /** Whether `predicate` holds for `node` and every expression under it; stops at the first that fails (pre-order). */
 export function everyExpression(node: BoundExpression, predicate: (node: BoundExpression) => boolean): boolean {
-  return !someExpression(node, (current) => !predicate(current));
+  let failed = false;
+  const step = (current: BoundExpression): BoundExpression => {
+    if (!failed) {
+      if (!predicate(current)) failed = true;
+      else mapExpressionChildren(current, step);
+    }
+    return current;
+  };
+  step(node);
+  return !failed;
 }
