@@ -28,6 +28,8 @@ import {
   type ExpressionOption,
   type ExpressionVisitor,
 } from '../../src/core.js';
+import { limitFraction } from '../../src/passes/fractional-precision.js';
+import { foldQuery } from '../../src/reference/constant-folding.js';
 import { assetModel } from '../fixtures/asset-model.js';
 
 /** Every kind of bound expression (a compile error when a kind is added and not listed here). */
@@ -47,11 +49,11 @@ const bind = (text: string): BoundQuery => bindQuery(text, { model: assetModel, 
 const filterOf = (text: string): BoundExpression => bind(`$filter=${encodeURIComponent(text)}`).filter!;
 
 /** One filter with every kind, each child position taken by something a rewrite can tell apart. */
-const EVERY_KIND = filterOf(
+const EVERY_KIND_TEXT =
   'tickets/any(t: t/estimatedHours gt 1) and tickets/$count($filter=estimatedHours gt 2) gt 0' +
     " and not (weightKg add 1 gt 3) and status in ('active','retired')" +
-    " and case(active:1, true:2) eq 1 and contains(name,'x') and code in tags and tags/all(g: g ne 'b')",
-);
+    " and case(active:1, true:2) eq 1 and contains(name,'x') and code in tags and tags/all(g: g ne 'b')";
+const EVERY_KIND = filterOf(EVERY_KIND_TEXT);
 
 /**
  * An oracle independent of the kit: every expression object reachable through any property of
@@ -237,6 +239,26 @@ describe('$apply pipelines', () => {
     const applied: ExpressionOption[] = [];
     mapQueryExpressions(APPLY, (node, option) => (applied.push(option), node));
     expect(applied).toEqual(transformationExpressions(transformations).map(() => '$apply'));
+  });
+});
+
+describe('the passes built on the kit', () => {
+  it('give back a query with nothing to rewrite itself, lambdas, counts, case and in lists included', () => {
+    const query = bind(`$filter=${encodeURIComponent(EVERY_KIND_TEXT)}&$orderby=name&$expand=tickets($filter=estimatedHours gt 2)`);
+    expect(foldQuery(query)).toBe(query);
+    expect(limitFraction(query, { digits: { 'Edm.DateTimeOffset': 6 }, backend: 'test' })).toBe(query);
+    expect(foldQuery(APPLY)).toBe(APPLY);
+  });
+
+  it('rewrite inside lambdas, case values and pipelines', () => {
+    const query = bind(`$filter=${encodeURIComponent("tickets/any(t: t/estimatedHours gt 1 add 2) and case(weightKg gt 1 add 1:2 mul 3, true:0) eq 6")}`);
+    const folded = foldQuery(query);
+    const literals: unknown[] = [];
+    forEachExpression(folded.filter!, (n) => n.kind === 'literal' && literals.push(n.value));
+    expect(literals).toEqual([3, 2, 6, true, 0, 6]);
+    const grouped = foldQuery(bind(`$apply=${encodeURIComponent('groupby((status),filter(weightKg gt 1 add 2)/aggregate(weightKg with sum as s))')}`));
+    const rights = transformationExpressions(grouped.apply!.transformations).flatMap((n) => (n.kind === 'binary' && n.right.kind === 'literal' ? [n.right.value] : []));
+    expect(rights).toEqual([3]);
   });
 });
 
