@@ -257,7 +257,8 @@ describe('the passes built on the kit', () => {
     forEachExpression(folded.filter!, (n) => n.kind === 'literal' && literals.push(n.value));
     expect(literals).toEqual([3, 2, 6, true, 0, 6]);
     const grouped = foldQuery(bind(`$apply=${encodeURIComponent('groupby((status),filter(weightKg gt 1 add 2)/aggregate(weightKg with sum as s))')}`));
-    const rights = transformationExpressions(grouped.apply!.transformations).flatMap((n) => (n.kind === 'binary' && n.right.kind === 'literal' ? [n.right.value] : []));
+    const literalRight = (n: BoundExpression): unknown[] => (n.kind === 'binary' && n.right.kind === 'literal' ? [n.right.value] : []);
+    const rights = transformationExpressions(grouped.apply!.transformations).flatMap(literalRight);
     expect(rights).toEqual([3]);
   });
 });
