@@ -7,6 +7,8 @@
  * Parsing: {@link parseQuery} for a whole query string, or one function per option.
  * Printing: {@link printQuery} and {@link printExpression} give canonical text back.
  * Errors: everything that goes wrong with a query is an {@link ODataError}.
+ * Walking the bound tree for your own passes: {@link transformExpression}, {@link mapExpressionChildren},
+ * {@link visitExpression}, {@link someExpression}, {@link mapQueryExpressions} and their kin.
  *
  * @packageDocumentation
  */
@@ -36,6 +38,30 @@ export { createPlanCache, type PlanCache, type PlanCacheOptions } from './cache/
 export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperatorName } from './semantic/settings.js';
 export { DEFAULT_MAX_TOP } from './semantic/settings.js';
 export type * from './semantic/bound-ast.js';
+export {
+  mapExpressionChildren,
+  expressionChildren,
+  forEachChild,
+  transformExpression,
+  forEachExpression,
+  someExpression,
+  everyExpression,
+  visitExpression,
+  foldExpression,
+  mapTransformationExpressions,
+  transformationExpressions,
+  forEachTransformation,
+  someTransformation,
+  mapQueryExpressions,
+  type BoundExpressionKind,
+  type BoundExpressionOfKind,
+  type ExpressionRewrite,
+  type ExpressionVisitor,
+  type PartialExpressionVisitor,
+  type BoundTransformationKind,
+  type BoundTransformationOfKind,
+  type ExpressionOption,
+} from './semantic/walk/index.js';
 export type { ExpressionType } from './semantic/types.js';
 export { modelFromCsdl, ODATA_ENGINE_VOCABULARY } from './model/csdl-json.js';
 export { modelFromCsdlXml, csdlJsonFromXml, DEFAULT_MAX_CSDL_XML_LENGTH, type CsdlXmlOptions } from './model/csdl-xml.js';

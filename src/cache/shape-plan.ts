@@ -13,7 +13,7 @@
  * The same holds for each compiled form (`toSql` with its options, `toMongo`), learned on first use.
  */
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
-import { boundChildren } from '../semantic/bound-ast.js';
+import { expressionChildren, forEachExpression } from '../semantic/walk/index.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import { probeImage, shapeOf, withImages, type QueryShape, type Slot } from './shape.js';
@@ -65,22 +65,25 @@ function slotsAreOperands(bound: BoundQuery, slots: readonly Slot[]): boolean {
   let ok = true;
   const slotOf = (node: BoundExpression, option: string): Slot | undefined =>
     node.kind === 'literal' ? slots.find((slot) => slot.option === option && slot.offset === node.span.start) : undefined;
-  const visit = (node: BoundExpression, option: string, root: boolean): void => {
-    if (root && slotOf(node, option) !== undefined) ok = false;
-    const children = boundChildren(node);
-    const beside = (node.kind === 'binary' || node.kind === 'in' || node.kind === 'call') && (node.kind === 'in' ? node.left.kind !== 'literal' : children.some((child) => child.kind !== 'literal'));
-    for (const child of children) {
-      const slot = slotOf(child, option);
-      if (slot !== undefined) {
-        found.add(slot);
-        if (!beside) ok = false;
+  const visit = (root: BoundExpression, option: string): void => {
+    if (slotOf(root, option) !== undefined) ok = false;
+    forEachExpression(root, (node) => {
+      const children = expressionChildren(node);
+      const beside =
+        (node.kind === 'binary' || node.kind === 'in' || node.kind === 'call') &&
+        (node.kind === 'in' ? node.left.kind !== 'literal' : children.some((child) => child.kind !== 'literal'));
+      for (const child of children) {
+        const slot = slotOf(child, option);
+        if (slot !== undefined) {
+          found.add(slot);
+          if (!beside) ok = false;
+        }
       }
-      visit(child, option, false);
-    }
+    });
   };
   const options = (level: BoundQueryOptions, nested: boolean): void => {
-    if (level.filter !== undefined) visit(level.filter, nested ? 'expand' : 'filter', true);
-    for (const item of level.orderBy ?? []) visit(item.expression, nested ? 'expand' : 'orderby', true);
+    if (level.filter !== undefined) visit(level.filter, nested ? 'expand' : 'filter');
+    for (const item of level.orderBy ?? []) visit(item.expression, nested ? 'expand' : 'orderby');
     for (const item of level.expand) options(item.options, true);
   };
   options(bound, false);

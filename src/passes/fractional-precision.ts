@@ -12,9 +12,9 @@
  * - anywhere else (arithmetic, function arguments, `case`): `unsupported_feature`, with its position.
  */
 import { ODataError } from '../errors/odata-error.js';
-import { mapQueryExpressions, type BoundExpression, type BoundLiteral, type BoundQueryOptions } from '../semantic/bound-ast.js';
+import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
+import { mapExpressionChildren, mapQueryExpressions, someExpression } from '../semantic/walk/index.js';
 import { formatDuration, formatInstant, formatTimeOfDay, instantFromPicos, parseDuration, parseInstant, parseTimeOfDay } from '../util/temporal.js';
-import { mapSame } from '../util/same.js';
 
 /**
  * The backend's precision: digits of a second it stores for each temporal type (12, or a type left
@@ -78,26 +78,7 @@ function floorOf(node: BoundLiteral, units: Units): BoundLiteral {
 
 /** Whether a finer literal occurs anywhere in `node`. */
 function containsFiner(node: BoundExpression, units: Units): boolean {
-  switch (node.kind) {
-    case 'literal':
-      return isFiner(node, units);
-    case 'binary':
-      return containsFiner(node.left, units) || containsFiner(node.right, units);
-    case 'unary':
-      return containsFiner(node.operand, units);
-    case 'call':
-      return node.args.some((arg) => containsFiner(arg, units));
-    case 'case':
-      return node.branches.some((b) => containsFiner(b.when, units) || containsFiner(b.then, units));
-    case 'in':
-      return containsFiner(node.left, units) || (node.right.kind === 'list' ? node.right.items.some((item) => isFiner(item, units)) : containsFiner(node.right.collection, units));
-    case 'lambda':
-      return node.predicate !== undefined && containsFiner(node.predicate, units);
-    case 'count':
-      return node.filter !== undefined && containsFiner(node.filter, units);
-    default:
-      return false;
-  }
+  return someExpression(node, (n) => isFiner(n, units));
 }
 
 const booleanLiteral = (value: boolean, like: BoundExpression): BoundLiteral => ({ kind: 'literal', type: { kind: 'primitive', name: 'Edm.Boolean' }, value, span: like.span });
@@ -126,9 +107,7 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
           return { ...node, operator: operator === 'gt' || operator === 'ge' ? 'gt' : 'le', left: recurse(other), right: floor };
         }
       }
-      const left = recurse(node.left);
-      const right = recurse(node.right);
-      return left === node.left && right === node.right ? node : { ...node, left, right };
+      return mapExpressionChildren(node, recurse);
     }
     case 'in': {
       if (node.right.kind !== 'list') {
@@ -140,22 +119,8 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
       const left = recurse(node.left);
       return items.length === node.right.items.length && left === node.left ? node : { ...node, left, right: { ...node.right, items } };
     }
-    case 'unary': {
-      const operand = recurse(node.operand);
-      return operand === node.operand ? node : { ...node, operand };
-    }
-    case 'call': {
-      const args = mapSame(node.args, recurse);
-      return args === node.args ? node : { ...node, args };
-    }
-    case 'lambda':
-      return node.predicate === undefined ? node : { ...node, predicate: recurse(node.predicate) };
-    case 'count':
-      return node.filter === undefined ? node : { ...node, filter: recurse(node.filter) };
-    case 'case':
-      return { ...node, branches: node.branches.map((b) => ({ when: recurse(b.when), then: recurse(b.then) })) };
     default:
-      return node;
+      return mapExpressionChildren(node, recurse);
   }
 }
 

@@ -4,9 +4,9 @@
  * `1 add 2`, is computed once by the reference evaluator (src/reference/evaluator.ts) and becomes a
  * literal, which every dialect can take as a parameter.
  */
-import { mapQueryExpressions, type BoundExpression, type BoundLiteral, type BoundQueryOptions } from '../semantic/bound-ast.js';
+import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
+import { everyExpression, mapExpressionChildren, mapQueryExpressions } from '../semantic/walk/index.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../util/temporal.js';
-import { mapSame } from '../util/same.js';
 import { ReferenceCompiler } from './evaluator.js';
 import { storedForm } from './values.js';
 
@@ -15,20 +15,13 @@ const evaluator = new ReferenceCompiler(() => null);
 /** Functions whose value depends on the row or on nothing at all; the latter fold. */
 const CONSTANT_CALLS = new Set(['now', 'mindatetime', 'maxdatetime']);
 
+/** Whether the node itself reads nothing of the row: a literal, an operator, a call with arguments or of a constant function. */
+const readsNothing = (n: BoundExpression): boolean =>
+  n.kind === 'literal' || n.kind === 'binary' || n.kind === 'unary' || (n.kind === 'call' && (n.args.length > 0 || CONSTANT_CALLS.has(n.name)));
+
 /** Whether the node reads nothing of the row (no path, lambda, count or non-constant call argument). */
 function isConstant(node: BoundExpression): boolean {
-  switch (node.kind) {
-    case 'literal':
-      return true;
-    case 'binary':
-      return isConstant(node.left) && isConstant(node.right);
-    case 'unary':
-      return isConstant(node.operand);
-    case 'call':
-      return (node.args.length > 0 || CONSTANT_CALLS.has(node.name)) && node.args.every(isConstant);
-    default:
-      return false;
-  }
+  return everyExpression(node, readsNothing);
 }
 
 /**
@@ -47,35 +40,13 @@ export function foldConstants(node: BoundExpression): BoundExpression {
       // left to the backend, which reports it its own way
     }
   }
-  switch (node.kind) {
-    case 'binary': {
-      const left = foldConstants(node.left);
-      const right = foldConstants(node.right);
-      const folded = left === node.left && right === node.right ? node : { ...node, left, right };
-      return moveDuration(folded) ?? folded;
-    }
-    case 'unary': {
-      const operand = foldConstants(node.operand);
-      return operand === node.operand ? node : { ...node, operand };
-    }
-    case 'call': {
-      const args = mapSame(node.args, foldConstants);
-      return args === node.args ? node : { ...node, args };
-    }
-    case 'in': {
-      // A NaN item matches nothing (NaN equals nothing; PostgreSQL and MongoDB find NaN = NaN).
-      const right = node.right.kind === 'collection' ? { kind: 'collection' as const, collection: foldConstants(node.right.collection) } : { ...node.right, items: node.right.items.filter((item) => !isNaNLiteral(item)) };
-      return { ...node, left: foldConstants(node.left), right };
-    }
-    case 'lambda':
-      return node.predicate === undefined ? node : { ...node, predicate: foldConstants(node.predicate) };
-    case 'count':
-      return node.filter === undefined ? node : { ...node, filter: foldConstants(node.filter) };
-    case 'case':
-      return { ...node, branches: node.branches.map((b) => ({ when: foldConstants(b.when), then: foldConstants(b.then) })) };
-    default:
-      return node;
+  const folded = mapExpressionChildren(node, foldConstants);
+  if (folded.kind === 'binary') return moveDuration(folded) ?? folded;
+  // A NaN item matches nothing (NaN equals nothing; PostgreSQL and MongoDB find NaN = NaN).
+  if (folded.kind === 'in' && folded.right.kind === 'list' && folded.right.items.some(isNaNLiteral)) {
+    return { ...folded, right: { ...folded.right, items: folded.right.items.filter((item) => !isNaNLiteral(item)) } };
   }
+  return folded;
 }
 
 const COMPARISONS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);

@@ -12,6 +12,7 @@ import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';
+import { transformExpression } from './walk/index.js';
 import { inDurationRange, inStoredYears } from '../util/temporal.js';
 import type { ResolvedSettings } from './settings.js';
 import {
@@ -796,39 +797,16 @@ export class ExpressionBinder {
 
 /** `node` with the span of every node (path steps and `in` list items too) set to `span`. */
 function respan(node: BoundExpression, span: Span): BoundExpression {
-  const path = (p: BoundPath): BoundPath => ({ ...p, steps: p.steps.map((step) => ({ ...step, span })), span });
-  const each = (nodes: readonly BoundExpression[]): BoundExpression[] => nodes.map((n) => respan(n, span));
-  switch (node.kind) {
-    case 'literal':
-      return { ...node, span };
-    case 'path':
-      return path(node);
-    case 'binary':
-      return { ...node, left: respan(node.left, span), right: respan(node.right, span), span };
-    case 'unary':
-      return { ...node, operand: respan(node.operand, span), span };
-    case 'in':
-      return {
-        ...node,
-        left: respan(node.left, span),
-        right: node.right.kind === 'list' ? { kind: 'list', items: node.right.items.map((item) => ({ ...item, span })) } : { kind: 'collection', collection: respan(node.right.collection, span) },
-        span,
-      };
-    case 'call':
-      return { ...node, args: each(node.args), span };
-    case 'lambda':
-      return { ...node, collection: path(node.collection), ...(node.predicate === undefined ? {} : { predicate: respan(node.predicate, span) }), span };
-    case 'count':
-      return {
-        ...node,
-        collection: path(node.collection),
-        ...(node.filter === undefined ? {} : { filter: respan(node.filter, span) }),
-        ...(node.search === undefined ? {} : { search: { ...node.search, span } }),
-        span,
-      };
-    case 'case':
-      return { ...node, branches: node.branches.map((branch) => ({ when: respan(branch.when, span), then: respan(branch.then, span) })), span };
-  }
+  return transformExpression(node, (n) => {
+    switch (n.kind) {
+      case 'path':
+        return { ...n, steps: n.steps.map((step) => ({ ...step, span })), span };
+      case 'count':
+        return { ...n, ...(n.search === undefined ? {} : { search: { ...n.search, span } }), span };
+      default:
+        return { ...n, span };
+    }
+  });
 }
 
 function isBooleanLike(type: ExpressionType): boolean {

@@ -12,7 +12,7 @@ import { ODataError } from '../errors/odata-error.js';
 import type { Model, NavigationProperty } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
-import { applyExpressions, boundChildren } from '../semantic/bound-ast.js';
+import { forEachExpression, transformationExpressions } from '../semantic/walk/index.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { compareResults, rowType, type BackendResult } from './harness.js';
 import { compareComputed, compareStructured } from './compare-values.js';
@@ -83,11 +83,8 @@ export interface DeviationException {
 /** Every expression of a query: computed properties, filter, order, and the same of each expansion. */
 export function queryExpressions(options: BoundQueryOptions): BoundExpression[] {
   const out: BoundExpression[] = [];
-  const visit = (node: BoundExpression): void => {
-    out.push(node);
-    for (const child of boundChildren(node)) visit(child);
-  };
-  for (const node of applyExpressions(options.apply?.transformations ?? [])) visit(node);
+  const visit = (node: BoundExpression): void => forEachExpression(node, (each) => out.push(each));
+  for (const node of transformationExpressions(options.apply?.transformations ?? [])) visit(node);
   for (const item of options.compute ?? []) visit(item.expression);
   if (options.filter !== undefined) visit(options.filter);
   for (const item of options.orderBy ?? []) visit(item.expression);
@@ -213,7 +210,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     // an input row holds a value such storage does not keep exactly.
     applies: ({ target, query, findingClass, differingRows }) => {
       if (findingClass !== 'row disagreement' || query.apply === undefined) return false;
-      const aggregated = applyExpressions(query.apply.transformations);
+      const aggregated = transformationExpressions(query.apply.transformations);
       const decimal = /sqlite|duckdb|mongo|mingo|mariadb|mysql/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Decimal')) && differingRows.some((row) => Object.values(row).some(longDecimal));
       const int64 = /mingo/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Int64')) && differingRows.some((row) => Object.values(row).some(beyondDouble));
       // SQLite and DuckDB divide an Int64 sum as a double: past 2^53 it is rounded before the division.
@@ -230,7 +227,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     // addition and not in another.
     applies: ({ query, findingClass, differingRows, expected, actual }) => {
       if (findingClass !== 'row disagreement' || query.apply === undefined || expected.kind !== 'rows' || actual.kind !== 'rows') return false;
-      const aggregated = applyExpressions(query.apply.transformations);
+      const aggregated = transformationExpressions(query.apply.transformations);
       if (!aggregated.some((node) => typeIs(node, 'Edm.Double') || typeIs(node, 'Edm.Single'))) return false;
       const huge = (value: unknown): boolean => typeof value === 'number' && Math.abs(value) >= 2 ** 500;
       const overflow = differingRows.some((row) => Object.values(row).some(huge));

@@ -34,6 +34,7 @@
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundApply, BoundExpression, BoundGroupKey, BoundOrderByItem, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
+import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { ExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, scopeFilter, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -64,28 +65,17 @@ export interface ApplyStages {
   readonly sequence: string | undefined;
 }
 
+/** The transformations that depend on the order of their input rows. */
+const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set([
+  'orderby',
+  'top',
+  'skip',
+  ...(['topcount', 'bottomcount', 'toppercent', 'bottompercent', 'topsum', 'bottomsum'] as const),
+]);
+
 /** Whether a transformation (or one nested in it) depends on the order of its input rows. */
 function orderDependent(transformations: readonly BoundTransformation[]): boolean {
-  return transformations.some((t) => {
-    switch (t.kind) {
-      case 'orderby':
-      case 'top':
-      case 'skip':
-      case 'topcount':
-      case 'bottomcount':
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum':
-        return true;
-      case 'groupby':
-        return orderDependent(t.apply);
-      case 'concat':
-        return t.branches.some(orderDependent);
-      default:
-        return false;
-    }
-  });
+  return someTransformation(transformations, (t) => ORDER_DEPENDENT.has(t.kind));
 }
 
 /** Every field name of the types an `$apply` goes through (so that temporary fields avoid them). */
@@ -98,14 +88,7 @@ function fieldNames(apply: BoundApply, start: StructuredType, mapping: MongoMapp
     }
   };
   add(start);
-  const visit = (transformations: readonly BoundTransformation[]): void => {
-    for (const t of transformations) {
-      add(t.output);
-      if (t.kind === 'groupby') visit(t.apply);
-      if (t.kind === 'concat') t.branches.forEach(visit);
-    }
-  };
-  visit(apply.transformations);
+  forEachTransformation(apply.transformations, (t) => add(t.output));
   return names;
 }
 

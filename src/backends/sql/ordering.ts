@@ -5,26 +5,20 @@
  */
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
+import { everyExpression } from '../../semantic/walk/index.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
 
+/** The kinds that read nothing of the row themselves. */
+const OPERATORS: ReadonlySet<BoundExpression['kind']> = new Set(['literal', 'unary', 'binary', 'case']);
+
+/** Whether the node itself reads nothing of the row: a literal, an operator, a call with arguments other than `now`. */
+const readsNothing = (n: BoundExpression): boolean => OPERATORS.has(n.kind) || (n.kind === 'call' && n.name !== 'now' && n.args.length > 0);
+
 /** Whether an expression reads nothing of the row (literals and operators and functions over them). */
 function isConstant(node: BoundExpression): boolean {
-  switch (node.kind) {
-    case 'literal':
-      return true;
-    case 'unary':
-      return isConstant(node.operand);
-    case 'binary':
-      return isConstant(node.left) && isConstant(node.right);
-    case 'call':
-      return node.name !== 'now' && node.args.length > 0 && node.args.every(isConstant);
-    case 'case':
-      return node.branches.every(({ when, then }) => isConstant(when) && isConstant(then));
-    default:
-      return false;
-  }
+  return everyExpression(node, readsNothing);
 }
 
 export function orderByItems(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, option = 'kind' in options ? '$orderby' : '$expand'): string {

@@ -1,0 +1,155 @@
+/**
+ * The expressions of a bound `$apply`, in one table: for each kind of transformation, where its
+ * expressions are (predicates, computed values, order keys, aggregated values and their
+ * navigation prefixes, grouping paths, ranked values) and its nested pipelines (`groupby`'s,
+ * `concat`'s branches). Both the rewrite and the listing of a pipeline's expressions read it.
+ */
+import { mapSame } from '../../util/same.js';
+import type { BoundAggregate, BoundExpression, BoundOrderByItem, BoundTransformation } from '../bound-ast.js';
+import { stayPath, type ExpressionRewrite } from './expression-children.js';
+
+/** The kinds of `$apply` transformations. */
+export type BoundTransformationKind = BoundTransformation['kind'];
+
+/**
+ * The transformation of one kind: `BoundTransformationOfKind<'groupby'>`. (An intersection, not
+ * `Extract`: the ranking kinds share one member of the union.)
+ */
+export type BoundTransformationOfKind<K extends BoundTransformationKind> = BoundTransformation & { readonly kind: K };
+
+type Pipeline = readonly BoundTransformation[];
+/** How one transformation of kind `K` is rewritten: `rewrite` for its expressions, `pipeline` for its nested pipelines. */
+type TransformationMapper<K extends BoundTransformationKind> = (
+  t: BoundTransformationOfKind<K>,
+  rewrite: ExpressionRewrite,
+  pipeline: (steps: Pipeline) => Pipeline,
+) => BoundTransformation;
+
+const orderItems = (items: readonly BoundOrderByItem[], rewrite: ExpressionRewrite): readonly BoundOrderByItem[] =>
+  mapSame(items, (item) => {
+    const expression = rewrite(item.expression);
+    return expression === item.expression ? item : { ...item, expression };
+  });
+
+const aggregate = (a: BoundAggregate, rewrite: ExpressionRewrite): BoundAggregate => {
+  const through = a.through === undefined ? undefined : stayPath(rewrite(a.through), a.through);
+  const expression = a.kind === 'method' ? rewrite(a.expression) : undefined;
+  if (through === a.through && (a.kind !== 'method' || expression === a.expression)) return a;
+  return { ...a, ...(through === undefined ? {} : { through }), ...(expression === undefined ? {} : { expression }) } as BoundAggregate;
+};
+
+/** `topcount` … `bottomsum`: the ranked value. (The ranking kinds are all here and only here.) */
+const ranked: TransformationMapper<'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum'> = (t, rewrite) => {
+  const value = rewrite(t.value);
+  return value === t.value ? t : { ...t, value };
+};
+
+/**
+ * For each kind: the transformation with its expressions and nested pipelines rewritten (itself
+ * when nothing changes). Keyed by every kind, so that a new transformation does not compile until
+ * its expressions are listed here.
+ */
+const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K> } = {
+  filter: (t, rewrite) => {
+    const predicate = rewrite(t.predicate);
+    return predicate === t.predicate ? t : { ...t, predicate };
+  },
+  compute: (t, rewrite) => {
+    const items = mapSame(t.items, (item) => {
+      const expression = rewrite(item.expression);
+      return expression === item.expression ? item : { ...item, expression };
+    });
+    return items === t.items ? t : { ...t, items };
+  },
+  orderby: (t, rewrite) => {
+    const items = orderItems(t.items, rewrite);
+    return items === t.items ? t : { ...t, items };
+  },
+  aggregate: (t, rewrite) => {
+    const aggregates = mapSame(t.aggregates, (a) => aggregate(a, rewrite));
+    return aggregates === t.aggregates ? t : { ...t, aggregates };
+  },
+  groupby: (t, rewrite, pipeline) => {
+    const keys = mapSame(t.keys, (key) => {
+      const path = stayPath(rewrite(key.path), key.path);
+      return path === key.path ? key : { ...key, path };
+    });
+    const apply = pipeline(t.apply);
+    return keys === t.keys && apply === t.apply ? t : { ...t, keys, apply };
+  },
+  concat: (t, _rewrite, pipeline) => {
+    const branches = mapSame(t.branches, pipeline);
+    return branches === t.branches ? t : { ...t, branches };
+  },
+  search: (t) => t,
+  top: (t) => t,
+  skip: (t) => t,
+  identity: (t) => t,
+  topcount: ranked,
+  bottomcount: ranked,
+  toppercent: ranked,
+  bottompercent: ranked,
+  topsum: ranked,
+  bottomsum: ranked,
+};
+
+/**
+ * `transformations` with `rewrite` applied to each of their expressions, nested pipelines
+ * included, in text order: predicates, computed values, order keys, aggregates' navigation
+ * prefixes and values, grouping paths, ranked values. The array itself when every expression is
+ * rewritten to itself. A navigation prefix or a grouping path must be rewritten to a path
+ * (`TypeError` otherwise).
+ */
+export function mapTransformationExpressions(transformations: readonly BoundTransformation[], rewrite: ExpressionRewrite): readonly BoundTransformation[] {
+  const pipeline = (steps: Pipeline): Pipeline =>
+    mapSame(steps, (t) => (MAPPERS[t.kind] as TransformationMapper<BoundTransformationKind>)(t, rewrite, pipeline));
+  return pipeline(transformations);
+}
+
+/**
+ * The expressions of a bound `$apply`'s transformations, nested pipelines included, in the order
+ * {@link mapTransformationExpressions} rewrites them (the roots only: walk each for its sub-expressions).
+ */
+export function transformationExpressions(transformations: readonly BoundTransformation[]): BoundExpression[] {
+  const found: BoundExpression[] = [];
+  mapTransformationExpressions(transformations, (node) => {
+    found.push(node);
+    return node;
+  });
+  return found;
+}
+
+const keep: ExpressionRewrite = (node) => node;
+
+/** Calls `visit` on each transformation, each before its nested pipelines, until it returns `true`; whether one did. */
+function walkPipeline(steps: Pipeline, visit: (t: BoundTransformation) => boolean): boolean {
+  for (const t of steps) {
+    if (visit(t)) return true;
+    let stopped = false;
+    (MAPPERS[t.kind] as TransformationMapper<BoundTransformationKind>)(t, keep, (nested) => {
+      stopped ||= walkPipeline(nested, visit);
+      return nested;
+    });
+    if (stopped) return true;
+  }
+  return false;
+}
+
+/**
+ * Calls `visit` on each transformation of `transformations` and of their nested pipelines
+ * (`groupby`'s, each `concat` branch), each before its nested ones, in text order.
+ */
+export function forEachTransformation(transformations: readonly BoundTransformation[], visit: (t: BoundTransformation) => void): void {
+  walkPipeline(transformations, (t) => {
+    visit(t);
+    return false;
+  });
+}
+
+/**
+ * Whether `predicate` holds for a transformation of `transformations` or of their nested
+ * pipelines, tried in the order of {@link forEachTransformation}; stops at the first that does.
+ */
+export function someTransformation(transformations: readonly BoundTransformation[], predicate: (t: BoundTransformation) => boolean): boolean {
+  return walkPipeline(transformations, predicate);
+}
