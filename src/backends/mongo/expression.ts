@@ -8,6 +8,7 @@
  * be read as a field path or an operator.
  */
 import { neverNull } from '../../passes/never-null.js';
+import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
@@ -226,14 +227,14 @@ export class ExpressionCompiler {
         const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
         const conditions: unknown[] = [];
         if (node.search !== undefined) conditions.push(this.searchHolds(node.search, inner, node));
-        if (node.filter !== undefined) conditions.push(this.holds(node.filter, true, inner));
+        if (node.filter !== undefined) conditions.push(this.holds(node.filter, inner));
         return { $size: { $filter: { input: collection.ref, as: name, cond: conditions.length === 1 ? conditions[0] : { $and: conditions } } } };
       }
       case 'case': {
         // A Date branch of a DateTimeOffset case is its midnight UTC (as the reference promotes it).
         const instants = isPrimitive(node.type, 'Edm.DateTimeOffset');
         const then = (b: BoundExpression): Aggregation => (instants && isPrimitive(b.type, 'Edm.Date') ? this.dateInstant(b, frame) : this.value(b, frame));
-        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: then(b.then) })), default: null } };
+        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, frame), then: then(b.then) })), default: null } };
       }
       case 'call':
         return this.call(node, frame);
@@ -260,79 +261,70 @@ export class ExpressionCompiler {
     });
   }
 
-  /** A Boolean-valued node as true, false or null. */
+  /** A Boolean-valued node as true, false or null: where it holds, where its negation holds, else null. */
   private booleanValue(node: BoundExpression, frame: Frame): Aggregation {
     // A value that is never null (a comparison) is its condition, written once (written twice, a
     // nested comparison of Boolean values doubled the pipeline per level).
-    if (neverNull(node)) return this.holds(node, true, frame);
-    return { $cond: [this.holds(node, true, frame), true, { $cond: [this.holds(node, false, frame), false, null] }] };
+    if (neverNull(node)) return this.holds(node, frame);
+    return { $cond: [this.holds(node, frame), true, { $cond: [this.holdsLowered(lowerCondition(node, false), frame), false, null] }] };
   }
 
-  /**
-   * True exactly where the condition's value is `positive` (so `holds(x, false)` is `not x` being
-   * true): negation moves to the leaves, which keeps three-valued logic right.
-   */
-  holds(node: BoundExpression, positive: boolean, frame: Frame): Aggregation {
+  /** True exactly where the condition is true (false where it is false or null). */
+  holds(node: BoundExpression, frame: Frame): Aggregation {
+    return this.holdsLowered(lowerCondition(node), frame);
+  }
+
+  /** True exactly where a lowered condition holds (the lowering has pushed `not` to its leaves). */
+  holdsLowered(condition: LoweredCondition, frame: Frame): Aggregation {
+    return foldLowered<Aggregation>(condition, {
+      constant: (value) => value === true,
+      and: (left, right) => ({ $and: [left, right] }),
+      or: (left, right) => ({ $or: [left, right] }),
+      null: (operand, holdsForNull) => ({ [holdsForNull ? '$eq' : '$ne']: [this.nullTested(operand, frame), null] }),
+      comparison: (comparison) => {
+        // Comparisons are never null: false with a null operand (except as the lowering's rules say).
+        const result = this.comparison(comparison, frame);
+        return comparison.holdsWhen ? result : { $not: [result] };
+      },
+      leaf: (node, holdsWhen) => this.leaf(node, holdsWhen, frame),
+    });
+  }
+
+  /** The value whose nullness a null test reads: a flag value's number, a duration's seconds, else the value. */
+  private nullTested(operand: BoundExpression, frame: Frame): Aggregation {
+    if (operand.type.kind === 'enum' && operand.type.type.isFlags) return this.flagsNumber(operand, operand.type.type, frame);
+    return isDuration(operand.type) ? this.durationValue(operand, frame) : this.value(operand, frame);
+  }
+
+  /** A condition `not` does not go into: true exactly where its value is `holdsWhen`. */
+  private leaf(node: BoundExpression, holdsWhen: boolean, frame: Frame): Aggregation {
+    const where = (result: Aggregation): Aggregation => (holdsWhen ? result : { $not: [result] });
     switch (node.kind) {
-      case 'literal':
-        if (node.value === null) return false;
-        return node.value === positive;
-      case 'unary':
-        if (node.operator === 'not') return this.holds(node.operand, !positive, frame);
-        break;
-      case 'binary':
-        switch (node.operator) {
-          case 'and':
-          case 'or': {
-            const conjunction = (node.operator === 'and') === positive;
-            const parts = [this.holds(node.left, positive, frame), this.holds(node.right, positive, frame)];
-            return conjunction ? { $and: parts } : { $or: parts };
-          }
-          case 'eq':
-          case 'ne':
-          case 'gt':
-          case 'ge':
-          case 'lt':
-          case 'le': {
-            // Comparisons are never null: false with a null operand (except null eq null).
-            const result = this.comparison(node.operator, node.left, node.right, node.operandType, frame);
-            return positive ? result : { $not: [result] };
-          }
-          default:
-            break;
-        }
-        break;
       case 'in': {
         // null in (…): whether the list holds a null (whatever the other items' types).
-        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === positive;
+        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === holdsWhen;
         const flagType = node.left.type.kind === 'enum' && node.left.type.type.isFlags ? node.left.type.type : undefined;
         if (flagType !== undefined && node.right.kind === 'list') {
-          const result = { $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] };
-          return positive ? result : { $not: [result] };
+          return where({ $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] });
         }
         if (isDuration(node.left.type) && node.right.kind === 'list') {
           // Durations are equal by length (P1D is PT24H), not by their text.
           const items = node.right.items.map((item) => this.durationSeconds(literal(item.value)));
-          const result = { $in: [this.durationValue(node.left, frame), items] };
-          return positive ? result : { $not: [result] };
+          return where({ $in: [this.durationValue(node.left, frame), items] });
         }
         const left = this.value(node.left, frame);
         const list =
           node.right.kind === 'list'
             ? { $literal: node.right.items.map((item) => storedValue(item.value, item.type.kind === 'null' ? node.left.type : item.type, this.mapping)) }
             : this.collectionRef(node.right.collection, frame);
-        const result = { $in: [left, list] };
-        return positive ? result : { $not: [result] };
+        return where({ $in: [left, list] });
       }
-      case 'lambda': {
-        const result = this.lambda(node, frame);
-        return positive ? result : { $not: [result] };
-      }
+      case 'lambda':
+        return where(this.lambda(node, frame));
       default:
-        break;
+        // A Boolean value: a property, a function, a case.
+        return { $eq: [this.value(node, frame), holdsWhen] };
     }
-    // A Boolean value: a property, a function, a case.
-    return { $eq: [this.value(node, frame), positive] };
   }
 
   private collectionRef(node: BoundExpression, frame: Frame): Aggregation {
@@ -352,8 +344,8 @@ export class ExpressionCompiler {
     variables.set(node.variable, variable);
     const inner: Frame = { ...frame, variables };
     // any: some element is true; all: no element is false (null is not false).
-    if (node.operator === 'any') return { $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, true, inner) } }] };
-    return { $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, false, inner) } }] }] };
+    if (node.operator === 'any') return { $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, inner) } }] };
+    return { $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holdsLowered(lowerCondition(node.predicate, false), inner) } }] }] };
   }
 
   /** Enum values are stored by name and ordered by member value: a `$switch` from names to values. */
@@ -410,7 +402,7 @@ export class ExpressionCompiler {
     if (isNullLiteral(node)) return null;
     if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand))) return null;
     if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
-    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.durationValue(b.then, frame) })), default: null } };
+    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, frame), then: this.durationValue(b.then, frame) })), default: null } };
     if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub')) {
       if (isDuration(node.left.type) && isDuration(node.right.type)) {
         return this.nullSafe([this.durationValue(node.left, frame), this.durationValue(node.right, frame)], ([x, y]) => ({ [node.operator === 'add' ? '$add' : '$subtract']: [x, y] }));
@@ -466,8 +458,9 @@ export class ExpressionCompiler {
     return this.nullSafe([text], ([x]) => ({ $cond: [{ $eq: [{ $substrCP: [x, 4, 1] }, '-'] }, { $concat: ['0', x] }, x] }));
   }
 
-  /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
-  comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
+  /** A comparison (never null) of two operands, neither a null literal: the lowering made those null tests. */
+  comparison(lowered: LoweredComparison, frame: Frame): Aggregation {
+    const { operator: op, left: leftNode, right: rightNode, operandType } = lowered;
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
     if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
     // An instant literal finer than a millisecond against a BSON date (whole milliseconds): exact.
@@ -526,25 +519,23 @@ export class ExpressionCompiler {
     }
     if (maybeNaN(leftNode) || maybeNaN(rightNode)) {
       const guards = [maybeNaN(leftNode) ? a : undefined, maybeNaN(rightNode) ? b : undefined].filter((x) => x !== undefined).map((x) => ({ $ne: [x, NaN] }));
-      return bound({ $and: [...guards, this.comparisonOf(op, leftNode, rightNode, a, b)] });
+      return bound({ $and: [...guards, this.comparisonOf(lowered, a, b)] });
     }
-    return bound(this.comparisonOf(op, leftNode, rightNode, a, b));
+    return bound(this.comparisonOf(lowered, a, b));
   }
 
-  /** An ordering comparison of the two sides' values (never null): gt/lt false with a null, ge/le true for two nulls. */
-  private comparisonOf(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, a: Aggregation, b: Aggregation): Aggregation {
-    const leftNull = leftNode.kind === 'literal' && leftNode.value === null;
-    const rightNull = rightNode.kind === 'literal' && rightNode.value === null;
-    if (leftNull || rightNull) {
-      // x gt null is false; x ge null is x eq null.
-      return op === 'ge' || op === 'le' ? { $eq: [a, b] } : false;
-    }
-    const known = (n: BoundExpression): boolean => n.kind === 'literal' || neverNull(n);
+  /**
+   * An ordering comparison of the two sides' values (never null), by the lowering's null rules:
+   * false with one null operand, and for two nulls `bothNull` (ge/le true, gt/lt false).
+   */
+  private comparisonOf(lowered: LoweredComparison, a: Aggregation, b: Aggregation): Aggregation {
+    const op = lowered.operator;
+    // A document may lack a field of a non-nullable property: only `never` is known not to be null.
     const checks: Aggregation[] = [];
-    if (!known(leftNode)) checks.push(notNull(a));
-    if (!known(rightNode)) checks.push(notNull(b));
+    if (lowered.nulls[0] !== 'never') checks.push(notNull(a));
+    if (lowered.nulls[1] !== 'never') checks.push(notNull(b));
     const strict = checks.length === 0 ? { [AGGREGATE[op]]: [a, b] } : { $and: [...checks, { [AGGREGATE[op]]: [a, b] }] };
-    if (op === 'gt' || op === 'lt') return strict;
+    if (!lowered.bothNull) return strict;
     if (checks.length === 0) return strict;
     return { $or: [{ $and: [isNull(a), isNull(b)] }, strict] };
   }
