@@ -19,7 +19,7 @@ import { bitsOf, flagBits, flagValues, memberOrdinals, membersByValue, membersCa
 import { checkMatchesPattern, type CheckedPattern } from '../../semantic/pattern-subset.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
-import { integerRange } from './integer-range.js';
+import { classifyCast } from '../../passes/cast-classes.js';
 
 /** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
 const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
@@ -668,85 +668,8 @@ export class ExpressionCompiler {
         });
       }
       case 'cast':
-      case 'isof': {
-        // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
-        // target type itself, an integer to any numeric type (unchanged), a Decimal or a Double to
-        // an integer type, an integer or a Boolean to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
-        const [arg] = node.args;
-        const target = node.targetType;
-        if (node.name === 'isof' && arg === undefined) return true;
-        if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
-        // A number or a Boolean is never text.
-        // (Not a Decimal: the reference holds stored decimals as text.)
-        if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
-        if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
-        const source = arg.type;
-        const same = (source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name) || (source.kind === 'enum' && target.kind === 'enum' && source.type === target.type);
-        const integerSource = isIntegerType(source);
-        const toNumber = integerSource && isNumber(target);
-        const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
-        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
-        const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
-        if (double && isPrimitive(target, 'Edm.Decimal')) {
-          const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
-          // isof is false (never null) for null.
-          if (node.name === 'isof') {
-            const name = `i${this.letCount++}`;
-            return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(`$$${name}`), finite(`$$${name}`)] } } };
-          }
-          return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
-        }
-        if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
-          return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
-        }
-        // A Decimal or a Double to an integer type: the value when it is an integer in the type's
-        // range, else the cast fails (null); `isof`: whether it is (NaN equals itself in MongoDB
-        // but is below every number there, and equals nothing in mingo).
-        const targetRange = integerRange(target);
-        if ((double || isPrimitive(source, 'Edm.Decimal')) && targetRange !== undefined) {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(targetRange[0])] }, { $lt: [ref, Number(targetRange[1] + 1n)] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
-        }
-        // An integer to an enumeration that is not a flag enumeration: the member with that value
-        // (stored by name), else null; `isof`: whether there is one.
-        if (integerSource && target.kind === 'enum' && !target.type.isFlags) {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const members = membersByValue(target.type);
-          const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
-          const within = members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : named } };
-        }
-        // isof of an integer as a flag enumeration: whether it is a value of the underlying type (or a member's).
-        if (integerSource && target.kind === 'enum' && target.type.isFlags && node.name === 'isof') {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const { lowest, highest, outside } = flagValues(target.type);
-          const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
-          const within = outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), within] } } };
-        }
-        // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
-        const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
-        if (textual && node.name === 'cast') return this.value(arg, frame);
-        // A Guid stored as text is lowercase text already (a custom `guid` storage is not text).
-        if (isPrimitive(target, 'Edm.String') && isPrimitive(source, 'Edm.Guid') && node.name === 'cast' && typeof this.mapping.guid !== 'function') return this.value(arg, frame);
-        if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
-        // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
-        // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
-        // `isof` of such a type: whether that cast succeeds.
-        const range = integerRange(target);
-        if (range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
-          const name = `k${this.letCount++}`;
-          const ref = `$$${name}`;
-          const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
-          return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
-        }
-        if (node.name === 'isof') return notNull(this.value(arg, frame));
-        return same || toNumber ? this.value(arg, frame) : unary((x) => ({ $toString: x }));
-      }
+      case 'isof':
+        return this.castOrIsof(node, frame);
       case 'totaloffsetminutes':
         // A BSON date keeps no offset: stored in UTC (see DEVIATIONS, "Date and time parts of a DateTimeOffset").
         if (!isPrimitive(argType ?? { kind: 'null' }, 'Edm.DateTimeOffset')) return this.fail(`'totaloffsetminutes' of this type`, node);
@@ -859,6 +782,86 @@ export class ExpressionCompiler {
       default:
         return this.fail(`the function '${node.name}'`, node);
     }
+  }
+
+  /**
+   * `cast` and `isof` by the class of the conversion (passes/cast-classes.ts), in the subset the
+   * reference computes in a way MongoDB can say; `isof(Type)` of the instance is true.
+   */
+  private castOrIsof(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
+    const [arg] = node.args;
+    const target = node.targetType;
+    const isof = node.name === 'isof';
+    if (isof && arg === undefined) return true;
+    if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
+    const source = arg.type;
+    /** `body` of the value bound once, as `ref`. */
+    const bound = (letter: string, body: (ref: string) => Aggregation): Aggregation => {
+      const name = `${letter}${this.letCount++}`;
+      return { $let: { vars: { [name]: this.value(arg, frame) }, in: body(`$$${name}`) } };
+    };
+    const kind = classifyCast(isof ? 'isof' : 'cast', arg, target);
+    switch (kind.kind) {
+      case 'null':
+      case 'never':
+        return isof ? false : null;
+      case 'finite': {
+        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); isof is false (never null) for null.
+        const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
+        if (isof) return bound('i', (x) => ({ $and: [notNull(x), finite(x)] }));
+        return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
+      }
+      case 'integral': {
+        // The value when it is an integer in the type's range (NaN equals itself in MongoDB but is
+        // below every number there, and equals nothing in mingo).
+        const [lowest, highest] = kind.range;
+        return bound('k', (ref) => {
+          const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(lowest)] }, { $lt: [ref, Number(highest + 1n)] }] };
+          return isof ? within : { $cond: [within, ref, null] };
+        });
+      }
+      case 'member': {
+        // Stored by name: the member with that value, else null; `isof`: whether there is one.
+        const members = membersByValue(kind.type);
+        return bound('k', (ref) => {
+          const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
+          return isof ? (members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] }) : named;
+        });
+      }
+      case 'flags': {
+        const { lowest, highest, outside } = flagValues(kind.type);
+        return bound('k', (ref) => {
+          const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
+          return { $and: [notNull(ref), outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] }] };
+        });
+      }
+      case 'integer': {
+        // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
+        // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
+        const range = kind.range;
+        if (range === undefined) return isof ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+        return bound('k', (ref) => {
+          const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
+          return isof ? within : { $cond: [within, ref, null] };
+        });
+      }
+      case 'identity':
+      case 'float':
+      case 'decimal':
+        return isof ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+      case 'text':
+        // A Date or a TimeOfDay is text already (stored, or computed); a Guid stored as text is
+        // lowercase text already (a custom `guid` storage is not text: refused).
+        if (kind.from === 'date' || kind.from === 'time') return this.value(arg, frame);
+        if (kind.from === 'guid') return typeof this.mapping.guid !== 'function' ? this.value(arg, frame) : this.refuseCast(node, source, target);
+        return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $toString: x }));
+      default:
+        return this.refuseCast(node, source, target);
+    }
+  }
+
+  private refuseCast(node: Extract<BoundExpression, { kind: 'call' }>, source: ExpressionType, target: ExpressionType): never {
+    return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
   }
 
   /**
