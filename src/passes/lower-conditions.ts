@@ -194,9 +194,9 @@ export interface LoweredCases<T> {
   readonly leaf: (node: BoundExpression, holdsWhen: boolean) => T;
   /**
    * Optional: an and/or that is {@link isNegated} through and through, given as the negation of
-   * `positive` (its complement), for a target that writes one `NOT` instead of one per leaf.
+   * `complemented` (its complement), for a target that writes one `NOT` instead of one per leaf.
    */
-  readonly negation?: (positive: LoweredCondition, node: BoundExpression) => T;
+  readonly negation?: (complemented: LoweredCondition, node: BoundExpression) => T;
 }
 
 /** Compiles a lowered condition bottom-up with `cases` (the one walk over and/or every backend uses). */

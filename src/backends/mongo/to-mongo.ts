@@ -8,7 +8,7 @@
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
 import { refuseApply } from '../../passes/unsupported.js';
-import { foldLowered, lowerCondition, type LoweredCondition } from '../../passes/lower-conditions.js';
+import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { Property, StructuredType } from '../../model/model.js';
@@ -157,7 +157,7 @@ class FilterCompiler {
       or: (left, right) => ({ $or: [left, right] }),
       null: (operand, isNull, node) => this.nullFilter(operand, isNull) ?? this.expr({ kind: 'null', operand, isNull, node }),
       comparison: (comparison) => {
-        const result = this.findComparison(comparison.operator, comparison.left, comparison.right, comparison.operandType);
+        const result = this.findComparison(comparison);
         if (result === undefined) return this.expr(comparison);
         return comparison.holdsWhen ? result : { $nor: [result] };
       },
@@ -247,10 +247,11 @@ class FilterCompiler {
   }
 
   /**
-   * Two properties: `$expr`, whose comparisons order null below every value, so the spec's null
-   * rules are spelled out (null eq null; gt/lt false with a null; ge/le true for two nulls).
+   * Two properties: `$expr`, whose comparisons order null below every value, so the lowering's null
+   * rules are spelled out: an order comparison needs both present, or both null where `bothNull`
+   * (`$eq`/`$ne` find null equal to null already).
    */
-  private fieldComparison(op: Comparison, left: { field: string }, right: { field: string }): MongoDocument {
+  private fieldComparison(op: Comparison, bothNullHolds: boolean, left: { field: string }, right: { field: string }): MongoDocument {
     // `$ifNull` makes a missing field null, so that missing and null compare alike.
     const a = { $ifNull: [`$${left.field}`, null] };
     const b = { $ifNull: [`$${right.field}`, null] };
@@ -261,17 +262,16 @@ class FilterCompiler {
         return { $expr: { $eq: [a, b] } };
       case 'ne':
         return { $expr: { $ne: [a, b] } };
-      case 'gt':
-      case 'lt':
-        return { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] };
-      case 'ge':
-      case 'le':
-        return { $or: [bothNull, { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] }] };
+      default: {
+        const strict = { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] };
+        return bothNullHolds ? { $or: [bothNull, strict] } : strict;
+      }
     }
   }
 
   /** A comparison as a query document, or `undefined` when it needs `$expr`. */
-  private findComparison(operator: Comparison, left: BoundExpression, right: BoundExpression, operandType: BoundExpression['type']): MongoDocument | undefined {
+  private findComparison(comparison: LoweredComparison): MongoDocument | undefined {
+    const { operator, left, right, operandType } = comparison;
     // Durations are stored as text and compared by length: `$expr` computes it.
     if (isDuration(operandType)) return undefined;
     // A Date against a DateTimeOffset: the Date (text) is its midnight in UTC, computed in `$expr`.
@@ -295,7 +295,7 @@ class FilterCompiler {
       // An Int64 against a Double is compared in Double (rounded first): `$expr` converts it.
       const int64 = (p: Property): boolean => p.type.kind === 'primitive' && p.type.name === 'Edm.Int64';
       if ((isPrimitiveType(operandType, 'Edm.Double') || isPrimitiveType(operandType, 'Edm.Single')) && (int64(a.property) || int64(b.property))) return undefined;
-      return this.fieldComparison(op, a, b);
+      return this.fieldComparison(op, comparison.bothNull, a, b);
     }
     if (path.kind === 'literal') return undefined;
     if (path.kind === 'call' && (path.name === 'tolower' || path.name === 'toupper') && (op === 'eq' || op === 'ne') && typeof other.value === 'string') {

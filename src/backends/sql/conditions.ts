@@ -78,7 +78,7 @@ export class SqlConditions {
         this.c.checked(comparison.node, () => (comparison.holdsWhen ? this.comparison(comparison, definite, scope) : `NOT (${this.comparison(comparison, true, scope)})`)),
       leaf: (node, holdsWhen) => this.c.checked(node, () => (holdsWhen ? this.leaf(node, definite, scope) : `NOT (${this.leaf(node, true, scope)})`)),
       // `not (a and b)` as one NOT of the definite conjunction, not a NOT per leaf (shorter, exact alike).
-      negation: (positive, node) => this.c.checked(node, () => `NOT (${foldLowered(positive, this.cases(true, scope))})`),
+      negation: (complemented, node) => this.c.checked(node, () => `NOT (${foldLowered(complemented, this.cases(true, scope))})`),
     };
   }
 
