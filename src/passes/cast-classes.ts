@@ -51,10 +51,14 @@ export function sameType(a: ExpressionType, b: ExpressionType): boolean {
 export function castClass(name: 'cast' | 'isof', source: ExpressionType, target: ExpressionType): CastClass {
   const integer = isIntegerType(source);
   if (name === 'isof' && isPrimitive(target, 'Edm.String') && (integer || isFloat(source) || isPrimitive(source, 'Edm.Boolean'))) return { kind: 'never' };
-  if (integer && isIntegerType(target)) return { kind: 'integer', range: target.name === 'Edm.Int64' ? undefined : (INTEGER_RANGES[target.name] as readonly [bigint, bigint]) };
+  const range = isIntegerType(target) ? (INTEGER_RANGES[target.name] as readonly [bigint, bigint]) : undefined;
+  if (integer && range !== undefined) return { kind: 'integer', range: isPrimitive(target, 'Edm.Int64') ? undefined : range };
   if (sameType(source, target)) return { kind: 'identity' };
-  if ((isDecimal(source) || isFloat(source)) && isIntegerType(target)) return { kind: 'integral', range: INTEGER_RANGES[target.name] as readonly [bigint, bigint] };
-  if (integer && target.kind === 'enum') return !target.type.isFlags ? { kind: 'member', type: target.type } : name === 'isof' ? { kind: 'flags', type: target.type } : { kind: 'refused' };
+  if ((isDecimal(source) || isFloat(source)) && range !== undefined) return { kind: 'integral', range };
+  if (integer && target.kind === 'enum') {
+    if (!target.type.isFlags) return { kind: 'member', type: target.type };
+    return name === 'isof' ? { kind: 'flags', type: target.type } : { kind: 'refused' };
+  }
   if ((integer || isDecimal(source)) && isFloat(target)) return { kind: 'float' };
   if (integer && isDecimal(target)) return { kind: 'decimal' };
   if (isFloat(source) && isDecimal(target)) return { kind: 'finite' };

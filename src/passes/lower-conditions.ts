@@ -59,7 +59,13 @@ export type LoweredCondition =
    * operator). `negated`: every leaf under it is negated (see {@link isNegated}), so it is the
    * negation of its {@link complement}, which a backend may write as one `NOT` (shorter).
    */
-  | { readonly kind: 'and' | 'or'; readonly left: LoweredCondition; readonly right: LoweredCondition; readonly node: BoundExpression; readonly negated: boolean }
+  | {
+      readonly kind: 'and' | 'or';
+      readonly left: LoweredCondition;
+      readonly right: LoweredCondition;
+      readonly node: BoundExpression;
+      readonly negated: boolean;
+    }
   /**
    * `operand` is null (`isNull` true) or is not (false): never null itself. The operand may be a
    * single-valued navigation path (no related entity) or a complex property (all of it null).
@@ -174,7 +180,8 @@ export function lowerCondition(node: BoundExpression, holdsWhen = true): Lowered
         const op = operator as ComparisonOperator;
         if (isNullLiteral(node.left) || isNullLiteral(node.right)) return nullComparison(node, op, holdsWhen);
         const nulls = [operandNulls(node.left), operandNulls(node.right)] as const;
-        return { kind: 'comparison', node, operator: op, left: node.left, right: node.right, operandType: node.operandType, nulls, bothNull: BOTH_NULL[op], oneNull: ONE_NULL[op], holdsWhen };
+        const { left, right, operandType } = node;
+        return { kind: 'comparison', node, operator: op, left, right, operandType, nulls, bothNull: BOTH_NULL[op], oneNull: ONE_NULL[op], holdsWhen };
       }
       break;
     }

@@ -10,7 +10,10 @@ import { openTargets } from '../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
 import { notNullHeavyFilter } from '../fixtures/not-null-filters.js';
 
-const queries: fc.Arbitrary<GeneratedQuery> = notNullHeavyFilter().map((filter) => ({ text: `$filter=${encodeURIComponent(filter)}&$orderby=id`, readable: `$filter=${filter}&$orderby=id` }));
+const queries: fc.Arbitrary<GeneratedQuery> = notNullHeavyFilter().map((filter) => ({
+  text: `$filter=${encodeURIComponent(filter)}&$orderby=id`,
+  readable: `$filter=${filter}&$orderby=id`,
+}));
 
 describe('not/null-heavy filters on every backend', () => {
   let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
@@ -22,7 +25,9 @@ describe('not/null-heavy filters on every backend', () => {
   });
 
   it('give the reference rows or its ODataError on every target (300 seeded queries)', async () => {
-    const report = await fuzzDifferential({ model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [], queries, count: 300, seed: 20261127, concurrency: 4, maxShrinks: 4, shrinkTimeLimitMs: 1500, timeLimitMs: 60_000 });
+    const targets = opened?.targets ?? [];
+    const campaign = { count: 300, seed: 20261127, concurrency: 4, maxShrinks: 4, shrinkTimeLimitMs: 1500, timeLimitMs: 60_000 };
+    const report = await fuzzDifferential({ model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets, queries, ...campaign });
     expect(report.queries).toBeGreaterThan(100);
     expect(report.bound / report.queries).toBeGreaterThan(0.99);
     // Rows on every target: the filters are of the subset every backend compiles.

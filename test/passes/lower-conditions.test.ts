@@ -23,7 +23,9 @@ const lower = (text: string): LoweredCondition => lowerCondition(filterOf(text))
 
 /** The lowered tree with its bound nodes left out: kinds, operators, polarities and operands' paths. */
 function shape(condition: LoweredCondition): unknown {
-  const name = (node: BoundExpression): string => (node.kind === 'path' ? node.steps.map((s) => (s.kind === 'property' ? s.property.name : s.kind === 'navigation' ? s.navigation.name : s.kind)).join('/') : node.kind);
+  const step = (s: Extract<BoundExpression, { kind: 'path' }>['steps'][number]): string =>
+    s.kind === 'property' ? s.property.name : s.kind === 'navigation' ? s.navigation.name : s.kind;
+  const name = (node: BoundExpression): string => (node.kind === 'path' ? node.steps.map(step).join('/') : node.kind);
   return foldLowered<unknown>(condition, {
     constant: (value) => value,
     and: (left, right) => ({ and: [left, right] }),

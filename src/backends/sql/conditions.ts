@@ -31,7 +31,8 @@ function unsupported(what: string): ReturnType<typeof unsupportedFeature> {
 
 /** A path to a complex property of the row (stored flattened: one column per leaf). */
 function complexPath(node: BoundExpression): boolean {
-  return node.kind === 'path' && node.root.kind === 'it' && node.steps.length > 0 && node.steps.every((step) => step.kind === 'property') && node.type.kind === 'complex';
+  if (node.kind !== 'path' || node.root.kind !== 'it' || node.type.kind !== 'complex') return false;
+  return node.steps.length > 0 && node.steps.every((step) => step.kind === 'property');
 }
 
 /** Compiles lowered conditions for one {@link SqlCompiler} (its parameters, dialect and mapping). */
@@ -75,7 +76,9 @@ export class SqlConditions {
       or: (left, right, node) => this.c.checked(node, () => `(${left} OR ${right})`),
       null: (operand, isNull, node) => this.c.checked(node, () => this.nullTest(operand, isNull, scope)),
       comparison: (comparison) =>
-        this.c.checked(comparison.node, () => (comparison.holdsWhen ? this.comparison(comparison, definite, scope) : `NOT (${this.comparison(comparison, true, scope)})`)),
+        this.c.checked(comparison.node, () =>
+          comparison.holdsWhen ? this.comparison(comparison, definite, scope) : `NOT (${this.comparison(comparison, true, scope)})`,
+        ),
       leaf: (node, holdsWhen) => this.c.checked(node, () => (holdsWhen ? this.leaf(node, definite, scope) : `NOT (${this.leaf(node, true, scope)})`)),
       // `not (a and b)` as one NOT of the definite conjunction, not a NOT per leaf (shorter, exact alike).
       negation: (complemented, node) => this.c.checked(node, () => `NOT (${foldLowered(complemented, this.cases(true, scope))})`),
