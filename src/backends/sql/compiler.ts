@@ -66,8 +66,8 @@ interface Joins {
 export class SqlCompiler {
   readonly params: unknown[] = [];
   private aliases = 0;
-  /** The compiler of conditions (conditions.ts). */
-  private readonly logic: SqlConditions = new SqlConditions(this);
+  /** The compiler of conditions (conditions.ts); function predicates through `predicateCall`. */
+  private readonly logic: SqlConditions<Scope> = new SqlConditions<Scope>(this, (node, scope) => this.predicateCall(node, scope));
 
   constructor(
     readonly dialect: Dialect,

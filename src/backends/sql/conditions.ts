@@ -14,11 +14,43 @@ import { unsupportedFeature } from '../../passes/unsupported.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
 import type { BoundExpression, BoundLiteral, BoundPathStep } from '../../semantic/bound-ast.js';
 import { INTEGER_RANGES, isNumeric, isPrimitive } from '../../semantic/types.js';
-import type { StructuredType } from '../../model/model.js';
-import type { ParameterKind } from './dialect.js';
-import { columnName } from './mapping.js';
+import type { EnumType, Property, StructuredType } from '../../model/model.js';
+import type { ExpressionType } from '../../semantic/types.js';
+import type { Dialect, ParameterKind } from './dialect.js';
+import { columnName, type SqlMapping } from './mapping.js';
 import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind } from './parameters.js';
-import type { Scope, SqlCompiler } from './compiler.js';
+
+/** What a condition needs of the rows it is about (the compiler's `Scope`). */
+export interface ConditionScope {
+  readonly alias: string;
+  readonly type: StructuredType;
+  /** Inside a complex value: the prefix of its flattened columns. */
+  readonly prefix?: string;
+}
+
+type Path = Extract<BoundExpression, { kind: 'path' }>;
+
+/** What compiling conditions needs of the SQL compiler (compiler.ts), in scopes of type `S`. */
+export interface ConditionCompiler<S extends ConditionScope> {
+  readonly dialect: Dialect;
+  readonly mapping: SqlMapping;
+  readonly params: unknown[];
+  /** `build()`, bounded in length, with an error located at `node`. */
+  checked(node: BoundExpression, build: () => string): string;
+  expression(node: BoundExpression, scope: S, operandType?: ExpressionType): string;
+  value(value: unknown, kind: ParameterKind): string;
+  literal(node: BoundLiteral, operandType: ExpressionType): string;
+  durationKey(node: BoundExpression, scope: S, operandType?: ExpressionType): string;
+  enumOrdinal(node: BoundExpression, scope: S): string;
+  flagsValue(column: string, enumType: EnumType): string;
+  flagNames(column: string): string;
+  leaves(type: StructuredType, property: Property, prefix?: string): { column: string }[];
+  navigationExists(node: Path, scope: S): string;
+  lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: S): string;
+}
+
+/** A function predicate (`contains`, `isof`, …) as a condition: compiled with the functions. */
+export type PredicateCompiler<S> = (node: Extract<BoundExpression, { kind: 'call' }>, scope: S) => string;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -35,9 +67,12 @@ function complexPath(node: BoundExpression): boolean {
   return node.steps.length > 0 && node.steps.every((step) => step.kind === 'property');
 }
 
-/** Compiles lowered conditions for one {@link SqlCompiler} (its parameters, dialect and mapping). */
-export class SqlConditions {
-  constructor(private readonly c: SqlCompiler) {}
+/** Compiles lowered conditions for one SQL compiler (its parameters, dialect and mapping). */
+export class SqlConditions<Scope extends ConditionScope> {
+  constructor(
+    private readonly c: ConditionCompiler<Scope>,
+    private readonly predicate: PredicateCompiler<Scope>,
+  ) {}
 
   /** `node` as a filter: TRUE exactly where it holds (NULL may stand for OData's false). */
   condition(node: BoundExpression, scope: Scope): string {
@@ -96,8 +131,7 @@ export class SqlConditions {
       case 'lambda':
         return this.c.lambda(node, scope);
       case 'call':
-        // Function predicates are compiled with the functions (bracket access: the method is the compiler's own).
-        return this.c['predicateCall'](node, scope);
+        return this.predicate(node, scope);
       case 'path':
       case 'case':
         // A Boolean property or case as a condition (SQLite and MySQL store 0/1).
@@ -114,7 +148,7 @@ export class SqlConditions {
    */
   private nullTest(operand: BoundExpression, isNull: boolean, scope: Scope): string {
     if (complexPath(operand)) {
-      const all = this.complexNull(operand as Extract<BoundExpression, { kind: 'path' }>, scope);
+      const all = this.complexNull(operand as Path, scope);
       return isNull ? all : `NOT ${all}`;
     }
     const last = operand.kind === 'path' ? operand.steps[operand.steps.length - 1] : undefined;
@@ -127,7 +161,7 @@ export class SqlConditions {
   }
 
   /** Every flattened column of a complex value is null. */
-  private complexNull(path: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): string {
+  private complexNull(path: Path, scope: Scope): string {
     let owner = scope.type;
     let prefix = scope.prefix ?? '';
     const steps = path.steps as Extract<BoundPathStep, { kind: 'property' }>[];
