@@ -56,7 +56,7 @@ export type LoweredCondition =
   | { readonly kind: 'constant'; readonly value: boolean | null; readonly node: BoundExpression }
   /**
    * Three-valued `and`/`or` (after `not` was pushed through, De Morgan's dual of the bound
-   * operator). `negated`: every leaf under it is negated (see {@link isNegated}), so it is the
+   * operator). `negated`: it is the lowering of a `not` over a bound and/or, so it is the
    * negation of its {@link complement}, which a backend may write as one `NOT` (shorter).
    */
   | {
@@ -119,26 +119,8 @@ function nullComparison(node: BoundBinary, operator: ComparisonOperator, holdsWh
   return { kind: 'null', operand: other, isNull: whenNull, node };
 }
 
-/**
- * Whether a lowered condition is a negation through and through: a leaf or a comparison that
- * holds where its node is false, a test that a value is not null, an and/or of such.
- */
-export function isNegated(condition: LoweredCondition): boolean {
-  switch (condition.kind) {
-    case 'constant':
-      return false;
-    case 'and':
-    case 'or':
-      return condition.negated;
-    case 'null':
-      return !condition.isNull;
-    default:
-      return !condition.holdsWhen;
-  }
-}
-
-function connective(kind: 'and' | 'or', left: LoweredCondition, right: LoweredCondition, node: BoundExpression): LoweredCondition {
-  return { kind, left, right, node, negated: isNegated(left) && isNegated(right) };
+function connective(kind: 'and' | 'or', left: LoweredCondition, right: LoweredCondition, node: BoundExpression, negated: boolean): LoweredCondition {
+  return { kind, left, right, node, negated };
 }
 
 /** The lowered negation of a lowered condition (exact in three-valued logic; linear in the tree). */
@@ -148,7 +130,7 @@ export function complement(condition: LoweredCondition): LoweredCondition {
       return { ...condition, value: condition.value === null ? null : !condition.value };
     case 'and':
     case 'or':
-      return connective(condition.kind === 'and' ? 'or' : 'and', complement(condition.left), complement(condition.right), condition.node);
+      return connective(condition.kind === 'and' ? 'or' : 'and', complement(condition.left), complement(condition.right), condition.node, !condition.negated);
     case 'null':
       return { ...condition, isNull: !condition.isNull };
     default:
@@ -174,7 +156,7 @@ export function lowerCondition(node: BoundExpression, holdsWhen = true): Lowered
       if (operator === 'and' || operator === 'or') {
         // not (a and b) is (not a) or (not b), exactly in three-valued logic.
         const kind = (operator === 'and') === holdsWhen ? 'and' : 'or';
-        return connective(kind, lowerCondition(node.left, holdsWhen), lowerCondition(node.right, holdsWhen), node);
+        return connective(kind, lowerCondition(node.left, holdsWhen), lowerCondition(node.right, holdsWhen), node, !holdsWhen);
       }
       if (COMPARISONS.has(operator)) {
         const op = operator as ComparisonOperator;
@@ -200,7 +182,7 @@ export interface LoweredCases<T> {
   readonly comparison: (comparison: LoweredComparison) => T;
   readonly leaf: (node: BoundExpression, holdsWhen: boolean) => T;
   /**
-   * Optional: an and/or that is {@link isNegated} through and through, given as the negation of
+   * Optional: an and/or that is `negated` (the lowering of a `not`), given as the negation of
    * `complemented` (its complement), for a target that writes one `NOT` instead of one per leaf.
    */
   readonly negation?: (complemented: LoweredCondition, node: BoundExpression) => T;
