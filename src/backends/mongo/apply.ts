@@ -482,7 +482,7 @@ class ApplyCompiler {
         stages.push(...nestedContext.stages, { $addFields: fields });
         current = { type: nested.output, set: current.set };
       } else if (nested.kind === 'filter') {
-        const holds = this.expressions.holds(nested.predicate, true, nestedFrame);
+        const holds = this.expressions.holds(nested.predicate, nestedFrame);
         const field = this.temporary('keep');
         stages.push(...nestedContext.stages, { $addFields: { [field]: keep === undefined ? holds : { $and: [{ $eq: [`$${keep}`, true] }, holds] } } });
         keep = field;

@@ -8,6 +8,7 @@
  * be read as a field path or an operator.
  */
 import { neverNull } from '../../passes/never-null.js';
+import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
@@ -16,7 +17,7 @@ import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, flagValues, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
-import { integerRange } from './integer-range.js';
+import { classifyCast } from '../../passes/cast-classes.js';
 import { functionValue } from './functions.js';
 
 /** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
@@ -223,14 +224,14 @@ export class ExpressionCompiler {
         const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
         const conditions: unknown[] = [];
         if (node.search !== undefined) conditions.push(this.searchHolds(node.search, inner, node));
-        if (node.filter !== undefined) conditions.push(this.holds(node.filter, true, inner));
+        if (node.filter !== undefined) conditions.push(this.holds(node.filter, inner));
         return { $size: { $filter: { input: collection.ref, as: name, cond: conditions.length === 1 ? conditions[0] : { $and: conditions } } } };
       }
       case 'case': {
         // A Date branch of a DateTimeOffset case is its midnight UTC (as the reference promotes it).
         const instants = isPrimitive(node.type, 'Edm.DateTimeOffset');
         const then = (b: BoundExpression): Aggregation => (instants && isPrimitive(b.type, 'Edm.Date') ? this.dateInstant(b, frame) : this.value(b, frame));
-        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: then(b.then) })), default: null } };
+        return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, frame), then: then(b.then) })), default: null } };
       }
       case 'call':
         return this.call(node, frame);
@@ -257,79 +258,70 @@ export class ExpressionCompiler {
     });
   }
 
-  /** A Boolean-valued node as true, false or null. */
+  /** A Boolean-valued node as true, false or null: where it holds, where its negation holds, else null. */
   private booleanValue(node: BoundExpression, frame: Frame): Aggregation {
     // A value that is never null (a comparison) is its condition, written once (written twice, a
     // nested comparison of Boolean values doubled the pipeline per level).
-    if (neverNull(node)) return this.holds(node, true, frame);
-    return { $cond: [this.holds(node, true, frame), true, { $cond: [this.holds(node, false, frame), false, null] }] };
+    if (neverNull(node)) return this.holds(node, frame);
+    return { $cond: [this.holds(node, frame), true, { $cond: [this.holdsLowered(lowerCondition(node, false), frame), false, null] }] };
   }
 
-  /**
-   * True exactly where the condition's value is `positive` (so `holds(x, false)` is `not x` being
-   * true): negation moves to the leaves, which keeps three-valued logic right.
-   */
-  holds(node: BoundExpression, positive: boolean, frame: Frame): Aggregation {
+  /** True exactly where the condition is true (false where it is false or null). */
+  holds(node: BoundExpression, frame: Frame): Aggregation {
+    return this.holdsLowered(lowerCondition(node), frame);
+  }
+
+  /** True exactly where a lowered condition holds (the lowering has pushed `not` to its leaves). */
+  holdsLowered(condition: LoweredCondition, frame: Frame): Aggregation {
+    return foldLowered<Aggregation>(condition, {
+      constant: (value) => value === true,
+      and: (left, right) => ({ $and: [left, right] }),
+      or: (left, right) => ({ $or: [left, right] }),
+      null: (operand, holdsForNull) => ({ [holdsForNull ? '$eq' : '$ne']: [this.nullTested(operand, frame), null] }),
+      comparison: (comparison) => {
+        // Comparisons are never null: false with a null operand (except as the lowering's rules say).
+        const result = this.comparison(comparison, frame);
+        return comparison.holdsWhen ? result : { $not: [result] };
+      },
+      leaf: (node, holdsWhen) => this.leaf(node, holdsWhen, frame),
+    });
+  }
+
+  /** The value whose nullness a null test reads: a flag value's number, a duration's seconds, else the value. */
+  private nullTested(operand: BoundExpression, frame: Frame): Aggregation {
+    if (operand.type.kind === 'enum' && operand.type.type.isFlags) return this.flagsNumber(operand, operand.type.type, frame);
+    return isDuration(operand.type) ? this.durationValue(operand, frame) : this.value(operand, frame);
+  }
+
+  /** A condition `not` does not go into: true exactly where its value is `holdsWhen`. */
+  private leaf(node: BoundExpression, holdsWhen: boolean, frame: Frame): Aggregation {
+    const where = (result: Aggregation): Aggregation => (holdsWhen ? result : { $not: [result] });
     switch (node.kind) {
-      case 'literal':
-        if (node.value === null) return false;
-        return node.value === positive;
-      case 'unary':
-        if (node.operator === 'not') return this.holds(node.operand, !positive, frame);
-        break;
-      case 'binary':
-        switch (node.operator) {
-          case 'and':
-          case 'or': {
-            const conjunction = (node.operator === 'and') === positive;
-            const parts = [this.holds(node.left, positive, frame), this.holds(node.right, positive, frame)];
-            return conjunction ? { $and: parts } : { $or: parts };
-          }
-          case 'eq':
-          case 'ne':
-          case 'gt':
-          case 'ge':
-          case 'lt':
-          case 'le': {
-            // Comparisons are never null: false with a null operand (except null eq null).
-            const result = this.comparison(node.operator, node.left, node.right, node.operandType, frame);
-            return positive ? result : { $not: [result] };
-          }
-          default:
-            break;
-        }
-        break;
       case 'in': {
         // null in (…): whether the list holds a null (whatever the other items' types).
-        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === positive;
+        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === holdsWhen;
         const flagType = node.left.type.kind === 'enum' && node.left.type.type.isFlags ? node.left.type.type : undefined;
         if (flagType !== undefined && node.right.kind === 'list') {
-          const result = { $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] };
-          return positive ? result : { $not: [result] };
+          return where({ $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] });
         }
         if (isDuration(node.left.type) && node.right.kind === 'list') {
           // Durations are equal by length (P1D is PT24H), not by their text.
           const items = node.right.items.map((item) => this.durationSeconds(literal(item.value)));
-          const result = { $in: [this.durationValue(node.left, frame), items] };
-          return positive ? result : { $not: [result] };
+          return where({ $in: [this.durationValue(node.left, frame), items] });
         }
         const left = this.value(node.left, frame);
         const list =
           node.right.kind === 'list'
             ? { $literal: node.right.items.map((item) => storedValue(item.value, item.type.kind === 'null' ? node.left.type : item.type, this.mapping)) }
             : this.collectionRef(node.right.collection, frame);
-        const result = { $in: [left, list] };
-        return positive ? result : { $not: [result] };
+        return where({ $in: [left, list] });
       }
-      case 'lambda': {
-        const result = this.lambda(node, frame);
-        return positive ? result : { $not: [result] };
-      }
+      case 'lambda':
+        return where(this.lambda(node, frame));
       default:
-        break;
+        // A Boolean value: a property, a function, a case.
+        return { $eq: [this.value(node, frame), holdsWhen] };
     }
-    // A Boolean value: a property, a function, a case.
-    return { $eq: [this.value(node, frame), positive] };
   }
 
   private collectionRef(node: BoundExpression, frame: Frame): Aggregation {
@@ -349,8 +341,8 @@ export class ExpressionCompiler {
     variables.set(node.variable, variable);
     const inner: Frame = { ...frame, variables };
     // any: some element is true; all: no element is false (null is not false).
-    if (node.operator === 'any') return { $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, true, inner) } }] };
-    return { $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, false, inner) } }] }] };
+    if (node.operator === 'any') return { $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, inner) } }] };
+    return { $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holdsLowered(lowerCondition(node.predicate, false), inner) } }] }] };
   }
 
   /** Enum values are stored by name and ordered by member value: a `$switch` from names to values. */
@@ -407,7 +399,7 @@ export class ExpressionCompiler {
     if (isNullLiteral(node)) return null;
     if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand))) return null;
     if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
-    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, true, frame), then: this.durationValue(b.then, frame) })), default: null } };
+    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, frame), then: this.durationValue(b.then, frame) })), default: null } };
     if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub')) {
       if (isDuration(node.left.type) && isDuration(node.right.type)) {
         return this.nullSafe([this.durationValue(node.left, frame), this.durationValue(node.right, frame)], ([x, y]) => ({ [node.operator === 'add' ? '$add' : '$subtract']: [x, y] }));
@@ -463,8 +455,9 @@ export class ExpressionCompiler {
     return this.nullSafe([text], ([x]) => ({ $cond: [{ $eq: [{ $substrCP: [x, 4, 1] }, '-'] }, { $concat: ['0', x] }, x] }));
   }
 
-  /** A comparison (never null): the spec's null rules (null eq null; gt/lt false with a null; ge/le true for two nulls). */
-  comparison(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, frame: Frame): Aggregation {
+  /** A comparison (never null) of two operands, neither a null literal: the lowering made those null tests. */
+  comparison(lowered: LoweredComparison, frame: Frame): Aggregation {
+    const { operator: op, left: leftNode, right: rightNode, operandType } = lowered;
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
     if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
     // An instant literal finer than a millisecond against a BSON date (whole milliseconds): exact.
@@ -523,25 +516,23 @@ export class ExpressionCompiler {
     }
     if (maybeNaN(leftNode) || maybeNaN(rightNode)) {
       const guards = [maybeNaN(leftNode) ? a : undefined, maybeNaN(rightNode) ? b : undefined].filter((x) => x !== undefined).map((x) => ({ $ne: [x, NaN] }));
-      return bound({ $and: [...guards, this.comparisonOf(op, leftNode, rightNode, a, b)] });
+      return bound({ $and: [...guards, this.comparisonOf(lowered, a, b)] });
     }
-    return bound(this.comparisonOf(op, leftNode, rightNode, a, b));
+    return bound(this.comparisonOf(lowered, a, b));
   }
 
-  /** An ordering comparison of the two sides' values (never null): gt/lt false with a null, ge/le true for two nulls. */
-  private comparisonOf(op: Comparison, leftNode: BoundExpression, rightNode: BoundExpression, a: Aggregation, b: Aggregation): Aggregation {
-    const leftNull = leftNode.kind === 'literal' && leftNode.value === null;
-    const rightNull = rightNode.kind === 'literal' && rightNode.value === null;
-    if (leftNull || rightNull) {
-      // x gt null is false; x ge null is x eq null.
-      return op === 'ge' || op === 'le' ? { $eq: [a, b] } : false;
-    }
-    const known = (n: BoundExpression): boolean => n.kind === 'literal' || neverNull(n);
+  /**
+   * An ordering comparison of the two sides' values (never null), by the lowering's null rules:
+   * false with one null operand, and for two nulls `bothNull` (ge/le true, gt/lt false).
+   */
+  private comparisonOf(lowered: LoweredComparison, a: Aggregation, b: Aggregation): Aggregation {
+    const op = lowered.operator;
+    // A document may lack a field of a non-nullable property: only `never` is known not to be null.
     const checks: Aggregation[] = [];
-    if (!known(leftNode)) checks.push(notNull(a));
-    if (!known(rightNode)) checks.push(notNull(b));
+    if (lowered.nulls[0] !== 'never') checks.push(notNull(a));
+    if (lowered.nulls[1] !== 'never') checks.push(notNull(b));
     const strict = checks.length === 0 ? { [AGGREGATE[op]]: [a, b] } : { $and: [...checks, { [AGGREGATE[op]]: [a, b] }] };
-    if (op === 'gt' || op === 'lt') return strict;
+    if (!lowered.bothNull) return strict;
     if (checks.length === 0) return strict;
     return { $or: [{ $and: [isNull(a), isNull(b)] }, strict] };
   }
@@ -655,85 +646,84 @@ export class ExpressionCompiler {
     });
   }
 
-  /** `cast` and `isof`. */
+  /**
+   * `cast` and `isof` by the class of the conversion (passes/cast-classes.ts), in the subset the
+   * reference computes in a way MongoDB can say; `isof(Type)` of the instance is true.
+   */
   private castOrIsof(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
-    // The subset the reference (in-memory) computes in a way MongoDB can say: a value of the
-    // target type itself, an integer to any numeric type (unchanged), a Decimal or a Double to
-    // an integer type, an integer or a Boolean to text. `isof`: whether the value is not null, for those; `isof(Type)` of the instance is true.
     const [arg] = node.args;
     const target = node.targetType;
-    if (node.name === 'isof' && arg === undefined) return true;
+    const isof = node.name === 'isof';
+    if (isof && arg === undefined) return true;
     if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
-    // A number or a Boolean is never text.
-    // (Not a Decimal: the reference holds stored decimals as text.)
-    if (node.name === 'isof' && isPrimitive(target, 'Edm.String') && ((isNumber(arg.type) && !isPrimitive(arg.type, 'Edm.Decimal')) || isPrimitive(arg.type, 'Edm.Boolean'))) return false;
-    if (arg.kind === 'literal' && arg.value === null) return node.name === 'isof' ? false : null;
     const source = arg.type;
-    const same = (source.kind === 'primitive' && target.kind === 'primitive' && source.name === target.name) || (source.kind === 'enum' && target.kind === 'enum' && source.type === target.type);
-    const integerSource = isIntegerType(source);
-    const toNumber = integerSource && isNumber(target);
-    const toText = isPrimitive(target, 'Edm.String') && (integerSource || isPrimitive(source, 'Edm.Boolean'));
-    // A Double as a Decimal: itself when finite (INF and NaN are no decimals); a Decimal as a Double: itself.
-    const double = isPrimitive(source, 'Edm.Double') || isPrimitive(source, 'Edm.Single');
-    if (double && isPrimitive(target, 'Edm.Decimal')) {
-      const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
-      // isof is false (never null) for null.
-      if (node.name === 'isof') {
-        const name = `i${this.letCount++}`;
-        return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(`$$${name}`), finite(`$$${name}`)] } } };
+    /** `body` of the value bound once, as `ref`. */
+    const bound = (letter: string, body: (ref: string) => Aggregation): Aggregation => {
+      const name = `${letter}${this.letCount++}`;
+      return { $let: { vars: { [name]: this.value(arg, frame) }, in: body(`$$${name}`) } };
+    };
+    const kind = classifyCast(isof ? 'isof' : 'cast', arg, target);
+    switch (kind.kind) {
+      case 'null':
+      case 'never':
+        return isof ? false : null;
+      case 'finite': {
+        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); isof is false (never null) for null.
+        const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
+        if (isof) return bound('i', (x) => ({ $and: [notNull(x), finite(x)] }));
+        return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
       }
-      return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
+      case 'integral': {
+        // The value when it is an integer in the type's range (NaN equals itself in MongoDB but is
+        // below every number there, and equals nothing in mingo).
+        const [lowest, highest] = kind.range;
+        return bound('k', (ref) => {
+          const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(lowest)] }, { $lt: [ref, Number(highest + 1n)] }] };
+          return isof ? within : { $cond: [within, ref, null] };
+        });
+      }
+      case 'member': {
+        // Stored by name: the member with that value, else null; `isof`: whether there is one.
+        const members = membersByValue(kind.type);
+        return bound('k', (ref) => {
+          const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
+          return isof ? (members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] }) : named;
+        });
+      }
+      case 'flags': {
+        const { lowest, highest, outside } = flagValues(kind.type);
+        return bound('k', (ref) => {
+          const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
+          return { $and: [notNull(ref), outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] }] };
+        });
+      }
+      case 'integer': {
+        // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
+        // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
+        const range = kind.range;
+        if (range === undefined) return isof ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+        return bound('k', (ref) => {
+          const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
+          return isof ? within : { $cond: [within, ref, null] };
+        });
+      }
+      case 'identity':
+      case 'float':
+      case 'decimal':
+        return isof ? notNull(this.value(arg, frame)) : this.value(arg, frame);
+      case 'text':
+        // A Date or a TimeOfDay is text already (stored, or computed); a Guid stored as text is
+        // lowercase text already (a custom `guid` storage is not text: refused).
+        if (kind.from === 'date' || kind.from === 'time') return this.value(arg, frame);
+        if (kind.from === 'guid') return typeof this.mapping.guid !== 'function' ? this.value(arg, frame) : this.refuseCast(node, source, target);
+        return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $toString: x }));
+      default:
+        return this.refuseCast(node, source, target);
     }
-    if (isPrimitive(source, 'Edm.Decimal') && (isPrimitive(target, 'Edm.Double') || isPrimitive(target, 'Edm.Single'))) {
-      return node.name === 'isof' ? notNull(this.value(arg, frame)) : this.value(arg, frame);
-    }
-    // A Decimal or a Double to an integer type: the value when it is an integer in the type's
-    // range, else the cast fails (null); `isof`: whether it is (NaN equals itself in MongoDB
-    // but is below every number there, and equals nothing in mingo).
-    const targetRange = integerRange(target);
-    if ((double || isPrimitive(source, 'Edm.Decimal')) && targetRange !== undefined) {
-      const name = `k${this.letCount++}`;
-      const ref = `$$${name}`;
-      const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(targetRange[0])] }, { $lt: [ref, Number(targetRange[1] + 1n)] }] };
-      return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
-    }
-    // An integer to an enumeration that is not a flag enumeration: the member with that value
-    // (stored by name), else null; `isof`: whether there is one.
-    if (integerSource && target.kind === 'enum' && !target.type.isFlags) {
-      const name = `k${this.letCount++}`;
-      const ref = `$$${name}`;
-      const members = membersByValue(target.type);
-      const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
-      const within = members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] };
-      return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : named } };
-    }
-    // isof of an integer as a flag enumeration: whether it is a value of the underlying type (or a member's).
-    if (integerSource && target.kind === 'enum' && target.type.isFlags && node.name === 'isof') {
-      const name = `k${this.letCount++}`;
-      const ref = `$$${name}`;
-      const { lowest, highest, outside } = flagValues(target.type);
-      const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
-      const within = outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] };
-      return { $let: { vars: { [name]: this.value(arg, frame) }, in: { $and: [notNull(ref), within] } } };
-    }
-    // A Date or a TimeOfDay is text already (stored, or computed by date()/time()/Date arithmetic).
-    const textual = isPrimitive(target, 'Edm.String') && (isPrimitive(source, 'Edm.Date') || isPrimitive(source, 'Edm.TimeOfDay'));
-    if (textual && node.name === 'cast') return this.value(arg, frame);
-    // A Guid stored as text is lowercase text already (a custom `guid` storage is not text).
-    if (isPrimitive(target, 'Edm.String') && isPrimitive(source, 'Edm.Guid') && node.name === 'cast' && typeof this.mapping.guid !== 'function') return this.value(arg, frame);
-    if (!same && !toNumber && !(toText && node.name === 'cast')) return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
-    // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
-    // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
-    // `isof` of such a type: whether that cast succeeds.
-    const range = integerRange(target);
-    if (range !== undefined && !isPrimitive(target, 'Edm.Int64') && (same || toNumber)) {
-      const name = `k${this.letCount++}`;
-      const ref = `$$${name}`;
-      const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
-      return { $let: { vars: { [name]: this.value(arg, frame) }, in: node.name === 'isof' ? within : { $cond: [within, ref, null] } } };
-    }
-    if (node.name === 'isof') return notNull(this.value(arg, frame));
-    return same || toNumber ? this.value(arg, frame) : this.nullSafe([this.value(arg, frame)], ([x]) => ({ $toString: x }));
+  }
+
+  private refuseCast(node: Extract<BoundExpression, { kind: 'call' }>, source: ExpressionType, target: ExpressionType): never {
+    return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
   }
 
   /**
@@ -756,6 +746,7 @@ export class ExpressionCompiler {
       },
     };
   }
+
 }
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
@@ -789,6 +780,7 @@ export function subMillisecond(value: unknown): boolean {
   const instant = typeof value === 'string' ? parseInstant(value) : undefined;
   return instant !== undefined && instant.picos % 1_000_000_000n !== 0n;
 }
+
 
 /** `2024-01-01` as `02024-01-01` (a year of four digits gets a fifth). */
 export function fiveDigitYear(text: string): string {

@@ -8,6 +8,7 @@
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
 import { refuseApply } from '../../passes/unsupported.js';
+import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { Property, StructuredType } from '../../model/model.js';
@@ -119,9 +120,9 @@ class FilterCompiler {
     return entry(fieldOf(this.type, step.property, this.mapping), { $elemMatch: entry(OPERATOR[op], mongoValue(value.value, step.property, this.mapping)) });
   }
 
-  /** `{ $expr }`: true exactly where the condition's value is `positive`. */
-  private expr(node: BoundExpression, positive: boolean): MongoDocument {
-    return { $expr: this.expressions.holds(node, positive, this.frame) };
+  /** `{ $expr }`: true exactly where the lowered condition holds. */
+  private expr(condition: LoweredCondition): MongoDocument {
+    return { $expr: this.expressions.holdsLowered(condition, this.frame) };
   }
 
   /**
@@ -144,64 +145,67 @@ class FilterCompiler {
     });
   }
 
-  /** `positive` is false under an odd number of `not`s: the result must then be the complement. */
-  condition(node: BoundExpression, positive: boolean): MongoDocument {
+  /** The documents where `node` (a condition) holds. */
+  condition(node: BoundExpression): MongoDocument {
+    return this.filter(lowerCondition(node));
+  }
+
+  /** The documents where a lowered condition holds (the lowering has pushed `not` to its leaves). */
+  private filter(condition: LoweredCondition): MongoDocument {
+    return foldLowered<MongoDocument>(condition, {
+      constant: (value) => (value === true ? EVERYTHING : NOTHING),
+      and: (left, right) => ({ $and: [left, right] }),
+      or: (left, right) => ({ $or: [left, right] }),
+      null: (operand, isNull, node) => this.nullFilter(operand, isNull) ?? this.expr({ kind: 'null', operand, isNull, node }),
+      comparison: (comparison) => {
+        const result = this.findComparison(comparison);
+        if (result === undefined) return this.expr(comparison);
+        return comparison.holdsWhen ? result : { $nor: [result] };
+      },
+      leaf: (node, holdsWhen) => this.leaf(node, holdsWhen) ?? this.expr({ kind: 'leaf', node, holdsWhen }),
+    });
+  }
+
+  /**
+   * A field that is null (`$eq: null` matches a missing field too) or is not; `undefined` where
+   * `$expr` must say it (a flag value, a duration, a path that is no field of the document).
+   */
+  private nullFilter(operand: BoundExpression, isNull: boolean): MongoDocument | undefined {
+    if (isDuration(operand.type)) return undefined;
+    const found = this.field(operand);
+    if (found === undefined || isFlags(found.property)) return undefined;
+    return entry(found.field, isNull ? { $eq: null } : { $ne: null });
+  }
+
+  /** A condition `not` does not go into, as a query document where its value is `holdsWhen`; `undefined` where `$expr` must say it. */
+  private leaf(node: BoundExpression, holdsWhen: boolean): MongoDocument | undefined {
     switch (node.kind) {
-      case 'binary':
-        switch (node.operator) {
-          case 'and':
-          case 'or': {
-            // not (a and b) = not a or not b: the negation moves to the leaves.
-            const conjunction = (node.operator === 'and') === positive;
-            const parts = [this.condition(node.left, positive), this.condition(node.right, positive)];
-            return conjunction ? { $and: parts } : { $or: parts };
-          }
-          case 'eq':
-          case 'ne':
-          case 'gt':
-          case 'ge':
-          case 'lt':
-          case 'le':
-            return this.comparison(node, node.operator, node.left, node.right, positive);
-          default:
-            break;
-        }
-        break;
-      case 'unary':
-        if (node.operator === 'not') return this.condition(node.operand, !positive);
-        break;
-      case 'literal':
-        if (typeof node.value === 'boolean') return node.value === positive ? EVERYTHING : NOTHING;
-        if (node.value === null) return NOTHING;
-        break;
       case 'lambda': {
         // any over a primitive collection field with a simple predicate on the element: $elemMatch.
         const elemMatch = this.elemMatch(node);
-        if (elemMatch !== undefined) return positive ? elemMatch : { $nor: [elemMatch] };
-        break;
+        if (elemMatch === undefined) return undefined;
+        return holdsWhen ? elemMatch : { $nor: [elemMatch] };
       }
       case 'path': {
         // A Boolean property: null is neither true nor, under not, false.
         const found = this.field(node);
-        if (found === undefined) break;
-        return entry(found.field, { $eq: positive });
+        return found === undefined ? undefined : entry(found.field, { $eq: holdsWhen });
       }
       case 'in': {
         const found = this.field(node.left);
-        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property) || isDuration(node.left.type)) break;
+        if (node.right.kind !== 'list' || found === undefined || isFlags(found.property) || isDuration(node.left.type)) return undefined;
         const result = this.inList(found.field, found.property, node.right.items, node.left.type);
-        return positive ? result : { $nor: [result] };
+        return holdsWhen ? result : { $nor: [result] };
       }
       case 'call': {
         const result = this.stringPredicate(node);
-        if (result === undefined) break;
+        if (result === undefined) return undefined;
         // contains(null, 'a') is null: under not, still no match.
-        return positive ? result.filter : { $and: [entry(result.field, { $type: 'string' }), { $nor: [result.filter] }] };
+        return holdsWhen ? result.filter : { $and: [entry(result.field, { $type: 'string' }), { $nor: [result.filter] }] };
       }
       default:
-        break;
+        return undefined;
     }
-    return this.expr(node, positive);
   }
 
   /** contains/startswith/endswith of a field (or its tolower) and a literal: an escaped regex. */
@@ -236,10 +240,11 @@ class FilterCompiler {
   }
 
   /**
-   * Two properties: `$expr`, whose comparisons order null below every value, so the spec's null
-   * rules are spelled out (null eq null; gt/lt false with a null; ge/le true for two nulls).
+   * Two properties: `$expr`, whose comparisons order null below every value, so the lowering's null
+   * rules are spelled out: an order comparison needs both present, or both null where `bothNull`
+   * (`$eq`/`$ne` find null equal to null already).
    */
-  private fieldComparison(op: Comparison, left: { field: string }, right: { field: string }): MongoDocument {
+  private fieldComparison(op: Comparison, bothNullHolds: boolean, left: { field: string }, right: { field: string }): MongoDocument {
     // `$ifNull` makes a missing field null, so that missing and null compare alike.
     const a = { $ifNull: [`$${left.field}`, null] };
     const b = { $ifNull: [`$${right.field}`, null] };
@@ -250,23 +255,16 @@ class FilterCompiler {
         return { $expr: { $eq: [a, b] } };
       case 'ne':
         return { $expr: { $ne: [a, b] } };
-      case 'gt':
-      case 'lt':
-        return { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] };
-      case 'ge':
-      case 'le':
-        return { $or: [bothNull, { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] }] };
+      default: {
+        const strict = { $and: [bothPresent, { $expr: { [OPERATOR[op]]: [a, b] } }] };
+        return bothNullHolds ? { $or: [bothNull, strict] } : strict;
+      }
     }
   }
 
-  private comparison(node: Extract<BoundExpression, { kind: 'binary' }>, operator: Comparison, left: BoundExpression, right: BoundExpression, positive: boolean): MongoDocument {
-    const result = this.findComparison(operator, left, right, node.operandType);
-    if (result === undefined) return this.expr(node, positive);
-    return positive ? result : { $nor: [result] };
-  }
-
   /** A comparison as a query document, or `undefined` when it needs `$expr`. */
-  private findComparison(operator: Comparison, left: BoundExpression, right: BoundExpression, operandType: BoundExpression['type']): MongoDocument | undefined {
+  private findComparison(comparison: LoweredComparison): MongoDocument | undefined {
+    const { operator, left, right, operandType } = comparison;
     // Durations are stored as text and compared by length: `$expr` computes it.
     if (isDuration(operandType)) return undefined;
     // A Date against a DateTimeOffset: the Date (text) is its midnight in UTC, computed in `$expr`.
@@ -290,7 +288,7 @@ class FilterCompiler {
       // An Int64 against a Double is compared in Double (rounded first): `$expr` converts it.
       const int64 = (p: Property): boolean => p.type.kind === 'primitive' && p.type.name === 'Edm.Int64';
       if ((isPrimitiveType(operandType, 'Edm.Double') || isPrimitiveType(operandType, 'Edm.Single')) && (int64(a.property) || int64(b.property))) return undefined;
-      return this.fieldComparison(op, a, b);
+      return this.fieldComparison(op, comparison.bothNull, a, b);
     }
     if (path.kind === 'literal') return undefined;
     if (path.kind === 'call' && (path.name === 'tolower' || path.name === 'toupper') && (op === 'eq' || op === 'ne') && typeof other.value === 'string') {
@@ -322,12 +320,6 @@ class FilterCompiler {
       if (op === 'eq' || op === 'ne') return op === 'eq' ? NOTHING : EVERYTHING;
       const floor = mongoValue(other.value, property, this.mapping);
       return entry(field, op === 'gt' || op === 'ge' ? { $gt: floor } : { $lte: floor });
-    }
-    if (other.value === null) {
-      // OData: null eq null is true, null gt/lt anything is false, null ge/le null is true.
-      if (op === 'eq' || op === 'ge' || op === 'le') return entry(field, { $eq: null });
-      if (op === 'ne') return entry(field, { $ne: null });
-      return NOTHING;
     }
     const numeric = this.numericComparison(op, field, property, other.value, operandType);
     if (numeric !== undefined) return numeric;
@@ -454,7 +446,7 @@ class QueryCompiler {
             }),
       );
     }
-    if (query.filter !== undefined) parts.push(filters.condition(query.filter, true));
+    if (query.filter !== undefined) parts.push(filters.condition(query.filter));
     return parts.length === 0 ? {} : parts.length === 1 ? (parts[0] as MongoDocument) : { $and: parts };
   }
 
@@ -689,7 +681,7 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
 function applyPipeline(bound: BoundQuery, compiler: QueryCompiler, options: ToMongoOptions): MongoPipeline {
   const apply = bound.apply as NonNullable<BoundQuery['apply']>;
   const hooks: ApplyHooks = {
-    condition: (predicate, context, expressions) => new FilterCompiler(rootFrame(context), expressions, options).condition(predicate, true),
+    condition: (predicate, context, expressions) => new FilterCompiler(rootFrame(context), expressions, options).condition(predicate),
     search: (search, context) => compiler.conditions({ ...bound, apply: undefined, filter: undefined, search } as BoundQueryOptions, context, false),
     order: (items, frame, expressions, computed, sort, temporary) => compiler.orderKeys(items, frame, expressions, computed, sort, temporary),
   };

@@ -145,7 +145,7 @@ export class ApplyCompiler {
       case 'filter':
       case 'search': {
         const scope = this.scope(input);
-        const where = node.kind === 'filter' ? c.condition(node.predicate, true, scope) : c.search(node.search, scope);
+        const where = node.kind === 'filter' ? c.condition(node.predicate, scope) : c.search(node.search, scope);
         return { ...input, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(input, scope)} WHERE ${where})`, type: node.output };
       }
       case 'compute': {
@@ -249,7 +249,7 @@ export class ApplyCompiler {
       if (step.kind === 'identity') continue;
       if (step.kind === 'filter') {
         const predicate = step.predicate;
-        conditions.push((scope) => c.condition(predicate, true, scope));
+        conditions.push((scope) => c.condition(predicate, scope));
       } else if (step.kind === 'search') {
         const search: BoundSearch = step.search;
         conditions.push((scope) => c.search(search, scope));

@@ -15,11 +15,13 @@
  * - an integer, a Boolean (`true`/`false`), a Date (`YYYY-MM-DD`) or a Guid (lowercase) to text
  *   (`cast` only; `isof` of a number or a Boolean as Edm.String is false).
  * Anything else (text to numbers, structured values, enums, TimeOfDay and Decimal formatting) is
- * refused with `unsupported_feature`, as MongoDB refuses the same subset's complement.
+ * refused with `unsupported_feature`, as MongoDB refuses the same subset's complement. Which class
+ * a conversion is, is decided once for both backends (passes/cast-classes.ts); here is how SQL computes each.
  */
 import type { BoundExpression } from '../../semantic/bound-ast.js';
 import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { flagValues, membersByValue } from '../../passes/enums.js';
+import { classifyCast } from '../../passes/cast-classes.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind } from './dialect.js';
 
@@ -40,8 +42,6 @@ type Call = Extract<BoundExpression, { kind: 'call' }>;
 
 const isInteger = isIntegerType;
 const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
-const isDecimal = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Decimal');
-const sameType = (a: ExpressionType, b: ExpressionType): boolean => (a.kind === 'primitive' && b.kind === 'primitive' && a.name === b.name) || (a.kind === 'enum' && b.kind === 'enum' && a.type === b.type);
 const typeName = (type: ExpressionType): string => (type.kind === 'primitive' ? type.name : type.kind === 'enum' ? type.type.qualifiedName : type.kind);
 
 /** The range of `target` where it is an integer type that does not hold every value of `source`'s. */
@@ -100,74 +100,89 @@ function once(arg: BoundExpression, context: CastContext, body: (x: string) => s
   return context.dialect.withValues([x], ([v]) => body(v as string));
 }
 
-/** `cast(value, Type)` as an SQL value (null where the cast fails). */
+/** `cast(value, Type)` as an SQL value (null where the cast fails), by its class (passes/cast-classes.ts). */
 export function castValue(node: Call, context: CastContext): string {
   const { arg, target } = operands(node);
   const source = arg.type;
-  if (arg.kind === 'literal' && arg.value === null) return context.nullOf(target);
   const { dialect } = context;
-  if (isInteger(source) && isInteger(target)) {
-    const range = checkedRange(arg, target);
-    if (range === undefined) return context.value(arg);
-    return once(arg, context, (x) => `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`);
-  }
-  if (sameType(source, target)) return context.value(arg);
-  if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
-    return once(arg, context, (x) => `(CASE WHEN ${integralInRange(x, source, target, context)} THEN ${dialect.integer(x)} ELSE NULL END)`);
-  }
-  if (isInteger(source) && target.kind === 'enum' && !target.type.isFlags) {
-    const members = membersByValue(target.type).map(([value, name]) => `WHEN ${context.parameter(value, 'bigint')} THEN ${context.parameter(name, 'enum')}`);
-    return `(CASE ${context.value(arg)} ${members.join(' ')} ELSE NULL END)`;
-  }
-  if ((isInteger(source) || isDecimal(source)) && isFloat(target)) return dialect.double(context.value(arg));
-  if (isInteger(source) && isDecimal(target)) return dialect.integerAsDecimal(context.value(arg));
-  if (isPrimitive(target, 'Edm.String')) {
-    if (isPrimitive(source, 'Edm.Boolean')) {
-      const holds = context.condition(arg);
-      return `(CASE WHEN ${holds} THEN ${context.parameter('true', 'string')} WHEN NOT (${holds}) THEN ${context.parameter('false', 'string')} ELSE NULL END)`;
+  const kind = classifyCast('cast', arg, target);
+  switch (kind.kind) {
+    case 'null':
+      return context.nullOf(target);
+    case 'integer': {
+      const range = checkedRange(arg, target);
+      if (range === undefined) return context.value(arg);
+      return once(arg, context, (x) => `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`);
     }
-    const text = dialect.toText;
-    if (text !== undefined && isInteger(source)) return text(context.value(arg), 'integer');
-    if (text !== undefined && isPrimitive(source, 'Edm.Date')) return text(context.value(arg), 'date');
-    if (text !== undefined && isPrimitive(source, 'Edm.Guid')) return text(context.value(arg), 'guid');
+    case 'identity':
+      return context.value(arg);
+    case 'integral':
+      return once(arg, context, (x) => `(CASE WHEN ${integralInRange(x, source, target, context)} THEN ${dialect.integer(x)} ELSE NULL END)`);
+    case 'member': {
+      const members = membersByValue(kind.type).map(([value, name]) => `WHEN ${context.parameter(value, 'bigint')} THEN ${context.parameter(name, 'enum')}`);
+      return `(CASE ${context.value(arg)} ${members.join(' ')} ELSE NULL END)`;
+    }
+    case 'float':
+      return dialect.double(context.value(arg));
+    case 'decimal':
+      return dialect.integerAsDecimal(context.value(arg));
+    case 'text': {
+      if (kind.from === 'boolean') {
+        const holds = context.condition(arg);
+        return `(CASE WHEN ${holds} THEN ${context.parameter('true', 'string')} WHEN NOT (${holds}) THEN ${context.parameter('false', 'string')} ELSE NULL END)`;
+      }
+      // Declared refusals: a TimeOfDay as text (the dialects' formats differ), and dialects without `toText`.
+      const text = dialect.toText;
+      if (text === undefined || kind.from === 'time') return refuse(node, source, target);
+      return text(context.value(arg), kind.from);
+    }
+    // A Double as a database decimal is rounded to the dialect's digits: refused (isof is exact).
+    case 'finite':
+    default:
+      return refuse(node, source, target);
   }
-  return refuse(node, source, target);
 }
 
-/** `isof(value, Type)` as an SQL condition: true or false, never null. */
+/** `isof(value, Type)` as an SQL condition: true or false, never null (whether the cast of its class succeeds). */
 export function isofCondition(node: Call, context: CastContext): string {
   const { arg, target } = operands(node);
   const source = arg.type;
-  if (arg.kind === 'literal' && arg.value === null) return '1 = 0';
-  // A number or a Boolean is never text (a Decimal is left out: the reference holds stored decimals as text).
-  if (isPrimitive(target, 'Edm.String') && (isInteger(source) || isFloat(source) || isPrimitive(source, 'Edm.Boolean'))) return '1 = 0';
+  const kind = classifyCast('isof', arg, target);
   const notNull = (): string => `${context.value(arg)} IS NOT NULL`;
-  if (isInteger(source) && (isInteger(target) || isFloat(target) || isDecimal(target))) {
-    const range = isInteger(target) ? checkedRange(arg, target) : undefined;
-    if (range === undefined) return notNull();
-    const x = context.value(arg);
-    return `(${x} IS NOT NULL AND ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')})`;
+  switch (kind.kind) {
+    case 'null':
+    case 'never':
+      return '1 = 0';
+    case 'integer': {
+      const range = checkedRange(arg, target);
+      if (range === undefined) return notNull();
+      const x = context.value(arg);
+      return `(${x} IS NOT NULL AND ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')})`;
+    }
+    case 'identity':
+    case 'float':
+    case 'decimal':
+      return notNull();
+    case 'member': {
+      const values = membersByValue(kind.type).map(([value]) => context.parameter(value, 'bigint'));
+      const x = context.value(arg);
+      return values.length === 0 ? '1 = 0' : `(${x} IS NOT NULL AND ${x} IN (${values.join(', ')}))`;
+    }
+    case 'flags': {
+      const { lowest, highest, outside } = flagValues(kind.type);
+      const x = context.value(arg);
+      const named = outside.length === 0 ? '' : ` OR ${x} IN (${outside.map((value) => context.parameter(value, 'bigint')).join(', ')})`;
+      return `(${x} IS NOT NULL AND ((${x} >= ${context.parameter(lowest, 'bigint')} AND ${x} <= ${context.parameter(highest, 'bigint')})${named}))`;
+    }
+    case 'integral': {
+      const x = context.value(arg);
+      return `(${x} IS NOT NULL AND ${integralInRange(x, source, target, context)})`;
+    }
+    case 'finite': {
+      const x = context.value(arg);
+      return `(${x} IS NOT NULL AND ABS(${x}) <= ${context.parameter(Number.MAX_VALUE, 'double')})`;
+    }
+    default:
+      return refuse(node, source, target);
   }
-  if (sameType(source, target)) return notNull();
-  if (isDecimal(source) && isFloat(target)) return notNull();
-  if (isInteger(source) && target.kind === 'enum' && !target.type.isFlags) {
-    const values = membersByValue(target.type).map(([value]) => context.parameter(value, 'bigint'));
-    const x = context.value(arg);
-    return values.length === 0 ? '1 = 0' : `(${x} IS NOT NULL AND ${x} IN (${values.join(', ')}))`;
-  }
-  if (isInteger(source) && target.kind === 'enum' && target.type.isFlags) {
-    const { lowest, highest, outside } = flagValues(target.type);
-    const x = context.value(arg);
-    const named = outside.length === 0 ? '' : ` OR ${x} IN (${outside.map((value) => context.parameter(value, 'bigint')).join(', ')})`;
-    return `(${x} IS NOT NULL AND ((${x} >= ${context.parameter(lowest, 'bigint')} AND ${x} <= ${context.parameter(highest, 'bigint')})${named}))`;
-  }
-  if ((isDecimal(source) || isFloat(source)) && isInteger(target)) {
-    const x = context.value(arg);
-    return `(${x} IS NOT NULL AND ${integralInRange(x, source, target, context)})`;
-  }
-  if (isFloat(source) && isDecimal(target)) {
-    const x = context.value(arg);
-    return `(${x} IS NOT NULL AND ABS(${x}) <= ${context.parameter(Number.MAX_VALUE, 'double')})`;
-  }
-  return refuse(node, source, target);
 }

@@ -9,25 +9,25 @@
  * `IS NULL`, strings compare case-sensitively by code point, and nulls sort first ascending.
  */
 import { DEFAULT_MAX_STATEMENT_LENGTH, statementTooLong } from './statement-limits.js';
-import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
-import { neverNull } from '../../passes/never-null.js';
+import { memberOrdinals } from '../../passes/enums.js';
 import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../../util/temporal.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { INTEGER_RANGES, fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { joinPairs } from '../../model/navigation.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind, SqlSearchHook } from './dialect.js';
 import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
-import { LIST_PARAMETER_THRESHOLD, MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
-import { nonNullColumn } from './nullability.js';
+import { MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { CastContext } from './casts.js';
 import { functionCondition, functionValue, type SqlFunctionContext } from './functions.js';
 import { FUNCTIONS } from '../../semantic/functions.js';
+import { SqlConditions } from './conditions.js';
+import { lowerCondition } from '../../passes/lower-conditions.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
@@ -67,6 +67,8 @@ interface Joins {
 export class SqlCompiler {
   readonly params: unknown[] = [];
   private aliases = 0;
+  /** The compiler of conditions (conditions.ts); function predicates through `predicateCall`. */
+  private readonly logic: SqlConditions<Scope> = new SqlConditions<Scope>(this, (node, scope) => this.predicateCall(node, scope));
 
   constructor(
     readonly dialect: Dialect,
@@ -81,7 +83,7 @@ export class SqlCompiler {
    * and condition, so that a form that repeats its operands (where the dialect has no
    * `withValues` of its own) fails once it is too long, instead of growing on geometrically.
    */
-  private bounded(sql: string): string {
+  bounded(sql: string): string {
     if (sql.length > this.maxLength) throw statementTooLong(this.maxLength);
     return sql;
   }
@@ -231,7 +233,7 @@ export class SqlCompiler {
     const nullKey = (): string => this.dialect.durationKey(this.value(null, 'interval'));
     if (node.type.kind === 'null') return nullKey();
     if (node.kind === 'case' && node.branches.some(({ then }) => then.kind === 'binary')) {
-      const branches = node.branches.map(({ when, then }) => `WHEN ${this.condition(when, true, scope)} THEN ${then.type.kind === 'null' ? nullKey() : this.durationKey(then, scope)}`);
+      const branches = node.branches.map(({ when, then }) => `WHEN ${this.condition(when, scope)} THEN ${then.type.kind === 'null' ? nullKey() : this.durationKey(then, scope)}`);
       return `(CASE ${branches.join(' ')} ELSE NULL END)`;
     }
     return this.dialect.durationKey(this.expression(node, scope, operandType));
@@ -242,7 +244,7 @@ export class SqlCompiler {
     return {
       dialect: this.dialect,
       value: (node) => this.expression(node, scope),
-      condition: (node) => this.condition(node, false, scope),
+      condition: (node) => this.logic.definite(node, scope),
       parameter: (value, kind) => this.value(value, kind),
       nullOf: (type) => this.value(null, parameterKind(type, type)),
     };
@@ -263,7 +265,7 @@ export class SqlCompiler {
       // Promoted as the reference promotes: a Date to its midnight UTC, an Int64 to a double.
       if (isPrimitive(node.type, 'Edm.DateTimeOffset') && isPrimitive(then.type, 'Edm.Date')) value = this.dialect.dateAsInstant(value);
       if ((isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) && isPrimitive(then.type, 'Edm.Int64')) value = this.dialect.double(value);
-      return `WHEN ${this.condition(when, true, scope)} THEN ${value}`;
+      return `WHEN ${this.condition(when, scope)} THEN ${value}`;
     });
     return `(CASE ${branches.join(' ')} ELSE NULL END)`;
   }
@@ -307,7 +309,7 @@ export class SqlCompiler {
   }
 
   /** `EXISTS (…)` for the entity at the end of a path of single-valued navigation properties. */
-  private navigationExists(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): string {
+  navigationExists(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): string {
     let current: Scope = scope;
     if (node.root.kind === 'variable') {
       const variable = scope.variables.get(node.root.name);
@@ -326,23 +328,23 @@ export class SqlCompiler {
     return `EXISTS (SELECT 1 FROM ${from.join(', ')} WHERE ${where.join(' AND ')})`;
   }
 
-  private lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: Scope): string {
+  lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
     if (node.variable === undefined || node.predicate === undefined) return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where})`;
     const variables = new Map(scope.variables);
     if (rows.kind === 'elements') variables.set(node.variable, { value: rows.value });
     else variables.set(node.variable, { alias: rows.scope.alias, type: rows.scope.type, set: rows.scope.set });
     const inner: Scope = { ...scope, variables };
-    if (node.operator === 'any') return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.condition(node.predicate, true, inner)})`;
+    if (node.operator === 'any') return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.condition(node.predicate, inner)})`;
     // all: no related row for which the predicate is false (null is not false, as in the reference).
-    return `NOT EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND NOT (${this.condition(node.predicate, false, inner)}))`;
+    return `NOT EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.logic.holds(lowerCondition(node.predicate, false), inner)})`;
   }
 
   private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
     if (rows.kind === 'elements' && node.filter !== undefined) throw unsupported('$count($filter=…) on a primitive collection');
     if (rows.kind === 'elements' && node.search !== undefined) throw unsupported('$count($search=…) on a primitive collection');
-    const filter = node.filter === undefined || rows.kind === 'elements' ? '' : ` AND ${this.condition(node.filter, true, { ...rows.scope, variables: new Map() })}`;
+    const filter = node.filter === undefined || rows.kind === 'elements' ? '' : ` AND ${this.condition(node.filter, { ...rows.scope, variables: new Map() })}`;
     const search = node.search === undefined || rows.kind === 'elements' ? '' : ` AND ${this.search(node.search, { ...rows.scope, variables: new Map() })}`;
     return `(SELECT COUNT(*) FROM ${rows.from} WHERE ${rows.where}${search}${filter})`;
   }
@@ -403,7 +405,7 @@ export class SqlCompiler {
         if (restricted !== '') parts.push(restricted);
       }
       if (bound.search !== undefined) parts.push(this.search(bound.search, root));
-      if (bound.filter !== undefined) parts.push(this.condition(bound.filter, true, root));
+      if (bound.filter !== undefined) parts.push(this.condition(bound.filter, root));
       return parts.join(' AND ');
     });
   }
@@ -429,213 +431,23 @@ export class SqlCompiler {
     return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: error.code === 'unsupported_feature' });
   }
 
-  /** A condition: `positive` when only TRUE matters (so NULL may stand for OData's false). */
-  condition(node: BoundExpression, positive: boolean, scope: Scope): string {
+  /** `node` as a condition: TRUE exactly where it holds (conditions.ts compiles its lowering). */
+  condition(node: BoundExpression, scope: Scope): string {
+    return this.logic.condition(node, scope);
+  }
+
+  /** `build()`, bounded in length, with an error located at `node` (for each node of a condition). */
+  checked(node: BoundExpression, build: () => string): string {
     try {
-      return this.bounded(this.conditionOf(node, positive, scope));
+      return this.bounded(build());
     } catch (error) {
       throw this.locate(error, node);
     }
   }
 
-  private conditionOf(node: BoundExpression, positive: boolean, scope: Scope): string {
-    switch (node.kind) {
-      case 'binary':
-        switch (node.operator) {
-          case 'and':
-          case 'or':
-            return `(${this.condition(node.left, positive, scope)} ${node.operator === 'and' ? 'AND' : 'OR'} ${this.condition(node.right, positive, scope)})`;
-          case 'has':
-            return this.has(node, scope);
-          case 'eq':
-          case 'ne':
-          case 'gt':
-          case 'ge':
-          case 'lt':
-          case 'le': {
-            const complexNull = this.complexNull(node, scope);
-            if (complexNull !== undefined) return complexNull;
-            return this.comparison(node.operator, node.left, node.right, node.operandType, positive, scope);
-          }
-          default:
-            break;
-        }
-        break;
-      case 'unary':
-        if (node.operator === 'not') return `NOT (${this.condition(node.operand, false, scope)})`;
-        break;
-      case 'in':
-        return this.in(node, positive, scope);
-      case 'lambda':
-        return this.lambda(node, scope);
-      case 'call':
-        return this.predicateCall(node, scope);
-      case 'literal':
-        if (node.value === null) return 'NULL';
-        if (typeof node.value === 'boolean') return node.value ? '1 = 1' : '1 = 0';
-        break;
-      case 'path':
-      case 'case':
-        // A Boolean property or case as a condition (SQLite and MySQL store 0/1).
-        return this.dialect.booleanCondition(this.expression(node, scope));
-      default:
-        break;
-    }
-    throw unsupported(`this condition (${node.kind})`);
-  }
-
-  /**
-   * A condition as a Boolean value with OData's three values: NULL where neither it nor its
-   * negation holds (`not flag` with a null flag is null, and `null eq null` is true).
-   */
+  /** A condition as a Boolean value with OData's three values (conditions.ts). */
   private booleanValue(node: BoundExpression, scope: Scope, unknown = ''): string {
-    const holds = this.condition(node, false, scope);
-    if (unknown !== '') return `(CASE ${unknown}WHEN ${holds} THEN ${this.dialect.booleanLiteral(true)} ELSE ${this.dialect.booleanLiteral(false)} END)`;
-    return this.dialect.booleanValue(holds, neverNull(node));
-  }
-
-  private isNullLiteral(node: BoundExpression): boolean {
-    return node.kind === 'literal' && node.value === null;
-  }
-
-  /** Whether the expression can be NULL at run time: not for non-null literals and non-nullable columns of the row. */
-  private nullable(node: BoundExpression): boolean {
-    if (node.kind === 'literal') return node.value === null;
-    return !nonNullColumn(node) && !neverNull(node);
-  }
-
-  private comparison(operator: string, leftNode: BoundExpression, rightNode: BoundExpression, operandType: ExpressionType, positive: boolean, scope: Scope): string {
-    if (this.isNullLiteral(rightNode) || this.isNullLiteral(leftNode)) {
-      const other = this.isNullLiteral(rightNode) ? leftNode : rightNode;
-      if (this.isNullLiteral(other)) return operator === 'eq' || operator === 'ge' || operator === 'le' ? '1 = 1' : '1 = 0';
-      const last = other.kind === 'path' ? other.steps[other.steps.length - 1] : undefined;
-      if (other.kind === 'path' && last?.kind === 'navigation' && !last.navigation.collection && (operator === 'eq' || operator === 'ne')) {
-        // `nav eq null`: no related entity.
-        const exists = this.navigationExists(other, scope);
-        return operator === 'eq' ? `NOT ${exists}` : exists;
-      }
-      const sql = isPrimitive(other.type, 'Edm.Duration') ? this.durationKey(other, scope) : this.expression(other, scope);
-      if (operator === 'eq') return `${sql} IS NULL`;
-      if (operator === 'ne') return `${sql} IS NOT NULL`;
-      // gt/lt with null are false; ge/le with null: only null ge null, which cannot hold for a non-null side.
-      return operator === 'ge' || operator === 'le' ? `${sql} IS NULL` : '1 = 0';
-    }
-    const strings = isPrimitive(operandType, 'Edm.String');
-    const enums = operandType.kind === 'enum';
-    const durations = isPrimitive(operandType, 'Edm.Duration');
-    const doubles = isPrimitive(operandType, 'Edm.Double') || isPrimitive(operandType, 'Edm.Single');
-    const instants = isPrimitive(operandType, 'Edm.DateTimeOffset');
-    // An operand used twice is compiled twice (its parameters then appear twice, as its text does).
-    const equality = operator === 'eq' || operator === 'ne';
-    // A Double compared in order with a literal that is not NaN (`price gt 50`), where NaN is a value
-    // above every number: the other operand stays bare, so an index serves the range, and where the
-    // comparison would hold for NaN (`price gt 50`, not `price lt 60`) it is kept below NaN.
-    const notNaNLiteral = (node: BoundExpression): boolean => node.kind === 'literal' && node.value !== 'NaN' && !Number.isNaN(node.value);
-    const belowNaN = this.dialect.belowNaN;
-    const ranged = doubles && !equality && belowNaN !== undefined && notNaNLiteral(leftNode) !== notNaNLiteral(rightNode) ? (notNaNLiteral(leftNode) ? rightNode : leftNode) : undefined;
-    // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
-    const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
-    const wrap = (node: BoundExpression): string => {
-      if (flags !== undefined) return node.kind === 'literal' ? this.value(Number(flagBits(node.value, flags)), 'integer') : this.flagsValue(this.expression(node, scope, operandType), flags);
-      let sql = enums && !equality ? this.enumOrdinal(node, scope) : durations ? this.durationKey(node, scope, operandType) : this.expression(node, scope, operandType);
-      // In Double, an Int64 is first rounded to a double, as the reference does (SQLite and MariaDB would compare exactly).
-      if (doubles && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Int64')) sql = this.dialect.double(sql);
-      if (doubles && !equality && ranged === undefined) sql = this.dialect.orderedDouble(sql);
-      if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.dialect.dateAsInstant(sql);
-      return strings && !(equality && this.dialect.binaryEquality) ? this.dialect.binary(sql) : sql;
-    };
-    // A Duration's key is null exactly when it is (and a difference of instants is only a key).
-    const isNull = (node: BoundExpression): string => `${durations ? wrap(node) : this.expression(node, scope, operandType)} IS NULL`;
-    const bothNullable = this.nullable(leftNode) && this.nullable(rightNode);
-    // Where doubles hold NaN (PostgreSQL finds NaN = NaN), NaN equals nothing, as in the reference.
-    const notNaN = this.dialect.notNaN;
-    if (doubles && equality && notNaN !== undefined) {
-      const guarded = (node: BoundExpression): boolean => node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value);
-      if ([leftNode, rightNode].some((node) => node.kind !== 'literal' && node.kind !== 'path')) {
-        // A computed side is read twice (its guard and the comparison): bound once where the dialect can.
-        // Typed as doubles: an untyped NULL (`-(null)`) in a derived table would be text in PostgreSQL.
-        return this.dialect.withValues([this.dialect.double(wrap(leftNode)), this.dialect.double(wrap(rightNode))], ([l, r]) => {
-          const guards = [guarded(leftNode) ? notNaN(l as string) : undefined, guarded(rightNode) ? notNaN(r as string) : undefined].filter((g) => g !== undefined);
-          const equal = `(${[...guards, this.dialect.notDistinct(() => l as string, () => r as string)].join(' AND ')})`;
-          return operator === 'eq' ? equal : `NOT ${equal}`;
-        });
-      }
-      const guards = [leftNode, rightNode].filter(guarded).map((node) => notNaN(this.expression(node, scope, operandType)));
-      if (guards.length > 0) {
-        const equal = `(${guards.join(' AND ')} AND ${this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
-        return operator === 'eq' ? equal : `NOT ${equal}`;
-      }
-    }
-    switch (operator) {
-      case 'eq':
-        if (positive && !bothNullable) return `${wrap(leftNode)} = ${wrap(rightNode)}`;
-        return this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode));
-      case 'ne':
-        if (bothNullable || !positive) return `NOT (${this.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
-        return `(${wrap(leftNode)} <> ${wrap(rightNode)} OR ${isNull(this.nullable(leftNode) ? leftNode : rightNode)})`;
-      default: {
-        const sqlOperator = { gt: '>', ge: '>=', lt: '<', le: '<=' }[operator] as string;
-        const above = ranged !== undefined && (ranged === leftNode) === (operator === 'gt' || operator === 'ge');
-        const bare = `${wrap(leftNode)} ${sqlOperator} ${wrap(rightNode)}`;
-        const compare = above && belowNaN !== undefined ? `(${bare} AND ${belowNaN(wrap(ranged))})` : bare;
-        // OData: gt/lt are false (not null) with a null operand; ge/le are true for two nulls.
-        const orBothNull = (operator === 'ge' || operator === 'le') && bothNullable ? ` OR (${isNull(leftNode)} AND ${isNull(rightNode)})` : '';
-        if (positive) return orBothNull === '' ? compare : `(${compare}${orBothNull})`;
-        // Doubles compare as NULLIF(x, NaN) where NaN exists (NaN compares false): guarded as such.
-        const notNull = [leftNode, rightNode]
-          .filter((node) => this.nullable(node) || (doubles && ranged === undefined && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))))
-          .map((node) => `${doubles || durations ? wrap(node) : this.expression(node, scope, operandType)} IS NOT NULL AND `)
-          .join('');
-        return `((${notNull}${compare})${orBothNull})`;
-      }
-    }
-  }
-
-  private in(node: Extract<BoundExpression, { kind: 'in' }>, positive: boolean, scope: Scope): string {
-    if (node.right.kind !== 'list') throw unsupported(`'in' with a collection`);
-    const left = (): string => this.expression(node.left, scope, node.left.type);
-    const operandType = node.left.type;
-    // An item the left type cannot hold (`n64 in (2.5)`) matches nothing: left out.
-    const integral = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(operandType, name as never));
-    // An integral item travels as an integer, or as a bigint beyond 32 bits (`n16 in (2147483648)`,
-    // `(n16 add 1) in (-1.7976931348623157e308)`); one beyond 64 bits matches nothing (the integer
-    // arithmetic yields null past Int64).
-    const integralItem = (literal: BoundLiteral): bigint | null => {
-      const n = toBigInt(literal.value) ?? (Number.isInteger(toNumber(literal.value)) ? BigInt(toNumber(literal.value) as number) : null);
-      return n !== null && n >= INT64_MIN && n <= INT64_MAX ? n : null;
-    };
-    const items = node.right.items.filter((item) => item.value !== null && (!integral || !isNumeric(item.type) || integralItem(item) !== null));
-    const wide = integral && (isPrimitive(operandType, 'Edm.Int64') || items.some((literal) => isNumeric(literal.type) && !fitsInt32(integralItem(literal) as bigint)));
-    const hasNull = node.right.items.some((item) => item.value === null);
-    const strings = isPrimitive(operandType, 'Edm.String');
-    // x in (...) is false, not null, when x is null and no item is null.
-    const guard = positive || hasNull ? '' : `${left()} IS NOT NULL AND `;
-    const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
-    const column = flags !== undefined ? this.flagsValue(left(), flags) : strings && !this.dialect.binaryEquality ? this.dialect.binary(left()) : left();
-    const item = (literal: BoundLiteral): string => {
-      if (flags !== undefined) return this.value(Number(flagBits(literal.value, flags)), 'integer');
-      if (integral && isNumeric(literal.type)) return wide ? this.value(integralItem(literal), 'bigint') : this.value(Number(integralItem(literal)), 'integer');
-      return this.literal(literal, operandType);
-    };
-    const list =
-      items.length === 0
-        ? '1 = 0'
-        : items.length >= LIST_PARAMETER_THRESHOLD
-          ? this.listParameter(column, integral ? items.map((literal) => (isNumeric(literal.type) ? { ...literal, value: wide ? integralItem(literal) : Number(integralItem(literal)) } : literal)) : items, flags !== undefined ? 'integer' : integral ? (wide ? 'bigint' : 'integer') : parameterKind(operandType, items[0]?.type ?? operandType))
-          : `${column} IN (${items.map(item).join(', ')})`;
-    const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
-    return guard === '' ? withNull : `(${guard}${withNull})`;
-  }
-
-  /** `column IN` the items of a long list, all in one parameter (drivers limit their number). */
-  private listParameter(column: string, items: readonly BoundLiteral[], kind: ParameterKind): string {
-    const flags = items[0]?.type.kind === 'enum' && items[0].type.type.isFlags ? items[0].type.type : undefined;
-    const values = items.map((literal) => {
-      const value = flags !== undefined ? Number(flagBits(literal.value, flags)) : literal.type.kind === 'enum' && Array.isArray(literal.value) ? literal.value.join(',') : literal.value;
-      return this.dialect.parameter(value, kind);
-    });
-    this.params.push(this.dialect.listParameter(values, kind));
-    return this.dialect.inList(column, `${MARK_START}${this.params.length - 1}${MARK_END}`, kind);
+    return this.logic.booleanValue(node, scope, unknown);
   }
 
   /** A canonical function as a condition (functions.ts). */
@@ -718,33 +530,6 @@ export class SqlCompiler {
   }
 
   /**
-   * `address eq null` (or `ne`) on a complex value stored flattened: all of its columns are null
-   * (or not all). Any other comparison of a whole complex value is unsupported.
-   */
-  private complexNull(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string | undefined {
-    const isNull = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
-    const path = isNull(node.right) ? node.left : isNull(node.left) ? node.right : undefined;
-    const complex = (n: BoundExpression | undefined): n is Extract<BoundExpression, { kind: 'path' }> =>
-      n?.kind === 'path' && n.root.kind === 'it' && n.steps.length > 0 && n.steps.every((step) => step.kind === 'property') && n.type.kind === 'complex';
-    if (!complex(path)) {
-      if (complex(node.left) || complex(node.right)) throw unsupported('comparing a whole complex value with anything but null');
-      return undefined;
-    }
-    if (node.operator !== 'eq' && node.operator !== 'ne') throw unsupported('ordering complex values');
-    let owner = scope.type;
-    let prefix = scope.prefix ?? '';
-    const steps = path.steps as Extract<BoundPathStep, { kind: 'property' }>[];
-    for (const step of steps.slice(0, -1)) {
-      prefix += `${columnName(owner, step.property, this.mapping)}_`;
-      owner = (step.property.type as { type: StructuredType }).type;
-    }
-    const last = (steps[steps.length - 1] as (typeof steps)[number]).property;
-    const nulls = this.leaves(owner, last, prefix).map((leaf) => `${scope.alias}.${this.dialect.quote(leaf.column)} IS NULL`);
-    const all = `(${nulls.join(' AND ')})`;
-    return node.operator === 'eq' ? all : `NOT ${all}`;
-  }
-
-  /**
    * A DateTimeOffset plus or minus a constant duration (`openedAt add duration'PT1H'`), exact to
    * the microsecond: an interval on PostgreSQL, `DATE_ADD … MICROSECOND` on MySQL/MariaDB,
    * `DATEADD` on SQL Server, the text's seconds and picoseconds on SQLite (hook `shiftInstant`).
@@ -788,32 +573,8 @@ export class SqlCompiler {
   }
 
   /** `',' || names || ','` without spaces, for finding `,name,` in a flag value. */
-  private flagNames(column: string): string {
+  flagNames(column: string): string {
     return this.dialect.concat(this.dialect.concat(this.value(',', 'string'), `REPLACE(${column}, ${this.value(' ', 'string')}, ${this.value('', 'string')})`), this.value(',', 'string'));
-  }
-
-  /**
-   * `access has Access'write'` on a flag enum stored as member names (`'read,write'`): for every
-   * bit of the literal, one of the members that carry that bit is among the names. Exact for any
-   * member values (also composite ones); null stays null.
-   */
-  private has(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string {
-    const enumType = node.operandType.kind === 'enum' ? node.operandType.type : undefined;
-    const literal = node.right;
-    if (enumType === undefined || literal.kind !== 'literal' || !Array.isArray(literal.value)) throw unsupported("'has' with a value that is not a flag enum literal");
-    let wanted = 0n;
-    for (const name of literal.value as readonly string[]) wanted |= enumType.members.get(name) ?? 0n;
-    const column = this.expression(node.left, scope);
-    const names = this.flagNames(column);
-    const contains = (member: string): string => `${this.dialect.indexOf(names, this.value(`,${member},`, 'string'))} >= 0`;
-    const bits: string[] = [];
-    for (const bit of bitsOf(wanted)) {
-      const carriers = membersCarrying(enumType, bit).map(contains);
-      bits.push(carriers.length === 0 ? '1 = 0' : `(${carriers.join(' OR ')})`);
-    }
-    // has with no bits: true for every non-null value.
-    if (bits.length === 0) return `${column} IS NOT NULL`;
-    return `(${bits.join(' AND ')})`;
   }
 
   /** The value of a literal as a parameter of the operand type. */
@@ -912,10 +673,6 @@ export class SqlCompiler {
   }
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const INT32 = INTEGER_RANGES['Edm.Int32'] as readonly [bigint, bigint];
-const fitsInt32 = (n: bigint): boolean => n >= INT32[0] && n <= INT32[1];
 
 
 /** The arithmetic of a numeric operand type. */

@@ -5,15 +5,8 @@
 import type { Property } from '../../model/model.js';
 import type { BoundExpression } from '../../semantic/bound-ast.js';
 
-/**
- * Whether an expression is a column of the row that cannot be NULL: a non-nullable (or key)
- * property reached without navigation, outside lambda variables.
- */
-export function nonNullColumn(node: BoundExpression): boolean {
-  if (node.kind !== 'path' || node.root.kind !== 'it' || node.steps.length !== 1) return false;
-  const step = node.steps[0];
-  return step?.kind === 'property' && !step.property.collection && !step.property.nullable;
-}
+/** Whether an expression is a column of the row that cannot be NULL (the lowering's, which classifies comparison operands with it). */
+export { nonNullColumn } from '../../passes/lower-conditions.js';
 
 /**
  * Properties of the row that the filter's top-level conjunction rejects when null (`p gt 5`,
