@@ -14,11 +14,11 @@ import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '..
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
-import { bitsOf, flagBits, flagValues, memberOrdinals, membersByValue, membersCarrying } from '../../passes/enums.js';
+import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
 import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
-import { classifyCast } from '../../passes/cast-classes.js';
 import { functionValue } from './functions.js';
+import { castOrIsof } from './casts.js';
 
 /** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
 const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
@@ -641,89 +641,16 @@ export class ExpressionCompiler {
       path: (path) => this.path(path, frame),
       durationValue: (arg) => this.durationValue(arg, frame),
       calendarDate: (instant) => this.calendarDate(instant),
-      castOrIsof: () => this.castOrIsof(node, frame),
+      castOrIsof: () =>
+        castOrIsof(node, {
+          value: (arg) => this.value(arg, frame),
+          nullSafe: (args, build) => this.nullSafe(args, build),
+          letName: (letter) => `${letter}${this.letCount++}`,
+          customGuid: typeof this.mapping.guid === 'function',
+          fail: (what, at) => this.fail(what, at),
+        }),
       fail: (what, at) => this.fail(what, at),
     });
-  }
-
-  /**
-   * `cast` and `isof` by the class of the conversion (passes/cast-classes.ts), in the subset the
-   * reference computes in a way MongoDB can say; `isof(Type)` of the instance is true.
-   */
-  private castOrIsof(node: Extract<BoundExpression, { kind: 'call' }>, frame: Frame): Aggregation {
-    const [arg] = node.args;
-    const target = node.targetType;
-    const isof = node.name === 'isof';
-    if (isof && arg === undefined) return true;
-    if (arg === undefined || target === undefined) return this.fail(`'${node.name}' here`, node);
-    const source = arg.type;
-    /** `body` of the value bound once, as `ref`. */
-    const bound = (letter: string, body: (ref: string) => Aggregation): Aggregation => {
-      const name = `${letter}${this.letCount++}`;
-      return { $let: { vars: { [name]: this.value(arg, frame) }, in: body(`$$${name}`) } };
-    };
-    const kind = classifyCast(isof ? 'isof' : 'cast', arg, target);
-    switch (kind.kind) {
-      case 'null':
-      case 'never':
-        return isof ? false : null;
-      case 'finite': {
-        // A Double as a Decimal: itself when finite (INF and NaN are no decimals); isof is false (never null) for null.
-        const finite = (x: Aggregation): Aggregation => ({ $and: [{ $ne: [x, NaN] }, { $ne: [x, Infinity] }, { $ne: [x, -Infinity] }] });
-        if (isof) return bound('i', (x) => ({ $and: [notNull(x), finite(x)] }));
-        return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $cond: [finite(x), x, null] }));
-      }
-      case 'integral': {
-        // The value when it is an integer in the type's range (NaN equals itself in MongoDB but is
-        // below every number there, and equals nothing in mingo).
-        const [lowest, highest] = kind.range;
-        return bound('k', (ref) => {
-          const within = { $and: [notNull(ref), { $eq: [ref, { $floor: ref }] }, { $gte: [ref, Number(lowest)] }, { $lt: [ref, Number(highest + 1n)] }] };
-          return isof ? within : { $cond: [within, ref, null] };
-        });
-      }
-      case 'member': {
-        // Stored by name: the member with that value, else null; `isof`: whether there is one.
-        const members = membersByValue(kind.type);
-        return bound('k', (ref) => {
-          const named = { $switch: { branches: members.map(([value, member]) => ({ case: { $eq: [ref, Number(value)] }, then: member })), default: null } };
-          return isof ? (members.length === 0 ? false : { $in: [ref, members.map(([value]) => Number(value))] }) : named;
-        });
-      }
-      case 'flags': {
-        const { lowest, highest, outside } = flagValues(kind.type);
-        return bound('k', (ref) => {
-          const inRange = { $and: [{ $gte: [ref, Number(lowest)] }, { $lte: [ref, Number(highest)] }] };
-          return { $and: [notNull(ref), outside.length === 0 ? inRange : { $or: [inRange, { $in: [ref, outside.map(Number)] }] }] };
-        });
-      }
-      case 'integer': {
-        // Cast to an integer type narrower than Int64: the value when it is in the type's range, else
-        // the cast fails (null), as in the reference (`cast(n16 add id,Edm.Int16)`).
-        const range = kind.range;
-        if (range === undefined) return isof ? notNull(this.value(arg, frame)) : this.value(arg, frame);
-        return bound('k', (ref) => {
-          const within = { $and: [notNull(ref), { $gte: [ref, Number(range[0])] }, { $lte: [ref, Number(range[1])] }] };
-          return isof ? within : { $cond: [within, ref, null] };
-        });
-      }
-      case 'identity':
-      case 'float':
-      case 'decimal':
-        return isof ? notNull(this.value(arg, frame)) : this.value(arg, frame);
-      case 'text':
-        // A Date or a TimeOfDay is text already (stored, or computed); a Guid stored as text is
-        // lowercase text already (a custom `guid` storage is not text: refused).
-        if (kind.from === 'date' || kind.from === 'time') return this.value(arg, frame);
-        if (kind.from === 'guid') return typeof this.mapping.guid !== 'function' ? this.value(arg, frame) : this.refuseCast(node, source, target);
-        return this.nullSafe([this.value(arg, frame)], ([x]) => ({ $toString: x }));
-      default:
-        return this.refuseCast(node, source, target);
-    }
-  }
-
-  private refuseCast(node: Extract<BoundExpression, { kind: 'call' }>, source: ExpressionType, target: ExpressionType): never {
-    return this.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
   }
 
   /**
