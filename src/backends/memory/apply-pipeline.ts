@@ -87,38 +87,36 @@ function transformation(node: BoundTransformation, compiler: ExpressionCompiler,
       const branches = node.branches.map((branch) => pipeline(branch, compiler, search));
       return (rows) => branches.flatMap((branch) => branch(rows));
     }
-    case 'topcount':
-    case 'bottomcount':
-    case 'toppercent':
-    case 'bottompercent':
-    case 'topsum':
-    case 'bottomsum': {
-      const top = node.kind.startsWith('top');
-      const evaluate = compiler.compile(node.value);
-      const domain = domainOf(node.value.type);
-      // Highest first (lowest first for bottom…); null values last either way.
-      const keys: SortKey[] = [
-        { evaluate: (row) => (evaluate(row, NO_VARIABLES) === null ? 1 : 0), domain: domainOf({ kind: 'primitive', name: 'Edm.Int32' }), descending: false },
-        { evaluate, domain, descending: top },
-      ];
-      const limit = node.limit;
-      if (node.kind === 'topcount' || node.kind === 'bottomcount') return (rows) => sortRows(keys, rows).slice(0, limit);
-      const percent = node.kind.endsWith('percent');
-      return (rows) => {
-        const sorted = sortRows(keys, rows);
-        const values = sorted.map((row) => toNumber(evaluate(row, NO_VARIABLES)) ?? 0);
-        const total = values.reduce((a, b) => a + b, 0);
-        const target = percent ? (total * limit) / 100 : limit;
-        // The fewest rows (in that order) whose values reach the target (all when they never do).
-        let sum = 0;
-        for (let i = 0; i < sorted.length; i++) {
-          if (sum >= target) return sorted.slice(0, i);
-          sum += values[i] as number;
-        }
-        return sorted;
-      };
-    }
+    case 'rank':
+      return rank(node, compiler);
   }
+}
+
+/** `rank` (topcount … bottomsum): the rows in value order, cut by count, by percentage of the total, or by sum. */
+function rank(node: Extract<BoundTransformation, { kind: 'rank' }>, compiler: ExpressionCompiler): Step {
+  const evaluate = compiler.compile(node.value);
+  const domain = domainOf(node.value.type);
+  // Highest first (lowest first for bottom…); null values last either way.
+  const keys: SortKey[] = [
+    { evaluate: (row) => (evaluate(row, NO_VARIABLES) === null ? 1 : 0), domain: domainOf({ kind: 'primitive', name: 'Edm.Int32' }), descending: false },
+    { evaluate, domain, descending: node.direction === 'top' },
+  ];
+  const limit = node.limit;
+  if (node.measure === 'count') return (rows) => sortRows(keys, rows).slice(0, limit);
+  const percent = node.measure === 'percent';
+  return (rows) => {
+    const sorted = sortRows(keys, rows);
+    const values = sorted.map((row) => toNumber(evaluate(row, NO_VARIABLES)) ?? 0);
+    const total = values.reduce((a, b) => a + b, 0);
+    const target = percent ? (total * limit) / 100 : limit;
+    // The fewest rows (in that order) whose values reach the target (all when they never do).
+    let sum = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if (sum >= target) return sorted.slice(0, i);
+      sum += values[i] as number;
+    }
+    return sorted;
+  };
 }
 
 /** The related entities `through` reaches from all rows, each once (Data Aggregation 3.2.1.1). */

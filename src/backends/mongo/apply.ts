@@ -71,12 +71,7 @@ function orderDependent(transformations: readonly BoundTransformation[]): boolea
       case 'orderby':
       case 'top':
       case 'skip':
-      case 'topcount':
-      case 'bottomcount':
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum':
+      case 'rank':
         return true;
       case 'groupby':
         return orderDependent(t.apply);
@@ -231,13 +226,8 @@ class ApplyCompiler {
         return { type: t.output, set: undefined };
       case 'concat':
         return this.concat(t, rows, stages, inFacet);
-      case 'topcount':
-      case 'bottomcount':
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum':
-        this.top(t, rows, stages);
+      case 'rank':
+        this.rank(t, rows, stages);
         return rows;
     }
   }
@@ -254,8 +244,8 @@ class ApplyCompiler {
     stages.push({ $sort: { [seq]: 1 } });
   }
 
-  /** topcount… (highest first; bottom…: lowest first; null values last either way). */
-  private top(t: Extract<BoundTransformation, { kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum' }>, rows: Rows, stages: MongoDocument[]): void {
+  /** `rank` (topcount …: highest first; bottom…: lowest first; null values last either way). */
+  private rank(t: Extract<BoundTransformation, { kind: 'rank' }>, rows: Rows, stages: MongoDocument[]): void {
     const seq = this.sequence as string;
     const context = newContext(rows.type, rows.set);
     const value = this.temporary('v');
@@ -263,9 +253,9 @@ class ApplyCompiler {
     const fields: MongoDocument = { [value]: this.expressions.value(t.value, rootFrame(context)) };
     fields[isNull] = { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] };
     stages.push(...context.stages, { $addFields: { [value]: fields[value] } }, { $addFields: { [isNull]: fields[isNull] } });
-    const sort = { [isNull]: 1, [value]: t.kind.startsWith('top') ? -1 : 1 };
+    const sort = { [isNull]: 1, [value]: t.direction === 'top' ? -1 : 1 };
     const temporary = [value, isNull];
-    if (t.kind === 'topcount' || t.kind === 'bottomcount') {
+    if (t.measure === 'count') {
       this.renumber(sort, stages);
       stages.push({ $match: t.limit === 0 ? NOTHING : { [seq]: { $lte: t.limit } } });
     } else {
@@ -278,7 +268,7 @@ class ApplyCompiler {
         [before]: { $sum: `$${value}`, window: { documents: ['unbounded', -1] } },
         [total]: { $sum: `$${value}`, window: { documents: ['unbounded', 'unbounded'] } },
       });
-      const target = t.kind.endsWith('percent') ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
+      const target = t.measure === 'percent' ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
       stages.push({ $addFields: { [reached]: { $cond: [{ $gte: [{ $ifNull: [`$${before}`, 0] }, target] }, 1, 0] } } });
       // Once reached, every later row is out too (values may be negative).
       stages.push({ $setWindowFields: { sortBy: { [seq]: 1 }, output: { [reached]: { $max: `$${reached}`, window: { documents: ['unbounded', 'current'] } } } } });

@@ -165,39 +165,8 @@ export class ApplyCompiler {
         const paging = node.kind === 'top' ? c.dialect.paging(count, undefined) : c.dialect.paging(undefined, count);
         return { ...input, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(input, scope)} ORDER BY ${order} ${paging})` };
       }
-      case 'topcount':
-      case 'bottomcount': {
-        const value = node.value;
-        const direction = node.kind === 'topcount' ? 'desc' : 'asc';
-        // The value's order (highest first for topcount), null values last either way.
-        const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
-        const ordered: ApplyRelation = { ...input, order };
-        const scope = this.scope(ordered);
-        const paging = c.dialect.paging(c.value(node.limit, 'rowCount'), undefined);
-        return { ...ordered, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(ordered, scope)} ORDER BY ${this.totalOrder(ordered, scope)} ${paging})` };
-      }
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum': {
-        // The fewest rows, in the value's order (nulls last, counted as 0), whose values reach the
-        // limit (toppercent: that percentage of the total): a row is kept while the sum of the rows
-        // before it is below the limit. Sums in doubles, in that order, as the reference adds them.
-        const value = node.value;
-        const direction = node.kind.startsWith('top') ? 'desc' : 'asc';
-        const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
-        const ordered: ApplyRelation = { ...input, order };
-        const scope = this.scope(ordered);
-        const amount = `${c.dialect.double(`COALESCE(${c.expression(value, scope)}, 0)`)}`;
-        // Helper columns under names no OData identifier has (they ride along in later `*` selects).
-        const before = this.quote(`~before ${scope.alias}`);
-        const total = this.quote(`~total ${scope.alias}`);
-        const windowed = `(SELECT ${scope.alias}.*, SUM(${amount}) OVER (ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ${before}, SUM(${amount}) OVER () AS ${total} FROM ${this.fromOf(ordered, scope)})`;
-        const outer = this.alias();
-        const limit = c.value(node.limit, 'double');
-        const target = node.kind.endsWith('percent') ? `(${outer}.${total} * ${limit}) / 100` : limit;
-        return { ...ordered, from: `(SELECT ${outer}.* FROM ${windowed} ${outer} WHERE COALESCE(${outer}.${before}, 0) < ${target})` };
-      }
+      case 'rank':
+        return this.rank(node, input);
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
@@ -209,6 +178,35 @@ export class ApplyCompiler {
       case 'concat':
         return this.concat(node.branches, node.output, input);
     }
+  }
+
+  /**
+   * `rank` (topcount … bottomsum), in the value's order (highest first for `top`), null values last
+   * either way: `count` an ORDER BY … LIMIT; `percent` and `sum` the fewest rows (nulls counted as 0)
+   * whose values reach the limit (`percent`: that percentage of the total): a row is kept while the
+   * sum of the rows before it is below the limit. Sums in doubles, in that order, as the reference adds them.
+   */
+  private rank(node: Extract<BoundTransformation, { kind: 'rank' }>, input: ApplyRelation): ApplyRelation {
+    const c = this.compiler;
+    const value = node.value;
+    const direction = node.direction === 'top' ? 'desc' : 'asc';
+    const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+    const ordered: ApplyRelation = { ...input, order };
+    const scope = this.scope(ordered);
+    if (node.measure === 'count') {
+      const paging = c.dialect.paging(c.value(node.limit, 'rowCount'), undefined);
+      return { ...ordered, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(ordered, scope)} ORDER BY ${this.totalOrder(ordered, scope)} ${paging})` };
+    }
+    const amount = `${c.dialect.double(`COALESCE(${c.expression(value, scope)}, 0)`)}`;
+    // Helper columns under names no OData identifier has (they ride along in later `*` selects).
+    const before = this.quote(`~before ${scope.alias}`);
+    const total = this.quote(`~total ${scope.alias}`);
+    const frame = `ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
+    const windowed = `(SELECT ${scope.alias}.*, SUM(${amount}) OVER (${frame}) AS ${before}, SUM(${amount}) OVER () AS ${total} FROM ${this.fromOf(ordered, scope)})`;
+    const outer = this.alias();
+    const limit = c.value(node.limit, 'double');
+    const target = node.measure === 'percent' ? `(${outer}.${total} * ${limit}) / 100` : limit;
+    return { ...ordered, from: `(SELECT ${outer}.* FROM ${windowed} ${outer} WHERE COALESCE(${outer}.${before}, 0) < ${target})` };
   }
 
   /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */
