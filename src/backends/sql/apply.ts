@@ -53,11 +53,29 @@ export interface ApplyRelation {
   /** The order an `orderby` (or `topcount`…) gave, as ORDER BY items over a scope of these rows. */
   readonly order?: (scope: Scope) => string;
   /**
+   * Present when rows of `concat` branches have different properties (Data Aggregation, examples
+   * 74 and 75: each row has only its own branch's): `column` holds, per row, the index into `sets`
+   * of the names of the top-level properties the row has; the others are columns of null that
+   * `readSqlRows` leaves out. Later row-wise transformations keep it (`compute` adds its aliases to
+   * every set); `aggregate` and `groupby` make rows that have every property again.
+   */
+  readonly presence?: ApplyPresence;
+  /**
    * The common table expressions `from` reads (`WITH "~w1" AS (…), "~w2" AS (…) `, with its
    * trailing space), to begin the statement with; empty when there are none.
    */
   readonly with?: string;
 }
+
+/** Which top-level properties each row of a relation has: see {@link ApplyRelation.presence}. */
+export interface ApplyPresence {
+  /** The column (unquoted) of the index into `sets`. */
+  readonly column: string;
+  readonly sets: readonly (readonly string[])[];
+}
+
+/** The column of {@link ApplyPresence}: a name no OData identifier has. */
+export const PRESENCE_COLUMN = '~present';
 
 const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 
@@ -151,7 +169,11 @@ export class ApplyCompiler {
       case 'compute': {
         const scope = this.scope(input);
         const items = node.items.map((item) => `${c.expression(item.expression, scope)} AS ${this.quote(this.column(node.output, [item.alias]))}`);
-        return { ...input, from: `(SELECT ${scope.alias}.*, ${items.join(', ')} FROM ${this.fromOf(input, scope)})`, type: node.output };
+        const from = `(SELECT ${scope.alias}.*, ${items.join(', ')} FROM ${this.fromOf(input, scope)})`;
+        if (input.presence === undefined) return { ...input, from, type: node.output };
+        // Every row has the computed values.
+        const aliases = node.items.map((item) => item.alias);
+        return { ...input, from, type: node.output, presence: { ...input.presence, sets: input.presence.sets.map((set) => [...set, ...aliases]) } };
       }
       case 'orderby': {
         const items = node.items;
@@ -227,6 +249,8 @@ export class ApplyCompiler {
           const column = `${scope.alias}.${this.quote(leaf.column)}`;
           return isPrimitive(fromReference(leaf.property.type), 'Edm.String') ? c.dialect.binary(column) : column;
         });
+    // Rows of different concat branches may agree on every column: which properties they have tells them apart.
+    if (relation.presence !== undefined) columns.push(`${scope.alias}.${this.quote(relation.presence.column)}`);
     const tail = columns.map((column) => (c.dialect.nullsFirstByDefault ? `${column} ASC` : `${column} ASC NULLS FIRST`));
     const all = [...(kept === undefined || kept === '' ? [] : [kept]), ...tail];
     // Rows with no columns at all (none are made): any order.
@@ -413,7 +437,11 @@ export class ApplyCompiler {
     return `(SELECT ${value} FROM ${target.from} WHERE ${exists})`;
   }
 
-  /** `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns null. */
+  /**
+   * `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns
+   * null, and, where the branches' rows have different properties, the presence column that says
+   * which properties each row has (see {@link ApplyRelation.presence}).
+   */
   private concat(branches: readonly (readonly BoundTransformation[])[], output: StructuredType, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
     // Every branch reads the input: one common table expression, however many branches and concats.
@@ -421,7 +449,8 @@ export class ApplyCompiler {
     const results = branches.map((branch) => this.pipeline(branch, shared));
     const entity = results.every((r) => r.entity && r.type === input.type) && output === input.type;
     const leaves = this.leaves(output);
-    const parts = results.map((result) => {
+    const presence = entity ? undefined : this.presence(results, output);
+    const parts = results.map((result, i) => {
       const alias = this.alias();
       if (entity) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
       const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
@@ -429,8 +458,40 @@ export class ApplyCompiler {
         const value = own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : c.value(null, parameterKind(fromReference(leaf.property.type), fromReference(leaf.property.type)));
         return `${value} AS ${this.quote(leaf.column)}`;
       });
+      if (presence !== undefined) columns.push(`${presence.index(i, alias)} AS ${this.quote(PRESENCE_COLUMN)}`);
       return `SELECT ${columns.join(', ')} FROM ${result.from} ${alias}`;
     });
-    return { from: `(${parts.join(' UNION ALL ')})`, type: output, entity };
+    const from = `(${parts.join(' UNION ALL ')})`;
+    return presence === undefined ? { from, type: output, entity } : { from, type: output, entity, presence: { column: PRESENCE_COLUMN, sets: presence.sets } };
+  }
+
+  /**
+   * The sets of top-level properties the rows of `results` have, and, per branch, the SQL of a
+   * row's index into them (a constant, or a CASE over the branch's own presence column);
+   * `undefined` when every row has every property of `output`.
+   */
+  private presence(results: readonly ApplyRelation[], output: StructuredType): { sets: string[][]; index: (branch: number, alias: string) => string } | undefined {
+    const sets: string[][] = [];
+    const keys: string[] = [];
+    const indexOf = (set: readonly string[]): number => {
+      const key = [...set].sort().join('/');
+      let index = keys.indexOf(key);
+      if (index < 0) {
+        index = keys.push(key) - 1;
+        sets.push([...set]);
+      }
+      return index;
+    };
+    // Per branch: its rows' index, or the index of each of its own sets.
+    const mapped = results.map((result) => (result.presence === undefined ? indexOf([...result.type.properties.keys()]) : result.presence.sets.map(indexOf)));
+    const all = [...output.properties.keys()];
+    if (sets.length === 1 && sets[0]?.length === all.length) return undefined;
+    const index = (branch: number, alias: string): string => {
+      const own = mapped[branch] as number | number[];
+      if (typeof own === 'number') return String(own);
+      const column = `${alias}.${this.quote((results[branch] as ApplyRelation).presence?.column ?? PRESENCE_COLUMN)}`;
+      return `(CASE ${column} ${own.map((to, from) => `WHEN ${from} THEN ${to}`).join(' ')} END)`;
+    };
+    return { sets, index };
   }
 }
