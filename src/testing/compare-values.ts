@@ -123,19 +123,21 @@ function compareItem(property: Property, expected: unknown, actual: unknown, sto
 }
 
 /**
- * Compares the structural properties of two rows exactly: the same properties present (a row of a
- * `concat` branch has only its branch's: one the reference leaves out is no null), each equal by
- * its type ({@link compareProperty}; with `storage`, in a storage form of it too); the first
- * difference, or undefined.
+ * Compares the structural properties of two rows: each property of the reference's row equal by
+ * its type ({@link compareProperty}; with `storage`, in a storage form of it too). With `presence`,
+ * exactly: the same properties present both ways (a row of a `concat` branch has only its
+ * branch's, and one the reference leaves out is no null); without, a missing property is null (an
+ * entity's missing value). The first difference, or undefined.
  */
-export function compareStructured(type: StructuredType, expected: Record<string, unknown>, actual: Record<string, unknown>, storage = false): string | undefined {
+export function compareStructured(type: StructuredType, expected: Record<string, unknown>, actual: Record<string, unknown>, storage = false, presence = false): string | undefined {
   for (const [name, value] of Object.entries(expected)) {
     const property = type.properties.get(name);
     if (property === undefined || property.kind !== 'property') continue;
-    if (!Object.hasOwn(actual, name)) return `${name}: expected ${showValue(value)}, got no such property`;
-    const difference = compareProperty(property, value, actual[name], storage);
+    if (presence && !Object.hasOwn(actual, name)) return `${name}: expected ${showValue(value)}, got no such property`;
+    const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined, storage);
     if (difference !== undefined) return `${name}: ${difference}`;
   }
+  if (!presence) return undefined;
   for (const name of Object.keys(actual)) {
     const property = type.properties.get(name);
     if (property !== undefined && property.kind === 'property' && !Object.hasOwn(expected, name)) return `${name}: expected no such property, got ${showValue(actual[name])}`;
