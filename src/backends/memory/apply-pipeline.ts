@@ -84,12 +84,28 @@ function transformation(node: BoundTransformation, compiler: ExpressionCompiler,
     case 'groupby':
       return groupby(node.keys, node.apply, compiler, search);
     case 'concat': {
-      const branches = node.branches.map((branch) => pipeline(branch, compiler, search));
+      const branches = node.branches.map((branch) => {
+        const rows = pipeline(branch, compiler, search);
+        const type = branch.at(-1)?.output;
+        // A branch of entities (a type with a key, and no groupby, aggregate or concat at its level) gives
+        // each its type's properties, null where the row lacks one; the others' rows have theirs already.
+        if (type === undefined || type.key.length === 0 || branch.some((t) => t.kind === 'groupby' || t.kind === 'aggregate' || t.kind === 'concat')) return rows;
+        const names = [...type.properties.keys()];
+        return (input: readonly Row[]) => rows(input).map((row) => complete(row, names));
+      });
       return (rows) => branches.flatMap((branch) => branch(rows));
     }
     case 'rank':
       return rank(node, compiler);
   }
+}
+
+/** `row` with every property of `names` (null where it has none); the row itself when it has them all. */
+function complete(row: Row, names: readonly string[]): Row {
+  if (names.every((name) => Object.hasOwn(row, name))) return row;
+  const result: Record<string, unknown> = { ...row };
+  for (const name of names) if (!Object.hasOwn(result, name)) setOwn(result, name, null);
+  return result;
 }
 
 /** `rank` (topcount … bottomsum): the rows in value order, cut by count, by percentage of the total, or by sum. */

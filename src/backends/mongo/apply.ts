@@ -286,7 +286,23 @@ class ApplyCompiler {
     const arrays: Aggregation[] = [];
     t.branches.forEach((branch, i) => {
       const branchStages: MongoDocument[] = [];
-      this.pipeline(branch, rows, branchStages, true);
+      const out = this.pipeline(branch, rows, branchStages, true);
+      // A branch of entities (a type with a key, and no groupby, aggregate or concat at its level) gives each
+      // its type's properties, null where the document lacks the field, as the reference and SQL give them.
+      const entities = out.type.key.length > 0 && !branch.some((b) => b.kind === 'groupby' || b.kind === 'aggregate' || b.kind === 'concat');
+      // Each under its field in the output type (the key is in `_id` only in the entities' type).
+      if (t.output !== rows.type && entities) {
+        const fields: MongoDocument = {};
+        const moved: string[] = [];
+        for (const property of out.type.properties.values()) {
+          const from = fieldOf(out.type, property, this.mapping);
+          const to = fieldOf(t.output, t.output.properties.get(property.name) ?? property, this.mapping);
+          fields[to] = { $ifNull: [`$${from}`, null] };
+          if (from !== to) moved.push(from);
+        }
+        branchStages.push({ $addFields: fields });
+        if (moved.length > 0) branchStages.push({ $unset: moved });
+      }
       if (seq !== undefined) branchStages.push({ $sort: { [seq]: 1 } });
       const name = `b${i}`;
       facet[name] = branchStages.length === 0 ? [{ $match: {} }] : branchStages;

@@ -40,6 +40,7 @@ import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '
 import { memberOrdinals } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
+import { columnType } from './ddl.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
 import { parameterKind } from './parameters.js';
@@ -455,8 +456,9 @@ export class ApplyCompiler {
       if (entity) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
       const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
       const columns = leaves.map((leaf) => {
-        const value = own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : c.value(null, parameterKind(fromReference(leaf.property.type), fromReference(leaf.property.type)));
-        return `${value} AS ${this.quote(leaf.column)}`;
+        // A collection's null has the column's type (PostgreSQL's UNION matches no text[] with a text null).
+        const none = leaf.property.collection ? `CAST(NULL AS ${columnType(leaf.property, c.dialect)})` : c.value(null, parameterKind(fromReference(leaf.property.type), fromReference(leaf.property.type)));
+        return `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : none} AS ${this.quote(leaf.column)}`;
       });
       if (presence !== undefined) columns.push(`${presence.index(i, alias)} AS ${this.quote(PRESENCE_COLUMN)}`);
       return `SELECT ${columns.join(', ')} FROM ${result.from} ${alias}`;
