@@ -129,7 +129,13 @@ function compareItem(property: Property, expected: unknown, actual: unknown, sto
  * branch's, and one the reference leaves out is no null); without, a missing property is null (an
  * entity's missing value). The first difference, or undefined.
  */
-export function compareStructured(type: StructuredType, expected: Record<string, unknown>, actual: Record<string, unknown>, storage = false, presence = false): string | undefined {
+export function compareStructured(
+  type: StructuredType,
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  storage = false,
+  presence = false,
+): string | undefined {
   for (const [name, value] of Object.entries(expected)) {
     const property = type.properties.get(name);
     if (property === undefined || property.kind !== 'property') continue;
@@ -140,7 +146,8 @@ export function compareStructured(type: StructuredType, expected: Record<string,
   if (!presence) return undefined;
   for (const name of Object.keys(actual)) {
     const property = type.properties.get(name);
-    if (property !== undefined && property.kind === 'property' && !Object.hasOwn(expected, name)) return `${name}: expected no such property, got ${showValue(actual[name])}`;
+    if (property === undefined || property.kind !== 'property' || Object.hasOwn(expected, name)) continue;
+    return `${name}: expected no such property, got ${showValue(actual[name])}`;
   }
   return undefined;
 }
@@ -149,7 +156,12 @@ export function compareStructured(type: StructuredType, expected: Record<string,
  * Compares the computed properties (`$compute`) that `$select` returns, each by its type (with
  * `storage`, in a storage form of it too); the first difference, or undefined.
  */
-export function compareComputed(options: BoundQueryOptions, expected: Record<string, unknown>, actual: Record<string, unknown>, storage = false): string | undefined {
+export function compareComputed(
+  options: BoundQueryOptions,
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  storage = false,
+): string | undefined {
   const names = options.select.computed;
   if (names === undefined || names.length === 0) return undefined;
   for (const item of options.compute ?? []) {

@@ -71,7 +71,14 @@ export function rowType(query: BoundQueryOptions): BoundQueryOptions['entityType
  * Rows without a key (`$apply` after an aggregation): equal row by row when `ordered`, else as
  * multisets (each expected row equals a distinct returned row).
  */
-function compareKeyless(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered: boolean, storage: boolean): string | undefined {
+function compareKeyless(
+  options: BoundQueryOptions,
+  expected: readonly Row[],
+  actual: readonly Row[],
+  where: string,
+  ordered: boolean,
+  storage: boolean,
+): string | undefined {
   const type = rowType(options);
   const show = (row: Row): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v));
   // Expected row first: `storage` checks the forms of the returned row's values.
@@ -131,10 +138,18 @@ export interface CompareOptions {
 /** Describes the first difference between a backend's result and the reference's, or `undefined`. */
 export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult, options: CompareOptions = {}): string | undefined {
   const storage = actual.forms === 'storage';
-  return compareRows(query, expected.value, actual.value, '', options.ordered, storage) ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
+  const rows = compareRows(query, expected.value, actual.value, '', options.ordered, storage);
+  return rows ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
 }
 
-function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered = orderIsDefined(options), storage = false): string | undefined {
+function compareRows(
+  options: BoundQueryOptions,
+  expected: readonly Row[],
+  actual: readonly Row[],
+  where: string,
+  ordered = orderIsDefined(options),
+  storage = false,
+): string | undefined {
   if (rowType(options).key.length === 0) return compareKeyless(options, expected, actual, where, ordered, storage);
   const left = keys(expected, options, ordered);
   const right = keys(actual, options, ordered);
@@ -147,7 +162,10 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
     // Keys not selected (or repeated): each expected row must equal a distinct returned row.
     const unused = [...actual];
     for (const row of expected) {
-      const index = unused.findIndex((other) => compareStructured(rowType(options), row, other, storage, exactPresence(options)) === undefined && compareComputed(options, row, other, storage) === undefined);
+      const presence = exactPresence(options);
+      const equal = (other: Row): boolean =>
+        compareStructured(rowType(options), row, other, storage, presence) === undefined && compareComputed(options, row, other, storage) === undefined;
+      const index = unused.findIndex(equal);
       if (index < 0) return `values${where} differ: no returned row equals ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`;
       unused.splice(index, 1);
     }

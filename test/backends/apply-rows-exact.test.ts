@@ -12,7 +12,18 @@
  */
 import { Aggregator } from 'mingo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, fromMongoApplyDocument, jsonRecord, readSqlRows, toMongo, toMongoDocument, toSql, type BoundQuery, type Row } from '../../src/index.js';
+import {
+  bindQuery,
+  compileQuery,
+  fromMongoApplyDocument,
+  jsonRecord,
+  readSqlRows,
+  toMongo,
+  toMongoDocument,
+  toSql,
+  type BoundQuery,
+  type Row,
+} from '../../src/index.js';
 import { compareResults, runDifferential } from '../../src/testing/index.js';
 import { mingoTarget, withoutBigints } from '../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
@@ -44,13 +55,15 @@ afterAll(async () => {
 function canonical(record: unknown): string {
   return JSON.stringify(record, (_key, value: unknown) => {
     if (typeof value === 'bigint') return String(value);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return value;
   });
 }
 
 /** The rows as OData JSON texts, sorted (aggregated rows have no order unless asked for). */
-const json = (bound: BoundQuery, rows: readonly Record<string, unknown>[]): string[] => rows.map((row) => canonical(jsonRecord(bound, row, { ieee754Compatible: true }))).sort();
+const json = (bound: BoundQuery, rows: readonly Record<string, unknown>[]): string[] =>
+  rows.map((row) => canonical(jsonRecord(bound, row, { ieee754Compatible: true }))).sort();
 
 /** The documents mingo gives for the query, read back with fromMongoApplyDocument. */
 function mongoRows(bound: BoundQuery): Record<string, unknown>[] {
@@ -69,7 +82,10 @@ const CONCAT: readonly (readonly [string, readonly string[]])[] = [
   ['$apply=concat(groupby((status)),groupby((flag)))/compute(1 as one)&$select=flag,one', ['{"one":1}', '{"flag":true,"one":1}']],
   ['$apply=concat(groupby((status)),groupby((flag)))&$filter=flag eq null&$count=true', ['{"status":"retired"}']],
   ['$apply=concat(groupby((status)),groupby((flag)))&$filter=status ne null&$orderby=status desc&$top=2', ['{"status":"retired"}', '{"status":"active"}']],
-  ['$apply=concat(groupby((status)),groupby((flag)))/concat(filter(flag eq true),groupby((status),aggregate($count as n)))', ['{"flag":true}', '{"n":"4","status":null}']],
+  [
+    '$apply=concat(groupby((status)),groupby((flag)))/concat(filter(flag eq true),groupby((status),aggregate($count as n)))',
+    ['{"flag":true}', '{"n":"4","status":null}'],
+  ],
   ['$apply=concat(groupby((status)),aggregate($count as n))/groupby((status),aggregate($count as rows))', ['{"rows":"2","status":null}']],
 ];
 
@@ -96,11 +112,19 @@ describe('rows of concat have only their own branch\'s properties on every backe
 const SOME = 'filter(id in (2,3,5,8,9,12))';
 const FORMS: readonly (readonly [string, boolean])[] = [
   // [query, whether SQL answers it (min/max of Duration and Guid are refused there)]
-  [`$apply=${SOME}/aggregate(at with max as last,at with min as first,born with max as b,time with max as t,dec with max as d,n64 with max as l,dbl with min as x,n32 with average as avg,status with max as st,guid with countdistinct as g)`, true],
+  [
+    `$apply=${SOME}/aggregate(at with max as last,at with min as first,born with max as b,time with max as t,dec with max as d,` +
+      'n64 with max as l,dbl with min as x,n32 with average as avg,status with max as st,guid with countdistinct as g)',
+    true,
+  ],
   [`$apply=${SOME}/aggregate(span with min as s,span with max as m)`, false],
   [`$apply=${SOME}/groupby((at,born,time,span,dec,n64,guid,status,colors,flag,dbl,address/city))`, true],
   [`$apply=${SOME}/groupby((status),aggregate(at with max as last,time with min as t,dec with sum as d,n64 with sum as l))`, true],
-  [`$apply=${SOME}/compute(at as a2,born as b2,time as t2,span as s2,dec as d2,n64 as l2,guid as g2,status as st2,colors as c2)&$select=id,a2,b2,t2,s2,d2,l2,g2,st2,c2`, true],
+  [
+    `$apply=${SOME}/compute(at as a2,born as b2,time as t2,span as s2,dec as d2,n64 as l2,guid as g2,status as st2,colors as c2)` +
+      '&$select=id,a2,b2,t2,s2,d2,l2,g2,st2,c2',
+    true,
+  ],
   [`$apply=${SOME}/groupby((status),aggregate(at with max as last))/compute(last as again)`, true],
 ];
 
@@ -152,7 +176,8 @@ describe('the harness finds the differences of before', () => {
 describe('a concat branch of entities gives its type\'s properties, null where the stored row lacks one', () => {
   // Row 5 stored without name and address: SQL reads its columns as null, MongoDB has no such fields.
   // (A concat of entities, which have a primitive collection, and groupby rows: PostgreSQL needs the collection's null typed.)
-  const sparse: Row[] = ROWS.map((row) => (row.id === 5 ? Object.fromEntries(Object.entries(row).filter(([name]) => name !== 'name' && name !== 'address')) : row));
+  const without = (row: Row): Row => Object.fromEntries(Object.entries(row).filter(([name]) => name !== 'name' && name !== 'address'));
+  const sparse: Row[] = ROWS.map((row) => (row.id === 5 ? without(row) : row));
   const sparseEngines = new Map<string, Engine>();
   beforeAll(async () => {
     for (const [name, open] of SQL) {

@@ -29,6 +29,7 @@ describe('ranking transformations bind to one rank node', () => {
     ['toppercent(101,n32)', 'a number from 0 to 100'],
     ['bottompercent(-1,n32)', 'a number from 0 to 100'],
   ])('%s is refused: the limit must be %s, named as written', (transformation, wanted) => {
-    expect(() => bindQuery(`$apply=${transformation}`, { model: fuzzModel, entitySet: FUZZ_SET })).toThrow(`${transformation.slice(0, transformation.indexOf('('))}() must be ${wanted}`);
+    const name = transformation.slice(0, transformation.indexOf('('));
+    expect(() => bindQuery(`$apply=${transformation}`, { model: fuzzModel, entitySet: FUZZ_SET })).toThrow(`${name}() must be ${wanted}`);
   });
 });

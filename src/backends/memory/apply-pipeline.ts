@@ -89,7 +89,8 @@ function transformation(node: BoundTransformation, compiler: ExpressionCompiler,
         const type = branch.at(-1)?.output;
         // A branch of entities (a type with a key, and no groupby, aggregate or concat at its level) gives
         // each its type's properties, null where the row lacks one; the others' rows have theirs already.
-        if (type === undefined || type.key.length === 0 || branch.some((t) => t.kind === 'groupby' || t.kind === 'aggregate' || t.kind === 'concat')) return rows;
+        const made = branch.some((t) => t.kind === 'groupby' || t.kind === 'aggregate' || t.kind === 'concat');
+        if (type === undefined || type.key.length === 0 || made) return rows;
         const names = [...type.properties.keys()];
         return (input: readonly Row[]) => rows(input).map((row) => complete(row, names));
       });

@@ -213,7 +213,8 @@ export class ApplyCompiler {
     const c = this.compiler;
     const value = node.value;
     const direction = node.direction === 'top' ? 'desc' : 'asc';
-    const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+    const order = (scope: Scope): string =>
+      `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
     const ordered: ApplyRelation = { ...input, order };
     const scope = this.scope(ordered);
     if (node.measure === 'count') {
@@ -225,7 +226,8 @@ export class ApplyCompiler {
     const before = this.quote(`~before ${scope.alias}`);
     const total = this.quote(`~total ${scope.alias}`);
     const frame = `ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
-    const windowed = `(SELECT ${scope.alias}.*, SUM(${amount}) OVER (${frame}) AS ${before}, SUM(${amount}) OVER () AS ${total} FROM ${this.fromOf(ordered, scope)})`;
+    const sums = `SUM(${amount}) OVER (${frame}) AS ${before}, SUM(${amount}) OVER () AS ${total}`;
+    const windowed = `(SELECT ${scope.alias}.*, ${sums} FROM ${this.fromOf(ordered, scope)})`;
     const outer = this.alias();
     const limit = c.value(node.limit, 'double');
     const target = node.measure === 'percent' ? `(${outer}.${total} * ${limit}) / 100` : limit;
@@ -457,7 +459,8 @@ export class ApplyCompiler {
       const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
       const columns = leaves.map((leaf) => {
         // A collection's null has the column's type (PostgreSQL's UNION matches no text[] with a text null).
-        const none = leaf.property.collection ? `CAST(NULL AS ${columnType(leaf.property, c.dialect)})` : c.value(null, parameterKind(fromReference(leaf.property.type), fromReference(leaf.property.type)));
+        const type = fromReference(leaf.property.type);
+        const none = leaf.property.collection ? `CAST(NULL AS ${columnType(leaf.property, c.dialect)})` : c.value(null, parameterKind(type, type));
         return `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : none} AS ${this.quote(leaf.column)}`;
       });
       if (presence !== undefined) columns.push(`${presence.index(i, alias)} AS ${this.quote(PRESENCE_COLUMN)}`);
@@ -472,7 +475,10 @@ export class ApplyCompiler {
    * row's index into them (a constant, or a CASE over the branch's own presence column);
    * `undefined` when every row has every property of `output`.
    */
-  private presence(results: readonly ApplyRelation[], output: StructuredType): { sets: string[][]; index: (branch: number, alias: string) => string } | undefined {
+  private presence(
+    results: readonly ApplyRelation[],
+    output: StructuredType,
+  ): { sets: string[][]; index: (branch: number, alias: string) => string } | undefined {
     const sets: string[][] = [];
     const keys: string[] = [];
     const indexOf = (set: readonly string[]): number => {

@@ -11,6 +11,9 @@ import type { SqlQuery } from './to-sql.js';
 /** A result row as the driver gives it: column alias → value. */
 export type SqlRow = Readonly<Record<string, unknown>>;
 
+/** What reading rows needs of a compiled query: its columns, expansions, computed properties and presence column. */
+export type ReadableSql = Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed' | 'presence'>>;
+
 /** Sets an own property, even one named `__proto__`. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -43,12 +46,12 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * const records = readSqlRows(bound, compiled, (await pool.query(compiled.sql, [...compiled.params])).rows);
  * ```
  */
-export function readSqlRows(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed' | 'presence'>>, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
+export function readSqlRows(query: BoundQuery, compiled: ReadableSql, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
   return rows.map((row) => readSqlRow(query, compiled, row, options));
 }
 
 /** One row of {@link readSqlRows}. */
-export function readSqlRow(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed' | 'presence'>>, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
+export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
   // The record with the driver's values, nested along the columns' paths, then typed as a whole.
   const record: Record<string, unknown> = {};
   // After concat: the top-level properties this row's branch has (the others are left out).

@@ -181,9 +181,13 @@ class ApplyBinder {
       this.fail('invalid_option_value', `The first argument of ${node.kind}() must be ${wanted} literal`, node.limit.span);
     }
     const value = this.context.binder(input, 'orderby').bind(node.value, false);
-    if (!isNumeric(value.type)) this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
+    if (!isNumeric(value.type)) {
+      this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
+    }
     if (counted && limit > this.context.settings.maxTop) {
-      this.fail('top_limit_exceeded', `The limit of '${this.context.settings.maxTop}' for Top query has been exceeded. The value from the incoming request is '${limit}'.`, node.limit.span);
+      const max = this.context.settings.maxTop;
+      const reason = `The limit of '${max}' for Top query has been exceeded. The value from the incoming request is '${limit}'.`;
+      this.fail('top_limit_exceeded', reason, node.limit.span);
     }
     return { kind: 'rank', measure, direction, limit, value, output: input.type, span: node.span };
   }
