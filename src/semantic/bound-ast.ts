@@ -244,14 +244,28 @@ export type BoundTransformation =
   | { readonly kind: 'top' | 'skip'; readonly count: number; readonly output: StructuredType; readonly span: Span }
   | { readonly kind: 'identity'; readonly output: StructuredType; readonly span: Span }
   | { readonly kind: 'concat'; readonly branches: readonly (readonly BoundTransformation[])[]; readonly output: StructuredType; readonly span: Span }
+  /**
+   * `topcount`, `bottomcount`, `toppercent`, `bottompercent`, `topsum` and `bottomsum` (Data
+   * Aggregation 3.2.2), one node: the rows in `value` order (highest first for `top`, lowest first
+   * for `bottom`, null values last), cut by `measure`: the first `limit` rows (`count`), or the
+   * fewest rows whose values reach `limit` percent of the total (`percent`) or `limit` (`sum`).
+   */
   | {
-      readonly kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum';
+      readonly kind: 'rank';
+      readonly measure: RankMeasure;
+      readonly direction: RankDirection;
       /** The count (an integer), the percentage (0–100) or the sum limit. */
       readonly limit: number;
       readonly value: BoundExpression;
       readonly output: StructuredType;
       readonly span: Span;
     };
+
+/** What a `rank` transformation limits: the number of rows, a percentage of the values' total, or their sum. */
+export type RankMeasure = 'count' | 'percent' | 'sum';
+
+/** Which end of the value order a `rank` transformation keeps: `top` the highest values, `bottom` the lowest. */
+export type RankDirection = 'top' | 'bottom';
 
 /**
  * A bound `$apply`: its transformations in order, and the type of the rows the last one gives,

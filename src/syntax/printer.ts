@@ -310,15 +310,11 @@ function printTransformation(step: ApplyTransformation): string {
       return 'identity';
     case 'concat':
       return `concat(${step.branches.map(printApply).join(',')})`;
-    case 'topcount':
-    case 'bottomcount':
-    case 'toppercent':
-    case 'bottompercent':
-    case 'topsum':
-    case 'bottomsum':
-      return `${step.kind}(${printExpression(step.limit)},${printExpression(step.value)})`;
     case 'other':
       return `${step.name}(${step.text})`;
+    default:
+      // The ranking transformations (topcount … bottomsum): name(limit,value).
+      return `${step.kind}(${printExpression(step.limit)},${printExpression(step.value)})`;
   }
 }
 

@@ -14,11 +14,67 @@ import type { BoundQueryOptions } from '../semantic/bound-ast.js';
 import { fromReference, type ExpressionType } from '../semantic/types.js';
 import { driverValue as readable } from '../reference/driver-values.js';
 
+/**
+ * The JavaScript form rows store values of a primitive or enum type in (docs/memory.md, the first
+ * form of each): `undefined` where the reference has no one form (spatial, untyped values).
+ */
+function canonicalForm(type: ExpressionType): string | undefined {
+  if (type.kind === 'enum') return 'string';
+  if (type.kind !== 'primitive') return undefined;
+  switch (type.name) {
+    case 'Edm.Boolean':
+      return 'boolean';
+    case 'Edm.Int32':
+    case 'Edm.Int16':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+    case 'Edm.Double':
+    case 'Edm.Single':
+      return 'number';
+    case 'Edm.Int64':
+      return 'bigint';
+    case 'Edm.String':
+    case 'Edm.Decimal':
+    case 'Edm.Guid':
+    case 'Edm.Date':
+    case 'Edm.TimeOfDay':
+    case 'Edm.Duration':
+    case 'Edm.DateTimeOffset':
+    case 'Edm.Binary':
+      return 'string';
+    default:
+      return undefined;
+  }
+}
+
+/** A value's JavaScript form: `typeof`, or the class of an object (`Date`, `Long`, `Decimal128`). */
+function formOf(value: unknown): string {
+  if (value === null || typeof value !== 'object') return typeof value;
+  return (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+}
+
+/**
+ * Whether `actual` is not in a storage form of `type`: the type's own (docs/memory.md), or the
+ * form the reference's value has (a Decimal the rows hold as a `number`); a description, or undefined.
+ */
+export function compareForm(type: ExpressionType, expected: unknown, actual: unknown): string | undefined {
+  if (actual === null || actual === undefined) return undefined;
+  const canonical = canonicalForm(type);
+  const form = formOf(actual);
+  if (canonical === undefined || form === canonical || (expected !== null && expected !== undefined && form === formOf(expected))) return undefined;
+  return `expected the storage form ${canonical}, got ${form}`;
+}
+
 /** Whether `value` went through a JavaScript number beyond double precision's integers. */
 const lossy = (value: unknown): boolean => typeof value === 'number';
 
-/** Compares one value of `type`; a description of the difference, or undefined when equal. */
-export function compareValue(type: ExpressionType, expected: unknown, actual: unknown): string | undefined {
+/**
+ * Compares one value of `type`; a description of the difference, or undefined when equal. With
+ * `storage`, the actual value must be in a storage form of the type too ({@link compareForm}).
+ */
+export function compareValue(type: ExpressionType, expected: unknown, actual: unknown, storage = false): string | undefined {
+  const form = storage ? compareForm(type, expected, actual) : undefined;
+  if (form !== undefined) return form;
   const domain = domainOf(type);
   const e = domain.normalize(readable(expected ?? null, type));
   const a = domain.normalize(readable(actual ?? null, type));
@@ -38,19 +94,19 @@ function nullish(value: unknown): boolean {
   return value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && Object.values(value as object).every((v) => v === null || v === undefined));
 }
 
-/** Compares a structural property of a row (primitive, enum, complex or a collection of them). */
-export function compareProperty(property: Property, expected: unknown, actual: unknown): string | undefined {
+/** Compares a structural property of a row (primitive, enum, complex or a collection of them); `storage`: see {@link compareValue}. */
+export function compareProperty(property: Property, expected: unknown, actual: unknown, storage = false): string | undefined {
   if (property.collection) {
     if (nullish(expected) && nullish(actual)) return undefined;
     if (!Array.isArray(expected) || !Array.isArray(actual)) return `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
     if (expected.length !== actual.length) return `expected ${expected.length} items, got ${actual.length}`;
     for (let i = 0; i < expected.length; i++) {
-      const difference = compareItem(property, expected[i], actual[i]);
+      const difference = compareItem(property, expected[i], actual[i], storage);
       if (difference !== undefined) return `item ${i}: ${difference}`;
     }
     return undefined;
   }
-  return compareItem(property, expected, actual);
+  return compareItem(property, expected, actual, storage);
 }
 
 /** A value as text for a message (bigints as digits). */
@@ -58,33 +114,60 @@ function showValue(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}` : v)) ?? String(value);
 }
 
-function compareItem(property: Property, expected: unknown, actual: unknown): string | undefined {
+function compareItem(property: Property, expected: unknown, actual: unknown, storage: boolean): string | undefined {
   if (property.type.kind === 'complex') {
     if (nullish(expected) || nullish(actual)) return nullish(expected) && nullish(actual) ? undefined : `expected ${showValue(expected)}, got ${showValue(actual)}`;
-    return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>);
+    return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>, storage);
   }
-  return compareValue(fromReference(property.type), expected, actual);
+  return compareValue(fromReference(property.type), expected, actual, storage);
 }
 
-/** Compares the structural properties the reference's row has; the first difference, or undefined. */
-export function compareStructured(type: StructuredType, expected: Record<string, unknown>, actual: Record<string, unknown>): string | undefined {
+/**
+ * Compares the structural properties of two rows: each property of the reference's row equal by
+ * its type ({@link compareProperty}; with `storage`, in a storage form of it too). With `presence`,
+ * exactly: the same properties present both ways (a row of a `concat` branch has only its
+ * branch's, and one the reference leaves out is no null); without, a missing property is null (an
+ * entity's missing value). The first difference, or undefined.
+ */
+export function compareStructured(
+  type: StructuredType,
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  storage = false,
+  presence = false,
+): string | undefined {
   for (const [name, value] of Object.entries(expected)) {
     const property = type.properties.get(name);
     if (property === undefined || property.kind !== 'property') continue;
-    const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined);
+    if (presence && !Object.hasOwn(actual, name)) return `${name}: expected ${showValue(value)}, got no such property`;
+    const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined, storage);
     if (difference !== undefined) return `${name}: ${difference}`;
+  }
+  if (!presence) return undefined;
+  for (const name of Object.keys(actual)) {
+    const property = type.properties.get(name);
+    if (property === undefined || property.kind !== 'property' || Object.hasOwn(expected, name)) continue;
+    return `${name}: expected no such property, got ${showValue(actual[name])}`;
   }
   return undefined;
 }
 
-/** Compares the computed properties (`$compute`) that `$select` returns, each by its type; the first difference, or undefined. */
-export function compareComputed(options: BoundQueryOptions, expected: Record<string, unknown>, actual: Record<string, unknown>): string | undefined {
+/**
+ * Compares the computed properties (`$compute`) that `$select` returns, each by its type (with
+ * `storage`, in a storage form of it too); the first difference, or undefined.
+ */
+export function compareComputed(
+  options: BoundQueryOptions,
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  storage = false,
+): string | undefined {
   const names = options.select.computed;
   if (names === undefined || names.length === 0) return undefined;
   for (const item of options.compute ?? []) {
     if (!names.includes(item.name)) continue;
     if (!Object.hasOwn(actual, item.name)) return `${item.name}: missing`;
-    const difference = compareValue(item.type, Object.hasOwn(expected, item.name) ? expected[item.name] : undefined, actual[item.name]);
+    const difference = compareValue(item.type, Object.hasOwn(expected, item.name) ? expected[item.name] : undefined, actual[item.name], storage);
     if (difference !== undefined) return `${item.name}: ${difference}`;
   }
   return undefined;

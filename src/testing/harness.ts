@@ -19,6 +19,13 @@ import { modelQueryArbitrary, rowsArbitrary, type TestRow } from './model-arbitr
 export interface BackendResult {
   readonly value: readonly Row[];
   readonly count?: number;
+  /**
+   * `'storage'` when the rows claim the in-memory backend's storage forms (docs/memory.md), as
+   * `fromMongoApplyDocument` gives them: then each value must be in such a form too (ISO text for a
+   * DateTimeOffset, not a `Date`), not only equal. Otherwise values may come in any form a driver
+   * gives (a `Date`, digit strings, 0/1) or as OData JSON (`readSqlRows`), compared by their types.
+   */
+  readonly forms?: 'storage';
 }
 
 /** Runs a bound query on a backend that holds `rows` in the entity set. */
@@ -64,10 +71,19 @@ export function rowType(query: BoundQueryOptions): BoundQueryOptions['entityType
  * Rows without a key (`$apply` after an aggregation): equal row by row when `ordered`, else as
  * multisets (each expected row equals a distinct returned row).
  */
-function compareKeyless(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered: boolean): string | undefined {
+function compareKeyless(
+  options: BoundQueryOptions,
+  expected: readonly Row[],
+  actual: readonly Row[],
+  where: string,
+  ordered: boolean,
+  storage: boolean,
+): string | undefined {
   const type = rowType(options);
   const show = (row: Row): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v));
-  const differs = (a: Row, b: Row): string | undefined => compareStructured(type, a, b) ?? compareComputed(options, a, b);
+  // Expected row first: `storage` checks the forms of the returned row's values.
+  const presence = exactPresence(options);
+  const differs = (a: Row, b: Row): string | undefined => compareStructured(type, a, b, storage, presence) ?? compareComputed(options, a, b, storage);
   if (expected.length !== actual.length) return `rows${where} differ: expected ${expected.length} rows, got ${actual.length}: expected ${expected.map(show).join(', ')}, got ${actual.map(show).join(', ')}`;
   if (ordered) {
     for (let i = 0; i < expected.length; i++) {
@@ -78,11 +94,25 @@ function compareKeyless(options: BoundQueryOptions, expected: readonly Row[], ac
   }
   const unused = [...actual];
   for (const row of expected) {
-    const index = unused.findIndex((other) => differs(row, other) === undefined && differs(other, row) === undefined);
-    if (index < 0) return `values${where} differ: no returned row equals ${show(row)} (returned: ${actual.map(show).join(', ')})`;
+    const index = unused.findIndex((other) => differs(row, other) === undefined);
+    if (index < 0) {
+      // What tells it from the first row left (the only one, for an aggregate).
+      const first = unused[0] === undefined ? '' : ` (the first row left: ${differs(row, unused[0]) ?? ''})`;
+      return `values${where} differ: no returned row equals ${show(row)}${first} (returned: ${actual.map(show).join(', ')})`;
+    }
     unused.splice(index, 1);
   }
   return undefined;
+}
+
+/**
+ * Whether the rows' properties must be present exactly as in the reference's rows: rows of `$apply`
+ * that are no longer entities, whose properties the transformations make (a row of a `concat`
+ * branch has only its branch's). An entity's property whose value the store lacks may be missing
+ * or null (MongoDB leaves out a field the document has not, the reference gives null).
+ */
+function exactPresence(options: BoundQueryOptions): boolean {
+  return options.apply !== undefined && !options.apply.entity;
 }
 
 /** Whether the query fixes the order of its result (then the order must match too). */
@@ -107,11 +137,20 @@ export interface CompareOptions {
 
 /** Describes the first difference between a backend's result and the reference's, or `undefined`. */
 export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult, options: CompareOptions = {}): string | undefined {
-  return compareRows(query, expected.value, actual.value, '', options.ordered) ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
+  const storage = actual.forms === 'storage';
+  const rows = compareRows(query, expected.value, actual.value, '', options.ordered, storage);
+  return rows ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
 }
 
-function compareRows(options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[], where: string, ordered = orderIsDefined(options)): string | undefined {
-  if (rowType(options).key.length === 0) return compareKeyless(options, expected, actual, where, ordered);
+function compareRows(
+  options: BoundQueryOptions,
+  expected: readonly Row[],
+  actual: readonly Row[],
+  where: string,
+  ordered = orderIsDefined(options),
+  storage = false,
+): string | undefined {
+  if (rowType(options).key.length === 0) return compareKeyless(options, expected, actual, where, ordered, storage);
   const left = keys(expected, options, ordered);
   const right = keys(actual, options, ordered);
   if (left.length !== right.length || left.some((key, i) => key !== right[i])) {
@@ -123,7 +162,10 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
     // Keys not selected (or repeated): each expected row must equal a distinct returned row.
     const unused = [...actual];
     for (const row of expected) {
-      const index = unused.findIndex((other) => compareStructured(rowType(options), row, other) === undefined && compareComputed(options, row, other) === undefined);
+      const presence = exactPresence(options);
+      const equal = (other: Row): boolean =>
+        compareStructured(rowType(options), row, other, storage, presence) === undefined && compareComputed(options, row, other, storage) === undefined;
+      const index = unused.findIndex(equal);
       if (index < 0) return `values${where} differ: no returned row equals ${JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v))}`;
       unused.splice(index, 1);
     }
@@ -132,7 +174,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
   for (const row of expected) {
     const key = keyText(row, options);
     const other = byKey.get(key) as Row;
-    const difference = compareStructured(rowType(options), row, other) ?? compareComputed(options, row, other);
+    const difference = compareStructured(rowType(options), row, other, storage, exactPresence(options)) ?? compareComputed(options, row, other, storage);
     if (difference !== undefined) return `values${where} differ in row ${key}: ${difference}`;
     for (const item of options.expand) {
       const name = item.navigation.name;
@@ -140,7 +182,7 @@ function compareRows(options: BoundQueryOptions, expected: readonly Row[], actua
       const a = Object.hasOwn(other, name) ? other[name] : undefined;
       const expectedRows = Array.isArray(e) ? e : e === null || e === undefined ? [] : [e as Row];
       const actualRows = Array.isArray(a) ? a : a === null || a === undefined ? [] : [a as Row];
-      const difference = compareRows(item.options, expectedRows as Row[], actualRows as Row[], ` of ${name} of row ${key}`);
+      const difference = compareRows(item.options, expectedRows as Row[], actualRows as Row[], ` of ${name} of row ${key}`, undefined, storage);
       if (difference !== undefined) return difference;
     }
   }

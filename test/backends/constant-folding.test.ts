@@ -49,7 +49,7 @@ describe('foldConstants', () => {
     const [concat] = foldQuery(bound).apply?.transformations ?? [];
     if (concat?.kind !== 'concat') throw new Error('not a concat');
     const [[groupby], [compute, topcount]] = concat.branches as [BoundTransformation[], BoundTransformation[]];
-    if (groupby?.kind !== 'groupby' || compute?.kind !== 'compute' || topcount?.kind !== 'topcount') throw new Error('unexpected pipeline');
+    if (groupby?.kind !== 'groupby' || compute?.kind !== 'compute' || topcount?.kind !== 'rank') throw new Error('unexpected pipeline');
     const [filtered, aggregated] = groupby.apply;
     expect(filtered).toMatchObject({ kind: 'filter', predicate: { right: { kind: 'literal' } } });
     expect(aggregated).toMatchObject({ kind: 'aggregate', aggregates: [{ expression: { right: { kind: 'literal', value: 3 } } }] });

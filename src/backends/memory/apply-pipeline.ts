@@ -84,41 +84,56 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
     case 'groupby':
       return groupby(node.keys, node.apply, compiler, search);
     case 'concat': {
-      const branches = node.branches.map((branch) => pipeline(branch, compiler, search));
+      const branches = node.branches.map((branch) => {
+        const rows = pipeline(branch, compiler, search);
+        const type = branch.at(-1)?.output;
+        // A branch of entities (a type with a key, and no groupby, aggregate or concat at its level) gives
+        // each its type's properties, null where the row lacks one; the others' rows have theirs already.
+        const made = branch.some((t) => t.kind === 'groupby' || t.kind === 'aggregate' || t.kind === 'concat');
+        if (type === undefined || type.key.length === 0 || made) return rows;
+        const names = [...type.properties.keys()];
+        return (input: readonly Row[]) => rows(input).map((row) => complete(row, names));
+      });
       return (rows) => branches.flatMap((branch) => branch(rows));
     }
-    case 'topcount':
-    case 'bottomcount':
-    case 'toppercent':
-    case 'bottompercent':
-    case 'topsum':
-    case 'bottomsum': {
-      const top = node.kind.startsWith('top');
-      const evaluate = compiler.compile(node.value);
-      const domain = domainOf(node.value.type);
-      // Highest first (lowest first for bottom…); null values last either way.
-      const keys: SortKey[] = [
-        { evaluate: (row) => (evaluate(row, NO_VARIABLES) === null ? 1 : 0), domain: domainOf({ kind: 'primitive', name: 'Edm.Int32' }), descending: false },
-        { evaluate, domain, descending: top },
-      ];
-      const limit = node.limit;
-      if (node.kind === 'topcount' || node.kind === 'bottomcount') return (rows) => sortRows(keys, rows).slice(0, limit);
-      const percent = node.kind.endsWith('percent');
-      return (rows) => {
-        const sorted = sortRows(keys, rows);
-        const values = sorted.map((row) => toNumber(evaluate(row, NO_VARIABLES)) ?? 0);
-        const total = values.reduce((a, b) => a + b, 0);
-        const target = percent ? (total * limit) / 100 : limit;
-        // The fewest rows (in that order) whose values reach the target (all when they never do).
-        let sum = 0;
-        for (let i = 0; i < sorted.length; i++) {
-          if (sum >= target) return sorted.slice(0, i);
-          sum += values[i] as number;
-        }
-        return sorted;
-      };
-    }
+    case 'rank':
+      return rank(node, compiler);
   }
+}
+
+/** `row` with every property of `names` (null where it has none); the row itself when it has them all. */
+function complete(row: Row, names: readonly string[]): Row {
+  if (names.every((name) => Object.hasOwn(row, name))) return row;
+  const result: Record<string, unknown> = { ...row };
+  for (const name of names) if (!Object.hasOwn(result, name)) setOwn(result, name, null);
+  return result;
+}
+
+/** `rank` (topcount … bottomsum): the rows in value order, cut by count, by percentage of the total, or by sum. */
+function rank(node: Extract<BoundTransformation, { kind: 'rank' }>, compiler: ReferenceCompiler): Step {
+  const evaluate = compiler.compile(node.value);
+  const domain = domainOf(node.value.type);
+  // Highest first (lowest first for bottom…); null values last either way.
+  const keys: SortKey[] = [
+    { evaluate: (row) => (evaluate(row, NO_VARIABLES) === null ? 1 : 0), domain: domainOf({ kind: 'primitive', name: 'Edm.Int32' }), descending: false },
+    { evaluate, domain, descending: node.direction === 'top' },
+  ];
+  const limit = node.limit;
+  if (node.measure === 'count') return (rows) => sortRows(keys, rows).slice(0, limit);
+  const percent = node.measure === 'percent';
+  return (rows) => {
+    const sorted = sortRows(keys, rows);
+    const values = sorted.map((row) => toNumber(evaluate(row, NO_VARIABLES)) ?? 0);
+    const total = values.reduce((a, b) => a + b, 0);
+    const target = percent ? (total * limit) / 100 : limit;
+    // The fewest rows (in that order) whose values reach the target (all when they never do).
+    let sum = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if (sum >= target) return sorted.slice(0, i);
+      sum += values[i] as number;
+    }
+    return sorted;
+  };
 }
 
 /** The related entities `through` reaches from all rows, each once (Data Aggregation 3.2.1.1). */

@@ -227,8 +227,19 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
     : select.properties.map((item) => item.path);
   const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
+  // Rows of $apply after an aggregation have only their own properties (a concat branch's: Data
+  // Aggregation, examples 74 and 75): one it has not is left out, not made null as an entity's.
+  const sparse = options.apply !== undefined && !options.apply.entity;
   // Top-level properties with ordinary names: a plain copy loop.
   const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
+  if (plain && expansions.length === 0 && computed.length === 0 && sparse) {
+    const names = properties.map((path) => (path[0] as { name: string }).name);
+    return (row) => {
+      const result: Record<string, unknown> = {};
+      for (const name of names) if (Object.hasOwn(row, name)) result[name] = (row as Record<string, unknown>)[name];
+      return result;
+    };
+  }
   if (plain && expansions.length === 0 && computed.length === 0) {
     const names = properties.map((path) => (path[0] as { name: string }).name);
     return (row) => {
@@ -246,7 +257,9 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   const copiers = properties.map((path) => {
     const getters = path.map((property) => propertyGetter(property.name));
     const names = path.map((property) => property.name);
+    const first = names[0] as string;
     return (source: Row, target: Record<string, unknown>): void => {
+      if (sparse && !Object.hasOwn(source, first)) return;
       let value: unknown = source;
       for (const get of getters) value = value === null || value === undefined ? undefined : get(value);
       if (value === undefined) value = null;

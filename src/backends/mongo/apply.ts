@@ -70,7 +70,7 @@ const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set([
   'orderby',
   'top',
   'skip',
-  ...(['topcount', 'bottomcount', 'toppercent', 'bottompercent', 'topsum', 'bottomsum'] as const),
+  'rank',
 ]);
 
 /** Whether a transformation (or one nested in it) depends on the order of its input rows. */
@@ -214,13 +214,8 @@ class ApplyCompiler {
         return { type: t.output, set: undefined };
       case 'concat':
         return this.concat(t, rows, stages, inFacet);
-      case 'topcount':
-      case 'bottomcount':
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum':
-        this.top(t, rows, stages);
+      case 'rank':
+        this.rank(t, rows, stages);
         return rows;
     }
   }
@@ -237,8 +232,8 @@ class ApplyCompiler {
     stages.push({ $sort: { [seq]: 1 } });
   }
 
-  /** topcount… (highest first; bottom…: lowest first; null values last either way). */
-  private top(t: Extract<BoundTransformation, { kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum' }>, rows: Rows, stages: MongoDocument[]): void {
+  /** `rank` (topcount …: highest first; bottom…: lowest first; null values last either way). */
+  private rank(t: Extract<BoundTransformation, { kind: 'rank' }>, rows: Rows, stages: MongoDocument[]): void {
     const seq = this.sequence as string;
     const context = newContext(rows.type, rows.set);
     const value = this.temporary('v');
@@ -246,9 +241,9 @@ class ApplyCompiler {
     const fields: MongoDocument = { [value]: this.expressions.value(t.value, rootFrame(context)) };
     fields[isNull] = { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] };
     stages.push(...context.stages, { $addFields: { [value]: fields[value] } }, { $addFields: { [isNull]: fields[isNull] } });
-    const sort = { [isNull]: 1, [value]: t.kind.startsWith('top') ? -1 : 1 };
+    const sort = { [isNull]: 1, [value]: t.direction === 'top' ? -1 : 1 };
     const temporary = [value, isNull];
-    if (t.kind === 'topcount' || t.kind === 'bottomcount') {
+    if (t.measure === 'count') {
       this.renumber(sort, stages);
       stages.push({ $match: t.limit === 0 ? NOTHING : { [seq]: { $lte: t.limit } } });
     } else {
@@ -261,7 +256,7 @@ class ApplyCompiler {
         [before]: { $sum: `$${value}`, window: { documents: ['unbounded', -1] } },
         [total]: { $sum: `$${value}`, window: { documents: ['unbounded', 'unbounded'] } },
       });
-      const target = t.kind.endsWith('percent') ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
+      const target = t.measure === 'percent' ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
       stages.push({ $addFields: { [reached]: { $cond: [{ $gte: [{ $ifNull: [`$${before}`, 0] }, target] }, 1, 0] } } });
       // Once reached, every later row is out too (values may be negative).
       stages.push({ $setWindowFields: { sortBy: { [seq]: 1 }, output: { [reached]: { $max: `$${reached}`, window: { documents: ['unbounded', 'current'] } } } } });
@@ -279,7 +274,23 @@ class ApplyCompiler {
     const arrays: Aggregation[] = [];
     t.branches.forEach((branch, i) => {
       const branchStages: MongoDocument[] = [];
-      this.pipeline(branch, rows, branchStages, true);
+      const out = this.pipeline(branch, rows, branchStages, true);
+      // A branch of entities (a type with a key, and no groupby, aggregate or concat at its level) gives each
+      // its type's properties, null where the document lacks the field, as the reference and SQL give them.
+      const entities = out.type.key.length > 0 && !branch.some((b) => b.kind === 'groupby' || b.kind === 'aggregate' || b.kind === 'concat');
+      // Each under its field in the output type (the key is in `_id` only in the entities' type).
+      if (t.output !== rows.type && entities) {
+        const fields: MongoDocument = {};
+        const moved: string[] = [];
+        for (const property of out.type.properties.values()) {
+          const from = fieldOf(out.type, property, this.mapping);
+          const to = fieldOf(t.output, t.output.properties.get(property.name) ?? property, this.mapping);
+          fields[to] = { $ifNull: [`$${from}`, null] };
+          if (from !== to) moved.push(from);
+        }
+        branchStages.push({ $addFields: fields });
+        if (moved.length > 0) branchStages.push({ $unset: moved });
+      }
       if (seq !== undefined) branchStages.push({ $sort: { [seq]: 1 } });
       const name = `b${i}`;
       facet[name] = branchStages.length === 0 ? [{ $match: {} }] : branchStages;

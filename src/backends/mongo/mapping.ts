@@ -11,6 +11,7 @@ import { unknownTarget, unsupportedFeature, type UnsupportedAt } from '../../pas
 import type { BoundExpandItem, BoundLiteral } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import { parseInstant } from '../../util/temporal.js';
+import { jsonValue } from '../../responses/json-values.js';
 
 /** A MongoDB filter, sort, projection or pipeline stage document. */
 export type MongoDocument = { [field: string]: unknown };
@@ -331,30 +332,60 @@ export function numericValue(value: unknown, type: TypeReference): unknown {
   }
 }
 
-/** {@link numericValue} of every property of a row of `type` (into complex values too). */
-function numericRow(row: Record<string, unknown>, type: StructuredType): Record<string, unknown> {
+/**
+ * A value the driver gives in the in-memory backend's storage form of `type`: numbers as
+ * {@link numericValue} makes them, a DateTimeOffset (a BSON date) as ISO 8601 text in UTC, a Guid
+ * stored as a UUID binary as its lowercase text. Other values are returned as they are.
+ */
+export function mongoStoredForm(value: unknown, type: TypeReference | ExpressionType): unknown {
+  if (value === null || value === undefined || type.kind !== 'primitive') return value ?? null;
+  if (type.name === 'Edm.DateTimeOffset') return value instanceof Date ? jsonValue(type, value) : value;
+  if (type.name === 'Edm.Guid') {
+    const uuid = value as { toHexString?: (dashes?: boolean) => string };
+    return typeof value === 'object' && typeof uuid.toHexString === 'function' ? uuid.toHexString(true).toLowerCase() : value;
+  }
+  return numericValue(value, type as TypeReference);
+}
+
+/** {@link mongoStoredForm} of every property of a row of `type` (into complex values and collections too). */
+function storedRow(row: Record<string, unknown>, type: StructuredType): Record<string, unknown> {
   for (const property of type.properties.values()) {
-    if (!Object.hasOwn(row, property.name) || property.collection) continue;
+    if (!Object.hasOwn(row, property.name)) continue;
     const value = row[property.name];
     if (property.type.kind === 'complex') {
-      if (value !== null && typeof value === 'object') numericRow(value as Record<string, unknown>, property.type.type);
-    } else row[property.name] = numericValue(value, property.type);
+      const complex = property.type.type;
+      const read = (item: unknown): void => void (item !== null && typeof item === 'object' && storedRow(item as Record<string, unknown>, complex));
+      if (property.collection && Array.isArray(value)) value.forEach(read);
+      else if (!property.collection) read(value);
+    } else if (property.collection) {
+      if (Array.isArray(value)) row[property.name] = value.map((item) => mongoStoredForm(item, property.type));
+    } else row[property.name] = mongoStoredForm(value, property.type);
   }
   return row;
 }
 
 /**
  * A document of a query with `$apply` back as a row of its output type (`apply.output`): fields
- * renamed as {@link fromMongoDocument} does, and aggregated and computed numbers in their storage
- * form ({@link numericValue}: `$count` an Int64 `bigint`, a Decimal sum its text). Without
- * `$apply`, {@link fromMongoDocument} of the entity type.
+ * renamed as {@link fromMongoDocument} does, and every value (grouping values, aggregates, computed
+ * values, the request's `$compute`) in the in-memory backend's storage form ({@link mongoStoredForm}:
+ * `$count` an Int64 `bigint`, a Decimal sum its text, a DateTimeOffset ISO text, a UUID Guid its
+ * text). A field the document has not (a property of another `concat` branch) stays missing.
+ * Without `$apply`, {@link fromMongoDocument} of the entity type.
  */
 export function fromMongoApplyDocument(
   document: Readonly<MongoDocument>,
-  query: { readonly entityType: StructuredType; readonly apply?: { readonly output: StructuredType }; readonly expand: readonly BoundExpandItem[]; readonly select?: { readonly computed?: readonly string[] } },
+  query: {
+    readonly entityType: StructuredType;
+    readonly apply?: { readonly output: StructuredType };
+    readonly expand: readonly BoundExpandItem[];
+    readonly select?: { readonly computed?: readonly string[] };
+    readonly compute?: readonly { readonly name: string; readonly type: ExpressionType }[];
+  },
   options: MongoMapping = DEFAULT_MAPPING,
 ): Record<string, unknown> {
   const computed = query.select?.computed ?? [];
   if (query.apply === undefined) return fromMongoDocument(document, query.entityType, options, query.expand, computed);
-  return numericRow(fromMongoDocument(document, query.apply.output, options, query.expand, computed), query.apply.output);
+  const row = storedRow(fromMongoDocument(document, query.apply.output, options, query.expand, computed), query.apply.output);
+  for (const item of query.compute ?? []) if (Object.hasOwn(row, item.name)) row[item.name] = mongoStoredForm(row[item.name], item.type);
+  return row;
 }

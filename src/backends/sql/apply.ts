@@ -40,6 +40,7 @@ import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '
 import { memberOrdinals } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
+import { columnType } from './ddl.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
 import { parameterKind } from './parameters.js';
@@ -53,11 +54,29 @@ export interface ApplyRelation {
   /** The order an `orderby` (or `topcount`…) gave, as ORDER BY items over a scope of these rows. */
   readonly order?: (scope: Scope) => string;
   /**
+   * Present when rows of `concat` branches have different properties (Data Aggregation, examples
+   * 74 and 75: each row has only its own branch's): `column` holds, per row, the index into `sets`
+   * of the names of the top-level properties the row has; the others are columns of null that
+   * `readSqlRows` leaves out. Later row-wise transformations keep it (`compute` adds its aliases to
+   * every set); `aggregate` and `groupby` make rows that have every property again.
+   */
+  readonly presence?: ApplyPresence;
+  /**
    * The common table expressions `from` reads (`WITH "~w1" AS (…), "~w2" AS (…) `, with its
    * trailing space), to begin the statement with; empty when there are none.
    */
   readonly with?: string;
 }
+
+/** Which top-level properties each row of a relation has: see {@link ApplyRelation.presence}. */
+export interface ApplyPresence {
+  /** The column (unquoted) of the index into `sets`. */
+  readonly column: string;
+  readonly sets: readonly (readonly string[])[];
+}
+
+/** The column of {@link ApplyPresence}: a name no OData identifier has. */
+export const PRESENCE_COLUMN = '~present';
 
 const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 
@@ -151,7 +170,11 @@ export class ApplyCompiler {
       case 'compute': {
         const scope = this.scope(input);
         const items = node.items.map((item) => `${c.expression(item.expression, scope)} AS ${this.quote(this.column(node.output, [item.alias]))}`);
-        return { ...input, from: `(SELECT ${scope.alias}.*, ${items.join(', ')} FROM ${this.fromOf(input, scope)})`, type: node.output };
+        const from = `(SELECT ${scope.alias}.*, ${items.join(', ')} FROM ${this.fromOf(input, scope)})`;
+        if (input.presence === undefined) return { ...input, from, type: node.output };
+        // Every row has the computed values.
+        const aliases = node.items.map((item) => item.alias);
+        return { ...input, from, type: node.output, presence: { ...input.presence, sets: input.presence.sets.map((set) => [...set, ...aliases]) } };
       }
       case 'orderby': {
         const items = node.items;
@@ -165,39 +188,8 @@ export class ApplyCompiler {
         const paging = node.kind === 'top' ? c.dialect.paging(count, undefined) : c.dialect.paging(undefined, count);
         return { ...input, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(input, scope)} ORDER BY ${order} ${paging})` };
       }
-      case 'topcount':
-      case 'bottomcount': {
-        const value = node.value;
-        const direction = node.kind === 'topcount' ? 'desc' : 'asc';
-        // The value's order (highest first for topcount), null values last either way.
-        const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
-        const ordered: ApplyRelation = { ...input, order };
-        const scope = this.scope(ordered);
-        const paging = c.dialect.paging(c.value(node.limit, 'rowCount'), undefined);
-        return { ...ordered, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(ordered, scope)} ORDER BY ${this.totalOrder(ordered, scope)} ${paging})` };
-      }
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum': {
-        // The fewest rows, in the value's order (nulls last, counted as 0), whose values reach the
-        // limit (toppercent: that percentage of the total): a row is kept while the sum of the rows
-        // before it is below the limit. Sums in doubles, in that order, as the reference adds them.
-        const value = node.value;
-        const direction = node.kind.startsWith('top') ? 'desc' : 'asc';
-        const order = (scope: Scope): string => `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
-        const ordered: ApplyRelation = { ...input, order };
-        const scope = this.scope(ordered);
-        const amount = `${c.dialect.double(`COALESCE(${c.expression(value, scope)}, 0)`)}`;
-        // Helper columns under names no OData identifier has (they ride along in later `*` selects).
-        const before = this.quote(`~before ${scope.alias}`);
-        const total = this.quote(`~total ${scope.alias}`);
-        const windowed = `(SELECT ${scope.alias}.*, SUM(${amount}) OVER (ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ${before}, SUM(${amount}) OVER () AS ${total} FROM ${this.fromOf(ordered, scope)})`;
-        const outer = this.alias();
-        const limit = c.value(node.limit, 'double');
-        const target = node.kind.endsWith('percent') ? `(${outer}.${total} * ${limit}) / 100` : limit;
-        return { ...ordered, from: `(SELECT ${outer}.* FROM ${windowed} ${outer} WHERE COALESCE(${outer}.${before}, 0) < ${target})` };
-      }
+      case 'rank':
+        return this.rank(node, input);
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
@@ -209,6 +201,37 @@ export class ApplyCompiler {
       case 'concat':
         return this.concat(node.branches, node.output, input);
     }
+  }
+
+  /**
+   * `rank` (topcount … bottomsum), in the value's order (highest first for `top`), null values last
+   * either way: `count` an ORDER BY … LIMIT; `percent` and `sum` the fewest rows (nulls counted as 0)
+   * whose values reach the limit (`percent`: that percentage of the total): a row is kept while the
+   * sum of the rows before it is below the limit. Sums in doubles, in that order, as the reference adds them.
+   */
+  private rank(node: Extract<BoundTransformation, { kind: 'rank' }>, input: ApplyRelation): ApplyRelation {
+    const c = this.compiler;
+    const value = node.value;
+    const direction = node.direction === 'top' ? 'desc' : 'asc';
+    const order = (scope: Scope): string =>
+      `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+    const ordered: ApplyRelation = { ...input, order };
+    const scope = this.scope(ordered);
+    if (node.measure === 'count') {
+      const paging = c.dialect.paging(c.value(node.limit, 'rowCount'), undefined);
+      return { ...ordered, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(ordered, scope)} ORDER BY ${this.totalOrder(ordered, scope)} ${paging})` };
+    }
+    const amount = `${c.dialect.double(`COALESCE(${c.expression(value, scope)}, 0)`)}`;
+    // Helper columns under names no OData identifier has (they ride along in later `*` selects).
+    const before = this.quote(`~before ${scope.alias}`);
+    const total = this.quote(`~total ${scope.alias}`);
+    const frame = `ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
+    const sums = `SUM(${amount}) OVER (${frame}) AS ${before}, SUM(${amount}) OVER () AS ${total}`;
+    const windowed = `(SELECT ${scope.alias}.*, ${sums} FROM ${this.fromOf(ordered, scope)})`;
+    const outer = this.alias();
+    const limit = c.value(node.limit, 'double');
+    const target = node.measure === 'percent' ? `(${outer}.${total} * ${limit}) / 100` : limit;
+    return { ...ordered, from: `(SELECT ${outer}.* FROM ${windowed} ${outer} WHERE COALESCE(${outer}.${before}, 0) < ${target})` };
   }
 
   /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */
@@ -229,6 +252,8 @@ export class ApplyCompiler {
           const column = `${scope.alias}.${this.quote(leaf.column)}`;
           return isPrimitive(fromReference(leaf.property.type), 'Edm.String') ? c.dialect.binary(column) : column;
         });
+    // Rows of different concat branches may agree on every column: which properties they have tells them apart.
+    if (relation.presence !== undefined) columns.push(`${scope.alias}.${this.quote(relation.presence.column)}`);
     const tail = columns.map((column) => (c.dialect.nullsFirstByDefault ? `${column} ASC` : `${column} ASC NULLS FIRST`));
     const all = [...(kept === undefined || kept === '' ? [] : [kept]), ...tail];
     // Rows with no columns at all (none are made): any order.
@@ -415,7 +440,11 @@ export class ApplyCompiler {
     return `(SELECT ${value} FROM ${target.from} WHERE ${exists})`;
   }
 
-  /** `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns null. */
+  /**
+   * `concat`: the branches' rows one after the other (UNION ALL), each branch's missing columns
+   * null, and, where the branches' rows have different properties, the presence column that says
+   * which properties each row has (see {@link ApplyRelation.presence}).
+   */
   private concat(branches: readonly (readonly BoundTransformation[])[], output: StructuredType, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
     // Every branch reads the input: one common table expression, however many branches and concats.
@@ -423,16 +452,54 @@ export class ApplyCompiler {
     const results = branches.map((branch) => this.pipeline(branch, shared));
     const entity = results.every((r) => r.entity && r.type === input.type) && output === input.type;
     const leaves = this.leaves(output);
-    const parts = results.map((result) => {
+    const presence = entity ? undefined : this.presence(results, output);
+    const parts = results.map((result, i) => {
       const alias = this.alias();
       if (entity) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
       const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
       const columns = leaves.map((leaf) => {
-        const value = own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : c.value(null, parameterKind(fromReference(leaf.property.type), fromReference(leaf.property.type)));
-        return `${value} AS ${this.quote(leaf.column)}`;
+        // A collection's null has the column's type (PostgreSQL's UNION matches no text[] with a text null).
+        const type = fromReference(leaf.property.type);
+        const none = leaf.property.collection ? `CAST(NULL AS ${columnType(leaf.property, c.dialect)})` : c.value(null, parameterKind(type, type));
+        return `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : none} AS ${this.quote(leaf.column)}`;
       });
+      if (presence !== undefined) columns.push(`${presence.index(i, alias)} AS ${this.quote(PRESENCE_COLUMN)}`);
       return `SELECT ${columns.join(', ')} FROM ${result.from} ${alias}`;
     });
-    return { from: `(${parts.join(' UNION ALL ')})`, type: output, entity };
+    const from = `(${parts.join(' UNION ALL ')})`;
+    return presence === undefined ? { from, type: output, entity } : { from, type: output, entity, presence: { column: PRESENCE_COLUMN, sets: presence.sets } };
+  }
+
+  /**
+   * The sets of top-level properties the rows of `results` have, and, per branch, the SQL of a
+   * row's index into them (a constant, or a CASE over the branch's own presence column);
+   * `undefined` when every row has every property of `output`.
+   */
+  private presence(
+    results: readonly ApplyRelation[],
+    output: StructuredType,
+  ): { sets: string[][]; index: (branch: number, alias: string) => string } | undefined {
+    const sets: string[][] = [];
+    const keys: string[] = [];
+    const indexOf = (set: readonly string[]): number => {
+      const key = [...set].sort().join('/');
+      let index = keys.indexOf(key);
+      if (index < 0) {
+        index = keys.push(key) - 1;
+        sets.push([...set]);
+      }
+      return index;
+    };
+    // Per branch: its rows' index, or the index of each of its own sets.
+    const mapped = results.map((result) => (result.presence === undefined ? indexOf([...result.type.properties.keys()]) : result.presence.sets.map(indexOf)));
+    const all = [...output.properties.keys()];
+    if (sets.length === 1 && sets[0]?.length === all.length) return undefined;
+    const index = (branch: number, alias: string): string => {
+      const own = mapped[branch] as number | number[];
+      if (typeof own === 'number') return String(own);
+      const column = `${alias}.${this.quote((results[branch] as ApplyRelation).presence?.column ?? PRESENCE_COLUMN)}`;
+      return `(CASE ${column} ${own.map((to, from) => `WHEN ${from} THEN ${to}`).join(' ')} END)`;
+    };
+    return { sets, index };
   }
 }

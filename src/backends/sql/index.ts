@@ -12,5 +12,5 @@ export { createTableSql, columnType } from './ddl.js';
 export type { Dialect, DialectName } from './dialect.js';
 export { DIALECTS } from './dialects/index.js';
 export { sqlTarget } from './target.js';
-export { readSqlRows, readSqlRow, type SqlRow } from './read-rows.js';
+export { readSqlRows, readSqlRow, type ReadableSql, type SqlRow } from './read-rows.js';
 export { sqlTemplate } from './template.js';

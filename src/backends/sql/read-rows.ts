@@ -11,6 +11,9 @@ import type { SqlQuery } from './to-sql.js';
 /** A result row as the driver gives it: column alias → value. */
 export type SqlRow = Readonly<Record<string, unknown>>;
 
+/** What reading rows needs of a compiled query: its columns, expansions, computed properties and presence column. */
+export type ReadableSql = Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed' | 'presence'>>;
+
 /** Sets an own property, even one named `__proto__`. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -27,7 +30,8 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * - complex values nested again (a whole complex value whose columns are all null is null);
  * - expansions as objects (or null) and arrays, from JSON text or the driver's JSON values, with
  *   their values typed the same way; `name@odata.count` as numbers;
- * - computed properties (`$compute`, the `k0, …` columns) by their types, the same way.
+ * - computed properties (`$compute`, the `k0, …` columns) by their types, the same way;
+ * - after `$apply` with `concat`, each row with only its own branch's properties (`presence`).
  *
  * Digits are kept where the driver keeps them: JSON text is read without going through a double,
  * so have the driver return Int64, Decimal and JSON as text for exact values (node-postgres does
@@ -42,15 +46,18 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * const records = readSqlRows(bound, compiled, (await pool.query(compiled.sql, [...compiled.params])).rows);
  * ```
  */
-export function readSqlRows(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed'>>, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
+export function readSqlRows(query: BoundQuery, compiled: ReadableSql, rows: readonly SqlRow[], options: JsonValueOptions = {}): Record<string, unknown>[] {
   return rows.map((row) => readSqlRow(query, compiled, row, options));
 }
 
 /** One row of {@link readSqlRows}. */
-export function readSqlRow(query: BoundQuery, compiled: Pick<SqlQuery, 'columns' | 'expansions'> & Partial<Pick<SqlQuery, 'computed'>>, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
+export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
   // The record with the driver's values, nested along the columns' paths, then typed as a whole.
   const record: Record<string, unknown> = {};
+  // After concat: the top-level properties this row's branch has (the others are left out).
+  const present = compiled.presence === undefined ? undefined : compiled.presence.sets[Number(row[compiled.presence.alias])];
   for (const { alias, path } of compiled.columns) {
+    if (present !== undefined && !present.includes(path[0] as string)) continue;
     let target = record;
     for (const name of path.slice(0, -1)) {
       if (!Object.hasOwn(target, name)) setOwn(target, name, {});

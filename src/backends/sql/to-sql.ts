@@ -65,6 +65,12 @@ export interface SqlQuery extends SqlStatement {
    * returns, with its type: the value as the database computed it (read it with `readSqlRows`).
    */
   readonly computed: readonly { readonly alias: string; readonly name: string; readonly type: ExpressionType }[];
+  /**
+   * With `$apply` whose `concat` branches give rows of different properties: the result column
+   * (`p0`) of the index into `sets` of the top-level properties each row has; `readSqlRows` leaves
+   * the other properties out (Data Aggregation, examples 74 and 75). Absent otherwise.
+   */
+  readonly presence?: { readonly alias: string; readonly sets: readonly (readonly string[])[] };
 }
 
 function statement(build: (compiler: SqlCompiler) => string, dialect: Dialect, mapping: ToSqlOptions): SqlStatement {
@@ -176,6 +182,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   };
 
   const expansionNames: { alias: string; name: string }[] = [];
+  let presence: SqlQuery['presence'];
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
   const joinedRoot = (): Scope => ({ alias: root.alias, type: root.type, set: root.set, variables: root.variables, joins: { clauses: [], scopes: new Map() } });
   const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
@@ -183,6 +190,11 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
     const scope = joinedRoot();
     let select = selectList(compiler, scope);
+    const present = relationOf(compiler)?.presence;
+    if (present !== undefined) {
+      presence = { alias: 'p0', sets: present.sets };
+      select = `${select === '' ? '' : `${select}, `}${ROOT}.${dialect.quote(present.column)} AS ${dialect.quote('p0')}`;
+    }
     expansionNames.length = 0;
     for (const item of bound.expand) {
       for (const [name, sql] of expansion(compiler, item, root)) {
@@ -234,7 +246,15 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   const select = once(() => statement((c) => selectList(c, root), dialect, options));
   const { sql, params } = list;
   // The pieces' getters are added to the statements (see PIECES).
-  const result: Omit<SqlQuery, keyof Pieces> = count === undefined ? { sql, params, columns, expansions: expansionNames, computed } : { sql, params, count, columns, expansions: expansionNames, computed };
+  const result: Omit<SqlQuery, keyof Pieces> = {
+    sql,
+    params,
+    ...(count === undefined ? {} : { count }),
+    columns,
+    expansions: expansionNames,
+    computed,
+    ...(presence === undefined ? {} : { presence }),
+  };
   Object.defineProperty(result, PIECES, { value: { where, orderBy: order, select } satisfies Pieces });
   if (bound.filter !== undefined || bound.search !== undefined || options.scope !== undefined) Object.defineProperty(result, 'where', WHERE);
   Object.defineProperty(result, 'orderBy', ORDER_BY);

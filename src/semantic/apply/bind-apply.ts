@@ -10,13 +10,26 @@ import type { Capabilities, EntitySet, Property, StructuredType } from '../../mo
 import { navigationTarget } from '../../model/navigation.js';
 import type { AggregateItem, ApplyTransformation, Expression, MemberPath, Span } from '../../syntax/ast.js';
 import { bindSearch } from '../bind-search.js';
-import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundPathStep, BoundTransformation } from '../bound-ast.js';
+import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundPathStep, BoundTransformation, RankDirection, RankMeasure } from '../bound-ast.js';
 import type { ExpressionBinder, Purpose } from '../bind-expression.js';
 import type { ResolvedSettings } from '../settings.js';
 import { INT64, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
 import { applyFanOut } from './fan-out.js';
 import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
+
+/** The ranking transformations of the syntax tree (`topcount` … `bottomsum`). */
+type RankingNode = Extract<ApplyTransformation, { readonly limit: Expression }>;
+
+/** Each ranking transformation's name as the bound `rank` node's measure and direction. */
+const RANKINGS: { readonly [K in RankingNode['kind']]: { readonly measure: RankMeasure; readonly direction: RankDirection } } = {
+  topcount: { measure: 'count', direction: 'top' },
+  bottomcount: { measure: 'count', direction: 'bottom' },
+  toppercent: { measure: 'percent', direction: 'top' },
+  bottompercent: { measure: 'percent', direction: 'bottom' },
+  topsum: { measure: 'sum', direction: 'top' },
+  bottomsum: { measure: 'sum', direction: 'bottom' },
+};
 
 /** Deepest nesting of `groupby(…, …)` and `concat(…)` pipelines. */
 export const MAX_APPLY_DEPTH = 8;
@@ -149,28 +162,34 @@ class ApplyBinder {
         const type = entity ? input.type : outputType(`${input.type.name}.concat`, [...properties.values()]);
         return [{ kind: 'concat', branches: results.map(([b]) => b), output: type, span }, entity ? input : { type, set: undefined, capabilities: undefined, entity: false }];
       }
-      case 'topcount':
-      case 'bottomcount':
-      case 'toppercent':
-      case 'bottompercent':
-      case 'topsum':
-      case 'bottomsum': {
-        const limitExpression = this.context.binder(input, 'filter').bind(node.limit, false);
-        const limit = limitExpression.kind === 'literal' && (typeof limitExpression.value === 'number' || typeof limitExpression.value === 'bigint' || typeof limitExpression.value === 'string') ? Number(limitExpression.value) : Number.NaN;
-        const counted = node.kind === 'topcount' || node.kind === 'bottomcount';
-        if (!Number.isFinite(limit) || (counted && (!isIntegerType(limitExpression.type) || limit < 0)) || (!counted && node.kind.endsWith('percent') && (limit < 0 || limit > 100))) {
-          this.fail('invalid_option_value', `The first argument of ${node.kind}() must be ${counted ? 'a non-negative integer' : node.kind.endsWith('percent') ? 'a number from 0 to 100' : 'a number'} literal`, node.limit.span);
-        }
-        const value = this.context.binder(input, 'orderby').bind(node.value, false);
-        if (!isNumeric(value.type)) this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
-        if (counted && limit > this.context.settings.maxTop) {
-          this.fail('top_limit_exceeded', `The limit of '${this.context.settings.maxTop}' for Top query has been exceeded. The value from the incoming request is '${limit}'.`, node.limit.span);
-        }
-        return same({ kind: node.kind, limit, value, output: input.type, span });
-      }
       case 'other':
         return this.unsupported(`The transformation '${node.name}'`, span);
+      default:
+        return same(this.rank(node, input));
     }
+  }
+
+  /** `topcount` … `bottomsum`: one `rank` node (see {@link RANKINGS}). */
+  private rank(node: RankingNode, input: Input): BoundTransformation {
+    const { measure, direction } = RANKINGS[node.kind];
+    const limitExpression = this.context.binder(input, 'filter').bind(node.limit, false);
+    const literal = limitExpression.kind === 'literal' ? limitExpression.value : null;
+    const limit = typeof literal === 'number' || typeof literal === 'bigint' || typeof literal === 'string' ? Number(literal) : Number.NaN;
+    const counted = measure === 'count';
+    if (!Number.isFinite(limit) || (counted && (!isIntegerType(limitExpression.type) || limit < 0)) || (measure === 'percent' && (limit < 0 || limit > 100))) {
+      const wanted = counted ? 'a non-negative integer' : measure === 'percent' ? 'a number from 0 to 100' : 'a number';
+      this.fail('invalid_option_value', `The first argument of ${node.kind}() must be ${wanted} literal`, node.limit.span);
+    }
+    const value = this.context.binder(input, 'orderby').bind(node.value, false);
+    if (!isNumeric(value.type)) {
+      this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
+    }
+    if (counted && limit > this.context.settings.maxTop) {
+      const max = this.context.settings.maxTop;
+      const reason = `The limit of '${max}' for Top query has been exceeded. The value from the incoming request is '${limit}'.`;
+      this.fail('top_limit_exceeded', reason, node.limit.span);
+    }
+    return { kind: 'rank', measure, direction, limit, value, output: input.type, span: node.span };
   }
 
   private compute(items: readonly { readonly expression: Expression; readonly alias: string; readonly span: Span }[], input: Input, span: Span): [BoundTransformation, Input] {

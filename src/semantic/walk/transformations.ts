@@ -11,10 +11,7 @@ import { stayPath, type ExpressionRewrite } from './expression-children.js';
 /** The kinds of `$apply` transformations. */
 export type BoundTransformationKind = BoundTransformation['kind'];
 
-/**
- * The transformation of one kind: `BoundTransformationOfKind<'groupby'>`. (An intersection, not
- * `Extract`: the ranking kinds share one member of the union.)
- */
+/** The transformation of one kind: `BoundTransformationOfKind<'groupby'>`. (`top` and `skip` share one member of the union.) */
 export type BoundTransformationOfKind<K extends BoundTransformationKind> = BoundTransformation & { readonly kind: K };
 
 type Pipeline = readonly BoundTransformation[];
@@ -38,11 +35,6 @@ const aggregate = (a: BoundAggregate, rewrite: ExpressionRewrite): BoundAggregat
   return { ...a, ...(through === undefined ? {} : { through }), ...(expression === undefined ? {} : { expression }) } as BoundAggregate;
 };
 
-/** `topcount` … `bottomsum`: the ranked value. (The ranking kinds are all here and only here.) */
-const ranked: TransformationMapper<'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum'> = (t, rewrite) => {
-  const value = rewrite(t.value);
-  return value === t.value ? t : { ...t, value };
-};
 
 /**
  * For each kind: the transformation with its expressions and nested pipelines rewritten (itself
@@ -85,12 +77,10 @@ const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K
   top: (t) => t,
   skip: (t) => t,
   identity: (t) => t,
-  topcount: ranked,
-  bottomcount: ranked,
-  toppercent: ranked,
-  bottompercent: ranked,
-  topsum: ranked,
-  bottomsum: ranked,
+  rank: (t, rewrite) => {
+    const value = rewrite(t.value);
+    return value === t.value ? t : { ...t, value };
+  },
 };
 
 /**
