@@ -63,6 +63,20 @@ export {
   type ExpressionOption,
 } from './semantic/walk/index.js';
 export type { ExpressionType } from './semantic/types.js';
+// For a backend of one's own: the function registry and the shape of a complete function table,
+// the lowering of conditions the SQL and MongoDB backends compile, and the classes of casts.
+export { FUNCTIONS, FUNCTION_NAMES, type CanonicalFunction, type NullBehaviour } from './semantic/functions.js';
+export { refuse, isRefusal, FOLDED, type FunctionTable, type Refusal } from './semantic/function-table.js';
+export {
+  lowerCondition,
+  foldLowered,
+  complement,
+  type LoweredCondition,
+  type LoweredComparison,
+  type LoweredCases,
+  type OperandNulls,
+} from './passes/lower-conditions.js';
+export { castClass, classifyCast, type CastClass } from './passes/cast-classes.js';
 export { modelFromCsdl, ODATA_ENGINE_VOCABULARY } from './model/csdl-json.js';
 export { modelFromCsdlXml, csdlJsonFromXml, DEFAULT_MAX_CSDL_XML_LENGTH, type CsdlXmlOptions } from './model/csdl-xml.js';
 export { csdlJsonFromModel, type CsdlWriteOptions } from './model/csdl-json-write.js';

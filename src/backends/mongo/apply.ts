@@ -35,17 +35,17 @@ import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundApply, BoundExpression, BoundGroupKey, BoundOrderByItem, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
-import { ExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
+import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, scopeFilter, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
   /** The query document of a condition on the documents of `context`. */
-  condition(predicate: BoundExpression, context: Context, expressions: ExpressionCompiler): MongoDocument;
+  condition(predicate: BoundExpression, context: Context, expressions: MongoExpressionCompiler): MongoDocument;
   /** The query document of a `search()`. */
   search(search: BoundSearch, context: Context): MongoDocument;
   /** Sort keys of `orderby()` items: computed keys into `computed`, the sort into `sort`. */
-  order(items: readonly BoundOrderByItem[], frame: Frame, expressions: ExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void;
+  order(items: readonly BoundOrderByItem[], frame: Frame, expressions: MongoExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void;
 }
 
 /** Matches no document. */
@@ -97,7 +97,7 @@ function fieldNames(apply: BoundApply, start: StructuredType, mapping: MongoMapp
  * sequence number (see the module comment) whose field is returned.
  */
 export function applyStages(apply: BoundApply, type: StructuredType, set: EntitySet | undefined, mapping: MongoMapping, hooks: ApplyHooks, ordered: boolean): ApplyStages {
-  const compiler = new ApplyCompiler(mapping, hooks, fieldNames(apply, type, mapping), ordered || orderDependent(apply.transformations));
+  const compiler = new MongoApplyCompiler(mapping, hooks, fieldNames(apply, type, mapping), ordered || orderDependent(apply.transformations));
   const stages: MongoDocument[] = [];
   const scope = scopeFilter(mapping);
   if (scope !== undefined) stages.push({ $match: scope });
@@ -109,10 +109,10 @@ export function applyStages(apply: BoundApply, type: StructuredType, set: Entity
   return { stages, sequence: compiler.sequence };
 }
 
-class ApplyCompiler {
+class MongoApplyCompiler {
   readonly sequence: string | undefined;
   private temporaryCount = 0;
-  private readonly expressions: ExpressionCompiler;
+  private readonly expressions: MongoExpressionCompiler;
 
   constructor(
     private readonly mapping: MongoMapping,
@@ -120,7 +120,7 @@ class ApplyCompiler {
     private readonly taken: Set<string>,
     ordered: boolean,
   ) {
-    this.expressions = new ExpressionCompiler(mapping, '$apply');
+    this.expressions = new MongoExpressionCompiler(mapping, '$apply');
     this.sequence = ordered ? this.temporary('seq') : undefined;
   }
 

@@ -66,7 +66,7 @@ const literal = (value: unknown): Aggregation => (typeof value === 'number' || t
 type Comparison = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 const AGGREGATE = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<Comparison, string>;
 
-export class ExpressionCompiler {
+export class MongoExpressionCompiler {
   private variableCount = 0;
   private letCount = 0;
 

@@ -17,7 +17,7 @@ import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
-import { ExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
+import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { collectionOf, computedField, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
@@ -76,7 +76,7 @@ class FilterCompiler {
 
   constructor(
     private readonly frame: Frame,
-    private readonly expressions: ExpressionCompiler,
+    private readonly expressions: MongoExpressionCompiler,
     private readonly mapping: MongoMapping,
   ) {
     this.type = frame.context.type;
@@ -417,10 +417,10 @@ function toNumber(value: number | bigint | undefined): number | undefined {
 }
 
 class QueryCompiler {
-  readonly expressions: ExpressionCompiler;
+  readonly expressions: MongoExpressionCompiler;
 
   constructor(private readonly options: ToMongoOptions) {
-    this.expressions = new ExpressionCompiler(options, '$filter');
+    this.expressions = new MongoExpressionCompiler(options, '$filter');
   }
 
   /** `$search` and `$filter` of documents in `context`, as one query document. */
@@ -455,7 +455,7 @@ class QueryCompiler {
    * else a computed key in `computed` (an enum's member value, a navigation path, a function),
    * named in `temporary`; `sort` gets the keys in order.
    */
-  orderKeys(items: readonly { readonly expression: BoundExpression; readonly direction: 'asc' | 'desc' }[], frame: Frame, orderExpressions: ExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void {
+  orderKeys(items: readonly { readonly expression: BoundExpression; readonly direction: 'asc' | 'desc' }[], frame: Frame, orderExpressions: MongoExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void {
     const options = this.options;
     const type = frame.context.type;
     for (const item of items) {
@@ -505,7 +505,7 @@ class QueryCompiler {
     const options = this.options;
     const match = this.conditions(query, context, scoped);
     const frame = rootFrame(context);
-    const orderExpressions = new ExpressionCompiler(options, '$orderby');
+    const orderExpressions = new MongoExpressionCompiler(options, '$orderby');
     const temporary: string[] = [];
     const computed: MongoDocument = {};
     let sort: MongoDocument | undefined;
@@ -524,7 +524,7 @@ class QueryCompiler {
     const computedFields: string[] = [];
     const names = query.select.computed;
     if (names !== undefined && names.length > 0) {
-      const values = new ExpressionCompiler(options, '$compute');
+      const values = new MongoExpressionCompiler(options, '$compute');
       for (const item of query.compute ?? []) {
         if (!names.includes(item.name)) continue;
         const field = computedField(type, item.name, options);

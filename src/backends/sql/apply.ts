@@ -83,7 +83,7 @@ const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
 
 /** Compiles the transformations of one `$apply` into nested derived tables, with one statement's compiler. */
-export class ApplyCompiler {
+export class SqlApplyCompiler {
   private aliases = 0;
   /** The common table expressions of the statement, in definition order (each may read the ones before). */
   private readonly tables: string[] = [];

@@ -17,7 +17,7 @@ import { orderByItems } from './ordering.js';
 import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
-import { ApplyCompiler, type ApplyRelation } from './apply.js';
+import { SqlApplyCompiler, type ApplyRelation } from './apply.js';
 
 
 export interface ToSqlOptions extends SqlMapping {
@@ -164,7 +164,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   const relationOf = (compiler: SqlCompiler): ApplyRelation | undefined => {
     if (apply === undefined) return undefined;
     let relation = relations.get(compiler);
-    if (relation === undefined) relations.set(compiler, (relation = new ApplyCompiler(compiler, bound.entitySet).relation(apply)));
+    if (relation === undefined) relations.set(compiler, (relation = new SqlApplyCompiler(compiler, bound.entitySet).relation(apply)));
     return relation;
   };
 
