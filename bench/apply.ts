@@ -22,7 +22,9 @@ const QUERY = '$apply=groupby((region,category),aggregate(amount with sum as tot
 
 const model = defineModel({
   namespace: 'Bench',
-  entityTypes: { Sale: { key: ['id'], properties: { id: 'Edm.Int32', region: 'Edm.String', category: 'Edm.String', amount: 'Edm.Decimal', qty: 'Edm.Int32' } } },
+  entityTypes: {
+    Sale: { key: ['id'], properties: { id: 'Edm.Int32', region: 'Edm.String', category: 'Edm.String', amount: 'Edm.Decimal', qty: 'Edm.Int32' } },
+  },
   entitySets: { sales: { type: 'Sale' } },
 });
 
@@ -51,7 +53,13 @@ function handWritten(rows: readonly Row[]): Row[] {
     }
     group.n++;
   }
-  return [...groups.values()].map((g) => ({ region: g.region, category: g.category, total: centsText(g.cents), avgQty: g.qtyCount === 0 ? null : g.qty / g.qtyCount, n: BigInt(g.n) }));
+  return [...groups.values()].map((g) => ({
+    region: g.region,
+    category: g.category,
+    total: centsText(g.cents),
+    avgQty: g.qtyCount === 0 ? null : g.qty / g.qtyCount,
+    n: BigInt(g.n),
+  }));
 }
 
 /** Cents as decimal text without trailing zeros (the reference's canonical Decimal text). */
@@ -78,7 +86,14 @@ export async function runApplyBench(): Promise<string> {
   const compiled = compileQuery(bound);
   if (canonical(compiled.apply(rows).value) !== canonical(handWritten(rows))) throw new Error('the in-memory $apply and the hand-written reduce disagree');
   const memory = await interleavedSamples({ ours: () => compiled.apply(rows), hand: () => handWritten(rows) }, SAMPLES);
-  const table: string[][] = [['in memory: `compileQuery(bound).apply(rows)` vs a hand-written reduce', ms(memory.ours!), ms(memory.hand!), `${fmtNum(median(memory.ours!) / median(memory.hand!))}x`]];
+  const table: string[][] = [
+    [
+      'in memory: `compileQuery(bound).apply(rows)` vs a hand-written reduce',
+      ms(memory.ours!),
+      ms(memory.hand!),
+      `${fmtNum(median(memory.ours!) / median(memory.hand!))}x`,
+    ],
+  ];
 
   let sqlNote = '';
   const db = new PGlite();
@@ -89,13 +104,24 @@ export async function runApplyBench(): Promise<string> {
       CASE WHEN i % 11 = 0 THEN NULL ELSE i % 7 END FROM generate_series(0, ${ROWS - 1}) AS i; ANALYZE sales`);
     const handSql = 'SELECT region, category, SUM(amount) AS total, AVG(qty)::double precision AS "avgQty", COUNT(*) AS n FROM sales GROUP BY region, category';
     const handRows = async (): Promise<Row[]> =>
-      (await db.query<Row>(handSql)).rows.map((r) => ({ region: r.region, category: r.category, total: String(Number(r.total)), avgQty: r.avgQty, n: BigInt(r.n as number) }));
+      (await db.query<Row>(handSql)).rows.map((r) => ({
+        region: r.region,
+        category: r.category,
+        total: String(Number(r.total)),
+        avgQty: r.avgQty,
+        n: BigInt(r.n as number),
+      }));
     try {
       const statement = toSql(bound, { dialect: 'postgres' });
       const ours = async (): Promise<Row[]> => readSqlRows(bound, statement, (await db.query<Row>(statement.sql, [...statement.params])).rows) as Row[];
       if (canonical(await ours()) !== canonical(await handRows())) throw new Error('toSql and the hand-written GROUP BY disagree');
       const times = await interleavedSamples({ ours, hand: handRows }, SAMPLES, 2);
-      table.push(['PGlite: `toSql` + `readSqlRows` vs hand-written `GROUP BY` SQL and mapping', ms(times.ours!), ms(times.hand!), `${fmtNum(median(times.ours!) / median(times.hand!))}x`]);
+      table.push([
+        'PGlite: `toSql` + `readSqlRows` vs hand-written `GROUP BY` SQL and mapping',
+        ms(times.ours!),
+        ms(times.hand!),
+        `${fmtNum(median(times.ours!) / median(times.hand!))}x`,
+      ]);
     } catch (error) {
       if (!(error instanceof ODataError)) throw error;
       sqlNote = `\nPGlite: not measured: \`toSql\` refuses this query (${error.message}).\n`;

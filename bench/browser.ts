@@ -196,20 +196,35 @@ export async function runBrowserBench(): Promise<BrowserReport> {
 
   const sizeTable = markdownTable(
     ['bundle', 'minified', 'gzipped', 'gzipped vs Chevrotain alone', 'added to Chevrotain (gzipped)'],
-    builds.map((b) => [b.subject.label, kb(b.minified), kb(b.gzipped), `${fmtNum(b.gzipped / chevrotain.gzipped)}x`, b.subject.key === 'chevrotain' || b.subject.key === 'hand' ? '' : kb(b.gzipped - chevrotain.gzipped)]),
+    builds.map((b) => [
+      b.subject.label,
+      kb(b.minified),
+      kb(b.gzipped),
+      `${fmtNum(b.gzipped / chevrotain.gzipped)}x`,
+      b.subject.key === 'chevrotain' || b.subject.key === 'hand' ? '' : kb(b.gzipped - chevrotain.gzipped),
+    ]),
     ['l', 'r', 'r', 'r', 'r'],
   );
   const startTable = markdownTable(
     ['bundle', 'Node: import + first use', 'vs hand-written', 'Chromium: import + first use', 'vs hand-written'],
     builds.map((b) => {
       const k = b.subject.key;
-      return [b.subject.label, ms(node.get(k)), ratio(node.get(k), node.get('hand')), ms(browserTimes?.get(k)), ratio(browserTimes?.get(k), browserTimes?.get('hand'))];
+      return [
+        b.subject.label,
+        ms(node.get(k)),
+        ratio(node.get(k), node.get('hand')),
+        ms(browserTimes?.get(k)),
+        ratio(browserTimes?.get(k), browserTimes?.get('hand')),
+      ];
     }),
     ['l', 'r', 'r', 'r', 'r'],
   );
-  const failures = builds.filter((b) => b.subject.key !== 'hand' && b.nodeBuiltins.length > 0).map((b) => `${b.subject.key} bundles Node built-ins: ${b.nodeBuiltins.join(', ')}`);
+  const failures = builds
+    .filter((b) => b.subject.key !== 'hand' && b.nodeBuiltins.length > 0)
+    .map((b) => `${b.subject.key} bundles Node built-ins: ${b.nodeBuiltins.join(', ')}`);
   const elapsed = (performance.now() - started) / 1000;
-  const chromiumNote = typeof browser === 'string' ? browser : `Debian Chromium (headless, playwright-core), a fresh browser context per run, ${BROWSER_RUNS} runs`;
+  const chromiumNote =
+    typeof browser === 'string' ? browser : `Debian Chromium (headless, playwright-core), a fresh browser context per run, ${BROWSER_RUNS} runs`;
   const results = `# Browser build: bundle size and cold start
 
 - Date: ${new Date().toISOString()}; bench run time ${elapsed.toFixed(1)} s; Node ${process.version}; ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; 1-minute load average ${os.loadavg()[0]?.toFixed(2)}

@@ -52,7 +52,12 @@ function sizesTable(): string {
       if (typeof s16 !== 'number') return `${s8.toLocaleString('en-US')} → ${s16}`;
       return `${s8.toLocaleString('en-US')} → ${s16.toLocaleString('en-US')} (×${(s16 / s8).toFixed(1)})`;
     };
-    return [form, `${nest(form, 8).length} → ${nest(form, 16).length}`, ...DIALECT_NAMES.map((dialect) => cell((b) => toSql(b, { dialect }).sql)), cell((b) => JSON.stringify(toMongo(b)))];
+    return [
+      form,
+      `${nest(form, 8).length} → ${nest(form, 16).length}`,
+      ...DIALECT_NAMES.map((dialect) => cell((b) => toSql(b, { dialect }).sql)),
+      cell((b) => JSON.stringify(toMongo(b))),
+    ];
   });
   return markdownTable(['form', 'text at 8 → 16', ...DIALECT_NAMES, 'MongoDB JSON'], rows);
 }
@@ -71,7 +76,12 @@ function timesTable(): string {
   const form = '`(e or/and a eq i)`';
   const rows = [50, 100, 200, 400, 800].map((depth) => {
     const bound = bindQuery(nest(form, depth), settings);
-    return [String(depth), ...[() => bindQuery(nest(form, depth), settings), () => compileQuery(bound), () => toSql(bound, { dialect: 'postgres' }), () => toMongo(bound)].map((run) => `${best(run).toFixed(2)} ms`)];
+    return [
+      String(depth),
+      ...[() => bindQuery(nest(form, depth), settings), () => compileQuery(bound), () => toSql(bound, { dialect: 'postgres' }), () => toMongo(bound)].map(
+        (run) => `${best(run).toFixed(2)} ms`,
+      ),
+    ];
   });
   return markdownTable(['depth', 'bindQuery', 'compileQuery (memory)', 'toSql (postgres)', 'toMongo'], rows);
 }
@@ -80,7 +90,10 @@ export async function runCompileGrowthBench(): Promise<string> {
   const commit = execSync('git rev-parse --short HEAD').toString().trim();
   const section = `# Compiled size and compile time against nesting (issue 26)
 
-- Date: ${new Date().toISOString()}; commit ${commit}; Node ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} (\`tsx bench/compile-growth.ts\`)
+- Date: ${new Date().toISOString()}; commit ${commit}; Node ${process.version}; ${os.cpus().length} cores; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')} (\`tsx bench/compile-growth.ts\`)
 
 Compiled size at nesting 8 → 16 of each form (characters of the SQL statement, of the MongoDB
 pipeline's JSON; a code where \`toSql\` refuses with \`query_too_complex\` past

@@ -41,12 +41,23 @@ function runCell(dir: string, shape: CsdlShape, mib: number): Cell {
   const file = join(dir, 'document.xml');
   writeFileSync(file, csdlDocument(shape, Math.floor(mib * MIB)));
   const worker = fileURLToPath(new URL('./csdl-growth-worker.ts', import.meta.url));
-  const child = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), worker, file], { encoding: 'utf8', timeout: 10 * CELL_LIMIT_MS, maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), worker, file], {
+    encoding: 'utf8',
+    timeout: 10 * CELL_LIMIT_MS,
+    maxBuffer: 1 << 20,
+  });
   const line = child.stdout.trim().split('\n').at(-1) ?? '';
   try {
     return { mib, ...(JSON.parse(line) as Omit<Cell, 'mib'>) };
   } catch {
-    return { mib, times: {}, refused: undefined, rssBefore: 0, maxRss: 0, error: `child failed (${child.signal ?? child.status}): ${child.stderr.trim().split('\n').at(-1) ?? ''}` };
+    return {
+      mib,
+      times: {},
+      refused: undefined,
+      rssBefore: 0,
+      maxRss: 0,
+      error: `child failed (${child.signal ?? child.status}): ${child.stderr.trim().split('\n').at(-1) ?? ''}`,
+    };
   }
 }
 
@@ -80,7 +91,14 @@ export function runCsdlGrowthBench(shapes: readonly CsdlShape[] = Object.keys(CS
       const ok = cells.filter((c) => c.error === undefined);
       const [first, last] = [ok[0], ok.at(-1)];
       if (first !== undefined && last !== undefined && last !== first) {
-        summary.push([shape, CSDL_SHAPES[shape], `${first.mib}–${last.mib}`, slope(first, last, total).toFixed(2), ...STEPS.map((s) => slope(first, last, (c) => Math.max(c.times[s] ?? 0, 0.1)).toFixed(2)), slope(first, last, extra).toFixed(2)]);
+        summary.push([
+          shape,
+          CSDL_SHAPES[shape],
+          `${first.mib}–${last.mib}`,
+          slope(first, last, total).toFixed(2),
+          ...STEPS.map((s) => slope(first, last, (c) => Math.max(c.times[s] ?? 0, 0.1)).toFixed(2)),
+          slope(first, last, extra).toFixed(2),
+        ]);
       }
     }
   } finally {

@@ -23,10 +23,22 @@ import { writeSection } from './results-file.js';
 
 const int = (n: number): string => n.toLocaleString('en-US');
 const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
-const RAISED = { model: fuzzModel, entitySet: FUZZ_SET, maxApplyFanOut: 2 ** 40, maxNodeCount: 1_000_000, maxFunctionCallDepth: 1000, maxExpansionDepth: 16, maxAnyAllExpressionDepth: 16 };
+const RAISED = {
+  model: fuzzModel,
+  entitySet: FUZZ_SET,
+  maxApplyFanOut: 2 ** 40,
+  maxNodeCount: 1_000_000,
+  maxFunctionCallDepth: 1000,
+  maxExpansionDepth: 16,
+  maxAnyAllExpressionDepth: 16,
+};
 
 /** The concat tables' model: three columns, as the issue measured (the neighbours use the fuzz model's navigation). */
-const small = defineModel({ namespace: 'Fz', entityTypes: { Item: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', n32: 'Edm.Int32' } } }, entitySets: { items: { type: 'Item' } } });
+const small = defineModel({
+  namespace: 'Fz',
+  entityTypes: { Item: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', n32: 'Edm.Int32' } } },
+  entitySets: { items: { type: 'Item' } },
+});
 
 /**
  * The same table measured once on commit 460192b (before issue 26) with bench/fanout.ts's
@@ -42,7 +54,10 @@ const BEFORE = `| k | text | postgres chars / params | mysql chars / params | sq
 | 16 | 598 | 7,468,145 / 65535 | 8,855,486 / 65535 | 6,758,366 / 65535 | 11,334,710 / 65535 | 8,189,030 / 65535 | 4,090 |`;
 
 export const chain = (k: number): string => `$apply=${Array.from({ length: k }, () => "concat(filter(name eq 'a'),identity)").join('/')}`;
-const nested = (depth: number): string => `$apply=${Array.from({ length: depth }, (_, i) => `concat(filter(n32 gt ${i})/`).join('').slice(0, -1)}${',identity)'.repeat(depth)}`;
+const nested = (depth: number): string =>
+  `$apply=${Array.from({ length: depth }, (_, i) => `concat(filter(n32 gt ${i})/`)
+    .join('')
+    .slice(0, -1)}${',identity)'.repeat(depth)}`;
 
 /** `chars/params` of the list statement, or the error code. */
 function sqlSize(bound: BoundQuery, dialect: DialectName): string {
@@ -78,11 +93,34 @@ function neighbours(): string {
   const cases: { name: string; sizes: readonly number[]; query: (n: number) => string }[] = [
     { name: '`$expand=children($levels=n)`', sizes: [1, 2, 4, 8], query: (n) => `$expand=children($levels=${n})` },
     { name: '`$expand=children($levels=n;$expand=parent)`', sizes: [1, 2, 4, 8], query: (n) => `$expand=children($levels=${n};$expand=parent)` },
-    { name: 'nested `any` over `children`, n deep', sizes: [1, 2, 4, 8], query: (n) => `$filter=${Array.from({ length: n }, (_, i) => `${i === 0 ? '' : `v${i - 1}/`}children/any(v${i}:`).join('')}v${n - 1}/name eq 'x'${')'.repeat(n)}` },
-    { name: '`n32 in (…)` with n items', sizes: [10, 100, 999, 1000, 10_000], query: (n) => `$filter=n32 in (${Array.from({ length: n }, (_, i) => i).join(',')})` },
-    { name: 'n filters, then 8 aggregates along `children`', sizes: [1, 4, 16, 64], query: (n) => `$apply=${Array.from({ length: n }, (_, i) => `filter(n32 ne ${i})`).join('/')}/groupby((status),aggregate(${Array.from({ length: 8 }, (_, i) => `children/n32 with sum as s${i}`).join(',')}))` },
-    { name: 'concat of n `groupby`s (nested `filter`), then `concat(identity,identity)`', sizes: [2, 4, 8], query: (n) => `$apply=filter(n32 ne 1)/concat(${Array.from({ length: n }, (_, i) => `groupby((status),filter(n32 ne ${i})/aggregate($count as c))`).join(',')})/concat(identity,identity)` },
-    { name: '`cast(cast(x,Edm.Double),Edm.Int32)` nested n times', sizes: [1, 2, 4, 6], query: (n) => `$filter=${'cast(cast('.repeat(n)}n32${',Edm.Double),Edm.Int32)'.repeat(n)} eq 1` },
+    {
+      name: 'nested `any` over `children`, n deep',
+      sizes: [1, 2, 4, 8],
+      query: (n) =>
+        `$filter=${Array.from({ length: n }, (_, i) => `${i === 0 ? '' : `v${i - 1}/`}children/any(v${i}:`).join('')}v${n - 1}/name eq 'x'${')'.repeat(n)}`,
+    },
+    {
+      name: '`n32 in (…)` with n items',
+      sizes: [10, 100, 999, 1000, 10_000],
+      query: (n) => `$filter=n32 in (${Array.from({ length: n }, (_, i) => i).join(',')})`,
+    },
+    {
+      name: 'n filters, then 8 aggregates along `children`',
+      sizes: [1, 4, 16, 64],
+      query: (n) =>
+        `$apply=${Array.from({ length: n }, (_, i) => `filter(n32 ne ${i})`).join('/')}/groupby((status),aggregate(${Array.from({ length: 8 }, (_, i) => `children/n32 with sum as s${i}`).join(',')}))`,
+    },
+    {
+      name: 'concat of n `groupby`s (nested `filter`), then `concat(identity,identity)`',
+      sizes: [2, 4, 8],
+      query: (n) =>
+        `$apply=filter(n32 ne 1)/concat(${Array.from({ length: n }, (_, i) => `groupby((status),filter(n32 ne ${i})/aggregate($count as c))`).join(',')})/concat(identity,identity)`,
+    },
+    {
+      name: '`cast(cast(x,Edm.Double),Edm.Int32)` nested n times',
+      sizes: [1, 2, 4, 6],
+      query: (n) => `$filter=${'cast(cast('.repeat(n)}n32${',Edm.Double),Edm.Int32)'.repeat(n)} eq 1`,
+    },
     { name: '`dbl mul dbl mul …` with n operators', sizes: [1, 2, 4, 6, 12], query: (n) => `$filter=${'dbl mul '.repeat(n)}dbl gt 1` },
     { name: '`substring(…,1,2)` nested n times', sizes: [1, 4, 8, 15], query: (n) => `$filter=${'substring('.repeat(n)}name${',1,2)'.repeat(n)} eq 'x'` },
   ];
@@ -115,7 +153,10 @@ export async function runFanOutBench(): Promise<string> {
   const ks = [1, 2, 4, 8, 12, 16, 20, 32];
   const section = `## Fan-out: compiled size against the query's text (issue 26)
 
-${new Date().toISOString().slice(0, 10)}, commit ${commit}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (sizes only: no timing).
+${new Date().toISOString().slice(0, 10)}, commit ${commit}, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} (sizes only: no timing).
 Method: \`tsx bench/fanout.ts\` binds each query with \`maxApplyFanOut\`, \`maxNodeCount\` and the depth
 limits raised (by default the binder refuses k ≥ 5 with \`apply_fan_out_exceeded\`: 2^5 > 16) and
 gives the list statement's characters and parameters per dialect, and the MongoDB query's JSON.
@@ -126,7 +167,10 @@ common table expression, so the statement grows by a constant per step (before: 
 and ~1 M, k = 33 a RangeError). MongoDB's \`$facet\` already read one input (its pipeline was linear).
 The model: \`Item(id, name, n32)\`.
 
-${sizesTable('k', ks.map((k) => [String(k), chain(k)]))}
+${sizesTable(
+  'k',
+  ks.map((k) => [String(k), chain(k)]),
+)}
 
 Before (commit 460192b, same method and model):
 
@@ -142,7 +186,10 @@ bounds).
 \`concat\` nested d deep (each inside the first branch of the last, after a filter; MongoDB refuses
 a concat inside a concat: \`$facet\` cannot nest):
 
-${sizesTable('d', [1, 2, 4, 8].map((d) => [String(d), nested(d)]))}
+${sizesTable(
+  'd',
+  [1, 2, 4, 8].map((d) => [String(d), nested(d)]),
+)}
 
 The neighbours: other constructs whose compiled size could grow faster than their text.
 \`query_too_complex\` is \`toSql\`'s refusal past \`maxStatementLength\` (1 000 000 characters) or the

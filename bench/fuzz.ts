@@ -26,7 +26,14 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { applyQueryArbitrary, fuzzDifferential, typedQueryArbitrary, type CampaignReport, type DistinctFinding, type FindingClass } from '../src/testing/index.js';
+import {
+  applyQueryArbitrary,
+  fuzzDifferential,
+  typedQueryArbitrary,
+  type CampaignReport,
+  type DistinctFinding,
+  type FindingClass,
+} from '../src/testing/index.js';
 import { ALL_TARGETS, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../test/fixtures/fuzz-data.js';
 import { historyTable, type RecordedRun } from './fuzz-history.js';
@@ -74,9 +81,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-
 const progressLine = (r: CampaignReport, label = ''): string => {
-  const classes = Object.entries(r.byClass).map(([k, v]) => `${k} ${v}`).join(', ');
+  const classes = Object.entries(r.byClass)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   return `[fuzz${label}] ${r.queries} queries in ${r.seconds.toFixed(0)} s (${(r.queries / Math.max(r.seconds, 0.001)).toFixed(0)}/s), ${((100 * r.bound) / Math.max(r.queries, 1)).toFixed(1)} % bound; ${classes}; ${r.distinct.length} distinct`;
 };
 
@@ -103,7 +111,8 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
       onProgress: (r) => {
         console.log(progressLine(r, label));
         // Each new distinct finding as soon as it is known (a long campaign shows them early).
-        for (const f of r.distinct.slice(shown)) console.log(`[fuzz${label}] new finding: [${f.target}] ${f.class}: ${f.reproduction}\n    ${f.detail.slice(0, 300)}`);
+        for (const f of r.distinct.slice(shown))
+          console.log(`[fuzz${label}] new finding: [${f.target}] ${f.class}: ${f.reproduction}\n    ${f.detail.slice(0, 300)}`);
         shown = r.distinct.length;
       },
     });
@@ -125,7 +134,10 @@ function campaignQueries(): ReturnType<typeof typedQueryArbitrary> {
 async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<CampaignReport> {
   const merging = values.merge;
   const dir = merging ?? mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
-  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time'].flatMap((k) => [`--${k}`, String(values[k as keyof typeof values] ?? '')]);
+  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time'].flatMap((k) => [
+    `--${k}`,
+    String(values[k as keyof typeof values] ?? ''),
+  ]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
   const started = performance.now();
   const children = groups.map(
@@ -137,7 +149,11 @@ async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<Cam
           resolve(JSON.parse(readFileSync(file, 'utf8')) as CampaignReport);
           return;
         }
-        const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', group.join(','), '--split', 'false', '--child-report', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', new URL(import.meta.url).pathname, ...passed, '--targets', group.join(','), '--split', 'false', '--child-report', file],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
         stop.signal.addEventListener('abort', () => child.kill('SIGINT'));
         child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk.toString().replaceAll('[fuzz]', `[fuzz ${name}]`)));
         child.on('exit', (code) => {
@@ -177,7 +193,9 @@ async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<Cam
 
 const split = values.split !== 'false' && names.length > 1 && childReport === undefined;
 const groups: TargetName[][] =
-  values.split === 'true' ? names.map((name) => [name]) : (values.split as string).split('/').map((group) => group.split(',').filter((name): name is TargetName => names.includes(name as TargetName)));
+  values.split === 'true'
+    ? names.map((name) => [name])
+    : (values.split as string).split('/').map((group) => group.split(',').filter((name): name is TargetName => names.includes(name as TargetName)));
 const report = split ? await runSplit(groups.filter((group) => group.length > 0)) : await runHere(names, '');
 if (childReport !== undefined) {
   writeFileSync(childReport, JSON.stringify(report));
@@ -188,10 +206,15 @@ console.log(progressLine(report));
 console.log('\nPer target (runs, mean latency while queries overlap, excused outcomes):');
 for (const [name, stats] of Object.entries(report.targets)) {
   console.log(`  ${name}: ${stats.runs} runs, mean ${(stats.busyMs / Math.max(stats.runs, 1)).toFixed(2)} ms; excused ${JSON.stringify(stats.excused)}`);
-  for (const [reason, n] of Object.entries(stats.refusals).sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`      refused ${n}×: ${reason}`);
+  for (const [reason, n] of Object.entries(stats.refusals)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8))
+    console.log(`      refused ${n}×: ${reason}`);
 }
 console.log(`\nFindings by class: ${JSON.stringify(report.byClass)}`);
-const sorted: DistinctFinding[] = [...report.distinct].sort((a, b) => a.target.localeCompare(b.target) || a.class.localeCompare(b.class) || b.occurrences - a.occurrences);
+const sorted: DistinctFinding[] = [...report.distinct].sort(
+  (a, b) => a.target.localeCompare(b.target) || a.class.localeCompare(b.class) || b.occurrences - a.occurrences,
+);
 for (const f of sorted) console.log(`\n[${f.target}] ${f.class} (${f.occurrences}×)\n  ${f.reproduction}\n  ${f.detail.slice(0, 300)}`);
 const coverage = Object.entries(report.coverage).sort((a, b) => b[1] - a[1]);
 console.log(`\nCoverage (bound queries using each function/operator): ${coverage.map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -213,14 +236,24 @@ const run = {
   bound: report.bound,
   seconds: Number(report.seconds.toFixed(1)),
   queriesPerSecond: Number((report.queries / report.seconds).toFixed(1)),
-  perTarget: Object.fromEntries(Object.entries(report.targets).map(([k, s]) => [k, { runs: s.runs, meanMs: Number((s.busyMs / Math.max(s.runs, 1)).toFixed(2)) }])),
+  perTarget: Object.fromEntries(
+    Object.entries(report.targets).map(([k, s]) => [k, { runs: s.runs, meanMs: Number((s.busyMs / Math.max(s.runs, 1)).toFixed(2)) }]),
+  ),
   findingsByClass: report.byClass,
-  distinctFindings: sorted.map((f) => ({ target: f.target, class: f.class, occurrences: f.occurrences, reproduction: f.reproduction, detail: f.detail.slice(0, 300) })),
+  distinctFindings: sorted.map((f) => ({
+    target: f.target,
+    class: f.class,
+    occurrences: f.occurrences,
+    reproduction: f.reproduction,
+    detail: f.detail.slice(0, 300),
+  })),
 };
 const path = values.results as string;
 let lines: string[] = [];
 try {
-  lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('  {'));
+  lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('  {'));
 } catch {
   // first run
 }
@@ -229,7 +262,9 @@ lines.push(`  ${JSON.stringify(run)}`);
 writeFileSync(path, `[\n${lines.map((l) => l.replace(/,$/, '')).join(',\n')}\n]\n`);
 console.log(`\n[fuzz] appended to ${path}`);
 if (values.markdown !== undefined) {
-  const md = sorted.map((f) => `- **${f.target}**, ${f.class} (${f.occurrences}×): \`${f.reproduction}\`\n  - ${f.detail.slice(0, 300).replaceAll('\n', ' ')}`).join('\n');
+  const md = sorted
+    .map((f) => `- **${f.target}**, ${f.class} (${f.occurrences}×): \`${f.reproduction}\`\n  - ${f.detail.slice(0, 300).replaceAll('\n', ' ')}`)
+    .join('\n');
   writeFileSync(values.markdown as string, `${md}\n`);
 }
 if (values.record === true) {
@@ -241,10 +276,15 @@ process.exitCode = Object.values(report.byClass).some((n) => n > 0) ? 1 : 0;
 /** The RESULTS.md section of a campaign: what ran, how fast, and every finding. */
 function fuzzSection(r: typeof run, full: CampaignReport): string {
   const findings = Object.values(r.findingsByClass).reduce((a, b) => a + b, 0);
-  const rows = Object.entries(r.perTarget).map(([name, s]) => `| ${name} | ${s.runs} | ${s.meanMs} ms | ${JSON.stringify(full.targets[name]?.excused ?? {})} |`);
+  const rows = Object.entries(r.perTarget).map(
+    ([name, s]) => `| ${name} | ${s.runs} | ${s.meanMs} ms | ${JSON.stringify(full.targets[name]?.excused ?? {})} |`,
+  );
   return `# Differential fuzzing (\`npm run fuzz\`)
 
-- Date: ${r.date}; commit ${r.commit}; seed ${r.seed}; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}
+- Date: ${r.date}; commit ${r.commit}; seed ${r.seed}; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')}
 - Targets: ${r.targets.join(', ')}${r.split ? ` (child processes: ${groups.map((g) => g.join(', ')).join(' / ')})` : ''}
 - **${r.queries.toLocaleString('en')} queries**${r.stoppedEarly === true ? ' (stopped early by a signal)' : ''} run on every target in ${r.seconds} s (${r.queriesPerSecond} queries/s for all targets together); ${r.bound.toLocaleString('en')} bound (the rest are refused by the binder, identically on every target).
 - **Disagreements: ${r.findingsByClass['row disagreement'] + r.findingsByClass['ODataError mismatch']}** (rows or values ${r.findingsByClass['row disagreement']}, ODataError code ${r.findingsByClass['ODataError mismatch']}); **non-ODataErrors: ${r.findingsByClass['non-ODataError']}**; database errors: ${r.findingsByClass['database error']}; ${findings === 0 ? 'no finding.' : `${r.distinctFindings.length} distinct findings, below.`}

@@ -94,7 +94,6 @@ export async function runHardeningBench(): Promise<{ results: string }> {
     refusedRows.push([`\`(a\\|a)+$\` on ${n} × 'a' + '!'`, `${fmtNum(performance.now() - start)} ms`]);
   }
 
-
   const longPath = `$filter=${Array.from({ length: 2000 }, () => 'parent').join('/')}/id eq 1`;
   const bigDecimal = `$filter=amount eq ${'9'.repeat(93_000)}.5`;
   const refuse = (query: string): string => {
@@ -110,7 +109,10 @@ export async function runHardeningBench(): Promise<{ results: string }> {
     [`Decimal literal of ${fmtNum(bigDecimal.length / 1024)} KB`, refuse(bigDecimal), `${fmtNum(time(() => refuse(bigDecimal), 9))} ms`],
   ];
 
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(', ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
   const results = `# Hardening: bounded cost (issue 12)
 
 - Date: ${new Date().toISOString()}; run time ${((performance.now() - started) / 1000).toFixed(1)} s; Node ${process.version}; ${os.cpus()[0]?.model ?? 'cpu'}, ${os.cpus().length} cores; load average ${load}

@@ -87,7 +87,8 @@ export function checkMemoryAgreement(engine: EngineApi): MemoryReference {
   for (const [key, summaries] of results) {
     summaries.forEach((summary, i) => {
       const spec = MEMORY_CELLS[key][i]!;
-      if (summary !== reference[spec.case]) problems.push(`${labelOf(key)} ${spec.form} (${CASE_LABEL[spec.case]}): ${clip(summary)}, expected ${clip(reference[spec.case])}`);
+      if (summary !== reference[spec.case])
+        problems.push(`${labelOf(key)} ${spec.form} (${CASE_LABEL[spec.case]}): ${clip(summary)}, expected ${clip(reference[spec.case])}`);
     });
   }
   const count = Number(/^count (\d+)$/.exec(reference.filter)?.[1] ?? Number.NaN);
@@ -286,7 +287,15 @@ export function memoryReport(
     const hi = perRound.length > 0 ? Math.max(...perRound) : undefined;
     const verdict = value !== undefined && k.pass(value) ? 'PASS' : 'FAIL';
     targets.push(`- ${verdict}: ${k.name} (measured: ${x(value)}${lo === undefined ? '' : `; rounds ${x(lo)} to ${x(hi)}`})`);
-    spreadRows.push([k.short, k.target, x(value), x(lo), perRound.length > 0 ? x(median(perRound)) : 'n/a', x(hi), `${perRound.filter(k.pass).length}/${MEMORY_ROUNDS}`]);
+    spreadRows.push([
+      k.short,
+      k.target,
+      x(value),
+      x(lo),
+      perRound.length > 0 ? x(median(perRound)) : 'n/a',
+      x(hi),
+      `${perRound.filter(k.pass).length}/${MEMORY_ROUNDS}`,
+    ]);
   }
   const spreadTable = markdownTable(
     ['ratio', 'target', 'reported', 'min over rounds', 'median over rounds', 'max over rounds', 'rounds meeting target'],

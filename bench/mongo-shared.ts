@@ -56,7 +56,7 @@ export const MONGO_FILTER =
 /** The compile-latency query: the filter alone. */
 export const COMPILE_QUERY = `$filter=${MONGO_FILTER}`;
 /** The pipeline compile-latency query: functions and arithmetic in `$expr`, ordering by an expression. */
-export const PIPELINE_QUERY = "$filter=length(name) gt 8 and qty add 1 gt 3 and not contains(tolower(name),code)&$orderby=tolower(name),id&$top=20";
+export const PIPELINE_QUERY = '$filter=length(name) gt 8 and qty add 1 gt 3 and not contains(tolower(name),code)&$orderby=tolower(name),id&$top=20';
 /**
  * A filter odata-v4-mongodb compiles (it has no `tolower` and mangles `contains`): comparisons,
  * `or`, `not`, `ne`, for a like-for-like compile-latency comparison.
@@ -97,7 +97,9 @@ interface Item {
 /** The hand-written baseline of {@link SCALE_QUERY}: a plain filter, sort and slice. */
 export function handWritten(rows: readonly Item[]): Item[] {
   return rows
-    .filter((r) => r.name.toLowerCase().includes('milk') && r.price > 2.5 && (r.qty >= 3 || r.code.startsWith('A')) && !r.code.endsWith('X') && r.active === true)
+    .filter(
+      (r) => r.name.toLowerCase().includes('milk') && r.price > 2.5 && (r.qty >= 3 || r.code.startsWith('A')) && !r.code.endsWith('X') && r.active === true,
+    )
     .sort((a, b) => b.price - a.price || a.id - b.id)
     .slice(10, 60);
 }

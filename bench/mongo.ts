@@ -103,7 +103,9 @@ export async function runMongoBench(options: { readonly engineMode: EngineMode; 
   const mismatches: string[] = [];
   if (scale === undefined) mismatches.push('the scale check did not run (see the mingo cell)');
   else if (!scale.idsEqual)
-    mismatches.push(`ids differ: mingo ${JSON.stringify(scale.mingoIds)}, memory ${JSON.stringify(scale.memoryIds)}, hand-written ${JSON.stringify(scale.handIds)}`);
+    mismatches.push(
+      `ids differ: mingo ${JSON.stringify(scale.mingoIds)}, memory ${JSON.stringify(scale.memoryIds)}, hand-written ${JSON.stringify(scale.handIds)}`,
+    );
   MONGO_CELLS.forEach((c, i) => {
     const m = cells[i] ?? NOT_RUN;
     if (!m.ok) mismatches.push(`${c.key}: ${m.error}`);
@@ -200,12 +202,21 @@ function agreementTable(): { table: string; ours: number; peer: number } {
   const model = source.defineModel(MONGO_MODEL);
   const type = model.entitySets.get(MONGO_ENTITY_SET)!.type;
   const documents = AGREEMENT_ROWS.map((row) => source.toMongoDocument(row, type));
-  const ids = (docs: readonly Record<string, unknown>[]): string => docs.map((d) => String(d['_id'] ?? d['id'])).sort().join(',');
+  const ids = (docs: readonly Record<string, unknown>[]): string =>
+    docs
+      .map((d) => String(d['_id'] ?? d['id']))
+      .sort()
+      .join(',');
   let ours = 0;
   let peer = 0;
   const rows = AGREEMENT_FILTERS.map((filter) => {
     const bound = source.bindQuery(`$filter=${encodeURIComponent(filter)}`, { model, entitySet: MONGO_ENTITY_SET });
-    const expected = source.compileQuery(bound).apply(AGREEMENT_ROWS).value.map((r) => String(r['id'])).sort().join(',');
+    const expected = source
+      .compileQuery(bound)
+      .apply(AGREEMENT_ROWS)
+      .value.map((r) => String(r['id']))
+      .sort()
+      .join(',');
     const verdict = (run: () => string): string => {
       try {
         const got = run();
@@ -216,7 +227,9 @@ function agreementTable(): { table: string; ours: number; peer: number } {
     };
     const oursVerdict = verdict(() => {
       const query = source.toMongo(bound);
-      return query.kind === 'find' ? ids(new Query(query.filter).find(documents).all() as Record<string, unknown>[]) : ids(new Aggregator([...query.pipeline]).run(documents) as Record<string, unknown>[]);
+      return query.kind === 'find'
+        ? ids(new Query(query.filter).find(documents).all() as Record<string, unknown>[])
+        : ids(new Aggregator([...query.pipeline]).run(documents) as Record<string, unknown>[]);
     });
     const peerVerdict = verdict(() => ids(new Query(createFilter(filter) as Record<string, unknown>).find(documents).all() as Record<string, unknown>[]));
     if (oursVerdict === 'same rows') ours++;
@@ -251,7 +264,10 @@ function idsLine(bench: MongoBench): string {
 export function mongoReport(bench: MongoBench, context: { readonly engineDescription: string }): MongoReport {
   const { run } = bench;
   const busy = busyRoundsOf(run.busyByRound);
-  const busyWarning = busy.length === 0 ? '' : '**Warning:** other work kept the machine busy while the MongoDB bench ran (over 1.5 busy cores); expect slower figures and a wider spread.';
+  const busyWarning =
+    busy.length === 0
+      ? ''
+      : '**Warning:** other work kept the machine busy while the MongoDB bench ran (over 1.5 busy cores); expect slower figures and a wider spread.';
   const scale = scaleCheck(bench);
   const compiled = compileCheck(bench);
   const mingoMemory = x(ratio(cellOf(bench, 'mingo'), cellOf(bench, 'memory')));

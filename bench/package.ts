@@ -28,12 +28,21 @@ interface ImportSet {
 }
 
 const IMPORT_SETS: readonly ImportSet[] = [
-  { label: "`odata-engine` (root: everything)", code: "import { parseFilter } from 'odata-engine'; parseFilter('a eq 1');" },
+  { label: '`odata-engine` (root: everything)', code: "import { parseFilter } from 'odata-engine'; parseFilter('a eq 1');" },
   { label: '`odata-engine`, import only (the lexer and parser are built on first use)', code: "import { parseFilter } from 'odata-engine'; void parseFilter;" },
   { label: '`odata-engine/core` (no backend)', code: "import { parseFilter } from 'odata-engine/core'; parseFilter('a eq 1');" },
-  { label: '`/core` + `/memory`', code: "import { parseFilter } from 'odata-engine/core'; import { compileQuery } from 'odata-engine/memory'; parseFilter('a eq 1'); void compileQuery;" },
-  { label: '`/core` + `/sql`', code: "import { parseFilter } from 'odata-engine/core'; import { toSql } from 'odata-engine/sql'; parseFilter('a eq 1'); void toSql;" },
-  { label: '`/core` + `/mongo`', code: "import { parseFilter } from 'odata-engine/core'; import { toMongo } from 'odata-engine/mongo'; parseFilter('a eq 1'); void toMongo;" },
+  {
+    label: '`/core` + `/memory`',
+    code: "import { parseFilter } from 'odata-engine/core'; import { compileQuery } from 'odata-engine/memory'; parseFilter('a eq 1'); void compileQuery;",
+  },
+  {
+    label: '`/core` + `/sql`',
+    code: "import { parseFilter } from 'odata-engine/core'; import { toSql } from 'odata-engine/sql'; parseFilter('a eq 1'); void toSql;",
+  },
+  {
+    label: '`/core` + `/mongo`',
+    code: "import { parseFilter } from 'odata-engine/core'; import { toMongo } from 'odata-engine/mongo'; parseFilter('a eq 1'); void toMongo;",
+  },
 ];
 
 const kb = (bytes: number): string => `${fmtNum(bytes / 1024)} KB`;
@@ -68,7 +77,13 @@ function timeNode(args: readonly string[]): number {
 /** Runs the bench and writes its section; returns the section's text. */
 export async function runPackageBench(): Promise<string> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
-  const packed = (JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as { size: number; unpackedSize: number; files: { path: string; size: number }[] }[])[0]!;
+  const packed = (
+    JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as {
+      size: number;
+      unpackedSize: number;
+      files: { path: string; size: number }[];
+    }[]
+  )[0]!;
   const largest = [...packed.files].sort((a, b) => b.size - a.size).slice(0, 4);
   const load = os.loadavg()[0]!;
 
@@ -83,7 +98,14 @@ export async function runPackageBench(): Promise<string> {
 
   const table = markdownTable(
     ['import', 'dist/ modules loaded', 'their size', 'node: import + parseFilter (median)', 'over `node -e 0`', 'spread (min – max)'],
-    IMPORT_SETS.map((set, index) => [set.label, String(sizes[index]!.modules), kb(sizes[index]!.bytes), ms(median(times[index + 1]!)), `+${ms(median(times[index + 1]!) - bare)}`, spread(times[index + 1]!)]),
+    IMPORT_SETS.map((set, index) => [
+      set.label,
+      String(sizes[index]!.modules),
+      kb(sizes[index]!.bytes),
+      ms(median(times[index + 1]!)),
+      `+${ms(median(times[index + 1]!) - bare)}`,
+      spread(times[index + 1]!),
+    ]),
   );
   const body = `# Package: what \`npm pack\` ships and what each entry loads
 

@@ -38,7 +38,9 @@ export async function runPagingBench(): Promise<{ results: string }> {
   if (set === undefined) throw new Error('items');
   await db.exec(createTableSql(set, 'postgres'));
   // Two rows per second: duplicate order values, told apart by the key.
-  await db.exec(`INSERT INTO items (id, name, "createdAt") SELECT i, 'item ' || i, timestamptz '2024-01-01 00:00:00+00' + ((i * 7919) % ${ROWS / 2}) * interval '1 second' FROM generate_series(1, ${ROWS}) AS i`);
+  await db.exec(
+    `INSERT INTO items (id, name, "createdAt") SELECT i, 'item ' || i, timestamptz '2024-01-01 00:00:00+00' + ((i * 7919) % ${ROWS / 2}) * interval '1 second' FROM generate_series(1, ${ROWS}) AS i`,
+  );
   await db.exec('CREATE INDEX items_order ON items ("createdAt", id)');
   await db.exec('ANALYZE items');
   const bind = (options: string): BoundQuery => bindQuery(options, { model, entitySet: 'items', maxTop: 1_000_000, maxSkip: 1_000_000 } as never);
@@ -66,7 +68,15 @@ export async function runPagingBench(): Promise<{ results: string }> {
       await run(byKeyset);
     }
     for (let i = 0; i < SAMPLES; i++) {
-      for (const [name, query] of (i % 2 === 0 ? [['skip', bySkip], ['keyset', byKeyset]] : [['keyset', byKeyset], ['skip', bySkip]]) as ['skip' | 'keyset', BoundQuery][]) {
+      for (const [name, query] of (i % 2 === 0
+        ? [
+            ['skip', bySkip],
+            ['keyset', byKeyset],
+          ]
+        : [
+            ['keyset', byKeyset],
+            ['skip', bySkip],
+          ]) as ['skip' | 'keyset', BoundQuery][]) {
         const t0 = performance.now();
         await run(query);
         times[name].push(performance.now() - t0);

@@ -15,7 +15,8 @@ import { writeSection } from './results-file.js';
 
 const SAMPLES = 15;
 const BATCH = 2000;
-const QUERY = "$filter=contains(tolower(Name),'milk') and Price gt 2.5 and (Rating ge 3 or startswith(Code,'A')) and not endswith(Code,'X') and year(ReleaseDate) eq 2020&$orderby=Price desc&$top=10";
+const QUERY =
+  "$filter=contains(tolower(Name),'milk') and Price gt 2.5 and (Rating ge 3 or startswith(Code,'A')) and not endswith(Code,'X') and year(ReleaseDate) eq 2020&$orderby=Price desc&$top=10";
 const WORDS = ['milk', 'salt', 'rice', 'eggs', 'tea', 'bread', 'honey', 'oats'];
 /**
  * The same shape with other literals (the shape cache, issue 15): a word, a price, a rating, a
@@ -25,7 +26,8 @@ const WORDS = ['milk', 'salt', 'rice', 'eggs', 'tea', 'bread', 'honey', 'oats'];
  */
 const SHAPED = Array.from(
   { length: BATCH },
-  (_, i) => `$filter=contains(tolower(Name),'${WORDS[i % WORDS.length]}') and Price gt ${(i % 9) + 1}.${(i % 7) + 1} and (Rating ge ${10 + (i % 100)} or startswith(Code,'${'ABCDEFGH'[i % 8]}')) and not endswith(Code,'${'XYZ'[i % 3]}') and year(ReleaseDate) eq ${1950 + ((i * 7) % 100)}&$orderby=Price desc&$top=10`,
+  (_, i) =>
+    `$filter=contains(tolower(Name),'${WORDS[i % WORDS.length]}') and Price gt ${(i % 9) + 1}.${(i % 7) + 1} and (Rating ge ${10 + (i % 100)} or startswith(Code,'${'ABCDEFGH'[i % 8]}')) and not endswith(Code,'${'XYZ'[i % 3]}') and year(ReleaseDate) eq ${1950 + ((i * 7) % 100)}&$orderby=Price desc&$top=10`,
 );
 
 type Engine = typeof import('../src/index.js');
@@ -34,11 +36,24 @@ type Engine = typeof import('../src/index.js');
 export async function runPlanCacheBench(): Promise<string> {
   const load = os.loadavg()[0]!;
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const bundled = await build({ entryPoints: [`${root}src/index.ts`], bundle: true, write: false, format: 'esm', platform: 'node', target: 'es2022', logLevel: 'silent' });
+  const bundled = await build({
+    entryPoints: [`${root}src/index.ts`],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'es2022',
+    logLevel: 'silent',
+  });
   const m = (await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0]!.text).toString('base64')}`)) as Engine;
   const model = m.defineModel({
     namespace: 'Bench',
-    entityTypes: { Product: { key: ['Id'], properties: { Id: 'Edm.Int32', Name: 'Edm.String', Price: 'Edm.Decimal', Rating: 'Edm.Int32', Code: 'Edm.String', ReleaseDate: 'Edm.Date' } } },
+    entityTypes: {
+      Product: {
+        key: ['Id'],
+        properties: { Id: 'Edm.Int32', Name: 'Edm.String', Price: 'Edm.Decimal', Rating: 'Edm.Int32', Code: 'Edm.String', ReleaseDate: 'Edm.Date' },
+      },
+    },
     entitySets: { Products: { type: 'Product' } },
   });
   const settings = { model, entitySet: 'Products' };
@@ -58,11 +73,16 @@ export async function runPlanCacheBench(): Promise<string> {
     'text → MongoDB, same shape, new literals, compiled': () => m.toMongo(m.bindQuery(next(), settings)),
     'text → MongoDB, same shape, new literals, from the plan cache': () => m.toMongo(shapes.bind(next(), settings), { cache: shapes }),
   };
-  if (JSON.stringify(subjects['text → SQL, compiled']!()) !== JSON.stringify(subjects['text → SQL, from the plan cache']!())) throw new Error('the cached SQL differs');
+  if (JSON.stringify(subjects['text → SQL, compiled']!()) !== JSON.stringify(subjects['text → SQL, from the plan cache']!()))
+    throw new Error('the cached SQL differs');
   // Every text of the shape, from the cache, is its fresh compile; and the shape is one plan.
   for (const text of SHAPED) {
     const fresh = JSON.stringify([m.toSql(m.bindQuery(text, settings), sqlOptions), m.toMongo(m.bindQuery(text, settings))]);
-    if (JSON.stringify([m.toSql(shapes.bind(text, settings), { ...sqlOptions, cache: shapes }), m.toMongo(shapes.bind(text, settings), { cache: shapes })]) !== fresh) throw new Error(`the shape cache's plan differs for ${text}`);
+    if (
+      JSON.stringify([m.toSql(shapes.bind(text, settings), { ...sqlOptions, cache: shapes }), m.toMongo(shapes.bind(text, settings), { cache: shapes })]) !==
+      fresh
+    )
+      throw new Error(`the shape cache's plan differs for ${text}`);
   }
   // (One bound query, the shape, and for SQL and MongoDB a template and the first text's compiled form.)
   if (shapes.size > 6) throw new Error(`the shape cache keeps ${shapes.size} plans for one shape`);

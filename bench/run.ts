@@ -38,17 +38,7 @@ import { runFanOutBench } from './fanout.js';
 import { runCompileGrowthBench } from './compile-growth.js';
 import { runServiceBench } from './service.js';
 import { runServiceLoadBench } from './service-load.js';
-import {
-  BUNDLE_ENTRY,
-  CELL_BUDGET_MS,
-  importBundle,
-  inputs,
-  LIMITS,
-  OURS,
-  type EngineApi,
-  type EngineMode,
-  type SubjectKey,
-} from './shared.js';
+import { BUNDLE_ENTRY, CELL_BUDGET_MS, importBundle, inputs, LIMITS, OURS, type EngineApi, type EngineMode, type SubjectKey } from './shared.js';
 
 /** Rounds; each round runs one child per subject. */
 const ROUNDS = 4;
@@ -224,8 +214,7 @@ const speedup = (ours: Measurement, peer: Measurement): string => {
   return `${fmtNum(ours.opsPerSec / peer.opsPerSec)}x`;
 };
 /** Time of a full parse over time of lexing alone. */
-const parseLexRatio = (row: Row): number | undefined =>
-  row.ours.ok && row.lexer.ok ? row.ours.usPerOp / row.lexer.usPerOp : undefined;
+const parseLexRatio = (row: Row): number | undefined => (row.ours.ok && row.lexer.ok ? row.ours.usPerOp / row.lexer.usPerOp : undefined);
 
 const mainTable = markdownTable(
   [
@@ -308,10 +297,12 @@ interface KeyRatio {
   readonly pass: (v: number) => boolean;
   readonly value: (rows: Rows) => number | undefined;
 }
-const speedupOn = (inputName: string) => (rows: Rows): number | undefined => {
-  const row = rows.get(inputName)!;
-  return row.ours.ok && row.odataParser.ok ? row.ours.opsPerSec / row.odataParser.opsPerSec : undefined;
-};
+const speedupOn =
+  (inputName: string) =>
+  (rows: Rows): number | undefined => {
+    const row = rows.get(inputName)!;
+    return row.ours.ok && row.odataParser.ok ? row.ours.opsPerSec / row.odataParser.opsPerSec : undefined;
+  };
 const medium = inputs[1]!;
 const keyRatios: KeyRatio[] = [
   {
@@ -335,15 +326,13 @@ const keyRatios: KeyRatio[] = [
     pass: (v) => v <= 2,
     value: (rows) => growth(rows, 'ours'),
   },
-  ...inputs.map(
-    (input): KeyRatio => ({
-      name: `full parse within 3x of lexer-only on ${input.name}`,
-      short: `parse/lex time ratio, ${input.name}`,
-      target: '<= 3x',
-      pass: (v) => v <= 3,
-      value: (rows) => parseLexRatio(rows.get(input.name)!),
-    }),
-  ),
+  ...inputs.map((input): KeyRatio => ({
+    name: `full parse within 3x of lexer-only on ${input.name}`,
+    short: `parse/lex time ratio, ${input.name}`,
+    target: '<= 3x',
+    pass: (v) => v <= 3,
+    value: (rows) => parseLexRatio(rows.get(input.name)!),
+  })),
 ];
 const x = (v: number | undefined): string => (v === undefined ? 'n/a' : `${fmtNum(v)}x`);
 const targets: string[] = [];
@@ -463,7 +452,10 @@ const hardeningOut = await runHardeningBench();
 // --record`, the paging, CSDL, CSDL growth, SQL rows, plan cache, service and package benches) are kept as they
 // are; the others then rewrite their own.
 const kept = markedSections(readResults()).join('\n\n');
-writeFileSync(RESULTS_URL, `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`);
+writeFileSync(
+  RESULTS_URL,
+  `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`,
+);
 const pagingOut = await runPagingBench();
 runCsdlBench();
 runCsdlGrowthBench();
@@ -475,7 +467,9 @@ await runCompileGrowthBench();
 await runServiceBench();
 await runServiceLoadBench();
 await runPackageBench();
-process.stdout.write(`${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`);
+process.stdout.write(
+  `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`,
+);
 if (browserOut.failures.length > 0) {
   process.stderr.write(`browser bench: ${browserOut.failures.join('; ')}\n`);
   process.exitCode = 1;
@@ -505,7 +499,9 @@ process.stderr.write(
   `\nwhole bench: ${(performance.now() / 1000).toFixed(1)} s (parse ${elapsedS.toFixed(1)} s, memory ${memory.run.elapsedS.toFixed(1)} s, SQL ${sql.run.elapsedS.toFixed(1)} s, MongoDB ${mongo.run.elapsedS.toFixed(1)} s)\n`,
 );
 if (memory.mismatches.length > 0) {
-  process.stderr.write(`\nMEMORY BENCH MISMATCH: children returned other results than the agreement check:\n${memory.mismatches.map((m) => `  - ${m}`).join('\n')}\n`);
+  process.stderr.write(
+    `\nMEMORY BENCH MISMATCH: children returned other results than the agreement check:\n${memory.mismatches.map((m) => `  - ${m}`).join('\n')}\n`,
+  );
   process.exitCode = 1;
 }
 if (mongo.mismatches.length > 0) {

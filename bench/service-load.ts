@@ -22,8 +22,13 @@ import { writeSection } from './results-file.js';
 
 const SECONDS = 15;
 
-const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
-const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+const percentile = (values: readonly number[], p: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+const load = (): string =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 const ms = (value: number): string => `${fmtNum(value)} ms`;
 const commit = (): string => {
   try {

@@ -98,7 +98,9 @@ export async function runServiceBench(): Promise<string> {
       'hand-written route (same token check and tenant transaction, hand-written SQL, no grant query)': () => fetch(url(addressOf(hand)), { headers }),
     };
     // The same rows from all three.
-    const ids = await Promise.all(Object.values(subjects).map(async (send) => ((await (await send()).json()) as { value: { id: string }[] }).value.map((row) => row.id).join()));
+    const ids = await Promise.all(
+      Object.values(subjects).map(async (send) => ((await (await send()).json()) as { value: { id: string }[] }).value.map((row) => row.id).join()),
+    );
     if (new Set(ids).size !== 1 || ids[0] === '') throw new Error(`the subjects answer different rows: ${ids.join(' | ')}`);
     for (const send of Object.values(subjects)) await throughput(send); // warm-up
     const rates: Record<string, number[]> = Object.fromEntries(Object.keys(subjects).map((key) => [key, []]));

@@ -72,7 +72,18 @@ export async function runSqlRowsBench(): Promise<string> {
           const record: Row = {};
           for (const [alias, name] of names) {
             const value = row[alias];
-            record[name] = value instanceof Date ? (name === 'day' ? value.toISOString().slice(0, 10) : value.toISOString()) : typeof value === 'bigint' ? Number(value) : name === 'price' ? Number(value) : name === 'status' ? STATUS[Number(value)] : value;
+            record[name] =
+              value instanceof Date
+                ? name === 'day'
+                  ? value.toISOString().slice(0, 10)
+                  : value.toISOString()
+                : typeof value === 'bigint'
+                  ? Number(value)
+                  : name === 'price'
+                    ? Number(value)
+                    : name === 'status'
+                      ? STATUS[Number(value)]
+                      : value;
           }
           return record;
         });

@@ -75,7 +75,10 @@ const MEDIUM = inputs.find((i) => i.name.startsWith('medium'))!;
  */
 export const COMPILE_FILTERS: readonly { readonly name: string; readonly text: string }[] = [
   { name: `the parse bench's ${MEDIUM.name} filter`, text: MEDIUM.text },
-  { name: `the parse bench's ${MEDIUM.name} filter, \`year(ReleaseDate) eq 2024\` replaced by \`ReleaseDate lt 2025-01-01\``, text: MEDIUM.text.replace('year(ReleaseDate) eq 2024', 'ReleaseDate lt 2025-01-01') },
+  {
+    name: `the parse bench's ${MEDIUM.name} filter, \`year(ReleaseDate) eq 2024\` replaced by \`ReleaseDate lt 2025-01-01\``,
+    text: MEDIUM.text.replace('year(ReleaseDate) eq 2024', 'ReleaseDate lt 2025-01-01'),
+  },
 ];
 
 export type CompileCellKey = 'full' | 'parse' | 'bind' | 'toSql';
@@ -127,7 +130,7 @@ INSERT INTO products (id, name, price, "categoryId", active, "createdAt")
          timestamptz '2024-01-01 00:00:00+00' + i * interval '5 minutes'
   FROM generate_series(1, ${PRODUCT_COUNT}) i;`;
 export const LOAD_DESCRIPTION =
-  "product i (1 to 100 000): name `name-<i>`, price `((i * 7919) mod 10000) / 100` (0 to 99.99, each value on 10 rows), categoryId `((i * 37) mod 50) + 1`, active for every third, createdAt 5 minutes apart; category c (1 to 50): name `category-<c>`; no nulls";
+  'product i (1 to 100 000): name `name-<i>`, price `((i * 7919) mod 10000) / 100` (0 to 99.99, each value on 10 rows), categoryId `((i * 37) mod 50) + 1`, active for every third, createdAt 5 minutes apart; category c (1 to 50): name `category-<c>`; no nulls';
 
 /** An index: its name and the statement that creates it. */
 export interface IndexSpec {

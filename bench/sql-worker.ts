@@ -105,7 +105,9 @@ emit({ type: 'start', input: firstCell });
 const setupStarted = performance.now();
 const db = new PGlite();
 await db.waitReady;
-await db.exec(`${engine.createTableSql(model.entitySets.get('products')!, 'postgres')};\n${engine.createTableSql(model.entitySets.get('categories')!, 'postgres')};`);
+await db.exec(
+  `${engine.createTableSql(model.entitySets.get('products')!, 'postgres')};\n${engine.createTableSql(model.entitySets.get('categories')!, 'postgres')};`,
+);
 await db.exec(LOAD_SQL);
 const setupMs = performance.now() - setupStarted;
 

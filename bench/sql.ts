@@ -184,7 +184,9 @@ const us = (m: Measurement): string => (m.ok ? fmtNum(m.usPerOp) : m.error);
 function indexSummary(plan: PlanReport, kase: SqlCase): string {
   const relevant = plan.indexNodes.filter((n) => kase.relevant.some((name) => n.endsWith(` ${name}`)));
   if (relevant.length > 0) return relevant.map((n) => `\`${n}\``).join(', ');
-  const scans = plan.lines.map((l) => /(Seq Scan on \S+|Index (?:Only )?Scan(?: Backward)? using \S+|Bitmap Index Scan on \S+)/.exec(l)?.[1]).filter((s): s is string => s !== undefined);
+  const scans = plan.lines
+    .map((l) => /(Seq Scan on \S+|Index (?:Only )?Scan(?: Backward)? using \S+|Bitmap Index Scan on \S+)/.exec(l)?.[1])
+    .filter((s): s is string => s !== undefined);
   return `none (${[...new Set(scans)].map((s) => `\`${s}\``).join(', ') || 'no scan'})`;
 }
 const usesRelevant = (plan: PlanReport, kase: SqlCase): boolean => plan.indexes.some((i) => kase.relevant.includes(i));
@@ -197,7 +199,8 @@ function planCell(plans: readonly PlanReport[] | undefined, kase: SqlCase): stri
 function rowsCell(check: QueryCheck | undefined): string {
   if (check === undefined) return 'n/a';
   const same = check.idsEqual && check.rowsEqual && check.countEqual !== false;
-  const count = check.oursCount === undefined ? '' : `, count ${check.oursCount.toLocaleString('en-US')}${check.countEqual ? '' : ` vs ${check.handCount ?? '?'}`}`;
+  const count =
+    check.oursCount === undefined ? '' : `, count ${check.oursCount.toLocaleString('en-US')}${check.countEqual ? '' : ` vs ${check.handCount ?? '?'}`}`;
   const n = check.oursIds.length;
   return `${same ? 'yes' : '**NO**'} (${n}${n === check.handIds.length ? '' : ` vs ${check.handIds.length}`} row${n === 1 ? '' : 's'}${count})`;
 }
@@ -207,7 +210,9 @@ function progressLines(bench: SqlBench): string[] {
   VARIANTS.forEach((variant, v) => {
     SQL_CASES.forEach((_, k) => {
       const r = caseResult(bench, v, k);
-      lines.push(`${variant.key.padEnd(9)} ${r.kase.key.padEnd(11)} ours ${ms(r.ours)} ms, hand-written ${ms(r.hand)} ms, ratio ${x(ratioOf(r))}, rows ${rowsCell(r.check)}`);
+      lines.push(
+        `${variant.key.padEnd(9)} ${r.kase.key.padEnd(11)} ours ${ms(r.ours)} ms, hand-written ${ms(r.hand)} ms, ratio ${x(ratioOf(r))}, rows ${rowsCell(r.check)}`,
+      );
     });
   });
   return lines;
@@ -237,7 +242,15 @@ function queryTable(bench: SqlBench, v: number): string {
     ['query', 'same rows', 'ours ms', 'hand-written ms', 'ours / hand-written', 'index used by ours', 'index used by hand-written'],
     SQL_CASES.map((_, k) => {
       const r = caseResult(bench, v, k);
-      return [r.kase.label, rowsCell(r.check), ms(r.ours), ms(r.hand), x(ratioOf(r)), planCell(r.check?.oursPlans, r.kase), planCell(r.check?.handPlans, r.kase)];
+      return [
+        r.kase.label,
+        rowsCell(r.check),
+        ms(r.ours),
+        ms(r.hand),
+        x(ratioOf(r)),
+        planCell(r.check?.oursPlans, r.kase),
+        planCell(r.check?.handPlans, r.kase),
+      ];
     }),
     ['l', 'l', 'r', 'r', 'r', 'l', 'l'],
   );
@@ -262,7 +275,16 @@ function spreadTable(bench: SqlBench): string {
     });
   });
   return markdownTable(
-    ['variant', 'query', 'reported ratio', 'min over sample pairs', 'median over sample pairs', 'max over sample pairs', 'executions measured (ours / hand-written)', 'first execution, ms (ours / hand-written)'],
+    [
+      'variant',
+      'query',
+      'reported ratio',
+      'min over sample pairs',
+      'median over sample pairs',
+      'max over sample pairs',
+      'executions measured (ours / hand-written)',
+      'first execution, ms (ours / hand-written)',
+    ],
     rows,
     ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
@@ -279,7 +301,9 @@ function targets(bench: SqlBench): string[] {
       const ratio = ratioOf(r);
       const pairs = r.check?.pairRatios ?? [];
       const range = pairs.length > 0 ? `; sample pairs ${x(Math.min(...pairs))} to ${x(Math.max(...pairs))}` : '';
-      lines.push(`- ${ratio !== undefined && ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'}: ${r.kase.label} within ${TARGET_RATIO}x of hand-written SQL, variant ${tag} (measured: ${x(ratio)}${range})`);
+      lines.push(
+        `- ${ratio !== undefined && ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'}: ${r.kase.label} within ${TARGET_RATIO}x of hand-written SQL, variant ${tag} (measured: ${x(ratio)}${range})`,
+      );
       const check = r.check;
       if (check === undefined) {
         lines.push(`- FAIL: ${r.kase.label}, variant ${tag}: not run (${r.ours.ok ? 'no check' : r.ours.error})`);
@@ -292,7 +316,9 @@ function targets(bench: SqlBench): string[] {
         const ours = check.oursPlans[i];
         const ok = ours !== undefined && usesRelevant(ours, r.kase);
         const statement = check.handPlans.length > 1 ? ` (${hand.statement} statement)` : '';
-        lines.push(`- ${ok ? 'PASS' : 'FAIL'}: ${r.kase.label}${statement} uses an index as hand-written SQL does, variant ${tag} (ours: ${ours ? indexSummary(ours, r.kase) : 'n/a'}; hand-written: ${indexSummary(hand, r.kase)})`);
+        lines.push(
+          `- ${ok ? 'PASS' : 'FAIL'}: ${r.kase.label}${statement} uses an index as hand-written SQL does, variant ${tag} (ours: ${ours ? indexSummary(ours, r.kase) : 'n/a'}; hand-written: ${indexSummary(hand, r.kase)})`,
+        );
       });
     });
   });
@@ -317,14 +343,24 @@ function details(bench: SqlBench): string {
       const count = first.ours.count ? `, count: \`${first.ours.count.sql}\` with ${params(first.ours.count.params)}` : '';
       parts.push(`Ours: \`${first.ours.sql}\` with ${params(first.ours.params)}${count}`, '');
     }
-    parts.push(`Hand-written: \`${kase.hand.sql}\` with ${params(kase.hand.params)}${kase.handCount ? `, count: \`${kase.handCount.sql}\` with ${params(kase.handCount.params)}` : ''}`, '');
+    parts.push(
+      `Hand-written: \`${kase.hand.sql}\` with ${params(kase.hand.params)}${kase.handCount ? `, count: \`${kase.handCount.sql}\` with ${params(kase.handCount.params)}` : ''}`,
+      '',
+    );
     parts.push(`Relevant indexes: ${kase.relevant.map((i) => `\`${i}\``).join(', ')}.`, '');
     VARIANTS.forEach((variant, v) => {
       const check = caseResult(bench, v, k).check;
       if (!check) return;
-      const block = (who: string, plans: readonly PlanReport[]): string =>
-        plans.map((p) => `-- ${who}, ${p.statement}\n${p.lines.join('\n')}`).join('\n');
-      parts.push(`EXPLAIN (COSTS OFF), variant ${variant.label}:`, '', '```text', block('ours', check.oursPlans), block('hand-written', check.handPlans), '```', '');
+      const block = (who: string, plans: readonly PlanReport[]): string => plans.map((p) => `-- ${who}, ${p.statement}\n${p.lines.join('\n')}`).join('\n');
+      parts.push(
+        `EXPLAIN (COSTS OFF), variant ${variant.label}:`,
+        '',
+        '```text',
+        block('ours', check.oursPlans),
+        block('hand-written', check.handPlans),
+        '```',
+        '',
+      );
     });
     return parts.join('\n');
   }).join('\n');
@@ -333,7 +369,10 @@ function details(bench: SqlBench): string {
 export function sqlReport(bench: SqlBench, context: { readonly engineDescription: string }): SqlReport {
   const { run } = bench;
   const busy = busyRoundsOf(run.busyByRound);
-  const busyWarning = busy.length === 0 ? '' : '**Warning:** other work kept the machine busy while the SQL bench ran (over 1.5 busy cores); expect slower figures and a wider spread.';
+  const busyWarning =
+    busy.length === 0
+      ? ''
+      : '**Warning:** other work kept the machine busy while the SQL bench ran (over 1.5 busy cores); expect slower figures and a wider spread.';
   const firstCheck = bench.checks[0] === undefined ? undefined : (JSON.parse(bench.checks[0]) as CompileCheck);
   const setupMs = VARIANTS.flatMap((_, v) => SQL_CASES.map((__, k) => caseResult(bench, v, k).check?.setupMs)).find((s) => s !== undefined);
   const targetLines = targets(bench);

@@ -24,7 +24,9 @@ const bound = texts.flatMap((text) => {
 
 type Compile = (query: (typeof bound)[number]) => unknown;
 const compilers: Record<string, Compile> = {
-  ...Object.fromEntries(Object.keys(engine.DIALECTS).map((dialect) => [`toSql ${dialect}`, (q: (typeof bound)[number]) => engine.toSql(q, { dialect: dialect as never })])),
+  ...Object.fromEntries(
+    Object.keys(engine.DIALECTS).map((dialect) => [`toSql ${dialect}`, (q: (typeof bound)[number]) => engine.toSql(q, { dialect: dialect as never })]),
+  ),
   toMongo: (q) => engine.toMongo(q),
   'compileQuery (memory)': (q) => engine.compileQuery(q),
 };
@@ -59,6 +61,11 @@ for (const [name, compile] of Object.entries(compilers)) {
   const warmUntil = performance.now() + 300;
   while (performance.now() < warmUntil) pass();
   const samples = Array.from({ length: 5 }, pass).sort((a, b) => a - b);
-  out[name] = { nsPerQuery: samples[2]! / Math.max(1, ok.length), compiled: ok.length, refused: bound.length - ok.length, digests: bound.map((q) => digest(compile, q)) };
+  out[name] = {
+    nsPerQuery: samples[2]! / Math.max(1, ok.length),
+    compiled: ok.length,
+    refused: bound.length - ok.length,
+    digests: bound.map((q) => digest(compile, q)),
+  };
 }
 process.stdout.write(JSON.stringify({ targets: out }));

@@ -8,17 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { Cell } from './measure.js';
-import {
-  CELL_BUDGET_MS,
-  emit,
-  inputs,
-  isSubjectKey,
-  LIMITS,
-  loadEngine,
-  OURS,
-  type EngineMode,
-  type SubjectKey,
-} from './shared.js';
+import { CELL_BUDGET_MS, emit, inputs, isSubjectKey, LIMITS, loadEngine, OURS, type EngineMode, type SubjectKey } from './shared.js';
 
 const [keyArg = '', modeArg = '', skipArg = ''] = process.argv.slice(2);
 if (!isSubjectKey(keyArg) || (modeArg !== 'bundle' && modeArg !== 'tsx')) {

@@ -57,10 +57,19 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`cast` of text to an enumeration', "$filter=cast(name,Probe.Level) eq Probe.Level'high'"],
   ['a derived type: type-cast segments, `isof`, `cast`', '$filter=parent/Probe.Special/extra eq 1 or isof(parent,Probe.Special)'],
   ['`case`', '$filter=case(price gt 1:1,true:2) eq 1'],
-  ['`$compute` in `$filter`, `$orderby`, `$select` and `$expand`', "$compute=price mul 2 as total,concat(name,'!') as label&$filter=total gt 1&$orderby=label&$select=id,total,label&$expand=children($compute=ratio add 1 as r;$select=id,r)"],
+  [
+    '`$compute` in `$filter`, `$orderby`, `$select` and `$expand`',
+    "$compute=price mul 2 as total,concat(name,'!') as label&$filter=total gt 1&$orderby=label&$select=id,total,label&$expand=children($compute=ratio add 1 as r;$select=id,r)",
+  ],
   ['`$compute` of a sum of durations', '$compute=span add span as twice&$select=id,twice'],
-  ['`$apply`: `filter`, `groupby` (also by a navigation path), `aggregate`, then `$filter`/`$orderby`/`$top`', "$apply=filter(ratio gt 0)/groupby((level,parent/name),aggregate(price with sum as total,$count as n,name with countdistinct as names))&$filter=n gt 1&$orderby=total desc&$top=5"],
-  ['`$apply`: `aggregate` along a navigation path, `compute`, `concat`, `topcount`', '$apply=concat(aggregate(parent/price with sum as total),compute(price mul 2 as twice)/topcount(3,twice))'],
+  [
+    '`$apply`: `filter`, `groupby` (also by a navigation path), `aggregate`, then `$filter`/`$orderby`/`$top`',
+    '$apply=filter(ratio gt 0)/groupby((level,parent/name),aggregate(price with sum as total,$count as n,name with countdistinct as names))&$filter=n gt 1&$orderby=total desc&$top=5',
+  ],
+  [
+    '`$apply`: `aggregate` along a navigation path, `compute`, `concat`, `topcount`',
+    '$apply=concat(aggregate(parent/price with sum as total),compute(price mul 2 as twice)/topcount(3,twice))',
+  ],
   ['`$apply`: `toppercent`, `topsum`', '$apply=toppercent(50,price)/topsum(10,ratio)'],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],

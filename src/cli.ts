@@ -14,7 +14,24 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { bindQuery, DIALECTS, modelFromCsdl, modelFromCsdlXml, mongoTarget, ODataError, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type Diagnostic, type DialectName, type ODataQuery, type ParseQueryOptions } from './index.js';
+import {
+  bindQuery,
+  DIALECTS,
+  modelFromCsdl,
+  modelFromCsdlXml,
+  mongoTarget,
+  ODataError,
+  parseQuery,
+  printQuery,
+  sqlTarget,
+  toMongo,
+  toSql,
+  validateQuery,
+  type Diagnostic,
+  type DialectName,
+  type ODataQuery,
+  type ParseQueryOptions,
+} from './index.js';
 import { splitQueryString } from './syntax/query-string.js';
 
 const USAGE = `Usage:
@@ -33,11 +50,7 @@ function version(): string {
 
 /** JSON for an AST: bigint values (Int64 literals) are written as strings with an `n` suffix. */
 export function astToJson(query: ODataQuery, { spans = true, indent = 2 }: { spans?: boolean; indent?: number } = {}): string {
-  return JSON.stringify(
-    query,
-    (key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : !spans && key === 'span' ? undefined : value),
-    indent,
-  );
+  return JSON.stringify(query, (key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : !spans && key === 'span' ? undefined : value), indent);
 }
 
 /** The option value that an error points into, found again in the raw query string. */
@@ -68,7 +81,7 @@ export function describeError(query: string, error: ODataError): string {
 const DEMO_QUERIES = [
   "$filter=name eq 'Pump 7' and status ne 'retired'&$orderby=code desc&$top=10",
   "$filter=contains(tolower(name),'valve') or year(installedAt) ge 2020&$count=true",
-  '$filter=not (status in (\'retired\',\'lost\')) and locality/name eq \'Oslo\'&$select=id,name,locality&$expand=locality',
+  "$filter=not (status in ('retired','lost')) and locality/name eq 'Oslo'&$select=id,name,locality&$expand=locality",
   '$filter=tickets/any(t:t/priority gt 2 and t/openedAt lt 2026-01-01T00:00:00Z)&$skip=20&$top=20',
   '$expand=tickets($filter=priority ge 3;$orderby=openedAt desc;$top=5;$select=id,code)&$search=corrosion',
   '$filter=price mul 1.25 add 10 gt 100 or -delta lt 0',
@@ -172,9 +185,7 @@ export function main(argv: readonly string[]): number {
   const positional = rest.filter((arg) => !arg.startsWith('--'));
   // `--name=value` options.
   const values = new Map(
-    rest
-      .filter((arg) => arg.startsWith('--') && arg.includes('='))
-      .map((arg) => [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] as const),
+    rest.filter((arg) => arg.startsWith('--') && arg.includes('=')).map((arg) => [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] as const),
   );
   if (command === 'help' || command === '--help' || command === '-h' || flags.has('--help')) {
     process.stdout.write(USAGE);

@@ -30,8 +30,26 @@ export { printQuery, printExpression, printSearch } from './syntax/printer.js';
 export type { SearchMode } from './syntax/parser.js';
 export type * from './syntax/ast.js';
 export { CANONICAL_FUNCTIONS } from './syntax/ast.js';
-export { defineModel, type ModelDefinition, type EntityTypeDefinition, type PropertyDefinition, type NavigationDefinition, type EnumDefinition, type TypedModel } from './model/define-model.js';
-export type { Model, EntitySet, StructuredType, EnumType, Property, NavigationProperty, TypeReference, Capabilities, PrimitiveTypeName } from './model/model.js';
+export {
+  defineModel,
+  type ModelDefinition,
+  type EntityTypeDefinition,
+  type PropertyDefinition,
+  type NavigationDefinition,
+  type EnumDefinition,
+  type TypedModel,
+} from './model/define-model.js';
+export type {
+  Model,
+  EntitySet,
+  StructuredType,
+  EnumType,
+  Property,
+  NavigationProperty,
+  TypeReference,
+  Capabilities,
+  PrimitiveTypeName,
+} from './model/model.js';
 export { bindQuery } from './semantic/bind-query.js';
 export { restrictQuery } from './semantic/restrict-query.js';
 export { createPlanCache, type PlanCache, type PlanCacheOptions } from './cache/plan-cache.js';

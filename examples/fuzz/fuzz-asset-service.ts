@@ -76,7 +76,9 @@ export async function fuzzAssetService(target: FuzzTarget, numRuns: number, log:
 /** The id of the first record of `path` (by id) with related records through `navigation`, if any. */
 async function firstWithRelated(target: FuzzTarget, token: string, path: string, navigation: string): Promise<string | undefined> {
   const query = `$filter=${encodeURIComponent(`${navigation}/any()`)}&$orderby=id&$top=1&$select=id`;
-  const response = await fetch(`${target.url}/${path}?${query}`, { headers: { authorization: `Bearer ${token}`, 'service-tenant-id': target.tenant, accept: 'application/json' } });
+  const response = await fetch(`${target.url}/${path}?${query}`, {
+    headers: { authorization: `Bearer ${token}`, 'service-tenant-id': target.tenant, accept: 'application/json' },
+  });
   if (response.status !== 200) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   const { value } = (await response.json()) as { value: { id: string }[] };
   return value[0]?.id;
@@ -89,7 +91,12 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   };
   if (process.env.FUZZ_URL !== undefined) {
     await fuzzAssetService(
-      { url: process.env.FUZZ_URL, clientId: process.env.FUZZ_CLIENT_ID ?? '', clientSecret: process.env.FUZZ_CLIENT_SECRET ?? '', tenant: process.env.FUZZ_TENANT ?? '' },
+      {
+        url: process.env.FUZZ_URL,
+        clientId: process.env.FUZZ_CLIENT_ID ?? '',
+        clientSecret: process.env.FUZZ_CLIENT_SECRET ?? '',
+        tenant: process.env.FUZZ_TENANT ?? '',
+      },
       numRuns,
       log,
     );
@@ -100,7 +107,11 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     const service = await startService(config, { logStream: quiet });
     log(`fuzzing ${service.url} (PGlite in ${dataDir})`);
     try {
-      await fuzzAssetService({ url: service.url, clientId: config.demo.clientId, clientSecret: config.demo.clientSecret, tenant: config.demo.tenantId }, numRuns, log);
+      await fuzzAssetService(
+        { url: service.url, clientId: config.demo.clientId, clientSecret: config.demo.clientSecret, tenant: config.demo.tenantId },
+        numRuns,
+        log,
+      );
     } finally {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });

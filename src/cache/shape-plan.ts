@@ -58,7 +58,6 @@ type DerivedPlan = { readonly template: Template } | false;
 /** The option whose text the spans under a key of a bound query point into. */
 const OPTION_OF: Readonly<Record<string, string>> = { filter: 'filter', orderBy: 'orderby', expand: 'expand', search: 'search', select: 'select' };
 
-
 /** Rule 1: every slot is found as a literal operand of a binary, `in` or call with a non-literal operand. */
 function slotsAreOperands(bound: BoundQuery, slots: readonly Slot[]): boolean {
   const found = new Set<Slot>();
@@ -105,7 +104,11 @@ function probe(shape: QueryShape, settings: BindSettings, variant: number): Prob
   const seen = new Set(values.map((value) => String(value)));
   if (seen.size !== values.length || values.some((value, i) => String(value) === String(shape.slots[i]?.value))) return undefined;
   try {
-    return { bound: Object.freeze(bindQuery(text, settings)), values, deltas: probeShape.slots.map((slot, i) => slot.image.length - (shape.slots[i] as Slot).image.length) };
+    return {
+      bound: Object.freeze(bindQuery(text, settings)),
+      values,
+      deltas: probeShape.slots.map((slot, i) => slot.image.length - (shape.slots[i] as Slot).image.length),
+    };
   } catch {
     return undefined;
   }
@@ -133,7 +136,16 @@ function learn(key: string, text: string, shape: QueryShape, bound: BoundQuery, 
     probeLengths: first.deltas.map((delta, i) => delta + (shape.slots[i] as Slot).image.length),
   });
   if (template === undefined || !samePlan(instantiate(template, second.values, second.deltas), second.bound)) return undefined;
-  return { key, text, bound, template, values, lengths: shape.slots.map((slot) => slot.image.length), images: shape.slots.map((slot) => slot.image), probes: [first, second] };
+  return {
+    key,
+    text,
+    bound,
+    template,
+    values,
+    lengths: shape.slots.map((slot) => slot.image.length),
+    images: shape.slots.map((slot) => slot.image),
+    probes: [first, second],
+  };
 }
 
 /** Whether the text of `shape` has the literals `plan` was learned on (so it is that text, but perhaps for its encoding). */
@@ -175,7 +187,13 @@ interface Entries {
  * its template learned (from the shape's probes). `undefined` when the form does not follow the
  * literals (the caller caches it by exact text).
  */
-export function deriveShaped<T>(bound: BoundQuery, instance: ShapedBound, key: string, entries: Entries, compute: (bound: BoundQuery) => T): { value: T } | undefined {
+export function deriveShaped<T>(
+  bound: BoundQuery,
+  instance: ShapedBound,
+  key: string,
+  entries: Entries,
+  compute: (bound: BoundQuery) => T,
+): { value: T } | undefined {
   const known = entries.recall(key) as DerivedPlan | undefined;
   if (known === false) return undefined;
   if (known !== undefined) {

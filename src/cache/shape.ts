@@ -305,7 +305,9 @@ export function probeImage(slot: Slot, seed: number): string | undefined {
       const newWhole = whole === '0' ? '0' : digits(whole.length, seed, true);
       let newFraction = /^0+$/.test(fraction) ? fraction : digits(fraction.length, seed + 5, false);
       if (!/^0+$/.test(fraction)) {
-        newFraction = fraction.endsWith('0') ? `${newFraction.slice(0, -1)}0` : `${newFraction.slice(0, -1)}${newFraction.endsWith('0') ? '4' : newFraction.slice(-1)}`;
+        newFraction = fraction.endsWith('0')
+          ? `${newFraction.slice(0, -1)}0`
+          : `${newFraction.slice(0, -1)}${newFraction.endsWith('0') ? '4' : newFraction.slice(-1)}`;
         if (/^0+$/.test(newFraction)) newFraction = `${'0'.repeat(newFraction.length - 1)}${fraction.endsWith('0') ? '0' : '6'}`;
       }
       const image = `${negative ? '-' : ''}${newWhole}.${newFraction}`;

@@ -121,7 +121,8 @@ class Learner {
       layout.slots.flatMap((slot, index) => (slot.option === option && slot.offset + slot.length <= position ? [index] : []));
     const startSlots = before(start);
     const endSlots = before(end);
-    const moved = (position: number, slots: readonly number[]): number => slots.reduce((sum, s) => sum + (layout.probeLengths[s] as number) - (layout.slots[s] as { length: number }).length, position);
+    const moved = (position: number, slots: readonly number[]): number =>
+      slots.reduce((sum, s) => sum + (layout.probeLengths[s] as number) - (layout.slots[s] as { length: number }).length, position);
     const probe = b as { start: unknown; end: unknown };
     if (probe.start !== moved(start, startSlots) || probe.end !== moved(end, endSlots)) return undefined;
     if (startSlots.length === 0 && endSlots.length === 0) return { t: 'const', value: a };
@@ -160,7 +161,15 @@ class Learner {
       // (An object with getters, such as a SQL query's lazy pieces, becomes plain data.)
       const accessors = keys.some((k) => Object.getOwnPropertyDescriptor(a, k)?.get !== undefined);
       const base = accessors ? Object.fromEntries(keys.map((k) => [k, a[k]])) : a;
-      return changed.length === 0 ? { t: 'const', value: a } : { t: 'object', base, keys: changed, entries, getters: entries.map((entry, i) => (size(entry) > EAGER ? lazyEntry(changed[i] as string, entry) : undefined)) };
+      return changed.length === 0
+        ? { t: 'const', value: a }
+        : {
+            t: 'object',
+            base,
+            keys: changed,
+            entries,
+            getters: entries.map((entry, i) => (size(entry) > EAGER ? lazyEntry(changed[i] as string, entry) : undefined)),
+          };
     }
     if (samePlan(a, b)) return { t: 'const', value: a };
     return explain(a, b, this.mine, this.probe);
@@ -172,7 +181,13 @@ class Learner {
  * or `undefined` when no template gives both. With `layout`, spans move with the literals'
  * lengths (a bound query).
  */
-export function learnTemplate(mine: unknown, probe: unknown, values: readonly unknown[], probeValues: readonly unknown[], layout?: SpanLayout): Template | undefined {
+export function learnTemplate(
+  mine: unknown,
+  probe: unknown,
+  values: readonly unknown[],
+  probeValues: readonly unknown[],
+  layout?: SpanLayout,
+): Template | undefined {
   return new Learner(values, probeValues, layout).learn(mine, probe, undefined, 0, undefined);
 }
 

@@ -170,7 +170,9 @@ export function buildModel(spec: ModelSpec): Model {
       const base = s.baseType === undefined ? undefined : (shells.get(qualify(s.baseType)) as MutableStructured);
       const depth = base === undefined ? 0 : (depths.get(base) as number) + 1;
       if (depth > MAX_DERIVATION_DEPTH) {
-        throw modelError(`Type '${shell.qualifiedName}' has more than ${MAX_DERIVATION_DEPTH} base types above it (a chain of derived types deeper than the limit of ${MAX_DERIVATION_DEPTH})`);
+        throw modelError(
+          `Type '${shell.qualifiedName}' has more than ${MAX_DERIVATION_DEPTH} base types above it (a chain of derived types deeper than the limit of ${MAX_DERIVATION_DEPTH})`,
+        );
       }
       depths.set(shell, depth);
       shell.properties = new InheritedMap(base?.properties);
@@ -244,7 +246,8 @@ export function buildModel(spec: ModelSpec): Model {
     for (const key of shell.key) {
       const property = shell.properties.get(key);
       if (property === undefined) throw modelError(`Key property '${key}' does not exist on '${shell.qualifiedName}'`);
-      if (property.collection || property.type.kind === 'complex') throw modelError(`Key property '${key}' of '${shell.qualifiedName}' must be primitive or enum`);
+      if (property.collection || property.type.kind === 'complex')
+        throw modelError(`Key property '${key}' of '${shell.qualifiedName}' must be primitive or enum`);
     }
   }
 

@@ -4,7 +4,17 @@
  * partners and referential constraints, entity sets with their bindings, and the capabilities
  * as Capabilities vocabulary annotations (plus `ODataEngine.V1.MaxTop`).
  */
-import { ALL_CAPABILITIES, type Capabilities, type EntitySet, type EnumType, type Model, type NavigationProperty, type Property, type StructuredType, type TypeReference } from './model.js';
+import {
+  ALL_CAPABILITIES,
+  type Capabilities,
+  type EntitySet,
+  type EnumType,
+  type Model,
+  type NavigationProperty,
+  type Property,
+  type StructuredType,
+  type TypeReference,
+} from './model.js';
 import { ODATA_ENGINE_VOCABULARY } from './csdl-json.js';
 import { declaredMembers } from './inherited-map.js';
 import type { CsdlJson, CsdlJsonObject } from './csdl-json-types.js';
@@ -90,7 +100,8 @@ function structuredJson(type: StructuredType, used: Set<string>): CsdlJsonObject
   return result;
 }
 
-const propertyPaths = (names: ReadonlySet<string>, kind: '$PropertyPath' | '$NavigationPropertyPath'): CsdlJson[] => [...names].map((name) => ({ [kind]: name }));
+const propertyPaths = (names: ReadonlySet<string>, kind: '$PropertyPath' | '$NavigationPropertyPath'): CsdlJson[] =>
+  [...names].map((name) => ({ [kind]: name }));
 
 /** The Capabilities annotations that say how `capabilities` differ from everything allowed. */
 function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set<string>): void {

@@ -4,7 +4,15 @@
  * queries per entity set.
  */
 import type { Capabilities, Model } from './model.js';
-import { buildModel, modelError, type EntitySetSpec, type EnumTypeSpec, type NavigationSpec, type PropertySpec, type StructuredTypeSpec } from './build-model.js';
+import {
+  buildModel,
+  modelError,
+  type EntitySetSpec,
+  type EnumTypeSpec,
+  type NavigationSpec,
+  type PropertySpec,
+  type StructuredTypeSpec,
+} from './build-model.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -71,10 +79,11 @@ function pathValue(value: Json): string | undefined {
 
 function paths(value: Json | undefined): Set<string> {
   const result = new Set<string>();
-  if (Array.isArray(value)) for (const item of value) {
-    const path = pathValue(item);
-    if (path !== undefined) result.add(path);
-  }
+  if (Array.isArray(value))
+    for (const item of value) {
+      const path = pathValue(item);
+      if (path !== undefined) result.add(path);
+    }
   return result;
 }
 
@@ -118,7 +127,8 @@ function capabilitiesFrom(annotations: Map<string, Json>): Partial<Capabilities>
   if (isObject(apply) && Array.isArray(apply.Transformations) && apply.Transformations.length === 0) result.applySupported = false;
   const maxTop = annotations.get(`${ODATA_ENGINE_VOCABULARY}.MaxTop`);
   if (maxTop !== undefined) {
-    if (typeof maxTop !== 'number' || !Number.isSafeInteger(maxTop) || maxTop < 0) throw modelError(`${ODATA_ENGINE_VOCABULARY}.MaxTop must be a non-negative integer, not ${JSON.stringify(maxTop)}`);
+    if (typeof maxTop !== 'number' || !Number.isSafeInteger(maxTop) || maxTop < 0)
+      throw modelError(`${ODATA_ENGINE_VOCABULARY}.MaxTop must be a non-negative integer, not ${JSON.stringify(maxTop)}`);
     result.maxTop = maxTop;
   }
   return result;
@@ -157,7 +167,9 @@ function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, eleme
       properties.push({ name, type: fullType, nullable, ...(permissions === 'None' ? { selectable: false, filterable: false, sortable: false } : {}) });
     }
   }
-  const key = Array.isArray(element.$Key) ? element.$Key.flatMap((k) => (typeof k === 'string' ? [k] : isObject(k) ? entries(k).flatMap(([, v]) => (typeof v === 'string' ? [v] : [])) : [])) : undefined;
+  const key = Array.isArray(element.$Key)
+    ? element.$Key.flatMap((k) => (typeof k === 'string' ? [k] : isObject(k) ? entries(k).flatMap(([, v]) => (typeof v === 'string' ? [v] : [])) : []))
+    : undefined;
   return {
     kind,
     name: qualifiedName,
@@ -274,7 +286,8 @@ export function modelFromCsdl(csdl: string | object): Model {
             if (setName.startsWith('$') || setName.includes('@') || !isObject(set) || set.$Collection !== true || typeof set.$Type !== 'string') continue;
             const bindings: Record<string, string> = {};
             if (isObject(set.$NavigationPropertyBinding)) {
-              for (const [path, target] of entries(set.$NavigationPropertyBinding)) if (typeof target === 'string') bindings[path] = target.split('/').pop() as string;
+              for (const [path, target] of entries(set.$NavigationPropertyBinding))
+                if (typeof target === 'string') bindings[path] = target.split('/').pop() as string;
             }
             const spec: EntitySetSpec = {
               name: setName,

@@ -28,7 +28,10 @@ function has(object: CsdlJsonObject, key: string): boolean {
 }
 
 function escapeAttribute(text: string): string {
-  return text.replace(/[&<>"\t\n\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c] as string);
+  return text.replace(
+    /[&<>"\t\n\r]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c] as string,
+  );
 }
 
 function escapeText(text: string): string {
@@ -114,7 +117,8 @@ class Writer {
       for (const [, reference] of entries(references)) {
         if (!isObject(reference) || !Array.isArray(reference.$Include)) continue;
         for (const include of reference.$Include) {
-          if (isObject(include) && typeof include.$Namespace === 'string' && typeof include.$Alias === 'string') this.aliases.set(include.$Alias, include.$Namespace);
+          if (isObject(include) && typeof include.$Namespace === 'string' && typeof include.$Alias === 'string')
+            this.aliases.set(include.$Alias, include.$Namespace);
         }
       }
     }
@@ -167,9 +171,18 @@ class Writer {
       if (key === '@type') continue;
       const [term, qualifier] = key.slice(prefix.length + 1).split('#') as [string, string | undefined];
       const enumType = ENUM_TERMS.get(this.fullTerm(term));
-      const annotation = element('Annotation', [['Term', term], ['Qualifier', qualifier]]);
+      const annotation = element('Annotation', [
+        ['Term', term],
+        ['Qualifier', qualifier],
+      ]);
       if (enumType !== undefined && typeof value === 'string') {
-        annotation.attributes.push(['EnumMember', value.split(',').map((member) => `${enumType}/${member}`).join(' ')]);
+        annotation.attributes.push([
+          'EnumMember',
+          value
+            .split(',')
+            .map((member) => `${enumType}/${member}`)
+            .join(' '),
+        ]);
       } else {
         this.value(annotation, value);
       }
@@ -200,7 +213,12 @@ class Writer {
     if (typeof value === 'string') return element('String', [], [value]);
     if (typeof value === 'boolean') return element('Bool', [], [String(value)]);
     if (typeof value === 'number') return element(Number.isInteger(value) ? 'Int' : 'Float', [], [String(value)]);
-    if (Array.isArray(value)) return element('Collection', [], value.map((item) => this.expression(item)));
+    if (Array.isArray(value))
+      return element(
+        'Collection',
+        [],
+        value.map((item) => this.expression(item)),
+      );
     const own = this.annotations(value);
     for (const path of PATHS) if (typeof value[path] === 'string') return element(path.slice(1), [], [value[path] as string]);
     const list = LISTS.find((name) => Array.isArray(value[name]));
@@ -208,7 +226,8 @@ class Writer {
     for (const name of ['$Not', '$Neg'] as const) if (has(value, name)) return element(name.slice(1), [], [this.expression(value[name] as CsdlJson), ...own]);
     if (Array.isArray(value.$Apply)) return element('Apply', [['Function', String(value.$Function)]], [...value.$Apply.map((v) => this.expression(v)), ...own]);
     for (const name of ['$Cast', '$IsOf'] as const) {
-      if (has(value, name)) return element(name.slice(1), [...typeAttributes(value), ...facetAttributes(value)], [this.expression(value[name] as CsdlJson), ...own]);
+      if (has(value, name))
+        return element(name.slice(1), [...typeAttributes(value), ...facetAttributes(value)], [this.expression(value[name] as CsdlJson), ...own]);
     }
     if (has(value, '$LabeledElement')) {
       const labeled = element('LabeledElement', [['Name', String(value.$Name)]]);
@@ -269,17 +288,36 @@ function memberElements(writer: Writer, kind: string, name: string, value: CsdlJ
       const constraints = isObject(value.$ReferentialConstraint)
         ? entries(value.$ReferentialConstraint)
             .filter(([property]) => !property.includes('@'))
-            .map(([property, referenced]) => element('ReferentialConstraint', [['Property', property], ['ReferencedProperty', String(referenced)]], writer.annotations(value.$ReferentialConstraint as CsdlJsonObject, property)))
+            .map(([property, referenced]) =>
+              element(
+                'ReferentialConstraint',
+                [
+                  ['Property', property],
+                  ['ReferencedProperty', String(referenced)],
+                ],
+                writer.annotations(value.$ReferentialConstraint as CsdlJsonObject, property),
+              ),
+            )
         : [];
       const onDelete = typeof value.$OnDelete === 'string' ? [element('OnDelete', [['Action', value.$OnDelete]], writer.annotations(value, '$OnDelete'))] : [];
       return element(
         'NavigationProperty',
-        [['Name', name], ...typeAttributes(value), value.$Collection === true ? ['Nullable', undefined] : nullableAttribute(value, true), ['Partner', typeof value.$Partner === 'string' ? value.$Partner : undefined], trueAttribute(value, '$ContainsTarget')],
+        [
+          ['Name', name],
+          ...typeAttributes(value),
+          value.$Collection === true ? ['Nullable', undefined] : nullableAttribute(value, true),
+          ['Partner', typeof value.$Partner === 'string' ? value.$Partner : undefined],
+          trueAttribute(value, '$ContainsTarget'),
+        ],
         [...constraints, ...onDelete, ...writer.annotations(value)],
       );
     }
     default:
-      return element('Property', [['Name', name], ...typeAttributes(value), nullableAttribute(value, true), ...facetAttributes(value)], writer.annotations(value));
+      return element(
+        'Property',
+        [['Name', name], ...typeAttributes(value), nullableAttribute(value, true), ...facetAttributes(value)],
+        writer.annotations(value),
+      );
   }
 }
 
@@ -293,7 +331,10 @@ function structuredElement(writer: Writer, name: string, value: CsdlJsonObject):
         value.$Key.map((ref) => {
           if (isObject(ref)) {
             const [alias, path] = entries(ref)[0] ?? ['', ''];
-            return element('PropertyRef', [['Name', String(path)], ['Alias', alias]]);
+            return element('PropertyRef', [
+              ['Name', String(path)],
+              ['Alias', alias],
+            ]);
           }
           return element('PropertyRef', [['Name', String(ref)]]);
         }),
@@ -306,27 +347,55 @@ function structuredElement(writer: Writer, name: string, value: CsdlJsonObject):
   }
   return element(
     String(value.$Kind),
-    [['Name', name], ['BaseType', typeof value.$BaseType === 'string' ? value.$BaseType : undefined], trueAttribute(value, '$Abstract'), trueAttribute(value, '$OpenType'), trueAttribute(value, '$HasStream')],
+    [
+      ['Name', name],
+      ['BaseType', typeof value.$BaseType === 'string' ? value.$BaseType : undefined],
+      trueAttribute(value, '$Abstract'),
+      trueAttribute(value, '$OpenType'),
+      trueAttribute(value, '$HasStream'),
+    ],
     [...children, ...writer.annotations(value)],
   );
 }
 
 function operationElement(writer: Writer, name: string, value: CsdlJsonObject): Element {
   const parameters = Array.isArray(value.$Parameter)
-    ? value.$Parameter.filter(isObject).map((p) => element('Parameter', [['Name', String(p.$Name)], ...typeAttributes(p), nullableAttribute(p, true), ...facetAttributes(p)], writer.annotations(p)))
+    ? value.$Parameter
+        .filter(isObject)
+        .map((p) =>
+          element('Parameter', [['Name', String(p.$Name)], ...typeAttributes(p), nullableAttribute(p, true), ...facetAttributes(p)], writer.annotations(p)),
+        )
     : [];
   const returnType = isObject(value.$ReturnType)
-    ? [element('ReturnType', [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)], writer.annotations(value.$ReturnType))]
+    ? [
+        element(
+          'ReturnType',
+          [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)],
+          writer.annotations(value.$ReturnType),
+        ),
+      ]
     : [];
   return element(
     String(value.$Kind),
-    [['Name', name], trueAttribute(value, '$IsBound'), trueAttribute(value, '$IsComposable'), ['EntitySetPath', typeof value.$EntitySetPath === 'string' ? value.$EntitySetPath : undefined]],
+    [
+      ['Name', name],
+      trueAttribute(value, '$IsBound'),
+      trueAttribute(value, '$IsComposable'),
+      ['EntitySetPath', typeof value.$EntitySetPath === 'string' ? value.$EntitySetPath : undefined],
+    ],
     [...parameters, ...returnType, ...writer.annotations(value)],
   );
 }
 
 function bindingElements(value: CsdlJsonObject): Element[] {
-  return isObject(value.$NavigationPropertyBinding) ? entries(value.$NavigationPropertyBinding).map(([path, target]) => element('NavigationPropertyBinding', [['Path', path], ['Target', String(target)]])) : [];
+  return isObject(value.$NavigationPropertyBinding)
+    ? entries(value.$NavigationPropertyBinding).map(([path, target]) =>
+        element('NavigationPropertyBinding', [
+          ['Path', path],
+          ['Target', String(target)],
+        ]),
+      )
+    : [];
 }
 
 function containerElement(writer: Writer, name: string, value: CsdlJsonObject): Element {
@@ -335,16 +404,54 @@ function containerElement(writer: Writer, name: string, value: CsdlJsonObject): 
     if (member.startsWith('$') || member.includes('@') || !isObject(m)) continue;
     const own = writer.annotations(m);
     if (m.$Collection === true) {
-      children.push(element('EntitySet', [['Name', member], ['EntityType', String(m.$Type)], ['IncludeInServiceDocument', m.$IncludeInServiceDocument === false ? 'false' : undefined]], [...bindingElements(m), ...own]));
+      children.push(
+        element(
+          'EntitySet',
+          [
+            ['Name', member],
+            ['EntityType', String(m.$Type)],
+            ['IncludeInServiceDocument', m.$IncludeInServiceDocument === false ? 'false' : undefined],
+          ],
+          [...bindingElements(m), ...own],
+        ),
+      );
     } else if (typeof m.$Action === 'string') {
-      children.push(element('ActionImport', [['Name', member], ['Action', m.$Action], ['EntitySet', typeof m.$EntitySet === 'string' ? m.$EntitySet : undefined]], own));
+      children.push(
+        element(
+          'ActionImport',
+          [
+            ['Name', member],
+            ['Action', m.$Action],
+            ['EntitySet', typeof m.$EntitySet === 'string' ? m.$EntitySet : undefined],
+          ],
+          own,
+        ),
+      );
     } else if (typeof m.$Function === 'string') {
-      children.push(element('FunctionImport', [['Name', member], ['Function', m.$Function], ['EntitySet', typeof m.$EntitySet === 'string' ? m.$EntitySet : undefined], trueAttribute(m, '$IncludeInServiceDocument')], own));
+      children.push(
+        element(
+          'FunctionImport',
+          [
+            ['Name', member],
+            ['Function', m.$Function],
+            ['EntitySet', typeof m.$EntitySet === 'string' ? m.$EntitySet : undefined],
+            trueAttribute(m, '$IncludeInServiceDocument'),
+          ],
+          own,
+        ),
+      );
     } else {
       children.push(element('Singleton', [['Name', member], ['Type', String(m.$Type)], nullableAttribute(m, false)], [...bindingElements(m), ...own]));
     }
   }
-  return element('EntityContainer', [['Name', name], ['Extends', typeof value.$Extends === 'string' ? value.$Extends : undefined]], [...children, ...writer.annotations(value)]);
+  return element(
+    'EntityContainer',
+    [
+      ['Name', name],
+      ['Extends', typeof value.$Extends === 'string' ? value.$Extends : undefined],
+    ],
+    [...children, ...writer.annotations(value)],
+  );
 }
 
 function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject): Element {
@@ -364,18 +471,33 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
       case 'EnumType': {
         const members = entries(value)
           .filter(([member]) => !member.startsWith('$') && !member.includes('@'))
-          .map(([member, memberValue]) => element('Member', [['Name', member], ['Value', String(memberValue)]], writer.annotations(value, member)));
+          .map(([member, memberValue]) =>
+            element(
+              'Member',
+              [
+                ['Name', member],
+                ['Value', String(memberValue)],
+              ],
+              writer.annotations(value, member),
+            ),
+          );
         children.push(
           element(
             'EnumType',
-            [['Name', name], ['UnderlyingType', typeof value.$UnderlyingType === 'string' ? value.$UnderlyingType : undefined], trueAttribute(value, '$IsFlags')],
+            [
+              ['Name', name],
+              ['UnderlyingType', typeof value.$UnderlyingType === 'string' ? value.$UnderlyingType : undefined],
+              trueAttribute(value, '$IsFlags'),
+            ],
             [...members, ...writer.annotations(value)],
           ),
         );
         break;
       }
       case 'TypeDefinition':
-        children.push(element('TypeDefinition', [['Name', name], ['UnderlyingType', String(value.$UnderlyingType)], ...facetAttributes(value)], writer.annotations(value)));
+        children.push(
+          element('TypeDefinition', [['Name', name], ['UnderlyingType', String(value.$UnderlyingType)], ...facetAttributes(value)], writer.annotations(value)),
+        );
         break;
       case 'Term':
         children.push(
@@ -406,7 +528,14 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
     }
   }
   children.push(...writer.annotations(schema));
-  return element('Schema', [['Namespace', namespace], ['Alias', typeof schema.$Alias === 'string' ? schema.$Alias : undefined]], children);
+  return element(
+    'Schema',
+    [
+      ['Namespace', namespace],
+      ['Alias', typeof schema.$Alias === 'string' ? schema.$Alias : undefined],
+    ],
+    children,
+  );
 }
 
 /**
@@ -429,7 +558,16 @@ export function csdlXmlFromJson(document: object): string {
     for (const [uri, reference] of entries(json.$Reference)) {
       if (!isObject(reference)) continue;
       const includes = Array.isArray(reference.$Include)
-        ? reference.$Include.filter(isObject).map((include) => element('edmx:Include', [['Namespace', String(include.$Namespace)], ['Alias', typeof include.$Alias === 'string' ? include.$Alias : undefined]], writer.annotations(include)))
+        ? reference.$Include.filter(isObject).map((include) =>
+            element(
+              'edmx:Include',
+              [
+                ['Namespace', String(include.$Namespace)],
+                ['Alias', typeof include.$Alias === 'string' ? include.$Alias : undefined],
+              ],
+              writer.annotations(include),
+            ),
+          )
         : [];
       const includeAnnotations = Array.isArray(reference.$IncludeAnnotations)
         ? reference.$IncludeAnnotations.filter(isObject).map((include) =>
@@ -450,7 +588,19 @@ export function csdlXmlFromJson(document: object): string {
   const version = json.$Version === '4.0' ? '4.0' : '4.01';
   const out: Output = { lines: [], length: 0 };
   line(out, '<?xml version="1.0" encoding="utf-8"?>');
-  serialize(element('edmx:Edmx', [['Version', version], ['xmlns:edmx', EDMX_NAMESPACE], ['xmlns', EDM_NAMESPACE]], children), 1, out);
+  serialize(
+    element(
+      'edmx:Edmx',
+      [
+        ['Version', version],
+        ['xmlns:edmx', EDMX_NAMESPACE],
+        ['xmlns', EDM_NAMESPACE],
+      ],
+      children,
+    ),
+    1,
+    out,
+  );
   return `${out.lines.join('\n')}\n`;
 }
 

@@ -193,7 +193,10 @@ function expressionOf(element: XmlElement): CsdlJson {
   const convert = CONSTANTS[name];
   if (convert !== undefined && Object.prototype.hasOwnProperty.call(CONSTANTS, name)) return convert(element.text);
   if ((PATHS as readonly string[]).includes(name)) return { [`$${name}`]: element.text.trim() };
-  const operands = (): CsdlJson[] => edmChildren(element).filter((c) => c.local !== 'Annotation').map(expressionOf);
+  const operands = (): CsdlJson[] =>
+    edmChildren(element)
+      .filter((c) => c.local !== 'Annotation')
+      .map(expressionOf);
   const result: CsdlJsonObject = {};
   switch (name) {
     case 'Null':
@@ -397,7 +400,12 @@ function termOf(element: XmlElement): CsdlJsonObject {
   const base = element.attributes.get('BaseTerm');
   if (base !== undefined) put(result, '$BaseTerm', base);
   const appliesTo = element.attributes.get('AppliesTo');
-  if (appliesTo !== undefined) put(result, '$AppliesTo', appliesTo.split(/\s+/).filter((s) => s !== ''));
+  if (appliesTo !== undefined)
+    put(
+      result,
+      '$AppliesTo',
+      appliesTo.split(/\s+/).filter((s) => s !== ''),
+    );
   annotate(result, element);
   return result;
 }
@@ -588,13 +596,16 @@ function referencesOf(root: XmlElement): CsdlJsonObject | undefined {
 export function csdlJsonFromXml(xml: string, options: CsdlXmlOptions = {}): CsdlJsonObject {
   if (typeof xml !== 'string') throw modelError('The CSDL XML document must be a string');
   const maxLength = options.maxLength ?? DEFAULT_MAX_CSDL_XML_LENGTH;
-  if (xml.length > maxLength) throw modelError(`The CSDL XML document is ${xml.length} characters long, more than the limit of ${maxLength} (option maxLength)`);
+  if (xml.length > maxLength)
+    throw modelError(`The CSDL XML document is ${xml.length} characters long, more than the limit of ${maxLength} (option maxLength)`);
   const root = parseXml(xml.startsWith('\uFEFF') ? xml.slice(1) : xml);
   if (OLD_EDMX_NAMESPACES.has(root.uri)) {
     throw modelError(`The document is OData v2/v3 metadata (edmx namespace '${root.uri}'); only CSDL 4.0 and 4.01 (namespace '${EDMX_NAMESPACE}') are read`);
   }
   if (root.uri !== EDMX_NAMESPACE || root.local !== 'Edmx') {
-    throw modelError(`The root element of a CSDL XML document is edmx:Edmx in namespace '${EDMX_NAMESPACE}', not <${root.local}>${root.uri === '' ? '' : ` in namespace '${root.uri}'`}`);
+    throw modelError(
+      `The root element of a CSDL XML document is edmx:Edmx in namespace '${EDMX_NAMESPACE}', not <${root.local}>${root.uri === '' ? '' : ` in namespace '${root.uri}'`}`,
+    );
   }
   const version = required(root, 'Version');
   if (version !== '4.0' && version !== '4.01') throw modelError(`The CSDL XML document has Version '${version}'; only 4.0 and 4.01 are read`);

@@ -61,8 +61,9 @@ export interface StructuredTypeDefinition<P extends Record<string, PropertyDefin
   readonly open?: boolean;
 }
 
-export interface EntityTypeDefinition<P extends Record<string, PropertyDefinition<TypeNames>> = Record<string, PropertyDefinition<TypeNames>>>
-  extends StructuredTypeDefinition<P> {
+export interface EntityTypeDefinition<
+  P extends Record<string, PropertyDefinition<TypeNames>> = Record<string, PropertyDefinition<TypeNames>>,
+> extends StructuredTypeDefinition<P> {
   /** Key property names; may be omitted on a derived type. */
   readonly key?: readonly Extract<keyof P, string>[];
 }
@@ -197,14 +198,17 @@ export function defineModel<const Types extends Record<string, EntityTypeDefinit
     for (const set of model.entitySets.values()) {
       for (const [path, target] of set.bindings) {
         const bound = model.entitySets.get(target);
-        if (bound === undefined) throw modelError(`The binding '${path}' of entity set '${set.name}' names '${target}', which is not an entity set of the model`);
+        if (bound === undefined)
+          throw modelError(`The binding '${path}' of entity set '${set.name}' names '${target}', which is not an entity set of the model`);
       }
     }
     return model;
   } catch (error) {
     // A definition read from untyped input (JSON, JavaScript) may have any shape: still an invalid_model.
     if (error instanceof ODataError) throw error;
-    throw modelError(`The model definition is malformed (${error instanceof Error ? error.message : String(error)}); see the ModelDefinition type for its shape`);
+    throw modelError(
+      `The model definition is malformed (${error instanceof Error ? error.message : String(error)}); see the ModelDefinition type for its shape`,
+    );
   }
 }
 

@@ -18,7 +18,12 @@ import type { EntitySet, Model, NavigationProperty } from './model.js';
  * navigationTarget(model, model.entitySets.get('assets'), assetType.navigation.get('locality')!)?.name; // 'localities'
  * ```
  */
-export function navigationTarget(model: Model, from: EntitySet | undefined, navigation: NavigationProperty, bindingPath: string = navigation.name): EntitySet | undefined {
+export function navigationTarget(
+  model: Model,
+  from: EntitySet | undefined,
+  navigation: NavigationProperty,
+  bindingPath: string = navigation.name,
+): EntitySet | undefined {
   const bound = from?.bindings.get(bindingPath) ?? from?.bindings.get(navigation.name);
   const byBinding = bound === undefined ? undefined : model.entitySets.get(bound);
   if (byBinding !== undefined) return byBinding;

@@ -129,12 +129,18 @@ function literal(property: Property, value: unknown): string {
   const bad = (): ODataError => invalid(`The continuation value for '${property.name}' does not fit its type`);
   if (type.kind === 'enum') {
     const members = type.type.members;
-    const name = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? [...members].find(([, v]) => v === BigInt(value))?.[0] : undefined;
+    const name =
+      typeof value === 'string'
+        ? value
+        : typeof value === 'number' || typeof value === 'bigint'
+          ? [...members].find(([, v]) => v === BigInt(value))?.[0]
+          : undefined;
     if (name === undefined || !members.has(name)) throw bad();
     return `${type.type.qualifiedName}'${name}'`;
   }
   if (type.kind !== 'primitive') throw bad();
-  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? String(value) : undefined;
+  const text =
+    typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' ? String(value) : undefined;
   if (text === undefined) throw bad();
   switch (type.name) {
     case 'Edm.String':
@@ -203,7 +209,16 @@ export function keysetFilter(keys: readonly KeysetKey[], values: readonly unknow
     // Strictly after the value in this key's direction (null first ascending, last descending;
     // a property that cannot be null needs no null case).
     const orNull = key.property.nullable ? ` or ${name} eq null` : '';
-    const after = key.direction === 'asc' ? (isNull ? `${name} ne null` : `${name} gt ${value}`) : isNull ? undefined : orNull === '' ? `${name} lt ${value}` : `(${name} lt ${value}${orNull})`;
+    const after =
+      key.direction === 'asc'
+        ? isNull
+          ? `${name} ne null`
+          : `${name} gt ${value}`
+        : isNull
+          ? undefined
+          : orNull === ''
+            ? `${name} lt ${value}`
+            : `(${name} lt ${value}${orNull})`;
     if (after === undefined) return;
     const equal = keys.slice(0, index).map((k, j) => `${k.property.name} eq ${literals[j] as string}`);
     disjuncts.push([...equal, after].join(' and '));
@@ -216,7 +231,11 @@ export function keysetFilter(keys: readonly KeysetKey[], values: readonly unknow
   if (keys.length === 1 || values[0] === null) return condition;
   const name = first.property.name;
   const bound =
-    first.direction === 'asc' ? `${name} ge ${literals[0] as string}` : first.property.nullable ? `(${name} le ${literals[0] as string} or ${name} eq null)` : `${name} le ${literals[0] as string}`;
+    first.direction === 'asc'
+      ? `${name} ge ${literals[0] as string}`
+      : first.property.nullable
+        ? `(${name} le ${literals[0] as string} or ${name} eq null)`
+        : `${name} le ${literals[0] as string}`;
   return `${bound} and (${condition})`;
 }
 
@@ -233,7 +252,13 @@ export function keysetFilter(keys: readonly KeysetKey[], values: readonly unknow
  */
 export function continueAfter(query: BoundQuery, values: readonly unknown[], model: Model): BoundQuery {
   const keys = keysetKeys(query);
-  if (keys === undefined) throw new ODataError({ code: 'unsupported_feature', reason: 'Keyset paging needs an $orderby of properties of the entity', option: '$orderby', appendLocation: false });
+  if (keys === undefined)
+    throw new ODataError({
+      code: 'unsupported_feature',
+      reason: 'Keyset paging needs an $orderby of properties of the entity',
+      option: '$orderby',
+      appendLocation: false,
+    });
   const text = keysetFilter(keys, values);
   let continuation: BoundExpression;
   try {
@@ -250,6 +275,14 @@ export function continueAfter(query: BoundQuery, values: readonly unknown[], mod
   const filter: BoundExpression =
     query.filter === undefined
       ? continuation
-      : { kind: 'binary', operator: 'and', left: query.filter, right: continuation, type: continuation.type, operandType: continuation.type, span: query.filter.span };
+      : {
+          kind: 'binary',
+          operator: 'and',
+          left: query.filter,
+          right: continuation,
+          type: continuation.type,
+          operandType: continuation.type,
+          span: query.filter.span,
+        };
   return { ...query, filter };
 }

@@ -33,7 +33,8 @@ const FLIPPED: Record<string, string> = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le'
 function picosOf(node: BoundLiteral): { type: Temporal; picos: bigint } | undefined {
   if (node.type.kind !== 'primitive' || !TEMPORAL.has(node.type.name) || typeof node.value !== 'string') return undefined;
   const type = node.type.name as Temporal;
-  const picos = type === 'Edm.DateTimeOffset' ? parseInstant(node.value)?.picos : type === 'Edm.TimeOfDay' ? parseTimeOfDay(node.value) : parseDuration(node.value);
+  const picos =
+    type === 'Edm.DateTimeOffset' ? parseInstant(node.value)?.picos : type === 'Edm.TimeOfDay' ? parseTimeOfDay(node.value) : parseDuration(node.value);
   return picos === undefined ? undefined : { type, picos };
 }
 
@@ -49,7 +50,11 @@ function unitsOf(precision: FractionalPrecision): Units | undefined {
   if (kept !== undefined) return kept.units;
   const { digits } = precision;
   const unit = (digits: number | undefined): bigint => 10n ** BigInt(Math.max(0, 12 - Math.min(12, digits ?? 12)));
-  const units: Units = { 'Edm.DateTimeOffset': unit(digits['Edm.DateTimeOffset']), 'Edm.TimeOfDay': unit(digits['Edm.TimeOfDay']), 'Edm.Duration': unit(digits['Edm.Duration']) };
+  const units: Units = {
+    'Edm.DateTimeOffset': unit(digits['Edm.DateTimeOffset']),
+    'Edm.TimeOfDay': unit(digits['Edm.TimeOfDay']),
+    'Edm.Duration': unit(digits['Edm.Duration']),
+  };
   const exact = Object.values(units).every((u) => u === 1n);
   unitsByPrecision.set(precision, { units: exact ? undefined : units });
   return exact ? undefined : units;
@@ -81,7 +86,12 @@ function containsFiner(node: BoundExpression, units: Units): boolean {
   return someExpression(node, (n) => isFiner(n, units));
 }
 
-const booleanLiteral = (value: boolean, like: BoundExpression): BoundLiteral => ({ kind: 'literal', type: { kind: 'primitive', name: 'Edm.Boolean' }, value, span: like.span });
+const booleanLiteral = (value: boolean, like: BoundExpression): BoundLiteral => ({
+  kind: 'literal',
+  type: { kind: 'primitive', name: 'Edm.Boolean' },
+  value,
+  span: like.span,
+});
 
 /** {@link limitFraction} of one expression of `option`. */
 function limit(node: BoundExpression, units: Units, precision: FractionalPrecision, option: string): BoundExpression {
@@ -98,7 +108,9 @@ function limit(node: BoundExpression, units: Units, precision: FractionalPrecisi
       });
     case 'binary': {
       if (FLIPPED[node.operator] !== undefined && isFiner(node.left, units) !== isFiner(node.right, units)) {
-        const [other, fine, operator] = isFiner(node.right, units) ? [node.left, node.right, node.operator] : [node.right, node.left, FLIPPED[node.operator] as string];
+        const [other, fine, operator] = isFiner(node.right, units)
+          ? [node.left, node.right, node.operator]
+          : [node.right, node.left, FLIPPED[node.operator] as string];
         // Only when the other side holds the database's precision: a value computed from a finer
         // literal itself (`(span add maxdatetime()) eq maxdatetime()`) is refused below instead.
         if (other.kind !== 'literal' && !containsFiner(other, units)) {

@@ -6,7 +6,19 @@
 import type { BoundExpression } from '../semantic/bound-ast.js';
 
 /** Functions of one temporal value whose result is null for a null argument. */
-const TEMPORAL_PARTS: ReadonlySet<string> = new Set(['year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalseconds', 'totalseconds', 'date', 'time', 'totaloffsetminutes']);
+const TEMPORAL_PARTS: ReadonlySet<string> = new Set([
+  'year',
+  'month',
+  'day',
+  'hour',
+  'minute',
+  'second',
+  'fractionalseconds',
+  'totalseconds',
+  'date',
+  'time',
+  'totaloffsetminutes',
+]);
 
 /** Whether `node` is a temporal part of an untyped null: always null (and an `$orderby` key that orders nothing). */
 export function partOfNull(node: BoundExpression): boolean {

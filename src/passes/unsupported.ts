@@ -27,7 +27,14 @@ export function unknownTarget(navigation: { readonly name: string }): string {
  * Refuses `$apply` (at any `$expand` level) for a backend that does not run it yet: an
  * `unsupported_feature` error at its first transformation.
  */
-export function refuseApply(backend: string, options: { readonly apply?: { readonly transformations: readonly { readonly span: { readonly start: number } }[] }; readonly expand: readonly { readonly options: unknown }[] }, option = '$apply'): void {
+export function refuseApply(
+  backend: string,
+  options: {
+    readonly apply?: { readonly transformations: readonly { readonly span: { readonly start: number } }[] };
+    readonly expand: readonly { readonly options: unknown }[];
+  },
+  option = '$apply',
+): void {
   const first = options.apply?.transformations[0];
   if (options.apply !== undefined) throw unsupportedFeature(backend, '$apply', first === undefined ? { option } : { node: first, option });
   for (const item of options.expand) refuseApply(backend, item.options as Parameters<typeof refuseApply>[1], '$expand');

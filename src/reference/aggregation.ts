@@ -69,7 +69,7 @@ export function aggregation<T>(method: AggregationMethod, input: ExpressionType)
           let total = 0n;
           let count = 0;
           for (let i = 0; i < items.length; i++) {
-          const value = read(items[i] as T);
+            const value = read(items[i] as T);
             const n = value === null || value === undefined ? null : toBigInt(value);
             if (n === null) continue;
             total += n;
@@ -86,8 +86,9 @@ export function aggregation<T>(method: AggregationMethod, input: ExpressionType)
           let total: Decimal = { coefficient: 0n, scale: 0 };
           let count = 0;
           for (let i = 0; i < items.length; i++) {
-          const value = read(items[i] as T);
-            const d = value === null || value === undefined ? undefined : typeof value === 'object' && 'coefficient' in value ? (value as Decimal) : toDecimal(value);
+            const value = read(items[i] as T);
+            const d =
+              value === null || value === undefined ? undefined : typeof value === 'object' && 'coefficient' in value ? (value as Decimal) : toDecimal(value);
             if (d === undefined) continue;
             total = addDecimal(total, d);
             count++;

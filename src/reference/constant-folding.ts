@@ -35,7 +35,8 @@ export function foldConstants(node: BoundExpression): BoundExpression {
       const raw = evaluator.compile(node)({}, Object.create(null) as Record<string, unknown>);
       const value = raw === undefined ? undefined : storedForm(node.type, raw);
       // Only primitive values have a literal form.
-      if (value !== undefined && (value === null || typeof value !== 'object')) return { kind: 'literal', type: node.type, value: value as BoundLiteral['value'], span: node.span };
+      if (value !== undefined && (value === null || typeof value !== 'object'))
+        return { kind: 'literal', type: node.type, value: value as BoundLiteral['value'], span: node.span };
     } catch {
       // left to the backend, which reports it its own way
     }
@@ -50,9 +51,13 @@ export function foldConstants(node: BoundExpression): BoundExpression {
 }
 
 const COMPARISONS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
-const isNaNLiteral = (node: BoundLiteral): boolean => (node.value === 'NaN' || (typeof node.value === 'number' && Number.isNaN(node.value))) && node.type.kind === 'primitive' && (node.type.name === 'Edm.Double' || node.type.name === 'Edm.Single');
+const isNaNLiteral = (node: BoundLiteral): boolean =>
+  (node.value === 'NaN' || (typeof node.value === 'number' && Number.isNaN(node.value))) &&
+  node.type.kind === 'primitive' &&
+  (node.type.name === 'Edm.Double' || node.type.name === 'Edm.Single');
 const isDateTimeOffset = (node: BoundExpression): boolean => node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset';
-const isDurationLiteral = (node: BoundExpression): boolean => node.kind === 'literal' && node.type.kind === 'primitive' && node.type.name === 'Edm.Duration' && node.value !== null;
+const isDurationLiteral = (node: BoundExpression): boolean =>
+  node.kind === 'literal' && node.type.kind === 'primitive' && node.type.name === 'Edm.Duration' && node.value !== null;
 
 /**
  * `at add duration'P1D' gt L` as `at gt L sub duration'P1D'` (and `sub`, and either side): a
@@ -62,7 +67,11 @@ const isDurationLiteral = (node: BoundExpression): boolean => node.kind === 'lit
  */
 function moveDuration(node: Extract<BoundExpression, { kind: 'binary' }>): BoundExpression | undefined {
   if (!COMPARISONS.has(node.operator)) return undefined;
-  const rewrite = (arithmetic: BoundExpression, constant: BoundExpression, build: (column: BoundExpression, other: BoundExpression) => BoundExpression): BoundExpression | undefined => {
+  const rewrite = (
+    arithmetic: BoundExpression,
+    constant: BoundExpression,
+    build: (column: BoundExpression, other: BoundExpression) => BoundExpression,
+  ): BoundExpression | undefined => {
     if (arithmetic.kind !== 'binary' || (arithmetic.operator !== 'add' && arithmetic.operator !== 'sub') || !isDateTimeOffset(arithmetic)) return undefined;
     if (constant.kind !== 'literal' || constant.value === null || !isDateTimeOffset(constant)) return undefined;
     // column ± D, or D + column.
@@ -76,7 +85,15 @@ function moveDuration(node: Extract<BoundExpression, { kind: 'binary' }>): Bound
       duration = arithmetic.left;
     } else return undefined;
     const inverse = arithmetic.operator === 'add' ? 'sub' : 'add';
-    const moved = foldConstants({ kind: 'binary', operator: inverse, left: constant, right: duration, type: constant.type, operandType: constant.type, span: constant.span });
+    const moved = foldConstants({
+      kind: 'binary',
+      operator: inverse,
+      left: constant,
+      right: duration,
+      type: constant.type,
+      operandType: constant.type,
+      span: constant.span,
+    });
     // A moved constant outside the years 1 to 9999 is null, which would compare otherwise: keep the sides.
     if (moved.kind !== 'literal' || moved.value === null) return undefined;
     // `column ± D` itself is null where it leaves the years 1 to 9999 (eq, gt, ge, lt, le are then
@@ -86,7 +103,15 @@ function moveDuration(node: Extract<BoundExpression, { kind: 'binary' }>): Bound
     if (inside === undefined) return undefined;
     const compared = build(column, moved);
     if (inside === true) return compared;
-    const logical = (operator: 'and' | 'or', left: BoundExpression, right: BoundExpression): BoundExpression => ({ kind: 'binary', operator, left, right, type: node.type, operandType: node.type, span: node.span });
+    const logical = (operator: 'and' | 'or', left: BoundExpression, right: BoundExpression): BoundExpression => ({
+      kind: 'binary',
+      operator,
+      left,
+      right,
+      type: node.type,
+      operandType: node.type,
+      span: node.span,
+    });
     return node.operator === 'ne' ? logical('or', compared, negate(inside)) : logical('and', compared, inside);
   };
   return (
@@ -117,8 +142,24 @@ function shiftStaysInside(column: BoundExpression, shift: bigint, at: BoundExpre
 function negate(condition: BoundExpression): BoundExpression {
   if (condition.kind !== 'binary') throw new Error('a comparison');
   const operator = condition.operator === 'lt' ? 'ge' : 'lt';
-  const isNull: BoundExpression = { kind: 'binary', operator: 'eq', left: condition.left, right: { kind: 'literal', type: { kind: 'null' }, value: null, span: condition.span }, type: condition.type, operandType: condition.left.type, span: condition.span };
-  return { kind: 'binary', operator: 'or', left: { ...condition, operator }, right: isNull, type: condition.type, operandType: condition.type, span: condition.span };
+  const isNull: BoundExpression = {
+    kind: 'binary',
+    operator: 'eq',
+    left: condition.left,
+    right: { kind: 'literal', type: { kind: 'null' }, value: null, span: condition.span },
+    type: condition.type,
+    operandType: condition.left.type,
+    span: condition.span,
+  };
+  return {
+    kind: 'binary',
+    operator: 'or',
+    left: { ...condition, operator },
+    right: isNull,
+    type: condition.type,
+    operandType: condition.type,
+    span: condition.span,
+  };
 }
 
 /** {@link foldConstants} over the `$compute`, `$filter` and `$orderby` of a query and of its expansions. */

@@ -26,7 +26,13 @@ function intervalPicos(value: unknown): bigint | undefined {
     const v = value as Record<string, number | undefined>;
     const known = ['years', 'months', 'days', 'hours', 'minutes', 'seconds', 'milliseconds'];
     if (!Object.keys(v).every((k) => known.includes(k) && typeof v[k] === 'number')) return undefined;
-    const seconds = (v.years ?? 0) * SECONDS_PER_UNIT.year! + (v.months ?? 0) * SECONDS_PER_UNIT.mon! + (v.days ?? 0) * 86400 + (v.hours ?? 0) * 3600 + (v.minutes ?? 0) * 60 + (v.seconds ?? 0);
+    const seconds =
+      (v.years ?? 0) * SECONDS_PER_UNIT.year! +
+      (v.months ?? 0) * SECONDS_PER_UNIT.mon! +
+      (v.days ?? 0) * 86400 +
+      (v.hours ?? 0) * 3600 +
+      (v.minutes ?? 0) * 60 +
+      (v.seconds ?? 0);
     return BigInt(Math.round(seconds * 1000 + (v.milliseconds ?? 0))) * BigInt(PICOS / 1000);
   }
   if (typeof value !== 'string' || value.startsWith('P') || value.startsWith('-P')) return undefined;
@@ -34,7 +40,10 @@ function intervalPicos(value: unknown): bigint | undefined {
   const match = /^(?:(-?\d+) years? ?)?(?:(-?\d+) mons? ?)?(?:(-?\d+) days? ?)?(?:(-?)(\d+):(\d\d):(\d\d)(?:\.(\d+))?)?$/.exec(value.trim());
   if (match === null) return undefined;
   const [, years, months, days, sign, h, m, s, fraction] = match;
-  let picos = BigInt(years ?? 0) * BigInt(SECONDS_PER_UNIT.year! * PICOS) + BigInt(months ?? 0) * BigInt(SECONDS_PER_UNIT.mon! * PICOS) + BigInt(days ?? 0) * BigInt(86400 * PICOS);
+  let picos =
+    BigInt(years ?? 0) * BigInt(SECONDS_PER_UNIT.year! * PICOS) +
+    BigInt(months ?? 0) * BigInt(SECONDS_PER_UNIT.mon! * PICOS) +
+    BigInt(days ?? 0) * BigInt(86400 * PICOS);
   if (h !== undefined) {
     const time = (BigInt(h) * 3600n + BigInt(m ?? 0) * 60n + BigInt(s ?? 0)) * BigInt(PICOS) + BigInt((fraction ?? '').padEnd(12, '0').slice(0, 12) || '0');
     picos += sign === '-' ? -time : time;
@@ -50,7 +59,11 @@ export function driverValue(value: unknown, type: ExpressionType): unknown {
   if (type.kind !== 'primitive') return value;
   switch (type.name) {
     case 'Edm.Boolean':
-      return value === 1 || value === 1n || value === '1' || value === 't' ? true : value === 0 || value === 0n || value === '0' || value === 'f' ? false : value;
+      return value === 1 || value === 1n || value === '1' || value === 't'
+        ? true
+        : value === 0 || value === 0n || value === '0' || value === 'f'
+          ? false
+          : value;
     case 'Edm.Date':
       if (value instanceof Date) return dateOfDate(value);
       return typeof value === 'string' && /^\d{4}-\d\d-\d\d[T ]/.test(value) ? value.slice(0, 10) : value;
@@ -67,4 +80,3 @@ export function driverValue(value: unknown, type: ExpressionType): unknown {
       return value;
   }
 }
-

@@ -7,15 +7,7 @@
  */
 import type { BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.js';
-import {
-  addDecimal,
-  divideDecimal,
-  modDecimal,
-  multiplyDecimal,
-  subtractDecimal,
-  toDecimal,
-  type Decimal,
-} from '../util/decimal.js';
+import { addDecimal, divideDecimal, modDecimal, multiplyDecimal, subtractDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
 import { callFunction, derivedInstance } from './functions.js';
 import { propertyGetter, type Evaluator, type NavigationResolver, type Row, type Scope } from './rows.js';
@@ -70,7 +62,8 @@ export class ReferenceCompiler {
           if (!Array.isArray(items)) return items === null || items === undefined ? 0n : null;
           if (filter === undefined && search === undefined) return BigInt(items.length);
           let count = 0n;
-          for (const item of items) if ((search === undefined || matches(item as Row, search)) && (filter === undefined || filter(item as Row, NO_SCOPE) === true)) count++;
+          for (const item of items)
+            if ((search === undefined || matches(item as Row, search)) && (filter === undefined || filter(item as Row, NO_SCOPE) === true)) count++;
           return count;
         };
       }
@@ -102,7 +95,8 @@ export class ReferenceCompiler {
         }
         case 'navigation': {
           const { navigation, entitySet } = step;
-          if (this.requireTargets && entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), this.option === undefined ? undefined : { node: step, option: this.option });
+          if (this.requireTargets && entitySet === undefined)
+            throw unsupportedFeature('in-memory', unknownTarget(navigation), this.option === undefined ? undefined : { node: step, option: this.option });
           return (value) => (value === null || typeof value !== 'object' ? null : this.resolve(navigation, value as Row, entitySet));
         }
         case 'typeCast': {
@@ -257,7 +251,7 @@ export class ReferenceCompiler {
   private in(node: Extract<BoundExpression, { kind: 'in' }>): Evaluator {
     const left = this.compile(node.left);
     if (node.right.kind === 'list') {
-      const domain = domainOf(node.left.type.kind === 'null' ? node.right.items[0]?.type ?? node.left.type : node.left.type);
+      const domain = domainOf(node.left.type.kind === 'null' ? (node.right.items[0]?.type ?? node.left.type) : node.left.type);
       // Only a null literal is a null item: an item the left type cannot hold matches nothing.
       const hasNull = node.right.items.some((item) => item.value === null);
       const values = node.right.items
@@ -459,7 +453,6 @@ function temporalArithmetic(operator: string, result: string): (a: unknown, b: u
   };
 }
 
-
 /** The operands of a chain of one logical operator: `a and (b and c)` gives [a, b, c]. */
 function flatten(operator: string, left: BoundExpression, right: BoundExpression): BoundExpression[] {
   const result: BoundExpression[] = [];
@@ -497,9 +490,20 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
     const name = target === undefined ? undefined : plainProperty(target);
     if (name === undefined || search?.kind !== 'literal' || typeof search.value !== 'string') return undefined;
     const text = search.value;
-    if (node.name === 'startswith') return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.startsWith(text) : null; };
-    if (node.name === 'endswith') return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.endsWith(text) : null; };
-    return (row) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? v.includes(text) : null; };
+    if (node.name === 'startswith')
+      return (row) => {
+        const v = (row as Record<string, unknown>)[name];
+        return typeof v === 'string' ? v.startsWith(text) : null;
+      };
+    if (node.name === 'endswith')
+      return (row) => {
+        const v = (row as Record<string, unknown>)[name];
+        return typeof v === 'string' ? v.endsWith(text) : null;
+      };
+    return (row) => {
+      const v = (row as Record<string, unknown>)[name];
+      return typeof v === 'string' ? v.includes(text) : null;
+    };
   }
   if (node.kind !== 'binary' || !FAST_OPERATORS.has(node.operator)) return undefined;
   const name = plainProperty(node.left);
@@ -511,34 +515,69 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
   const boolean = isPrimitive(operandType, 'Edm.Boolean');
   if (!numeric && !textual && !boolean) return undefined;
   const constant = numeric ? toNumber(literal.value) : literal.value;
-  if (constant === null || (numeric && typeof constant !== 'number') || (textual && typeof constant !== 'string') || (boolean && typeof constant !== 'boolean')) return undefined;
+  if (constant === null || (numeric && typeof constant !== 'number') || (textual && typeof constant !== 'string') || (boolean && typeof constant !== 'boolean'))
+    return undefined;
   const kind = numeric ? 'number' : textual ? 'string' : 'boolean';
-  const generic = comparison(node.operator, (row) => (row as Record<string, unknown>)[name], () => literal.value, operandType, literal.value);
+  const generic = comparison(
+    node.operator,
+    (row) => (row as Record<string, unknown>)[name],
+    () => literal.value,
+    operandType,
+    literal.value,
+  );
   const c = constant as number;
   const t = constant as string;
   // A stored value of another JavaScript type (a numeric string, a bigint) takes the generic path.
   const other = (v: unknown, row: Row, scope: Scope): unknown => (v === null || v === undefined ? node.operator === 'ne' : generic(row, scope));
   switch (node.operator) {
     case 'eq':
-      return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === kind ? v === constant : other(v, row, scope); };
+      return (row, scope) => {
+        const v = (row as Record<string, unknown>)[name];
+        return typeof v === kind ? v === constant : other(v, row, scope);
+      };
     case 'ne':
-      return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === kind ? v !== constant : other(v, row, scope); };
+      return (row, scope) => {
+        const v = (row as Record<string, unknown>)[name];
+        return typeof v === kind ? v !== constant : other(v, row, scope);
+      };
     default:
       if (kind === 'number') {
         switch (node.operator) {
           case 'gt':
-            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v > c : other(v, row, scope); };
+            return (row, scope) => {
+              const v = (row as Record<string, unknown>)[name];
+              return typeof v === 'number' ? v > c : other(v, row, scope);
+            };
           case 'ge':
-            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v >= c : other(v, row, scope); };
+            return (row, scope) => {
+              const v = (row as Record<string, unknown>)[name];
+              return typeof v === 'number' ? v >= c : other(v, row, scope);
+            };
           case 'lt':
-            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v < c : other(v, row, scope); };
+            return (row, scope) => {
+              const v = (row as Record<string, unknown>)[name];
+              return typeof v === 'number' ? v < c : other(v, row, scope);
+            };
           default:
-            return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'number' ? v <= c : other(v, row, scope); };
+            return (row, scope) => {
+              const v = (row as Record<string, unknown>)[name];
+              return typeof v === 'number' ? v <= c : other(v, row, scope);
+            };
         }
       }
       if (kind === 'string') {
-        const accept = node.operator === 'gt' ? (x: number) => x > 0 : node.operator === 'ge' ? (x: number) => x >= 0 : node.operator === 'lt' ? (x: number) => x < 0 : (x: number) => x <= 0;
-        return (row, scope) => { const v = (row as Record<string, unknown>)[name]; return typeof v === 'string' ? accept(compareStrings(v, t)) : other(v, row, scope); };
+        const accept =
+          node.operator === 'gt'
+            ? (x: number) => x > 0
+            : node.operator === 'ge'
+              ? (x: number) => x >= 0
+              : node.operator === 'lt'
+                ? (x: number) => x < 0
+                : (x: number) => x <= 0;
+        return (row, scope) => {
+          const v = (row as Record<string, unknown>)[name];
+          return typeof v === 'string' ? accept(compareStrings(v, t)) : other(v, row, scope);
+        };
       }
       return undefined;
   }

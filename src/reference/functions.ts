@@ -97,8 +97,14 @@ function rounding(mode: 'round' | 'floor' | 'ceiling', resultType: ExpressionTyp
 type Unary = (a: unknown) => unknown;
 type Binary = (a: unknown, b: unknown) => unknown;
 
-const str = (f: (s: string) => unknown): Unary => (a) => (typeof a === 'string' ? f(a) : null);
-const str2 = (f: (s: string, t: string) => unknown): Binary => (a, b) => (typeof a === 'string' && typeof b === 'string' ? f(a, b) : null);
+const str =
+  (f: (s: string) => unknown): Unary =>
+  (a) =>
+    typeof a === 'string' ? f(a) : null;
+const str2 =
+  (f: (s: string, t: string) => unknown): Binary =>
+  (a, b) =>
+    typeof a === 'string' && typeof b === 'string' ? f(a, b) : null;
 
 /** How the reference computes one canonical function: its evaluator over the compiled arguments. */
 export type ReferenceFunction = (node: BoundCall, args: readonly Evaluator[]) => Evaluator;
@@ -174,7 +180,8 @@ const matchesPattern: ReferenceFunction = (_, args) => {
 
 /** `hassubset` and `hassubsequence`, with elements equal as the element type's values. */
 const collectionTest: ReferenceFunction = (node, args) => {
-  const element = node.args[0]?.type.kind === 'collection' ? node.args[0].type.element : node.args[1]?.type.kind === 'collection' ? node.args[1].type.element : undefined;
+  const element =
+    node.args[0]?.type.kind === 'collection' ? node.args[0].type.element : node.args[1]?.type.kind === 'collection' ? node.args[1].type.element : undefined;
   const domain = element === undefined ? domainOf({ kind: 'null' }) : domainOf(element);
   const equal = (x: unknown, y: unknown): boolean => {
     const a = domain.normalize(x);
@@ -237,7 +244,9 @@ export const REFERENCE_FUNCTIONS: FunctionTable<ReferenceFunction> = {
   }),
   time: unary((v) => {
     const instant = instantOf(v);
-    return instant === undefined ? null : formatTimeOfDay(BigInt(instant.hour * 3600 + instant.minute * 60 + instant.second) * PICOS_PER_SECOND + instant.fractionPicos);
+    return instant === undefined
+      ? null
+      : formatTimeOfDay(BigInt(instant.hour * 3600 + instant.minute * 60 + instant.second) * PICOS_PER_SECOND + instant.fractionPicos);
   }),
   totaloffsetminutes: unary((v) => instantOf(v)?.offsetMinutes ?? null),
   // One value per compiled query, so that every row sees the same "now".
@@ -263,7 +272,8 @@ export function referenceFunctionRefusal(name: CanonicalFunctionName): string | 
 /** Compiles a canonical function call over compiled arguments. */
 export function callFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
   const entry = REFERENCE_FUNCTIONS[node.name];
-  if (isRefusal(entry)) throw new ODataError({ code: 'unsupported_feature', reason: `The in-memory backend does not implement '${node.name}'`, appendLocation: false });
+  if (isRefusal(entry))
+    throw new ODataError({ code: 'unsupported_feature', reason: `The in-memory backend does not implement '${node.name}'`, appendLocation: false });
   return entry(node, args);
 }
 
@@ -347,7 +357,10 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
       // An enumeration value as its members' numeric value (URL 5.1.1.10.1 rule 9).
       const number = source?.kind === 'enum' ? enumValueOf(v, source.type) : v;
       if (number === null) return null;
-      const decimal = typeof number === 'object' && 'coefficient' in number ? (number as Decimal) : toDecimal(typeof number === 'number' && Number.isInteger(number) ? BigInt(number) : number);
+      const decimal =
+        typeof number === 'object' && 'coefficient' in number
+          ? (number as Decimal)
+          : toDecimal(typeof number === 'number' && Number.isInteger(number) ? BigInt(number) : number);
       if (decimal === undefined) return null;
       const integral = roundDecimal(decimal, 'floor');
       if (compareDecimalValues(integral, decimal) !== 0) return null;
@@ -364,7 +377,6 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
     return normalized === null ? null : v;
   };
 }
-
 
 /** The numeric value of an enumeration value (member names, or a number as text), or null. */
 function enumValueOf(value: unknown, type: EnumType): bigint | null {

@@ -7,7 +7,17 @@
 import type { EnumType } from '../model/model.js';
 import type { ExpressionType } from '../semantic/types.js';
 import { compareDecimal, decimalToString, toDecimal, type Decimal } from '../util/decimal.js';
-import { formatDate, formatDuration, formatInstant, parseDate, parseDuration, parseInstant, parseTimeOfDay, PICOS_PER_DAY, type Instant } from '../util/temporal.js';
+import {
+  formatDate,
+  formatDuration,
+  formatInstant,
+  parseDate,
+  parseDuration,
+  parseInstant,
+  parseTimeOfDay,
+  PICOS_PER_DAY,
+  type Instant,
+} from '../util/temporal.js';
 
 export interface Domain {
   /** The comparable form of a stored or computed value, or `null`. */
@@ -88,7 +98,7 @@ const DOUBLE: Domain = {
   equals: (a, b) => a === b,
 };
 const DECIMAL: Domain = {
-  normalize: (v) => (typeof v === 'object' && v !== null && 'coefficient' in v ? v : toDecimal(v) ?? null),
+  normalize: (v) => (typeof v === 'object' && v !== null && 'coefficient' in v ? v : (toDecimal(v) ?? null)),
   compare: (a, b) => compareDecimal(a as Decimal, b as Decimal),
   equals: (a, b) => compareDecimal(a as Decimal, b as Decimal) === 0,
 };
@@ -120,7 +130,12 @@ const BINARY: Domain = scalar((v) => {
 /** Untyped (dynamic) values: natural order within one JavaScript type, else by type name. */
 const UNTYPED: Domain = {
   normalize: (v) => (v === undefined ? null : v),
-  compare: (a, b) => (typeof a === typeof b && (typeof a === 'number' || typeof a === 'bigint' || typeof a === 'boolean') ? compareScalars(a, b) : typeof a === 'string' && typeof b === 'string' ? compareStrings(a, b) : compareStrings(typeof a, typeof b)),
+  compare: (a, b) =>
+    typeof a === typeof b && (typeof a === 'number' || typeof a === 'bigint' || typeof a === 'boolean')
+      ? compareScalars(a, b)
+      : typeof a === 'string' && typeof b === 'string'
+        ? compareStrings(a, b)
+        : compareStrings(typeof a, typeof b),
   equals: (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b),
 };
 

@@ -26,7 +26,12 @@ export interface JsonValueOptions {
 
 /** A value the reader cannot read as its type: a storage or programming error (status 500). */
 export function unreadable(what: string, type: string): ODataError {
-  return new ODataError({ code: 'invalid_result', status: 500, reason: `The database returned a value for '${what}' that is not an ${type}`, appendLocation: false });
+  return new ODataError({
+    code: 'invalid_result',
+    status: 500,
+    reason: `The database returned a value for '${what}' that is not an ${type}`,
+    appendLocation: false,
+  });
 }
 
 /** Text of JSON stored in a column or returned for an expansion, read exactly (see {@link parseJsonText}). */
@@ -142,7 +147,8 @@ function valueJson(type: ExpressionType, value: unknown, options: JsonValueOptio
       case 'Edm.Decimal':
         // Decimal text as the drivers give it (node-postgres, PGlite, mysql2), already canonical.
         if (typeof value === 'string') {
-          if (options.ieee754Compatible === true ? CANONICAL_DECIMAL.test(value) : DECIMAL_TEXT.test(value)) return options.ieee754Compatible === true ? value : Number(value);
+          if (options.ieee754Compatible === true ? CANONICAL_DECIMAL.test(value) : DECIMAL_TEXT.test(value))
+            return options.ieee754Compatible === true ? value : Number(value);
         }
         break;
       case 'Edm.Guid':
@@ -235,7 +241,13 @@ function typeOf(property: Property): ExpressionType {
 }
 
 /** A structural property's value (primitive, enum, complex, or a collection of them) as OData JSON. */
-function propertyValue(property: Property, value: unknown, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): unknown {
+function propertyValue(
+  property: Property,
+  value: unknown,
+  options: JsonValueOptions,
+  whole: (path: readonly string[]) => boolean,
+  path: readonly string[],
+): unknown {
   if (value === null || value === undefined) return null;
   if (property.collection) {
     const items = readJson(value, property.name);
@@ -245,7 +257,13 @@ function propertyValue(property: Property, value: unknown, options: JsonValueOpt
   return itemValue(property, value, options, whole, path);
 }
 
-function itemValue(property: Property, value: unknown, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): unknown {
+function itemValue(
+  property: Property,
+  value: unknown,
+  options: JsonValueOptions,
+  whole: (path: readonly string[]) => boolean,
+  path: readonly string[],
+): unknown {
   if (value === null || value === undefined) return null;
   if (property.type.kind !== 'complex' && property.type.kind !== 'entity') return valueJson(typeOf(property), value, options, () => path.join('/'));
   const complex = readJson(value, property.name);
@@ -255,7 +273,13 @@ function itemValue(property: Property, value: unknown, options: JsonValueOptions
   return !property.collection && whole(path) && allNull(out) ? null : out;
 }
 
-function structured(type: StructuredType, value: Record<string, unknown>, options: JsonValueOptions, whole: (path: readonly string[]) => boolean, path: readonly string[]): Record<string, unknown> {
+function structured(
+  type: StructuredType,
+  value: Record<string, unknown>,
+  options: JsonValueOptions,
+  whole: (path: readonly string[]) => boolean,
+  path: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const property = type.properties.get(key);
@@ -287,7 +311,10 @@ function planOf(query: BoundQueryOptions): Plan {
   let plan = plans.get(query);
   if (plan === undefined) {
     const names = query.select.computed;
-    const computed = names === undefined || names.length === 0 ? undefined : new Map((query.compute ?? []).filter((item) => names.includes(item.name)).map((item) => [item.name, item.type]));
+    const computed =
+      names === undefined || names.length === 0
+        ? undefined
+        : new Map((query.compute ?? []).filter((item) => names.includes(item.name)).map((item) => [item.name, item.type]));
     plan = { whole: wholeSelection(query), expansions: new Map(query.expand.map((item) => [item.navigation.name, item])), computed };
     plans.set(query, plan);
   }
@@ -299,7 +326,10 @@ const nestedOptions = new WeakMap<BoundExpandItem, BoundQueryOptions>();
 function optionsOf(item: BoundExpandItem): BoundQueryOptions {
   let options = nestedOptions.get(item);
   if (options === undefined) {
-    options = item.form === '$ref' ? { entityType: item.navigation.target, select: { all: true, properties: [], navigation: [] }, expand: [] } : { ...item.options, entityType: item.navigation.target };
+    options =
+      item.form === '$ref'
+        ? { entityType: item.navigation.target, select: { all: true, properties: [], navigation: [] }, expand: [] }
+        : { ...item.options, entityType: item.navigation.target };
     nestedOptions.set(item, options);
   }
   return options;
@@ -328,7 +358,11 @@ export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<str
     }
     const computedType = computed?.get(key);
     if (computedType !== undefined) {
-      setOwn(out, key, valueJson(computedType, value, options, () => key));
+      setOwn(
+        out,
+        key,
+        valueJson(computedType, value, options, () => key),
+      );
       continue;
     }
     if (key.endsWith('@odata.count')) {

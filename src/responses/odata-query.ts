@@ -71,7 +71,10 @@ export function odataQuery(
     const parsed = parseQuery(text, settings.parse);
     const query = options.cache === undefined ? bindQuery(parsed, settings) : options.cache.bind(text, settings);
     const accept = (typeof input === 'object' && !(input instanceof URL) ? input.headers.get('accept') : options.accept) ?? '';
-    const format = parsed.passthrough === undefined ? undefined : Object.entries(parsed.passthrough).find(([name]) => name.replace(/^\$/, '').toLowerCase() === 'format')?.[1];
+    const format =
+      parsed.passthrough === undefined
+        ? undefined
+        : Object.entries(parsed.passthrough).find(([name]) => name.replace(/^\$/, '').toLowerCase() === 'format')?.[1];
     const ieee754Compatible = IEEE754.test(format ?? '') || accept.split(',').some((type) => type.includes(';') && IEEE754.test(type.slice(type.indexOf(';'))));
     return { ok: true, query, parsed, ieee754Compatible };
   } catch (error) {

@@ -4,7 +4,17 @@
  * written as strings), and enforces the expression limits.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
-import { derivesFrom, findType, isPrimitiveTypeName, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
+import {
+  derivesFrom,
+  findType,
+  isPrimitiveTypeName,
+  type Capabilities,
+  type EntitySet,
+  type Model,
+  type NavigationProperty,
+  type Property,
+  type StructuredType,
+} from '../model/model.js';
 import { navigationTarget } from '../model/navigation.js';
 import type { CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
@@ -120,7 +130,11 @@ export class ExpressionBinder {
   bind(expression: Expression, expectBoolean: boolean): BoundExpression {
     const bound = this.expression(expression, ROOT_SCOPE);
     if (expectBoolean && !isBooleanLike(bound.type)) {
-      throw this.error('type_mismatch', `The $filter expression must evaluate to a value of type 'Edm.Boolean', but is of type '${typeName(bound.type)}'.`, expression.span);
+      throw this.error(
+        'type_mismatch',
+        `The $filter expression must evaluate to a value of type 'Edm.Boolean', but is of type '${typeName(bound.type)}'.`,
+        expression.span,
+      );
     }
     return bound;
   }
@@ -164,7 +178,9 @@ export class ExpressionBinder {
       case 'path':
         return this.path(node, scope);
       case 'binary':
-        return node.operator === 'has' ? this.has(node.left, node.right, node.span, scope) : this.binary(node.operator, node.left, node.right, node.span, scope);
+        return node.operator === 'has'
+          ? this.has(node.left, node.right, node.span, scope)
+          : this.binary(node.operator, node.left, node.right, node.span, scope);
       case 'unary':
         return this.unary(node.operator, node.operand, node.span, scope);
       case 'in':
@@ -204,7 +220,11 @@ export class ExpressionBinder {
           throw this.error('type_mismatch', `The string '${node.enumType}'${member}'' is not a valid enumeration type constant.`, node.span);
         });
         if (members.length > 1 && !enumType.isFlags) {
-          throw this.error('type_mismatch', `The enumeration type '${enumType.qualifiedName}' is not a flags enumeration; '${node.value.join(',')}' names several members.`, node.span);
+          throw this.error(
+            'type_mismatch',
+            `The enumeration type '${enumType.qualifiedName}' is not a flags enumeration; '${node.value.join(',')}' names several members.`,
+            node.span,
+          );
         }
         return { kind: 'literal', type: { kind: 'enum', type: enumType }, value: members, span: node.span };
       }
@@ -304,11 +324,13 @@ export class ExpressionBinder {
         member.kind === 'navigation' || (member.selectable && (capabilities === undefined || !capabilities.nonSelectableProperties.has(member.name)));
       if (!selectable) throw this.error('not_selectable', `The property '${member.name}' cannot be used in the $compute query option.`, span);
     } else if (this.context.purpose === 'filter') {
-      const filterable = member.filterable && (capabilities === undefined || (capabilities.filterable && !capabilities.nonFilterableProperties.has(member.name)));
+      const filterable =
+        member.filterable && (capabilities === undefined || (capabilities.filterable && !capabilities.nonFilterableProperties.has(member.name)));
       if (!filterable) throw this.error('not_filterable', `The property '${member.name}' cannot be used in the $filter query option.`, span);
     } else {
       const sortable =
-        member.kind === 'navigation' || (member.sortable && (capabilities === undefined || (capabilities.sortable && !capabilities.nonSortableProperties.has(member.name))));
+        member.kind === 'navigation' ||
+        (member.sortable && (capabilities === undefined || (capabilities.sortable && !capabilities.nonSortableProperties.has(member.name))));
       if (!sortable) throw this.error('not_sortable', `The property '${member.name}' cannot be used in the $orderby query option.`, span);
     }
   }
@@ -356,7 +378,8 @@ export class ExpressionBinder {
         if (this.context.purpose === 'compute') {
           throw this.error('unsupported_feature', `A $compute expression cannot use the computed property '${item.alias}' of the same $compute.`, node.span);
         }
-        if (index + 1 < segments.length) throw this.error('type_mismatch', `A path cannot continue after the computed property '${item.alias}'.`, (segments[index + 1] as PathSegment).span);
+        if (index + 1 < segments.length)
+          throw this.error('type_mismatch', `A path cannot continue after the computed property '${item.alias}'.`, (segments[index + 1] as PathSegment).span);
         return this.inline(item, node.span);
       }
     }
@@ -390,7 +413,11 @@ export class ExpressionBinder {
               const cast = findType(this.context.model, segment.name);
               if (cast === undefined) throw this.error('unknown_type', `The type '${segment.name}' is not defined in the model.`, segment.span);
               if (cast.kind === 'enum' || cast.kind !== structured.kind || !derivesFrom(cast, structured)) {
-                throw this.error('type_mismatch', `Encountered invalid type cast. '${cast.qualifiedName}' is not assignable from '${structured.qualifiedName}'.`, segment.span);
+                throw this.error(
+                  'type_mismatch',
+                  `Encountered invalid type cast. '${cast.qualifiedName}' is not assignable from '${structured.qualifiedName}'.`,
+                  segment.span,
+                );
               }
               // A cast to the type the path already has changes nothing: no step (every backend runs
               // it), and no segment of a navigation binding path.
@@ -413,14 +440,22 @@ export class ExpressionBinder {
             break;
           }
           if (current.kind === 'collection') {
-            throw this.error('type_mismatch', `A path cannot continue through the collection '${typeName(current)}' with '${segment.name}'; use any(), all() or $count.`, segment.span);
+            throw this.error(
+              'type_mismatch',
+              `A path cannot continue through the collection '${typeName(current)}' with '${segment.name}'; use any(), all() or $count.`,
+              segment.span,
+            );
           }
           throw this.error('unknown_property', `Could not find a property named '${segment.name}' on type '${typeName(current)}'.`, segment.span);
         }
         case 'lambda': {
           if (isUntyped(current)) current = { kind: 'collection', element: UNTYPED };
           if (current.kind !== 'collection') {
-            throw this.error('type_mismatch', `The lambda operator '${segment.operator}' needs a collection, but '${typeName(current)}' is not one.`, segment.span);
+            throw this.error(
+              'type_mismatch',
+              `The lambda operator '${segment.operator}' needs a collection, but '${typeName(current)}' is not one.`,
+              segment.span,
+            );
           }
           const allowed = this.context.settings.allowedFunctions;
           if (allowed !== undefined && !allowed.has(segment.operator)) {
@@ -442,7 +477,11 @@ export class ExpressionBinder {
           variables.set(segment.variable, { type: current.element, set: current.element.kind === 'entity' ? set : undefined });
           const predicate = this.expression(segment.predicate, { ...scope, variables, anyAllDepth: depth });
           if (!isBooleanLike(predicate.type)) {
-            throw this.error('type_mismatch', `The expression of '${segment.operator}' must be of type 'Edm.Boolean', but is '${typeName(predicate.type)}'.`, segment.predicate.span);
+            throw this.error(
+              'type_mismatch',
+              `The expression of '${segment.operator}' must be of type 'Edm.Boolean', but is '${typeName(predicate.type)}'.`,
+              segment.predicate.span,
+            );
           }
           return { kind: 'lambda', operator: segment.operator, collection, variable: segment.variable, predicate, type: BOOLEAN, span: node.span };
         }
@@ -459,8 +498,12 @@ export class ExpressionBinder {
           const collection = pathSoFar(segment.span.start - 1);
           let filter: BoundExpression | undefined;
           if (segment.filter !== undefined) {
-            if (current.element.kind !== 'entity') throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities`, segment.span);
-            filter = new ExpressionBinder({ ...this.context, it: current.element.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(segment.filter, true);
+            if (current.element.kind !== 'entity')
+              throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities`, segment.span);
+            filter = new ExpressionBinder({ ...this.context, it: current.element.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(
+              segment.filter,
+              true,
+            );
           }
           if (segment.search !== undefined && current.element.kind !== 'entity') {
             throw this.error('unsupported_feature', `$count($search=…) is only supported on collections of entities`, segment.span);
@@ -598,7 +641,15 @@ export class ExpressionBinder {
     const l = left.type;
     const r = right.type;
     const op = operator as 'and';
-    const result = (type: ExpressionType, operandType: ExpressionType): BoundExpression => ({ kind: 'binary', operator: op, left, right, type, operandType, span });
+    const result = (type: ExpressionType, operandType: ExpressionType): BoundExpression => ({
+      kind: 'binary',
+      operator: op,
+      left,
+      right,
+      type,
+      operandType,
+      span,
+    });
     switch (operator) {
       case 'and':
       case 'or':
@@ -645,7 +696,8 @@ export class ExpressionBinder {
     if (left.type.kind === 'null' || right.type.kind === 'null') {
       return { kind: 'binary', operator: 'has', left, right, type: BOOLEAN, operandType: left.type.kind === 'null' ? right.type : left.type, span };
     }
-    if (left.type.kind !== 'enum' || right.type.kind !== 'enum' || left.type.type !== right.type.type) throw this.incompatible(left.type, right.type, 'has', span);
+    if (left.type.kind !== 'enum' || right.type.kind !== 'enum' || left.type.type !== right.type.type)
+      throw this.incompatible(left.type, right.type, 'has', span);
     return { kind: 'binary', operator: 'has', left, right, type: BOOLEAN, operandType: left.type, span };
   }
 
@@ -721,7 +773,10 @@ export class ExpressionBinder {
     const inner: Scope = { variables: scope.variables, anyAllDepth: scope.anyAllDepth, functionDepth: depth, expanding: scope.expanding };
     if (node.name === 'cast' || node.name === 'isof') return this.typeFunction(node, inner);
     const args = node.args.map((arg) => this.expression(arg as Expression, inner));
-    const type = matchOverload(node.name, args.map((arg) => arg.type));
+    const type = matchOverload(
+      node.name,
+      args.map((arg) => arg.type),
+    );
     if (type === undefined) {
       throw this.error(
         'type_mismatch',
@@ -833,7 +888,11 @@ function arithmeticType(operator: string, left: ExpressionType, right: Expressio
   if (isUntyped(left) || isUntyped(right)) return UNTYPED;
   if (left.kind === 'null' || right.kind === 'null') {
     const other = left.kind === 'null' ? right : left;
-    return other.kind === 'null' || isNumeric(other) || isPrimitive(other, 'Edm.Duration') || isPrimitive(other, 'Edm.Date') || isPrimitive(other, 'Edm.DateTimeOffset')
+    return other.kind === 'null' ||
+      isNumeric(other) ||
+      isPrimitive(other, 'Edm.Duration') ||
+      isPrimitive(other, 'Edm.Date') ||
+      isPrimitive(other, 'Edm.DateTimeOffset')
       ? other
       : undefined;
   }
@@ -870,7 +929,6 @@ function spatialLiteralType(family: 'Edm.Geography' | 'Edm.Geometry', text: stri
   return `${family}${suffix[kind] ?? ''}` as never;
 }
 
-
 /** The sign (-1, 0, 1) of a numeric literal, also under `-`; `undefined` for anything else (NaN included). */
 function literalSign(node: BoundExpression): number | undefined {
   if (node.kind === 'unary' && node.operator === 'negate') {
@@ -888,4 +946,3 @@ function literalSign(node: BoundExpression): number | undefined {
   }
   return undefined;
 }
-

@@ -3,7 +3,16 @@
  * settings, and returns the bound query that backends consume.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
-import { derivesFrom, findType, type Capabilities, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType } from '../model/model.js';
+import {
+  derivesFrom,
+  findType,
+  type Capabilities,
+  type EntitySet,
+  type Model,
+  type NavigationProperty,
+  type Property,
+  type StructuredType,
+} from '../model/model.js';
 import type { ComputeItem, ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
 import { navigationTarget } from '../model/navigation.js';
 import { parseQuery } from '../syntax/query-string.js';
@@ -55,7 +64,14 @@ interface Computed {
 }
 
 function fail(code: ODataErrorCode, reason: string, option: string | undefined, position?: number, status = 400): never {
-  throw new ODataError({ code, reason, status, appendLocation: false, ...(option === undefined ? {} : { option }), ...(position === undefined ? {} : { position }) });
+  throw new ODataError({
+    code,
+    reason,
+    status,
+    appendLocation: false,
+    ...(option === undefined ? {} : { option }),
+    ...(position === undefined ? {} : { position }),
+  });
 }
 
 /**
@@ -181,7 +197,12 @@ class QueryBinder {
   private apply(transformations: NonNullable<QueryOptions['apply']>, level: Level): BoundApply {
     const option = level.option('apply');
     if (level.capabilities !== undefined && !level.capabilities.applySupported) {
-      fail('query_option_not_supported', `The query option '$apply' is not supported by the entity set '${level.set?.name ?? level.type.name}'.`, option, transformations[0]?.span.start);
+      fail(
+        'query_option_not_supported',
+        `The query option '$apply' is not supported by the entity set '${level.set?.name ?? level.type.name}'.`,
+        option,
+        transformations[0]?.span.start,
+      );
     }
     return bindApply(transformations, level.type, level.set, {
       settings: this.settings,
@@ -236,10 +257,16 @@ class QueryBinder {
     const key = (name: string): string => (this.settings.caseInsensitive ? name.toLowerCase() : name);
     for (const item of items) {
       const at = item.span.end - item.alias.length;
-      if (!ODATA_IDENTIFIER.test(item.alias)) fail('syntax_error', `The $compute alias '${item.alias}' is not an OData identifier (a letter or '_', then letters, digits or '_').`, option, at);
+      if (!ODATA_IDENTIFIER.test(item.alias))
+        fail('syntax_error', `The $compute alias '${item.alias}' is not an OData identifier (a letter or '_', then letters, digits or '_').`, option, at);
       const member = this.findMember(level.type, item.alias);
       if (member !== undefined) {
-        fail('alias_conflict', `The $compute alias '${item.alias}' is the name of the ${member.kind === 'navigation' ? 'navigation ' : ''}property '${member.name}' of type '${level.type.name}'.`, option, at);
+        fail(
+          'alias_conflict',
+          `The $compute alias '${item.alias}' is the name of the ${member.kind === 'navigation' ? 'navigation ' : ''}property '${member.name}' of type '${level.type.name}'.`,
+          option,
+          at,
+        );
       }
       const other = byName.get(key(item.alias));
       if (other !== undefined) fail('alias_conflict', `The $compute alias '${item.alias}' is used twice (first for '${other.alias}').`, option, at);
@@ -250,10 +277,20 @@ class QueryBinder {
       const expression = this.expressionBinder(level, option, 'compute', computed).bind(item.expression, false);
       const type = expression.type;
       if (type.kind !== 'primitive' && type.kind !== 'enum' && type.kind !== 'null') {
-        fail('unsupported_feature', `A computed property of type '${typeName(type)}' is not supported: only primitive and enumeration values are.`, option, item.expression.span.start);
+        fail(
+          'unsupported_feature',
+          `A computed property of type '${typeName(type)}' is not supported: only primitive and enumeration values are.`,
+          option,
+          item.expression.span.start,
+        );
       }
       if (isUntyped(type) || (type.kind === 'primitive' && type.name === 'Edm.Stream')) {
-        fail('unsupported_feature', `A computed property of type '${typeName(type)}' is not supported: only primitive and enumeration values are.`, option, item.expression.span.start);
+        fail(
+          'unsupported_feature',
+          `A computed property of type '${typeName(type)}' is not supported: only primitive and enumeration values are.`,
+          option,
+          item.expression.span.start,
+        );
       }
       return { name: item.alias, expression, type, span: item.span };
     });
@@ -298,7 +335,10 @@ class QueryBinder {
 
   private select(items: readonly SelectItem[] | undefined, level: Level, computed: Computed | undefined): BoundSelect {
     // Without $select, every computed property is returned (PROT 11.2.5.3: SHOULD; see DEVIATIONS).
-    if (items === undefined) return computed === undefined ? { all: true, properties: [], navigation: [] } : { all: true, properties: [], navigation: [], computed: computed.items.map((item) => item.name) };
+    if (items === undefined)
+      return computed === undefined
+        ? { all: true, properties: [], navigation: [] }
+        : { all: true, properties: [], navigation: [], computed: computed.items.map((item) => item.name) };
     const option = level.option('select');
     let all = false;
     const properties: { path: Property[]; span: Span }[] = [];
@@ -324,9 +364,13 @@ class QueryBinder {
         if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $select`, option, segment.span.start);
         const last = index === item.path.length - 1;
         const member = this.findMember(type, segment.name);
-        const computedItem = member === undefined && index === 0 && computed !== undefined ? (computed.byName.get(segment.name) ?? (this.settings.caseInsensitive ? computed.byName.get(segment.name.toLowerCase()) : undefined)) : undefined;
+        const computedItem =
+          member === undefined && index === 0 && computed !== undefined
+            ? (computed.byName.get(segment.name) ?? (this.settings.caseInsensitive ? computed.byName.get(segment.name.toLowerCase()) : undefined))
+            : undefined;
         if (computedItem !== undefined) {
-          if (!last) fail('type_mismatch', `A $select path cannot continue after the computed property '${computedItem.alias}'.`, option, item.path[1]?.span.start);
+          if (!last)
+            fail('type_mismatch', `A $select path cannot continue after the computed property '${computedItem.alias}'.`, option, item.path[1]?.span.start);
           selectedComputed?.add(computedItem.alias);
           break;
         }
@@ -335,7 +379,8 @@ class QueryBinder {
           if (last) fail('unsupported_feature', `A $select item cannot end with a type cast`, option, segment.span.start);
           continue;
         }
-        if (member === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
+        if (member === undefined)
+          fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
         const selectable =
           member.kind === 'navigation' ||
           (member.selectable && (path.length > 0 || level.capabilities === undefined || !level.capabilities.nonSelectableProperties.has(member.name)));
@@ -354,7 +399,12 @@ class QueryBinder {
       if (path.length > 0) properties.push({ path, span: item.span });
     }
     if (computed === undefined) return { all, properties, navigation };
-    return { all, properties, navigation, computed: computed.items.filter((item) => all || selectedComputed?.has(item.name) === true).map((item) => item.name) };
+    return {
+      all,
+      properties,
+      navigation,
+      computed: computed.items.filter((item) => all || selectedComputed?.has(item.name) === true).map((item) => item.name),
+    };
   }
 
   private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>): BoundExpandItem[] {
@@ -377,20 +427,35 @@ class QueryBinder {
             type = this.castSegment(segment.name, type, option, segment.span.start);
             continue;
           }
-          if (found === undefined) fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
+          if (found === undefined)
+            fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
           if (index !== item.path.length - 1) {
-            if (found.kind === 'navigation') fail('type_mismatch', `The navigation property '${found.name}' must be the last segment of an $expand path; expand it with nested options instead.`, option, item.path[index + 1]?.span.start);
+            if (found.kind === 'navigation')
+              fail(
+                'type_mismatch',
+                `The navigation property '${found.name}' must be the last segment of an $expand path; expand it with nested options instead.`,
+                option,
+                item.path[index + 1]?.span.start,
+              );
             fail('unsupported_feature', `Paths through complex properties are not supported in $expand`, option, segment.span.start);
           }
           member = found;
         }
         if (member === undefined) fail('type_mismatch', `An $expand path must end with a navigation property`, option, item.span.start);
-        if (member.kind !== 'navigation') fail('type_mismatch', `Property '${member.name}' on type '${type.name}' is not a navigation property, so it cannot be expanded.`, option, item.span.start);
-        if (!this.expandable(level, member)) fail('not_expandable', `The property '${member.name}' cannot be used in the $expand query option.`, option, item.span.start);
+        if (member.kind !== 'navigation')
+          fail(
+            'type_mismatch',
+            `Property '${member.name}' on type '${type.name}' is not a navigation property, so it cannot be expanded.`,
+            option,
+            item.span.start,
+          );
+        if (!this.expandable(level, member))
+          fail('not_expandable', `The property '${member.name}' cannot be used in the $expand query option.`, option, item.span.start);
         navigations.push(member);
       }
       for (const navigation of navigations) {
-        if (expanded.has(navigation.name)) fail('syntax_error', `The navigation property '${navigation.name}' is expanded more than once.`, option, item.span.start);
+        if (expanded.has(navigation.name))
+          fail('syntax_error', `The navigation property '${navigation.name}' is expanded more than once.`, option, item.span.start);
         expanded.add(navigation.name);
         result.push(this.expandOne(navigation, item, level, option));
       }
@@ -428,7 +493,12 @@ class QueryBinder {
     // `$levels=n` expands the same (recursive) navigation property n levels deep.
     if (requested > 1) {
       if (!navigation.target.navigation.has(navigation.name)) {
-        fail('type_mismatch', `$levels needs a recursive navigation property, but '${navigation.name}' does not lead back to its own type.`, option, item.span.start);
+        fail(
+          'type_mismatch',
+          `$levels needs a recursive navigation property, but '${navigation.name}' does not lead back to its own type.`,
+          option,
+          item.span.start,
+        );
       }
       const deeper = this.expandOne(
         navigation,
@@ -441,4 +511,3 @@ class QueryBinder {
     return { navigation, entitySet, form, options };
   }
 }
-

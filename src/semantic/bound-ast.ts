@@ -4,13 +4,7 @@
  * lambda variables. Backends only ever see this tree.
  */
 import type { EntitySet, NavigationProperty, Property, StructuredType } from '../model/model.js';
-import type {
-  ArithmeticOperator,
-  CanonicalFunctionName,
-  ComparisonOperator,
-  LogicalOperator,
-  Span,
-} from '../syntax/ast.js';
+import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator, Span } from '../syntax/ast.js';
 import type { ExpressionType } from './types.js';
 
 interface BoundNode {

@@ -6,7 +6,8 @@ import type { CanonicalFunctionName } from '../syntax/ast.js';
 import { BOOLEAN, DECIMAL, DOUBLE, INT32, STRING, isNumeric, primitive, spatialFamily, type ExpressionType } from './types.js';
 
 /** What a parameter of an overload accepts. */
-export type ParameterKind = 'string' | 'number' | 'integer' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'duration' | 'collection' | 'point' | 'lineString' | 'polygon';
+export type ParameterKind =
+  'string' | 'number' | 'integer' | 'date' | 'dateTimeOffset' | 'timeOfDay' | 'duration' | 'collection' | 'point' | 'lineString' | 'polygon';
 
 /** One signature: parameter kinds and the result type (or how the arguments' types give it). */
 export interface Overload {

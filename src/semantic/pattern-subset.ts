@@ -63,7 +63,10 @@ interface ClassItem {
   readonly to: number;
 }
 
-type Atom = { readonly kind: 'char'; readonly code: number } | { readonly kind: 'any' } | { readonly kind: 'class'; readonly negated: boolean; readonly items: readonly ClassItem[] };
+type Atom =
+  | { readonly kind: 'char'; readonly code: number }
+  | { readonly kind: 'any' }
+  | { readonly kind: 'class'; readonly negated: boolean; readonly items: readonly ClassItem[] };
 
 type Node =
   | { readonly kind: 'atom'; readonly atom: Atom; readonly min: number; readonly max: number; readonly quantifier: string }
@@ -111,7 +114,8 @@ class Parser {
       this.at++;
       alternatives.push(this.sequence(depth));
     }
-    for (const alternative of alternatives) if (alternative.length === 0) throw refuse(depth === 0 && alternatives.length === 1 ? 'is empty' : `has an empty alternative ${this.where()}`);
+    for (const alternative of alternatives)
+      if (alternative.length === 0) throw refuse(depth === 0 && alternatives.length === 1 ? 'is empty' : `has an empty alternative ${this.where()}`);
     return alternatives;
   }
 
@@ -137,13 +141,15 @@ class Parser {
           break;
         }
         case '^':
-          if (depth > 0 || nodes.length > 0) throw refuse(`has '^' ${this.where()}: '^' may only start the pattern or an alternative of it; write '\\^' for the character`);
+          if (depth > 0 || nodes.length > 0)
+            throw refuse(`has '^' ${this.where()}: '^' may only start the pattern or an alternative of it; write '\\^' for the character`);
           this.at++;
           nodes.push({ kind: 'start' });
           break;
         case '$':
           this.at++;
-          if (depth > 0 || (this.peek() !== undefined && !this.is('|'))) throw refuse(`has '$' before the end at character ${this.at}: '$' may only end the pattern or an alternative of it; write '\\$' for the character`);
+          if (depth > 0 || (this.peek() !== undefined && !this.is('|')))
+            throw refuse(`has '$' before the end at character ${this.at}: '$' may only end the pattern or an alternative of it; write '\\$' for the character`);
           nodes.push({ kind: 'end' });
           break;
         case '*':
@@ -188,7 +194,9 @@ class Parser {
     if (!allowed.has(next)) {
       if (/[dDwWsS]/.test(char)) throw refuse(`has '\\${char}' ${this.where()}: engines disagree on it; write a class such as [0-9] or [A-Za-z0-9_] instead`);
       if (/[1-9]/.test(char)) throw refuse(`has the back-reference '\\${char}' ${this.where()}, which is not allowed`);
-      throw refuse(`has the escape '\\${char}' ${this.where()}: only metacharacters (\\ ^ $ . | ? * + ( ) [ ] { }${allowed === METACHARACTERS ? '' : ' and - inside a class'}) may be escaped`);
+      throw refuse(
+        `has the escape '\\${char}' ${this.where()}: only metacharacters (\\ ^ $ . | ? * + ( ) [ ] { }${allowed === METACHARACTERS ? '' : ' and - inside a class'}) may be escaped`,
+      );
     }
     this.at++;
     return next;
@@ -247,7 +255,8 @@ class Parser {
     } else return { kind: 'atom', atom, min, max, quantifier: '' };
     this.at++;
     const quantifier = String.fromCodePoint(...this.codes.slice(from, this.at));
-    if (this.isQuantifier()) throw refuse(`has a quantifier after a quantifier ${this.where()} (lazy, possessive or repeated repetition), which is not allowed`);
+    if (this.isQuantifier())
+      throw refuse(`has a quantifier after a quantifier ${this.where()} (lazy, possessive or repeated repetition), which is not allowed`);
     return { kind: 'atom', atom, min, max, quantifier };
   }
 
@@ -368,13 +377,21 @@ function checkCost(alternatives: readonly (readonly Node[])[]): void {
     if (alternative[0]?.kind !== 'start') for (const p of part.first) entries.add(p);
     if (alternative.at(-1)?.kind !== 'end') for (const p of part.last) finals.add(p);
   }
-  if (branching.value > MAX_BRANCHING) throw refuse(`has too many combinations of alternatives and bounded repetitions (more than ${MAX_BRANCHING}), which a backtracking engine would try one by one`);
+  if (branching.value > MAX_BRANCHING)
+    throw refuse(
+      `has too many combinations of alternatives and bounded repetitions (more than ${MAX_BRANCHING}), which a backtracking engine would try one by one`,
+    );
   const loops = positions.filter((p) => p.loop && !finals.has(p));
   if (entries.size > 0 && loops.length > 0 && takesTurns({ set: ANY, follow: entries }, undefined, loops)) {
-    throw refuse("repeats a character it can also start with and is not anchored with '^' (e.g. 'a+b', 'x.*='): a backtracking engine would take quadratic time; anchor it with '^' or start it with a character the repetition cannot match");
+    throw refuse(
+      "repeats a character it can also start with and is not anchored with '^' (e.g. 'a+b', 'x.*='): a backtracking engine would take quadratic time; anchor it with '^' or start it with a character the repetition cannot match",
+    );
   }
   for (const loop of loops) {
-    if (takesTurns(loop, loop, loops)) throw refuse("has two unbounded repetitions that can match the same characters in turn (e.g. '.*a.*=', 'a*a*'): a backtracking engine would take polynomial time; use classes that exclude each other's characters (e.g. '[^a]*a')");
+    if (takesTurns(loop, loop, loops))
+      throw refuse(
+        "has two unbounded repetitions that can match the same characters in turn (e.g. '.*a.*=', 'a*a*'): a backtracking engine would take polynomial time; use classes that exclude each other's characters (e.g. '[^a]*a')",
+      );
   }
 }
 
@@ -403,7 +420,11 @@ function render(alternatives: readonly (readonly Node[])[], family: 'posix' | 'p
   const atom = (a: Atom): string => {
     if (a.kind === 'any') return '.';
     if (a.kind === 'char') return literal(a.code);
-    const items = a.items.map((item) => (item.from === item.to ? classMember(item.from, family === 'pcre') : `${classMember(item.from, family === 'pcre')}-${classMember(item.to, family === 'pcre')}`));
+    const items = a.items.map((item) =>
+      item.from === item.to
+        ? classMember(item.from, family === 'pcre')
+        : `${classMember(item.from, family === 'pcre')}-${classMember(item.to, family === 'pcre')}`,
+    );
     return `[${a.negated ? '^' : ''}${items.join('')}]`;
   };
   const node = (n: Node): string => {

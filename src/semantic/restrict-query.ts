@@ -38,6 +38,8 @@ export function restrictQuery(query: BoundQuery, predicate: BoundExpression): Bo
     return { ...query, apply: { ...query.apply, transformations: [first, ...query.apply.transformations] } };
   }
   const filter: BoundExpression =
-    query.filter === undefined ? predicate : { kind: 'binary', operator: 'and', left: query.filter, right: predicate, type: predicate.type, operandType: predicate.type, span: query.filter.span };
+    query.filter === undefined
+      ? predicate
+      : { kind: 'binary', operator: 'and', left: query.filter, right: predicate, type: predicate.type, operandType: predicate.type, span: query.filter.span };
   return { ...query, filter };
 }

@@ -144,4 +144,3 @@ export const INTEGER_RANGES: Readonly<Partial<Record<string, readonly [bigint, b
 export function isIntegerType(type: ExpressionType): type is Extract<ExpressionType, { kind: 'primitive' }> {
   return type.kind === 'primitive' && INTEGER_RANGES[type.name] !== undefined;
 }
-

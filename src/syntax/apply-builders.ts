@@ -119,7 +119,10 @@ export function aggregateMethod(token: IToken): AggregateMethod {
   const text = token.image;
   if (METHODS.has(text)) return text as AggregateMethod;
   if (text.includes('.')) return { custom: text };
-  throw syntaxError(`'${text}' is not an aggregation method; expected sum, min, max, average, countdistinct or a namespace-qualified custom method`, token.startOffset);
+  throw syntaxError(
+    `'${text}' is not an aggregation method; expected sum, min, max, average, countdistinct or a namespace-qualified custom method`,
+    token.startOffset,
+  );
 }
 
 /** A path of `$apply` (grouping properties, hierarchy and nesting paths): names and type casts, no function or key. */
@@ -193,7 +196,10 @@ export function buildAggregateItem(
       froms.forEach((step, index) => {
         if (step.method === undefined) {
           const properties = fromSteps[index]?.properties ?? [];
-          throw syntaxError(`Expected 'with' and an aggregation method after the 'from' properties`, (properties[properties.length - 1] as MemberPath).span.end);
+          throw syntaxError(
+            `Expected 'with' and an aggregation method after the 'from' properties`,
+            (properties[properties.length - 1] as MemberPath).span.end,
+          );
         }
       });
     }
@@ -214,7 +220,9 @@ export function buildAggregateItem(
     }
     if (value.head.kind === 'implicit' && last?.kind === 'member' && !last.name.includes('.') && segments.every((segment) => segment.kind === 'member')) {
       const prefix: MemberPath | undefined =
-        segments.length === 1 ? undefined : { kind: 'path', head: value.head, segments: segments.slice(0, -1), span: span(value.span.start, last.span.start - 1) };
+        segments.length === 1
+          ? undefined
+          : { kind: 'path', head: value.head, segments: segments.slice(0, -1), span: span(value.span.start, last.span.start - 1) };
       return { ...base, ...(prefix === undefined ? {} : { expression: prefix }), custom: last.name, ...withFrom(true) };
     }
   }

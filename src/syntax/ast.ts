@@ -417,8 +417,7 @@ export type ApplyTransformation =
 
 /** One step of a `$select` or `$expand` path. */
 export type ItemPathSegment =
-  | { readonly kind: 'member'; readonly name: string; readonly span: Span }
-  | { readonly kind: 'annotation'; readonly term: string; readonly span: Span };
+  { readonly kind: 'member'; readonly name: string; readonly span: Span } | { readonly kind: 'annotation'; readonly term: string; readonly span: Span };
 
 /** One `$select` item: `*`, `Ns.*`, a path, or a path with nested options. */
 export interface SelectItem extends Node {

@@ -152,9 +152,7 @@ export function canonicalFunctionName(name: string): CanonicalFunctionName | und
   return CANONICAL_BY_LOWER_NAME.get(name) ?? CANONICAL_BY_LOWER_NAME.get(name.toLowerCase());
 }
 
-export type BuiltCall =
-  | { readonly kind: 'expression'; readonly expression: Expression }
-  | { readonly kind: 'segment'; readonly segment: PathSegment };
+export type BuiltCall = { readonly kind: 'expression'; readonly expression: Expression } | { readonly kind: 'segment'; readonly segment: PathSegment };
 
 /**
  * Interprets `name(args)`: a canonical function or `case` at the start of an expression, a
@@ -189,7 +187,9 @@ export function buildCall(nameToken: IToken, args: readonly RawArgument[], end: 
       'unknown_function',
     );
   }
-  const segmentArgs: SegmentArgument[] = args.map((arg) => (arg.name === undefined ? { value: arg.value, span: arg.span } : { name: arg.name, value: arg.value, span: arg.span }));
+  const segmentArgs: SegmentArgument[] = args.map((arg) =>
+    arg.name === undefined ? { value: arg.value, span: arg.span } : { name: arg.name, value: arg.value, span: arg.span },
+  );
   return { kind: 'segment', segment: { kind: 'invoke', name, args: segmentArgs, span: at } };
 }
 
@@ -197,11 +197,7 @@ function buildCanonicalCall(name: CanonicalFunctionName, args: readonly RawArgum
   const [min, max] = CANONICAL_FUNCTIONS[name];
   if (args.length < min || args.length > max) {
     const expected = min === max ? `${min}` : `${min} to ${max}`;
-    throw syntaxError(
-      `Function '${name}' takes ${expected} argument${max === 1 ? '' : 's'} but was given ${args.length}`,
-      at.start,
-      'wrong_arity',
-    );
+    throw syntaxError(`Function '${name}' takes ${expected} argument${max === 1 ? '' : 's'} but was given ${args.length}`, at.start, 'wrong_arity');
   }
   for (const arg of args) {
     if (arg.name !== undefined) throw syntaxError(`Arguments of '${name}' cannot be named`, arg.span.start);
@@ -239,7 +235,8 @@ function toTypeName(value: Expression, fn: string): TypeName {
 function buildIsDefined(args: readonly RawArgument[], at: Span): Expression {
   const [arg] = args;
   if (args.length !== 1 || arg === undefined) throw syntaxError(`Function 'isdefined' takes 1 argument but was given ${args.length}`, at.start, 'wrong_arity');
-  if (arg.name !== undefined || arg.then !== undefined || arg.value.kind !== 'path') throw syntaxError(`The argument of 'isdefined' must be a property path`, arg.span.start);
+  if (arg.name !== undefined || arg.then !== undefined || arg.value.kind !== 'path')
+    throw syntaxError(`The argument of 'isdefined' must be a property path`, arg.span.start);
   return { kind: 'call', name: 'isdefined', args: [arg.value], span: at };
 }
 
@@ -316,9 +313,7 @@ export function findLambdaVariable(node: Expression, name: string): Span | undef
 // ---------------------------------------------------------------------------------------------
 
 export type ItemStep =
-  | ItemPathSegment
-  | { readonly kind: 'star'; readonly span: Span }
-  | { readonly kind: 'namespaceStar'; readonly namespace: string; readonly span: Span };
+  ItemPathSegment | { readonly kind: 'star'; readonly span: Span } | { readonly kind: 'namespaceStar'; readonly namespace: string; readonly span: Span };
 
 export interface ItemPath {
   readonly path: ItemPathSegment[];
@@ -470,7 +465,6 @@ function checkLambdaPlacement(segments: readonly PathSegment[]): void {
     }
   }
 }
-
 
 const IMPLICIT: PathHead = Object.freeze({ kind: 'implicit' });
 

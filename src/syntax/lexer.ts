@@ -308,24 +308,13 @@ export type LexerMode = 'expression' | 'search' | 'searchTop';
 
 /** The lexer definition (the modes and their tokens). */
 export const LEXER_DEFINITION = {
-    defaultMode: 'expression',
-    modes: {
-      expression: expressionTokens,
-      search: [WhiteSpace, Tab, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
-      searchTop: [
-        WhiteSpace,
-        Tab,
-        SearchTopLParen,
-        SearchTopRParen,
-        SearchTopAnd,
-        SearchTopOr,
-        SearchTopNot,
-        SearchPhrase,
-        SearchIncomplete,
-        SearchTopWord,
-      ],
-    },
-  } satisfies ConstructorParameters<typeof Lexer>[0];
+  defaultMode: 'expression',
+  modes: {
+    expression: expressionTokens,
+    search: [WhiteSpace, Tab, SearchLParen, SearchRParen, SearchEnd, SearchAnd, SearchOr, SearchNot, SearchPhrase, SearchIncomplete, SearchWord],
+    searchTop: [WhiteSpace, Tab, SearchTopLParen, SearchTopRParen, SearchTopAnd, SearchTopOr, SearchTopNot, SearchPhrase, SearchIncomplete, SearchTopWord],
+  },
+} satisfies ConstructorParameters<typeof Lexer>[0];
 
 let lexer: Lexer | undefined;
 
@@ -374,7 +363,9 @@ export function lex(text: string, mode: LexerMode): ILexingResult {
       if (next !== undefined && next.tokenType === StringLiteral && next.startOffset === token.startOffset + token.image.length) {
         joined ??= tokens.slice(0, i);
         const image = token.image + next.image;
-        joined.push(createTokenInstance(PrefixedString, image, token.startOffset, next.endOffset ?? Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN));
+        joined.push(
+          createTokenInstance(PrefixedString, image, token.startOffset, next.endOffset ?? Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN),
+        );
         i++;
         continue;
       }

@@ -217,7 +217,10 @@ class WktReader {
   private ring = (): void => {
     const start = this.at;
     this.list(() => this.position(), false);
-    const positions = this.text.slice(start + 1, this.at - 1).split(',').map((p) => p.trim());
+    const positions = this.text
+      .slice(start + 1, this.at - 1)
+      .split(',')
+      .map((p) => p.trim());
     if (positions[0] !== positions[positions.length - 1]) this.fail('a closed ring (the last position equal to the first)');
   };
   private lineString = (): void => this.list(() => this.position(), false);

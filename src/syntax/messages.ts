@@ -71,15 +71,12 @@ export const errorMessages: IParserErrorMessageProvider = {
   },
   buildNoViableAltMessage({ expectedPathsPerAlt, actual, previous, customUserDescription, ruleName }) {
     const found = actual[0] as IToken;
-    const what =
-      customUserDescription ??
-      (EXPRESSION_RULES.has(ruleName) ? 'an expression' : expectedFirstTokens(expectedPathsPerAlt.flat()));
+    const what = customUserDescription ?? (EXPRESSION_RULES.has(ruleName) ? 'an expression' : expectedFirstTokens(expectedPathsPerAlt.flat()));
     return `Expected ${what}${after(previous)}${describeFound(found)}`;
   },
   buildEarlyExitMessage({ expectedIterationPaths, actual, previous, customUserDescription, ruleName }) {
     const found = actual[0] as IToken;
-    const what =
-      customUserDescription ?? (EXPRESSION_RULES.has(ruleName) ? 'an expression' : expectedFirstTokens(expectedIterationPaths));
+    const what = customUserDescription ?? (EXPRESSION_RULES.has(ruleName) ? 'an expression' : expectedFirstTokens(expectedIterationPaths));
     return `Expected ${what}${after(previous)}${describeFound(found)}`;
   },
 };

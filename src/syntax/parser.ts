@@ -100,7 +100,17 @@ export class ODataParser extends EmbeddedActionsParser {
   /** 1 for the token types that can start an expression (its first set), by token type index. */
   private readonly startsExpression = tokenSet([T.PrefixOperatorToken, T.LiteralToken, T.LParen, T.LBracket, T.LBrace, T.Identifier, T.DollarName, T.AtName]);
   /** 1 for the token types that can start an argument (a JSON string or an expression). */
-  private readonly startsArgument = tokenSet([T.JsonString, T.PrefixOperatorToken, T.LiteralToken, T.LParen, T.LBracket, T.LBrace, T.Identifier, T.DollarName, T.AtName]);
+  private readonly startsArgument = tokenSet([
+    T.JsonString,
+    T.PrefixOperatorToken,
+    T.LiteralToken,
+    T.LParen,
+    T.LBracket,
+    T.LBrace,
+    T.Identifier,
+    T.DollarName,
+    T.AtName,
+  ]);
 
   /** Clears per-parse state; called before every parse. */
   resetState(text: string, searchMode: SearchMode): void {
@@ -166,10 +176,7 @@ export class ODataParser extends EmbeddedActionsParser {
 
   /** `$search` in grammar mode, lexed in `searchTop` mode. */
   public searchOption = this.RULE('searchOption', (): SearchExpression =>
-    this.OR([
-      { ALT: () => this.SUBRULE(this.searchIncomplete) },
-      { ALT: () => this.SUBRULE(this.searchExpr) },
-    ]),
+    this.OR([{ ALT: () => this.SUBRULE(this.searchIncomplete) }, { ALT: () => this.SUBRULE(this.searchExpr) }]),
   );
 
   // -------------------------------------------------------------------------------------------
@@ -669,8 +676,7 @@ export class ODataParser extends EmbeddedActionsParser {
         const open = this.CONSUME(T.LParen);
         // The argument of search(…) is skipped as balanced tokens here, and read as $search text
         // (or, in grammar mode, parsed with the $search grammar after this parse).
-        const body: TransformationBody =
-          kind === 'search' && !this.RECORDING_PHASE ? this.searchArgument() : this.OR(this.transformationAlternatives(kind));
+        const body: TransformationBody = kind === 'search' && !this.RECORDING_PHASE ? this.searchArgument() : this.OR(this.transformationAlternatives(kind));
         const close = this.CONSUME(T.RParen);
         result = this.ACTION(() => this.buildTransformation(name, kind, body, open, close));
       },
@@ -714,7 +720,8 @@ export class ODataParser extends EmbeddedActionsParser {
             const which = this.currentTransformation as 'top' | 'skip';
             const value = this.CONSUME(T.NumberLiteral);
             return this.ACTION(() => {
-              if (!/^\d+$/.test(value.image)) throw syntaxError(`${which}(…) takes a non-negative integer, but was given '${value.image}'`, startOf(value), 'invalid_option_value');
+              if (!/^\d+$/.test(value.image))
+                throw syntaxError(`${which}(…) takes a non-negative integer, but was given '${value.image}'`, startOf(value), 'invalid_option_value');
               return { kind: which, count: decodeCount(value.image, `${which}(…)`, startOf(value)) };
             });
           },
@@ -831,7 +838,13 @@ export class ODataParser extends EmbeddedActionsParser {
       alias = this.SUBRULE(this.asAlias);
     });
     return this.ACTION(() => {
-      const end = alias?.end ?? (froms.length > 0 ? endOfFrom(froms[froms.length - 1] as RawFrom) : method !== undefined ? endOf(method) : (expression?.span.end ?? endOf(count as IToken)));
+      const end =
+        alias?.end ??
+        (froms.length > 0
+          ? endOfFrom(froms[froms.length - 1] as RawFrom)
+          : method !== undefined
+            ? endOf(method)
+            : (expression?.span.end ?? endOf(count as IToken)));
       return buildAggregateItem(start, count, expression, withToken, method, froms, alias?.name, end);
     });
   });
@@ -930,10 +943,19 @@ export class ODataParser extends EmbeddedActionsParser {
     const close = this.CONSUME(T.RParen);
     return this.ACTION((): RollupElement => {
       const only = properties[0];
-      if (properties.length === 1 && only !== undefined && (only.segments.length > 1 || (only.segments[0]?.kind === 'member' && only.segments[0].name.includes('.')))) {
+      if (
+        properties.length === 1 &&
+        only !== undefined &&
+        (only.segments.length > 1 || (only.segments[0]?.kind === 'member' && only.segments[0].name.includes('.')))
+      ) {
         throw syntaxError(`rollup(…) needs two or more grouping properties, or the name of a leveled hierarchy`, only.span.start);
       }
-      return { kind: 'rollup', recursive: name.image === 'rolluprecursive', text: this.text.slice(endOf(open), startOf(close)), span: span(startOf(name), endOf(close)) };
+      return {
+        kind: 'rollup',
+        recursive: name.image === 'rolluprecursive',
+        text: this.text.slice(endOf(open), startOf(close)),
+        span: span(startOf(name), endOf(close)),
+      };
     });
   });
 
@@ -1006,10 +1028,7 @@ export class ODataParser extends EmbeddedActionsParser {
     const tail: (IToken | [IToken, IToken])[] = [];
     this.MANY(() => {
       this.CONSUME2(T.Comma);
-      this.OR([
-        { ALT: () => tail.push(this.CONSUME(T.NumberLiteral)) },
-        { ALT: () => tail.push([this.CONSUME(T.Identifier), this.CONSUME2(T.Identifier)]) },
-      ]);
+      this.OR([{ ALT: () => tail.push(this.CONSUME(T.NumberLiteral)) }, { ALT: () => tail.push([this.CONSUME(T.Identifier), this.CONSUME2(T.Identifier)]) }]);
     });
     this.ACTION(() => checkHierarchyTail(tail));
     return OTHER_BODY;
@@ -1021,7 +1040,8 @@ export class ODataParser extends EmbeddedActionsParser {
     this.CONSUME(T.Comma);
     const order = this.CONSUME(T.Identifier);
     this.ACTION(() => {
-      if (order.image !== 'preorder' && order.image !== 'postorder') throw syntaxError(`Expected 'preorder' or 'postorder' but found '${order.image}'`, startOf(order));
+      if (order.image !== 'preorder' && order.image !== 'postorder')
+        throw syntaxError(`Expected 'preorder' or 'postorder' but found '${order.image}'`, startOf(order));
     });
     this.OPTION({
       GATE: () => tokenMatcher(this.LA(2), T.Identifier) && startsTransformation(this.LA(2), this.LA(3)),
@@ -1135,7 +1155,7 @@ export class ODataParser extends EmbeddedActionsParser {
   });
 
   private expandItem = this.RULE('expandItem', (): ExpandItem => {
-    let path: ItemPath["path"] = [];
+    let path: ItemPath['path'] = [];
     let target: '*' | '$value' | undefined;
     let suffix: '$ref' | '$count' | undefined;
     let start = 0;
@@ -1222,9 +1242,7 @@ export class ODataParser extends EmbeddedActionsParser {
           const search = this.SUBRULE(this.searchOption);
           return this.ACTION((): NestedOptionValue => {
             const value: SearchExpression =
-              this.searchMode === 'text'
-                ? { kind: 'searchText', text: this.text.slice(search.span.start, search.span.end), span: search.span }
-                : search;
+              this.searchMode === 'text' ? { kind: 'searchText', text: this.text.slice(search.span.start, search.span.end), span: search.span } : search;
             return { name: 'search', token, value, end: search.span.end };
           });
         },
@@ -1326,7 +1344,11 @@ export class ODataParser extends EmbeddedActionsParser {
               if (['top', 'skip', 'levels', 'count'].includes(name)) {
                 const value = this.LA(1);
                 const shown = value.tokenType === EOF ? '' : value.image;
-                throw syntaxError(`Invalid value '${shown}' for the $${name} option`, value.tokenType === EOF ? this.text.length : startOf(value), 'invalid_option_value');
+                throw syntaxError(
+                  `Invalid value '${shown}' for the $${name} option`,
+                  value.tokenType === EOF ? this.text.length : startOf(value),
+                  'invalid_option_value',
+                );
               }
               throw syntaxError(`'${token.image}' is not an option allowed here`, startOf(token), 'invalid_nested_option');
             });
@@ -1519,8 +1541,8 @@ export function sharedParser(): ODataParser {
 }
 
 /** Names of the parser's entry rules. */
-export type EntryRule = 'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'applyOption' | 'aliasValueOption' | 'searchOption';
+export type EntryRule =
+  'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'applyOption' | 'aliasValueOption' | 'searchOption';
 
 /** The token types (for the railroad diagram generator and tests). */
 export const tokenVocabulary: readonly TokenType[] = T.allTokens;
-

@@ -34,8 +34,20 @@ type InfixOperator = Exclude<BinaryOperator, 'has'>;
 const OPERATOR_BY_TOKEN: InfixOperator[] = [];
 const STRENGTH_BY_TOKEN: number[] = [];
 for (const [type, operator] of [
-  [T.And, 'and'], [T.Or, 'or'], [T.Eq, 'eq'], [T.Ne, 'ne'], [T.Gt, 'gt'], [T.Ge, 'ge'], [T.Lt, 'lt'], [T.Le, 'le'],
-  [T.Add, 'add'], [T.Sub, 'sub'], [T.Mul, 'mul'], [T.Div, 'div'], [T.DivBy, 'divby'], [T.Mod, 'mod'],
+  [T.And, 'and'],
+  [T.Or, 'or'],
+  [T.Eq, 'eq'],
+  [T.Ne, 'ne'],
+  [T.Gt, 'gt'],
+  [T.Ge, 'ge'],
+  [T.Lt, 'lt'],
+  [T.Le, 'le'],
+  [T.Add, 'add'],
+  [T.Sub, 'sub'],
+  [T.Mul, 'mul'],
+  [T.Div, 'div'],
+  [T.DivBy, 'divby'],
+  [T.Mod, 'mod'],
 ] as const) {
   OPERATOR_BY_TOKEN[type.tokenTypeIdx as number] = operator;
   STRENGTH_BY_TOKEN[type.tokenTypeIdx as number] = PRECEDENCE[operator];

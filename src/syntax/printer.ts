@@ -163,7 +163,9 @@ export function printExpression(node: Expression): string {
     }
     case 'in': {
       const right =
-        node.right.kind === 'list' || node.right.kind === 'array' || strength(node.right) === 10 ? printExpression(node.right) : `(${printExpression(node.right)})`;
+        node.right.kind === 'list' || node.right.kind === 'array' || strength(node.right) === 10
+          ? printExpression(node.right)
+          : `(${printExpression(node.right)})`;
       return `${wrap(node.left, strength(node.left) < PRECEDENCE.has)} in ${right}`;
     }
     case 'list':

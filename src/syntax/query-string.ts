@@ -167,9 +167,7 @@ function splitQuery(query: string, plusAsSpace: boolean): RawOption[] {
  */
 export function parseQuery(query: string | URLSearchParams, options: ParseQueryOptions = {}): ODataQuery {
   const raw: RawOption[] =
-    typeof query === 'string'
-      ? splitQuery(query, options.plusAsSpace ?? false)
-      : [...query.entries()].map(([name, value]) => ({ name, value }));
+    typeof query === 'string' ? splitQuery(query, options.plusAsSpace ?? false) : [...query.entries()].map(([name, value]) => ({ name, value }));
 
   const result: Record<string, unknown> = { kind: 'query' };
   const seen = createRecord<string>();
@@ -214,10 +212,7 @@ export function parseQuery(query: string | URLSearchParams, options: ParseQueryO
       throw new ODataError({
         code: 'unsupported_option',
         status: canonical === 'levels' ? 400 : 501,
-        reason:
-          canonical === 'levels'
-            ? `'${name}' is only allowed inside $expand(...)`
-            : `The query option '${name}' is not supported`,
+        reason: canonical === 'levels' ? `'${name}' is only allowed inside $expand(...)` : `The query option '${name}' is not supported`,
         option: name,
       });
     }
@@ -246,13 +241,7 @@ function required(name: string, value: string | undefined): string {
   return value;
 }
 
-function parseSystemOption(
-  result: Record<string, unknown>,
-  canonical: ParsedOption,
-  name: string,
-  value: string,
-  options: ParseQueryOptions,
-): void {
+function parseSystemOption(result: Record<string, unknown>, canonical: ParsedOption, name: string, value: string, options: ParseQueryOptions): void {
   const relocated = <T>(parse: () => T): T => {
     try {
       return parse();

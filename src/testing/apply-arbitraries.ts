@@ -19,7 +19,9 @@ const ORDERABLE = new Set([...GROUPABLE, 'Edm.Double', 'Edm.Single', 'Edm.DateTi
 
 /** Single-valued primitive or enum properties of `type` whose type is in `names` (enums with `enums`). */
 function propertiesOf(type: StructuredType, names: ReadonlySet<string>, enums: boolean): Property[] {
-  return [...type.properties.values()].filter((p) => !p.collection && p.filterable && (p.type.kind === 'primitive' ? names.has(p.type.name) : enums && p.type.kind === 'enum' && !p.type.type.isFlags));
+  return [...type.properties.values()].filter(
+    (p) => !p.collection && p.filterable && (p.type.kind === 'primitive' ? names.has(p.type.name) : enums && p.type.kind === 'enum' && !p.type.type.isFlags),
+  );
 }
 
 /** Random `$apply` queries for `entitySet` of `model` (see the module's description). */
@@ -52,7 +54,11 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
     .map(({ concat, filter, keys, aggregates, having, page, count }) => {
       // `$count as n` first: every pipeline has a count for $filter to use.
       const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
-      const transformations = [...(concat === null ? [] : [concat]), ...(filter === null ? [] : [`filter(${filter})`]), keys.length === 0 ? `aggregate(${items})` : `groupby((${keys.join(',')}),aggregate(${items}))`];
+      const transformations = [
+        ...(concat === null ? [] : [concat]),
+        ...(filter === null ? [] : [`filter(${filter})`]),
+        keys.length === 0 ? `aggregate(${items})` : `groupby((${keys.join(',')}),aggregate(${items}))`,
+      ];
       const parts: [string, string][] = [['$apply', transformations.join('/')]];
       if (having !== null) parts.push(['$filter', `n ge ${having}`]);
       if (keys.length > 0) parts.push(['$orderby', keys.join(',')]);
@@ -69,7 +75,9 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
  */
 export function concatArbitrary(predicate: fc.Arbitrary<string>): fc.Arbitrary<string> {
   const branches = (branch: fc.Arbitrary<string>): fc.Arbitrary<string> =>
-    fc.oneof({ arbitrary: fc.tuple(branch, branch), weight: 4 }, { arbitrary: fc.tuple(branch, branch, branch), weight: 1 }).map((list) => `concat(${list.join(',')})`);
+    fc
+      .oneof({ arbitrary: fc.tuple(branch, branch), weight: 4 }, { arbitrary: fc.tuple(branch, branch, branch), weight: 1 })
+      .map((list) => `concat(${list.join(',')})`);
   const { branch } = fc.letrec<{ branch: string; concat: string }>((tie) => ({
     branch: fc.oneof(
       { depthSize: 'small', maxDepth: 2, depthIdentifier: 'concat-branch', withCrossShrink: true },

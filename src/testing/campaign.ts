@@ -77,7 +77,8 @@ const nextTurn: (run: () => void) => void = typeof setImmediate === 'function' ?
 const CLASSES: readonly FindingClass[] = ['row disagreement', 'ODataError mismatch', 'non-ODataError', 'database error'];
 
 /** SQL type names in engine messages (`substr(text, bigint)`), masked to group findings. */
-const SQL_TYPES = /\b(text|numeric|bigint|integer|smallint|double precision|real|unknown|boolean|date|interval|timestamp with time zone|character varying|DOUBLE|BIGINT|DECIMAL|INT)\b/g;
+const SQL_TYPES =
+  /\b(text|numeric|bigint|integer|smallint|double precision|real|unknown|boolean|date|interval|timestamp with time zone|character varying|DOUBLE|BIGINT|DECIMAL|INT)\b/g;
 
 /** An error message without its numbers, quoted values, SQL type names and positions, to group findings. */
 function messageShape(detail: string): string {
@@ -96,7 +97,9 @@ function queryShape(query: string): string {
 }
 
 const sameGroup = (finding: Finding, distinct: DistinctFinding): boolean =>
-  distinct.target === finding.target && distinct.class === finding.class && (finding.class === 'row disagreement' || messageShape(distinct.detail) === messageShape(finding.detail));
+  distinct.target === finding.target &&
+  distinct.class === finding.class &&
+  (finding.class === 'row disagreement' || messageShape(distinct.detail) === messageShape(finding.detail));
 
 /**
  * Runs a campaign: `count` generated queries (or until the time limit), each on the reference and
@@ -171,7 +174,15 @@ export async function fuzzDifferential(options: CampaignOptions): Promise<Campai
       same.occurrences += 1;
       return;
     }
-    report.distinct.push({ target: finding.target, class: finding.class, reproduction: readable, detail, original: decodeQuery(finding.query), occurrences: 1, features: [...shrunkFeatures].sort() });
+    report.distinct.push({
+      target: finding.target,
+      class: finding.class,
+      reproduction: readable,
+      detail,
+      original: decodeQuery(finding.query),
+      occurrences: 1,
+      features: [...shrunkFeatures].sort(),
+    });
   };
 
   // In-process targets resolve in microtasks only, which starve the event loop: every 100 ms all
@@ -260,12 +271,23 @@ async function shrinkFinding(
   const details = await fc.check(
     fc.asyncProperty(queries, async (query) => {
       const result = await runDifferential(query.text, { ...options, targets: single });
-      const same = result.findings.find((f) => f.target === finding.target && f.class === finding.class && (f.class === 'row disagreement' || messageShape(f.detail) === messageShape(finding.detail)));
+      const same = result.findings.find(
+        (f) =>
+          f.target === finding.target &&
+          f.class === finding.class &&
+          (f.class === 'row disagreement' || messageShape(f.detail) === messageShape(finding.detail)),
+      );
       if (same === undefined) return true;
       last = { reproduction: query.text, detail: same.detail, features: result.bound === undefined ? new Set() : queryFeatures(result.bound) };
       return false;
     }),
-    { seed: options.seed + Math.floor(index / BATCH), path: String(index % BATCH), numRuns: 1, interruptAfterTimeLimit: options.shrinkTimeLimitMs ?? 20_000, markInterruptAsFailure: false },
+    {
+      seed: options.seed + Math.floor(index / BATCH),
+      path: String(index % BATCH),
+      numRuns: 1,
+      interruptAfterTimeLimit: options.shrinkTimeLimitMs ?? 20_000,
+      markInterruptAsFailure: false,
+    },
   );
   if (!details.failed) return undefined;
   return last;

@@ -78,20 +78,34 @@ export function compareValue(type: ExpressionType, expected: unknown, actual: un
   const domain = domainOf(type);
   const e = domain.normalize(readable(expected ?? null, type));
   const a = domain.normalize(readable(actual ?? null, type));
-  const show = (v: unknown): string => (typeof v === 'bigint' ? `${v}` : v instanceof Date ? v.toISOString() : JSON.stringify(v) ?? String(v));
+  const show = (v: unknown): string => (typeof v === 'bigint' ? `${v}` : v instanceof Date ? v.toISOString() : (JSON.stringify(v) ?? String(v)));
   if (e === null || a === null) return e === a ? undefined : `expected ${show(expected)}, got ${show(actual)}`;
   if (domain.equals(e, a)) return undefined;
   if (type.kind === 'primitive') {
     // NaN, and -0 against 0.
-    if ((type.name === 'Edm.Double' || type.name === 'Edm.Single') && typeof e === 'number' && typeof a === 'number' && ((Number.isNaN(e) && Number.isNaN(a)) || e === a)) return undefined;
-    if ((type.name === 'Edm.Decimal' || type.name === 'Edm.Int64') && (lossy(expected) || lossy(actual)) && Number(String(expected)) === Number(String(actual))) return undefined;
+    if (
+      (type.name === 'Edm.Double' || type.name === 'Edm.Single') &&
+      typeof e === 'number' &&
+      typeof a === 'number' &&
+      ((Number.isNaN(e) && Number.isNaN(a)) || e === a)
+    )
+      return undefined;
+    if ((type.name === 'Edm.Decimal' || type.name === 'Edm.Int64') && (lossy(expected) || lossy(actual)) && Number(String(expected)) === Number(String(actual)))
+      return undefined;
   }
   return `expected ${show(expected)}, got ${show(actual)}`;
 }
 
 /** An object value whose every property is null counts as null (flattened storage, see DEVIATIONS). */
 function nullish(value: unknown): boolean {
-  return value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && Object.values(value as object).every((v) => v === null || v === undefined));
+  return (
+    value === null ||
+    value === undefined ||
+    (typeof value === 'object' &&
+      !Array.isArray(value) &&
+      !(value instanceof Date) &&
+      Object.values(value as object).every((v) => v === null || v === undefined))
+  );
 }
 
 /** Compares a structural property of a row (primitive, enum, complex or a collection of them); `storage`: see {@link compareValue}. */
@@ -116,7 +130,8 @@ function showValue(value: unknown): string {
 
 function compareItem(property: Property, expected: unknown, actual: unknown, storage: boolean): string | undefined {
   if (property.type.kind === 'complex') {
-    if (nullish(expected) || nullish(actual)) return nullish(expected) && nullish(actual) ? undefined : `expected ${showValue(expected)}, got ${showValue(actual)}`;
+    if (nullish(expected) || nullish(actual))
+      return nullish(expected) && nullish(actual) ? undefined : `expected ${showValue(expected)}, got ${showValue(actual)}`;
     return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>, storage);
   }
   return compareValue(fromReference(property.type), expected, actual, storage);

@@ -79,7 +79,6 @@ export interface DeviationException {
 
 // ---- walking bound trees ------------------------------------------------------------------------
 
-
 /** Every expression of a query: computed properties, filter, order, and the same of each expansion. */
 export function queryExpressions(options: BoundQueryOptions): BoundExpression[] {
   const out: BoundExpression[] = [];
@@ -121,7 +120,9 @@ const longDecimal = (value: unknown): boolean =>
   typeof value === 'bigint'
     ? value >= 2n ** 53n || value <= -(2n ** 53n)
     : typeof value === 'number'
-      ? String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').replace(/^0+/, '').length > 15
+      ? String(value)
+          .replace(/^[-+]?0*|\.|e.*$/gi, '')
+          .replace(/^0+/, '').length > 15
       : typeof value === 'string' && NUMBER_TEXT.test(value) && decimalSpan(value) > 15;
 /** Digits from a decimal text's first significant digit to its last place (`0.000000000000000001`: 18), as a double must hold them in a sum. */
 const decimalSpan = (text: string): number => {
@@ -129,7 +130,7 @@ const decimalSpan = (text: string): number => {
   const [whole = '', fraction = ''] = mantissa.split('.');
   const integer = whole.replace(/^0+/, '');
   const places = fraction.length - Number(exponent);
-  return integer.length > 0 ? integer.length + Math.max(0, places) : Math.max(fraction.replace(/0+$/, '').length, places) ;
+  return integer.length > 0 ? integer.length + Math.max(0, places) : Math.max(fraction.replace(/0+$/, '').length, places);
 };
 /** An integer that a double does not hold exactly (beyond 2^53). */
 const beyondDouble = (value: unknown): boolean => typeof value === 'bigint' && (value >= 2n ** 53n || value <= -(2n ** 53n));
@@ -156,7 +157,12 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
           node.kind === 'call' &&
           ['year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalseconds', 'date', 'time', 'totaloffsetminutes'].includes(node.name) &&
           queryExpressions({ ...query, filter: node, orderBy: [], expand: [] }).some(
-            (inner) => inner.kind === 'literal' && typeIs(inner, 'Edm.DateTimeOffset') && typeof inner.value === 'string' && /[+-]\d\d:\d\d$/.test(inner.value) && !/[+-]00:00$/.test(inner.value),
+            (inner) =>
+              inner.kind === 'literal' &&
+              typeIs(inner, 'Edm.DateTimeOffset') &&
+              typeof inner.value === 'string' &&
+              /[+-]\d\d:\d\d$/.test(inner.value) &&
+              !/[+-]00:00$/.test(inner.value),
           ),
       ),
   },
@@ -182,23 +188,33 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass, differingRows, expected, actual, relatedRows }) => {
       if (findingClass !== 'row disagreement' || !/sqlite|duckdb|mongo|mingo/i.test(target)) return false;
       const nodes = queryExpressions(query);
-      const decimal = nodes.filter((node) => typeIs(node, 'Edm.Decimal') || (node.kind === 'binary' && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal'));
+      const decimal = nodes.filter(
+        (node) => typeIs(node, 'Edm.Decimal') || (node.kind === 'binary' && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal'),
+      );
       if (decimal.length === 0) return false;
       // Only values a double cannot hold: a literal or a stored value with more than 15 digits (an
       // Int64 literal beyond 2^53 made a Decimal too), or a Decimal remainder or quotient, which a
       // double computes inexactly also for short decimals (-1 mod 0.1 is -0.0999… in doubles).
       // (Addition, subtraction and multiplication of short decimals must still agree:
       // `dec add 0.5 eq 101` is not excused.)
-      const inexactLiteral = nodes.some((node) => node.kind === 'literal' && ((typeIs(node, 'Edm.Decimal') && longDecimal(node.value)) || (typeIs(node, 'Edm.Int64') && beyondDouble(node.value))));
-      const inexactOperation = decimal.some((node) => node.kind === 'binary' && (node.operator === 'mod' || node.operator === 'div' || node.operator === 'divby'));
+      const inexactLiteral = nodes.some(
+        (node) =>
+          node.kind === 'literal' && ((typeIs(node, 'Edm.Decimal') && longDecimal(node.value)) || (typeIs(node, 'Edm.Int64') && beyondDouble(node.value))),
+      );
+      const inexactOperation = decimal.some(
+        (node) => node.kind === 'binary' && (node.operator === 'mod' || node.operator === 'div' || node.operator === 'divby'),
+      );
       // Rows that differ must each hold such a value; rows only sorted differently: one of them (of
       // two rows swapped, the one with the long decimal is the cause).
       // A row holds such a value itself, or (when the query navigates) a row it reaches does
       // (`parent/dec eq round(parent/dec)` reads the parent's decimal).
       const holdsLong = (row: Row): boolean => Object.values(row).some(longDecimal);
       const longRow = (row: Row): boolean => holdsLong(row) || (nodes.some(navigates) && relatedRows(row).some(holdsLong));
-      const reordered = expected.kind === 'rows' && actual.kind === 'rows' && expected.result.value.length === actual.result.value.length && differingRows.length > 0;
-      const inexactRow = differingRows.length > 0 && (allDiffering(query, differingRows, longRow) || (reordered && sameRows(query, expected, actual) && differingRows.some(longRow)));
+      const reordered =
+        expected.kind === 'rows' && actual.kind === 'rows' && expected.result.value.length === actual.result.value.length && differingRows.length > 0;
+      const inexactRow =
+        differingRows.length > 0 &&
+        (allDiffering(query, differingRows, longRow) || (reordered && sameRows(query, expected, actual) && differingRows.some(longRow)));
       return inexactLiteral || inexactOperation || inexactRow;
     },
   },
@@ -211,10 +227,17 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass, differingRows }) => {
       if (findingClass !== 'row disagreement' || query.apply === undefined) return false;
       const aggregated = transformationExpressions(query.apply.transformations);
-      const decimal = /sqlite|duckdb|mongo|mingo|mariadb|mysql/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Decimal')) && differingRows.some((row) => Object.values(row).some(longDecimal));
-      const int64 = /mingo/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Int64')) && differingRows.some((row) => Object.values(row).some(beyondDouble));
+      const decimal =
+        /sqlite|duckdb|mongo|mingo|mariadb|mysql/i.test(target) &&
+        aggregated.some((node) => typeIs(node, 'Edm.Decimal')) &&
+        differingRows.some((row) => Object.values(row).some(longDecimal));
+      const int64 =
+        /mingo/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Int64')) && differingRows.some((row) => Object.values(row).some(beyondDouble));
       // SQLite and DuckDB divide an Int64 sum as a double: past 2^53 it is rounded before the division.
-      const average = /sqlite|duckdb/i.test(target) && aggregated.some((node) => typeIs(node, 'Edm.Int64')) && differingRows.some((row) => Object.values(row).some(beyondDouble));
+      const average =
+        /sqlite|duckdb/i.test(target) &&
+        aggregated.some((node) => typeIs(node, 'Edm.Int64')) &&
+        differingRows.some((row) => Object.values(row).some(beyondDouble));
       return decimal || int64 || average;
     },
   },
@@ -234,14 +257,26 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       // Compared as the harness compares, with the output's Doubles to 12 significant digits (and,
       // where a total can pass the largest double, every total of 2^500 and more, INF or null alike).
       const output = query.apply.output;
-      const doubles = [...output.properties.values()].filter((p) => p.type.kind === 'primitive' && (p.type.name === 'Edm.Double' || p.type.name === 'Edm.Single')).map((p) => p.name);
+      const doubles = [...output.properties.values()]
+        .filter((p) => p.type.kind === 'primitive' && (p.type.name === 'Edm.Double' || p.type.name === 'Edm.Single'))
+        .map((p) => p.name);
       if (doubles.length === 0) return false;
       const blur = (value: unknown): unknown => {
         const x = typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value;
-        if (overflow && (x === null || x === 'INF' || x === '-INF' || x === 'NaN' || (typeof x === 'number' && (!Number.isFinite(x) || Math.abs(x) >= 2 ** 500)))) return Number.MAX_VALUE;
+        if (
+          overflow &&
+          (x === null || x === 'INF' || x === '-INF' || x === 'NaN' || (typeof x === 'number' && (!Number.isFinite(x) || Math.abs(x) >= 2 ** 500)))
+        )
+          return Number.MAX_VALUE;
         return typeof x === 'number' && Number.isFinite(x) ? Number(x.toPrecision(12)) : value;
       };
-      const blurred = (result: { readonly value: readonly Row[]; readonly count?: number }) => ({ ...result, value: result.value.map((row) => ({ ...row, ...Object.fromEntries(doubles.filter((name) => Object.hasOwn(row, name)).map((name) => [name, blur(row[name])])) })) });
+      const blurred = (result: { readonly value: readonly Row[]; readonly count?: number }) => ({
+        ...result,
+        value: result.value.map((row) => ({
+          ...row,
+          ...Object.fromEntries(doubles.filter((name) => Object.hasOwn(row, name)).map((name) => [name, blur(row[name])])),
+        })),
+      });
       return compareResults(query, blurred(expected.result), blurred(actual.result), { ordered: orderIsDefined(query) }) === undefined;
     },
   },
@@ -254,13 +289,24 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass, differingRows, relatedRows }) => {
       if (findingClass !== 'row disagreement' || !/mariadb|mysql/i.test(target)) return false;
       const nodes = queryExpressions(query);
-      const exact = nodes.filter((node) => node.kind === 'binary' && ['mul', 'mod', 'div', 'divby'].includes(node.operator) && node.operandType.kind === 'primitive' && node.operandType.name === 'Edm.Decimal');
+      const exact = nodes.filter(
+        (node) =>
+          node.kind === 'binary' &&
+          ['mul', 'mod', 'div', 'divby'].includes(node.operator) &&
+          node.operandType.kind === 'primitive' &&
+          node.operandType.name === 'Edm.Decimal',
+      );
       if (exact.length === 0) return false;
-      const quotient = (node: BoundExpression): boolean => node.kind === 'binary' && (node.operator === 'div' || node.operator === 'divby') && typeIs(node, 'Edm.Decimal');
+      const quotient = (node: BoundExpression): boolean =>
+        node.kind === 'binary' && (node.operator === 'div' || node.operator === 'divby') && typeIs(node, 'Edm.Decimal');
       if (exact.some((node) => node.kind === 'binary' && (quotient(node.left) || quotient(node.right)))) return true;
-      const wide = (value: unknown): boolean => (typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT.test(value))) && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').length >= 20;
+      const wide = (value: unknown): boolean =>
+        (typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT.test(value))) && String(value).replace(/^[-+]?0*|\.|e.*$/gi, '').length >= 20;
       const rowWide = (row: Row): boolean => Object.values(row).some(wide);
-      return nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && wide(node.value)) || (differingRows.length > 0 && differingRows.some((row) => rowWide(row) || relatedRows(row).some(rowWide)));
+      return (
+        nodes.some((node) => node.kind === 'literal' && typeIs(node, 'Edm.Decimal') && wide(node.value)) ||
+        (differingRows.length > 0 && differingRows.some((row) => rowWide(row) || relatedRows(row).some(rowWide)))
+      );
     },
   },
   {
@@ -270,13 +316,19 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass }) =>
       findingClass === 'row disagreement' &&
       /sqlite/i.test(target) &&
-      queryExpressions(query).some((node) => node.kind === 'literal' && (typeIs(node, 'Edm.Double') || typeIs(node, 'Edm.Single')) && (node.value === 'NaN' || node.value === 'INF' || node.value === '-INF' || (typeof node.value === 'number' && !Number.isFinite(node.value)))),
+      queryExpressions(query).some(
+        (node) =>
+          node.kind === 'literal' &&
+          (typeIs(node, 'Edm.Double') || typeIs(node, 'Edm.Single')) &&
+          (node.value === 'NaN' || node.value === 'INF' || node.value === '-INF' || (typeof node.value === 'number' && !Number.isFinite(node.value))),
+      ),
   },
   {
     name: 'statement-bound',
     deviation: 'SQL backend: "Statements are bounded"',
     // Only the SQL backend's own bound on a statement (the reference has none to pass).
-    applies: ({ target, expected, actual }) => isRows(expected) && actual.kind === 'odata' && actual.code === 'query_too_complex' && !/mongo|mingo/i.test(target),
+    applies: ({ target, expected, actual }) =>
+      isRows(expected) && actual.kind === 'odata' && actual.code === 'query_too_complex' && !/mongo|mingo/i.test(target),
   },
   {
     name: 'mariadb-no-inf-sum',
@@ -319,7 +371,13 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass }) =>
       findingClass === 'row disagreement' &&
       /mingo/i.test(target) &&
-      queryExpressions(query).some((node) => node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub') && typeIs(node.left, 'Edm.Duration') && typeIs(node.right, 'Edm.Duration')),
+      queryExpressions(query).some(
+        (node) =>
+          node.kind === 'binary' &&
+          (node.operator === 'add' || node.operator === 'sub') &&
+          typeIs(node.left, 'Edm.Duration') &&
+          typeIs(node.right, 'Edm.Duration'),
+      ),
   },
   {
     name: 'mingo-utf16-code-units',
@@ -330,7 +388,10 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       findingClass === 'row disagreement' &&
       /mingo/i.test(target) &&
       queryExpressions(query).some((node) => node.kind === 'call' && ['length', 'substring', 'indexof', 'matchesPattern'].includes(node.name)) &&
-      (queryExpressions(query).some((node) => node.kind === 'literal' && hasAstral(node.value)) || differingRows.some((row) => [row, ...relatedRows(row)].some((r) => hasAstral(JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))))),
+      (queryExpressions(query).some((node) => node.kind === 'literal' && hasAstral(node.value)) ||
+        differingRows.some((row) =>
+          [row, ...relatedRows(row)].some((r) => hasAstral(JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))),
+        )),
   },
 ];
 
@@ -407,12 +468,24 @@ function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: re
   const out =
     missing.length > 0 || expected.length !== actual.length
       ? missing
-      : [...new Set([...outOfPlace(expected.map(key), actual.map(key)).map((i) => expected[i] as Row), ...outOfPlace(actual.map(key), expected.map(key)).map((i) => e.has(key(actual[i] as Row)) ? (expected.find((r) => key(r) === key(actual[i] as Row)) as Row) : (actual[i] as Row))])];
+      : [
+          ...new Set([
+            ...outOfPlace(expected.map(key), actual.map(key)).map((i) => expected[i] as Row),
+            ...outOfPlace(actual.map(key), expected.map(key)).map((i) =>
+              e.has(key(actual[i] as Row)) ? (expected.find((r) => key(r) === key(actual[i] as Row)) as Row) : (actual[i] as Row),
+            ),
+          ]),
+        ];
   // Rows both have whose values differ (a computed property, a value read back wrongly).
   if (missing.length === 0) {
     for (const row of expected) {
       const other = a.get(key(row));
-      if (other !== undefined && (compareStructured(options.entityType, row, other) ?? compareComputed(options, row, other)) !== undefined && !out.includes(row)) out.push(row);
+      if (
+        other !== undefined &&
+        (compareStructured(options.entityType, row, other) ?? compareComputed(options, row, other)) !== undefined &&
+        !out.includes(row)
+      )
+        out.push(row);
     }
   }
   if (options.entityType !== query.entityType) return [];
@@ -432,7 +505,11 @@ function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: re
 /** Whether two outcomes hold the same rows (by key), whatever their order. */
 function sameRows(query: BoundQuery, expected: Outcome, actual: Outcome): boolean {
   if (expected.kind !== 'rows' || actual.kind !== 'rows') return false;
-  const keys = (rows: readonly Row[]): string => rows.map((row) => keyOf(query.entityType, row)).sort().join('\n');
+  const keys = (rows: readonly Row[]): string =>
+    rows
+      .map((row) => keyOf(query.entityType, row))
+      .sort()
+      .join('\n');
   return keys(expected.result.value) === keys(actual.result.value);
 }
 
@@ -447,7 +524,7 @@ function outOfPlace(expected: readonly string[], actual: readonly string[]): num
     }
   }
   const kept = new Set<number>();
-  for (let i = 0, j = 0; i < n && j < m; ) {
+  for (let i = 0, j = 0; i < n && j < m;) {
     if (expected[i] === actual[j]) {
       kept.add(i);
       i++;
@@ -493,7 +570,14 @@ function relatedRowsOf(query: BoundQuery, source: readonly Row[] | undefined): (
  * A target's outcome against the reference's: `undefined` when acceptable. `sourceRows`, the rows the
  * targets hold, lets the deviation checks see a differing row whole and the rows it navigates to.
  */
-export function judge(query: BoundQuery, text: string, target: string, expected: Outcome, actual: Outcome, sourceRows?: readonly Row[]): { finding?: Finding; excusedBy?: string } {
+export function judge(
+  query: BoundQuery,
+  text: string,
+  target: string,
+  expected: Outcome,
+  actual: Outcome,
+  sourceRows?: readonly Row[],
+): { finding?: Finding; excusedBy?: string } {
   let findingClass: FindingClass;
   let detail: string;
   let rows: Row[] = [];
@@ -580,7 +664,8 @@ export async function runDifferential(text: string, options: DifferentialOptions
     return query.apply(options.rows as Row[]);
   });
   const findings: Finding[] = [];
-  if (reference.kind === 'library' || reference.kind === 'database') findings.push({ target: 'memory', class: 'non-ODataError', detail: describe(reference.error), query: text });
+  if (reference.kind === 'library' || reference.kind === 'database')
+    findings.push({ target: 'memory', class: 'non-ODataError', detail: describe(reference.error), query: text });
   // The reference refusing a bound query while running it (a value it cannot compute) is its own
   // finding: every failed operation must yield null (see DEVIATIONS, "Failed operations yield null").
   const runtimeRefusal = reference.kind === 'odata' && compiled;
@@ -608,7 +693,12 @@ export async function runDifferential(text: string, options: DifferentialOptions
   if (runtimeRefusal) {
     const answered = options.targets.filter((t) => outcomes.get(t.name)?.kind === 'rows').map((t) => t.name);
     if (answered.length > 0) {
-      findings.push({ target: 'memory', class: 'ODataError mismatch', detail: `the reference refused at run time with ${reference.code} (${reference.message.slice(0, 200)}); rows from ${answered.join(', ')}`, query: text });
+      findings.push({
+        target: 'memory',
+        class: 'ODataError mismatch',
+        detail: `the reference refused at run time with ${reference.code} (${reference.message.slice(0, 200)}); rows from ${answered.join(', ')}`,
+        query: text,
+      });
     }
   }
   // A row disagreement where every other target agrees with this one points at the reference.
@@ -616,7 +706,12 @@ export async function runDifferential(text: string, options: DifferentialOptions
     if (finding.class !== 'row disagreement') continue;
     const mine = outcomes.get(finding.target);
     const others = options.targets.filter((t) => t.name !== finding.target).map((t) => outcomes.get(t.name) as Outcome);
-    if (mine?.kind !== 'rows' || others.length === 0 || !others.every((o) => o.kind === 'rows' && compareResults(bound, mine.result, o.result, { ordered: orderIsDefined(bound) }) === undefined)) continue;
+    if (
+      mine?.kind !== 'rows' ||
+      others.length === 0 ||
+      !others.every((o) => o.kind === 'rows' && compareResults(bound, mine.result, o.result, { ordered: orderIsDefined(bound) }) === undefined)
+    )
+      continue;
     findings[i] = { ...finding, detail: `${finding.detail} (every other target agrees with ${finding.target}: the reference is suspect)` };
   }
   const suspect = findings.filter((f) => f.class === 'row disagreement' && f.detail.endsWith('the reference is suspect)'));

@@ -52,31 +52,98 @@ export function invalidQueryArbitrary(model: Model, entitySet: string, options: 
   const mutate = (option: string, mutated: fc.Arbitrary<string>, code: ODataErrorCode, mutation: string): fc.Arbitrary<InvalidQuery> =>
     fc.tuple(valid, mutated).map(([query, bad]) => ({ query: [...without(query, option), bad].join('&'), code, status: 400, mutation }));
   const generators: fc.Arbitrary<InvalidQuery>[] = [
-    mutate('$count', fc.constantFrom('yes', 'TRUE1', '1').map((v) => `$count=${v}`), 'invalid_option_value', '$count not a Boolean'),
-    mutate('$top', fc.integer({ min: -1000, max: -1 }).map((n) => `$top=${n}`), 'invalid_option_value', 'negative $top'),
-    mutate('$top', fc.integer({ min: 1, max: 1_000_000 }).map((n) => `$top=${maxTop + n}`), 'top_limit_exceeded', '$top over the limit'),
-    mutate('$bogus', fc.constantFrom('$bogus', '$filters', '$topp', '$Expandd').map((name) => `${name}=1`), 'unknown_option', 'unknown $-option'),
-    mutate('$top', fc.tuple(fc.nat(50), fc.nat(50)).map(([a, b]) => `$top=${Math.min(a, maxTop)}&$top=${Math.min(b, maxTop)}`), 'duplicate_option', 'duplicate option'),
+    mutate(
+      '$count',
+      fc.constantFrom('yes', 'TRUE1', '1').map((v) => `$count=${v}`),
+      'invalid_option_value',
+      '$count not a Boolean',
+    ),
+    mutate(
+      '$top',
+      fc.integer({ min: -1000, max: -1 }).map((n) => `$top=${n}`),
+      'invalid_option_value',
+      'negative $top',
+    ),
+    mutate(
+      '$top',
+      fc.integer({ min: 1, max: 1_000_000 }).map((n) => `$top=${maxTop + n}`),
+      'top_limit_exceeded',
+      '$top over the limit',
+    ),
+    mutate(
+      '$bogus',
+      fc.constantFrom('$bogus', '$filters', '$topp', '$Expandd').map((name) => `${name}=1`),
+      'unknown_option',
+      'unknown $-option',
+    ),
+    mutate(
+      '$top',
+      fc.tuple(fc.nat(50), fc.nat(50)).map(([a, b]) => `$top=${Math.min(a, maxTop)}&$top=${Math.min(b, maxTop)}`),
+      'duplicate_option',
+      'duplicate option',
+    ),
   ];
   if (properties.length > 0) {
     const property = fc.constantFrom(...properties);
     generators.push(
-      mutate('$filter', property.map((p) => `$filter=${unknownName(p)} eq null`), 'unknown_property', 'unknown property in $filter'),
-      mutate('$orderby', property.map((p) => `$orderby=${unknownName(p)} desc`), 'unknown_property', 'unknown property in $orderby'),
-      mutate('$select', property.map((p) => `$select=${unknownName(p)}`), 'unknown_property', 'unknown property in $select'),
-      mutate('$filter', property.map((p) => `$filter=${encodeURIComponent(`${p.name} eq null and`)}`), 'unexpected_end', 'dangling operator'),
-      mutate('$filter', property.map((p) => `$filter=${encodeURIComponent(`(${p.name} eq null`)}`), 'unexpected_end', 'unclosed parenthesis'),
+      mutate(
+        '$filter',
+        property.map((p) => `$filter=${unknownName(p)} eq null`),
+        'unknown_property',
+        'unknown property in $filter',
+      ),
+      mutate(
+        '$orderby',
+        property.map((p) => `$orderby=${unknownName(p)} desc`),
+        'unknown_property',
+        'unknown property in $orderby',
+      ),
+      mutate(
+        '$select',
+        property.map((p) => `$select=${unknownName(p)}`),
+        'unknown_property',
+        'unknown property in $select',
+      ),
+      mutate(
+        '$filter',
+        property.map((p) => `$filter=${encodeURIComponent(`${p.name} eq null and`)}`),
+        'unexpected_end',
+        'dangling operator',
+      ),
+      mutate(
+        '$filter',
+        property.map((p) => `$filter=${encodeURIComponent(`(${p.name} eq null`)}`),
+        'unexpected_end',
+        'unclosed parenthesis',
+      ),
     );
   }
   if (strings.length > 0) {
     const string = fc.constantFrom(...strings);
     generators.push(
-      mutate('$filter', fc.tuple(string, fc.integer({ min: -5, max: 5 })).map(([p, n]) => `$filter=${encodeURIComponent(`${p.name} gt ${n} eq true`)}`), 'type_mismatch', 'string compared with a number'),
-      mutate('$filter', string.map((p) => `$filter=${encodeURIComponent(`contains(${p.name})`)}`), 'wrong_arity', 'wrong arity'),
+      mutate(
+        '$filter',
+        fc.tuple(string, fc.integer({ min: -5, max: 5 })).map(([p, n]) => `$filter=${encodeURIComponent(`${p.name} gt ${n} eq true`)}`),
+        'type_mismatch',
+        'string compared with a number',
+      ),
+      mutate(
+        '$filter',
+        string.map((p) => `$filter=${encodeURIComponent(`contains(${p.name})`)}`),
+        'wrong_arity',
+        'wrong arity',
+      ),
     );
   }
   if (!set.capabilities.searchable) {
-    generators.push(mutate('$search', fc.constantFrom('pump', 'a', 'x y').map((text) => `$search=${encodeURIComponent(text)}`), 'query_option_not_supported', '$search not supported'));
+    generators.push(
+      mutate(
+        '$search',
+        fc.constantFrom('pump', 'a', 'x y').map((text) => `$search=${encodeURIComponent(text)}`),
+        'query_option_not_supported',
+        '$search not supported',
+      ),
+    );
   }
   return fc.oneof(...generators);
 }
@@ -151,12 +218,17 @@ export async function fuzzODataServer(options: FuzzServerOptions): Promise<void>
     { numRuns, ...seed },
   );
   await fc.assert(
-    fc.asyncProperty(invalidQueryArbitrary(options.model, options.entitySet, { ...(options.maxTop === undefined ? {} : { maxTop: options.maxTop }) }), async (invalid) => {
-      const { status, body, text } = await send(options, invalid.query);
-      if (status !== invalid.status) throw new Error(`invalid query ${invalid.query} (${invalid.mutation}) answered ${status}, expected ${invalid.status}: ${text.slice(0, 500)}`);
-      const code = errorCode(body);
-      if (code !== undefined && code !== invalid.code) throw new Error(`invalid query ${invalid.query} (${invalid.mutation}) gave the code ${code}, expected ${invalid.code}`);
-    }),
+    fc.asyncProperty(
+      invalidQueryArbitrary(options.model, options.entitySet, { ...(options.maxTop === undefined ? {} : { maxTop: options.maxTop }) }),
+      async (invalid) => {
+        const { status, body, text } = await send(options, invalid.query);
+        if (status !== invalid.status)
+          throw new Error(`invalid query ${invalid.query} (${invalid.mutation}) answered ${status}, expected ${invalid.status}: ${text.slice(0, 500)}`);
+        const code = errorCode(body);
+        if (code !== undefined && code !== invalid.code)
+          throw new Error(`invalid query ${invalid.query} (${invalid.mutation}) gave the code ${code}, expected ${invalid.code}`);
+      },
+    ),
     { numRuns, ...seed },
   );
 }

@@ -84,7 +84,8 @@ function compareKeyless(
   // Expected row first: `storage` checks the forms of the returned row's values.
   const presence = exactPresence(options);
   const differs = (a: Row, b: Row): string | undefined => compareStructured(type, a, b, storage, presence) ?? compareComputed(options, a, b, storage);
-  if (expected.length !== actual.length) return `rows${where} differ: expected ${expected.length} rows, got ${actual.length}: expected ${expected.map(show).join(', ')}, got ${actual.map(show).join(', ')}`;
+  if (expected.length !== actual.length)
+    return `rows${where} differ: expected ${expected.length} rows, got ${actual.length}: expected ${expected.map(show).join(', ')}, got ${actual.map(show).join(', ')}`;
   if (ordered) {
     for (let i = 0; i < expected.length; i++) {
       const difference = differs(expected[i] as Row, actual[i] as Row);

@@ -13,17 +13,17 @@ export {
   searchArbitrary,
   type SyntaxArbitraryOptions,
 } from './syntax-arbitraries.js';
-export {
-  filterArbitrary,
-  modelQueryArbitrary,
-  rowsArbitrary,
-  valueArbitrary,
-  type ModelQueryOptions,
-  type TestRow,
-} from './model-arbitraries.js';
+export { filterArbitrary, modelQueryArbitrary, rowsArbitrary, valueArbitrary, type ModelQueryOptions, type TestRow } from './model-arbitraries.js';
 export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type CompareOptions, type HarnessOptions } from './harness.js';
 export { applyQueryArbitrary, concatArbitrary } from './apply-arbitraries.js';
-export { EDGE_LITERALS, typedExpressionArbitrary, typedFilterArbitrary, typedQueryArbitrary, type GeneratedQuery, type TypedArbitraryOptions } from './typed-arbitraries.js';
+export {
+  EDGE_LITERALS,
+  typedExpressionArbitrary,
+  typedFilterArbitrary,
+  typedQueryArbitrary,
+  type GeneratedQuery,
+  type TypedArbitraryOptions,
+} from './typed-arbitraries.js';
 export {
   DEVIATION_EXCEPTIONS,
   DatabaseError,

@@ -10,7 +10,31 @@ import type { EntitySet, Model, Property, StructuredType } from '../model/model.
 /** A row as the in-memory backend and the test harness use it. */
 export type TestRow = Record<string, unknown>;
 
-const EDGE_STRINGS = ['', ' ', 'a', 'A', 'ab', 'abc', '%', '_', "'", "''", '\\', 'a%b', 'a_b', "O'Neil", 'Ünï', 'ü', 'ß', '😀', 'x😀y', 'line\nbreak', '\t', 'NULL', 'null'];
+const EDGE_STRINGS = [
+  '',
+  ' ',
+  'a',
+  'A',
+  'ab',
+  'abc',
+  '%',
+  '_',
+  "'",
+  "''",
+  '\\',
+  'a%b',
+  'a_b',
+  "O'Neil",
+  'Ünï',
+  'ü',
+  'ß',
+  '😀',
+  'x😀y',
+  'line\nbreak',
+  '\t',
+  'NULL',
+  'null',
+];
 
 const stringValue = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...EDGE_STRINGS) },
@@ -20,26 +44,35 @@ const stringValue = fc.oneof(
 );
 
 const INT32 = fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(-2147483648, 2147483647, 0, -1, 1));
-const INT64 = fc.oneof(
-  fc.bigInt({ min: -1000n, max: 1000n }),
-  fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n),
-);
+const INT64 = fc.oneof(fc.bigInt({ min: -1000n, max: 1000n }), fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n));
 const DECIMAL = fc.oneof(
-  fc.tuple(fc.integer({ min: -100000, max: 100000 }), fc.nat(99)).map(([whole, cents]) => `${whole < 0 ? '-' : ''}${Math.abs(whole)}.${String(cents).padStart(2, '0')}`),
+  fc
+    .tuple(fc.integer({ min: -100000, max: 100000 }), fc.nat(99))
+    .map(([whole, cents]) => `${whole < 0 ? '-' : ''}${Math.abs(whole)}.${String(cents).padStart(2, '0')}`),
   fc.constantFrom('12345678901234567890.123456789', '-0.000000000000000001', '0', '1.5', '-1.5', '2.5'),
 );
-const DOUBLE = fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0.1, 0.5, -0.5, 1.5, 2.5));
+const DOUBLE = fc.oneof(
+  fc.integer({ min: -1000, max: 1000 }),
+  fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0.1, 0.5, -0.5, 1.5, 2.5),
+);
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 const DATE = fc.oneof(
-  fc.record({ y: fc.integer({ min: 1970, max: 2030 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) }).map(({ y, m, d }) => `${y}-${pad(m)}-${pad(d)}`),
+  fc
+    .record({ y: fc.integer({ min: 1970, max: 2030 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+    .map(({ y, m, d }) => `${y}-${pad(m)}-${pad(d)}`),
   fc.constantFrom('2000-02-29', '2024-02-29', '1999-12-31', '2000-01-01', '2023-12-31'),
 );
 const OFFSET = fc.constantFrom('Z', '+01:00', '-05:00', '+14:00', '-12:00', '+05:30');
 const DATE_TIME_OFFSET = fc.oneof(
-  fc.tuple(DATE, fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), OFFSET).map(([d, h, m, s, o]) => `${d}T${pad(h)}:${pad(m)}:${pad(s)}${o}`),
+  fc
+    .tuple(DATE, fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), OFFSET)
+    .map(([d, h, m, s, o]) => `${d}T${pad(h)}:${pad(m)}:${pad(s)}${o}`),
   fc.constantFrom('2024-01-01T00:30:00+01:00', '2023-12-31T23:30:00Z', '2024-02-29T23:59:59-05:00', '2000-03-01T00:00:00+14:00'),
 );
-const TIME_OF_DAY = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 })).map(([h, m, s]) => `${pad(h)}:${pad(m)}:${pad(s)}`);
+const TIME_OF_DAY = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+  .map(([h, m, s]) => `${pad(h)}:${pad(m)}:${pad(s)}`);
 const DURATION = fc.tuple(fc.boolean(), fc.nat(5), fc.nat(23)).map(([neg, d, h]) => `${neg ? '-' : ''}P${d}DT${h}H`);
 const GUID = fc.uuid().chain((uuid) => fc.constantFrom(uuid, uuid.toUpperCase()));
 
@@ -206,7 +239,12 @@ function filterFor(type: StructuredType, prefix: string, options: ModelQueryOpti
     atoms.push(
       fc.constantFrom(...scalars).chain((p) =>
         fc.oneof(
-          fc.tuple(fc.constantFrom(...(isOrderableProperty(p) && !(p.type.kind === 'enum' && p.type.type.isFlags) ? COMPARISONS : (['eq', 'ne'] as const))), literalArbitrary(p)).map(([op, lit]) => `${name(p)} ${op} ${lit}`),
+          fc
+            .tuple(
+              fc.constantFrom(...(isOrderableProperty(p) && !(p.type.kind === 'enum' && p.type.type.isFlags) ? COMPARISONS : (['eq', 'ne'] as const))),
+              literalArbitrary(p),
+            )
+            .map(([op, lit]) => `${name(p)} ${op} ${lit}`),
           fc.constantFrom('eq', 'ne').map((op) => `${name(p)} ${op} null`),
           fc.array(literalArbitrary(p), { minLength: 1, maxLength: 3 }).map((items) => `${name(p)} in (${items.join(',')})`),
         ),
@@ -216,16 +254,33 @@ function filterFor(type: StructuredType, prefix: string, options: ModelQueryOpti
   if (functions && strings.length > 0) {
     atoms.push(
       fc
-        .tuple(fc.constantFrom(...strings), fc.constantFrom('contains', 'startswith', 'endswith'), fc.constantFrom('', 'a', 'A', '%', '_', "'", '\\', 'ab', 'ü', '😀'), fc.boolean())
+        .tuple(
+          fc.constantFrom(...strings),
+          fc.constantFrom('contains', 'startswith', 'endswith'),
+          fc.constantFrom('', 'a', 'A', '%', '_', "'", '\\', 'ab', 'ü', '😀'),
+          fc.boolean(),
+        )
         .map(([p, fn, text, lower]) => `${fn}(${lower ? `tolower(${name(p)})` : name(p)},${quote(text)})`),
       fc.tuple(fc.constantFrom(...strings), fc.constantFrom('eq', 'gt', 'lt'), fc.nat(5)).map(([p, op, n]) => `length(${name(p)}) ${op} ${n}`),
-      fc.tuple(fc.constantFrom(...strings), fc.constantFrom('eq', 'ne', 'lt'), stringValue.filter((s) => !s.includes('\n'))).map(([p, op, s]) => `toupper(${name(p)}) ${op} ${quote(s.toUpperCase())}`),
+      fc
+        .tuple(
+          fc.constantFrom(...strings),
+          fc.constantFrom('eq', 'ne', 'lt'),
+          stringValue.filter((s) => !s.includes('\n')),
+        )
+        .map(([p, op, s]) => `toupper(${name(p)}) ${op} ${quote(s.toUpperCase())}`),
     );
   }
   if (functions && numbers.length > 0) {
     atoms.push(
       fc
-        .tuple(fc.constantFrom(...numbers), fc.constantFrom('add', 'sub', 'mul'), fc.integer({ min: -5, max: 5 }), fc.constantFrom('gt', 'lt', 'eq'), fc.integer({ min: -100, max: 100 }))
+        .tuple(
+          fc.constantFrom(...numbers),
+          fc.constantFrom('add', 'sub', 'mul'),
+          fc.integer({ min: -5, max: 5 }),
+          fc.constantFrom('gt', 'lt', 'eq'),
+          fc.integer({ min: -100, max: 100 }),
+        )
         .map(([p, op, n, cmp, m]) => `${name(p)} ${op} ${n} ${cmp} ${m}`),
     );
   }
@@ -257,7 +312,10 @@ function filterFor(type: StructuredType, prefix: string, options: ModelQueryOpti
       } else {
         atoms.push(
           fc
-            .tuple(fc.constantFrom('any', 'all'), fc.constantFrom(...inner).chain((p) => fc.tuple(fc.constant(p), fc.constantFrom('eq', 'ne'), literalArbitrary(p))))
+            .tuple(
+              fc.constantFrom('any', 'all'),
+              fc.constantFrom(...inner).chain((p) => fc.tuple(fc.constant(p), fc.constantFrom('eq', 'ne'), literalArbitrary(p))),
+            )
             .map(([op, [p, cmp, lit]]) => `${navigation.name}/${op}(x:x/${p.name} ${cmp} ${lit})`),
           fc.tuple(fc.constantFrom('eq', 'gt', 'lt'), fc.nat(3)).map(([op, n]) => `${navigation.name}/$count ${op} ${n}`),
           fc.boolean().map((negate) => `${negate ? 'not ' : ''}${navigation.name}/any()`),
@@ -282,25 +340,30 @@ function filterFor(type: StructuredType, prefix: string, options: ModelQueryOpti
 export function modelQueryArbitrary(model: Model, entitySet: string, options: ModelQueryOptions = {}): fc.Arbitrary<string> {
   const set = requireSet(model, entitySet);
   const type = set.type;
-  const sortable = [...type.properties.values()].filter(
-    (p) => p.sortable && isOrderableProperty(p) && !set.capabilities.nonSortableProperties.has(p.name),
-  );
+  const sortable = [...type.properties.values()].filter((p) => p.sortable && isOrderableProperty(p) && !set.capabilities.nonSortableProperties.has(p.name));
   const selectable = [...type.properties.values()].filter((p) => p.selectable && !set.capabilities.nonSelectableProperties.has(p.name));
   // Navigation properties back to the same type can be expanded from the same rows.
-  const selfNavigation = [...type.navigation.values()].filter((n) => n.target === type && n.expandable && !set.capabilities.nonExpandableProperties.has(n.name));
+  const selfNavigation = [...type.navigation.values()].filter(
+    (n) => n.target === type && n.expandable && !set.capabilities.nonExpandableProperties.has(n.name),
+  );
   const expand =
     selfNavigation.length === 0
       ? fc.constant(undefined)
       : fc.option(
           fc.uniqueArray(
-            fc.tuple(fc.constantFrom(...selfNavigation), fc.option(fc.nat(3), { nil: undefined })).map(([n, top]) =>
-              n.collection && top !== undefined ? `${n.name}($orderby=${type.key.join(',')};$top=${top})` : n.name,
-            ),
+            fc
+              .tuple(fc.constantFrom(...selfNavigation), fc.option(fc.nat(3), { nil: undefined }))
+              .map(([n, top]) => (n.collection && top !== undefined ? `${n.name}($orderby=${type.key.join(',')};$top=${top})` : n.name)),
             { minLength: 1, maxLength: 2, selector: (text) => text.split('(')[0] },
           ),
           { nil: undefined },
         );
-  const orderBy = sortable.length === 0 ? fc.constant(undefined) : fc.option(fc.uniqueArray(fc.tuple(fc.constantFrom(...sortable), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([p]) => p.name }), { nil: undefined });
+  const orderBy =
+    sortable.length === 0
+      ? fc.constant(undefined)
+      : fc.option(fc.uniqueArray(fc.tuple(fc.constantFrom(...sortable), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([p]) => p.name }), {
+          nil: undefined,
+        });
   return fc
     .record({
       filter: fc.option(filterArbitrary(model, entitySet, options), { nil: undefined }),
@@ -308,7 +371,13 @@ export function modelQueryArbitrary(model: Model, entitySet: string, options: Mo
       top: fc.option(fc.nat(Math.min(set.capabilities.maxTop ?? 30, 30)), { nil: undefined }),
       skip: fc.option(fc.nat(30), { nil: undefined }),
       count: fc.option(fc.boolean(), { nil: undefined }),
-      select: fc.option(fc.subarray(selectable.map((p) => p.name), { minLength: 1 }), { nil: undefined }),
+      select: fc.option(
+        fc.subarray(
+          selectable.map((p) => p.name),
+          { minLength: 1 },
+        ),
+        { nil: undefined },
+      ),
       expand,
     })
     .map(({ filter, orderBy: order, top, skip, count, select, expand: expanded }) => {

@@ -29,8 +29,35 @@ const at: Span = { start: 0, end: 0 };
 /** Words that the lexer reads as keywords or that have a meaning where a name stands. */
 const RESERVED = new Set(
   [
-    'and', 'or', 'not', 'eq', 'ne', 'gt', 'ge', 'lt', 'le', 'has', 'in', 'add', 'sub', 'mul', 'div', 'divby', 'mod',
-    'asc', 'desc', 'as', 'true', 'false', 'null', 'inf', 'nan', 'any', 'all', 'case', 'max',
+    'and',
+    'or',
+    'not',
+    'eq',
+    'ne',
+    'gt',
+    'ge',
+    'lt',
+    'le',
+    'has',
+    'in',
+    'add',
+    'sub',
+    'mul',
+    'div',
+    'divby',
+    'mod',
+    'asc',
+    'desc',
+    'as',
+    'true',
+    'false',
+    'null',
+    'inf',
+    'nan',
+    'any',
+    'all',
+    'case',
+    'max',
   ].map((word) => word.toLowerCase()),
 );
 
@@ -120,7 +147,9 @@ export const literalArbitrary: fc.Arbitrary<Literal> = fc.oneof(
     .map(([negative, whole, fraction]): Literal => ({ kind: 'literal', type: 'Edm.Decimal', value: `${negative ? '-' : ''}${whole}.${fraction}`, span: at })),
   fc.double().map((value): Literal => ({ kind: 'literal', type: 'Edm.Double', value, span: at })),
   fc.string({ unit: 'grapheme', maxLength: 20 }).map((value): Literal => ({ kind: 'literal', type: 'Edm.String', value, span: at })),
-  fc.constantFrom("O'Neil", "''", '%', '_', '\\', '&;#', ')', 'a+b', '__proto__').map((value): Literal => ({ kind: 'literal', type: 'Edm.String', value, span: at })),
+  fc
+    .constantFrom("O'Neil", "''", '%', '_', '\\', '&;#', ')', 'a+b', '__proto__')
+    .map((value): Literal => ({ kind: 'literal', type: 'Edm.String', value, span: at })),
   fc.uuid().map((value): Literal => ({ kind: 'literal', type: 'Edm.Guid', value, span: at })),
   dateArbitrary.map((value): Literal => ({ kind: 'literal', type: 'Edm.Date', value, span: at })),
   fc.tuple(dateArbitrary, timeArbitrary, offsetArbitrary).map(([date, time, offset]): Literal => ({
@@ -315,7 +344,10 @@ export function searchArbitrary(mode: 'text' | 'grammar' = 'grammar'): fc.Arbitr
 }
 
 const itemSegmentArbitrary: fc.Arbitrary<ItemPathSegment> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('member' as const), name: fc.oneof(identifierArbitrary, qualifiedNameArbitrary), span: fc.constant(at) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('member' as const), name: fc.oneof(identifierArbitrary, qualifiedNameArbitrary), span: fc.constant(at) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('annotation' as const), term: qualifiedNameArbitrary, span: fc.constant(at) }) },
 );
 
@@ -392,23 +424,17 @@ export function queryArbitrary(options: SyntaxArbitraryOptions = {}): fc.Arbitra
         { maxDepth: 2, depthSize: 'small' },
         fc.constant<ExpandItem>({ kind: 'expandItem', path: [], target: '$value', span: at }),
         fc
-          .tuple(
-            fc.array(itemSegmentArbitrary, { minLength: 0, maxLength: 2 }),
-            fc.boolean(),
-            fc.constantFrom(undefined, '$ref' as const, '$count' as const),
-          )
+          .tuple(fc.array(itemSegmentArbitrary, { minLength: 0, maxLength: 2 }), fc.boolean(), fc.constantFrom(undefined, '$ref' as const, '$count' as const))
           .filter(([path, star]) => star || path.length > 0)
           .chain(([path, star, suffix]) =>
-            nested(suffix ?? 'expand', tie('select'), tie('expand')).map(
-              (options): ExpandItem => ({
-                kind: 'expandItem',
-                path,
-                ...(star ? { target: '*' as const } : {}),
-                ...(suffix === undefined ? {} : { suffix }),
-                ...(options === undefined ? {} : { options }),
-                span: at,
-              }),
-            ),
+            nested(suffix ?? 'expand', tie('select'), tie('expand')).map((options): ExpandItem => ({
+              kind: 'expandItem',
+              path,
+              ...(star ? { target: '*' as const } : {}),
+              ...(suffix === undefined ? {} : { suffix }),
+              ...(options === undefined ? {} : { options }),
+              span: at,
+            })),
           ),
       ),
       { minLength: 1, maxLength: 3 },
@@ -446,6 +472,21 @@ export function queryArbitrary(options: SyntaxArbitraryOptions = {}): fc.Arbitra
 }
 
 const SYSTEM_NAMES = new Set([
-  'filter', 'orderby', 'select', 'expand', 'top', 'skip', 'count', 'search', 'compute',
-  'format', 'skiptoken', 'deltatoken', 'schemaversion', 'apply', 'id', 'index', 'levels',
+  'filter',
+  'orderby',
+  'select',
+  'expand',
+  'top',
+  'skip',
+  'count',
+  'search',
+  'compute',
+  'format',
+  'skiptoken',
+  'deltatoken',
+  'schemaversion',
+  'apply',
+  'id',
+  'index',
+  'levels',
 ]);

@@ -15,7 +15,16 @@ import type { EntitySet, Model, NavigationProperty, Property, StructuredType } f
 /** A type as the generator sees it: an `Edm.*` primitive name, or `enum:` and the enum's qualified name. */
 type TypeKey = string;
 
-const NUMERIC_RANK: Readonly<Record<string, number>> = { 'Edm.Byte': 1, 'Edm.SByte': 1, 'Edm.Int16': 2, 'Edm.Int32': 3, 'Edm.Int64': 4, 'Edm.Decimal': 5, 'Edm.Single': 6, 'Edm.Double': 7 };
+const NUMERIC_RANK: Readonly<Record<string, number>> = {
+  'Edm.Byte': 1,
+  'Edm.SByte': 1,
+  'Edm.Int16': 2,
+  'Edm.Int32': 3,
+  'Edm.Int64': 4,
+  'Edm.Decimal': 5,
+  'Edm.Single': 6,
+  'Edm.Double': 7,
+};
 const NUMERIC = ['Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double'] as const;
 const INTEGER = ['Edm.Int16', 'Edm.Int32', 'Edm.Int64'] as const;
 const isNumericKey = (type: TypeKey): boolean => NUMERIC_RANK[type] !== undefined;
@@ -30,19 +39,110 @@ const quote = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 export const EDGE_LITERALS: Readonly<Record<string, readonly string[]>> = {
   'Edm.Boolean': ['true', 'false'],
   'Edm.Int32': ['0', '-0', '1', '-1', '2', '3', '7', '-7', '10', '100', '-100', '255', '32767', '-32768', '2147483647', '-2147483648'],
-  'Edm.Int64': ['2147483648', '-2147483649', '4294967296', '9007199254740992', '9007199254740993', '-9007199254740993', '9223372036854775807', '-9223372036854775808'],
-  'Edm.Decimal': ['0.0', '-0.0', '0.5', '-0.5', '1.5', '2.5', '-2.5', '0.1', '1.0', '100.25', '12345678901234567890.123456789', '-12345678901234567890.123456789', '0.000000000000000001', '99999999999999999999999999999.9', '2147483648.5'],
-  'Edm.Double': ['0e0', '-0e0', '1e0', '2.5e0', '-1.5e0', '0.1e0', '1e10', '-1e10', '1e308', '-1.7976931348623157e308', '1e-300', '9.007199254740993e15', '3.14e0', 'INF', '-INF', 'NaN'],
-  'Edm.String': ['', 'a', 'A', 'Alpha', 'alpha', 'b', 'Z', '%', '_', "O'Neil", '\\', 'ü', 'Ü', 'ünï', '😀', 'x y', ' a ', '100%', '12', 'a'.repeat(60), 'a\u0000b'].map(quote),
+  'Edm.Int64': [
+    '2147483648',
+    '-2147483649',
+    '4294967296',
+    '9007199254740992',
+    '9007199254740993',
+    '-9007199254740993',
+    '9223372036854775807',
+    '-9223372036854775808',
+  ],
+  'Edm.Decimal': [
+    '0.0',
+    '-0.0',
+    '0.5',
+    '-0.5',
+    '1.5',
+    '2.5',
+    '-2.5',
+    '0.1',
+    '1.0',
+    '100.25',
+    '12345678901234567890.123456789',
+    '-12345678901234567890.123456789',
+    '0.000000000000000001',
+    '99999999999999999999999999999.9',
+    '2147483648.5',
+  ],
+  'Edm.Double': [
+    '0e0',
+    '-0e0',
+    '1e0',
+    '2.5e0',
+    '-1.5e0',
+    '0.1e0',
+    '1e10',
+    '-1e10',
+    '1e308',
+    '-1.7976931348623157e308',
+    '1e-300',
+    '9.007199254740993e15',
+    '3.14e0',
+    'INF',
+    '-INF',
+    'NaN',
+  ],
+  'Edm.String': [
+    '',
+    'a',
+    'A',
+    'Alpha',
+    'alpha',
+    'b',
+    'Z',
+    '%',
+    '_',
+    "O'Neil",
+    '\\',
+    'ü',
+    'Ü',
+    'ünï',
+    '😀',
+    'x y',
+    ' a ',
+    '100%',
+    '12',
+    'a'.repeat(60),
+    'a\u0000b',
+  ].map(quote),
   'Edm.Date': ['0001-01-01', '9999-12-31', '1970-01-01', '2000-02-29', '2024-02-29', '1999-12-31', '2024-01-01', '-0001-12-31'],
   'Edm.DateTimeOffset': [
-    '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '2024-02-29T12:00:00Z', '2024-01-01T00:30:00+01:00',
-    '2023-12-31T23:30:00-05:00', '2024-02-29T12:00:00.123456Z', '2000-01-01T00:00:00+14:00',
-    '2024-02-29T12:00:00.1230005Z', '1970-01-01T00:00:00.0000001Z', '9999-12-31T23:59:59.9999999Z', '10000-01-01T00:00:00Z',
+    '0001-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.999Z',
+    '1970-01-01T00:00:00Z',
+    '2024-02-29T12:00:00Z',
+    '2024-01-01T00:30:00+01:00',
+    '2023-12-31T23:30:00-05:00',
+    '2024-02-29T12:00:00.123456Z',
+    '2000-01-01T00:00:00+14:00',
+    '2024-02-29T12:00:00.1230005Z',
+    '1970-01-01T00:00:00.0000001Z',
+    '9999-12-31T23:59:59.9999999Z',
+    '10000-01-01T00:00:00Z',
   ],
   'Edm.TimeOfDay': ['00:00:00', '23:59:59.999', '12:00:00', '08:00:00.5', '00:00:01', '23:59:59.9999999', '00:00:00.0000005'],
-  'Edm.Duration': ["duration'P1D'", "duration'PT0S'", "duration'-P1DT2H'", "duration'PT12H'", "duration'P365D'", "duration'PT0.001S'", "duration'-PT1M'", "duration'PT0.0000001S'", "duration'P10675199DT2H48M5.4775807S'", "duration'-P10675199D'", "duration'P10675200D'", "duration'-P3652059DT23H59M59.9999999S'"],
-  'Edm.Guid': ['00000000-0000-0000-0000-000000000000', 'AAAAAAAA-0000-0000-0000-000000000001', 'bbbbbbbb-0000-0000-0000-000000000002', 'ffffffff-ffff-ffff-ffff-ffffffffffff'],
+  'Edm.Duration': [
+    "duration'P1D'",
+    "duration'PT0S'",
+    "duration'-P1DT2H'",
+    "duration'PT12H'",
+    "duration'P365D'",
+    "duration'PT0.001S'",
+    "duration'-PT1M'",
+    "duration'PT0.0000001S'",
+    "duration'P10675199DT2H48M5.4775807S'",
+    "duration'-P10675199D'",
+    "duration'P10675200D'",
+    "duration'-P3652059DT23H59M59.9999999S'",
+  ],
+  'Edm.Guid': [
+    '00000000-0000-0000-0000-000000000000',
+    'AAAAAAAA-0000-0000-0000-000000000001',
+    'bbbbbbbb-0000-0000-0000-000000000002',
+    'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  ],
 };
 
 /** Patterns for `matchesPattern` that every regex flavour reads alike. */
@@ -83,7 +183,14 @@ function typeKeyOf(property: Property): TypeKey | undefined {
 }
 
 /** Adds the values reachable from `type` under `prefix` (complex properties and single-valued navigation one level deep). */
-function collect(type: StructuredType, prefix: string, excluded: ReadonlySet<string>, values: Map<TypeKey, string[]>, collections: CollectionSource[], hops: number): void {
+function collect(
+  type: StructuredType,
+  prefix: string,
+  excluded: ReadonlySet<string>,
+  values: Map<TypeKey, string[]>,
+  collections: CollectionSource[],
+  hops: number,
+): void {
   for (const property of type.properties.values()) {
     if (!property.filterable || excluded.has(property.name)) continue;
     if (property.type.kind === 'complex') {
@@ -151,7 +258,8 @@ class ExpressionGenerator {
   ) {
     this.excluded = new Set(options.excludeFunctions ?? []);
     const enums = new Map<string, { members: string[]; flags: boolean }>();
-    for (const type of model.types.values()) if (type.kind === 'enum') enums.set(type.qualifiedName, { members: [...type.members.keys()], flags: type.isFlags });
+    for (const type of model.types.values())
+      if (type.kind === 'enum') enums.set(type.qualifiedName, { members: [...type.members.keys()], flags: type.isFlags });
     this.enums = enums;
   }
 
@@ -190,7 +298,10 @@ class ExpressionGenerator {
           { weight: 1, arbitrary: fc.tuple(fc.integer({ min: -1000, max: 1000 }), fc.nat(99)).map(([w, f]) => `${w}.${String(f).padStart(2, '0')}`) },
         );
       case 'Edm.Double':
-        return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...edges) }, { weight: 1, arbitrary: fc.integer({ min: -1000, max: 1000 }).map((n) => `${n / 4}e0`) });
+        return fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...edges) },
+          { weight: 1, arbitrary: fc.integer({ min: -1000, max: 1000 }).map((n) => `${n / 4}e0`) },
+        );
       default:
         return fc.constantFrom(...edges);
     }
@@ -198,7 +309,10 @@ class ExpressionGenerator {
 
   private leaves(type: TypeKey, scope: Scope): fc.WeightedArbitrary<string>[] {
     const paths = scope.values.get(type) ?? [];
-    const leaves: fc.WeightedArbitrary<string>[] = [{ weight: 3, arbitrary: this.literal(type) }, { weight: 1, arbitrary: fc.constant('null') }];
+    const leaves: fc.WeightedArbitrary<string>[] = [
+      { weight: 3, arbitrary: this.literal(type) },
+      { weight: 1, arbitrary: fc.constant('null') },
+    ];
     if (paths.length > 0) leaves.push({ weight: 5, arbitrary: fc.constantFrom(...paths) });
     return leaves;
   }
@@ -233,17 +347,47 @@ class ExpressionGenerator {
     const anyInteger = fc.constantFrom(...INTEGER).chain((t) => this.of(t, scope, depth));
     const anyNumber = fc.constantFrom(...NUMERIC).chain((t) => this.of(t, scope, depth));
     if (isNumericKey(type)) {
-      for (const op of ['add', 'sub', 'mul']) add(2, this.numericPair(type, scope, depth).map(([a, b]) => `(${a} ${op} ${b})`));
-      for (const op of ['div', 'mod']) add(2, fc.tuple(this.numericPair(type, scope, depth), LITERAL_ZERO_KEPT).map(([[a, b], kept]) => `(${a} ${op} ${divisor(b, kept)})`));
-      add(1, this.of(type, scope, depth).map((a) => `(-(${a}))`));
+      for (const op of ['add', 'sub', 'mul'])
+        add(
+          2,
+          this.numericPair(type, scope, depth).map(([a, b]) => `(${a} ${op} ${b})`),
+        );
+      for (const op of ['div', 'mod'])
+        add(
+          2,
+          fc.tuple(this.numericPair(type, scope, depth), LITERAL_ZERO_KEPT).map(([[a, b], kept]) => `(${a} ${op} ${divisor(b, kept)})`),
+        );
+      add(
+        1,
+        this.of(type, scope, depth).map((a) => `(-(${a}))`),
+      );
       if (type === 'Edm.Decimal') {
-        add(1, fc.tuple(fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth)), fc.constantFrom('Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth))).map(([a, b]) => `(${a} divby ${divisor(b, false)})`));
-        for (const name of ['round', 'floor', 'ceiling']) if (this.fn(name)) add(2, call(name, fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth))));
+        add(
+          1,
+          fc
+            .tuple(
+              fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth)),
+              fc.constantFrom('Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth)),
+            )
+            .map(([a, b]) => `(${a} divby ${divisor(b, false)})`),
+        );
+        for (const name of ['round', 'floor', 'ceiling'])
+          if (this.fn(name))
+            add(
+              2,
+              call(
+                name,
+                fc.constantFrom('Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal').chain((t) => this.of(t, scope, depth)),
+              ),
+            );
         if (this.fn('fractionalseconds')) add(1, call('fractionalseconds', fc.oneof(dto, time)));
         if (this.fn('totalseconds')) add(1, call('totalseconds', duration));
       }
       if (type === 'Edm.Double') {
-        add(1, this.numericPair(type, scope, depth).map(([a, b]) => `(${a} divby ${b})`));
+        add(
+          1,
+          this.numericPair(type, scope, depth).map(([a, b]) => `(${a} divby ${b})`),
+        );
         for (const name of ['round', 'floor', 'ceiling']) if (this.fn(name)) add(2, call(name, this.of('Edm.Double', scope, depth)));
       }
       if (type === 'Edm.Int32') {
@@ -257,7 +401,11 @@ class ExpressionGenerator {
         const counted = scope.collections.map((c) => `${c.path}/$count`);
         if (counted.length > 0) add(2, fc.constantFrom(...counted));
       }
-      if (!this.options.noTypeFunctions && this.fn('cast')) add(1, anyNumber.map((a) => `cast(${a},${type})`));
+      if (!this.options.noTypeFunctions && this.fn('cast'))
+        add(
+          1,
+          anyNumber.map((a) => `cast(${a},${type})`),
+        );
       if (!this.options.noTypeFunctions) add(1, this.caseOf(type, scope, depth));
       return out;
     }
@@ -269,15 +417,28 @@ class ExpressionGenerator {
           add(2, call('substring', string, anyInteger));
           add(2, call('substring', string, anyInteger, anyInteger));
         }
-        if (!this.options.noTypeFunctions && this.fn('cast')) add(1, fc.oneof(anyNumber, this.of('Edm.Boolean', scope, 0), this.of('Edm.Guid', scope, 0), date).map((a) => `cast(${a},Edm.String)`));
+        if (!this.options.noTypeFunctions && this.fn('cast'))
+          add(
+            1,
+            fc.oneof(anyNumber, this.of('Edm.Boolean', scope, 0), this.of('Edm.Guid', scope, 0), date).map((a) => `cast(${a},Edm.String)`),
+          );
         break;
       case 'Edm.Date':
         if (this.fn('date')) add(2, call('date', dto));
-        add(1, fc.tuple(date, fc.constantFrom('add', 'sub'), duration).map(([a, op, b]) => `(${a} ${op} ${b})`));
+        add(
+          1,
+          fc.tuple(date, fc.constantFrom('add', 'sub'), duration).map(([a, op, b]) => `(${a} ${op} ${b})`),
+        );
         break;
       case 'Edm.DateTimeOffset':
-        add(2, fc.tuple(dto, fc.constantFrom('add', 'sub'), duration).map(([a, op, b]) => `(${a} ${op} ${b})`));
-        add(1, fc.tuple(duration, dto).map(([a, b]) => `(${a} add ${b})`));
+        add(
+          2,
+          fc.tuple(dto, fc.constantFrom('add', 'sub'), duration).map(([a, op, b]) => `(${a} ${op} ${b})`),
+        );
+        add(
+          1,
+          fc.tuple(duration, dto).map(([a, b]) => `(${a} add ${b})`),
+        );
         for (const name of ['mindatetime', 'maxdatetime']) if (this.fn(name)) add(1, fc.constant(`${name}()`));
         if (this.options.now === true && this.fn('now')) add(1, fc.constant('now()'));
         break;
@@ -285,16 +446,32 @@ class ExpressionGenerator {
         if (this.fn('time')) add(2, call('time', dto));
         break;
       case 'Edm.Duration':
-        add(1, fc.tuple(duration, fc.constantFrom('add', 'sub'), duration).map(([a, op, b]) => `(${a} ${op} ${b})`));
-        add(1, fc.tuple(dto, dto).map(([a, b]) => `(${a} sub ${b})`));
-        add(1, fc.tuple(date, date).map(([a, b]) => `(${a} sub ${b})`));
-        add(1, duration.map((a) => `(-(${a}))`));
+        add(
+          1,
+          fc.tuple(duration, fc.constantFrom('add', 'sub'), duration).map(([a, op, b]) => `(${a} ${op} ${b})`),
+        );
+        add(
+          1,
+          fc.tuple(dto, dto).map(([a, b]) => `(${a} sub ${b})`),
+        );
+        add(
+          1,
+          fc.tuple(date, date).map(([a, b]) => `(${a} sub ${b})`),
+        );
+        add(
+          1,
+          duration.map((a) => `(-(${a}))`),
+        );
         break;
       default:
         break;
     }
     // An integer cast to an enumeration: the member with that value (URL 5.1.1.10.1 rule 10).
-    if (!this.options.noTypeFunctions && this.fn('cast') && type.startsWith('enum:')) add(1, anyInteger.map((a) => `cast(${a},${type.slice(5)})`));
+    if (!this.options.noTypeFunctions && this.fn('cast') && type.startsWith('enum:'))
+      add(
+        1,
+        anyInteger.map((a) => `cast(${a},${type.slice(5)})`),
+      );
     if (!this.options.noTypeFunctions && !type.startsWith('enum:')) add(1, this.caseOf(type, scope, depth));
     return out;
   }
@@ -307,7 +484,17 @@ class ExpressionGenerator {
   /** A comparable pair's type: numbers with any numbers, Date with DateTimeOffset, the rest with themselves. */
   private comparisons(scope: Scope, depth: number): fc.Arbitrary<string> {
     const enumKeys = [...scope.values.keys()].filter((k) => k.startsWith('enum:'));
-    const types: TypeKey[] = ['Edm.String', ...NUMERIC, 'Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Duration', 'Edm.Guid', 'Edm.Boolean', ...enumKeys];
+    const types: TypeKey[] = [
+      'Edm.String',
+      ...NUMERIC,
+      'Edm.Date',
+      'Edm.DateTimeOffset',
+      'Edm.TimeOfDay',
+      'Edm.Duration',
+      'Edm.Guid',
+      'Edm.Boolean',
+      ...enumKeys,
+    ];
     return fc.constantFrom(...types).chain((type) => {
       const left = this.of(type, scope, depth);
       const partner = isNumericKey(type)
@@ -331,23 +518,58 @@ class ExpressionGenerator {
     const inner = Math.max(depth - 1, 0);
     add(8, this.comparisons(scope, Math.min(depth, 2)));
     const string = this.of('Edm.String', scope, Math.min(depth, 2));
-    for (const name of ['contains', 'startswith', 'endswith', 'substringof']) if (this.fn(name)) add(2, fc.tuple(string, string).map(([a, b]) => `${name}(${a},${b})`));
-    if (this.fn('matchesPattern')) add(1, fc.tuple(string, fc.constantFrom(...PATTERNS)).map(([a, p]) => `matchesPattern(${a},${p})`));
+    for (const name of ['contains', 'startswith', 'endswith', 'substringof'])
+      if (this.fn(name))
+        add(
+          2,
+          fc.tuple(string, string).map(([a, b]) => `${name}(${a},${b})`),
+        );
+    if (this.fn('matchesPattern'))
+      add(
+        1,
+        fc.tuple(string, fc.constantFrom(...PATTERNS)).map(([a, p]) => `matchesPattern(${a},${p})`),
+      );
     // in: a value against a list of literals of its type.
-    const listTypes: TypeKey[] = ['Edm.String', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double', 'Edm.Date', 'Edm.Guid', ...[...scope.values.keys()].filter((k) => k.startsWith('enum:'))];
+    const listTypes: TypeKey[] = [
+      'Edm.String',
+      'Edm.Int32',
+      'Edm.Int64',
+      'Edm.Decimal',
+      'Edm.Double',
+      'Edm.Date',
+      'Edm.Guid',
+      ...[...scope.values.keys()].filter((k) => k.startsWith('enum:')),
+    ];
     add(
       2,
-      fc.constantFrom(...listTypes).chain((type) =>
-        fc.tuple(this.of(type, scope, Math.min(depth, 1)), fc.array(fc.oneof({ weight: 5, arbitrary: this.literal(type) }, { weight: 1, arbitrary: fc.constant('null') }), { minLength: 1, maxLength: 4 })).map(([a, items]) => `${a} in (${items.join(',')})`),
-      ),
+      fc
+        .constantFrom(...listTypes)
+        .chain((type) =>
+          fc
+            .tuple(
+              this.of(type, scope, Math.min(depth, 1)),
+              fc.array(fc.oneof({ weight: 5, arbitrary: this.literal(type) }, { weight: 1, arbitrary: fc.constant('null') }), { minLength: 1, maxLength: 4 }),
+            )
+            .map(([a, items]) => `${a} in (${items.join(',')})`),
+        ),
     );
     // has: flag enums against their literals.
     const flagKeys = [...scope.values.keys()].filter((k) => k.startsWith('enum:') && this.enums.get(k.slice(5))?.flags === true);
-    if (flagKeys.length > 0) add(2, fc.constantFrom(...flagKeys).chain((type) => fc.tuple(this.of(type, scope, 0), this.literal(type)).map(([a, b]) => `${a} has ${b}`)));
+    if (flagKeys.length > 0)
+      add(
+        2,
+        fc.constantFrom(...flagKeys).chain((type) => fc.tuple(this.of(type, scope, 0), this.literal(type)).map(([a, b]) => `${a} has ${b}`)),
+      );
     if (depth > 0) {
       const bool = this.of('Edm.Boolean', scope, inner);
-      add(3, fc.tuple(bool, fc.constantFrom('and', 'or'), bool).map(([a, op, b]) => `(${a}) ${op} (${b})`));
-      add(2, bool.map((a) => `(not (${a}))`));
+      add(
+        3,
+        fc.tuple(bool, fc.constantFrom('and', 'or'), bool).map(([a, op, b]) => `(${a}) ${op} (${b})`),
+      );
+      add(
+        2,
+        bool.map((a) => `(not (${a}))`),
+      );
       if (scope.lambdaDepth < 2 && scope.collections.length > 0) {
         const variable = `v${scope.lambdaDepth}`;
         const lambdas = scope.collections.map((source) => {
@@ -361,11 +583,33 @@ class ExpressionGenerator {
       }
       const collections = scope.collections.filter((c) => typeof c.element === 'string').map((c) => c.path);
       if (collections.length > 0) {
-        for (const name of ['hassubset', 'hassubsequence']) if (this.fn(name)) add(1, fc.tuple(fc.constantFrom(...collections), fc.constantFrom(...collections)).map(([a, b]) => `${name}(${a},${b})`));
+        for (const name of ['hassubset', 'hassubsequence'])
+          if (this.fn(name))
+            add(
+              1,
+              fc.tuple(fc.constantFrom(...collections), fc.constantFrom(...collections)).map(([a, b]) => `${name}(${a},${b})`),
+            );
       }
       if (!this.options.noTypeFunctions && this.fn('isof')) {
-        add(1, fc.tuple(fc.constantFrom(...NUMERIC, 'Edm.String').chain((t) => this.of(t, scope, 0)), fc.constantFrom(...NUMERIC, 'Edm.String')).map(([a, t]) => `isof(${a},${t})`));
-        if (this.enums.size > 0) add(1, fc.tuple(fc.constantFrom(...INTEGER).chain((t) => this.of(t, scope, 0)), fc.constantFrom(...this.enums.keys())).map(([a, t]) => `isof(${a},${t})`));
+        add(
+          1,
+          fc
+            .tuple(
+              fc.constantFrom(...NUMERIC, 'Edm.String').chain((t) => this.of(t, scope, 0)),
+              fc.constantFrom(...NUMERIC, 'Edm.String'),
+            )
+            .map(([a, t]) => `isof(${a},${t})`),
+        );
+        if (this.enums.size > 0)
+          add(
+            1,
+            fc
+              .tuple(
+                fc.constantFrom(...INTEGER).chain((t) => this.of(t, scope, 0)),
+                fc.constantFrom(...this.enums.keys()),
+              )
+              .map(([a, t]) => `isof(${a},${t})`),
+          );
       }
     }
     return out;
@@ -423,30 +667,48 @@ export function typedQueryArbitrary(model: Model, entitySet: string, options: Ty
   const generator = new ExpressionGenerator(model, options);
   const scope = scopeOf(type, set.capabilities.nonFilterableProperties);
   const filter = generator.of('Edm.Boolean', scope, options.maxDepth ?? 3);
-  const sortable = [...type.properties.values()].filter((p) => p.sortable && !p.collection && !type.key.includes(p.name) && typeKeyOf(p) !== undefined && !set.capabilities.nonSortableProperties.has(p.name));
+  const sortable = [...type.properties.values()].filter(
+    (p) => p.sortable && !p.collection && !type.key.includes(p.name) && typeKeyOf(p) !== undefined && !set.capabilities.nonSortableProperties.has(p.name),
+  );
   const orderTypes = ['Edm.String', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double', 'Edm.Date', 'Edm.DateTimeOffset', 'Edm.Boolean'];
   const orderItem = fc.oneof(
     { weight: 3, arbitrary: sortable.length === 0 ? fc.constant(type.key[0] as string) : fc.constantFrom(...sortable).map((p) => p.name) },
     { weight: 1, arbitrary: fc.constantFrom(...orderTypes).chain((t) => generator.of(t, scope, 1)) },
   );
   const keyOrder = fc.constantFrom('asc', 'desc').map((direction) => type.key.map((k) => `${k} ${direction}`).join(','));
-  const orderBy = fc.tuple(fc.array(fc.tuple(orderItem, fc.constantFrom('', ' asc', ' desc')), { maxLength: 2 }), fc.option(keyOrder, { freq: 5 })).map(([items, key]) => ({
-    items: items.map(([e, d]) => `${e}${d}`),
-    key,
-  }));
+  const orderBy = fc
+    .tuple(fc.array(fc.tuple(orderItem, fc.constantFrom('', ' asc', ' desc')), { maxLength: 2 }), fc.option(keyOrder, { freq: 5 }))
+    .map(([items, key]) => ({
+      items: items.map(([e, d]) => `${e}${d}`),
+      key,
+    }));
   const maxTop = set.capabilities.maxTop ?? 1000;
   const top = fc.oneof(fc.nat(Math.min(maxTop, 12)), fc.constantFrom(0, 1, maxTop));
   const skip = fc.oneof(fc.nat(12), fc.constantFrom(0, 2147483647, 2147483648));
   const selectable = [...type.properties.values()].filter((p) => p.selectable && !set.capabilities.nonSelectableProperties.has(p.name)).map((p) => p.name);
-  const selfNavigation = [...type.navigation.values()].filter((n) => n.target === type && n.expandable && !set.capabilities.nonExpandableProperties.has(n.name));
+  const selfNavigation = [...type.navigation.values()].filter(
+    (n) => n.target === type && n.expandable && !set.capabilities.nonExpandableProperties.has(n.name),
+  );
   const expandItem = (n: NavigationProperty): fc.Arbitrary<string> =>
     n.collection
-      ? fc.record({ filter: fc.option(generator.of('Edm.Boolean', scope, 1), { freq: 2 }), top: fc.option(fc.nat(3), { freq: 2 }), desc: fc.boolean() }).map(({ filter: f, top: t, desc }) => {
-          const nested = [...(f === null ? [] : [`$filter=${f}`]), `$orderby=${type.key.join(',')}${desc ? ' desc' : ''}`, ...(t === null ? [] : [`$top=${t}`])];
-          return `${n.name}(${nested.join(';')})`;
-        })
+      ? fc
+          .record({ filter: fc.option(generator.of('Edm.Boolean', scope, 1), { freq: 2 }), top: fc.option(fc.nat(3), { freq: 2 }), desc: fc.boolean() })
+          .map(({ filter: f, top: t, desc }) => {
+            const nested = [
+              ...(f === null ? [] : [`$filter=${f}`]),
+              `$orderby=${type.key.join(',')}${desc ? ' desc' : ''}`,
+              ...(t === null ? [] : [`$top=${t}`]),
+            ];
+            return `${n.name}(${nested.join(';')})`;
+          })
       : fc.constant(n.name);
-  const expand = selfNavigation.length === 0 ? fc.constant(null) : fc.option(fc.subarray(selfNavigation, { minLength: 1 }).chain((ns) => fc.tuple(...ns.map(expandItem))), { freq: 4 });
+  const expand =
+    selfNavigation.length === 0
+      ? fc.constant(null)
+      : fc.option(
+          fc.subarray(selfNavigation, { minLength: 1 }).chain((ns) => fc.tuple(...ns.map(expandItem))),
+          { freq: 4 },
+        );
   // $compute: typed expressions under names no property of the type has.
   const alias = (i: number): string => {
     let name = `zc${i}`;
@@ -456,7 +718,13 @@ export function typedQueryArbitrary(model: Model, entitySet: string, options: Ty
   // In about one query of seven (each item may be refused as a filter may: the same generator).
   const compute = fc.oneof(
     { weight: 6, arbitrary: fc.constant(null) },
-    { weight: 1, arbitrary: fc.array(fc.constantFrom(...orderTypes).chain((t) => generator.of(t, scope, 2)), { minLength: 1, maxLength: 2 }) },
+    {
+      weight: 1,
+      arbitrary: fc.array(
+        fc.constantFrom(...orderTypes).chain((t) => generator.of(t, scope, 2)),
+        { minLength: 1, maxLength: 2 },
+      ),
+    },
   );
   // How the first computed property is used: in $filter (compared with null), first in $orderby, or only returned.
   const computedUse = fc.constantFrom('filter', 'orderby', 'select');

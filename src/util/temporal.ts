@@ -57,7 +57,8 @@ function fractionToPicos(fraction: string | undefined): bigint {
 
 /** Days since the epoch of an `Edm.Date` (`YYYY-MM-DD` text, or a `Date` read in UTC). */
 export function parseDate(value: unknown): number | undefined {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : daysFromCivil(value.getUTCFullYear(), value.getUTCMonth() + 1, value.getUTCDate());
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? undefined : daysFromCivil(value.getUTCFullYear(), value.getUTCMonth() + 1, value.getUTCDate());
   if (typeof value !== 'string') return undefined;
   const match = DATE.exec(value);
   if (match === null) return undefined;
@@ -90,9 +91,19 @@ export function parseInstant(value: unknown): Instant | undefined {
   const second = s === undefined ? 0 : Number(s);
   const offsetMinutes = zulu !== undefined || sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   const fractionPicos = fractionToPicos(fraction);
-  const localPicos =
-    BigInt(daysFromCivil(year, month, day)) * PICOS_PER_DAY + BigInt(hour * 3600 + minute * 60 + second) * PICOS_PER_SECOND + fractionPicos;
-  return { kind: 'instant', picos: localPicos - BigInt(offsetMinutes) * PICOS_PER_MINUTE, offsetMinutes, year, month, day, hour, minute, second, fractionPicos };
+  const localPicos = BigInt(daysFromCivil(year, month, day)) * PICOS_PER_DAY + BigInt(hour * 3600 + minute * 60 + second) * PICOS_PER_SECOND + fractionPicos;
+  return {
+    kind: 'instant',
+    picos: localPicos - BigInt(offsetMinutes) * PICOS_PER_MINUTE,
+    offsetMinutes,
+    year,
+    month,
+    day,
+    hour,
+    minute,
+    second,
+    fractionPicos,
+  };
 }
 
 /** The instant at `picos` (UTC), shown in the given offset. */

@@ -202,7 +202,9 @@ function prune(query: Mutable<ODataQuery>, error: ODataError): boolean {
       // it in $filter, $orderby and $select are still checked (and not reported as unknown).
       const inExpression = within(item.expression.span, position as number) && !(item.expression.kind === 'literal' && item.expression.type === 'null');
       const kept = inExpression
-        ? items.map((other, i) => (i === at ? { ...other, expression: { kind: 'literal', type: 'null', value: null, span: other.expression.span } as Expression } : other))
+        ? items.map((other, i) =>
+            i === at ? { ...other, expression: { kind: 'literal', type: 'null', value: null, span: other.expression.span } as Expression } : other,
+          )
         : items.filter((_, i) => i !== at);
       if (kept.length === 0) delete query.compute;
       else query.compute = kept;
@@ -244,7 +246,14 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
   const report = (error: unknown, where: RawOption | undefined): void => {
     if (diagnostics.length >= max) return;
     if (!(error instanceof ODataError)) {
-      diagnostics.push({ code: 'internal_error', message: 'The query could not be checked', severity: 'error', option: where?.name, range: { start: 0, end: query.length }, status: 500 });
+      diagnostics.push({
+        code: 'internal_error',
+        message: 'The query could not be checked',
+        severity: 'error',
+        option: where?.name,
+        range: { start: 0, end: query.length },
+        status: 500,
+      });
       return;
     }
     let range = { start: where?.offset ?? 0, end: where === undefined ? query.length : where.offset + where.text.length };
@@ -268,7 +277,14 @@ export function validateQuery(query: string, settings: ValidateSettings): Diagno
     const name = canonical(option.name);
     const first = option.name.startsWith('@') ? undefined : byName.get(name);
     if (first !== undefined) {
-      report(new ODataError({ code: 'duplicate_option', reason: `The query option '${option.name}' is specified more than once (first as '${first.name}')`, option: option.name }), option);
+      report(
+        new ODataError({
+          code: 'duplicate_option',
+          reason: `The query option '${option.name}' is specified more than once (first as '${first.name}')`,
+          option: option.name,
+        }),
+        option,
+      );
       continue;
     }
     let one: ODataQuery;

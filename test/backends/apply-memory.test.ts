@@ -12,7 +12,13 @@ const model = defineModel({
   entityTypes: {
     Sale: {
       key: ['id'],
-      properties: { id: 'Edm.Int32', amount: { type: 'Edm.Decimal', nullable: true }, qty: { type: 'Edm.Int32', nullable: true }, region: { type: 'Edm.String', nullable: true }, productId: 'Edm.Int32' },
+      properties: {
+        id: 'Edm.Int32',
+        amount: { type: 'Edm.Decimal', nullable: true },
+        qty: { type: 'Edm.Int32', nullable: true },
+        region: { type: 'Edm.String', nullable: true },
+        productId: 'Edm.Int32',
+      },
       navigation: { product: { type: 'Product', constraints: { productId: 'id' } } },
     },
     Product: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', category: 'Edm.String', price: 'Edm.Double' } },
@@ -90,7 +96,10 @@ describe('$apply in memory', () => {
       { id: 4, twice: 10 },
       { id: 5, twice: 6 },
     ]);
-    expect(run('$apply=groupby((region),aggregate($count as n))&$orderby=n desc,region&$skip=1&$top=2&$select=region').value).toEqual([{ region: null }, { region: 'North' }]);
+    expect(run('$apply=groupby((region),aggregate($count as n))&$orderby=n desc,region&$skip=1&$top=2&$select=region').value).toEqual([
+      { region: null },
+      { region: 'North' },
+    ]);
   });
 
   it('keeps entities through preserving transformations, so $expand still applies', () => {

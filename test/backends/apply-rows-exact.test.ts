@@ -89,7 +89,7 @@ const CONCAT: readonly (readonly [string, readonly string[]])[] = [
   ['$apply=concat(groupby((status)),aggregate($count as n))/groupby((status),aggregate($count as rows))', ['{"rows":"2","status":null}']],
 ];
 
-describe('rows of concat have only their own branch\'s properties on every backend', () => {
+describe("rows of concat have only their own branch's properties on every backend", () => {
   it.each(CONCAT)('%s', async (query, some) => {
     const bound = bind(query);
     const expected = reference(bound);
@@ -128,7 +128,7 @@ const FORMS: readonly (readonly [string, boolean])[] = [
   [`$apply=${SOME}/groupby((status),aggregate(at with max as last))/compute(last as again)`, true],
 ];
 
-describe('values of $apply come back in the reference\'s storage forms and as the same OData JSON', () => {
+describe("values of $apply come back in the reference's storage forms and as the same OData JSON", () => {
   it.each(FORMS)('%s', async (query, sql) => {
     const bound = bind(query);
     const expected = reference(bound);
@@ -148,7 +148,7 @@ describe('values of $apply come back in the reference\'s storage forms and as th
 });
 
 describe('the harness finds the differences of before', () => {
-  it('a row of concat carrying the other branch\'s property as null (memory and SQL before) differs from the reference\'s', () => {
+  it("a row of concat carrying the other branch's property as null (memory and SQL before) differs from the reference's", () => {
     const bound = bind('$apply=concat(groupby((status)),groupby((flag)))');
     const expected = reference(bound);
     const output = bound.apply?.output;
@@ -173,7 +173,7 @@ describe('the harness finds the differences of before', () => {
   });
 });
 
-describe('a concat branch of entities gives its type\'s properties, null where the stored row lacks one', () => {
+describe("a concat branch of entities gives its type's properties, null where the stored row lacks one", () => {
   // Row 5 stored without name and address: SQL reads its columns as null, MongoDB has no such fields.
   // (A concat of entities, which have a primitive collection, and groupby rows: PostgreSQL needs the collection's null typed.)
   const without = (row: Row): Row => Object.fromEntries(Object.entries(row).filter(([name]) => name !== 'name' && name !== 'address'));

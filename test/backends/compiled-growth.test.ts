@@ -24,8 +24,15 @@ describe('compiled size is linear in the nesting', () => {
       const [b8, b16] = [bindQuery(q8, settings), bindQuery(q16, settings)];
       const growth = (size: (b: typeof b8) => number): number => size(b16) / size(b8);
       // Twice the nesting: about twice the size (the query text itself grows by 1.7–1.9).
-      for (const dialect of LINEAR) expect(growth((b) => toSql(b, { dialect }).sql.length), dialect).toBeLessThan(2.6);
-      expect(growth((b) => JSON.stringify(toMongo(b)).length), 'MongoDB').toBeLessThan(2.6);
+      for (const dialect of LINEAR)
+        expect(
+          growth((b) => toSql(b, { dialect }).sql.length),
+          dialect,
+        ).toBeLessThan(2.6);
+      expect(
+        growth((b) => JSON.stringify(toMongo(b)).length),
+        'MongoDB',
+      ).toBeLessThan(2.6);
     });
   }
 });

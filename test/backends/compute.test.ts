@@ -59,7 +59,7 @@ describe('$compute on every engine', () => {
       "$compute=case(n32 gt 0:'pos',n32 lt 0:'neg',true:'zero') as sign,case(flag:1,true:null) as f&$select=id,sign,f",
       "$compute=n32 gt 5 as big,flag as f,not flag as nf,contains(code,'A') as c,n32 in (1,2,3) as i&$select=id,big,f,nf,c,i",
       '$compute=status as s,guid as g,null as nothing&$select=id,s,g,nothing',
-      "$compute=cast(n32,Edm.String) as s,cast(n16,Edm.Int64) as w&$select=id,s,w",
+      '$compute=cast(n32,Edm.String) as s,cast(n16,Edm.Int64) as w&$select=id,s,w',
     ]);
   }, 120_000);
 
@@ -67,8 +67,8 @@ describe('$compute on every engine', () => {
     await agree([
       '$compute=n32 mul 2 as twice&$filter=twice gt 10&$select=id,twice',
       '$compute=n32 mul 2 as twice&$filter=twice gt 10 or twice eq null&$orderby=twice desc,id&$select=id',
-      "$compute=concat(code,name) as label&$orderby=label,id&$top=5&$skip=1&$count=true&$select=label,id",
-      "$compute=length(name) as len&$filter=len gt 2 and len lt 100&$orderby=len desc,id&$top=4",
+      '$compute=concat(code,name) as label&$orderby=label,id&$top=5&$skip=1&$count=true&$select=label,id',
+      '$compute=length(name) as len&$filter=len gt 2 and len lt 100&$orderby=len desc,id&$top=4',
       '$compute=dbl mul 2 as d&$orderby=d,id&$select=id,d',
       '$compute=n32 add n16 as s&$select=*',
       '$compute=n32 add n16 as s',
@@ -89,17 +89,27 @@ describe('$compute on every engine', () => {
 
 describe('$compute results as OData JSON', () => {
   it('readSqlRows reads computed columns with their types (PGlite)', async () => {
-    const bound = bindQuery("$compute=dec add 1 as d,at add duration'P1D' as t,n32 gt 5 as big,status as s&$filter=id eq 1&$select=id,d,t,big,s", { model: fuzzModel, entitySet: FUZZ_SET });
+    const bound = bindQuery("$compute=dec add 1 as d,at add duration'P1D' as t,n32 gt 5 as big,status as s&$filter=id eq 1&$select=id,d,t,big,s", {
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+    });
     const pg = targets.find((t) => t.name === 'PostgreSQL (PGlite)');
     expect(pg).toBeDefined();
     const compiled = toSql(bound, { dialect: 'postgres' });
-    expect(compiled.computed.map((c) => [c.alias, c.name])).toEqual([['k0', 'd'], ['k1', 't'], ['k2', 'big'], ['k3', 's']]);
+    expect(compiled.computed.map((c) => [c.alias, c.name])).toEqual([
+      ['k0', 'd'],
+      ['k1', 't'],
+      ['k2', 'big'],
+      ['k3', 's'],
+    ]);
     // The names never enter the SQL text: the columns are k0, k1, …
     expect(compiled.sql).not.toMatch(/\bbig\b/);
     const reference = compileQuery(bound, { data: { [FUZZ_SET]: fuzzRows } }).apply(fuzzRows).value[0];
     expect(reference).toEqual({ id: 1, d: '12345678901234567891.123456789', t: '2024-01-02T00:30:00Z', big: true, s: 'active' });
     const raw = { c0: 1, k0: '12345678901234567891.123456789', k1: new Date('2024-01-02T00:30:00Z'), k2: true, k3: 'active' };
-    expect(readSqlRows(bound, compiled, [raw], { ieee754Compatible: true })).toEqual([{ id: 1, d: '12345678901234567891.123456789', t: '2024-01-02T00:30:00.000Z', big: true, s: 'active' }]);
+    expect(readSqlRows(bound, compiled, [raw], { ieee754Compatible: true })).toEqual([
+      { id: 1, d: '12345678901234567891.123456789', t: '2024-01-02T00:30:00.000Z', big: true, s: 'active' },
+    ]);
   });
 
   it('MongoDB keeps computed values in reserved fields, projected when selected', () => {

@@ -43,7 +43,7 @@ describe('foldConstants', () => {
 
   it('folds the expressions of $apply too (filter, compute, aggregated and ranked values, nested in groupby and concat)', () => {
     const bound = bindQuery(
-      `$apply=${encodeURIComponent("concat(groupby((n),filter(at lt now())/aggregate((n add (1 add 2)) with sum as s)),compute(1 add 2 as three)/topcount(2,n mul (2 add 3)))")}`,
+      `$apply=${encodeURIComponent('concat(groupby((n),filter(at lt now())/aggregate((n add (1 add 2)) with sum as s)),compute(1 add 2 as three)/topcount(2,n mul (2 add 3)))')}`,
       { model, entitySet: 'es' },
     );
     const [concat] = foldQuery(bound).apply?.transformations ?? [];
@@ -67,21 +67,40 @@ describe('foldConstants', () => {
       right: { kind: 'binary', operator: 'lt', left: { kind: 'path' }, right: { kind: 'literal', value: '9999-12-31T00:00:00Z' } },
     });
     const mirrored = foldConstants(filter("2024-01-02T00:00:00Z le duration'PT1H' add at"));
-    expect(mirrored).toMatchObject({ operator: 'and', left: { kind: 'binary', operator: 'le', left: { kind: 'literal', value: '2024-01-01T23:00:00Z' }, right: { kind: 'path' } } });
+    expect(mirrored).toMatchObject({
+      operator: 'and',
+      left: { kind: 'binary', operator: 'le', left: { kind: 'literal', value: '2024-01-01T23:00:00Z' }, right: { kind: 'path' } },
+    });
     // Moved back: the first hour of the year 1 leaves it.
     const subtracted = foldConstants(filter("at sub duration'PT30M' eq 2024-01-01T00:00:00+01:00"));
-    expect(subtracted).toMatchObject({ operator: 'and', left: { right: { kind: 'literal', value: '2024-01-01T00:30:00+01:00' } }, right: { operator: 'ge', right: { value: '0001-01-01T00:30:00Z' } } });
+    expect(subtracted).toMatchObject({
+      operator: 'and',
+      left: { right: { kind: 'literal', value: '2024-01-01T00:30:00+01:00' } },
+      right: { operator: 'ge', right: { value: '0001-01-01T00:30:00Z' } },
+    });
     // ne is true where the shift leaves the years (null ne a value).
     const different = foldConstants(filter("at add duration'P1D' ne 2024-01-02T00:00:00Z"));
-    expect(different).toMatchObject({ operator: 'or', left: { operator: 'ne' }, right: { operator: 'or', left: { operator: 'ge' }, right: { operator: 'eq', right: { value: null } } } });
+    expect(different).toMatchObject({
+      operator: 'or',
+      left: { operator: 'ne' },
+      right: { operator: 'or', left: { operator: 'ge' }, right: { operator: 'eq', right: { value: null } } },
+    });
     // A duration longer than the years: nothing moves.
-    expect(foldConstants(filter("at add duration'P3652060D' gt 2024-01-02T00:00:00Z"))).toMatchObject({ operator: 'gt', left: { kind: 'binary', operator: 'add' } });
+    expect(foldConstants(filter("at add duration'P3652060D' gt 2024-01-02T00:00:00Z"))).toMatchObject({
+      operator: 'gt',
+      left: { kind: 'binary', operator: 'add' },
+    });
   });
 
   it('the duration stays where moving it leaves the years 1 to 9999 (the moved constant would be null)', () => {
     // at add P1D eq mindatetime() is false for every row (null for none): at eq null would keep the null rows.
     const kept = foldConstants(filter("at add duration'P1D' eq mindatetime()"));
-    expect(kept).toMatchObject({ kind: 'binary', operator: 'eq', left: { kind: 'binary', operator: 'add' }, right: { kind: 'literal', value: '0001-01-01T00:00:00Z' } });
+    expect(kept).toMatchObject({
+      kind: 'binary',
+      operator: 'eq',
+      left: { kind: 'binary', operator: 'add' },
+      right: { kind: 'literal', value: '0001-01-01T00:00:00Z' },
+    });
     expect(foldConstants(filter("at sub duration'P1D' gt maxdatetime()"))).toMatchObject({ left: { kind: 'binary', operator: 'sub' } });
   });
 

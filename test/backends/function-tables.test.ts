@@ -30,14 +30,22 @@ const SPEC = [
 ];
 
 describe('the canonical function registry', () => {
-  it("names every function of the spec and every function the parser reads, once", () => {
+  it('names every function of the spec and every function the parser reads, once', () => {
     expect([...FUNCTION_NAMES].sort()).toEqual([...SPEC].sort());
     expect([...FUNCTION_NAMES].sort()).toEqual(Object.keys(CANONICAL_FUNCTIONS).sort());
   });
 
   it('says which functions are predicates, which one is not deterministic, and what null gives', () => {
     expect(FUNCTION_NAMES.filter((name) => FUNCTIONS[name].predicate)).toEqual([
-      'contains', 'startswith', 'endswith', 'substringof', 'matchesPattern', 'hassubset', 'hassubsequence', 'isof', 'geo.intersects',
+      'contains',
+      'startswith',
+      'endswith',
+      'substringof',
+      'matchesPattern',
+      'hassubset',
+      'hassubsequence',
+      'isof',
+      'geo.intersects',
     ]);
     expect(FUNCTION_NAMES.filter((name) => !FUNCTIONS[name].deterministic)).toEqual(['now']);
     expect(FUNCTION_NAMES.filter((name) => FUNCTIONS[name].nulls === 'no arguments')).toEqual(['now', 'mindatetime', 'maxdatetime']);
@@ -48,7 +56,7 @@ describe('the canonical function registry', () => {
     ['SQL', SQL_FUNCTIONS],
     ['MongoDB', MONGO_FUNCTIONS],
     ['in memory', REFERENCE_FUNCTIONS],
-  ] as const)("has the %s table cover every name of it, and nothing else", (_, table) => {
+  ] as const)('has the %s table cover every name of it, and nothing else', (_, table) => {
     expect(Object.keys(table).sort()).toEqual([...FUNCTION_NAMES].sort());
   });
 });
@@ -146,7 +154,10 @@ describe("each backend's table", () => {
         const diagnostics = validateQuery(query, { model, entitySet: 'items', target: targets[i] });
         const expected = refused(name) === undefined ? unrelated(target, query) : refusal(target, name, query);
         if (refused(name) !== undefined) refusals++;
-        expect(diagnostics.map((d) => [d.code, d.message]), `${query} on ${target}`).toEqual(expected === undefined ? [] : [['unsupported_feature', expected]]);
+        expect(
+          diagnostics.map((d) => [d.code, d.message]),
+          `${query} on ${target}`,
+        ).toEqual(expected === undefined ? [] : [['unsupported_feature', expected]]);
       }
     });
     expect(refusals).toBe(FUNCTION_TARGETS.filter(([, refused]) => refused(name) !== undefined).length * queries(name).length);

@@ -90,7 +90,7 @@ const FILTERS = [
   // A Guid as lowercase text (row 1 holds it in capitals).
   "$filter=cast(guid,Edm.String) eq 'aaaaaaaa-0000-0000-0000-000000000001'",
   "$filter=cast(guid,Edm.String) gt 'c' and startswith(cast(guid,Edm.String),'f') eq false",
-  "$filter=length(cast(guid,Edm.String)) eq 36",
+  '$filter=length(cast(guid,Edm.String)) eq 36',
   '$filter=cast(n32 add n16,Edm.Int16) gt 0',
   '$filter=isof(n32,Edm.Int16)',
   '$filter=not isof(n32,Edm.Int16)',
@@ -180,7 +180,7 @@ const DIFFERENCES = [
   '$filter=span ge at sub parent/at',
   '$filter=at sub parent/at eq null',
   '$orderby=at sub parent/at,id',
-  "$orderby=at sub 2000-01-01T00:00:00Z desc,id",
+  '$orderby=at sub 2000-01-01T00:00:00Z desc,id',
   // Sums and differences of durations, compared by their keys (SQLite's keys are not exact: refused).
   "$filter=span add span gt duration'P2D'",
   "$filter=span add duration'PT1H' eq duration'PT2H'",
@@ -198,7 +198,8 @@ const DIFFERENCES = [
 describe('functions once refused, on every engine', () => {
   let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
   beforeAll(async () => {
-    if (CI && (process.env.ODATA_TEST_POSTGRES_URL === undefined || process.env.ODATA_TEST_MYSQL_URL === undefined)) throw new Error('CI=true needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL');
+    if (CI && (process.env.ODATA_TEST_POSTGRES_URL === undefined || process.env.ODATA_TEST_MYSQL_URL === undefined))
+      throw new Error('CI=true needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL');
     opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
     for (const name of opened.skipped) console.warn(`[functions] ${name} skipped: no URL`);
   }, 60_000);
@@ -232,7 +233,10 @@ describe('functions once refused, on every engine', () => {
 const bagModel = defineModel({
   namespace: 'Bags',
   entityTypes: {
-    Bag: { key: ['id'], properties: { id: 'Edm.Int32', a: 'Collection(Edm.String)', b: 'Collection(Edm.String)', n: 'Collection(Edm.Int32)', m: 'Collection(Edm.Int32)' } },
+    Bag: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', a: 'Collection(Edm.String)', b: 'Collection(Edm.String)', n: 'Collection(Edm.Int32)', m: 'Collection(Edm.Int32)' },
+    },
   },
   entitySets: { bags: { type: 'Bag' } },
 });
@@ -255,7 +259,15 @@ describe('hassubset of two primitive collections, on every engine', () => {
   afterAll(async () => {
     await opened?.close();
   });
-  for (const query of ['$filter=hassubset(a,b)', '$filter=not hassubset(a,b)', '$filter=hassubset(b,a)', '$filter=hassubset(a,b) eq null', '$filter=hassubset(n,m)', '$filter=not hassubset(m,n)', '$orderby=hassubset(n,m),id']) {
+  for (const query of [
+    '$filter=hassubset(a,b)',
+    '$filter=not hassubset(a,b)',
+    '$filter=hassubset(b,a)',
+    '$filter=hassubset(a,b) eq null',
+    '$filter=hassubset(n,m)',
+    '$filter=not hassubset(m,n)',
+    '$orderby=hassubset(n,m),id',
+  ]) {
     it(query, async () => {
       const targets = opened?.targets ?? [];
       const result = await runDifferential(query, { model: bagModel, entitySet: 'bags', rows: bags, targets });

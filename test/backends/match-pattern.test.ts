@@ -81,11 +81,41 @@ const PATTERNS = acceptedPatterns(150);
 /** Patterns over the subset's syntax with line breaks, astral characters, punctuation and classes of them. */
 const widePattern = fc
   .array(
-    fc.constantFrom('a', 'b', 'é', '😀', '\n', '&', '~', '-', '/', '.', '[a-z]', '[^b]', '[\\-&~]', '[😀-😂]', '[^😀]', '\\.', '\\[', '\\{', '(', ')', '|', '*', '+', '?', '{2,3}', '^', '$'),
+    fc.constantFrom(
+      'a',
+      'b',
+      'é',
+      '😀',
+      '\n',
+      '&',
+      '~',
+      '-',
+      '/',
+      '.',
+      '[a-z]',
+      '[^b]',
+      '[\\-&~]',
+      '[😀-😂]',
+      '[^😀]',
+      '\\.',
+      '\\[',
+      '\\{',
+      '(',
+      ')',
+      '|',
+      '*',
+      '+',
+      '?',
+      '{2,3}',
+      '^',
+      '$',
+    ),
     { minLength: 1, maxLength: 10 },
   )
   .map((tokens) => tokens.join('').replaceAll('\\n', '\n'));
-const wideSubject = fc.array(fc.constantFrom('a', 'b', 'é', '😀', '😁', '\n', '&', '~', '-', '/', '.', '[', '{', '\uD800', 'A'), { maxLength: 12 }).map((chars) => chars.join(''));
+const wideSubject = fc
+  .array(fc.constantFrom('a', 'b', 'é', '😀', '😁', '\n', '&', '~', '-', '/', '.', '[', '{', '\uD800', 'A'), { maxLength: 12 })
+  .map((chars) => chars.join(''));
 
 describe('the in-memory RegExp and RE2 read every accepted pattern alike', () => {
   it('on random patterns (line breaks, astral characters, punctuation) and subjects', () => {
@@ -103,7 +133,9 @@ describe('the in-memory RegExp and RE2 read every accepted pattern alike', () =>
         const js = new RegExp(checked.js.source, checked.js.flags);
         const re2 = RE2JS.compile(checked.re2, RE2JS.DOTALL);
         const data: Row[] = subjects.map((body, i) => ({ id: i, body }));
-        const memory = compileQuery(bind(pattern), { data: { texts: data } }).apply(data).value.map((r) => r.id);
+        const memory = compileQuery(bind(pattern), { data: { texts: data } })
+          .apply(data)
+          .value.map((r) => r.id);
         expect(memory, pattern).toEqual(data.filter((r) => re2.test(r.body as string)).map((r) => r.id));
         expect(memory, pattern).toEqual(data.filter((r) => js.test(r.body as string)).map((r) => r.id));
       }),
@@ -115,7 +147,9 @@ describe('the in-memory RegExp and RE2 read every accepted pattern alike', () =>
   it.each(PATTERNS)('%s on the adversarial subjects', (pattern) => {
     const checked = checkMatchesPattern(pattern);
     const re2 = RE2JS.compile(checked.re2, RE2JS.DOTALL);
-    const memory = compileQuery(bind(pattern), { data: { texts: rows } }).apply(rows).value.map((r) => r.id);
+    const memory = compileQuery(bind(pattern), { data: { texts: rows } })
+      .apply(rows)
+      .value.map((r) => r.id);
     expect(memory).toEqual(rows.filter((r) => re2.test(r.body as string)).map((r) => r.id));
   });
 });
@@ -142,7 +176,9 @@ describe('every accepted pattern runs in bounded time on 10 000-character subjec
     for (const pattern of PATTERNS) {
       const bound = bind(pattern);
       let start = performance.now();
-      const memory = compileQuery(bound, { data: { texts: rows } }).apply(rows).value.map((r) => r.id);
+      const memory = compileQuery(bound, { data: { texts: rows } })
+        .apply(rows)
+        .value.map((r) => r.id);
       const memoryMs = performance.now() - start;
       const { mongo } = checkMatchesPattern(pattern);
       const regex = new RegExp(mongo.regex, mongo.options);
@@ -154,18 +190,25 @@ describe('every accepted pattern runs in bounded time on 10 000-character subjec
       expect(jsMs, `${pattern} with a backtracking RegExp`).toBeLessThan(1000);
       slowest = Math.max(slowest, memoryMs, jsMs);
     }
-    console.info(`[match-pattern] ${PATTERNS.length} accepted patterns × ${SUBJECTS.length} subjects of ${N} characters: slowest ${slowest.toFixed(1)} ms (memory or RegExp)`);
+    console.info(
+      `[match-pattern] ${PATTERNS.length} accepted patterns × ${SUBJECTS.length} subjects of ${N} characters: slowest ${slowest.toFixed(1)} ms (memory or RegExp)`,
+    );
   }, 120_000);
 
   it('on PostgreSQL (PGlite), with the same rows as memory', async () => {
     let slowest = 0;
     for (const pattern of PATTERNS) {
       const bound = bind(pattern);
-      const memory = compileQuery(bound, { data: { texts: rows } }).apply(rows).value.map((r) => r.id);
+      const memory = compileQuery(bound, { data: { texts: rows } })
+        .apply(rows)
+        .value.map((r) => r.id);
       const start = performance.now();
       const result = await run(engine, bound);
       const ms = performance.now() - start;
-      expect(result.value.map((r) => r.id), pattern).toEqual(memory);
+      expect(
+        result.value.map((r) => r.id),
+        pattern,
+      ).toEqual(memory);
       expect(ms, `${pattern} on PGlite`).toBeLessThan(3000);
       slowest = Math.max(slowest, ms);
     }

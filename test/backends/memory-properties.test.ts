@@ -22,7 +22,11 @@ describe('in-memory semantics, as properties', () => {
         const notA = bindQuery(`$filter=${encodeURIComponent(`not (${filter})`)}`, settings);
         const evaluate = new ReferenceCompiler(() => null).compile(a.filter!);
         const expected = data.filter((row) => evaluate(row, {}) === false);
-        expect(compileQuery(notA).apply(data).value.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+        expect(
+          compileQuery(notA)
+            .apply(data)
+            .value.map((r) => r.id),
+        ).toEqual(expected.map((r) => r.id));
       }),
       { numRuns: 300 },
     );
@@ -35,7 +39,11 @@ describe('in-memory semantics, as properties', () => {
         const known = data.filter((row) => evaluate(row, {}) !== null).map((r) => r.id);
         const both = bindQuery(`$filter=${encodeURIComponent(`(${filter}) or not (${filter})`)}`, settings);
         const neither = bindQuery(`$filter=${encodeURIComponent(`(${filter}) and not (${filter})`)}`, settings);
-        expect(compileQuery(both).apply(data).value.map((r) => r.id)).toEqual(known);
+        expect(
+          compileQuery(both)
+            .apply(data)
+            .value.map((r) => r.id),
+        ).toEqual(known);
         expect(compileQuery(neither).apply(data).value).toEqual([]);
       }),
       { numRuns: 200 },
@@ -49,10 +57,16 @@ describe('in-memory semantics, as properties', () => {
           .split('&')
           .filter((part) => part !== '' && !/^\$(top|skip|count)=/.test(part))
           .join('&');
-        const all = compileQuery(bindQuery(`${base}${base ? '&' : ''}$top=1000`, settings)).apply(data).value.map((r) => r.id);
+        const all = compileQuery(bindQuery(`${base}${base ? '&' : ''}$top=1000`, settings))
+          .apply(data)
+          .value.map((r) => r.id);
         const pages: unknown[] = [];
         for (let skip = 0; skip < all.length + size; skip += size) {
-          pages.push(...compileQuery(bindQuery(`${base}${base ? '&' : ''}$top=${size}&$skip=${skip}`, settings)).apply(data).value.map((r) => r.id));
+          pages.push(
+            ...compileQuery(bindQuery(`${base}${base ? '&' : ''}$top=${size}&$skip=${skip}`, settings))
+              .apply(data)
+              .value.map((r) => r.id),
+          );
         }
         expect(pages).toEqual(all);
         expect(new Set(pages).size).toBe(pages.length);
@@ -85,7 +99,10 @@ describe('the cross-backend harness', () => {
       const compiled = compileQuery(query, { data: { [query.entitySet.name]: data } });
       const skip = query.skip ?? 0;
       const matching = data.filter((row) => compiled.predicate(row));
-      const value = [...matching].sort(compiled.compare).slice(skip, query.top === undefined ? undefined : skip + query.top).map(compiled.project);
+      const value = [...matching]
+        .sort(compiled.compare)
+        .slice(skip, query.top === undefined ? undefined : skip + query.top)
+        .map(compiled.project);
       return query.count === true ? { value, count: matching.length } : { value };
     };
     await assertBackendMatchesMemory({ model: assetModel, entitySet: 'assets', runner: byHand, numRuns: 60 });
@@ -96,9 +113,18 @@ describe('the cross-backend harness', () => {
     const ignoresSkip: BackendRunner = (query, data) => compileQuery({ ...query, skip: undefined }, { data: { items: data } }).apply(data);
     const dropsExpansions: BackendRunner = (query, data) => compileQuery(query).apply(data);
     await expect(
-      assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: dropsExpansions, queries: fc.constant('$expand=children'), numRuns: 100, seed: 3 }),
+      assertBackendMatchesMemory({
+        model: edgeModel,
+        entitySet: 'items',
+        runner: dropsExpansions,
+        queries: fc.constant('$expand=children'),
+        numRuns: 100,
+        seed: 3,
+      }),
     ).rejects.toThrow(/rows of children of row/);
-    await expect(assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: ignoresSkip, numRuns: 200, seed: 1 })).rejects.toThrow(/rows.* differ/);
+    await expect(assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: ignoresSkip, numRuns: 200, seed: 1 })).rejects.toThrow(
+      /rows.* differ/,
+    );
   });
 
   it("catches a backend whose 'ne' drops null rows, as SQL's <> does", async () => {
@@ -111,6 +137,8 @@ describe('the cross-backend harness', () => {
       return result;
     };
     const queries = fc.constantFrom("$filter=name ne 'a'&$select=id,name", '$filter=price ne 1&$select=id,price');
-    await expect(assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: sqlLikeNe, queries, numRuns: 200, seed: 7 })).rejects.toThrow(/rows differ/);
+    await expect(assertBackendMatchesMemory({ model: edgeModel, entitySet: 'items', runner: sqlLikeNe, queries, numRuns: 200, seed: 7 })).rejects.toThrow(
+      /rows differ/,
+    );
   });
 });

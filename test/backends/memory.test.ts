@@ -38,7 +38,7 @@ describe('in-memory $filter semantics (hand-checked on the edge data)', () => {
     ["startswith(name,'A')", [1]],
     ["endswith(name,'😀')", [4]],
     ["name eq ''", [5]],
-    ["length(name) eq 9", [2, 4]],
+    ['length(name) eq 9', [2, 4]],
     ["indexof(name,'lpha') eq 1", [1, 6]],
     ["substring(name,1,3) eq 'lph'", [1, 6]],
     ["substring(name,8) eq '😀'", [4]],
@@ -160,7 +160,7 @@ describe('in-memory $orderby, paging, $count, $select, $expand', () => {
     expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
   });
 
-  it("$expand=parent($select=name),children($select=id;$orderby=id desc;$count=true)", () => {
+  it('$expand=parent($select=name),children($select=id;$orderby=id desc;$count=true)', () => {
     const [one, two] = run('$select=id&$expand=parent($select=name),children($select=id;$orderby=id desc;$count=true)&$top=2');
     expect(one).toEqual({ id: 1, parent: null, children: [{ id: 3 }, { id: 2 }], 'children@odata.count': 2 });
     expect(two).toEqual({ id: 2, parent: { name: 'Alpha' }, children: [{ id: 4 }], 'children@odata.count': 1 });
@@ -169,7 +169,11 @@ describe('in-memory $orderby, paging, $count, $select, $expand', () => {
   it('$search matches every term case-insensitively in string properties', () => {
     const model = edgeModel;
     const bound = bindQuery('$search=ALPHA&$select=id', { model, entitySet: 'items' });
-    expect(compileQuery(bound).apply(edgeRows).value.map((r) => r.id)).toEqual([1, 6]);
+    expect(
+      compileQuery(bound)
+        .apply(edgeRows)
+        .value.map((r) => r.id),
+    ).toEqual([1, 6]);
     const grammar = bindQuery('$search=alpha NOT Alpha&$select=id', { model, entitySet: 'items', parse: { search: 'grammar' } });
     expect(compileQuery(grammar).apply(edgeRows).value).toEqual([]);
   });

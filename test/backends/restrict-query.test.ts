@@ -10,7 +10,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Aggregator } from 'mingo';
 import 'mingo/init/system';
-import { bindQuery, compileQuery, createPlanCache, defineModel, fromMongoApplyDocument, fromMongoDocument, ODataError, restrictQuery, toMongo, toMongoDocument, toSql, type BoundExpression, type BoundQuery, type Row } from '../../src/index.js';
+import {
+  bindQuery,
+  compileQuery,
+  createPlanCache,
+  defineModel,
+  fromMongoApplyDocument,
+  fromMongoDocument,
+  ODataError,
+  restrictQuery,
+  toMongo,
+  toMongoDocument,
+  toSql,
+  type BoundExpression,
+  type BoundQuery,
+  type Row,
+} from '../../src/index.js';
 import { compareResults, type BackendResult } from '../../src/testing/harness.js';
 import type { DifferentialTarget } from '../../src/testing/index.js';
 import { openTargets, withoutBigints } from '../fixtures/differential-targets.js';
@@ -107,9 +122,20 @@ function mingo(): DifferentialTarget {
     run: (query: BoundQuery): BackendResult => {
       const compiled = withoutBigints(toMongo(query));
       const options = { collectionResolver: (name: string) => collections[name] ?? [] };
-      const pipeline = compiled.kind === 'pipeline' ? compiled.pipeline : [{ $match: compiled.filter }, ...(compiled.sort === undefined ? [] : [{ $sort: compiled.sort }]), ...(compiled.skip === undefined ? [] : [{ $skip: compiled.skip }]), ...(compiled.limit === undefined ? [] : [{ $limit: compiled.limit }]), ...(compiled.projection === undefined ? [] : [{ $project: compiled.projection }])];
+      const pipeline =
+        compiled.kind === 'pipeline'
+          ? compiled.pipeline
+          : [
+              { $match: compiled.filter },
+              ...(compiled.sort === undefined ? [] : [{ $sort: compiled.sort }]),
+              ...(compiled.skip === undefined ? [] : [{ $skip: compiled.skip }]),
+              ...(compiled.limit === undefined ? [] : [{ $limit: compiled.limit }]),
+              ...(compiled.projection === undefined ? [] : [{ $project: compiled.projection }]),
+            ];
       const raw = new Aggregator([...pipeline], options).run(collections.sales!) as Record<string, unknown>[];
-      const value = raw.map((d) => (query.apply === undefined ? fromMongoDocument(d, type, {}, query.expand, query.select.computed) : fromMongoApplyDocument(d, query)) as Row);
+      const value = raw.map(
+        (d) => (query.apply === undefined ? fromMongoDocument(d, type, {}, query.expand, query.select.computed) : fromMongoApplyDocument(d, query)) as Row,
+      );
       if (compiled.count === undefined) return { value };
       const counting = compiled.kind === 'pipeline' ? [...compiled.count] : [{ $match: compiled.count }, { $count: 'count' }];
       return { value, count: (new Aggregator(counting, options).run(collections.sales!) as { count: number }[])[0]?.count ?? 0 };
@@ -152,7 +178,12 @@ describe('restrictQuery: the query options read only the restricted rows', () =>
     for (const text of ['$apply=groupby((region),aggregate($count as n))', '$orderby=id']) {
       const bound = cache.bind(text, { model, entitySet: 'sales' });
       const of = (id: number) => restrictQuery(bound, bindQuery(`$filter=product/id eq ${id}`, { model, entitySet: 'sales' }).filter as BoundExpression);
-      const sql = [toSql(bound, { dialect: 'postgres', cache }), toSql(of(1), { dialect: 'postgres', cache }), toSql(of(2), { dialect: 'postgres', cache }), toSql(of(1), { dialect: 'postgres', cache })];
+      const sql = [
+        toSql(bound, { dialect: 'postgres', cache }),
+        toSql(of(1), { dialect: 'postgres', cache }),
+        toSql(of(2), { dialect: 'postgres', cache }),
+        toSql(of(1), { dialect: 'postgres', cache }),
+      ];
       expect(sql[0]!.params).not.toContain(1);
       expect(sql[1]!.params).toContain(1);
       expect(sql[2]!.params).toContain(2);

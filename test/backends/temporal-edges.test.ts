@@ -81,7 +81,7 @@ describe('literals finer than a database stores are compared exactly', () => {
   });
 
   it('where the backend stores such an instant (SQLite: 12 digits), shifting it keeps it in range up to the last picosecond (seed 20261136)', async () => {
-    const finest = "case((name eq null):at,true:9999-12-31T23:59:59.9999999Z)";
+    const finest = 'case((name eq null):at,true:9999-12-31T23:59:59.9999999Z)';
     const cases: [string, number[]][] = [
       [`$filter=at eq (${finest} add duration'PT0S')&$orderby=id`, [7]],
       [`$filter=(${finest} add duration'PT0.000001S') eq null and id le 3&$orderby=id`, [1, 2, 3]],
@@ -91,7 +91,10 @@ describe('literals finer than a database stores are compared exactly', () => {
     for (const [text, ids] of cases) {
       const result = await runDifferential(text, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets });
       expect(result.findings, text).toEqual([]);
-      expect((result.reference as { result?: { value: { id: number }[] } }).result?.value.map((r) => r.id), text).toEqual(ids);
+      expect(
+        (result.reference as { result?: { value: { id: number }[] } }).result?.value.map((r) => r.id),
+        text,
+      ).toEqual(ids);
       for (const [name, outcome] of result.outcomes) {
         if (/sqlite/i.test(name)) expect(outcome.kind, `${name}: ${text}`).toBe('rows');
         else if (outcome.kind === 'odata') expect(outcome.code, name).toBe('unsupported_feature');
@@ -102,7 +105,12 @@ describe('literals finer than a database stores are compared exactly', () => {
 });
 
 describe('Date and DateTimeOffset literals outside the years 0001 to 9999', () => {
-  for (const text of ['$filter=born eq -0001-12-31', '$filter=0001-01-01 in (0000-01-01)', '$filter=at ge 10000-01-01T00:00:00Z', '$filter=born lt 10000-01-01']) {
+  for (const text of [
+    '$filter=born eq -0001-12-31',
+    '$filter=0001-01-01 in (0000-01-01)',
+    '$filter=at ge 10000-01-01T00:00:00Z',
+    '$filter=born lt 10000-01-01',
+  ]) {
     it(`${text} is invalid_literal, the same on every engine`, async () => {
       const result = await runDifferential(text, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets });
       expect(result.findings).toEqual([]);
@@ -113,13 +121,7 @@ describe('Date and DateTimeOffset literals outside the years 0001 to 9999', () =
 });
 
 describe('dates of the years 1 to 99 leave every driver as written (fuzz seed 777: PGlite read 0001 as 2001)', () => {
-  const computed = [
-    'mindatetime()',
-    '0001-01-01T00:00:00Z',
-    '0099-12-31T23:59:59.5Z',
-    '0050-06-15T12:00:00+05:30',
-    'at sub duration\'P739000D\'',
-  ];
+  const computed = ['mindatetime()', '0001-01-01T00:00:00Z', '0099-12-31T23:59:59.5Z', '0050-06-15T12:00:00+05:30', "at sub duration'P739000D'"];
   for (const value of computed) {
     it(`$compute=${value} as m, selected, filtered and ordered by`, async () => {
       await sameRows(`$compute=${value} as m&$select=id,m&$orderby=id`);
@@ -129,7 +131,12 @@ describe('dates of the years 1 to 99 leave every driver as written (fuzz seed 77
   it('Dates of those years, computed from instants and as literals', async () => {
     await sameRows('$compute=date(mindatetime()) as d,0042-03-04 as e&$select=id,d,e&$orderby=id');
     // Date arithmetic is refused by the SQL backend (unsupported_feature), the same wherever refused.
-    const result = await runDifferential(`$compute=born sub duration'P730000D' as d&$select=id,d&$orderby=id`, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets });
+    const result = await runDifferential(`$compute=born sub duration'P730000D' as d&$select=id,d&$orderby=id`, {
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+      rows: fuzzRows,
+      targets,
+    });
     expect(result.findings).toEqual([]);
   });
 });

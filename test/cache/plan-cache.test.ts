@@ -12,7 +12,16 @@ import { FUZZ_SET, fuzzModel } from '../fixtures/fuzz-data.js';
 
 /** Everything a SQL result holds, the lazily compiled pieces included. */
 function sqlOf(query: SqlQuery): unknown {
-  return { sql: query.sql, params: query.params, count: query.count, where: query.where, orderBy: query.orderBy, select: query.select, columns: query.columns, expansions: query.expansions };
+  return {
+    sql: query.sql,
+    params: query.params,
+    count: query.count,
+    where: query.where,
+    orderBy: query.orderBy,
+    select: query.select,
+    columns: query.columns,
+    expansions: query.expansions,
+  };
 }
 
 function outcome(compute: () => unknown): unknown {

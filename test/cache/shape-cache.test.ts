@@ -7,7 +7,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bindQuery, createPlanCache, defineModel, ODataError, toMongo, toSql, type BindSettings, type BoundQuery, type PlanCache, type SqlQuery, type ToSqlOptions } from '../../src/index.js';
+import {
+  bindQuery,
+  createPlanCache,
+  defineModel,
+  ODataError,
+  toMongo,
+  toSql,
+  type BindSettings,
+  type BoundQuery,
+  type PlanCache,
+  type SqlQuery,
+  type ToSqlOptions,
+} from '../../src/index.js';
 import { shapeOf, type QueryShape } from '../../src/cache/shape.js';
 import { shapedOf } from '../../src/cache/shape-plan.js';
 import { lex } from '../../src/syntax/lexer.js';
@@ -18,7 +30,17 @@ const DIALECTS = ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'] as const;
 
 /** Everything a SQL result holds, the lazily compiled pieces included. */
 function sqlOf(query: SqlQuery): unknown {
-  return { sql: query.sql, params: query.params, count: query.count, where: query.where, orderBy: query.orderBy, select: query.select, columns: query.columns, expansions: query.expansions, computed: query.computed };
+  return {
+    sql: query.sql,
+    params: query.params,
+    count: query.count,
+    where: query.where,
+    orderBy: query.orderBy,
+    select: query.select,
+    columns: query.columns,
+    expansions: query.expansions,
+    computed: query.computed,
+  };
 }
 
 /** A result, or the error with everything a client sees of it. */
@@ -32,7 +54,12 @@ function outcome(compute: () => unknown): unknown {
 }
 
 /** Compiles `text` through the cache (binding, every dialect, MongoDB) and checks each against a fresh compile; whether the bound query came from a shape's plan. */
-function checkAgainstFresh(cache: PlanCache, text: string, settings: BindSettings, options: Omit<ToSqlOptions, 'dialect'> = { scope: { tenant_id: 't' } }): boolean {
+function checkAgainstFresh(
+  cache: PlanCache,
+  text: string,
+  settings: BindSettings,
+  options: Omit<ToSqlOptions, 'dialect'> = { scope: { tenant_id: 't' } },
+): boolean {
   const fresh = outcome(() => bindQuery(text, settings));
   const cached = outcome(() => cache.bind(text, settings));
   expect(cached, text).toEqual(fresh);
@@ -41,9 +68,15 @@ function checkAgainstFresh(cache: PlanCache, text: string, settings: BindSetting
   const freshBound = (fresh as { value: BoundQuery }).value;
   for (const dialect of DIALECTS) {
     const expected = outcome(() => sqlOf(toSql(freshBound, { ...options, dialect })));
-    expect(outcome(() => sqlOf(toSql(bound, { ...options, dialect, cache }))), `${dialect}: ${text}`).toEqual(expected);
+    expect(
+      outcome(() => sqlOf(toSql(bound, { ...options, dialect, cache }))),
+      `${dialect}: ${text}`,
+    ).toEqual(expected);
   }
-  expect(outcome(() => toMongo(bound, { cache })), `MongoDB: ${text}`).toEqual(outcome(() => toMongo(freshBound)));
+  expect(
+    outcome(() => toMongo(bound, { cache })),
+    `MongoDB: ${text}`,
+  ).toEqual(outcome(() => toMongo(freshBound)));
   return shapedOf(bound) !== undefined;
 }
 
@@ -70,7 +103,9 @@ function otherImage(image: string, kind: string, random: number[]): string {
     case 'int32':
       return String(Number(image) + (next() % 2 === 0 ? (next() % 200) - 100 : (next() % 2_000_000) - 1_000_000));
     case 'decimal':
-      return image.replace(/\d/g, (digit, at: number) => (at === 0 || image[at - 1] === '-' ? (digit === '0' ? '0' : String(1 + (next() % 9))) : String(next() % 10)));
+      return image.replace(/\d/g, (digit, at: number) =>
+        at === 0 || image[at - 1] === '-' ? (digit === '0' ? '0' : String(1 + (next() % 9))) : String(next() % 10),
+      );
     default: {
       // Dates, some of them invalid (an error the cache must report as binding does).
       const year = 1900 + (next() % 200);
@@ -127,7 +162,10 @@ describe('shape cache', () => {
     fc.assert(
       fc.property(applyQueryArbitrary(fuzzModel, FUZZ_SET), fc.array(fc.nat(1_000_000), { minLength: 16, maxLength: 16 }), ({ text: generated }, random) => {
         // A $filter after $apply with a literal the shape cache replaces ($apply itself is kept as written).
-        const text = `${generated.split('&').filter((part) => !part.startsWith('$filter=')).join('&')}&$filter=${encodeURIComponent('n ge 17 or n lt 4000')}`;
+        const text = `${generated
+          .split('&')
+          .filter((part) => !part.startsWith('$filter='))
+          .join('&')}&$filter=${encodeURIComponent('n ge 17 or n lt 4000')}`;
         checkAgainstFresh(cache, text, settings);
         const shape = shapeOf(text, false);
         if (shape === undefined) return;
@@ -142,10 +180,27 @@ describe('shape cache', () => {
   it('the same on random filters made of literals next to properties and functions (the shapes a server sees)', () => {
     const cache = createPlanCache({ maxEntries: 400 });
     const settings: BindSettings = { model: fuzzModel, entitySet: FUZZ_SET };
-    const str = fc.oneof({ weight: 8, arbitrary: fc.stringMatching(/^[A-Za-z0-9 ]{1,8}$/) }, { weight: 1, arbitrary: fc.constantFrom("a''b", '', '%_', 'ü') }).map((t) => `'${t}'`);
-    const int = fc.oneof(fc.integer({ min: -300, max: 300 }), fc.integer({ min: -2147483648, max: 2147483647 }), fc.constantFrom(32767, 32768, 2147483647, 3000000000, -129, 255, 256, 65536)).map(String);
-    const num = fc.oneof(fc.tuple(fc.integer({ min: -99, max: 999 }), fc.nat(999)).map(([a, b]) => `${a}.${b}`), fc.constantFrom('1.5e3', '0.0', '10.50', '-0.25'));
-    const date = fc.oneof({ weight: 6, arbitrary: fc.date({ min: new Date('1890-01-01'), max: new Date('2110-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)) }, { weight: 1, arbitrary: fc.constantFrom('2021-02-29', '2020-02-29', '2020-13-01') });
+    const str = fc
+      .oneof({ weight: 8, arbitrary: fc.stringMatching(/^[A-Za-z0-9 ]{1,8}$/) }, { weight: 1, arbitrary: fc.constantFrom("a''b", '', '%_', 'ü') })
+      .map((t) => `'${t}'`);
+    const int = fc
+      .oneof(
+        fc.integer({ min: -300, max: 300 }),
+        fc.integer({ min: -2147483648, max: 2147483647 }),
+        fc.constantFrom(32767, 32768, 2147483647, 3000000000, -129, 255, 256, 65536),
+      )
+      .map(String);
+    const num = fc.oneof(
+      fc.tuple(fc.integer({ min: -99, max: 999 }), fc.nat(999)).map(([a, b]) => `${a}.${b}`),
+      fc.constantFrom('1.5e3', '0.0', '10.50', '-0.25'),
+    );
+    const date = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.date({ min: new Date('1890-01-01'), max: new Date('2110-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+      },
+      { weight: 1, arbitrary: fc.constantFrom('2021-02-29', '2020-02-29', '2020-13-01') },
+    );
     const sp = fc.constantFrom('name', 'code', 'tolower(name)', 'toupper(code)', 'trim(name)');
     const ip = fc.constantFrom('n16', 'n32', 'n64', 'id', 'parentId');
     const op = fc.constantFrom('eq', 'ne', 'gt', 'ge', 'lt', 'le');
@@ -168,10 +223,30 @@ describe('shape cache', () => {
       fc.tuple(ip, int, int).map(([p, a, b]) => `${p} eq ${a} add ${b}`),
       fc.tuple(int, int).map(([a, b]) => `children/any(c:c/n32 gt ${a} and c/n16 lt ${b})`),
     );
-    const filter = fc.tuple(fc.array(atom, { minLength: 1, maxLength: 4 }), fc.constantFrom(' and ', ' or '), fc.boolean()).map(([atoms, joint, negate]) => (negate ? `not (${atoms.join(joint)})` : atoms.join(joint)));
+    const filter = fc
+      .tuple(fc.array(atom, { minLength: 1, maxLength: 4 }), fc.constantFrom(' and ', ' or '), fc.boolean())
+      .map(([atoms, joint, negate]) => (negate ? `not (${atoms.join(joint)})` : atoms.join(joint)));
     const query = fc
-      .record({ filter, order: fc.option(fc.oneof(sp, fc.tuple(ip, int).map(([p, i]) => `${p} add ${i}`)), { freq: 3 }), expand: fc.option(filter, { freq: 3 }), top: fc.option(fc.nat(12), { freq: 3 }) })
-      .map(({ filter: f, order, expand, top }) => [`$filter=${encodeURIComponent(f)}`, ...(order === null ? [] : [`$orderby=${encodeURIComponent(order)} desc,id`]), ...(expand === null ? [] : [`$expand=children(${encodeURIComponent(`$filter=${expand};$top=2`)})`]), ...(top === null ? [] : [`$top=${top}`])].join('&'));
+      .record({
+        filter,
+        order: fc.option(
+          fc.oneof(
+            sp,
+            fc.tuple(ip, int).map(([p, i]) => `${p} add ${i}`),
+          ),
+          { freq: 3 },
+        ),
+        expand: fc.option(filter, { freq: 3 }),
+        top: fc.option(fc.nat(12), { freq: 3 }),
+      })
+      .map(({ filter: f, order, expand, top }) =>
+        [
+          `$filter=${encodeURIComponent(f)}`,
+          ...(order === null ? [] : [`$orderby=${encodeURIComponent(order)} desc,id`]),
+          ...(expand === null ? [] : [`$expand=children(${encodeURIComponent(`$filter=${expand};$top=2`)})`]),
+          ...(top === null ? [] : [`$top=${top}`]),
+        ].join('&'),
+      );
     let hits = 0;
     fc.assert(
       fc.property(query, fc.array(fc.nat(1_000_000), { minLength: 16, maxLength: 16 }), (text, random) => {
@@ -210,7 +285,9 @@ describe('shape cache', () => {
     expect(size).toBe(14);
     const words = ['salt', 'rice', 'honey', 'tea', 'oats'];
     for (let i = 0; i < 200; i++) {
-      expect(checkAgainstFresh(cache, medium(words[i % words.length] as string, `${1 + (i % 9)}.${1 + (i % 7)}`, 10 + (i % 100), 1900 + i), settings)).toBe(true);
+      expect(checkAgainstFresh(cache, medium(words[i % words.length] as string, `${1 + (i % 9)}.${1 + (i % 7)}`, 10 + (i % 100), 1900 + i), settings)).toBe(
+        true,
+      );
     }
     expect(cache.size).toBe(size);
     // The statement carries the new literals as parameters.
@@ -263,7 +340,10 @@ describe('shape cache', () => {
     const make = (type: 'Edm.Int32' | 'Edm.Decimal') =>
       defineModel({
         namespace: 'N',
-        entityTypes: { A: { key: ['id'], properties: { id: 'Edm.Int32', v: type, s: 'Edm.String' } }, B: { key: ['id'], properties: { id: 'Edm.Int32', v: type, s: 'Edm.String' } } },
+        entityTypes: {
+          A: { key: ['id'], properties: { id: 'Edm.Int32', v: type, s: 'Edm.String' } },
+          B: { key: ['id'], properties: { id: 'Edm.Int32', v: type, s: 'Edm.String' } },
+        },
         entitySets: { as: { type: 'A' }, bs: { type: 'B', maxTop: 5 } },
       });
     const ints = make('Edm.Int32');
@@ -309,7 +389,16 @@ describe('shape cache', () => {
     expect(keyOf('$top=10')).toBeUndefined();
     // Case matters (tolower(name) never equals an upper-case text).
     expect(keyOf("$filter=tolower(name) eq 'abc'")).not.toBe(keyOf("$filter=tolower(name) eq 'Abc'"));
-    for (const text of ['$filter=rating gt 30', '$filter=rating gt 3000000000', '$filter=rating gt 30.5', "$filter=tolower(name) eq 'abc'", "$filter=tolower(name) eq 'Abc'", '$filter=small gt 40000', '$filter=small gt 300', '$filter=small gt 400']) {
+    for (const text of [
+      '$filter=rating gt 30',
+      '$filter=rating gt 3000000000',
+      '$filter=rating gt 30.5',
+      "$filter=tolower(name) eq 'abc'",
+      "$filter=tolower(name) eq 'Abc'",
+      '$filter=small gt 40000',
+      '$filter=small gt 300',
+      '$filter=small gt 400',
+    ]) {
       checkAgainstFresh(cache, text, settings);
     }
     // A string compared with an enum is converted by its value: the shape has no plan.
@@ -330,7 +419,9 @@ describe('shape cache', () => {
     expect(error).toEqual(outcome(() => bindQuery(text('2020-02-30', '30'), settings)));
     expect(error).toMatchObject({ error: 'invalid_literal', option: '$filter', position: 8 });
     // $top over the limit: $top is not a slot, the same error.
-    expect(outcome(() => cache.bind(`${text('2020-01-01', '40')}&$top=51`, settings))).toEqual(outcome(() => bindQuery(`${text('2020-01-01', '40')}&$top=51`, settings)));
+    expect(outcome(() => cache.bind(`${text('2020-01-01', '40')}&$top=51`, settings))).toEqual(
+      outcome(() => bindQuery(`${text('2020-01-01', '40')}&$top=51`, settings)),
+    );
     checkAgainstFresh(cache, `${text('2020-01-01', '40')}&$top=50`, settings);
     checkAgainstFresh(cache, `${text('2020-01-01', '40')}&$top=51`, settings);
   });

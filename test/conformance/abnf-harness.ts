@@ -7,15 +7,7 @@ import { parseFilter, parseQuery, parseSearch } from '../../src/index.js';
 import { parseAliasValue } from '../../src/syntax/parse.js';
 import type { AbnfCase } from './corpus.js';
 
-const EXPRESSION_RULES = new Set([
-  'commonExpr',
-  'boolCommonExpr',
-  'boolcommonExpr',
-  'firstMemberExpr',
-  'propertyPathExpr',
-  'notExpr',
-  'isofExpr',
-]);
+const EXPRESSION_RULES = new Set(['commonExpr', 'boolCommonExpr', 'boolcommonExpr', 'firstMemberExpr', 'propertyPathExpr', 'notExpr', 'isofExpr']);
 
 const OPTION_RULES = new Set(['filter', 'expand', 'select', 'orderby', 'orderBy', 'search', 'compute', 'queryOptions']);
 

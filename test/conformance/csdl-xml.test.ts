@@ -8,7 +8,16 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bindQuery, csdlJsonFromModel, csdlJsonFromXml, csdlXmlFromJson, csdlXmlFromModel, modelFromCsdl, modelFromCsdlXml, type CsdlJsonObject } from '../../src/index.js';
+import {
+  bindQuery,
+  csdlJsonFromModel,
+  csdlJsonFromXml,
+  csdlXmlFromJson,
+  csdlXmlFromModel,
+  modelFromCsdl,
+  modelFromCsdlXml,
+  type CsdlJsonObject,
+} from '../../src/index.js';
 import { failure } from '../helpers/failure.js';
 import { modelShape } from '../helpers/model-shape.js';
 import { CORPUS_DIR, corpusAvailable } from './corpus.js';
@@ -30,33 +39,45 @@ const SERVICES = [
 ];
 
 describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', () => {
-  it.each([...VOCABULARIES, ...SERVICES])('%s: XML → JSON → XML → JSON gives the same JSON', (file) => {
-    const json = plain(csdlJsonFromXml(read(file)));
-    expect(plain(csdlJsonFromXml(csdlXmlFromJson(json as object)))).toEqual(json);
-  }, 60_000);
+  it.each([...VOCABULARIES, ...SERVICES])(
+    '%s: XML → JSON → XML → JSON gives the same JSON',
+    (file) => {
+      const json = plain(csdlJsonFromXml(read(file)));
+      expect(plain(csdlJsonFromXml(csdlXmlFromJson(json as object)))).toEqual(json);
+    },
+    60_000,
+  );
 
   it.each(['Org.OData.Core.V1.xml', 'Org.OData.Capabilities.V1.xml'])('%s: every Term, TypeDefinition and EnumType is read', (file) => {
     const text = read(file);
-    const schema = Object.values(csdlJsonFromXml(text)).find((v) => typeof v === 'object' && v !== null && !Array.isArray(v) && '$Alias' in v) as CsdlJsonObject;
+    const schema = Object.values(csdlJsonFromXml(text)).find(
+      (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && '$Alias' in v,
+    ) as CsdlJsonObject;
     const kinds = Object.values(schema).map((v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v.$Kind : undefined));
     for (const kind of ['Term', 'TypeDefinition', 'EnumType', 'ComplexType']) {
       expect({ kind, n: kinds.filter((k) => k === kind).length }).toEqual({ kind, n: count(text, new RegExp(`<${kind}\\s`, 'g')) });
     }
   });
 
-  it.each(SERVICES)('%s: XML → model → JSON → model, and model → XML → model, give the same model', (file) => {
-    const text = read(file);
-    const model = modelFromCsdlXml(text);
-    const shape = modelShape(model);
-    expect(modelShape(modelFromCsdl(JSON.stringify(csdlJsonFromXml(text))))).toEqual(shape);
-    expect(modelShape(modelFromCsdl(JSON.stringify(csdlJsonFromModel(model))))).toEqual(shape);
-    expect(modelShape(modelFromCsdlXml(csdlXmlFromModel(model)))).toEqual(shape);
-    // A census of the text: every entity set, entity, complex and enum type, and partner.
-    expect(model.entitySets.size).toBe(count(text, /<EntitySet\s/g));
-    expect(model.types.size).toBe(count(text, /<(EntityType|ComplexType|EnumType)\s/g));
-    const partners = [...model.types.values()].flatMap((t) => (t.kind === 'enum' ? [] : [...t.navigation.values()].filter((n) => n.partner !== undefined && t.baseType?.navigation.get(n.name) !== n)));
-    expect(partners.length).toBe(count(text, /<NavigationProperty\s[^>]*Partner="/g));
-  }, 120_000);
+  it.each(SERVICES)(
+    '%s: XML → model → JSON → model, and model → XML → model, give the same model',
+    (file) => {
+      const text = read(file);
+      const model = modelFromCsdlXml(text);
+      const shape = modelShape(model);
+      expect(modelShape(modelFromCsdl(JSON.stringify(csdlJsonFromXml(text))))).toEqual(shape);
+      expect(modelShape(modelFromCsdl(JSON.stringify(csdlJsonFromModel(model))))).toEqual(shape);
+      expect(modelShape(modelFromCsdlXml(csdlXmlFromModel(model)))).toEqual(shape);
+      // A census of the text: every entity set, entity, complex and enum type, and partner.
+      expect(model.entitySets.size).toBe(count(text, /<EntitySet\s/g));
+      expect(model.types.size).toBe(count(text, /<(EntityType|ComplexType|EnumType)\s/g));
+      const partners = [...model.types.values()].flatMap((t) =>
+        t.kind === 'enum' ? [] : [...t.navigation.values()].filter((n) => n.partner !== undefined && t.baseType?.navigation.get(n.name) !== n),
+      );
+      expect(partners.length).toBe(count(text, /<NavigationProperty\s[^>]*Partner="/g));
+    },
+    120_000,
+  );
 
   it('Northwind: composite keys, cross-schema types, referential constraints', () => {
     const text = read('northwind-v4.xml');
@@ -66,7 +87,9 @@ describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', ()
     expect(invoice?.kind === 'entity' && invoice.key).toEqual([...keyText.matchAll(/Name="([^"]+)"/g)].map((m) => m[1]));
     const constraints = [...model.types.values()].flatMap((t) => (t.kind === 'enum' ? [] : [...t.navigation.values()].flatMap((n) => n.constraints)));
     expect(constraints.length).toBe(count(text, /<ReferentialConstraint\s/g));
-    expect(bindQuery("$filter=Order/Customer/Country eq 'Norway'&$expand=Product", { model, entitySet: 'Order_Details' }).expand[0]?.entitySet?.name).toBe('Products');
+    expect(bindQuery("$filter=Order/Customer/Country eq 'Norway'&$expand=Product", { model, entitySet: 'Order_Details' }).expand[0]?.entitySet?.name).toBe(
+      'Products',
+    );
   });
 
   it('TripPin: bindings with type-cast paths, containment, inheritance, open types', () => {
@@ -75,7 +98,9 @@ describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', ()
     expect(people?.bindings.get('Microsoft.OData.SampleService.Models.TripPin.Flight/From')).toBe('Airports');
     const flight = model.types.get('Microsoft.OData.SampleService.Models.TripPin.Flight');
     expect(flight?.kind === 'entity' && flight.baseType?.baseType?.name).toBe('PlanItem');
-    expect(bindQuery("$filter=Emails/any(e:endswith(e,'@example.com'))&$expand=Friends($top=2)", { model, entitySet: 'People' }).expand[0]?.entitySet?.name).toBe('People');
+    expect(
+      bindQuery("$filter=Emails/any(e:endswith(e,'@example.com'))&$expand=Friends($top=2)", { model, entitySet: 'People' }).expand[0]?.entitySet?.name,
+    ).toBe('People');
   });
 
   it('Capabilities come through as the JSON reader reads the same annotations (inline in the set, or in an Annotations block)', () => {
@@ -109,7 +134,10 @@ describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', ()
 
   it('SAP S/4HANA and Microsoft Graph: Capabilities in Annotations blocks, through SAP__ aliases and full names, reach exactly the targeted sets', () => {
     const sap = modelFromCsdlXml(read('sap-s4-c_salesordermanage_sd.xml'));
-    const searchable = [...sap.entitySets.values()].filter((s) => !s.capabilities.searchable).map((s) => s.name).sort();
+    const searchable = [...sap.entitySets.values()]
+      .filter((s) => !s.capabilities.searchable)
+      .map((s) => s.name)
+      .sort();
     const text = read('sap-s4-c_salesordermanage_sd.xml');
     // The census: Annotations blocks on a container's set whose SearchRestrictions say Searchable false.
     const expected = [...text.matchAll(/<Annotations Target="SAP__self\.Container\/(\w+)">([\s\S]*?)<\/Annotations>/g)]

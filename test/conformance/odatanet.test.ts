@@ -32,8 +32,10 @@ const NOT_APPLICABLE: Readonly<Record<string, string>> = {
   'odatanet-034': 'bound-function overload resolution (Fully.Qualified.Namespace.HasDog): bound functions are deliberately unsupported',
   'odatanet-035': 'an entity-set key lookup as a bound-function argument (HasDog(person=People(1))): needs bound functions',
   'odatanet-039': 'a key lookup on the result of the composable bound function AllMyFriendsDogs: needs bound functions',
-  'odatanet-185': "runs with EnableNoDollarQueryOptions=false, OData 4.0's rule that names without '$' are custom options; in 4.01 the '$' is optional and we have no 4.0 mode",
-  'odatanet-186': "runs with EnableNoDollarQueryOptions=false, OData 4.0's rule that names without '$' are custom options; in 4.01 the '$' is optional and we have no 4.0 mode",
+  'odatanet-185':
+    "runs with EnableNoDollarQueryOptions=false, OData 4.0's rule that names without '$' are custom options; in 4.01 the '$' is optional and we have no 4.0 mode",
+  'odatanet-186':
+    "runs with EnableNoDollarQueryOptions=false, OData 4.0's rule that names without '$' are custom options; in 4.01 the '$' is optional and we have no 4.0 mode",
 };
 
 const OPTION_VALUE: readonly ODataErrorCode[] = ['invalid_option_value', 'invalid_literal'];
@@ -165,7 +167,10 @@ const SET_OF_TYPE: Readonly<Record<string, string>> = {
 
 function queryOf(c: OdataNetCase): string {
   if (c.url !== undefined) return c.url.slice(c.url.indexOf('?') + 1);
-  if (c.options !== undefined) return Object.entries(c.options).map(([name, value]) => queryOption(name, value)).join('&');
+  if (c.options !== undefined)
+    return Object.entries(c.options)
+      .map(([name, value]) => queryOption(name, value))
+      .join('&');
   return queryOption(c.option as string, c.expression ?? '');
 }
 

@@ -11,9 +11,24 @@ import { olingoTree } from './olingo-tree.js';
 
 /** Invalid only because of operand types: checked by the binder, not the parser. */
 const TYPE_ERRORS = new Set([
-  'olingo-031', 'olingo-032', 'olingo-033', 'olingo-034', 'olingo-035', 'olingo-036', 'olingo-037',
-  'olingo-038', 'olingo-039', 'olingo-040', 'olingo-041', 'olingo-042', 'olingo-043', 'olingo-046',
-  'olingo-047', 'olingo-049', 'olingo-050', 'olingo-053',
+  'olingo-031',
+  'olingo-032',
+  'olingo-033',
+  'olingo-034',
+  'olingo-035',
+  'olingo-036',
+  'olingo-037',
+  'olingo-038',
+  'olingo-039',
+  'olingo-040',
+  'olingo-041',
+  'olingo-042',
+  'olingo-043',
+  'olingo-046',
+  'olingo-047',
+  'olingo-049',
+  'olingo-050',
+  'olingo-053',
 ]);
 
 describe.skipIf(!corpusAvailable)('Olingo model-free expression cases', () => {

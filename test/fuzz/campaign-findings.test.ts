@@ -49,7 +49,10 @@ describe('campaign findings of issue 26', () => {
   });
 
   it("MariaDB's FLOOR and CEILING of a computed Double after a join keep the largest doubles", async () => {
-    for (const text of ['$compute=floor((parent/dbl sub n16)) as zc0&$orderby=zc0', '$compute=ceiling((dbl add parent/dec)) as zc0,trim(trim(name)) as zc1&$orderby=zc0']) {
+    for (const text of [
+      '$compute=floor((parent/dbl sub n16)) as zc0&$orderby=zc0',
+      '$compute=ceiling((dbl add parent/dec)) as zc0,trim(trim(name)) as zc1&$orderby=zc0',
+    ]) {
       const result = await run(text);
       expect(result.findings, text).toEqual([]);
     }
@@ -71,7 +74,12 @@ describe('campaign findings of issue 26', () => {
 
   // Seed 20261130.
   it("DuckDB compares durations by their length ('1 day -12:00:00' is PT12H)", async () => {
-    for (const text of ['$filter=span eq (parent/span sub span)', '$filter=(parent/span sub span) eq span', '$filter=span gt (parent/span sub span)&$orderby=span,id', '$orderby=(span add parent/span),id']) {
+    for (const text of [
+      '$filter=span eq (parent/span sub span)',
+      '$filter=(parent/span sub span) eq span',
+      '$filter=span gt (parent/span sub span)&$orderby=span,id',
+      '$orderby=(span add parent/span),id',
+    ]) {
       const result = await run(text);
       expect(result.findings, text).toEqual([]);
     }

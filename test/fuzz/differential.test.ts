@@ -52,11 +52,35 @@ describe('the typed query generator', () => {
     }
     expect(bound / queries.length).toBeGreaterThan(0.97);
     const functions = Object.keys(CANONICAL_FUNCTIONS).filter((name) => !name.startsWith('geo.') && name !== 'now');
-    const operators = ['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'and', 'or', 'not', 'add', 'sub', 'mul', 'div', 'divby', 'mod', 'negate', 'has', 'in', 'any', 'all', 'count', 'case'];
+    const operators = [
+      'eq',
+      'ne',
+      'gt',
+      'ge',
+      'lt',
+      'le',
+      'and',
+      'or',
+      'not',
+      'add',
+      'sub',
+      'mul',
+      'div',
+      'divby',
+      'mod',
+      'negate',
+      'has',
+      'in',
+      'any',
+      'all',
+      'count',
+      'case',
+    ];
     expect([...functions, ...operators].filter((name) => (features.get(name) ?? 0) === 0)).toEqual([]);
     // Edge literals reach the queries.
     const text = queries.map((q) => q.readable).join('\n');
-    for (const literal of ['9223372036854775807', '2147483648', '12345678901234567890.123456789', 'INF', 'NaN', '-0', "''", '9999-12-31']) expect(text).toContain(literal);
+    for (const literal of ['9223372036854775807', '2147483648', '12345678901234567890.123456789', 'INF', 'NaN', '-0', "''", '9999-12-31'])
+      expect(text).toContain(literal);
   });
 });
 
@@ -68,7 +92,7 @@ describe('the differential runner', () => {
     return bound;
   };
 
-  it('tells the four classes apart, and accepts the reference\'s rows', async () => {
+  it("tells the four classes apart, and accepts the reference's rows", async () => {
     const bound = reference();
     const rows = fuzzRows.filter((r) => r.name !== 'Z').sort((a, b) => (b.id as number) - (a.id as number));
     const result = await runDifferential(query, {
@@ -95,13 +119,16 @@ describe('the differential runner', () => {
   it('compares the values of the rows, not only their keys', async () => {
     const rows = fuzzRows.filter((r) => r.name !== 'Z').sort((a, b) => (b.id as number) - (a.id as number));
     const changed = rows.map((r) => (r.id === 4 ? { ...r, dec: '50.01' } : r));
-    const result = await runDifferential(query, { ...options, targets: [wrong('same', () => ({ value: rows })), wrong('changed', () => ({ value: changed }))] });
+    const result = await runDifferential(query, {
+      ...options,
+      targets: [wrong('same', () => ({ value: rows })), wrong('changed', () => ({ value: changed }))],
+    });
     expect(result.findings.map((f) => [f.target, f.class])).toEqual([['changed', 'row disagreement']]);
     expect(result.findings[0]?.detail).toContain('dec');
   });
 
   it('excuses only what a documented deviation explains', async () => {
-    const result = await runDifferential('$filter=tolower(name) eq \'ünï\'', {
+    const result = await runDifferential("$filter=tolower(name) eq 'ünï'", {
       ...options,
       targets: [
         wrong('SQLite (fake)', () => ({ value: [] })),
@@ -113,7 +140,10 @@ describe('the differential runner', () => {
     });
     // 'ünï' is row 12's city, not a name: the reference gives no row either, so all agree.
     expect(result.findings).toEqual([]);
-    const differing = await runDifferential("$filter=tolower(name) eq 'ünïcödé 😀'", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [] })), wrong('PostgreSQL (fake)', () => ({ value: [] }))] });
+    const differing = await runDifferential("$filter=tolower(name) eq 'ünïcödé 😀'", {
+      ...options,
+      targets: [wrong('SQLite (fake)', () => ({ value: [] })), wrong('PostgreSQL (fake)', () => ({ value: [] }))],
+    });
     expect(differing.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
     expect(differing.findings.map((f) => f.target)).toEqual(['PostgreSQL (fake)']);
   });
@@ -122,7 +152,10 @@ describe('the differential runner', () => {
     const refuse = () => {
       throw new ODataError({ code: 'invalid_literal', reason: 'no NUL here' });
     };
-    const nul = await runDifferential("$filter=contains(name,'a\u0000b')", { ...options, targets: [wrong('PostgreSQL (fake)', refuse), wrong('SQLite (fake)', refuse), wrong('MariaDB (fake)', refuse)] });
+    const nul = await runDifferential("$filter=contains(name,'a\u0000b')", {
+      ...options,
+      targets: [wrong('PostgreSQL (fake)', refuse), wrong('SQLite (fake)', refuse), wrong('MariaDB (fake)', refuse)],
+    });
     expect([...nul.excused.keys()]).toEqual(['PostgreSQL (fake)', 'SQLite (fake)']);
     expect(nul.findings.map((f) => f.target)).toEqual(['MariaDB (fake)']);
     const plain = await runDifferential("$filter=contains(name,'ab')", { ...options, targets: [wrong('PostgreSQL (fake)', refuse)] });
@@ -147,7 +180,8 @@ describe('the differential runner', () => {
     const query = '$orderby=tolower(name),id&$select=id,name';
     const reference = await runDifferential(query, { ...options, targets: [] });
     const ordered = (reference.reference as unknown as { result: { value: { id: number; name: string | null }[] } }).result.value;
-    const swap = (a: number, b: number) => ordered.map((r) => (r.id === a ? ordered.find((x) => x.id === b) : r.id === b ? ordered.find((x) => x.id === a) : r));
+    const swap = (a: number, b: number) =>
+      ordered.map((r) => (r.id === a ? ordered.find((x) => x.id === b) : r.id === b ? ordered.find((x) => x.id === a) : r));
     // Rows 1 ('Alpha') and 4 ('Ünïcödé 😀') swapped: row 4's text is outside ASCII, the cause.
     const unicode = await runDifferential(query, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: swap(1, 4) }))] });
     expect(unicode.findings).toEqual([]);
@@ -156,25 +190,47 @@ describe('the differential runner', () => {
     const ascii = await runDifferential(query, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: swap(1, 5) }))] });
     expect(ascii.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
     // Row 4 dropped instead of reordered: the other rows must differ too to be excused; they do not here.
-    const dropped = await runDifferential(query, { ...options, targets: [wrong('SQLite (fake)', () => ({ value: ordered.filter((r) => r.id !== 4 && r.id !== 1) }))] });
+    const dropped = await runDifferential(query, {
+      ...options,
+      targets: [wrong('SQLite (fake)', () => ({ value: ordered.filter((r) => r.id !== 4 && r.id !== 1) }))],
+    });
     expect(dropped.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
   });
 
   it('sees a differing row whole and the rows it navigates to, and nothing more', async () => {
     // Row 4 ('Ünïcödé 😀') projected to id and code 'ü': the projection hides nothing from the check.
-    const projected = await runDifferential("$filter=contains(name,toupper(code))&$select=id,parentId", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [{ id: 10, parentId: 9 }, { id: 5, parentId: 4 }] }))] });
+    const projected = await runDifferential('$filter=contains(name,toupper(code))&$select=id,parentId', {
+      ...options,
+      targets: [
+        wrong('SQLite (fake)', () => ({
+          value: [
+            { id: 10, parentId: 9 },
+            { id: 5, parentId: 4 },
+          ],
+        })),
+      ],
+    });
     expect(projected.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
     // Row 5 (ASCII only) reads its parent's code 'ü' (row 4) through parent/.
-    const reference = await runDifferential("$filter=toupper(parent/code) ne parent/code", { ...options, targets: [] });
+    const reference = await runDifferential('$filter=toupper(parent/code) ne parent/code', { ...options, targets: [] });
     const expected = (reference.reference as unknown as { result: { value: { id: number }[] } }).result.value;
     expect(expected.map((r) => r.id)).toContain(5);
-    const through = await runDifferential("$filter=toupper(parent/code) ne parent/code", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: expected.filter((r) => r.id !== 5) }))] });
+    const through = await runDifferential('$filter=toupper(parent/code) ne parent/code', {
+      ...options,
+      targets: [wrong('SQLite (fake)', () => ({ value: expected.filter((r) => r.id !== 5) }))],
+    });
     expect(through.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
     // A count that differs behind a page: the rows are found without the paging.
-    const counted = "$filter=contains(name,toupper(code))&$orderby=id&$skip=5&$count=true";
-    const paged = await runDifferential(counted, { ...options, targets: [wrong('SQLite (fake)', (q) => (q.skip === undefined ? { value: [{ id: 5 }, { id: 10 }] } : { value: [], count: 2 }))] });
+    const counted = '$filter=contains(name,toupper(code))&$orderby=id&$skip=5&$count=true';
+    const paged = await runDifferential(counted, {
+      ...options,
+      targets: [wrong('SQLite (fake)', (q) => (q.skip === undefined ? { value: [{ id: 5 }, { id: 10 }] } : { value: [], count: 2 }))],
+    });
     expect(paged.excused.get('SQLite (fake)')).toBe('case-mapping-outside-ascii');
-    const asciiCount = await runDifferential("$filter=contains(name,'a')&$orderby=id&$skip=50&$count=true", { ...options, targets: [wrong('SQLite (fake)', () => ({ value: [], count: 1 }))] });
+    const asciiCount = await runDifferential("$filter=contains(name,'a')&$orderby=id&$skip=50&$count=true", {
+      ...options,
+      targets: [wrong('SQLite (fake)', () => ({ value: [], count: 1 }))],
+    });
     expect(asciiCount.findings.map((f) => f.target)).toEqual(['SQLite (fake)']);
     // Expanded entities that differ count as differing rows (row 4 among row 2's children).
     const expand = '$filter=id eq 2&$expand=children($filter=toupper(code) ne code;$orderby=id)';
@@ -227,7 +283,16 @@ describe('differential fuzzing on every backend', () => {
   });
 
   it(`${QUERIES} seeded queries: every target gives the reference's rows or its ODataError`, async () => {
-    const report = await fuzzDifferential({ ...options, targets: opened?.targets ?? [], count: QUERIES, seed: SEED, concurrency: 8, maxShrinks: 12, shrinkTimeLimitMs: 1500, timeLimitMs: 40_000 });
+    const report = await fuzzDifferential({
+      ...options,
+      targets: opened?.targets ?? [],
+      count: QUERIES,
+      seed: SEED,
+      concurrency: 8,
+      maxShrinks: 12,
+      shrinkTimeLimitMs: 1500,
+      timeLimitMs: 40_000,
+    });
     expect(report.queries).toBeGreaterThan(Math.min(QUERIES, 150));
     expect(report.bound / report.queries).toBeGreaterThan(0.95);
     // No finding: every disagreement is a bug to fix or a documented deviation (DEVIATION_EXCEPTIONS).

@@ -17,7 +17,13 @@ export function modelShape(model: Model): unknown {
     .sort((a, b) => a.qualifiedName.localeCompare(b.qualifiedName))
     .map((type) =>
       type.kind === 'enum'
-        ? { name: type.qualifiedName, kind: type.kind, underlyingType: type.underlyingType, isFlags: type.isFlags, members: [...type.members].map(([n, v]) => `${n}=${v}`) }
+        ? {
+            name: type.qualifiedName,
+            kind: type.kind,
+            underlyingType: type.underlyingType,
+            isFlags: type.isFlags,
+            members: [...type.members].map(([n, v]) => `${n}=${v}`),
+          }
         : {
             name: type.qualifiedName,
             kind: type.kind,
@@ -25,8 +31,29 @@ export function modelShape(model: Model): unknown {
             derived: type.derivedTypes.map((t) => t.qualifiedName).sort(),
             open: type.open,
             key: type.key,
-            properties: [...type.properties.values()].map((p) => ({ name: p.name, type: typeName(p.type), collection: p.collection, nullable: p.nullable, filterable: p.filterable, sortable: p.sortable, selectable: p.selectable })).sort((a, b) => a.name.localeCompare(b.name)),
-            navigation: [...type.navigation.values()].map((n) => ({ name: n.name, target: n.target.qualifiedName, collection: n.collection, nullable: n.nullable, partner: n.partner, constraints: n.constraints, filterable: n.filterable, expandable: n.expandable })).sort((a, b) => a.name.localeCompare(b.name)),
+            properties: [...type.properties.values()]
+              .map((p) => ({
+                name: p.name,
+                type: typeName(p.type),
+                collection: p.collection,
+                nullable: p.nullable,
+                filterable: p.filterable,
+                sortable: p.sortable,
+                selectable: p.selectable,
+              }))
+              .sort((a, b) => a.name.localeCompare(b.name)),
+            navigation: [...type.navigation.values()]
+              .map((n) => ({
+                name: n.name,
+                target: n.target.qualifiedName,
+                collection: n.collection,
+                nullable: n.nullable,
+                partner: n.partner,
+                constraints: n.constraints,
+                filterable: n.filterable,
+                expandable: n.expandable,
+              }))
+              .sort((a, b) => a.name.localeCompare(b.name)),
           },
     );
   const entitySets = [...model.entitySets.values()]

@@ -23,7 +23,13 @@ export function withoutSpans<T>(value: T): T {
     const copy: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       // defineProperty, so that a key named __proto__ stays an own property.
-      if (key !== 'span') Object.defineProperty(copy, key, { value: withoutSpans((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+      if (key !== 'span')
+        Object.defineProperty(copy, key, {
+          value: withoutSpans((value as Record<string, unknown>)[key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
     return copy as T;
   }

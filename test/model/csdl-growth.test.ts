@@ -6,14 +6,24 @@
  * (bench/csdl-growth.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { csdlJsonFromModel, csdlJsonFromXml, csdlXmlFromJson, csdlXmlFromModel, modelFromCsdl, modelFromCsdlXml, type Model, type StructuredType } from '../../src/index.js';
+import {
+  csdlJsonFromModel,
+  csdlJsonFromXml,
+  csdlXmlFromJson,
+  csdlXmlFromModel,
+  modelFromCsdl,
+  modelFromCsdlXml,
+  type Model,
+  type StructuredType,
+} from '../../src/index.js';
 import { csdlDocument, type CsdlShape } from '../fixtures/csdl-documents.js';
 import { failure } from '../helpers/failure.js';
 import { modelShape } from '../helpers/model-shape.js';
 
 const EDMX = 'http://docs.oasis-open.org/odata/ns/edmx';
 const EDM = 'http://docs.oasis-open.org/odata/ns/edm';
-const schema = (body: string): string => `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}">${body}</Schema></edmx:DataServices></edmx:Edmx>`;
+const schema = (body: string): string =>
+  `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}">${body}</Schema></edmx:DataServices></edmx:Edmx>`;
 
 /** `count` entity types, each derived from the previous one, deepest first; each declares one property. */
 function chain(count: number): string {
@@ -52,15 +62,33 @@ describe('derivation chains', () => {
 
   it('a type that derives from itself, an unknown base type and a member declared twice along a chain are refused', () => {
     const key = '<Key><PropertyRef Name="id"/></Key><Property Name="id" Type="Edm.Int32" Nullable="false"/>';
-    expect(failure(() => modelFromCsdlXml(schema(`<EntityType Name="A" BaseType="N.C">${key}</EntityType><EntityType Name="B" BaseType="N.A"/><EntityType Name="C" BaseType="N.B"/>`))).message).toMatch(/derives from itself/);
+    expect(
+      failure(() =>
+        modelFromCsdlXml(
+          schema(`<EntityType Name="A" BaseType="N.C">${key}</EntityType><EntityType Name="B" BaseType="N.A"/><EntityType Name="C" BaseType="N.B"/>`),
+        ),
+      ).message,
+    ).toMatch(/derives from itself/);
     expect(failure(() => modelFromCsdlXml(schema('<EntityType Name="A" BaseType="N.A"/>'))).message).toMatch(/'N\.A' derives from itself/);
     expect(failure(() => modelFromCsdlXml(schema('<EntityType Name="A" BaseType="N.X"/>'))).message).toMatch(/Unknown base type 'N\.X' of 'N\.A'/);
-    expect(failure(() => modelFromCsdlXml(schema(`<EntityType Name="C" BaseType="N.B"><Property Name="id" Type="Edm.String"/></EntityType><EntityType Name="B" BaseType="N.A"/><EntityType Name="A">${key}</EntityType>`))).message).toMatch(
-      /Duplicate member 'id' in 'N\.C'/,
-    );
-    expect(failure(() => modelFromCsdlXml(schema(`<EntityType Name="B" BaseType="N.A"><NavigationProperty Name="n" Type="N.A"/></EntityType><EntityType Name="A">${key}<NavigationProperty Name="n" Type="N.A"/></EntityType>`))).message).toMatch(
-      /Duplicate member 'n' in 'N\.B'/,
-    );
+    expect(
+      failure(() =>
+        modelFromCsdlXml(
+          schema(
+            `<EntityType Name="C" BaseType="N.B"><Property Name="id" Type="Edm.String"/></EntityType><EntityType Name="B" BaseType="N.A"/><EntityType Name="A">${key}</EntityType>`,
+          ),
+        ),
+      ).message,
+    ).toMatch(/Duplicate member 'id' in 'N\.C'/);
+    expect(
+      failure(() =>
+        modelFromCsdlXml(
+          schema(
+            `<EntityType Name="B" BaseType="N.A"><NavigationProperty Name="n" Type="N.A"/></EntityType><EntityType Name="A">${key}<NavigationProperty Name="n" Type="N.A"/></EntityType>`,
+          ),
+        ),
+      ).message,
+    ).toMatch(/Duplicate member 'n' in 'N\.B'/);
   });
 });
 
@@ -100,12 +128,16 @@ describe('growth with the size of the document', () => {
     ['annotations', 100_000],
     ['navigation', 100_000],
     ['schemas', 100_000],
-  ])('model building: %s, four times larger, does four times the work', (shape, size) => {
-    const [small, large] = [csdlJsonFromXml(csdlDocument(shape, size)), csdlJsonFromXml(csdlDocument(shape, 4 * size))];
-    const ratio = entriesAdded(() => modelFromCsdl(large)) / entriesAdded(() => modelFromCsdl(small));
-    expect(ratio).toBeGreaterThan(3);
-    expect(ratio).toBeLessThan(5);
-  }, 60_000);
+  ])(
+    'model building: %s, four times larger, does four times the work',
+    (shape, size) => {
+      const [small, large] = [csdlJsonFromXml(csdlDocument(shape, size)), csdlJsonFromXml(csdlDocument(shape, 4 * size))];
+      const ratio = entriesAdded(() => modelFromCsdl(large)) / entriesAdded(() => modelFromCsdl(small));
+      expect(ratio).toBeGreaterThan(3);
+      expect(ratio).toBeLessThan(5);
+    },
+    60_000,
+  );
 
   /** A proxy of `object` that counts how often its members are listed and read. */
   function counted(object: Record<string, unknown>): { proxy: Record<string, unknown>; listed: () => number; read: () => number } {
@@ -126,8 +158,16 @@ describe('growth with the size of the document', () => {
 
   it.each([
     // Many annotations of one target, many values of one record, many members of one enumeration (each was: the object listed once per annotation, value or member).
-    ['qualified', (json: Record<string, any>) => json.N.$Annotations['N.T'], (json: Record<string, any>, proxy: unknown) => (json.N.$Annotations['N.T'] = proxy)],
-    ['record', (json: Record<string, any>) => json.N.$Annotations['N.T']['@Core.Example'], (json: Record<string, any>, proxy: unknown) => (json.N.$Annotations['N.T']['@Core.Example'] = proxy)],
+    [
+      'qualified',
+      (json: Record<string, any>) => json.N.$Annotations['N.T'],
+      (json: Record<string, any>, proxy: unknown) => (json.N.$Annotations['N.T'] = proxy),
+    ],
+    [
+      'record',
+      (json: Record<string, any>) => json.N.$Annotations['N.T']['@Core.Example'],
+      (json: Record<string, any>, proxy: unknown) => (json.N.$Annotations['N.T']['@Core.Example'] = proxy),
+    ],
     ['enum', (json: Record<string, any>) => json.N.E, (json: Record<string, any>, proxy: unknown) => (json.N.E = proxy)],
   ] as const)('CSDL XML writing: %s, an object with many members is listed once and each member read a few times', (shape, find, replace) => {
     const json = csdlJsonFromXml(csdlDocument(shape as CsdlShape, 100_000)) as Record<string, any>;
@@ -144,7 +184,10 @@ describe('growth with the size of the document', () => {
 });
 
 describe('nesting in the XML writer', () => {
-  const nested = (depth: number) => ({ $Version: '4.01', N: { T: { $Kind: 'ComplexType', '@Core.Description': JSON.parse(`${'{"$Not":'.repeat(depth)}true${'}'.repeat(depth)}`) } } });
+  const nested = (depth: number) => ({
+    $Version: '4.01',
+    N: { T: { $Kind: 'ComplexType', '@Core.Description': JSON.parse(`${'{"$Not":'.repeat(depth)}true${'}'.repeat(depth)}`) } },
+  });
 
   it('JSON that the reader can read back is written; deeper nesting is an invalid_model error, not a stack overflow', () => {
     // Edmx, DataServices, Schema, ComplexType, Annotation, 94 × Not, Bool: 100 levels.

@@ -1,6 +1,15 @@
 /** CSDL XML: reading (into CSDL JSON and into a model), writing (model → JSON, JSON → XML), and the ODataEngine.V1.MaxTop term. */
 import { describe, expect, it } from 'vitest';
-import { bindQuery, csdlJsonFromModel, csdlJsonFromXml, csdlXmlFromJson, csdlXmlFromModel, defineModel, modelFromCsdl, modelFromCsdlXml } from '../../src/index.js';
+import {
+  bindQuery,
+  csdlJsonFromModel,
+  csdlJsonFromXml,
+  csdlXmlFromJson,
+  csdlXmlFromModel,
+  defineModel,
+  modelFromCsdl,
+  modelFromCsdlXml,
+} from '../../src/index.js';
 import { failure } from '../helpers/failure.js';
 import { modelShape } from '../helpers/model-shape.js';
 
@@ -109,7 +118,13 @@ describe('csdlJsonFromXml', () => {
     expect(Asset.tags).toEqual({ $Collection: true });
     expect(Asset.price).toEqual({ $Type: 'Edm.Decimal', $Nullable: true, $Precision: 10, $Scale: 2, $DefaultValue: 1.5 });
     expect(Asset.secret['@Core.Permissions']).toBe('None');
-    expect(Asset.locality).toEqual({ $Kind: 'NavigationProperty', $Type: 'self.Locality', $Nullable: true, $Partner: 'assets', $ReferentialConstraint: { localityId: 'id' } });
+    expect(Asset.locality).toEqual({
+      $Kind: 'NavigationProperty',
+      $Type: 'self.Locality',
+      $Nullable: true,
+      $Partner: 'assets',
+      $ReferentialConstraint: { localityId: 'id' },
+    });
     expect(Asset.Extra).toBeUndefined();
     expect(Locality.assets).toEqual({ $Kind: 'NavigationProperty', $Type: 'Assets.Asset', $Collection: true, $Partner: 'locality' });
     expect(Locality.name['@Core.Description']).toBe('A <name> & more');
@@ -128,15 +143,28 @@ describe('csdlJsonFromXml', () => {
         $Kind: 'Function',
         $IsBound: true,
         $IsComposable: true,
-        $Parameter: [{ $Name: 'it', $Type: 'self.Locality' }, { $Name: 'km', $Type: 'Edm.Double', $Nullable: true }],
+        $Parameter: [
+          { $Name: 'it', $Type: 'self.Locality' },
+          { $Name: 'km', $Type: 'Edm.Double', $Nullable: true },
+        ],
         $ReturnType: { $Type: 'self.Asset', $Collection: true },
       },
-      { $Kind: 'Function', $IsBound: true, $Parameter: [{ $Name: 'it', $Type: 'self.Locality', $Collection: true }], $ReturnType: { $Type: 'Edm.Int32', $Nullable: true } },
+      {
+        $Kind: 'Function',
+        $IsBound: true,
+        $Parameter: [{ $Name: 'it', $Type: 'self.Locality', $Collection: true }],
+        $ReturnType: { $Type: 'Edm.Int32', $Nullable: true },
+      },
     ]);
     expect(json.Assets.retire).toEqual([{ $Kind: 'Action', $Parameter: [{ $Name: 'id', $Type: 'Edm.Guid', $Nullable: true }] }]);
     expect(json.Assets.Flag).toEqual({ $Kind: 'Term', $Type: 'Edm.Boolean', $Nullable: true, $AppliesTo: ['EntitySet', 'Singleton'], $DefaultValue: true });
     const { assets, localities, home, nearbyAll, retireOne } = json.Assets.Container;
-    expect(assets).toMatchObject({ $Collection: true, $Type: 'self.Asset', $NavigationPropertyBinding: { locality: 'localities' }, '@Cap.SearchRestrictions': { Searchable: false } });
+    expect(assets).toMatchObject({
+      $Collection: true,
+      $Type: 'self.Asset',
+      $NavigationPropertyBinding: { locality: 'localities' },
+      '@Cap.SearchRestrictions': { Searchable: false },
+    });
     // An annotation without a value applies a tag: true.
     expect(assets['@Org.OData.Capabilities.V1.TopSupported']).toBe(true);
     expect(localities.$NavigationPropertyBinding).toEqual({ assets: 'assets' });
@@ -154,7 +182,9 @@ describe('csdlJsonFromXml', () => {
     const locality = blocks['self.Locality'];
     expect(locality['@Core.Description#ui']).toBe("Tom & Jerry's <place>");
     expect(locality['@Core.Example#ui']).toEqual({ '@type': '#Core.PrimitiveExampleValue', Value: 1500, 'Value@Core.Description': 'on a property value' });
-    expect(locality['@Core.Computed#ui']).toEqual({ $If: [{ $And: [{ $Path: 'a' }, { $Not: false }] }, { $Apply: ['x', 1], $Function: 'odata.concat' }, null] });
+    expect(locality['@Core.Computed#ui']).toEqual({
+      $If: [{ $And: [{ $Path: 'a' }, { $Not: false }] }, { $Apply: ['x', 1], $Function: 'odata.concat' }, null],
+    });
   });
 });
 
@@ -169,8 +199,19 @@ describe('modelFromCsdlXml', () => {
     // A TypeDefinition is its underlying type.
     expect(asset.properties.get('code')?.type).toEqual({ kind: 'primitive', name: 'Edm.String' });
     expect(asset.properties.get('secret')).toMatchObject({ selectable: false, filterable: false, sortable: false });
-    expect(asset.navigation.get('locality')).toMatchObject({ nullable: true, partner: 'assets', constraints: [{ property: 'localityId', referencedProperty: 'id' }] });
-    expect(model.types.get('Assets.Status')).toMatchObject({ members: new Map([['active', 0n], ['retired', 1n], ['lost', 7n], ['found', 8n]]) });
+    expect(asset.navigation.get('locality')).toMatchObject({
+      nullable: true,
+      partner: 'assets',
+      constraints: [{ property: 'localityId', referencedProperty: 'id' }],
+    });
+    expect(model.types.get('Assets.Status')).toMatchObject({
+      members: new Map([
+        ['active', 0n],
+        ['retired', 1n],
+        ['lost', 7n],
+        ['found', 8n],
+      ]),
+    });
   });
 
   it('applies Capabilities written inline and in Annotations blocks, by alias or full name, and only to the set targeted', () => {
@@ -205,15 +246,29 @@ describe('writing CSDL', () => {
   const model = defineModel({
     namespace: 'Shop',
     enumTypes: { Color: ['red', 'green'], Perm: { members: { read: 1, write: 2 }, flags: true, underlyingType: 'Edm.Int64' } },
-    complexTypes: { Address: { properties: { city: 'Edm.String', lines: 'Collection(Edm.String)' } }, Located: { baseType: 'Address', properties: { geo: 'Edm.GeographyPoint' } } },
+    complexTypes: {
+      Address: { properties: { city: 'Edm.String', lines: 'Collection(Edm.String)' } },
+      Located: { baseType: 'Address', properties: { geo: 'Edm.GeographyPoint' } },
+    },
     entityTypes: {
       Base: { key: ['id'], properties: { id: 'Edm.Int32' }, open: true },
       Product: {
         baseType: 'Base',
-        properties: { name: { type: 'Edm.String', nullable: false }, color: 'Color', perm: 'Perm', address: 'Address', secret: { type: 'Edm.String', selectable: false, filterable: false, sortable: false }, categoryId: 'Edm.Int32' },
+        properties: {
+          name: { type: 'Edm.String', nullable: false },
+          color: 'Color',
+          perm: 'Perm',
+          address: 'Address',
+          secret: { type: 'Edm.String', selectable: false, filterable: false, sortable: false },
+          categoryId: 'Edm.Int32',
+        },
         navigation: { category: { type: 'Category', constraints: { categoryId: 'id' }, partner: 'products' } },
       },
-      Category: { key: ['id'], properties: { id: 'Edm.Int32', title: 'Edm.String' }, navigation: { products: { type: 'Collection(Product)', partner: 'category' } } },
+      Category: {
+        key: ['id'],
+        properties: { id: 'Edm.Int32', title: 'Edm.String' },
+        navigation: { products: { type: 'Collection(Product)', partner: 'category' } },
+      },
     },
     entitySets: {
       products: {
@@ -242,10 +297,17 @@ describe('writing CSDL', () => {
   it('writes the capabilities as vocabulary annotations with references, and the per-set maximum $top as ODataEngine.V1.MaxTop', () => {
     const json = csdlJsonFromModel(model, { containerName: 'Shop' }) as Record<string, any>;
     expect(json.$EntityContainer).toBe('Shop.Shop');
-    expect(Object.values(json.$Reference).flatMap((r: any) => r.$Include.map((i: any) => i.$Namespace)).sort()).toEqual(['ODataEngine.V1', 'Org.OData.Capabilities.V1', 'Org.OData.Core.V1']);
+    expect(
+      Object.values(json.$Reference)
+        .flatMap((r: any) => r.$Include.map((i: any) => i.$Namespace))
+        .sort(),
+    ).toEqual(['ODataEngine.V1', 'Org.OData.Capabilities.V1', 'Org.OData.Core.V1']);
     const products = json.Shop.Shop.products;
     expect(products['@ODataEngine.MaxTop']).toBe(50);
-    expect(products['@Capabilities.CountRestrictions']).toEqual({ NonCountableProperties: [{ $PropertyPath: 'name' }], NonCountableNavigationProperties: [{ $NavigationPropertyPath: 'category' }] });
+    expect(products['@Capabilities.CountRestrictions']).toEqual({
+      NonCountableProperties: [{ $PropertyPath: 'name' }],
+      NonCountableNavigationProperties: [{ $NavigationPropertyPath: 'category' }],
+    });
     expect(json.Shop.Shop.categories['@Capabilities.TopSupported']).toBe(false);
     const text = csdlXmlFromModel(model);
     expect(text).toContain('<Annotation Term="ODataEngine.MaxTop" Int="50"/>');
@@ -257,10 +319,16 @@ describe('writing CSDL', () => {
   it('the MaxTop term is read by full name or alias, in JSON and XML; a value that is no non-negative integer is an invalid_model error', () => {
     const doc = (annotation: Record<string, unknown>) => ({
       $Version: '4.01',
-      N: { T: { $Kind: 'EntityType', $Key: ['id'], id: { $Type: 'Edm.Int32' } }, C: { $Kind: 'EntityContainer', ts: { $Collection: true, $Type: 'N.T', ...annotation } } },
+      N: {
+        T: { $Kind: 'EntityType', $Key: ['id'], id: { $Type: 'Edm.Int32' } },
+        C: { $Kind: 'EntityContainer', ts: { $Collection: true, $Type: 'N.T', ...annotation } },
+      },
     });
     expect(modelFromCsdl(doc({ '@ODataEngine.V1.MaxTop': 7 })).entitySets.get('ts')?.capabilities.maxTop).toBe(7);
-    expect(modelFromCsdl({ ...doc({ '@E.MaxTop': 8 }), $Reference: { 'urn:x': { $Include: [{ $Namespace: 'ODataEngine.V1', $Alias: 'E' }] } } }).entitySets.get('ts')?.capabilities.maxTop).toBe(8);
+    expect(
+      modelFromCsdl({ ...doc({ '@E.MaxTop': 8 }), $Reference: { 'urn:x': { $Include: [{ $Namespace: 'ODataEngine.V1', $Alias: 'E' }] } } }).entitySets.get('ts')
+        ?.capabilities.maxTop,
+    ).toBe(8);
     for (const bad of [-1, 1.5, '10', null]) {
       const error = failure(() => modelFromCsdl(doc({ '@ODataEngine.V1.MaxTop': bad })));
       expect(error.code).toBe('invalid_model');

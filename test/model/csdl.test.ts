@@ -61,7 +61,6 @@ const csdl = {
   },
 };
 
-
 describe('modelFromCsdl', () => {
   const model = modelFromCsdl(csdl);
 
@@ -73,7 +72,11 @@ describe('modelFromCsdl', () => {
     expect([...asset.properties.keys()]).toEqual(['id', 'name', 'code', 'status', 'access', 'tags', 'address', 'localityId', '__proto__x']);
     expect(asset.properties.get('name')?.nullable).toBe(false);
     expect(asset.properties.get('tags')).toMatchObject({ collection: true, type: { kind: 'primitive', name: 'Edm.String' } });
-    expect(asset.navigation.get('locality')).toMatchObject({ collection: false, nullable: true, constraints: [{ property: 'localityId', referencedProperty: 'id' }] });
+    expect(asset.navigation.get('locality')).toMatchObject({
+      collection: false,
+      nullable: true,
+      constraints: [{ property: 'localityId', referencedProperty: 'id' }],
+    });
     const access = model.types.get('Assets.Access');
     expect(access).toMatchObject({ kind: 'enum', isFlags: true, underlyingType: 'Edm.Int64' });
   });
@@ -98,17 +101,33 @@ describe('modelFromCsdl', () => {
     const annotations = { ...csdl.Assets.$Annotations, 'Assets.Asset/localities': { '@Capabilities.TopSupported': false } };
     const read = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: annotations } });
     expect(bindQuery('$top=1', { model: read, entitySet: 'localities' }).top).toBe(1);
-    const onSet = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: { ...annotations, 'self.Container/localities': { '@Capabilities.TopSupported': false } } } });
+    const onSet = modelFromCsdl({
+      ...csdl,
+      Assets: { ...csdl.Assets, $Annotations: { ...annotations, 'self.Container/localities': { '@Capabilities.TopSupported': false } } },
+    });
     expect(failure(() => bindQuery('$top=1', { model: onSet, entitySet: 'localities' })).code).toBe('query_option_not_supported');
   });
 
   it('Aggregation.ApplySupported with no transformations turns $apply off for a set, and the writer keeps it', () => {
     const annotations = { ...csdl.Assets.$Annotations, 'self.Container/localities': { '@Org.OData.Aggregation.V1.ApplySupported': { Transformations: [] } } };
     const read = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: annotations } });
-    expect(failure(() => bindQuery('$apply=aggregate($count as n)', { model: read, entitySet: 'localities' }))).toMatchObject({ code: 'query_option_not_supported', option: '$apply', position: 0 });
+    expect(failure(() => bindQuery('$apply=aggregate($count as n)', { model: read, entitySet: 'localities' }))).toMatchObject({
+      code: 'query_option_not_supported',
+      option: '$apply',
+      position: 0,
+    });
     // Another set, or a record that lists transformations, keeps it on.
     expect(bindQuery('$apply=groupby((name))', { model: read, entitySet: 'assets' }).apply?.output.properties.has('name')).toBe(true);
-    const listed = modelFromCsdl({ ...csdl, Assets: { ...csdl.Assets, $Annotations: { ...csdl.Assets.$Annotations, 'self.Container/localities': { '@Org.OData.Aggregation.V1.ApplySupported': { Transformations: ['aggregate'] } } } } });
+    const listed = modelFromCsdl({
+      ...csdl,
+      Assets: {
+        ...csdl.Assets,
+        $Annotations: {
+          ...csdl.Assets.$Annotations,
+          'self.Container/localities': { '@Org.OData.Aggregation.V1.ApplySupported': { Transformations: ['aggregate'] } },
+        },
+      },
+    });
     expect(bindQuery('$apply=aggregate($count as n)', { model: listed, entitySet: 'localities' }).apply).toBeDefined();
     const written = modelFromCsdl(csdlJsonFromModel(read));
     expect(failure(() => bindQuery('$apply=identity', { model: written, entitySet: 'localities' })).code).toBe('query_option_not_supported');

@@ -63,7 +63,9 @@ describe('malformed model input', () => {
   });
 
   it('enumeration member values up to the Int64 limits are read, as numbers or strings', () => {
-    const model = modelFromCsdl('{"$Version":"4.01","N":{"E":{"$Kind":"EnumType","$UnderlyingType":"Edm.Int64","a":-5,"b":"9223372036854775807","c":"-9223372036854775808"}}}');
+    const model = modelFromCsdl(
+      '{"$Version":"4.01","N":{"E":{"$Kind":"EnumType","$UnderlyingType":"Edm.Int64","a":-5,"b":"9223372036854775807","c":"-9223372036854775808"}}}',
+    );
     const type = model.types.get('N.E');
     expect(type?.kind === 'enum' ? [...type.members.values()] : []).toEqual([-5n, 9223372036854775807n, -9223372036854775808n]);
   });
@@ -71,7 +73,8 @@ describe('malformed model input', () => {
   const EDMX = 'http://docs.oasis-open.org/odata/ns/edmx';
   const EDM = 'http://docs.oasis-open.org/odata/ns/edm';
   const valid = `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}"><EntityType Name="T"><Key><PropertyRef Name="id"/></Key><Property Name="id" Type="Edm.Int32" Nullable="false"/><Property Name="e" Type="N.E"/></EntityType><EnumType Name="E"><Member Name="a"/></EnumType><EntityContainer Name="C"><EntitySet Name="ts" EntityType="N.T"><Annotation Term="Org.OData.Capabilities.V1.TopSupported" Bool="false"/></EntitySet></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>`;
-  const schema = (body: string) => `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}">${body}</Schema></edmx:DataServices></edmx:Edmx>`;
+  const schema = (body: string) =>
+    `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices><Schema Namespace="N" xmlns="${EDM}">${body}</Schema></edmx:DataServices></edmx:Edmx>`;
 
   it.each([
     ['empty text', '', 'not well-formed'],
@@ -79,19 +82,39 @@ describe('malformed model input', () => {
     ['an unclosed element', valid.slice(0, -20), 'not well-formed'],
     ['an undefined entity', schema('<Annotation Term="Core.Description" String="&nope;"/>'), 'not well-formed'],
     ['a DOCTYPE with an entity declaration', `<!DOCTYPE x [<!ENTITY a "aaaa">]>${valid}`, 'DOCTYPE'],
-    ['OData v2/v3 metadata', '<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx"><edmx:DataServices/></edmx:Edmx>', 'OData v2/v3'],
+    [
+      'OData v2/v3 metadata',
+      '<edmx:Edmx Version="1.0" xmlns:edmx="http://schemas.microsoft.com/ado/2007/06/edmx"><edmx:DataServices/></edmx:Edmx>',
+      'OData v2/v3',
+    ],
     ['another root element', `<Schema Namespace="N" xmlns="${EDM}"/>`, 'root element'],
     ['a root without the edmx namespace', '<Edmx Version="4.0"/>', 'root element'],
     ['version 3.0 in the v4 namespace', `<edmx:Edmx Version="3.0" xmlns:edmx="${EDMX}"/>`, "Version '3.0'"],
     ['no schema', `<edmx:Edmx Version="4.0" xmlns:edmx="${EDMX}"><edmx:DataServices/></edmx:Edmx>`, 'no schema'],
     ['a property without a type', schema('<EntityType Name="T"><Property Name="p"/></EntityType>'), 'needs the attribute Type'],
-    ['an unknown type', schema('<EntityType Name="T"><Key><PropertyRef Name="id"/></Key><Property Name="id" Type="N.Nope"/></EntityType>'), "Unknown type 'N.Nope'"],
+    [
+      'an unknown type',
+      schema('<EntityType Name="T"><Key><PropertyRef Name="id"/></Key><Property Name="id" Type="N.Nope"/></EntityType>'),
+      "Unknown type 'N.Nope'",
+    ],
     ['a type declared twice', schema('<ComplexType Name="A"/><ComplexType Name="A"/>'), "declares 'A' twice"],
     ['an enumeration member value that is no integer', schema('<EnumType Name="E"><Member Name="a" Value="x"/></EnumType>'), 'must be an integer'],
     ['a Bool that is no Boolean', schema('<Annotations Target="N.T"><Annotation Term="Core.Computed" Bool="yes"/></Annotations>'), 'not a Boolean'],
-    ['an unknown annotation expression', schema('<Annotations Target="N.T"><Annotation Term="Core.Computed"><Frobnicate/></Annotation></Annotations>'), 'Unknown annotation expression'],
-    ['a negative ODataEngine.V1.MaxTop', valid.replace('Org.OData.Capabilities.V1.TopSupported" Bool="false"', 'ODataEngine.V1.MaxTop" Int="-1"'), 'ODataEngine.V1.MaxTop'],
-    ['elements nested 200 deep', schema(`<Annotations Target="N.T"><Annotation Term="X.Y">${'<Collection>'.repeat(200)}${'</Collection>'.repeat(200)}</Annotation></Annotations>`), 'deeper than'],
+    [
+      'an unknown annotation expression',
+      schema('<Annotations Target="N.T"><Annotation Term="Core.Computed"><Frobnicate/></Annotation></Annotations>'),
+      'Unknown annotation expression',
+    ],
+    [
+      'a negative ODataEngine.V1.MaxTop',
+      valid.replace('Org.OData.Capabilities.V1.TopSupported" Bool="false"', 'ODataEngine.V1.MaxTop" Int="-1"'),
+      'ODataEngine.V1.MaxTop',
+    ],
+    [
+      'elements nested 200 deep',
+      schema(`<Annotations Target="N.T"><Annotation Term="X.Y">${'<Collection>'.repeat(200)}${'</Collection>'.repeat(200)}</Annotation></Annotations>`),
+      'deeper than',
+    ],
   ])('modelFromCsdlXml with %s is an invalid_model ODataError', (_, text, message) => {
     const error = thrown(() => modelFromCsdlXml(text));
     expect(error).toBeInstanceOf(ODataError);

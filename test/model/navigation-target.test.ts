@@ -7,7 +7,20 @@
 import { Aggregator, Query } from 'mingo';
 import 'mingo/init/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, defineModel, parseQuery, fromMongoDocument, toMongo, toMongoDocument, toSql, type BoundPath, type BoundQuery, type Model, type Row } from '../../src/index.js';
+import {
+  bindQuery,
+  compileQuery,
+  defineModel,
+  parseQuery,
+  fromMongoDocument,
+  toMongo,
+  toMongoDocument,
+  toSql,
+  type BoundPath,
+  type BoundQuery,
+  type Model,
+  type Row,
+} from '../../src/index.js';
 import { navigationTarget } from '../../src/model/navigation.js';
 import { load, pglite, run, sqlite, type Engine } from '../fixtures/sql-engines.js';
 
@@ -64,7 +77,10 @@ describe('navigationTarget: the one rule', () => {
     expect(navigationTarget(model, set('formerPeople'), person.navigation.get('staff')!)?.name).toBe('formerPeople');
     const single = defineModel({
       namespace: 'One',
-      entityTypes: { City: { key: ['id'], properties: { id: 'Edm.Int32' } }, Person: { key: ['id'], properties: { id: 'Edm.Int32', cityId: 'Edm.Int32' }, navigation: { city: { type: 'City', constraints: { cityId: 'id' } } } } },
+      entityTypes: {
+        City: { key: ['id'], properties: { id: 'Edm.Int32' } },
+        Person: { key: ['id'], properties: { id: 'Edm.Int32', cityId: 'Edm.Int32' }, navigation: { city: { type: 'City', constraints: { cityId: 'id' } } } },
+      },
       entitySets: { people: { type: 'Person' }, towns: { type: 'City' } },
     });
     expect(navigationTarget(single, single.entitySets.get('people'), single.entitySets.get('people')!.type.navigation.get('city')!)?.name).toBe('towns');
@@ -74,14 +90,20 @@ describe('navigationTarget: the one rule', () => {
     expect(() =>
       defineModel({
         namespace: 'Bad',
-        entityTypes: { City: { key: ['id'], properties: { id: 'Edm.Int32' } }, Person: { key: ['id'], properties: { id: 'Edm.Int32', cityId: 'Edm.Int32' }, navigation: { city: { type: 'City', constraints: { cityId: 'id' } } } } },
+        entityTypes: {
+          City: { key: ['id'], properties: { id: 'Edm.Int32' } },
+          Person: { key: ['id'], properties: { id: 'Edm.Int32', cityId: 'Edm.Int32' }, navigation: { city: { type: 'City', constraints: { cityId: 'id' } } } },
+        },
         entitySets: { people: { type: 'Person', bindings: { city: 'nowhere' } }, towns: { type: 'City' } },
       }),
     ).toThrow(expect.objectContaining({ code: 'invalid_model', message: expect.stringContaining("'nowhere'") }));
   });
 
   it('the bound tree carries the target of every navigation step and expanded item', () => {
-    const bound = bindQuery("$filter=boss/city/name eq 'Oslo' and staff/any(s:s/city/name eq 'Oslo')&$expand=city,staff($expand=city)", { model, entitySet: 'people' });
+    const bound = bindQuery("$filter=boss/city/name eq 'Oslo' and staff/any(s:s/city/name eq 'Oslo')&$expand=city,staff($expand=city)", {
+      model,
+      entitySet: 'people',
+    });
     const filter = bound.filter as Extract<typeof bound.filter, { kind: 'binary' }>;
     const path = (filter.left as Extract<typeof filter.left, { kind: 'binary' }>).left as BoundPath;
     expect(path.steps.map((step) => (step.kind === 'navigation' ? step.entitySet?.name : step.kind))).toEqual(['people', 'capitals', 'property']);
@@ -100,12 +122,17 @@ describe('navigationTarget: the one rule', () => {
 function mingo(bound: BoundQuery, rows: Record<string, Row[]> = data, of: Model = model): Row[] {
   const query = toMongo(bound);
   const entitySet = bound.entitySet.name;
-  const collections = Object.fromEntries(Object.entries(rows).map(([name, list]) => [name, list.map((row) => toMongoDocument(row, of.entitySets.get(name)!.type))]));
+  const collections = Object.fromEntries(
+    Object.entries(rows).map(([name, list]) => [name, list.map((row) => toMongoDocument(row, of.entitySets.get(name)!.type))]),
+  );
   const documents = collections[entitySet]!;
   const found =
     query.kind === 'pipeline'
       ? (new Aggregator([...query.pipeline], { collectionResolver: (name: string) => collections[name] ?? [] }).run(documents) as Record<string, unknown>[])
-      : (new Query(query.filter).find(documents, query.projection).sort((query.sort ?? { id: 1 }) as Record<string, 1 | -1>).all() as Record<string, unknown>[]);
+      : (new Query(query.filter)
+          .find(documents, query.projection)
+          .sort((query.sort ?? { id: 1 }) as Record<string, 1 | -1>)
+          .all() as Record<string, unknown>[]);
   return found.map((document) => fromMongoDocument(document, bound.entityType, {}, bound.expand) as Row);
 }
 
@@ -143,44 +170,62 @@ describe.each([
     expect((await run(engine, bound)).value.map((row) => row.id)).toEqual([1, 3]);
   });
 
-  it.each(["$filter=city/name eq 'Oslo'", '$expand=city'])('formerPeople?%s (no binding, two sets of City): the same unsupported_feature everywhere', (text) => {
-    const bound = bindQuery(text, { model, entitySet: 'formerPeople' });
-    const refused = expect.objectContaining({ code: 'unsupported_feature', message: expect.stringContaining("'city', whose entity set the model does not say") });
-    expect(() => compileQuery(bound, { data })).toThrow(refused);
-    expect(() => toSql(bound, { dialect: engine.dialect })).toThrow(refused);
-    expect(() => toMongo(bound)).toThrow(refused);
-    // Each places it in the same option; in $filter at the navigation step.
-    const place = (compile: () => unknown): unknown => {
-      try {
-        compile();
-      } catch (error) {
-        const { option, position } = error as { option?: string; position?: number };
-        return text.startsWith('$filter') ? { option, position } : { option };
-      }
-      return undefined;
-    };
-    const expected = text.startsWith('$filter') ? { option: '$filter', position: 0 } : { option: '$expand' };
-    expect(place(() => compileQuery(bound, { data }))).toEqual(expected);
-    expect(place(() => toSql(bound, { dialect: engine.dialect }))).toEqual(expected);
-    expect(place(() => toMongo(bound))).toEqual(expected);
-  });
+  it.each(["$filter=city/name eq 'Oslo'", '$expand=city'])(
+    'formerPeople?%s (no binding, two sets of City): the same unsupported_feature everywhere',
+    (text) => {
+      const bound = bindQuery(text, { model, entitySet: 'formerPeople' });
+      const refused = expect.objectContaining({
+        code: 'unsupported_feature',
+        message: expect.stringContaining("'city', whose entity set the model does not say"),
+      });
+      expect(() => compileQuery(bound, { data })).toThrow(refused);
+      expect(() => toSql(bound, { dialect: engine.dialect })).toThrow(refused);
+      expect(() => toMongo(bound)).toThrow(refused);
+      // Each places it in the same option; in $filter at the navigation step.
+      const place = (compile: () => unknown): unknown => {
+        try {
+          compile();
+        } catch (error) {
+          const { option, position } = error as { option?: string; position?: number };
+          return text.startsWith('$filter') ? { option, position } : { option };
+        }
+        return undefined;
+      };
+      const expected = text.startsWith('$filter') ? { option: '$filter', position: 0 } : { option: '$expand' };
+      expect(place(() => compileQuery(bound, { data }))).toEqual(expected);
+      expect(place(() => toSql(bound, { dialect: engine.dialect }))).toEqual(expected);
+      expect(place(() => toMongo(bound))).toEqual(expected);
+    },
+  );
 });
 
 describe('bound $search', () => {
   const searchModel = defineModel({
     namespace: 'Docs',
     entityTypes: {
-      Doc: { key: ['id'], properties: { id: 'Edm.Int32', title: 'Edm.String', body: 'Edm.String', pages: 'Edm.Int32', wholeId: 'Edm.Int32' }, navigation: { parts: { type: 'Collection(Doc)', partner: 'whole' }, whole: { type: 'Doc', constraints: { wholeId: 'id' } } } },
+      Doc: {
+        key: ['id'],
+        properties: { id: 'Edm.Int32', title: 'Edm.String', body: 'Edm.String', pages: 'Edm.Int32', wholeId: 'Edm.Int32' },
+        navigation: { parts: { type: 'Collection(Doc)', partner: 'whole' }, whole: { type: 'Doc', constraints: { wholeId: 'id' } } },
+      },
     },
     entitySets: { docs: { type: 'Doc' } },
   });
 
   it('free text becomes the conjunction of its terms; the grammar keeps NOT, OR and phrases; the properties are listed', () => {
     const bound = bindQuery('$search=pump  valve', { model: searchModel, entitySet: 'docs' });
-    expect(bound.search).toMatchObject({ kind: 'search', text: 'pump  valve', root: { kind: 'and', left: { kind: 'term', value: 'pump' }, right: { kind: 'term', value: 'valve' } } });
+    expect(bound.search).toMatchObject({
+      kind: 'search',
+      text: 'pump  valve',
+      root: { kind: 'and', left: { kind: 'term', value: 'pump' }, right: { kind: 'term', value: 'valve' } },
+    });
     expect(bound.search?.properties.map((p) => p.name)).toEqual(['title', 'body']);
     const grammar = bindQuery('$search=pump OR NOT "red valve"', { model: searchModel, entitySet: 'docs', parse: { search: 'grammar' } });
-    expect(grammar.search?.root).toEqual({ kind: 'or', left: { kind: 'term', value: 'pump', phrase: false }, right: { kind: 'not', operand: { kind: 'term', value: 'red valve', phrase: true } } });
+    expect(grammar.search?.root).toEqual({
+      kind: 'or',
+      left: { kind: 'term', value: 'pump', phrase: false },
+      right: { kind: 'not', operand: { kind: 'term', value: 'red valve', phrase: true } },
+    });
     // Blanks only (refused by the parser, but a syntax tree built by hand may hold them): everything matches.
     const blank = { ...parseQuery(''), search: { kind: 'searchText', text: ' ', span: { start: 0, end: 1 } } } as const;
     expect(bindQuery(blank, { model: searchModel, entitySet: 'docs' }).search?.root).toEqual({ kind: 'everything' });

@@ -53,7 +53,7 @@ describe('odata-engine CLI', () => {
       const wrong = cli('check', "$filter=nam eq 'a' and cod eq 'b'", `--csdl=${file}`, '--set=assets');
       expect(wrong.status).toBe(2);
       const lines = wrong.stderr.trimEnd().split('\n');
-      expect(lines[0]).toContain("[unknown_property]");
+      expect(lines[0]).toContain('[unknown_property]');
       expect(lines[2]).toBe(`  ${' '.repeat(8)}^~~`);
       expect(lines[5]).toBe(`  ${' '.repeat(23)}^~~`);
       const sql = cli('check', "$filter=name eq 'a'&$top=2", `--csdl=${file}`, '--set=assets', '--sql=sqlite', '--mongo');
@@ -94,7 +94,7 @@ describe('odata-engine CLI', () => {
     }
   });
 
-  it('check reads a CSDL XML file (a service\'s $metadata), told apart from CSDL JSON by its content', () => {
+  it("check reads a CSDL XML file (a service's $metadata), told apart from CSDL JSON by its content", () => {
     const dir = mkdtempSync(join(tmpdir(), 'odata-cli-'));
     try {
       const file = join(dir, 'metadata.txt');

@@ -58,7 +58,12 @@ describe('imports of src/', () => {
     const evaluator = join(SRC, 'reference/evaluator.ts');
     expect(importsOf(evaluator)).toContain(join(SRC, 'reference/rows.ts'));
     expect(importsOf(join(SRC, 'backends/sql/compiler.ts'))).toContain(join(SRC, 'backends/sql/dialect.ts'));
-    const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', []]]);
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+    ]);
     expect(circlesOf(graph)).toEqual([['a', 'b', 'c']]);
   });
 });

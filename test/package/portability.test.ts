@@ -46,28 +46,48 @@ describe('portability', () => {
     for (const file of ['cli.js', 'browser/odata-engine.js', 'browser/odata-engine.d.ts']) expect(existsSync(join(root, 'dist', file)), file).toBe(true);
     const esm = execFileSync(
       process.execPath,
-      ['--input-type=module', '-e', "import { parseFilter, printExpression } from 'odata-engine'; import { literalArbitrary } from 'odata-engine/testing'; console.log(printExpression(parseFilter('a  EQ 1')), typeof literalArbitrary)"],
+      [
+        '--input-type=module',
+        '-e',
+        "import { parseFilter, printExpression } from 'odata-engine'; import { literalArbitrary } from 'odata-engine/testing'; console.log(printExpression(parseFilter('a  EQ 1')), typeof literalArbitrary)",
+      ],
       { cwd: root, encoding: 'utf8' },
     );
     expect(esm.trim()).toBe('a eq 1 object');
-    const cjs = execFileSync(process.execPath, ['-e', "const { parseQuery, ODataError } = require('odata-engine'); console.log(parseQuery('$top=5').top, typeof ODataError)"], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const cjs = execFileSync(
+      process.execPath,
+      ['-e', "const { parseQuery, ODataError } = require('odata-engine'); console.log(parseQuery('$top=5').top, typeof ODataError)"],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     expect(cjs.trim()).toBe('5 function');
     // The entries per backend share their modules with the root, in both formats: one ODataError
     // class, one toSql, whichever entries a program loads.
-    const identity = "[a.ODataError === core.ODataError, a.toSql === sql.toSql, a.toMongo === mongo.toMongo, a.compileQuery === memory.compileQuery, typeof core.toSql].join(' ')";
+    const identity =
+      "[a.ODataError === core.ODataError, a.toSql === sql.toSql, a.toMongo === mongo.toMongo, a.compileQuery === memory.compileQuery, typeof core.toSql].join(' ')";
     const esmShared = execFileSync(
       process.execPath,
-      ['--input-type=module', '-e', `const [a, core, sql, mongo, memory] = await Promise.all(['', '/core', '/sql', '/mongo', '/memory'].map((p) => import('odata-engine' + p))); console.log(${identity})`],
+      [
+        '--input-type=module',
+        '-e',
+        `const [a, core, sql, mongo, memory] = await Promise.all(['', '/core', '/sql', '/mongo', '/memory'].map((p) => import('odata-engine' + p))); console.log(${identity})`,
+      ],
       { cwd: root, encoding: 'utf8' },
     );
     expect(esmShared.trim()).toBe('true true true true undefined');
-    const cjsShared = execFileSync(process.execPath, ['-e', `const [a, core, sql, mongo, memory] = ['', '/core', '/sql', '/mongo', '/memory'].map((p) => require('odata-engine' + p)); console.log(${identity})`], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const cjsShared = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const [a, core, sql, mongo, memory] = ['', '/core', '/sql', '/mongo', '/memory'].map((p) => require('odata-engine' + p)); console.log(${identity})`,
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     expect(cjsShared.trim()).toBe('true true true true undefined');
     // The browser bundle: one self-contained ESM file (its dependencies inside), without Node built-ins.
     const browser = readFileSync(join(root, 'dist', 'browser', 'odata-engine.js'), 'utf8');
@@ -106,14 +126,29 @@ describe('portability', () => {
     // What `npm pack` ships (its prepack script builds dist/ first; the test above built it).
     const destination = mkdtempSync(join(tmpdir(), 'odata-engine-pack-'));
     try {
-      const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: root, encoding: 'utf8' })) as {
+      const packed = JSON.parse(
+        execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: root, encoding: 'utf8' }),
+      ) as {
         filename: string;
         size: number;
         files: { path: string }[];
       }[];
       const tarball = join(destination, packed[0]?.filename ?? '');
       const files = packed[0]?.files.map((f) => f.path) ?? [];
-      expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/core.js', 'dist/sql.cjs', 'dist/cli.js', 'dist/browser/odata-engine.js']));
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'LICENSE',
+          'README.md',
+          'package.json',
+          'dist/index.js',
+          'dist/index.cjs',
+          'dist/index.d.ts',
+          'dist/core.js',
+          'dist/sql.cjs',
+          'dist/cli.js',
+          'dist/browser/odata-engine.js',
+        ]),
+      );
       expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
       expect(files.filter((file) => !['LICENSE', 'README.md', 'package.json'].includes(file) && !file.startsWith('dist/'))).toEqual([]);
       const bin = join(root, 'node_modules', '.bin');
@@ -124,7 +159,9 @@ describe('portability', () => {
       // exports). The one finding allowed: the browser bundle is ES-module-only on purpose.
       const attw = spawnSync(join(bin, 'attw'), [tarball, '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       const analysis = (JSON.parse(attw.stdout) as { analysis: { problems: { kind: string; entrypoint: string; resolutionKind?: string }[] } }).analysis;
-      const problems = analysis.problems.filter((problem) => problem.resolutionKind !== 'node10').map((problem) => `${problem.kind} ${problem.entrypoint} ${problem.resolutionKind}`);
+      const problems = analysis.problems
+        .filter((problem) => problem.resolutionKind !== 'node10')
+        .map((problem) => `${problem.kind} ${problem.entrypoint} ${problem.resolutionKind}`);
       expect(problems).toEqual(['CJSResolvesToESM ./browser node16-cjs']);
     } finally {
       rmSync(destination, { recursive: true, force: true });

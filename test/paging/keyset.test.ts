@@ -5,7 +5,18 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindQuery, compileQuery, continueAfter, defineModel, keysetFilter, keysetKeys, keysetValues, ODataError, type BoundQuery, type Row } from '../../src/index.js';
+import {
+  bindQuery,
+  compileQuery,
+  continueAfter,
+  defineModel,
+  keysetFilter,
+  keysetKeys,
+  keysetValues,
+  ODataError,
+  type BoundQuery,
+  type Row,
+} from '../../src/index.js';
 import { mingoTarget } from '../fixtures/differential-targets.js';
 import { load, pglite, run, sqlite, type Engine } from '../fixtures/sql-engines.js';
 
@@ -15,7 +26,17 @@ const model = defineModel({
   entityTypes: {
     Item: {
       key: ['id'],
-      properties: { id: 'Edm.Int32', name: 'Edm.String', score: 'Edm.Int32', price: 'Edm.Double', level: 'Level', at: 'Edm.DateTimeOffset', born: 'Edm.Date', ref: 'Edm.Guid', big: 'Edm.Int64' },
+      properties: {
+        id: 'Edm.Int32',
+        name: 'Edm.String',
+        score: 'Edm.Int32',
+        price: 'Edm.Double',
+        level: 'Level',
+        at: 'Edm.DateTimeOffset',
+        born: 'Edm.Date',
+        ref: 'Edm.Guid',
+        big: 'Edm.Int64',
+      },
       navigation: { parent: { type: 'Item', constraints: { score: 'id' } } },
     },
   },
@@ -83,7 +104,10 @@ describe('keyset paging', () => {
   beforeAll(async () => {
     let rows: readonly Row[] = [];
     runners.push({ name: 'memory', load: async (r) => void (rows = r), run: async (q) => compileQuery(q).apply(rows as Row[]).value });
-    for (const [name, open] of [['PGlite', pglite], ['sql.js', sqlite]] as const) {
+    for (const [name, open] of [
+      ['PGlite', pglite],
+      ['sql.js', sqlite],
+    ] as const) {
       const engine = await open();
       engines.push(engine);
       const created = new Set<string>();
@@ -107,7 +131,9 @@ describe('keyset paging', () => {
 
   it('the continuation condition: null first ascending, last descending', () => {
     const keys = keysetKeys(bind('$orderby=name,score desc')) ?? [];
-    expect(keysetFilter(keys, ['a', 3, 5])).toBe("name ge 'a' and ((name gt 'a') or (name eq 'a' and (score lt 3 or score eq null)) or (name eq 'a' and score eq 3 and id gt 5))");
+    expect(keysetFilter(keys, ['a', 3, 5])).toBe(
+      "name ge 'a' and ((name gt 'a') or (name eq 'a' and (score lt 3 or score eq null)) or (name eq 'a' and score eq 3 and id gt 5))",
+    );
     expect(keysetFilter(keys, [null, null, 5])).toBe('(name ne null) or (name eq null and score eq null and id gt 5)');
     expect(keysetFilter(keysetKeys(bind('$orderby=level desc')) ?? [], ['mid', 1])).toBe(
       "(level le Paging.Level'mid' or level eq null) and (((level lt Paging.Level'mid' or level eq null)) or (level eq Paging.Level'mid' and id gt 1))",
@@ -136,7 +162,9 @@ describe('keyset paging', () => {
     if (_name === 'a filter smuggled into a value') {
       // A string key takes any text: it stays one quoted literal.
       expect(thrown).toBeUndefined();
-      expect(keysetFilter(keysetKeys(base) ?? [], values)).toBe("name ge 'x'') or (true' and ((name gt 'x'') or (true') or (name eq 'x'') or (true' and id gt 1))");
+      expect(keysetFilter(keysetKeys(base) ?? [], values)).toBe(
+        "name ge 'x'') or (true' and ((name gt 'x'') or (true') or (name eq 'x'') or (true' and id gt 1))",
+      );
       return;
     }
     expect(thrown).toBeInstanceOf(ODataError);

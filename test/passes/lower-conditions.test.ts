@@ -69,7 +69,15 @@ describe('the lowering of conditions', () => {
     expect(shape(lower('not not flag'))).toEqual({ leaf: 'path', holdsWhen: true });
     expect(shape(lower('not not not flag'))).toEqual({ leaf: 'path', holdsWhen: false });
     expect(shape(lower('not (not (flag or n32 in (1,2)) and children/any())'))).toEqual({
-      or: [{ or: [{ leaf: 'path', holdsWhen: true }, { leaf: 'in', holdsWhen: true }] }, { leaf: 'lambda', holdsWhen: false }],
+      or: [
+        {
+          or: [
+            { leaf: 'path', holdsWhen: true },
+            { leaf: 'in', holdsWhen: true },
+          ],
+        },
+        { leaf: 'lambda', holdsWhen: false },
+      ],
     });
   });
 
@@ -77,7 +85,7 @@ describe('the lowering of conditions', () => {
     // Not `a le b`: with a null or NaN operand both are false.
     expect(shape(lower('not (n32 gt n16)'))).toEqual({ gt: ['n32', 'n16'], nulls: ['maybe', 'maybe'], bothNull: false, oneNull: false, holdsWhen: false });
     expect(shape(lower('code le name'))).toEqual({ le: ['code', 'name'], nulls: ['column', 'maybe'], bothNull: true, oneNull: false, holdsWhen: true });
-    expect(shape(lower("n32 ne 1"))).toEqual({ ne: ['n32', 'literal'], nulls: ['maybe', 'never'], bothNull: false, oneNull: true, holdsWhen: true });
+    expect(shape(lower('n32 ne 1'))).toEqual({ ne: ['n32', 'literal'], nulls: ['maybe', 'never'], bothNull: false, oneNull: true, holdsWhen: true });
     // A comparison is never null: as an operand, it is `never`.
     expect(shape(lower('(n32 gt 1) eq flag'))).toMatchObject({ nulls: ['never', 'maybe'], bothNull: true });
   });

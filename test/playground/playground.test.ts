@@ -47,7 +47,15 @@ describe.skipIf(!present)('playground in Chromium', () => {
         headless: true,
         // A cold first start (fontconfig caches empty, as on a fresh machine or HOME) can take tens of seconds.
         timeout: 170_000,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       }),
       startHarness(),
     ]);
@@ -85,7 +93,10 @@ describe.skipIf(!present)('playground in Chromium', () => {
     expect(result.count).toBeGreaterThanOrEqual(result.value.length);
     await expect(page.getByTestId('ast').textContent()).resolves.toContain('"kind": "query"');
     // The built-in model's examples: its own navigation names (tickets), not the server's.
-    const examples = await page.getByTestId('examples').locator('option').evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
+    const examples = await page
+      .getByTestId('examples')
+      .locator('option')
+      .evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
     expect(examples.some((e) => e.includes('tickets/any('))).toBe(true);
     expect(examples.filter((e) => e.includes('maintenanceTickets'))).toEqual([]);
     await page.screenshot({ path: join(artifacts, 'playground-valid.png'), fullPage: true });
@@ -124,8 +135,11 @@ describe.skipIf(!present)('playground in Chromium', () => {
     // Fixing the query clears the squiggles.
     await type(page, "$filter=name eq 'Pump'&$top=5");
     await expect(page.locator('#backdrop mark.squiggle').count()).resolves.toBe(0);
-    expect(errors).toEqual([]);    // The examples menu offers the server model's one-to-many navigation, each example valid.
-    const examples = await page.getByTestId('examples').locator('option').evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
+    expect(errors).toEqual([]); // The examples menu offers the server model's one-to-many navigation, each example valid.
+    const examples = await page
+      .getByTestId('examples')
+      .locator('option')
+      .evaluateAll((nodes) => nodes.map((n) => (n as HTMLOptionElement).value));
     expect(examples.some((e) => e.includes('maintenanceTickets/any('))).toBe(true);
     // The built-in model's examples (its navigation is named `tickets`) are not valid here: not offered.
     expect(examples.filter((e) => /(?<![A-Za-z])tickets\//.test(e))).toEqual([]);

@@ -102,7 +102,11 @@ describe('type-cast path segments (URL 4.11) and types derived twice', () => {
       namespace: 'Shop',
       entityTypes: {
         Category: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } },
-        Product: { key: ['id'], properties: { id: 'Edm.Int32', categoryId: 'Edm.Int32' }, navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } } },
+        Product: {
+          key: ['id'],
+          properties: { id: 'Edm.Int32', categoryId: 'Edm.Int32' },
+          navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } },
+        },
       },
       entitySets: { products: { type: 'Product', bindings: { category: 'archived' } }, categories: { type: 'Category' }, archived: { type: 'Category' } },
     });
@@ -117,7 +121,9 @@ describe('type-cast path segments (URL 4.11) and types derived twice', () => {
     const start = query.indexOf('Shop.VipCategory');
     for (const target of [...Object.values(DIALECTS).map((dialect) => sqlTarget(dialect)), mongoTarget()]) {
       const diagnostics = validateQuery(query, { model, entitySet: 'products', target });
-      expect(diagnostics, target.name).toEqual([expect.objectContaining({ code: 'unsupported_feature', option: '$filter', range: expect.objectContaining({ start }) })]);
+      expect(diagnostics, target.name).toEqual([
+        expect.objectContaining({ code: 'unsupported_feature', option: '$filter', range: expect.objectContaining({ start }) }),
+      ]);
       expect(diagnostics[0]?.message).toContain("the type cast to 'Shop.VipCategory', a derived type");
     }
   });
@@ -133,7 +139,11 @@ describe('isof of an integer type in the reference', () => {
     expect(ids('isof(id sub 11,Edm.Byte)')).toEqual([11, 12]);
     expect(ids('isof(id sub 11,Edm.SByte)')).toEqual([10, 11, 12]);
     // And the cast agrees: null exactly where isof is false.
-    for (const [value, type] of [['id mul 100', 'Edm.Byte'], ['id sub 11', 'Edm.Byte'], ['categoryId', 'Edm.Byte']]) {
+    for (const [value, type] of [
+      ['id mul 100', 'Edm.Byte'],
+      ['id sub 11', 'Edm.Byte'],
+      ['categoryId', 'Edm.Byte'],
+    ]) {
       expect(ids(`cast(${value},${type}) ne null`), `${value} as ${type}`).toEqual(ids(`isof(${value},${type})`));
     }
   });
@@ -175,7 +185,9 @@ describe('cast and isof with enumerations and failed casts in the reference (URL
   });
 
   it('an enumeration to an integer type is refused at bind time, as OData.net refuses it', () => {
-    expect(() => bindQuery('$filter=cast(status,Edm.Int32) eq 1', { model: enums, entitySet: 'things' })).toThrow(expect.objectContaining({ code: 'type_mismatch' }));
+    expect(() => bindQuery('$filter=cast(status,Edm.Int32) eq 1', { model: enums, entitySet: 'things' })).toThrow(
+      expect.objectContaining({ code: 'type_mismatch' }),
+    );
   });
 
   it('failed casts are null, not errors: an entity to text, text to a complex type; no text is a stream', () => {

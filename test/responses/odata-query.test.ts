@@ -22,7 +22,9 @@ const products: Row[] = [
 /** The names the bound query returns from the products (it must be ok). */
 function names(result: ReturnType<typeof odataQuery>): unknown[] {
   if (!result.ok) throw new Error(`expected a query, got ${result.status} ${JSON.stringify(result.body)}`);
-  return compileQuery(result.query).apply(products).value.map((row) => row.name);
+  return compileQuery(result.query)
+    .apply(products)
+    .value.map((row) => row.name);
 }
 
 /** The failure (it must be one), with its body checked against the error it carries. */
@@ -35,7 +37,7 @@ function failure(result: ReturnType<typeof odataQuery>) {
 
 describe('odataQuery', () => {
   it('binds the query of a URL, a Request, or a URL or path as text', () => {
-    const text = "/products?$filter=price gt 50&$orderby=name desc&$top=2";
+    const text = '/products?$filter=price gt 50&$orderby=name desc&$top=2';
     expect(names(odataQuery(new URL(text, 'http://shop.example'), settings))).toEqual(['Pump', "O'Neil fan"]);
     expect(names(odataQuery(new Request(new URL(text, 'http://shop.example')), settings))).toEqual(['Pump', "O'Neil fan"]);
     expect(names(odataQuery(text, settings))).toEqual(['Pump', "O'Neil fan"]);
@@ -46,7 +48,7 @@ describe('odataQuery', () => {
 
   it('with a plan cache, binds a query text once and gives the same answer as without', () => {
     const cache = createPlanCache();
-    const text = "/products?$filter=price gt 50&$orderby=name desc&$top=2";
+    const text = '/products?$filter=price gt 50&$orderby=name desc&$top=2';
     const first = odataQuery(text, settings, { cache });
     const again = odataQuery(text, settings, { cache });
     expect(first.ok && again.ok && first.query === again.query).toBe(true);
@@ -57,7 +59,9 @@ describe('odataQuery', () => {
     expect(names(again)).toEqual(names(odataQuery(text, settings)));
     // Errors are answered as without the cache, and not kept.
     const size = cache.size;
-    expect(failure(odataQuery('/products?$filter=nope eq 1', settings, { cache })).body).toEqual(failure(odataQuery('/products?$filter=nope eq 1', settings)).body);
+    expect(failure(odataQuery('/products?$filter=nope eq 1', settings, { cache })).body).toEqual(
+      failure(odataQuery('/products?$filter=nope eq 1', settings)).body,
+    );
     expect(cache.size).toBe(size);
   });
 
@@ -75,7 +79,9 @@ describe('odataQuery', () => {
     const plain = odataQuery('/products?$top=1&$format=json&tenant=a', settings);
     expect(plain.ok && plain.parsed.custom).toEqual({ tenant: 'a' });
     expect(plain.ok && plain.ieee754Compatible).toBe(false);
-    const accept = new Request('http://shop.example/products', { headers: { accept: 'text/plain, application/json;odata.metadata=minimal;IEEE754Compatible=true' } });
+    const accept = new Request('http://shop.example/products', {
+      headers: { accept: 'text/plain, application/json;odata.metadata=minimal;IEEE754Compatible=true' },
+    });
     expect(odataQuery(accept, settings)).toMatchObject({ ok: true, ieee754Compatible: true });
     expect(odataQuery('/products?$format=application/json;IEEE754Compatible=true', settings)).toMatchObject({ ok: true, ieee754Compatible: true });
     // The Accept header of a framework's own request object, with the URL as text.
@@ -109,7 +115,11 @@ describe('odataQuery', () => {
   });
 
   it('turns an unexpected throw into a 500 that reveals nothing', () => {
-    const broken = { get url(): string { throw new Error('secret detail'); } } as unknown as Request;
+    const broken = {
+      get url(): string {
+        throw new Error('secret detail');
+      },
+    } as unknown as Request;
     const result = failure(odataQuery(broken, settings));
     expect(result.status).toBe(500);
     expect(JSON.stringify(result.body)).not.toContain('secret');

@@ -14,9 +14,7 @@ describe('errorResponse', () => {
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.body.error.code).toBe('top_limit_exceeded');
-    expect(response.body.error.message).toBe(
-      "The limit of '100' for Top query has been exceeded. The value from the incoming request is '101'.",
-    );
+    expect(response.body.error.message).toBe("The limit of '100' for Top query has been exceeded. The value from the incoming request is '101'.");
     expect(response.body.error.target).toBe('$top');
   });
 

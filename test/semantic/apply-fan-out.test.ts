@@ -28,7 +28,9 @@ describe('the fan-out of $apply is bounded by maxApplyFanOut', () => {
     const error = errorOf(() => bindQuery(query, settings));
     expect(error.code).toBe('apply_fan_out_exceeded');
     expect(error.status).toBe(400);
-    expect(error.message).toBe("The fan-out limit of '16' for $apply has been exceeded: concat() can give up to 32 times the rows of the entity set. To increase the limit, set the 'maxApplyFanOut' setting.");
+    expect(error.message).toBe(
+      "The fan-out limit of '16' for $apply has been exceeded: concat() can give up to 32 times the rows of the entity set. To increase the limit, set the 'maxApplyFanOut' setting.",
+    );
     // The fifth concat is the first past 16 (2^5 = 32).
     expect(error.position).toBe(4 * (step.length + 1));
     expect(validateQuery(query, settings).map((d) => d.code)).toEqual(['apply_fan_out_exceeded']);

@@ -10,7 +10,7 @@ import { failure } from '../helpers/failure.js';
 
 const assets = { model: assetModel, entitySet: 'assets' } as const;
 const bind = (query: string, settings: Partial<BindSettings> = {}): BoundQuery => bindQuery(query, { ...assets, ...settings });
-const typeName = (type: BoundQuery['compute'] extends readonly (infer I)[] | undefined ? I extends { type: infer T } ? T : never : never): string =>
+const typeName = (type: BoundQuery['compute'] extends readonly (infer I)[] | undefined ? (I extends { type: infer T } ? T : never) : never): string =>
   type.kind === 'primitive' ? type.name : type.kind === 'enum' ? type.type.qualifiedName : type.kind;
 
 describe('$compute binds each item against the type', () => {
@@ -89,19 +89,61 @@ describe('$compute binds each item against the type', () => {
 describe('$compute errors carry their position', () => {
   const cases: [string, string, string, string, number][] = [
     ['$compute=weightKg as name', 'alias_conflict', "The $compute alias 'name' is the name of the property 'name' of type 'Asset'.", '$compute', 12],
-    ['$compute=weightKg as tickets', 'alias_conflict', "The $compute alias 'tickets' is the name of the navigation property 'tickets' of type 'Asset'.", '$compute', 12],
+    [
+      '$compute=weightKg as tickets',
+      'alias_conflict',
+      "The $compute alias 'tickets' is the name of the navigation property 'tickets' of type 'Asset'.",
+      '$compute',
+      12,
+    ],
     ['$compute=1 as x,2 as x', 'alias_conflict', "The $compute alias 'x' is used twice (first for 'x').", '$compute', 12],
-    ['$compute=1 as \u00d7x', 'syntax_error', "The $compute alias '\u00d7x' is not an OData identifier (a letter or '_', then letters, digits or '_').", '$compute', 5],
+    [
+      '$compute=1 as \u00d7x',
+      'syntax_error',
+      "The $compute alias '\u00d7x' is not an OData identifier (a letter or '_', then letters, digits or '_').",
+      '$compute',
+      5,
+    ],
     ['$compute=nope mul 2 as x', 'unknown_property', "Could not find a property named 'nope' on type 'Asset'.", '$compute', 0],
     ["$compute=name add 'a' as x", 'type_mismatch', '', '$compute', 0],
-    ['$compute=x mul 2 as y,weightKg as x', 'unsupported_feature', "A $compute expression cannot use the computed property 'x' of the same $compute.", '$compute', 0],
-    ['$compute=locality as x', 'unsupported_feature', "A computed property of type 'AssetManagement.Locality' is not supported: only primitive and enumeration values are.", '$compute', 0],
-    ['$compute=tags as x', 'unsupported_feature', "A computed property of type 'Collection(Edm.String)' is not supported: only primitive and enumeration values are.", '$compute', 0],
+    [
+      '$compute=x mul 2 as y,weightKg as x',
+      'unsupported_feature',
+      "A $compute expression cannot use the computed property 'x' of the same $compute.",
+      '$compute',
+      0,
+    ],
+    [
+      '$compute=locality as x',
+      'unsupported_feature',
+      "A computed property of type 'AssetManagement.Locality' is not supported: only primitive and enumeration values are.",
+      '$compute',
+      0,
+    ],
+    [
+      '$compute=tags as x',
+      'unsupported_feature',
+      "A computed property of type 'Collection(Edm.String)' is not supported: only primitive and enumeration values are.",
+      '$compute',
+      0,
+    ],
     ['$compute=tenantId as t', 'not_selectable', "The property 'tenantId' cannot be used in the $compute query option.", '$compute', 0],
-    ["$compute=concat(notes,'') as n&$orderby=n", 'not_sortable', "In the computed property 'n': The property 'notes' cannot be used in the $orderby query option.", '$orderby', 0],
+    [
+      "$compute=concat(notes,'') as n&$orderby=n",
+      'not_sortable',
+      "In the computed property 'n': The property 'notes' cannot be used in the $orderby query option.",
+      '$orderby',
+      0,
+    ],
     ['$compute=weightKg as w&$filter=w eq 1 and w/x eq 1', 'type_mismatch', "A path cannot continue after the computed property 'w'.", '$filter', 13],
     ['$compute=weightKg as w&$select=w/x', 'type_mismatch', "A $select path cannot continue after the computed property 'w'.", '$select', 2],
-    ['$compute=weightKg as w&$filter=w', 'type_mismatch', "The $filter expression must evaluate to a value of type 'Edm.Boolean', but is of type 'Edm.Double'.", '$filter', 0],
+    [
+      '$compute=weightKg as w&$filter=w',
+      'type_mismatch',
+      "The $filter expression must evaluate to a value of type 'Edm.Boolean', but is of type 'Edm.Double'.",
+      '$filter',
+      0,
+    ],
     ['$compute=weightKg as w&$orderby=id,w/x', 'type_mismatch', "A path cannot continue after the computed property 'w'.", '$orderby', 5],
     ['$expand=tickets($compute=nope as x)', 'unknown_property', "Could not find a property named 'nope' on type 'MaintenanceTicket'.", '$expand', 17],
   ];

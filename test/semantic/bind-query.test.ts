@@ -15,8 +15,8 @@ function filter(expression: string, settings: Partial<BindSettings> = {}): Bound
   return bound.filter;
 }
 
-
-const typeOf = (node: BoundExpression): string => (node.type.kind === 'primitive' ? node.type.name : node.type.kind === 'enum' ? node.type.type.qualifiedName : node.type.kind);
+const typeOf = (node: BoundExpression): string =>
+  node.type.kind === 'primitive' ? node.type.name : node.type.kind === 'enum' ? node.type.type.qualifiedName : node.type.kind;
 
 describe('bindQuery types every node and resolves every path', () => {
   it("name eq 'Pump'", () => {
@@ -127,14 +127,39 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
   const cases: [string, string, string, number | undefined][] = [
     ["$filter=x eq 'a'", 'unknown_property', "Could not find a property named 'x' on type 'Asset'.", 0],
     ["$filter=locality/nope eq 'a'", 'unknown_property', "Could not find a property named 'nope' on type 'Locality'.", 9],
-    ['$filter=name eq 5', 'type_mismatch', "A binary operator with incompatible types was detected. Found operand types 'Edm.String' and 'Edm.Int32' for operator kind 'Equal'.", 0],
-    ["$filter=id eq 'abc'", 'type_mismatch', "A binary operator with incompatible types was detected. Found operand types 'Edm.Guid' and 'Edm.String' for operator kind 'Equal'.", 0],
+    [
+      '$filter=name eq 5',
+      'type_mismatch',
+      "A binary operator with incompatible types was detected. Found operand types 'Edm.String' and 'Edm.Int32' for operator kind 'Equal'.",
+      0,
+    ],
+    [
+      "$filter=id eq 'abc'",
+      'type_mismatch',
+      "A binary operator with incompatible types was detected. Found operand types 'Edm.Guid' and 'Edm.String' for operator kind 'Equal'.",
+      0,
+    ],
     ["$filter=status eq 'bogus'", 'type_mismatch', "The string 'bogus' is not a valid enumeration type constant of 'AssetManagement.AssetStatus'.", 10],
-    ['$filter=contains(name,5)', 'type_mismatch', "No function signature for the function with name 'contains' matches the specified arguments. The function signatures considered are: contains(Edm.String, Edm.String).", 0],
-    ['$filter=not name', 'type_mismatch', "A unary operator with an incompatible type was detected. Found operand type 'Edm.String' for operator kind 'Not'.", 0],
+    [
+      '$filter=contains(name,5)',
+      'type_mismatch',
+      "No function signature for the function with name 'contains' matches the specified arguments. The function signatures considered are: contains(Edm.String, Edm.String).",
+      0,
+    ],
+    [
+      '$filter=not name',
+      'type_mismatch',
+      "A unary operator with an incompatible type was detected. Found operand type 'Edm.String' for operator kind 'Not'.",
+      0,
+    ],
     ['$filter=name', 'type_mismatch', "The $filter expression must evaluate to a value of type 'Edm.Boolean', but is of type 'Edm.String'.", 0],
-    ["$filter=code in ('a',1)", 'type_mismatch', "A binary operator with incompatible types was detected. Found operand types 'Edm.String' and 'Edm.Int32' for operator kind 'In'.", 13],
-    ["$filter=tenantId eq 01234567-89ab-cdef-0123-456789abcdef", 'not_filterable', "The property 'tenantId' cannot be used in the $filter query option.", 0],
+    [
+      "$filter=code in ('a',1)",
+      'type_mismatch',
+      "A binary operator with incompatible types was detected. Found operand types 'Edm.String' and 'Edm.Int32' for operator kind 'In'.",
+      13,
+    ],
+    ['$filter=tenantId eq 01234567-89ab-cdef-0123-456789abcdef', 'not_filterable', "The property 'tenantId' cannot be used in the $filter query option.", 0],
     ['$orderby=notes', 'not_sortable', "The property 'notes' cannot be used in the $orderby query option.", 0],
     ['$orderby=tags', 'not_sortable', "The property 'tags' cannot be used in the $orderby query option.", 0],
     ['$orderby=locality', 'type_mismatch', "The $orderby expression is of type 'AssetManagement.Locality', whose values cannot be sorted.", 0],
@@ -144,13 +169,48 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     ['$expand=name', 'type_mismatch', "Property 'name' on type 'Asset' is not a navigation property, so it cannot be expanded.", 0],
     ['$search=pump', 'query_option_not_supported', "The query option '$search' is not supported by the entity set 'assets'.", 0],
     ['$top=101', 'top_limit_exceeded', "The limit of '100' for Top query has been exceeded. The value from the incoming request is '101'.", undefined],
-    ['$top=99999999999999999999', 'top_limit_exceeded', "The limit of '100' for Top query has been exceeded. The value from the incoming request is '99999999999999999999'.", undefined],
-    ['$expand=tickets($top=10001)', 'top_limit_exceeded', "The limit of '10000' for Top query has been exceeded. The value from the incoming request is '10001'.", undefined],
-    ["$filter=tickets/any(t:t/asset/tickets/any(u:u/code eq 'x'))", 'any_all_depth_exceeded', "The Any/All nesting limit of '1' has been exceeded. 'maxAnyAllExpressionDepth' can be configured in the bind settings.", 30],
-    ['$orderby=id,name,code,createdAt,updatedAt,status', 'orderby_clause_limit_exceeded', 'The number of clauses in $orderby query option exceeded the maximum number allowed. The maximum number of $orderby clauses allowed is 5.', 33],
-    ['$expand=locality($expand=assets($expand=locality))', 'expansion_depth_exceeded', "The request includes a $expand path which is too deep. The maximum depth allowed is 2. To increase the limit, set the 'maxExpansionDepth' setting.", 32],
-    ['$expand=tickets($levels=3)', 'expansion_depth_exceeded', "The request includes a $expand path which is too deep. The maximum depth allowed is 2. To increase the limit, set the 'maxExpansionDepth' setting.", 0],
-    ["$filter=frobnicate(name,'x')", 'unknown_function', "An unknown function with name 'frobnicate' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.", 0],
+    [
+      '$top=99999999999999999999',
+      'top_limit_exceeded',
+      "The limit of '100' for Top query has been exceeded. The value from the incoming request is '99999999999999999999'.",
+      undefined,
+    ],
+    [
+      '$expand=tickets($top=10001)',
+      'top_limit_exceeded',
+      "The limit of '10000' for Top query has been exceeded. The value from the incoming request is '10001'.",
+      undefined,
+    ],
+    [
+      "$filter=tickets/any(t:t/asset/tickets/any(u:u/code eq 'x'))",
+      'any_all_depth_exceeded',
+      "The Any/All nesting limit of '1' has been exceeded. 'maxAnyAllExpressionDepth' can be configured in the bind settings.",
+      30,
+    ],
+    [
+      '$orderby=id,name,code,createdAt,updatedAt,status',
+      'orderby_clause_limit_exceeded',
+      'The number of clauses in $orderby query option exceeded the maximum number allowed. The maximum number of $orderby clauses allowed is 5.',
+      33,
+    ],
+    [
+      '$expand=locality($expand=assets($expand=locality))',
+      'expansion_depth_exceeded',
+      "The request includes a $expand path which is too deep. The maximum depth allowed is 2. To increase the limit, set the 'maxExpansionDepth' setting.",
+      32,
+    ],
+    [
+      '$expand=tickets($levels=3)',
+      'expansion_depth_exceeded',
+      "The request includes a $expand path which is too deep. The maximum depth allowed is 2. To increase the limit, set the 'maxExpansionDepth' setting.",
+      0,
+    ],
+    [
+      "$filter=frobnicate(name,'x')",
+      'unknown_function',
+      "An unknown function with name 'frobnicate' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.",
+      0,
+    ],
     ['$filter=cast(name,Model.Nope) eq null', 'unknown_type', "The type 'Model.Nope' is not defined in the model.", 10],
   ];
   for (const [input, code, message, position] of cases) {
@@ -177,7 +237,9 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
   });
 
   it('maxSkip', () => {
-    expect(failure(() => bind('$skip=11', { maxSkip: 10 })).reason).toBe("The limit of '10' for Skip query has been exceeded. The value from the incoming request is '11'.");
+    expect(failure(() => bind('$skip=11', { maxSkip: 10 })).reason).toBe(
+      "The limit of '10' for Skip query has been exceeded. The value from the incoming request is '11'.",
+    );
   });
 
   it('maxNodeCount', () => {

@@ -88,8 +88,18 @@ describe('Decimal literals are bounded', () => {
 describe('a literal zero divisor is a bad request (URL 5.1.1.2.5, 5.1.1.2.6)', () => {
   // Category: id Int32, cost Decimal; a Double operand comes from cast.
   const refused = [
-    'id div 0', 'id div -0', 'id div (0)', 'id mod 0', 'id divby 0', 'cost div 0', 'cost div 0.0',
-    'cost mod 0.00', 'cost divby 0', 'id div 0.0', 'cast(id,Edm.Double) mod 0', 'cast(id,Edm.Int64) div 0',
+    'id div 0',
+    'id div -0',
+    'id div (0)',
+    'id mod 0',
+    'id divby 0',
+    'cost div 0',
+    'cost div 0.0',
+    'cost mod 0.00',
+    'cost divby 0',
+    'id div 0.0',
+    'cast(id,Edm.Double) mod 0',
+    'cast(id,Edm.Int64) div 0',
   ];
   for (const expression of refused) {
     it(`${expression} eq 1 is invalid_argument, 400, at the divisor`, () => {
@@ -111,7 +121,16 @@ describe('a literal zero divisor is a bad request (URL 5.1.1.2.5, 5.1.1.2.6)', (
     expect(errorOf(() => bindQuery('$apply=compute(cost divby 0 as q)', settings)).code).toBe('invalid_argument');
   });
   it('Double div and divby by zero (INF, -INF, NaN), non-zero literals and computed divisors bind', () => {
-    for (const expression of ['cast(id,Edm.Double) div 0', 'cast(id,Edm.Double) divby 0.0e0', 'id div 1', 'cost div 0.001', 'cost div 0e5', 'cost div 1e-5', 'id div (id sub id)', 'id mod id']) {
+    for (const expression of [
+      'cast(id,Edm.Double) div 0',
+      'cast(id,Edm.Double) divby 0.0e0',
+      'id div 1',
+      'cost div 0.001',
+      'cost div 0e5',
+      'cost div 1e-5',
+      'id div (id sub id)',
+      'id mod id',
+    ]) {
       expect(() => bindQuery(`$filter=${expression} eq 1`, settings), expression).not.toThrow();
     }
   });
@@ -144,7 +163,16 @@ describe('Date and DateTimeOffset literals outside the years 0001 to 9999 are re
     entitySets: { events: { type: 'Event' } },
   });
   const on = { model: dated, entitySet: 'events' };
-  for (const filter of ['born gt 0000-01-01', 'born eq -0001-12-31', 'born lt 10000-01-01', 'at ge 0000-12-31T23:59:59Z', 'at lt 10000-01-01T00:00:00Z', 'at in (2020-01-01T00:00:00Z,-0001-01-01T00:00:00Z)', 'at gt 0001-01-01T00:30:00+01:00', 'at lt 9999-12-31T23:30:00-01:00']) {
+  for (const filter of [
+    'born gt 0000-01-01',
+    'born eq -0001-12-31',
+    'born lt 10000-01-01',
+    'at ge 0000-12-31T23:59:59Z',
+    'at lt 10000-01-01T00:00:00Z',
+    'at in (2020-01-01T00:00:00Z,-0001-01-01T00:00:00Z)',
+    'at gt 0001-01-01T00:30:00+01:00',
+    'at lt 9999-12-31T23:30:00-01:00',
+  ]) {
     it(filter, () => {
       const error = errorOf(() => bindQuery(`$filter=${filter}`, on));
       expect(error.code).toBe('invalid_literal');
@@ -153,7 +181,13 @@ describe('Date and DateTimeOffset literals outside the years 0001 to 9999 are re
     });
   }
   it('the edges of the range bind', () => {
-    for (const filter of ['born ge 0001-01-01', 'born le 9999-12-31', 'at ge 0001-01-01T00:00:00Z', 'at le 9999-12-31T23:59:59.999999999999Z', 'at gt 0001-01-01T01:00:00+01:00']) {
+    for (const filter of [
+      'born ge 0001-01-01',
+      'born le 9999-12-31',
+      'at ge 0001-01-01T00:00:00Z',
+      'at le 9999-12-31T23:59:59.999999999999Z',
+      'at gt 0001-01-01T01:00:00+01:00',
+    ]) {
       expect(() => bindQuery(`$filter=${filter}`, on), filter).not.toThrow();
     }
   });
@@ -167,7 +201,13 @@ describe('Duration literals longer than .NET TimeSpan are refused at bind time',
     entitySets: { events: { type: 'Event' } },
   });
   const on = { model: timed, entitySet: 'events' };
-  for (const filter of ["span eq duration'P999999999D'", "span lt duration'-P10675200D'", "span eq duration'PT99999999999999H'", "at add duration'P10675199DT2H48M5.4775808S' eq null", "span in (duration'P1D',duration'P99999999999D')"]) {
+  for (const filter of [
+    "span eq duration'P999999999D'",
+    "span lt duration'-P10675200D'",
+    "span eq duration'PT99999999999999H'",
+    "at add duration'P10675199DT2H48M5.4775808S' eq null",
+    "span in (duration'P1D',duration'P99999999999D')",
+  ]) {
     it(filter, () => {
       const error = errorOf(() => bindQuery(`$filter=${filter}`, on));
       expect(error.code).toBe('invalid_literal');
@@ -176,7 +216,11 @@ describe('Duration literals longer than .NET TimeSpan are refused at bind time',
     });
   }
   it('the edges of the range bind', () => {
-    for (const filter of ["span eq duration'P10675199DT2H48M5.4775807S'", "span eq duration'-P10675199DT2H48M5.4775807S'", "span eq duration'PT0.000000000001S'"]) {
+    for (const filter of [
+      "span eq duration'P10675199DT2H48M5.4775807S'",
+      "span eq duration'-P10675199DT2H48M5.4775807S'",
+      "span eq duration'PT0.000000000001S'",
+    ]) {
       expect(() => bindQuery(`$filter=${filter}`, on), filter).not.toThrow();
     }
   });

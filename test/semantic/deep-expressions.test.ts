@@ -9,7 +9,11 @@ import { ReferenceCompiler } from '../../src/reference/evaluator.js';
 import { bindQuery, compileQuery, defineModel, ODataError, toMongo, toSql, validateQuery } from '../../src/index.js';
 import { MAX_BIND_DEPTH } from '../../src/semantic/bind-expression.js';
 
-const model = defineModel({ namespace: 'N', entityTypes: { E: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } } }, entitySets: { es: { type: 'E' } } });
+const model = defineModel({
+  namespace: 'N',
+  entityTypes: { E: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } } },
+  entitySets: { es: { type: 'E' } },
+});
 const settings = { model, entitySet: 'es', maxNodeCount: 1_000_000, parse: { maxLength: 10_000_000 } };
 const chain = (n: number, operator = 'or'): string => Array.from({ length: n }, (_, i) => `id eq ${i * 3}`).join(` ${operator} `);
 const rows = Array.from({ length: 60 }, (_, i) => ({ id: i, name: `n${i}` }));
@@ -31,11 +35,21 @@ describe('deep expressions', () => {
     const bound = bindQuery(`$filter=${chain(20_000)}`, settings);
     expect(depth(bound.filter)).toBeLessThan(40);
     const expected = rows.filter((r) => r.id % 3 === 0).map((r) => r.id);
-    expect(compileQuery(bound).apply(rows).value.map((r) => r.id)).toEqual(expected);
+    expect(
+      compileQuery(bound)
+        .apply(rows)
+        .value.map((r) => r.id),
+    ).toEqual(expected);
     const sql = toSql(bound, { dialect: 'sqlite' });
     expect(sql.params).toHaveLength(20_000);
     const mongo = toMongo(bound);
-    expect(mongo.kind === 'find' && new Query(mongo.filter).find(rows.map((r) => ({ _id: r.id, name: r.name }))).all().map((d) => (d as { _id: number })._id)).toEqual(expected);
+    expect(
+      mongo.kind === 'find' &&
+        new Query(mongo.filter)
+          .find(rows.map((r) => ({ _id: r.id, name: r.name })))
+          .all()
+          .map((d) => (d as { _id: number })._id),
+    ).toEqual(expected);
   });
 
   it('a short chain keeps its left-deep shape', () => {

@@ -51,8 +51,8 @@ const filterOf = (text: string): BoundExpression => bind(`$filter=${encodeURICom
 /** One filter with every kind, each child position taken by something a rewrite can tell apart. */
 const EVERY_KIND_TEXT =
   'tickets/any(t: t/estimatedHours gt 1) and tickets/$count($filter=estimatedHours gt 2) gt 0' +
-    " and not (weightKg add 1 gt 3) and status in ('active','retired')" +
-    " and case(active:1, true:2) eq 1 and contains(name,'x') and code in tags and tags/all(g: g ne 'b')";
+  " and not (weightKg add 1 gt 3) and status in ('active','retired')" +
+  " and case(active:1, true:2) eq 1 and contains(name,'x') and code in tags and tags/all(g: g ne 'b')";
 const EVERY_KIND = filterOf(EVERY_KIND_TEXT);
 
 /**
@@ -157,7 +157,11 @@ describe('expressions', () => {
       count: () => 8,
       case: () => 9,
     };
-    expect(all(EVERY_KIND).map((n) => visitExpression(n, full)).sort()).toContain(9);
+    expect(
+      all(EVERY_KIND)
+        .map((n) => visitExpression(n, full))
+        .sort(),
+    ).toContain(9);
     const size = foldExpression<number>(EVERY_KIND, (_node, children) => 1 + children.reduce((a, b) => a + b, 0));
     expect(size).toBe(all(EVERY_KIND).length);
     const depth = foldExpression<number>(filterOf('not (weightKg add 1 gt 3)'), (_node, children) => 1 + Math.max(0, ...children));
@@ -227,7 +231,7 @@ describe('$apply pipelines', () => {
   });
 
   it('maps a whole query: $compute, $apply, $filter, $orderby and every expansion, each with its option', () => {
-    const query = bind("$compute=weightKg mul 2 as w2&$filter=w2 gt 1&$orderby=name&$expand=tickets($filter=estimatedHours gt 2;$orderby=code)");
+    const query = bind('$compute=weightKg mul 2 as w2&$filter=w2 gt 1&$orderby=name&$expand=tickets($filter=estimatedHours gt 2;$orderby=code)');
     const options: ExpressionOption[] = [];
     expect(mapQueryExpressions(query, (node, option) => (options.push(option), node))).toBe(query);
     expect(options).toEqual(['$compute', '$filter', '$orderby', '$expand', '$expand']);
@@ -251,7 +255,7 @@ describe('the passes built on the kit', () => {
   });
 
   it('rewrite inside lambdas, case values and pipelines', () => {
-    const query = bind(`$filter=${encodeURIComponent("tickets/any(t: t/estimatedHours gt 1 add 2) and case(weightKg gt 1 add 1:2 mul 3, true:0) eq 6")}`);
+    const query = bind(`$filter=${encodeURIComponent('tickets/any(t: t/estimatedHours gt 1 add 2) and case(weightKg gt 1 add 1:2 mul 3, true:0) eq 6')}`);
     const folded = foldQuery(query);
     const literals: unknown[] = [];
     forEachExpression(folded.filter!, (n) => n.kind === 'literal' && literals.push(n.value));

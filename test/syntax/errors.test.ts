@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { parseExpand, parseFilter, parseOrderBy, parseQuery, parseSelect } from '../../src/index.js';
 import { failure } from '../helpers/failure.js';
 
-
 describe('syntax errors say what was expected and where', () => {
   it('Name eq', () => {
     const error = failure(() => parseFilter('Name eq'));
@@ -18,7 +17,7 @@ describe('syntax errors say what was expected and where', () => {
     ['Name eq 1)', () => parseFilter('Name eq 1)'), 'syntax_error', 9],
     ["Name eq 'unterminated", () => parseFilter("Name eq 'unterminated"), 'invalid_token', 8],
     ['Name eq #', () => parseFilter('Name eq #'), 'invalid_token', 8],
-    ["contains(Name)", () => parseFilter('contains(Name)'), 'wrong_arity', 0],
+    ['contains(Name)', () => parseFilter('contains(Name)'), 'wrong_arity', 0],
     ["frobnicate(Name,'x')", () => parseFilter("frobnicate(Name,'x')"), 'unknown_function', 0],
     ['Items/all()', () => parseFilter('Items/all()'), 'syntax_error', 10],
     ['Items/any(x:x eq 1)/Name', () => parseFilter('Items/any(x:x eq 1)/Name'), 'syntax_error', 20],

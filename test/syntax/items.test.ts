@@ -7,7 +7,13 @@ describe('$select', () => {
   it('Name,Address/City,Model.*', () => {
     expect(withoutSpans(parseSelect('Name,Address/City,Model.*'))).toEqual([
       { kind: 'selectItem', path: [{ kind: 'member', name: 'Name' }] },
-      { kind: 'selectItem', path: [{ kind: 'member', name: 'Address' }, { kind: 'member', name: 'City' }] },
+      {
+        kind: 'selectItem',
+        path: [
+          { kind: 'member', name: 'Address' },
+          { kind: 'member', name: 'City' },
+        ],
+      },
       { kind: 'selectItem', path: [], star: { namespace: 'Model' } },
     ]);
   });
@@ -36,10 +42,8 @@ describe('$expand', () => {
       { kind: 'expandItem', path: [], target: '$value' },
     ]);
   });
-  it("Items($filter=Qty gt 1;$orderby=Qty desc;$top=2;$skip=1;$count=true;$select=Qty;$expand=Product($levels=max);$search=blue)", () => {
-    const [item] = parseExpand(
-      'Items($filter=Qty gt 1;$orderby=Qty desc;$top=2;$skip=1;$count=true;$select=Qty;$expand=Product($levels=max);$search=blue)',
-    );
+  it('Items($filter=Qty gt 1;$orderby=Qty desc;$top=2;$skip=1;$count=true;$select=Qty;$expand=Product($levels=max);$search=blue)', () => {
+    const [item] = parseExpand('Items($filter=Qty gt 1;$orderby=Qty desc;$top=2;$skip=1;$count=true;$select=Qty;$expand=Product($levels=max);$search=blue)');
     const options = item!.options!;
     expect(tree(options.filter!)).toBe('(Qty gt 1)');
     expect(options.orderBy?.[0]?.direction).toBe('desc');
@@ -108,7 +112,7 @@ describe('expression forms', () => {
     ['Products/ANY(p:p/Price gt 5)', 'Products/any(p:p/Price gt 5)'],
     ['Tags/any()', 'Tags/any()'],
     ['Products/$count gt 0', 'Products/$count gt 0'],
-    ["Products/$count($filter=Price gt 5;$search=red) gt 2", 'Products/$count($filter=Price gt 5;$search=red) gt 2'],
+    ['Products/$count($filter=Price gt 5;$search=red) gt 2', 'Products/$count($filter=Price gt 5;$search=red) gt 2'],
     ["Addresses/$filter(endswith(Street,'St'))/$count lt 10", "Addresses/$filter(endswith(Street,'St'))/$count lt 10"],
     ['$it/Name eq $this/Name', '$it/Name eq $this/Name'],
     ["$root/Employees('A1245')/LastName eq LastName", "$root/Employees('A1245')/LastName eq LastName"],
@@ -123,9 +127,9 @@ describe('expression forms', () => {
     ['case(X gt 0:1,X lt 0:-1,true:0)', 'case(X gt 0:1,X lt 0:-1,true:0)'],
     ["@Core.Messages/any(m:m/severity eq 'error')", "@Core.Messages/any(m:m/severity eq 'error')"],
     ["Price/@Measures.Currency eq 'EUR'", "Price/@Measures.Currency eq 'EUR'"],
-    ['MATCHESPATTERN(Name,\'^A.*e$\')', "matchesPattern(Name,'^A.*e$')"],
+    ["MATCHESPATTERN(Name,'^A.*e$')", "matchesPattern(Name,'^A.*e$')"],
     ['now() gt maxdatetime()', 'now() gt maxdatetime()'],
-    ['geo.distance(Loc,geography\'SRID=0;Point(1 2)\') lt 5', "geo.distance(Loc,geography'SRID=0;Point(1 2)') lt 5"],
+    ["geo.distance(Loc,geography'SRID=0;Point(1 2)') lt 5", "geo.distance(Loc,geography'SRID=0;Point(1 2)') lt 5"],
   ];
   for (const [input, canonical] of cases) {
     it(input, () => {

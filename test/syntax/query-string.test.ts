@@ -3,7 +3,6 @@ import { parseQuery } from '../../src/index.js';
 import { tree } from '../helpers/tree.js';
 import { failure } from '../helpers/failure.js';
 
-
 describe('parseQuery splits on & and the first =, then decodes once (URL 2.1)', () => {
   it("$filter=Name eq 'a%26b'&$top=10", () => {
     const query = parseQuery("$filter=Name eq 'a%26b'&$top=10");
@@ -36,7 +35,11 @@ describe('parseQuery splits on & and the first =, then decodes once (URL 2.1)', 
   it("a '+' where an operator was expected, or one read as a space, says how to send spaces and plus signs", () => {
     // Form-encoded spaces without plusAsSpace: the '+' is a plus sign, and the message says so.
     expect(() => parseQuery("$filter=status+eq+'active'")).toThrow(
-      expect.objectContaining({ code: 'invalid_token', position: 6, message: expect.stringContaining("send a space as '%20', or parse with plusAsSpace and send a plus sign as '%2B'") }),
+      expect.objectContaining({
+        code: 'invalid_token',
+        position: 6,
+        message: expect.stringContaining("send a space as '%20', or parse with plusAsSpace and send a plus sign as '%2B'"),
+      }),
     );
     // With plusAsSpace, an unencoded plus sign became a space: the error in that value says so.
     expect(() => parseQuery('$filter=At+gt+2012-09-03T14:53+02:00', { plusAsSpace: true })).toThrow(
@@ -64,7 +67,7 @@ describe('parseQuery splits on & and the first =, then decodes once (URL 2.1)', 
 
   it('every option of a collection request', () => {
     const query = parseQuery(
-      "$filter=Price gt 5&$orderby=Name&$select=Name,Price&$expand=Items($top=2)&$top=10&$skip=20&$count=true&$search=blue&$compute=Price mul 2 as Double",
+      '$filter=Price gt 5&$orderby=Name&$select=Name,Price&$expand=Items($top=2)&$top=10&$skip=20&$count=true&$search=blue&$compute=Price mul 2 as Double',
     );
     expect(Object.keys(query).sort()).toEqual(['compute', 'count', 'expand', 'filter', 'kind', 'orderBy', 'search', 'select', 'skip', 'top']);
     expect(query.search).toEqual({ kind: 'searchText', text: 'blue', span: { start: 0, end: 4 } });

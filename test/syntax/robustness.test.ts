@@ -35,9 +35,7 @@ function onlyODataErrors(run: () => unknown, input: string): void {
 }
 
 /** Characters that matter to the grammar, to make random strings likelier to reach deep. */
-const ODATA_CHARS = "()[]{},;:/='\"$@*.-+ \t%&#0123456789abcdefeqnotandoranyall"
-  .split('')
-  .map((char) => fc.constant(char));
+const ODATA_CHARS = '()[]{},;:/=\'"$@*.-+ \t%&#0123456789abcdefeqnotandoranyall'.split('').map((char) => fc.constant(char));
 const odataishString = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.string({ unit: fc.oneof(...ODATA_CHARS), maxLength: 60 }),
@@ -103,7 +101,7 @@ describe('every bad input gives an ODataError and nothing else', () => {
   it('random mutations of valid $apply values', () => {
     const applies = [
       'groupby((Customer/Country,Product/Name),aggregate(Amount with sum from Time with average as Total,$count as N))/filter(Total gt 5)/orderby(Total desc)/top(3)',
-      "concat(topcount(2,Amount),search(a OR (b AND NOT c)))/compute(Amount div $these/aggregate(Amount with sum) as R)/skip(1)/identity",
+      'concat(topcount(2,Amount),search(a OR (b AND NOT c)))/compute(Amount div $these/aggregate(Amount with sum) as R)/skip(1)/identity',
       "ancestors($root/Orgs,H,ID,filter(contains(Name,'E')),2,keep start)/join(Sales as S,nest(identity as X))/Self.fn(P=1)",
       'groupby((rollup(A,B/C),rolluprecursive($root/S,H,ID,traverse($root/S,H,ID,preorder,Name desc))),aggregate(Sales/$count as C,Forecast))',
     ];

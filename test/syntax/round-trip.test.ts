@@ -65,12 +65,27 @@ describe('printer round trip', () => {
   describe('$apply: parse, print, parse gives the same tree', () => {
     const cases: [string, string][] = [
       ['aggregate(Amount  with sum as Total , $count as N)', 'aggregate(Amount with sum as Total,$count as N)'],
-      ['aggregate(Sales/$count from Time with average as C,Forecast,Sales/Forecast,Budget from Time as B)', 'aggregate(Sales/$count from Time with average as C,Forecast,Sales/Forecast,Budget from Time as B)'],
-      ['aggregate(Amount with sum from Time,Product/Name with Custom.m from Year with max as X)', 'aggregate(Amount with sum from Time,Product/Name with Custom.m from Year with max as X)'],
+      [
+        'aggregate(Sales/$count from Time with average as C,Forecast,Sales/Forecast,Budget from Time as B)',
+        'aggregate(Sales/$count from Time with average as C,Forecast,Sales/Forecast,Budget from Time as B)',
+      ],
+      [
+        'aggregate(Amount with sum from Time,Product/Name with Custom.m from Year with max as X)',
+        'aggregate(Amount with sum from Time,Product/Name with Custom.m from Year with max as X)',
+      ],
       ['aggregate(Self.DigitalProduct with Custom.discount as D)', 'aggregate(Self.DigitalProduct with Custom.discount as D)'],
-      ['groupby((rollup(A,B), rolluprecursive($root/S,H,ID)),aggregate(Amount with countdistinct as N))', 'groupby((rollup(A,B),rolluprecursive($root/S,H,ID)),aggregate(Amount with countdistinct as N))'],
-      ['groupby((Name))/filter(Name ne null)/orderby(Name desc,ID)/top(5)/skip(10)/identity', 'groupby((Name))/filter(Name ne null)/orderby(Name desc,ID)/top(5)/skip(10)/identity'],
-      ['compute(Amount div $these/aggregate(Amount with average) as R, isdefined(Product) as D)', 'compute(Amount div $these/aggregate(Amount with average) as R,isdefined(Product) as D)'],
+      [
+        'groupby((rollup(A,B), rolluprecursive($root/S,H,ID)),aggregate(Amount with countdistinct as N))',
+        'groupby((rollup(A,B),rolluprecursive($root/S,H,ID)),aggregate(Amount with countdistinct as N))',
+      ],
+      [
+        'groupby((Name))/filter(Name ne null)/orderby(Name desc,ID)/top(5)/skip(10)/identity',
+        'groupby((Name))/filter(Name ne null)/orderby(Name desc,ID)/top(5)/skip(10)/identity',
+      ],
+      [
+        'compute(Amount div $these/aggregate(Amount with average) as R, isdefined(Product) as D)',
+        'compute(Amount div $these/aggregate(Amount with average) as R,isdefined(Product) as D)',
+      ],
       ['concat(topcount(2,Amount),bottomsum(15,Amount))/toppercent(50,Amount)', 'concat(topcount(2,Amount),bottomsum(15,Amount))/toppercent(50,Amount)'],
       ['search(coffee OR tea)', 'search(coffee OR tea)'],
       ['join(Sales as S,filter(Amount gt 1))/Self.fn(Count=1)', 'join(Sales as S,filter(Amount gt 1))/Self.fn(Count=1)'],

@@ -25,9 +25,15 @@ describe('validateQuery', () => {
   });
 
   it('problems in several options: a syntax error in one does not hide the others', () => {
-    const query = "$filter=name eq&$orderby=nope desc,code&$top=x&$select=id,bogus&$expand=tickets,nowhere";
+    const query = '$filter=name eq&$orderby=nope desc,code&$top=x&$select=id,bogus&$expand=tickets,nowhere';
     // In the order of the text.
-    expect(underlined(query).map(([code]) => code)).toEqual(['unexpected_end', 'unknown_property', 'invalid_option_value', 'unknown_property', 'unknown_property']);
+    expect(underlined(query).map(([code]) => code)).toEqual([
+      'unexpected_end',
+      'unknown_property',
+      'invalid_option_value',
+      'unknown_property',
+      'unknown_property',
+    ]);
     expect(underlined(query)[0]).toEqual(['unexpected_end', 'q']);
     expect(underlined(query).map(([, text]) => text)).toContain('nope');
     expect(underlined(query).map(([, text]) => text)).toContain('bogus');
@@ -35,7 +41,11 @@ describe('validateQuery', () => {
   });
 
   it('type errors, the top limit, duplicates and unknown options', () => {
-    expect(underlined("$filter=name gt 1 or code eq 2 or not (status eq 'nope')").map(([code]) => code)).toEqual(['type_mismatch', 'type_mismatch', expect.any(String)]);
+    expect(underlined("$filter=name gt 1 or code eq 2 or not (status eq 'nope')").map(([code]) => code)).toEqual([
+      'type_mismatch',
+      'type_mismatch',
+      expect.any(String),
+    ]);
     const top = check('$top=500');
     expect(top).toHaveLength(1);
     expect(top[0]!.message).toContain("The limit of '100' for Top query has been exceeded. The value from the incoming request is '500'.");
@@ -51,21 +61,28 @@ describe('validateQuery', () => {
 
   it('never throws, and agrees with bindQuery on whether a query is valid', () => {
     fc.assert(
-      fc.property(fc.oneof(modelQueryArbitrary(assetModel, 'assets'), fc.string({ maxLength: 40 }), fc.string({ maxLength: 30 }).map((s) => `$filter=${s}`)), (query) => {
-        const diagnostics = validateQuery(query, settings);
-        let valid = true;
-        try {
-          bindQuery(query, settings);
-        } catch {
-          valid = false;
-        }
-        expect(diagnostics.length === 0).toBe(valid);
-        for (const d of diagnostics) {
-          expect(d.range.start).toBeGreaterThanOrEqual(0);
-          expect(d.range.end).toBeLessThanOrEqual(query.length);
-          expect(d.range.start).toBeLessThanOrEqual(d.range.end);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          modelQueryArbitrary(assetModel, 'assets'),
+          fc.string({ maxLength: 40 }),
+          fc.string({ maxLength: 30 }).map((s) => `$filter=${s}`),
+        ),
+        (query) => {
+          const diagnostics = validateQuery(query, settings);
+          let valid = true;
+          try {
+            bindQuery(query, settings);
+          } catch {
+            valid = false;
+          }
+          expect(diagnostics.length === 0).toBe(valid);
+          for (const d of diagnostics) {
+            expect(d.range.start).toBeGreaterThanOrEqual(0);
+            expect(d.range.end).toBeLessThanOrEqual(query.length);
+            expect(d.range.start).toBeLessThanOrEqual(d.range.end);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -105,7 +105,10 @@ export async function measureIdleSockets(
   reopenMs: number,
   log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<IdleSocketsResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: process.env,
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -129,9 +132,13 @@ export async function measureIdleSockets(
       if (typeof result === 'number') baseline.push(result);
     }
     log(`baseline GET /$metadata: p50 ${percentile(baseline, 50).toFixed(1)} ms, p99 ${percentile(baseline, 99).toFixed(1)} ms`);
-    const attacker = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'attack', new URL(url).port, String(connections), String(addresses), String(reopenMs)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const attacker = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), 'attack', new URL(url).port, String(connections), String(addresses), String(reopenMs)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let report = '';
     attacker.stdout.on('data', (chunk: Buffer) => (report += chunk.toString('utf8')));
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -153,7 +160,10 @@ export async function measureIdleSockets(
     log(
       `with ${connections} idle/half-open connections held from ${addresses} address(es), reopened after ${reopenMs} ms (${report.trim()}): ` +
         `n=${times.length} p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${Math.max(...times).toFixed(0)} ms; ` +
-        `failures: ${failures.size === 0 ? 'none' : [...failures].map(([k, n]) => `${n}× ${k}`).join(', ')}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
+        `failures: ${failures.size === 0 ? 'none' : [...failures].map(([k, n]) => `${n}× ${k}`).join(', ')}; load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(', ')}`,
     );
     return { baseline, times, failures, attacker: report.trim() };
   } finally {

@@ -21,7 +21,9 @@ for (let i = 0; i < rounds; i++) {
   await db.query('SELECT count(*) FROM generate_series(1, 2000000000)').catch(() => undefined);
   const started = performance.now();
   const rows = await db.query('SELECT count(*)::int AS n FROM t');
-  process.stdout.write(`round ${i + 1}: restart ${restarts.at(-1)?.toFixed(0)} ms, next statement answered ${(performance.now() - started).toFixed(0)} ms after the timeout, rows kept: ${String(rows[0]?.n)}\n`);
+  process.stdout.write(
+    `round ${i + 1}: restart ${restarts.at(-1)?.toFixed(0)} ms, next statement answered ${(performance.now() - started).toFixed(0)} ms after the timeout, rows kept: ${String(rows[0]?.n)}\n`,
+  );
 }
 const sorted = [...restarts].sort((a, b) => a - b);
 process.stdout.write(`restart p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms\n`);

@@ -30,8 +30,16 @@ async function serve(): Promise<void> {
   const { loadConfig } = await import('../src/config.js');
   const { startService } = await import('../src/server.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-stall-'));
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_SCHEMA: `stall_${process.pid}` });
-  const service = await startService(config, { onDatabaseRestart: (info) => process.stderr.write(`[service] database restarted (${info.reason}) in ${info.ms.toFixed(0)} ms\n`) });
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    DATABASE_SCHEMA: `stall_${process.pid}`,
+  });
+  const service = await startService(config, {
+    onDatabaseRestart: (info) => process.stderr.write(`[service] database restarted (${info.reason}) in ${info.ms.toFixed(0)} ms\n`),
+  });
   for (let chunk = 0; chunk < 6; chunk++) {
     await service.db.query(
       `INSERT INTO maintenance_tickets (tenant_id, id, code, name, asset_id, status, priority, description, due_at, created_at, updated_at)
@@ -80,8 +88,15 @@ function rssOf(pid: number | undefined): number {
 }
 
 /** Runs the measurement of the module documentation; `log` gets the lines it prints. */
-export async function measureStall(heavyClients: number, seconds: number, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<StallResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+export async function measureStall(
+  heavyClients: number,
+  seconds: number,
+  log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<StallResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: process.env,
+  });
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid))), 200);
   const line = await new Promise<string>((resolve, reject) => {
@@ -93,7 +108,10 @@ export async function measureStall(heavyClients: number, seconds: number, log: (
     });
     child.on('exit', (code) => reject(new Error(`the service exited with ${code}`)));
   });
-  const { url, demo } = JSON.parse(line) as { url: string; demo: { tenantId: string; clientId: string; clientSecret: string; readOnlyClientId: string; readOnlyClientSecret: string } };
+  const { url, demo } = JSON.parse(line) as {
+    url: string;
+    demo: { tenantId: string; clientId: string; clientSecret: string; readOnlyClientId: string; readOnlyClientSecret: string };
+  };
   const token = async (id: string, secret: string): Promise<string> => {
     const response = await fetch(`${url}/directory/connect/token`, {
       method: 'POST',

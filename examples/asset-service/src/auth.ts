@@ -80,7 +80,11 @@ export interface TokenChecks {
  * @throws {AuthenticationError} for any token that is malformed, forged, expired or out of bounds
  */
 export function verifyJwt(token: string, key: string, checks: TokenChecks | number = {}): TokenClaims {
-  const { nowSeconds = Math.floor(Date.now() / 1000), clockSkewSeconds = 60, maxLifetimeSeconds = Number.POSITIVE_INFINITY } = typeof checks === 'number' ? { nowSeconds: checks } : checks;
+  const {
+    nowSeconds = Math.floor(Date.now() / 1000),
+    clockSkewSeconds = 60,
+    maxLifetimeSeconds = Number.POSITIVE_INFINITY,
+  } = typeof checks === 'number' ? { nowSeconds: checks } : checks;
   const parts = token.split('.');
   if (parts.length !== 3) throw new AuthenticationError('malformed token');
   const [header, payload, signature] = parts as [string, string, string];

@@ -215,7 +215,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections,
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', Math.min(100, maxConnections), 1, maxConnections),
   };
-  if (http.headersTimeoutMs > http.requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`);
+  if (http.headersTimeoutMs > http.requestTimeoutMs)
+    throw new Error(`HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`);
   const tokens: TokenLimits = {
     maxLifetimeSeconds: integer(env, 'TOKEN_MAX_LIFETIME_SECONDS', tokenTtlSeconds, 1, 7 * 86_400),
     clockSkewSeconds: integer(env, 'TOKEN_CLOCK_SKEW_SECONDS', 60, 0, 3600),
@@ -223,7 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
     failuresPerAddress: integer(env, 'TOKEN_FAILURES_PER_ADDRESS', 30, 1, 1_000_000),
     failureWindowSeconds: integer(env, 'TOKEN_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
   };
-  if (tokens.maxLifetimeSeconds < tokenTtlSeconds) throw new Error(`TOKEN_MAX_LIFETIME_SECONDS (${tokens.maxLifetimeSeconds}) must be at least TOKEN_TTL_SECONDS (${tokenTtlSeconds})`);
+  if (tokens.maxLifetimeSeconds < tokenTtlSeconds)
+    throw new Error(`TOKEN_MAX_LIFETIME_SECONDS (${tokens.maxLifetimeSeconds}) must be at least TOKEN_TTL_SECONDS (${tokenTtlSeconds})`);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST ?? '127.0.0.1',

@@ -22,14 +22,26 @@ export class DatabaseUnavailableError extends AppError {
 const SESSION_ENDED = /^(08...|57P01|57P02|57P03|25P03|57P05)$/;
 
 /** Socket errors of a peer that went away or cannot be reached. */
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * What `pg` says, without a code, about a connection that ended or can no longer be used, and
  * `Query read timeout`: the server did not answer within the client's `query_timeout` (a
  * partition), after which the connection cannot be trusted either.
  */
-const DRIVER_MESSAGES = /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Query read timeout)$/;
+const DRIVER_MESSAGES =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Query read timeout)$/;
 
 /** Whether `error` says that the connection to the database was lost or could not be made. */
 export function isConnectionLoss(error: unknown): boolean {

@@ -166,7 +166,10 @@ export function guardConnections(server: Server, limits: ConnectionLimits): { re
   );
   sweep.unref();
   server.once('close', () => clearInterval(sweep));
-  const guard = { counts: (): ConnectionCounts => ({ open: entries.size, largestAddress: Math.max(0, ...perAddress.values()), ...counts }), stop: () => clearInterval(sweep) };
+  const guard = {
+    counts: (): ConnectionCounts => ({ open: entries.size, largestAddress: Math.max(0, ...perAddress.values()), ...counts }),
+    stop: () => clearInterval(sweep),
+  };
   guards.set(server, guard);
   return guard;
 }

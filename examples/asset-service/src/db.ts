@@ -112,11 +112,19 @@ function pgliteAssets(): Promise<PgliteAssets | undefined> {
   assets ??= (async () => {
     try {
       // import.meta.resolve needs Node 20.6; createRequire finds the same dist folder (index.cjs) before that.
-      const entry = typeof import.meta.resolve === 'function' ? import.meta.resolve('@electric-sql/pglite') : pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
+      const entry =
+        typeof import.meta.resolve === 'function'
+          ? import.meta.resolve('@electric-sql/pglite')
+          : pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
       const dist = new URL('.', entry);
-      const [pglite, initdb, bundle] = await Promise.all(['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((name) => readFile(fileURLToPath(new URL(name, dist)))));
+      const [pglite, initdb, bundle] = await Promise.all(
+        ['pglite.wasm', 'initdb.wasm', 'pglite.data'].map((name) => readFile(fileURLToPath(new URL(name, dist)))),
+      );
       const bytes = (buffer: Buffer): ArrayBuffer => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
-      const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(bytes(pglite as Buffer)), WebAssembly.compile(bytes(initdb as Buffer))]);
+      const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+        WebAssembly.compile(bytes(pglite as Buffer)),
+        WebAssembly.compile(bytes(initdb as Buffer)),
+      ]);
       return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([bytes(bundle as Buffer)]) };
     } catch {
       return undefined;
@@ -187,25 +195,36 @@ class PgliteWorker {
         void worker.terminate();
         reject(new Error(`PGlite did not open ${this.dataDir} within ${PGLITE_START_TIMEOUT_MS} ms`));
       }, PGLITE_START_TIMEOUT_MS);
-      worker.on('message', (message: { ready?: true; fatal?: Record<string, unknown>; id?: number; rows?: DbRow[]; ok?: true; error?: Record<string, unknown>; heap?: number }) => {
-        if (message.ready === true) {
-          opened = true;
-          clearTimeout(timer);
-          resolve();
-          return;
-        }
-        if (message.fatal !== undefined) {
-          clearTimeout(timer);
-          reject(workerError(message.fatal));
-          return;
-        }
-        if (this.maxHeapBytes > 0 && message.heap !== undefined && message.heap > this.maxHeapBytes && this.worker === worker) this.oversized = true;
-        const pending = message.id === undefined ? undefined : this.pending.get(message.id);
-        if (pending === undefined) return;
-        this.pending.delete(message.id as number);
-        if (message.error !== undefined) pending.reject(workerError(message.error));
-        else pending.resolve(message.rows ?? undefined);
-      });
+      worker.on(
+        'message',
+        (message: {
+          ready?: true;
+          fatal?: Record<string, unknown>;
+          id?: number;
+          rows?: DbRow[];
+          ok?: true;
+          error?: Record<string, unknown>;
+          heap?: number;
+        }) => {
+          if (message.ready === true) {
+            opened = true;
+            clearTimeout(timer);
+            resolve();
+            return;
+          }
+          if (message.fatal !== undefined) {
+            clearTimeout(timer);
+            reject(workerError(message.fatal));
+            return;
+          }
+          if (this.maxHeapBytes > 0 && message.heap !== undefined && message.heap > this.maxHeapBytes && this.worker === worker) this.oversized = true;
+          const pending = message.id === undefined ? undefined : this.pending.get(message.id);
+          if (pending === undefined) return;
+          this.pending.delete(message.id as number);
+          if (message.error !== undefined) pending.reject(workerError(message.error));
+          else pending.resolve(message.rows ?? undefined);
+        },
+      );
       // An uncaught exception in the worker, which ends it: the statement running is lost (a 503),
       // and a new worker opens the same directory at once (the next statement waits for it).
       worker.on('error', (error) => {
@@ -314,12 +333,15 @@ class PgliteWorker {
       const timer = setTimeout(() => cancel(new StatementTimeoutError(timeoutMs), `a statement ran longer than ${timeoutMs} ms`), timeoutMs);
       const preempt =
         this.preemptMs > 0 && this.preemptMs < timeoutMs
-          ? setInterval(() => {
-              const ran = performance.now() - started;
-              if (ran >= this.preemptMs && this.lock.lightWaiting(key)) {
-                cancel(new QueryPreemptedError(Math.round(ran)), `a statement ran ${Math.round(ran)} ms while other clients waited`);
-              }
-            }, Math.max(10, Math.min(50, this.preemptMs / 5)))
+          ? setInterval(
+              () => {
+                const ran = performance.now() - started;
+                if (ran >= this.preemptMs && this.lock.lightWaiting(key)) {
+                  cancel(new QueryPreemptedError(Math.round(ran)), `a statement ran ${Math.round(ran)} ms while other clients waited`);
+                }
+              },
+              Math.max(10, Math.min(50, this.preemptMs / 5)),
+            )
           : undefined;
       const settle = (): void => {
         clearTimeout(timer);
@@ -373,7 +395,15 @@ class PgliteWorker {
  */
 export async function openPglite(dataDir: string, schema: string, options: DbOptions = {}): Promise<Database> {
   const timeoutMs = options.statementTimeoutMs ?? 5000;
-  const pglite = new PgliteWorker(dataDir, schema, timeoutMs, options.preemptMs ?? 250, (options.maxHeapMiB ?? 320) * 1024 * 1024, options.onRestart, options.workerUrl);
+  const pglite = new PgliteWorker(
+    dataDir,
+    schema,
+    timeoutMs,
+    options.preemptMs ?? 250,
+    (options.maxHeapMiB ?? 320) * 1024 * 1024,
+    options.onRestart,
+    options.workerUrl,
+  );
   // Waiting for the one connection is bounded too (503): two statement limits and a restart.
   const lockWaitMs = 2 * timeoutMs + 5000;
   await pglite.started();

@@ -78,7 +78,8 @@ export class AuthenticationError extends Error {
  */
 export class OAuthError extends Error {
   constructor(
-    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'slow_down' | 'temporarily_unavailable' | 'server_error',
+    readonly error:
+      'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'slow_down' | 'temporarily_unavailable' | 'server_error',
     readonly description: string,
     readonly status = 400,
     /** Extra response headers, such as `retry-after`. */
@@ -175,11 +176,15 @@ export async function handleError(error: unknown, request: FastifyRequest, reply
   if (!(error instanceof OAuthError) && isTokenPath(request.url)) {
     // The token endpoint answers every error in OAuth form, framework errors included.
     if (isFrameworkClientError(error)) {
-      const message = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? "The token request must be sent as 'application/x-www-form-urlencoded'." : frameworkMessage(error);
+      const message =
+        error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? "The token request must be sent as 'application/x-www-form-urlencoded'." : frameworkMessage(error);
       error = new OAuthError('invalid_request', message, error.statusCode ?? 400);
     } else if (appError(error) !== undefined) {
       const { status, message } = appError(error) as AppError;
-      error = status === 503 ? new OAuthError('temporarily_unavailable', message, 503, { 'retry-after': RETRY_AFTER_SECONDS }) : new OAuthError('invalid_request', message, status);
+      error =
+        status === 503
+          ? new OAuthError('temporarily_unavailable', message, 503, { 'retry-after': RETRY_AFTER_SECONDS })
+          : new OAuthError('invalid_request', message, status);
     } else {
       request.log.error({ err: error, traceId }, `unexpected error, traceId ${traceId}`);
       error = new OAuthError('server_error', `An unexpected error occurred (trace id ${traceId}).`, 500);

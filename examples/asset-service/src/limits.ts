@@ -84,7 +84,8 @@ interface Decaying {
   readonly at: number;
 }
 
-const decayed = (entry: Decaying | undefined, now: number, halfLifeMs: number): number => (entry === undefined ? 0 : entry.value * 0.5 ** ((now - entry.at) / halfLifeMs));
+const decayed = (entry: Decaying | undefined, now: number, halfLifeMs: number): number =>
+  entry === undefined ? 0 : entry.value * 0.5 ** ((now - entry.at) / halfLifeMs);
 
 /**
  * A mutex shared fairly by keys (clients): when it is released, the waiting key that has used the
@@ -188,7 +189,9 @@ export class FairLock {
           if (waiting === undefined || index < 0) return;
           waiting.splice(index, 1);
           if (waiting.length === 0) this.queues.delete(key);
-          const why = this.heavy(key, performance.now()) ? ": this client's recent queries were long, and they run while other clients' requests leave the database free" : '';
+          const why = this.heavy(key, performance.now())
+            ? ": this client's recent queries were long, and they run while other clients' requests leave the database free"
+            : '';
           reject(new DatabaseBusyError(`The database was busy for ${waitMs} ms${why}; retry shortly.`));
         }, waitMs);
       }
@@ -241,10 +244,13 @@ export class FairLock {
     }
     if (best === undefined) {
       if (heavyWaiting) {
-        this.quietTimer = setTimeout(() => {
-          this.quietTimer = undefined;
-          if (!this.held && this.anticipated === undefined) this.next();
-        }, Math.ceil(quietIn) + 1);
+        this.quietTimer = setTimeout(
+          () => {
+            this.quietTimer = undefined;
+            if (!this.held && this.anticipated === undefined) this.next();
+          },
+          Math.ceil(quietIn) + 1,
+        );
       }
       return;
     }
@@ -367,7 +373,11 @@ export function registerLimits(app: FastifyInstance, limits: RequestLimits, clie
     const status = why === 'total' ? 503 : 429;
     const type = why === 'total' ? 'ServiceUnavailableException' : 'TooManyRequestsException';
     request.log.warn({ refusal: why }, 'request refused by the concurrency limits');
-    await reply.code(status).header('trace-id', traceId).header('retry-after', retryAfter).send(envelope(type, { Message: message }, traceId));
+    await reply
+      .code(status)
+      .header('trace-id', traceId)
+      .header('retry-after', retryAfter)
+      .send(envelope(type, { Message: message }, traceId));
   };
   app.addHook('onRequest', (request, reply, done) => {
     const client = clientOf(request);

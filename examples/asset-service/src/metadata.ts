@@ -27,7 +27,12 @@ function fromFormatOption(value: string): MetadataFormat {
   const type = value.split(';', 1)[0]!.trim().toLowerCase();
   const format = type === 'xml' || type === 'json' ? type : MEDIA_TYPES[type];
   if (format === undefined) {
-    throw new ODataError({ code: 'invalid_option_value', reason: `The metadata document is available as 'xml' or 'json', not '${value}'`, option: '$format', appendLocation: false });
+    throw new ODataError({
+      code: 'invalid_option_value',
+      reason: `The metadata document is available as 'xml' or 'json', not '${value}'`,
+      option: '$format',
+      appendLocation: false,
+    });
   }
   return format;
 }

@@ -98,7 +98,8 @@ export class SkipTokens {
     // Sealed by this service, so well-formed; checked anyway (a leaked secret must not make a 500).
     const c = parsed as Partial<Continuation> | null;
     const count = (n: unknown): boolean => n === undefined || (Number.isSafeInteger(n) && (n as number) >= 0);
-    if (c === null || typeof c !== 'object' || !Number.isSafeInteger(c.pageSize) || (c.pageSize as number) < 1 || !count(c.offset) || !count(c.remaining)) throw invalidToken();
+    if (c === null || typeof c !== 'object' || !Number.isSafeInteger(c.pageSize) || (c.pageSize as number) < 1 || !count(c.offset) || !count(c.remaining))
+      throw invalidToken();
     if ((c.after === undefined) === (c.offset === undefined) || (c.after !== undefined && !Array.isArray(c.after))) throw invalidToken();
     return c as Continuation;
   }

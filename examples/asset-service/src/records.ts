@@ -25,7 +25,9 @@ function maxLength(type: StructuredType, property: string): number | undefined {
 function validInstant(text: string): boolean {
   const match = INSTANT.exec(text);
   if (match === null) return false;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as number[];
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match
+    .slice(1)
+    .map((part) => (part === undefined ? 0 : Number(part))) as number[];
   const daysInMonth = new Date(Date.UTC(year as number, month as number, 0)).getUTCDate();
   return (
     (year as number) >= 1 &&
@@ -58,7 +60,8 @@ function checkValue(type: StructuredType, property: Property, value: unknown): {
           if (typeof value !== 'string' || !UUID.test(value)) return { error: `The '${name}' field must be a UUID.` };
           return { value: value.toLowerCase() };
         case 'Edm.DateTimeOffset':
-          if (typeof value !== 'string' || !validInstant(value)) return { error: `The '${name}' field must be an ISO 8601 date and time with an offset, such as '2024-05-01T08:30:00Z'.` };
+          if (typeof value !== 'string' || !validInstant(value))
+            return { error: `The '${name}' field must be an ISO 8601 date and time with an offset, such as '2024-05-01T08:30:00Z'.` };
           return { value: new Date(value).toISOString() };
         case 'Edm.String': {
           if (typeof value !== 'string') return { error: `The '${name}' field must be a string.` };
@@ -94,9 +97,11 @@ export function checkBody(type: StructuredType, body: unknown, mode: 'create' | 
   for (const key of Object.keys(record)) {
     if (type.navigation.has(key)) {
       const many = type.navigation.get(key)?.collection === true;
-      errors.push({ Field: key, Message: `The navigation property '${key}' cannot be written; ${many ? 'write the related records themselves' : 'set its id instead'}.` });
-    }
-    else if (!type.properties.has(key)) errors.push({ Field: key, Message: `The property '${key}' does not exist on '${type.name}'.` });
+      errors.push({
+        Field: key,
+        Message: `The navigation property '${key}' cannot be written; ${many ? 'write the related records themselves' : 'set its id instead'}.`,
+      });
+    } else if (!type.properties.has(key)) errors.push({ Field: key, Message: `The property '${key}' does not exist on '${type.name}'.` });
   }
   const columns = new Map<string, unknown>();
   for (const property of type.properties.values()) {
@@ -105,7 +110,8 @@ export function checkBody(type: StructuredType, body: unknown, mode: 'create' | 
     const present = Object.hasOwn(record, name);
     if (name === 'id') {
       if (mode === 'replace') {
-        if (present && (typeof record.id !== 'string' || record.id.toLowerCase() !== urlId)) errors.push({ Field: 'id', Message: "The 'id' field must match the id in the URL." });
+        if (present && (typeof record.id !== 'string' || record.id.toLowerCase() !== urlId))
+          errors.push({ Field: 'id', Message: "The 'id' field must match the id in the URL." });
         columns.set('id', urlId);
         continue;
       }
@@ -141,7 +147,11 @@ export function withServiceCountNames(record: Record<string, unknown>): Record<s
   return Object.fromEntries(
     Object.entries(record).map(([name, value]) => [
       name.endsWith('@odata.count') ? `${name.slice(0, -'@odata.count'.length)}@count` : name,
-      Array.isArray(value) ? value.map((item: unknown) => (isRecord(item) ? withServiceCountNames(item) : item)) : isRecord(value) && !name.includes('@') ? withServiceCountNames(value) : value,
+      Array.isArray(value)
+        ? value.map((item: unknown) => (isRecord(item) ? withServiceCountNames(item) : item))
+        : isRecord(value) && !name.includes('@')
+          ? withServiceCountNames(value)
+          : value,
     ]),
   );
 }

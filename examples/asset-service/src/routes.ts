@@ -8,7 +8,25 @@
  * row-level security for the request's tenant as well: two independent layers. Single records use hand-written SQL that
  * names the tenant explicitly as well.
  */
-import { bindQuery, continueAfter, createPlanCache, keysetKeys, keysetValues, listResponse, ODataError, parseQuery, readSqlRow, readSqlRows, restrictQuery, toSql, type BoundQuery, type EntitySet, type NavigationProperty, type ODataQuery, type Property } from 'odata-engine';
+import {
+  bindQuery,
+  continueAfter,
+  createPlanCache,
+  keysetKeys,
+  keysetValues,
+  listResponse,
+  ODataError,
+  parseQuery,
+  readSqlRow,
+  readSqlRows,
+  restrictQuery,
+  toSql,
+  type BoundQuery,
+  type EntitySet,
+  type NavigationProperty,
+  type ODataQuery,
+  type Property,
+} from 'odata-engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, DbRow } from './db.js';
 import { clientDataError, NotFoundError, sqlState, ValidationError } from './errors.js';
@@ -68,8 +86,13 @@ function clampSkip<T extends { readonly skip?: number }>(bound: T): T {
 function relatedTo(query: BoundQuery, partner: NavigationProperty, id: string): BoundQuery {
   const [constraint, ...more] = partner.constraints;
   const foreignKey = !partner.collection && more.length === 0 && constraint?.referencedProperty === 'id' ? constraint.property : undefined;
-  const text = foreignKey !== undefined ? `${foreignKey} eq ${id}` : partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
-  const relation = bindQuery(parseQuery(`$filter=${encodeURIComponent(text)}`), { model, entitySet: query.entitySet.name, maxNodeCount: Number.MAX_SAFE_INTEGER }).filter;
+  const text =
+    foreignKey !== undefined ? `${foreignKey} eq ${id}` : partner.collection ? `${partner.name}/any(p: p/id eq ${id})` : `${partner.name}/id eq ${id}`;
+  const relation = bindQuery(parseQuery(`$filter=${encodeURIComponent(text)}`), {
+    model,
+    entitySet: query.entitySet.name,
+    maxNodeCount: Number.MAX_SAFE_INTEGER,
+  }).filter;
   if (relation === undefined) throw new Error('a relation filter binds to a filter');
   return restrictQuery(query, relation);
 }
@@ -165,7 +188,13 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     request: FastifyRequest,
     reply: FastifyReply,
     bound: BoundQuery,
-    paging: { readonly preferred: number | undefined; readonly others: string; readonly token: string | undefined; readonly maxTop: number; readonly list: string },
+    paging: {
+      readonly preferred: number | undefined;
+      readonly others: string;
+      readonly token: string | undefined;
+      readonly maxTop: number;
+      readonly list: string;
+    },
   ): Promise<unknown> {
     const tenantId = tenantOf(request);
     const identity: ListIdentity = { tenantId, list: paging.list };
@@ -175,14 +204,26 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const take = remaining === undefined ? pageSize : Math.min(pageSize, remaining);
     const keys = keysetKeys(bound);
     // The order keys must be read even when $select leaves them out (they are dropped again below).
-    const extra = keys === undefined || bound.select.all ? [] : keys.map((k) => k.property).filter((p) => !bound.select.properties.some((s) => s.path.length === 1 && s.path[0] === p));
-    const reading: BoundQuery = { ...bound, select: { ...bound.select, properties: [...bound.select.properties, ...extra.map((p) => ({ path: [p], span: { start: 0, end: 0 } }))] } };
+    const extra =
+      keys === undefined || bound.select.all
+        ? []
+        : keys.map((k) => k.property).filter((p) => !bound.select.properties.some((s) => s.path.length === 1 && s.path[0] === p));
+    const reading: BoundQuery = {
+      ...bound,
+      select: { ...bound.select, properties: [...bound.select.properties, ...extra.map((p) => ({ path: [p], span: { start: 0, end: 0 } }))] },
+    };
     const { skip: _skip, count: _count, ...unpaged } = reading;
     let page: BoundQuery;
     if (from === undefined) page = { ...reading, count: false, top: take + 1 };
     else if (from.after !== undefined && keys !== undefined) page = { ...continueAfter(unpaged as BoundQuery, from.after, model), top: take + 1 };
     else if (from.offset !== undefined && keys === undefined) page = { ...unpaged, skip: from.offset, top: take + 1 };
-    else throw new ODataError({ code: 'invalid_option_value', reason: 'The $skiptoken is not valid for this request', option: '$skiptoken', appendLocation: false });
+    else
+      throw new ODataError({
+        code: 'invalid_option_value',
+        reason: 'The $skiptoken is not valid for this request',
+        option: '$skiptoken',
+        appendLocation: false,
+      });
     const options = { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantId } } as const;
     const compiled = toSql(page, options);
     // The count is the whole result's: the request's own count statement, without the continuation.
@@ -191,14 +232,20 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const records = readSqlRows(page, compiled, rows.slice(0, take)).map(withServiceCountNames);
     const more = rows.length > take && (remaining === undefined || remaining > take);
     const body: Record<string, unknown> = listResponse(
-      records.map((record) => (extra.length === 0 ? record : Object.fromEntries(Object.entries(record).filter(([name]) => !extra.some((p) => p.name === name))))),
+      records.map((record) =>
+        extra.length === 0 ? record : Object.fromEntries(Object.entries(record).filter(([name]) => !extra.some((p) => p.name === name))),
+      ),
       count === undefined ? {} : { count },
     );
     if (more) {
       const last = records[records.length - 1] as Record<string, unknown>;
       const position = keys === undefined ? { offset: (from?.offset ?? bound.skip ?? 0) + take } : { after: keysetValues(keys, last) };
       const next: Continuation = { ...position, ...(remaining === undefined ? {} : { remaining: remaining - take }), pageSize };
-      body['@odata.nextLink'] = nextLink(request.url.slice(0, request.url.length - rawQuery(request.url).length).replace(/\?$/, ''), paging.others, tokens.seal(next, identity, paging.others));
+      body['@odata.nextLink'] = nextLink(
+        request.url.slice(0, request.url.length - rawQuery(request.url).length).replace(/\?$/, ''),
+        paging.others,
+        tokens.seal(next, identity, paging.others),
+      );
     }
     if (paging.preferred !== undefined) void reply.header('preference-applied', `odata.maxpagesize=${pageSize}`);
     return body;
@@ -216,9 +263,11 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const compiled = toSql(bound, { dialect: 'postgres', naming: 'snake_case', tables, scope: { tenant_id: tenantOf(request) } });
     const counting = compiled.count;
     if (counting === undefined) throw new Error('a counted query has a count statement');
-    const rows = await db.withTenant(tenantOf(request), 'read', (tx) => tx.query(counting.sql, counting.params)).catch((error: unknown) => {
-      throw clientDataError(error) ?? error;
-    });
+    const rows = await db
+      .withTenant(tenantOf(request), 'read', (tx) => tx.query(counting.sql, counting.params))
+      .catch((error: unknown) => {
+        throw clientDataError(error) ?? error;
+      });
     reply.type('text/plain; charset=utf-8');
     return String(Number(rows[0]?.count ?? 0));
   });
@@ -230,7 +279,9 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     checkSingleRecordOptions(query);
     const tenantId = tenantOf(request);
     if (query.select === undefined && query.expand === undefined) {
-      const rows = await db.withTenant(tenantId, 'read', (tx) => tx.query(`SELECT ${selectList} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]));
+      const rows = await db.withTenant(tenantId, 'read', (tx) =>
+        tx.query(`SELECT ${selectList} FROM ${table} WHERE tenant_id = $1 AND id = $2`, [tenantId, id]),
+      );
       const row = rows[0];
       if (row === undefined) throw new NotFoundError(resource.label, id);
       return rowToRecord(type, row);
@@ -285,7 +336,9 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const values = [tenantId, ...columns.values()];
     const placeholders = [...values.map((_, i) => `$${i + 1}`), 'now()', 'now()'];
     await db
-      .withTenant(tenantId, 'write', (tx) => tx.query(`INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${placeholders.join(', ')})`, values))
+      .withTenant(tenantId, 'write', (tx) =>
+        tx.query(`INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${placeholders.join(', ')})`, values),
+      )
       .catch((error: unknown) => {
         throw writeError(error, resource, foreignKey, columns.get('id') as string, 'create');
       });
@@ -300,7 +353,11 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
     const assignments = [...entries.map(([name], i) => `"${name}" = $${i + 3}`), 'updated_at = now()'];
     const rows: DbRow[] = await db
       .withTenant(tenantId, 'write', (tx) =>
-        tx.query(`UPDATE ${table} SET ${assignments.join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, id, ...entries.map(([, value]) => value)]),
+        tx.query(`UPDATE ${table} SET ${assignments.join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING id`, [
+          tenantId,
+          id,
+          ...entries.map(([, value]) => value),
+        ]),
       )
       .catch((error: unknown) => {
         throw writeError(error, resource, foreignKey, id, 'replace');
@@ -327,9 +384,12 @@ function writeError(error: unknown, resource: Resource, foreignKey: Property | u
   const state = sqlState(error);
   if (state === '23505' && operation === 'create') return new ValidationError(`A ${resource.label} with the id '${id}' already exists.`, { Id: id });
   if (state === '23503') {
-    if (operation === 'delete') return new ValidationError(`The ${resource.label} '${id}' is still referenced by other records and cannot be deleted.`, { Id: id });
+    if (operation === 'delete')
+      return new ValidationError(`The ${resource.label} '${id}' is still referenced by other records and cannot be deleted.`, { Id: id });
     const field = foreignKey?.name ?? 'id';
-    return new ValidationError(`The '${field}' field refers to a record that does not exist.`, { Errors: [{ Field: field, Message: `The '${field}' field refers to a record that does not exist.` }] });
+    return new ValidationError(`The '${field}' field refers to a record that does not exist.`, {
+      Errors: [{ Field: field, Message: `The '${field}' field refers to a record that does not exist.` }],
+    });
   }
   return clientDataError(error) ?? error;
 }

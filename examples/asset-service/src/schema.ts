@@ -26,9 +26,7 @@ function entityTable(model: Model, entitySet: string, table: string): string {
   if (set === undefined) throw new Error(`No entity set '${entitySet}'`);
   const properties = [...set.type.properties.values()] as Property[];
   const columns = properties.map((p) => `"${snakeCase(p.name)}" ${columnType(p, 'postgres')}${p.nullable ? '' : ' NOT NULL'}`);
-  const keys = (FOREIGN_KEYS[table] ?? []).map(
-    (fk) => `FOREIGN KEY (tenant_id, "${fk.column}") REFERENCES "${fk.table}" (tenant_id, id)`,
-  );
+  const keys = (FOREIGN_KEYS[table] ?? []).map((fk) => `FOREIGN KEY (tenant_id, "${fk.column}") REFERENCES "${fk.table}" (tenant_id, id)`);
   const indexes = [
     `CREATE INDEX IF NOT EXISTS "${table}_created_at" ON "${table}" (tenant_id, created_at)`,
     ...(FOREIGN_KEYS[table] ?? []).map((fk) => `CREATE INDEX IF NOT EXISTS "${table}_${fk.column}" ON "${table}" (tenant_id, "${fk.column}")`),

@@ -101,7 +101,14 @@ const TICKET_TOPICS = [
 ];
 
 const INSPECTORS = ['Ingrid Solberg', 'Lars Nilsen', 'Maja Lindqvist', 'Jonas Berg', 'Aino Virtanen', 'Pieter de Vries', 'Freja Holm'];
-const INSPECTION_KINDS = ['Safety inspection', 'Pressure vessel inspection', 'Electrical inspection', 'Quarterly walkdown', 'Lifting equipment check', 'Emissions check'];
+const INSPECTION_KINDS = [
+  'Safety inspection',
+  'Pressure vessel inspection',
+  'Electrical inspection',
+  'Quarterly walkdown',
+  'Lifting equipment check',
+  'Emissions check',
+];
 const NOTES = [
   'All guards in place; no findings.',
   'Minor corrosion on bolts, scheduled for treatment.',
@@ -156,7 +163,19 @@ export async function seedDemoData(db: Database, tenantId: string, now = new Dat
       const serial = random.next() < 0.85 ? `SN-${(100000 + random.int(900000)).toString()}` : null;
       const updated = new Date(Math.min(now.getTime(), Date.parse(created) + random.int(200) * day)).toISOString();
       const name = `${random.pick(kind.names)} ${String.fromCharCode(65 + random.int(8))}${1 + random.int(20)}`;
-      return [tenantId, random.uuid(), `${kind.prefix}-${String(number).padStart(4, '0')}`, name, locality[1] as string, random.pick(statuses), kind.category, serial, commissioned, created, updated];
+      return [
+        tenantId,
+        random.uuid(),
+        `${kind.prefix}-${String(number).padStart(4, '0')}`,
+        name,
+        locality[1] as string,
+        random.pick(statuses),
+        kind.category,
+        serial,
+        commissioned,
+        created,
+        updated,
+      ];
     });
     await insertAll(
       tx,
@@ -173,7 +192,19 @@ export async function seedDemoData(db: Database, tenantId: string, now = new Dat
       const topic = random.pick(TICKET_TOPICS);
       const due = random.next() < 0.8 ? new Date(Date.parse(created) + (3 + random.int(40)) * day).toISOString() : null;
       const description = random.next() < 0.7 ? `${topic} reported on ${asset[3] as string} (${asset[2] as string}).` : null;
-      return [tenantId, random.uuid(), `MT-${String(1001 + index)}`, `${topic}: ${asset[2] as string}`, asset[1] as string, status, priority, description, due, created, created];
+      return [
+        tenantId,
+        random.uuid(),
+        `MT-${String(1001 + index)}`,
+        `${topic}: ${asset[2] as string}`,
+        asset[1] as string,
+        status,
+        priority,
+        description,
+        due,
+        created,
+        created,
+      ];
     });
     await insertAll(
       tx,
@@ -186,9 +217,25 @@ export async function seedDemoData(db: Database, tenantId: string, now = new Dat
       const asset = random.pick(assets);
       const inspected = at(random.int(540));
       const result = random.pick(['passed', 'passed', 'passed', 'passedWithRemarks', 'failed']);
-      return [tenantId, random.uuid(), `${random.pick(INSPECTION_KINDS)} – ${asset[2] as string}`, asset[1] as string, result, random.pick(INSPECTORS), random.pick(NOTES), inspected, inspected, inspected];
+      return [
+        tenantId,
+        random.uuid(),
+        `${random.pick(INSPECTION_KINDS)} – ${asset[2] as string}`,
+        asset[1] as string,
+        result,
+        random.pick(INSPECTORS),
+        random.pick(NOTES),
+        inspected,
+        inspected,
+        inspected,
+      ];
     });
-    await insertAll(tx, 'inspections', ['tenant_id', 'id', 'name', 'asset_id', 'result', 'inspector', 'notes', 'inspected_at', 'created_at', 'updated_at'], inspections);
+    await insertAll(
+      tx,
+      'inspections',
+      ['tenant_id', 'id', 'name', 'asset_id', 'result', 'inspector', 'notes', 'inspected_at', 'created_at', 'updated_at'],
+      inspections,
+    );
     return true;
   });
 }

@@ -41,9 +41,14 @@ function logConnectionPressure(app: FastifyInstance, counts: () => ConnectionCou
   let last = counts();
   const timer = setInterval(() => {
     const now = counts();
-    const delta = { refusedPerAddress: now.refusedPerAddress - last.refusedPerAddress, refusedFull: now.refusedFull - last.refusedFull, evicted: now.evicted - last.evicted };
+    const delta = {
+      refusedPerAddress: now.refusedPerAddress - last.refusedPerAddress,
+      refusedFull: now.refusedFull - last.refusedFull,
+      evicted: now.evicted - last.evicted,
+    };
     last = now;
-    if (delta.refusedPerAddress + delta.refusedFull + delta.evicted > 0) app.log.warn({ ...delta, open: now.open }, 'connections refused or closed by the connection limits in the last 10 s');
+    if (delta.refusedPerAddress + delta.refusedFull + delta.evicted > 0)
+      app.log.warn({ ...delta, open: now.open }, 'connections refused or closed by the connection limits in the last 10 s');
   }, 10_000);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
@@ -73,7 +78,11 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     frameworkErrors: async (error, request, reply) => {
       reply.header('trace-id', String(request.id));
       const message =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long; ids are UUIDs.' : error.code === 'FST_ERR_BAD_URL' ? 'The path is not a valid URL (malformed percent-encoding).' : error.message;
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'A path segment is too long; ids are UUIDs.'
+          : error.code === 'FST_ERR_BAD_URL'
+            ? 'The path is not a valid URL (malformed percent-encoding).'
+            : error.message;
       await handleError(error.code === 'FST_ERR_ASYNC_CONSTRAINT' ? error : new ValidationError(message), request, reply);
     },
     return503OnClosing: false,
@@ -82,7 +91,11 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
     rewriteUrl: (request) => conventionalUrl(request.url ?? '/', resources),
   });
   // Not server.maxConnections: that drops new connections while idle ones hold every slot.
-  const connections = guardConnections(app.server, { maxConnections: config.http.maxConnections, maxPerAddress: config.http.maxConnectionsPerAddress, idleTimeoutMs: config.http.keepAliveTimeoutMs });
+  const connections = guardConnections(app.server, {
+    maxConnections: config.http.maxConnections,
+    maxPerAddress: config.http.maxConnectionsPerAddress,
+    idleTimeoutMs: config.http.keepAliveTimeoutMs,
+  });
   logConnectionPressure(app, connections.counts);
   trackRequestLines(app.server);
   const throttle = new TokenThrottle(config.tokens);
@@ -108,7 +121,9 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request, reply) => {
-    await reply.code(404).send(envelope('EntityNotFoundException', { Message: `No resource at '${request.method} ${request.url.split('?')[0] ?? ''}'.` }, String(request.id)));
+    await reply
+      .code(404)
+      .send(envelope('EntityNotFoundException', { Message: `No resource at '${request.method} ${request.url.split('?')[0] ?? ''}'.` }, String(request.id)));
   });
 
   // Concurrency limits per client and in total (429/503) on the tenant routes, before any database
@@ -141,7 +156,8 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'DELETE' && request.method !== 'GET' && request.method !== 'HEAD') return;
     const { headers } = request;
-    if (headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')) delete headers['content-type'];
+    if (headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0'))
+      delete headers['content-type'];
   });
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -174,8 +190,13 @@ export function buildServer(config: Config, db: Database, options: ServerOptions
   // The playground: a static page (no data, no credentials) with this service's model embedded.
   let playground: Promise<string> | undefined;
   app.get('/playground', async (_request, reply) => {
-    playground ??= import('../../playground/build.js').then(({ buildPlayground }) => buildPlayground(undefined, { csdl, maxTop: Object.fromEntries(resources.map((r) => [r.entitySet, r.maxTop ?? HOST_MAX_TOP])) }));
-    await reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(await playground);
+    playground ??= import('../../playground/build.js').then(({ buildPlayground }) =>
+      buildPlayground(undefined, { csdl, maxTop: Object.fromEntries(resources.map((r) => [r.entitySet, r.maxTop ?? HOST_MAX_TOP])) }),
+    );
+    await reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .send(await playground);
   });
 
   const skipTokens = new SkipTokens(config.tokenSigningKey);
@@ -213,13 +234,22 @@ export async function startService(config: Config, options: ServerOptions = {}):
     },
   };
   let logger: FastifyInstance['log'] | undefined;
-  const db = config.databaseUrl === undefined ? await openPglite(config.dataDir, config.databaseSchema, dbOptions) : await openPostgres(config.databaseUrl, config.databaseSchema, dbOptions);
+  const db =
+    config.databaseUrl === undefined
+      ? await openPglite(config.dataDir, config.databaseSchema, dbOptions)
+      : await openPostgres(config.databaseUrl, config.databaseSchema, dbOptions);
   try {
     await createSchema(db, model, config.databaseSchema);
     const { demo } = config;
     await ensureTenant(db, demo.tenantId, 'Demo tenant');
     await ensureClient(db, { clientId: demo.clientId, secret: demo.clientSecret, name: 'Demo read-write client', canWrite: true, tenants: [demo.tenantId] });
-    await ensureClient(db, { clientId: demo.readOnlyClientId, secret: demo.readOnlyClientSecret, name: 'Demo read-only client', canWrite: false, tenants: [demo.tenantId] });
+    await ensureClient(db, {
+      clientId: demo.readOnlyClientId,
+      secret: demo.readOnlyClientSecret,
+      name: 'Demo read-only client',
+      canWrite: false,
+      tenants: [demo.tenantId],
+    });
     if (config.seed) await seedDemoData(db, demo.tenantId);
     // PGlite's files are the service user's only (it unpacks its initial files world-writable).
     if (config.databaseUrl === undefined) ownerOnlyTree(config.dataDir);

@@ -75,7 +75,10 @@ export class TokenThrottle {
   private readonly byClient: FailureWindow;
   private readonly byAddress: FailureWindow;
 
-  constructor(options: { readonly failuresPerClient: number; readonly failuresPerAddress: number; readonly failureWindowSeconds: number }, now: () => number = Date.now) {
+  constructor(
+    options: { readonly failuresPerClient: number; readonly failuresPerAddress: number; readonly failureWindowSeconds: number },
+    now: () => number = Date.now,
+  ) {
     this.byClient = new FailureWindow(options.failuresPerClient, options.failureWindowSeconds * 1000, 10_000, now);
     this.byAddress = new FailureWindow(options.failuresPerAddress, options.failureWindowSeconds * 1000, 10_000, now);
   }
@@ -85,7 +88,8 @@ export class TokenThrottle {
     return {
       check: (clientId) => {
         const wait = Math.max(this.byAddress.retryAfterSeconds(address), this.byClient.retryAfterSeconds(clientKey(clientId)));
-        if (wait > 0) throw new OAuthError('slow_down', `Too many failed authentication attempts; try again in ${wait} s.`, 429, { 'retry-after': String(wait) });
+        if (wait > 0)
+          throw new OAuthError('slow_down', `Too many failed authentication attempts; try again in ${wait} s.`, 429, { 'retry-after': String(wait) });
       },
       failed: (clientId) => {
         this.byAddress.fail(address);

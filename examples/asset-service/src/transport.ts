@@ -103,7 +103,9 @@ export function clientErrorHandler(maxHeaderSize: number): (this: { readonly log
     const traceId = randomUUID();
     const token = isTokenPath(state.target);
     this.log.info({ traceId, code: error.code, status, target: state.target?.slice(0, 200) }, `client error: ${message}`);
-    const body = JSON.stringify(token ? { error: 'invalid_request', error_description: message } : envelope('ValidationException', { Message: message }, traceId));
+    const body = JSON.stringify(
+      token ? { error: 'invalid_request', error_description: message } : envelope('ValidationException', { Message: message }, traceId),
+    );
     const head = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
       'content-type: application/json; charset=utf-8',

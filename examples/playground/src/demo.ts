@@ -12,7 +12,15 @@ export const standaloneModel: Model = defineModel({
     Locality: { key: ['id'], properties: { id: 'Edm.Guid', name: 'Edm.String' }, navigation: { assets: { type: 'Collection(Asset)', partner: 'locality' } } },
     Asset: {
       key: ['id'],
-      properties: { id: 'Edm.Guid', code: 'Edm.String', name: 'Edm.String', localityId: 'Edm.Guid', status: 'AssetStatus', purchasePrice: 'Edm.Double', createdAt: 'Edm.DateTimeOffset' },
+      properties: {
+        id: 'Edm.Guid',
+        code: 'Edm.String',
+        name: 'Edm.String',
+        localityId: 'Edm.Guid',
+        status: 'AssetStatus',
+        purchasePrice: 'Edm.Double',
+        createdAt: 'Edm.DateTimeOffset',
+      },
       navigation: {
         locality: { type: 'Locality', constraints: { localityId: 'id' }, partner: 'assets' },
         tickets: { type: 'Collection(MaintenanceTicket)', partner: 'asset' },
@@ -20,10 +28,21 @@ export const standaloneModel: Model = defineModel({
     },
     MaintenanceTicket: {
       key: ['id'],
-      properties: { id: 'Edm.Guid', code: 'Edm.String', name: 'Edm.String', assetId: 'Edm.Guid', priority: 'TicketPriority', estimatedHours: 'Edm.Int32', openedAt: 'Edm.DateTimeOffset' },
+      properties: {
+        id: 'Edm.Guid',
+        code: 'Edm.String',
+        name: 'Edm.String',
+        assetId: 'Edm.Guid',
+        priority: 'TicketPriority',
+        estimatedHours: 'Edm.Int32',
+        openedAt: 'Edm.DateTimeOffset',
+      },
       navigation: { asset: { type: 'Asset', constraints: { assetId: 'id' }, partner: 'tickets' } },
     },
-    Inspection: { key: ['id'], properties: { id: 'Edm.Guid', name: 'Edm.String', findings: 'Edm.String', score: 'Edm.Int32', inspectedAt: 'Edm.DateTimeOffset' } },
+    Inspection: {
+      key: ['id'],
+      properties: { id: 'Edm.Guid', name: 'Edm.String', findings: 'Edm.String', score: 'Edm.Int32', inspectedAt: 'Edm.DateTimeOffset' },
+    },
   },
   entitySets: {
     assets: { type: 'Asset', maxTop: 1000 },
@@ -71,7 +90,12 @@ export function demoData(model: Model): Record<string, Row[]> {
     for (const navigation of set.type.navigation.values()) {
       for (const c of navigation.constraints) {
         const targetIndex = sets.findIndex((s) => s.type === navigation.target);
-        if (targetIndex >= 0) foreign.set(c.property, { index: targetIndex, count: counts.get(sets[targetIndex]!.name) ?? 40, key: navigation.target.properties.get(c.referencedProperty) });
+        if (targetIndex >= 0)
+          foreign.set(c.property, {
+            index: targetIndex,
+            count: counts.get(sets[targetIndex]!.name) ?? 40,
+            key: navigation.target.properties.get(c.referencedProperty),
+          });
       }
     }
     for (let i = 0; i < count; i++) {
@@ -86,11 +110,21 @@ export function demoData(model: Model): Record<string, Row[]> {
         else if (type.kind === 'enum') row[property.name] = [...type.type.members.keys()][Math.floor(next() * type.type.members.size)] ?? null;
         else if (type.kind !== 'primitive') row[property.name] = null;
         else if (type.name === 'Edm.String')
-          row[property.name] = /name/i.test(property.name) ? (/localit/i.test(set.name) ? PLACES[i % PLACES.length] : `${WORDS[i % WORDS.length]} ${i + 1}`) : /code/i.test(property.name) ? `${set.name.slice(0, 1).toUpperCase()}-${String(i + 1).padStart(4, '0')}` : next() < 0.2 ? null : `note ${i + 1}`;
-        else if (type.name === 'Edm.Int32' || type.name === 'Edm.Int16' || type.name === 'Edm.Byte') row[property.name] = next() < 0.1 ? null : Math.floor(next() * 100);
+          row[property.name] = /name/i.test(property.name)
+            ? /localit/i.test(set.name)
+              ? PLACES[i % PLACES.length]
+              : `${WORDS[i % WORDS.length]} ${i + 1}`
+            : /code/i.test(property.name)
+              ? `${set.name.slice(0, 1).toUpperCase()}-${String(i + 1).padStart(4, '0')}`
+              : next() < 0.2
+                ? null
+                : `note ${i + 1}`;
+        else if (type.name === 'Edm.Int32' || type.name === 'Edm.Int16' || type.name === 'Edm.Byte')
+          row[property.name] = next() < 0.1 ? null : Math.floor(next() * 100);
         else if (type.name === 'Edm.Double' || type.name === 'Edm.Decimal') row[property.name] = Math.round(next() * 1000000) / 100;
         else if (type.name === 'Edm.Boolean') row[property.name] = next() < 0.5;
-        else if (type.name === 'Edm.DateTimeOffset') row[property.name] = new Date(Date.UTC(2024, 0, 1) + Math.floor(next() * 365 * 86400) * 1000).toISOString().replace('.000Z', 'Z');
+        else if (type.name === 'Edm.DateTimeOffset')
+          row[property.name] = new Date(Date.UTC(2024, 0, 1) + Math.floor(next() * 365 * 86400) * 1000).toISOString().replace('.000Z', 'Z');
         else if (type.name === 'Edm.Date') row[property.name] = new Date(Date.UTC(2024, 0, 1) + Math.floor(next() * 365) * 86400000).toISOString().slice(0, 10);
         else if (type.name === 'Edm.Guid') row[property.name] = guid(99, i + 1);
         else row[property.name] = null;

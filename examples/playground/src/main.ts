@@ -5,7 +5,22 @@
  * library's bundle. Served by the example server at `/playground` (then the model comes from its
  * `/$metadata`), or opened on its own from `examples/playground/dist/index.html`.
  */
-import { bindQuery, compileQuery, modelFromCsdl, mongoTarget, parseQuery, printQuery, sqlTarget, toMongo, toSql, validateQuery, type DialectName, type Model, type QueryTarget, type Row } from 'odata-engine';
+import {
+  bindQuery,
+  compileQuery,
+  modelFromCsdl,
+  mongoTarget,
+  parseQuery,
+  printQuery,
+  sqlTarget,
+  toMongo,
+  toSql,
+  validateQuery,
+  type DialectName,
+  type Model,
+  type QueryTarget,
+  type Row,
+} from 'odata-engine';
 import { demoData, standaloneModel } from './demo.js';
 
 const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'];
@@ -28,10 +43,17 @@ const SAMPLES: Readonly<Record<string, readonly string[]>> = {
     '$apply=groupby((status),aggregate($count as assets))&$orderby=status',
     "$apply=filter(status ne 'retired')/groupby((locality/name),aggregate($count as assets))&$orderby=assets desc,locality/name",
   ],
-  localities: ["$filter=assets/any(a:a/status eq 'retired')&$orderby=name", '$expand=assets($select=code,status;$orderby=code;$top=3;$count=true)&$orderby=name', '$orderby=assets/$count desc&$expand=assets/$count'],
+  localities: [
+    "$filter=assets/any(a:a/status eq 'retired')&$orderby=name",
+    '$expand=assets($select=code,status;$orderby=code;$top=3;$count=true)&$orderby=name',
+    '$orderby=assets/$count desc&$expand=assets/$count',
+  ],
   'maintenance-tickets': ["$filter=priority ge 'high' and estimatedHours gt 10&$orderby=openedAt desc&$top=5"],
   maintenanceTickets: ["$filter=priority ge 'high' and asset/status eq 'active'&$orderby=dueAt desc&$expand=asset($select=code,name)&$top=5"],
-  inspections: ['$search=pump&$orderby=score desc&$top=5', "$search=pressure&$filter=result eq 'failed'&$orderby=inspectedAt desc&$expand=asset($select=code)&$top=5"],
+  inspections: [
+    '$search=pump&$orderby=score desc&$top=5',
+    "$search=pressure&$filter=result eq 'failed'&$orderby=inspectedAt desc&$expand=asset($select=code)&$top=5",
+  ],
 };
 
 function element<T extends HTMLElement>(id: string): T {
@@ -54,7 +76,11 @@ async function loadModel(): Promise<{ model: Model; source: string; maxTop?: Rea
   const embedded = document.getElementById('csdl')?.textContent?.trim() ?? '';
   if (embedded !== '' && embedded !== '/*CSDL*/') {
     const server = JSON.parse(embedded) as { csdl: object; maxTop?: Record<string, number> };
-    return { model: modelFromCsdl(server.csdl), source: "the example server's CSDL ($metadata)", ...(server.maxTop === undefined ? {} : { maxTop: server.maxTop }) };
+    return {
+      model: modelFromCsdl(server.csdl),
+      source: "the example server's CSDL ($metadata)",
+      ...(server.maxTop === undefined ? {} : { maxTop: server.maxTop }),
+    };
   }
   try {
     const response = await fetch('/$metadata', { headers: { accept: 'application/json' } });
@@ -120,7 +146,9 @@ async function start(): Promise<void> {
     element('diagnostics').innerHTML =
       diagnostics.length === 0
         ? '<li class="ok">No problems</li>'
-        : diagnostics.map((d) => `<li class="problem"><code>${escapeHtml(d.code)}</code> ${escapeHtml(d.option ?? '')}: ${escapeHtml(d.message)}</li>`).join('');
+        : diagnostics
+            .map((d) => `<li class="problem"><code>${escapeHtml(d.code)}</code> ${escapeHtml(d.option ?? '')}: ${escapeHtml(d.message)}</li>`)
+            .join('');
     element('status').textContent = diagnostics.length === 0 ? 'valid' : `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}`;
     element('status').className = diagnostics.length === 0 ? 'valid' : 'invalid';
 
@@ -155,7 +183,8 @@ async function start(): Promise<void> {
     try {
       const result = compileQuery(bound, { data }).apply(data[entitySet] as Row[]);
       element('result').textContent = show(result);
-      element('row-count').textContent = `${result.value.length} row${result.value.length === 1 ? '' : 's'}${result.count === undefined ? '' : ` (count ${result.count})`}`;
+      element('row-count').textContent =
+        `${result.value.length} row${result.value.length === 1 ? '' : 's'}${result.count === undefined ? '' : ` (count ${result.count})`}`;
     } catch (error) {
       element('result').textContent = error instanceof Error ? error.message : String(error);
     }

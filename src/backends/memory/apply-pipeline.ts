@@ -66,7 +66,11 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
         });
     }
     case 'orderby': {
-      const keys: SortKey[] = node.items.map((item) => ({ evaluate: compiler.compile(item.expression), domain: domainOf(item.expression.type), descending: item.direction === 'desc' }));
+      const keys: SortKey[] = node.items.map((item) => ({
+        evaluate: compiler.compile(item.expression),
+        domain: domainOf(item.expression.type),
+        descending: item.direction === 'desc',
+      }));
       return (rows) => sortRows(keys, rows);
     }
     case 'top':

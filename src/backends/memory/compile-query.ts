@@ -57,14 +57,17 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-
 /** Follows navigation properties through rows grouped by entity set, with a lazily built index per relationship. */
 export function dataResolver(data: Readonly<Record<string, readonly Row[]>>): NavigationResolver {
   const indexes = new Map<string, Map<string, Row[]>>();
   const rowsOf = (set: EntitySet): readonly Row[] => (Object.hasOwn(data, set.name) ? (data[set.name] as readonly Row[]) : []);
   const keyOf = (domain: Domain, value: unknown): string | undefined => {
     const normalized = value === undefined || value === null ? null : domain.normalize(value);
-    return normalized === null ? undefined : typeof normalized === 'object' ? JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) : `${typeof normalized}:${String(normalized)}`;
+    return normalized === null
+      ? undefined
+      : typeof normalized === 'object'
+        ? JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
+        : `${typeof normalized}:${String(normalized)}`;
   };
   const index = (set: EntitySet, property: string): Map<string, Row[]> => {
     const type = set.type;
@@ -119,7 +122,13 @@ export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = 
   return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch, options.resolve === undefined && fromData !== undefined);
 }
 
-function compileOptions(options: BoundQueryOptions, entityType: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): CompiledQuery {
+function compileOptions(
+  options: BoundQueryOptions,
+  entityType: StructuredType,
+  resolve: NavigationResolver,
+  search: SearchFunction,
+  requireTargets: boolean,
+): CompiledQuery {
   const compiler = new ReferenceCompiler(resolve, search, requireTargets);
   // $apply first: the other options read the rows it gives, of its output type.
   const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search);
@@ -145,7 +154,16 @@ function compileOptions(options: BoundQueryOptions, entityType: StructuredType, 
   }));
   // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by.
   if (options.top !== undefined || options.skip !== undefined) {
-    const ordered = new Set((options.orderBy ?? []).flatMap((item) => (item.expression.kind === 'path' && item.expression.root.kind === 'it' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [])));
+    const ordered = new Set(
+      (options.orderBy ?? []).flatMap((item) =>
+        item.expression.kind === 'path' &&
+        item.expression.root.kind === 'it' &&
+        item.expression.steps.length === 1 &&
+        item.expression.steps[0]?.kind === 'property'
+          ? [item.expression.steps[0].property.name]
+          : [],
+      ),
+    );
     for (const name of type.key) {
       if (ordered.has(name)) continue;
       const property = type.properties.get(name);
@@ -221,7 +239,14 @@ function computedValues(options: BoundQueryOptions, compiler: ReferenceCompiler)
     });
 }
 
-function projector(options: BoundQueryOptions, type: StructuredType, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean, computed: readonly ComputedValue[]): (row: Row) => Row {
+function projector(
+  options: BoundQueryOptions,
+  type: StructuredType,
+  resolve: NavigationResolver,
+  search: SearchFunction,
+  requireTargets: boolean,
+  computed: readonly ComputedValue[],
+): (row: Row) => Row {
   const select = options.select;
   const properties = select.all
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
@@ -231,7 +256,9 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   // Aggregation, examples 74 and 75): one it has not is left out, not made null as an entity's.
   const sparse = options.apply !== undefined && !options.apply.entity;
   // Top-level properties with ordinary names: a plain copy loop.
-  const plain = properties.every((path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__');
+  const plain = properties.every(
+    (path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__',
+  );
   if (plain && expansions.length === 0 && computed.length === 0 && sparse) {
     const names = properties.map((path) => (path[0] as { name: string }).name);
     return (row) => {
@@ -283,7 +310,12 @@ function projector(options: BoundQueryOptions, type: StructuredType, resolve: Na
   };
 }
 
-function expansion(item: BoundExpandItem, resolve: NavigationResolver, search: SearchFunction, requireTargets: boolean): (row: Row, target: Record<string, unknown>) => void {
+function expansion(
+  item: BoundExpandItem,
+  resolve: NavigationResolver,
+  search: SearchFunction,
+  requireTargets: boolean,
+): (row: Row, target: Record<string, unknown>) => void {
   const navigation = item.navigation;
   if (requireTargets && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), { option: '$expand' });
   const nested = compileOptions(item.options, navigation.target, resolve, search, requireTargets);

@@ -32,7 +32,15 @@
  * `min`/`max` of flag enums; `min`/`max` of an enum or Duration along a navigation path.
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundApply, BoundExpression, BoundGroupKey, BoundOrderByItem, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import type {
+  BoundAggregate,
+  BoundApply,
+  BoundExpression,
+  BoundGroupKey,
+  BoundOrderByItem,
+  BoundSearch,
+  BoundTransformation,
+} from '../../semantic/bound-ast.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
@@ -45,7 +53,14 @@ export interface ApplyHooks {
   /** The query document of a `search()`. */
   search(search: BoundSearch, context: Context): MongoDocument;
   /** Sort keys of `orderby()` items: computed keys into `computed`, the sort into `sort`. */
-  order(items: readonly BoundOrderByItem[], frame: Frame, expressions: MongoExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void;
+  order(
+    items: readonly BoundOrderByItem[],
+    frame: Frame,
+    expressions: MongoExpressionCompiler,
+    computed: MongoDocument,
+    sort: MongoDocument,
+    temporary: string[],
+  ): void;
 }
 
 /** Matches no document. */
@@ -66,12 +81,7 @@ export interface ApplyStages {
 }
 
 /** The transformations that depend on the order of their input rows. */
-const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set([
-  'orderby',
-  'top',
-  'skip',
-  'rank',
-]);
+const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set(['orderby', 'top', 'skip', 'rank']);
 
 /** Whether a transformation (or one nested in it) depends on the order of its input rows. */
 function orderDependent(transformations: readonly BoundTransformation[]): boolean {
@@ -96,7 +106,14 @@ function fieldNames(apply: BoundApply, start: StructuredType, mapping: MongoMapp
  * The pipeline stages of `$apply` over the documents of `set`. With `ordered`, the rows carry a
  * sequence number (see the module comment) whose field is returned.
  */
-export function applyStages(apply: BoundApply, type: StructuredType, set: EntitySet | undefined, mapping: MongoMapping, hooks: ApplyHooks, ordered: boolean): ApplyStages {
+export function applyStages(
+  apply: BoundApply,
+  type: StructuredType,
+  set: EntitySet | undefined,
+  mapping: MongoMapping,
+  hooks: ApplyHooks,
+  ordered: boolean,
+): ApplyStages {
   const compiler = new MongoApplyCompiler(mapping, hooks, fieldNames(apply, type, mapping), ordered || orderDependent(apply.transformations));
   const stages: MongoDocument[] = [];
   const scope = scopeFilter(mapping);
@@ -183,7 +200,8 @@ class MongoApplyCompiler {
         const context = newContext(rows.type, rows.set);
         const frame = rootFrame(context);
         const fields: MongoDocument = {};
-        for (const item of t.items) fields[fieldOf(t.output, t.output.properties.get(item.alias) as Property, this.mapping)] = this.expressions.value(item.expression, frame);
+        for (const item of t.items)
+          fields[fieldOf(t.output, t.output.properties.get(item.alias) as Property, this.mapping)] = this.expressions.value(item.expression, frame);
         stages.push(...context.stages, { $addFields: fields });
         this.dropLookups(context, stages);
         return { type: t.output, set: rows.set };
@@ -259,7 +277,9 @@ class MongoApplyCompiler {
       const target = t.measure === 'percent' ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
       stages.push({ $addFields: { [reached]: { $cond: [{ $gte: [{ $ifNull: [`$${before}`, 0] }, target] }, 1, 0] } } });
       // Once reached, every later row is out too (values may be negative).
-      stages.push({ $setWindowFields: { sortBy: { [seq]: 1 }, output: { [reached]: { $max: `$${reached}`, window: { documents: ['unbounded', 'current'] } } } } });
+      stages.push({
+        $setWindowFields: { sortBy: { [seq]: 1 }, output: { [reached]: { $max: `$${reached}`, window: { documents: ['unbounded', 'current'] } } } },
+      });
       stages.push({ $match: { [reached]: 0 } });
       temporary.push(before, total, reached);
     }
@@ -338,7 +358,11 @@ class MongoApplyCompiler {
     }
     // $group of no documents gives no row: inside $facet, the missing row becomes the defaults.
     const result = this.temporary('r');
-    stages.push(...prepared, { $facet: { [result]: grouped } }, { $replaceRoot: { newRoot: { $ifNull: [{ $arrayElemAt: [`$${result}`, 0] }, this.aggregateDefaults(t)] } } });
+    stages.push(
+      ...prepared,
+      { $facet: { [result]: grouped } },
+      { $replaceRoot: { newRoot: { $ifNull: [{ $arrayElemAt: [`$${result}`, 0] }, this.aggregateDefaults(t)] } } },
+    );
   }
 
   /**
@@ -346,8 +370,16 @@ class MongoApplyCompiler {
    * the expression of its value after the `$group`. `keep`, inside a groupby with filters: the
    * field that says whether a row passed them.
    */
-  private accumulate(a: BoundAggregate, context: Context, keep: string | undefined, before: MongoDocument, after: MongoDocument, group: MongoDocument): Aggregation {
-    const kept = (value: Aggregation, otherwise: Aggregation): Aggregation => (keep === undefined ? value : { $cond: [{ $eq: [`$${keep}`, true] }, value, otherwise] });
+  private accumulate(
+    a: BoundAggregate,
+    context: Context,
+    keep: string | undefined,
+    before: MongoDocument,
+    after: MongoDocument,
+    group: MongoDocument,
+  ): Aggregation {
+    const kept = (value: Aggregation, otherwise: Aggregation): Aggregation =>
+      keep === undefined ? value : { $cond: [{ $eq: [`$${keep}`, true] }, value, otherwise] };
     if (a.through !== undefined) return this.accumulateRelated(a, context, kept, before, group);
     if (a.kind === 'count') {
       const count = this.temporary('c');
@@ -387,7 +419,14 @@ class MongoApplyCompiler {
   }
 
   /** The field to sort values of `type` by (min/max): the value, or an enum's member value, a Duration's length. */
-  private orderKey(a: Extract<BoundAggregate, { kind: 'method' }>, type: ExpressionType, value: string, frame: Frame, before: MongoDocument, after: MongoDocument): string {
+  private orderKey(
+    a: Extract<BoundAggregate, { kind: 'method' }>,
+    type: ExpressionType,
+    value: string,
+    frame: Frame,
+    before: MongoDocument,
+    after: MongoDocument,
+  ): string {
     const field = value.slice(1);
     if (type.kind === 'enum') {
       if (type.type.isFlags) this.fail(`${a.method} of a flag enumeration value`, a);
@@ -415,7 +454,13 @@ class MongoApplyCompiler {
    * An aggregate along a navigation path: per row, the related entities' keys and values
    * (`{ k, v }`), pushed per group and united, so that each related entity counts once.
    */
-  private accumulateRelated(a: BoundAggregate, context: Context, kept: (value: Aggregation, otherwise: Aggregation) => Aggregation, before: MongoDocument, group: MongoDocument): Aggregation {
+  private accumulateRelated(
+    a: BoundAggregate,
+    context: Context,
+    kept: (value: Aggregation, otherwise: Aggregation) => Aggregation,
+    before: MongoDocument,
+    group: MongoDocument,
+  ): Aggregation {
     const through = a.through as NonNullable<BoundAggregate['through']>;
     const related = this.expressions.path(through, rootFrame(context));
     if (related.kind === 'value' || related.context === undefined) return this.fail('aggregating along this path', through);
@@ -442,7 +487,9 @@ class MongoApplyCompiler {
     const all = `u${this.temporaryCount++}`;
     if (a.kind === 'count') return { $size: united };
     const values = `w${this.temporaryCount++}`;
-    const present = { $filter: { input: { $map: { input: `$$${all}`, as: 'odata_x', in: '$$odata_x.v' } }, as: 'odata_y', cond: { $ne: ['$$odata_y', null] } } };
+    const present = {
+      $filter: { input: { $map: { input: `$$${all}`, as: 'odata_x', in: '$$odata_x.v' } }, as: 'odata_y', cond: { $ne: ['$$odata_y', null] } },
+    };
     let result: Aggregation;
     switch (a.method) {
       case 'sum':

@@ -104,5 +104,8 @@ export function castOrIsof(node: Call, c: MongoCastContext): Aggregation {
 }
 
 function refuseCast(node: Call, source: ExpressionType, target: ExpressionType, c: MongoCastContext): never {
-  return c.fail(`'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`, node);
+  return c.fail(
+    `'${node.name}' from ${source.kind === 'primitive' ? source.name : source.kind} to ${target.kind === 'primitive' ? target.name : target.kind}`,
+    node,
+  );
 }

@@ -16,7 +16,19 @@ import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
-import { collectionOf, escapeRegex, fieldOf, joinExpression, reservedField, scopeFilter, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import {
+  collectionOf,
+  escapeRegex,
+  fieldOf,
+  joinExpression,
+  reservedField,
+  scopeFilter,
+  storedValue,
+  targetSet,
+  unsupported,
+  type MongoDocument,
+  type MongoMapping,
+} from './mapping.js';
 import { functionValue } from './functions.js';
 import { castOrIsof } from './casts.js';
 
@@ -80,7 +92,14 @@ export class MongoExpressionCompiler {
   }
 
   /** `$lookup` of a navigation property from `base` (a path prefix inside the context's documents). */
-  lookup(context: Context, base: string, source: StructuredType, navigation: NavigationProperty, entitySet: EntitySet | undefined, node?: { span: { start: number } }): { field: string; context: Context } {
+  lookup(
+    context: Context,
+    base: string,
+    source: StructuredType,
+    navigation: NavigationProperty,
+    entitySet: EntitySet | undefined,
+    node?: { span: { start: number } },
+  ): { field: string; context: Context } {
     const key = `${base}${navigation.name}`;
     const known = context.lookups.get(key);
     if (known?.context !== undefined) return { field: known.field, context: known.context };
@@ -103,7 +122,12 @@ export class MongoExpressionCompiler {
    * document or null) or a collection (`'collection'`: an array, with the context of its
    * related documents when they are entities).
    */
-  path(node: BoundPath, frame: Frame): { kind: 'value' | 'entity'; ref: Aggregation; context?: Context } | { kind: 'collection'; ref: Aggregation; context: Context | undefined; element: ExpressionType } {
+  path(
+    node: BoundPath,
+    frame: Frame,
+  ):
+    | { kind: 'value' | 'entity'; ref: Aggregation; context?: Context }
+    | { kind: 'collection'; ref: Aggregation; context: Context | undefined; element: ExpressionType } {
     let prefix: string;
     let context: Context | undefined;
     let type: StructuredType | undefined;
@@ -142,7 +166,8 @@ export class MongoExpressionCompiler {
           if (!last) this.fail('paths into collections of complex values (yet)', node);
           const ref = `${prefix}${base}${fieldOf(type, step.property, this.mapping)}`;
           if (step.property.collection) {
-            const element: ExpressionType = step.property.type.kind === 'primitive' ? { kind: 'primitive', name: step.property.type.name } : (step.property.type as ExpressionType);
+            const element: ExpressionType =
+              step.property.type.kind === 'primitive' ? { kind: 'primitive', name: step.property.type.name } : (step.property.type as ExpressionType);
             return { kind: 'collection', ref: { $ifNull: [ref, []] }, context: undefined, element };
           }
           return { kind: 'value', ref: { $ifNull: [ref, null] } };
@@ -151,7 +176,12 @@ export class MongoExpressionCompiler {
           const related = this.lookup(context, base, type, step.navigation, step.entitySet, step);
           if (step.navigation.collection) {
             if (!last) this.fail('a path through a collection', node);
-            return { kind: 'collection', ref: { $ifNull: [`${prefix}${related.field}`, []] }, context: related.context, element: { kind: 'entity', type: step.navigation.target } };
+            return {
+              kind: 'collection',
+              ref: { $ifNull: [`${prefix}${related.field}`, []] },
+              context: related.context,
+              element: { kind: 'entity', type: step.navigation.target },
+            };
           }
           base = `${related.field}.`;
           type = step.navigation.target;
@@ -200,7 +230,9 @@ export class MongoExpressionCompiler {
             const flags = node.operandType.kind === 'enum' && node.operandType.type.isFlags ? node.operandType.type : undefined;
             if (flags === undefined || node.right.kind !== 'literal') return this.fail("'has' with a value that is not a flag enum literal", node);
             const wanted = flagBits(node.right.value, flags);
-            return this.nullSafe([this.value(node.left, frame)], ([names]) => ({ $and: [...bitsOf(wanted)].map((bit) => this.carries(names as string, flags, bit)) }));
+            return this.nullSafe([this.value(node.left, frame)], ([names]) => ({
+              $and: [...bitsOf(wanted)].map((bit) => this.carries(names as string, flags, bit)),
+            }));
           }
           default:
             return this.booleanValue(node, frame);
@@ -248,7 +280,9 @@ export class MongoExpressionCompiler {
     const type = frame.context.type;
     const fields = search.properties.map((p) => `${frame.it}${fieldOf(type, p, this.mapping)}`);
     const term = (text: string): unknown =>
-      fields.length === 0 ? false : { $or: fields.map((field) => ({ $regexMatch: { input: { $ifNull: [field, ''] }, regex: escapeRegex(text.toLowerCase()), options: 'i' } })) };
+      fields.length === 0
+        ? false
+        : { $or: fields.map((field) => ({ $regexMatch: { input: { $ifNull: [field, ''] }, regex: escapeRegex(text.toLowerCase()), options: 'i' } })) };
     return foldSearch<unknown>(search.root, {
       everything: () => true,
       term,
@@ -299,10 +333,16 @@ export class MongoExpressionCompiler {
     switch (node.kind) {
       case 'in': {
         // null in (…): whether the list holds a null (whatever the other items' types).
-        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list') return node.right.items.some((item) => item.value === null) === holdsWhen;
+        if (node.left.kind === 'literal' && node.left.value === null && node.right.kind === 'list')
+          return node.right.items.some((item) => item.value === null) === holdsWhen;
         const flagType = node.left.type.kind === 'enum' && node.left.type.type.isFlags ? node.left.type.type : undefined;
         if (flagType !== undefined && node.right.kind === 'list') {
-          return where({ $in: [this.flagsNumber(node.left, flagType, frame), node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType))))] });
+          return where({
+            $in: [
+              this.flagsNumber(node.left, flagType, frame),
+              node.right.items.map((item) => (item.value === null ? null : Number(flagBits(item.value, flagType)))),
+            ],
+          });
         }
         if (isDuration(node.left.type) && node.right.kind === 'list') {
           // Durations are equal by length (P1D is PT24H), not by their text.
@@ -336,13 +376,16 @@ export class MongoExpressionCompiler {
     if (collection.kind !== 'collection') return this.fail('any/all over this path', node);
     if (node.variable === undefined || node.predicate === undefined) return { $gt: [{ $size: collection.ref }, 0] };
     const name = `v${this.variableCount++}`;
-    const variable: Variable = collection.context === undefined ? { kind: 'value', ref: `$$${name}` } : { kind: 'entity', ref: `$$${name}`, context: collection.context };
+    const variable: Variable =
+      collection.context === undefined ? { kind: 'value', ref: `$$${name}` } : { kind: 'entity', ref: `$$${name}`, context: collection.context };
     const variables = new Map(frame.variables);
     variables.set(node.variable, variable);
     const inner: Frame = { ...frame, variables };
     // any: some element is true; all: no element is false (null is not false).
     if (node.operator === 'any') return { $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holds(node.predicate, inner) } }] };
-    return { $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holdsLowered(lowerCondition(node.predicate, false), inner) } }] }] };
+    return {
+      $not: [{ $anyElementTrue: [{ $map: { input: collection.ref, as: name, in: this.holdsLowered(lowerCondition(node.predicate, false), inner) } }] }],
+    };
   }
 
   /** Enum values are stored by name and ordered by member value: a `$switch` from names to values. */
@@ -365,7 +408,9 @@ export class MongoExpressionCompiler {
     if (node.kind === 'literal') return node.value === null ? null : Number(flagBits(node.value, type));
     let all = 0n;
     for (const value of type.members.values()) all |= value;
-    return this.nullSafe([this.value(node, frame)], ([names]) => ({ $add: [0, ...[...bitsOf(all)].map((bit) => ({ $cond: [this.carries(names as string, type, bit), Number(bit), 0] }))] }));
+    return this.nullSafe([this.value(node, frame)], ([names]) => ({
+      $add: [0, ...[...bitsOf(all)].map((bit) => ({ $cond: [this.carries(names as string, type, bit), Number(bit), 0] }))],
+    }));
   }
 
   /**
@@ -397,12 +442,16 @@ export class MongoExpressionCompiler {
   durationValue(node: BoundExpression, frame: Frame): Aggregation {
     const isNullLiteral = (n: BoundExpression): boolean => (n.kind === 'literal' && n.value === null) || n.type.kind === 'null';
     if (isNullLiteral(node)) return null;
-    if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand))) return null;
+    if ((node.kind === 'binary' && (isNullLiteral(node.left) || isNullLiteral(node.right))) || (node.kind === 'unary' && isNullLiteral(node.operand)))
+      return null;
     if (node.kind === 'unary' && node.operator === 'negate') return this.nullSafe([this.durationValue(node.operand, frame)], ([x]) => ({ $subtract: [0, x] }));
-    if (node.kind === 'case') return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, frame), then: this.durationValue(b.then, frame) })), default: null } };
+    if (node.kind === 'case')
+      return { $switch: { branches: node.branches.map((b) => ({ case: this.holds(b.when, frame), then: this.durationValue(b.then, frame) })), default: null } };
     if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub')) {
       if (isDuration(node.left.type) && isDuration(node.right.type)) {
-        return this.nullSafe([this.durationValue(node.left, frame), this.durationValue(node.right, frame)], ([x, y]) => ({ [node.operator === 'add' ? '$add' : '$subtract']: [x, y] }));
+        return this.nullSafe([this.durationValue(node.left, frame), this.durationValue(node.right, frame)], ([x, y]) => ({
+          [node.operator === 'add' ? '$add' : '$subtract']: [x, y],
+        }));
       }
       const instant = (n: BoundExpression): Aggregation | undefined =>
         isPrimitive(n.type, 'Edm.Date') ? this.dateInstant(n, frame) : isPrimitive(n.type, 'Edm.DateTimeOffset') ? this.value(n, frame) : undefined;
@@ -425,7 +474,8 @@ export class MongoExpressionCompiler {
       // Parsed exactly (also a folded year beyond 9999 or before 0000).
       const days = parseDate(node.value);
       const date = days === undefined ? undefined : new Date(days * 86_400_000);
-      if (date === undefined || Number.isNaN(date.getTime())) return node.value === null ? null : this.fail(`the Date value '${String(node.value)}' here`, node);
+      if (date === undefined || Number.isNaN(date.getTime()))
+        return node.value === null ? null : this.fail(`the Date value '${String(node.value)}' here`, node);
       return literal(date);
     }
     return this.nullSafe([this.value(node, frame)], ([x]) => {
@@ -461,7 +511,8 @@ export class MongoExpressionCompiler {
     // NaN equals nothing and orders with nothing (MongoDB's NaN equals NaN and sorts first).
     if (isNaNLiteral(leftNode) || isNaNLiteral(rightNode)) return op === 'ne';
     // An instant literal finer than a millisecond against a BSON date (whole milliseconds): exact.
-    const fine = (n: BoundExpression): boolean => n.kind === 'literal' && isPrimitive(operandType, 'Edm.DateTimeOffset') && isPrimitive(n.type, 'Edm.DateTimeOffset') && subMillisecond(n.value);
+    const fine = (n: BoundExpression): boolean =>
+      n.kind === 'literal' && isPrimitive(operandType, 'Edm.DateTimeOffset') && isPrimitive(n.type, 'Edm.DateTimeOffset') && subMillisecond(n.value);
     if (fine(leftNode) !== fine(rightNode)) {
       const [other, instant, o] = fine(rightNode) ? [leftNode, rightNode, op] : [rightNode, leftNode, FLIPPED[op]];
       if (other.kind !== 'literal' && instant.kind === 'literal') {
@@ -482,16 +533,16 @@ export class MongoExpressionCompiler {
       flags
         ? this.flagsNumber(n, operandType.type, frame)
         : duration
-        ? this.durationValue(n, frame)
-        : instants && isPrimitive(n.type, 'Edm.Date')
-        ? this.dateInstant(n, frame)
-        : isPrimitive(operandType, 'Edm.Date')
-        ? this.dateKey(n, frame)
-        : inDouble && isPrimitive(n.type, 'Edm.Int64') && n.kind !== 'literal'
-        ? { $toDouble: this.value(n, frame) }
-        : ordering
-        ? this.orderable(n, operandType, frame)
-        : this.value(n, frame);
+          ? this.durationValue(n, frame)
+          : instants && isPrimitive(n.type, 'Edm.Date')
+            ? this.dateInstant(n, frame)
+            : isPrimitive(operandType, 'Edm.Date')
+              ? this.dateKey(n, frame)
+              : inDouble && isPrimitive(n.type, 'Edm.Int64') && n.kind !== 'literal'
+                ? { $toDouble: this.value(n, frame) }
+                : ordering
+                  ? this.orderable(n, operandType, frame)
+                  : this.value(n, frame);
     // A computed or stored Double can be NaN, which MongoDB finds equal to NaN and less than every
     // number: the reference's NaN equals nothing and orders with nothing.
     const maybeNaN = (n: BoundExpression): boolean => inDouble && n.kind !== 'literal';
@@ -500,7 +551,8 @@ export class MongoExpressionCompiler {
     const once = (n: BoundExpression): Aggregation => {
       const sideValue = side(n);
       const repeated = maybeNaN(n) || (ordering && n.kind !== 'literal');
-      if (!repeated || n.kind === 'path' || n.kind === 'literal' || typeof sideValue === 'string' || sideValue === null || typeof sideValue !== 'object') return sideValue;
+      if (!repeated || n.kind === 'path' || n.kind === 'literal' || typeof sideValue === 'string' || sideValue === null || typeof sideValue !== 'object')
+        return sideValue;
       const name = `n${this.letCount++}`;
       vars[name] = sideValue;
       return `$$${name}`;
@@ -544,7 +596,11 @@ export class MongoExpressionCompiler {
     if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
       // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
       const durationLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && isDuration(n.type) && n.value !== null;
-      const [instant, duration] = durationLiteral(node.right) ? [node.left, node.right] : operator === 'add' && durationLiteral(node.left) ? [node.right, node.left] : [undefined, undefined];
+      const [instant, duration] = durationLiteral(node.right)
+        ? [node.left, node.right]
+        : operator === 'add' && durationLiteral(node.left)
+          ? [node.right, node.left]
+          : [undefined, undefined];
       if (instant === undefined || duration === undefined) {
         // A computed duration (a property, a case): its seconds, in whole milliseconds.
         const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
@@ -588,7 +644,8 @@ export class MongoExpressionCompiler {
           return finite(this.inRange({ $multiply: [x, y] }, node.type));
         case 'mod':
           // Double: a - b·trunc(a/b), as the reference and the SQL dialects compute it ($mod is fmod).
-          if (isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) return divided(finite({ $subtract: [x, { $multiply: [y, { $trunc: [{ $divide: [x, y] }] }] }] }));
+          if (isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single'))
+            return divided(finite({ $subtract: [x, { $multiply: [y, { $trunc: [{ $divide: [x, y] }] }] }] }));
           return divided({ $mod: [x, y] });
         case 'divby':
           return divided(finite({ $divide: [x, y] }));
@@ -673,7 +730,6 @@ export class MongoExpressionCompiler {
       },
     };
   }
-
 }
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
@@ -708,7 +764,6 @@ export function subMillisecond(value: unknown): boolean {
   return instant !== undefined && instant.picos % 1_000_000_000n !== 0n;
 }
 
-
 /** `2024-01-01` as `02024-01-01` (a year of four digits gets a fifth). */
 export function fiveDigitYear(text: string): string {
   return /^\d{4}-/.test(text) ? `0${text}` : text;
@@ -720,7 +775,9 @@ function isPrimitive(type: ExpressionType, name: string): boolean {
 
 /** A Date compared with a DateTimeOffset: the Date is its midnight in UTC. */
 export function mixesDates(left: ExpressionType, right: ExpressionType): boolean {
-  return (isPrimitive(left, 'Edm.Date') && isPrimitive(right, 'Edm.DateTimeOffset')) || (isPrimitive(left, 'Edm.DateTimeOffset') && isPrimitive(right, 'Edm.Date'));
+  return (
+    (isPrimitive(left, 'Edm.Date') && isPrimitive(right, 'Edm.DateTimeOffset')) || (isPrimitive(left, 'Edm.DateTimeOffset') && isPrimitive(right, 'Edm.Date'))
+  );
 }
 
 export function isDuration(type: ExpressionType): boolean {
@@ -735,5 +792,7 @@ function isNaNLiteral(node: BoundExpression): boolean {
 }
 
 function isNumber(type: ExpressionType): boolean {
-  return type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64', 'Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(type.name);
+  return (
+    type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64', 'Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(type.name)
+  );
 }

@@ -139,7 +139,11 @@ const time = ofInstant(
 const fractionalseconds: MongoFunction = (call, c) => {
   if (isPrimitive(argType(call), 'Edm.TimeOfDay')) {
     return unary((x) => ({
-      $cond: [{ $gt: [{ $strLenCP: x }, 9] }, { $toDecimal: { $concat: ['0', { $substrCP: [x, 8, { $subtract: [{ $strLenCP: x }, 8] }] }] } }, { $toDecimal: '0' }],
+      $cond: [
+        { $gt: [{ $strLenCP: x }, 9] },
+        { $toDecimal: { $concat: ['0', { $substrCP: [x, 8, { $subtract: [{ $strLenCP: x }, 8] }] }] } },
+        { $toDecimal: '0' },
+      ],
     }))(call, c);
   }
   return ofInstant(unary((x) => ({ $divide: [{ $toDecimal: { $millisecond: x } }, 1000] })))(call, c);
@@ -153,9 +157,13 @@ const matchesPattern: MongoFunction = (call, c) => {
   try {
     checked = checkMatchesPattern(pattern.value);
   } catch (error) {
-    throw error instanceof ODataError ? new ODataError({ code: error.code, status: error.status, reason: error.reason, option: c.option, position: pattern.span.start, appendLocation: false }) : error;
+    throw error instanceof ODataError
+      ? new ODataError({ code: error.code, status: error.status, reason: error.reason, option: c.option, position: pattern.span.start, appendLocation: false })
+      : error;
   }
-  return c.nullSafe([c.value(call.args[0] as BoundExpression)], ([s]) => ({ $regexMatch: { input: s, regex: checked.mongo.regex, options: checked.mongo.options } }));
+  return c.nullSafe([c.value(call.args[0] as BoundExpression)], ([s]) => ({
+    $regexMatch: { input: s, regex: checked.mongo.regex, options: checked.mongo.options },
+  }));
 };
 
 /** Negative starts count from the end; both ends are clamped to the string. */
@@ -207,7 +215,10 @@ export const MONGO_FUNCTIONS: FunctionTable<MongoFunction> = {
   substringof: binary((t, s) => contains(s, t)),
   startswith: binary((s, t) => ({ $eq: [{ $substrCP: [s, 0, { $strLenCP: t }] }, t] })),
   endswith: binary((s, t) => ({
-    $and: [{ $gte: [{ $strLenCP: s }, { $strLenCP: t }] }, { $eq: [{ $substrCP: [s, { $subtract: [{ $strLenCP: s }, { $strLenCP: t }] }, { $strLenCP: t }] }, t] }],
+    $and: [
+      { $gte: [{ $strLenCP: s }, { $strLenCP: t }] },
+      { $eq: [{ $substrCP: [s, { $subtract: [{ $strLenCP: s }, { $strLenCP: t }] }, { $strLenCP: t }] }, t] },
+    ],
   })),
   matchesPattern,
   length: unary((s) => ({ $strLenCP: s })),

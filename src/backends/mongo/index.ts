@@ -4,5 +4,19 @@
  *
  * @packageDocumentation
  */
-export { toMongo, toMongoDocument, fromMongoDocument, fromMongoApplyDocument, numericValue, escapeRegex, mongoValue, type MongoFind, type MongoPipeline, type MongoDocument, type MongoMapping, type ToMongoOptions, type MongoSearchHook } from './to-mongo.js';
+export {
+  toMongo,
+  toMongoDocument,
+  fromMongoDocument,
+  fromMongoApplyDocument,
+  numericValue,
+  escapeRegex,
+  mongoValue,
+  type MongoFind,
+  type MongoPipeline,
+  type MongoDocument,
+  type MongoMapping,
+  type ToMongoOptions,
+  type MongoSearchHook,
+} from './to-mongo.js';
 export { mongoTarget } from './target.js';

@@ -65,7 +65,11 @@ export function unsupported(what: string, at?: UnsupportedAt): ODataError {
 /** Field names must be plain: a `$` prefix or a dot would be read as an operator or a path. */
 function checkedField(name: string): string {
   if (name === '' || name.startsWith('$') || name.includes('.') || name.includes('\0')) {
-    throw new ODataError({ code: 'unsupported_feature', reason: `The MongoDB field name '${name}' cannot be used (empty, '$' prefix, '.' or NUL)`, appendLocation: false });
+    throw new ODataError({
+      code: 'unsupported_feature',
+      reason: `The MongoDB field name '${name}' cannot be used (empty, '$' prefix, '.' or NUL)`,
+      appendLocation: false,
+    });
   }
   return name;
 }
@@ -143,7 +147,12 @@ const REGEX_SPECIALS = /[\\^$.*+?()[\]{}|/-]/g;
  * The `let` variables and `$expr` conditions that join a navigation property's related documents
  * to the document at `base` (a path prefix): the constraint fields equal, and never on a null key.
  */
-export function joinExpression(source: StructuredType, navigation: NavigationProperty, mapping: MongoMapping, base = ''): { vars: MongoDocument; conditions: unknown[] } {
+export function joinExpression(
+  source: StructuredType,
+  navigation: NavigationProperty,
+  mapping: MongoMapping,
+  base = '',
+): { vars: MongoDocument; conditions: unknown[] } {
   const vars: MongoDocument = {};
   const conditions: unknown[] = [];
   joinFields(source, navigation, mapping).forEach((pair, i) => {
@@ -183,7 +192,8 @@ export function storedValue(value: BoundLiteral['value'], type: ExpressionType |
     case 'Edm.Int64': {
       const big = typeof value === 'bigint' ? value : BigInt(value as number | string);
       if (mapping.int64 !== 'double') return big;
-      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER)) throw unsupported(`the Int64 value ${big} as a double (int64: 'double' is exact only up to 2^53)`);
+      if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER))
+        throw unsupported(`the Int64 value ${big} as a double (int64: 'double' is exact only up to 2^53)`);
       return Number(big);
     }
     case 'Edm.Decimal': {
@@ -238,7 +248,8 @@ export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: St
     if (property.type.kind === 'complex') {
       // Complex values are subdocuments (a collection of them, an array of subdocuments).
       const complex = property.type.type;
-      const convert = (item: unknown): unknown => (item === null || typeof item !== 'object' ? null : toMongoDocument(item as Record<string, unknown>, complex, options));
+      const convert = (item: unknown): unknown =>
+        item === null || typeof item !== 'object' ? null : toMongoDocument(item as Record<string, unknown>, complex, options);
       document[field] = property.collection ? (Array.isArray(value) ? value.map(convert) : null) : convert(value);
       continue;
     }
@@ -296,7 +307,8 @@ export function fromMongoDocument(
     if (Object.hasOwn(document, counted)) row[`${name}@odata.count`] = document[counted];
     if (item.form === '$count' || !Object.hasOwn(document, name)) continue;
     const value = document[name];
-    const read = (d: unknown): unknown => (d === null || typeof d !== 'object' ? null : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed));
+    const read = (d: unknown): unknown =>
+      d === null || typeof d !== 'object' ? null : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed);
     row[name] = Array.isArray(value) ? value.map(read) : read(value);
   }
   return row;

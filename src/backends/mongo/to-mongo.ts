@@ -19,9 +19,34 @@ import { limitFraction, type FractionalPrecision } from '../../passes/fractional
 import { REGEX_OF_STRING_MATCH } from './functions.js';
 import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
-import { collectionOf, computedField, countField, entry, escapeRegex, fieldOf, joinExpression, mongoValue, reservedField, scopeFilter, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import {
+  collectionOf,
+  computedField,
+  countField,
+  entry,
+  escapeRegex,
+  fieldOf,
+  joinExpression,
+  mongoValue,
+  reservedField,
+  scopeFilter,
+  targetSet,
+  unsupported,
+  type MongoDocument,
+  type MongoMapping,
+} from './mapping.js';
 
-export { escapeRegex, fromMongoApplyDocument, fromMongoDocument, mongoValue, numericValue, storedValue, toMongoDocument, type MongoDocument, type MongoMapping } from './mapping.js';
+export {
+  escapeRegex,
+  fromMongoApplyDocument,
+  fromMongoDocument,
+  mongoValue,
+  numericValue,
+  storedValue,
+  toMongoDocument,
+  type MongoDocument,
+  type MongoMapping,
+} from './mapping.js';
 
 /** Builds the filter of a `$search`; `field` maps a property name to its field. */
 export type MongoSearchHook = (search: BoundSearch, helpers: { field(property: string): string }) => MongoDocument;
@@ -60,7 +85,6 @@ export interface MongoPipeline {
 const NOTHING: MongoDocument = { $nor: [{}] };
 /** Matches every document. */
 const EVERYTHING: MongoDocument = {};
-
 
 const FLIP = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<string, string>;
 const OPERATOR = { eq: '$eq', ne: '$ne', gt: '$gt', ge: '$gte', lt: '$lt', le: '$lte' } as const satisfies Record<keyof typeof FLIP, string>;
@@ -270,7 +294,8 @@ class FilterCompiler {
     // A Date against a DateTimeOffset: the Date (text) is its midnight in UTC, computed in `$expr`.
     if (mixesDates(left.type, right.type)) return undefined;
     // A Date literal with a year beyond 9999 (folded): text order is not date order, `$expr` pads the years.
-    const wideYear = (n: BoundExpression): boolean => n.kind === 'literal' && typeof n.value === 'string' && isPrimitiveType(n.type, 'Edm.Date') && !/^\d{4}-/.test(n.value);
+    const wideYear = (n: BoundExpression): boolean =>
+      n.kind === 'literal' && typeof n.value === 'string' && isPrimitiveType(n.type, 'Edm.Date') && !/^\d{4}-/.test(n.value);
     if (isPrimitiveType(operandType, 'Edm.Date') && (wideYear(left) || wideYear(right))) return undefined;
     let op = operator;
     let path = left;
@@ -287,7 +312,8 @@ class FilterCompiler {
       if (a === undefined || b === undefined || operandType.kind === 'enum') return undefined;
       // An Int64 against a Double is compared in Double (rounded first): `$expr` converts it.
       const int64 = (p: Property): boolean => p.type.kind === 'primitive' && p.type.name === 'Edm.Int64';
-      if ((isPrimitiveType(operandType, 'Edm.Double') || isPrimitiveType(operandType, 'Edm.Single')) && (int64(a.property) || int64(b.property))) return undefined;
+      if ((isPrimitiveType(operandType, 'Edm.Double') || isPrimitiveType(operandType, 'Edm.Single')) && (int64(a.property) || int64(b.property)))
+        return undefined;
       return this.fieldComparison(op, comparison.bothNull, a, b);
     }
     if (path.kind === 'literal') return undefined;
@@ -327,7 +353,8 @@ class FilterCompiler {
     const compared = entry(OPERATOR[op], mongoValue(other.value, property, this.mapping));
     // A stored NaN orders with nothing: MongoDB's own matcher says so, an emulator may not (mingo
     // finds NaN above every number), so a Double's order comparison says it too.
-    const double = isPrimitiveType(property.type as BoundExpression['type'], 'Edm.Double') || isPrimitiveType(property.type as BoundExpression['type'], 'Edm.Single');
+    const double =
+      isPrimitiveType(property.type as BoundExpression['type'], 'Edm.Double') || isPrimitiveType(property.type as BoundExpression['type'], 'Edm.Single');
     if (double && op !== 'eq' && op !== 'ne') compared.$ne = NaN;
     return entry(field, compared);
   }
@@ -338,13 +365,26 @@ class FilterCompiler {
    * `id eq 1e300`), and NaN, which equals nothing and orders with nothing (MongoDB's `$eq`
    * matches a stored NaN). `undefined` when the plain comparison is right.
    */
-  private numericComparison(op: Comparison, field: string, property: Property, value: BoundLiteral['value'], operandType: BoundExpression['type']): MongoDocument | undefined {
+  private numericComparison(
+    op: Comparison,
+    field: string,
+    property: Property,
+    value: BoundLiteral['value'],
+    operandType: BoundExpression['type'],
+  ): MongoDocument | undefined {
     if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'string') return undefined;
     const limits = integerRange(property.type as BoundExpression['type']);
     if (limits !== undefined) {
       if (typeof value === 'string' && !/^[-+]?\d*(\.\d*)?$/.test(value)) return undefined;
       // An integer that the field's type holds, compared exactly: the plain comparison.
-      const whole = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : typeof value === 'string' && /^[-+]?\d+$/.test(value) ? BigInt(value) : undefined;
+      const whole =
+        typeof value === 'bigint'
+          ? value
+          : typeof value === 'number' && Number.isInteger(value)
+            ? BigInt(value)
+            : typeof value === 'string' && /^[-+]?\d+$/.test(value)
+              ? BigInt(value)
+              : undefined;
       const exact = !isPrimitiveType(operandType, 'Edm.Double') && !isPrimitiveType(operandType, 'Edm.Single');
       if (whole !== undefined && whole >= limits[0] && whole <= limits[1] && (exact || (whole <= 2n ** 53n && whole >= -(2n ** 53n)))) return undefined;
       const range = integerComparison(op === 'ne' ? 'eq' : op, value, operandType, property.type as BoundExpression['type']);
@@ -361,10 +401,14 @@ class FilterCompiler {
   private rangeFilter(field: string, property: Property, range: IntegerRange | 'none' | 'all'): MongoDocument {
     if (range === 'none') return NOTHING;
     if (range === 'all') return entry(field, { $type: 'number' });
-    const bound = (n: bigint): unknown => mongoValue(property.type.kind === 'primitive' && property.type.name === 'Edm.Int64' ? n : Number(n), property, this.mapping);
+    const bound = (n: bigint): unknown =>
+      mongoValue(property.type.kind === 'primitive' && property.type.name === 'Edm.Int64' ? n : Number(n), property, this.mapping);
     if (range.from !== undefined && range.to === range.from + 1n) return entry(field, { $eq: bound(range.from) });
     // Inclusive ends: both inside the field's range (`to` may be one past its maximum).
-    return entry(field, { ...(range.from === undefined ? {} : { $gte: bound(range.from) }), ...(range.to === undefined ? {} : { $lte: bound(range.to - 1n) }) });
+    return entry(field, {
+      ...(range.from === undefined ? {} : { $gte: bound(range.from) }),
+      ...(range.to === undefined ? {} : { $lte: bound(range.to - 1n) }),
+    });
   }
 
   /**
@@ -372,8 +416,11 @@ class FilterCompiler {
    * does); numbers that the field's type cannot hold become ranges or are left out.
    */
   private inList(field: string, property: Property, items: readonly BoundLiteral[], operandType: BoundExpression['type']): MongoDocument {
-    const numberField = integerRange(property.type as BoundExpression['type']) !== undefined || (property.type.kind === 'primitive' && ['Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(property.type.name));
-    if (!numberField || items.every((item) => item.value === null)) return { [field]: { $in: items.map((item) => mongoValue(item.value, property, this.mapping)) } };
+    const numberField =
+      integerRange(property.type as BoundExpression['type']) !== undefined ||
+      (property.type.kind === 'primitive' && ['Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(property.type.name));
+    if (!numberField || items.every((item) => item.value === null))
+      return { [field]: { $in: items.map((item) => mongoValue(item.value, property, this.mapping)) } };
     const values: unknown[] = [];
     const ranges: MongoDocument[] = [];
     for (const item of items) {
@@ -393,7 +440,6 @@ class FilterCompiler {
     return ranges.length === 0 ? listed : { $or: [listed, ...ranges] };
   }
 }
-
 
 /** The pieces of one level of options (the request's, or an expanded item's). */
 interface Level {
@@ -455,7 +501,14 @@ class QueryCompiler {
    * else a computed key in `computed` (an enum's member value, a navigation path, a function),
    * named in `temporary`; `sort` gets the keys in order.
    */
-  orderKeys(items: readonly { readonly expression: BoundExpression; readonly direction: 'asc' | 'desc' }[], frame: Frame, orderExpressions: MongoExpressionCompiler, computed: MongoDocument, sort: MongoDocument, temporary: string[]): void {
+  orderKeys(
+    items: readonly { readonly expression: BoundExpression; readonly direction: 'asc' | 'desc' }[],
+    frame: Frame,
+    orderExpressions: MongoExpressionCompiler,
+    computed: MongoDocument,
+    sort: MongoDocument,
+    temporary: string[],
+  ): void {
     const options = this.options;
     const type = frame.context.type;
     for (const item of items) {
@@ -471,10 +524,10 @@ class QueryCompiler {
           expressionType.kind === 'enum'
             ? orderExpressions.orderable(item.expression, expressionType, frame)
             : isDuration(expressionType)
-            ? orderExpressions.durationValue(item.expression, frame)
-            : isPrimitiveType(expressionType, 'Edm.Date')
-            ? orderExpressions.dateKeyOf(value)
-            : value;
+              ? orderExpressions.durationValue(item.expression, frame)
+              : isPrimitiveType(expressionType, 'Edm.Date')
+                ? orderExpressions.dateKeyOf(value)
+                : value;
         temporary.push(key);
         // A computed Double can be NaN: the reference orders null, then NaN, then the numbers, as
         // MongoDB does, but mingo sorts NaN after every number; a first key says which it is. It
@@ -581,7 +634,9 @@ class QueryCompiler {
     const counted = countField(context.type, name, this.options);
     if (item.form === '$count') {
       // Only the number of related documents that pass the nested $filter/$search.
-      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), { $set: { [counted]: { $size: `$${counted}` } } });
+      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), {
+        $set: { [counted]: { $size: `$${counted}` } },
+      });
       return [counted];
     }
     into.push(lookup([join, ...inner.stages, ...this.stages(nested)], name));
@@ -589,7 +644,9 @@ class QueryCompiler {
     if (!navigation.collection) {
       into.push({ $set: { [name]: { $ifNull: [{ $arrayElemAt: [`$${name}`, 0] }, null] } } });
     } else if (item.options.count === true) {
-      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $count: 'n' }], counted), { $set: { [counted]: { $ifNull: [{ $arrayElemAt: [`$${counted}.n`, 0] }, 0] } } });
+      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $count: 'n' }], counted), {
+        $set: { [counted]: { $ifNull: [{ $arrayElemAt: [`$${counted}.n`, 0] }, 0] } },
+      });
       fields.push(counted);
     }
     return fields;
@@ -699,5 +756,9 @@ function applyPipeline(bound: BoundQuery, compiler: QueryCompiler, options: ToMo
     else if (Object.values(project).every((v) => v === 0)) project = { ...project, [sequence]: 0 };
   }
   const pipeline = [...stages, ...context.stages, ...compiler.stages({ ...level, sort, project })];
-  return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...stages, ...context.stages, { $match: level.match }, { $count: 'count' }] } : {}) };
+  return {
+    kind: 'pipeline',
+    pipeline,
+    ...(bound.count === true ? { count: [...stages, ...context.stages, { $match: level.match }, { $count: 'count' }] } : {}),
+  };
 }

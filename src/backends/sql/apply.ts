@@ -98,7 +98,11 @@ export class SqlApplyCompiler {
     const base = this.compiler.table(this.set);
     const alias = this.alias();
     const restricted = this.compiler.scopeCondition(alias);
-    const start: ApplyRelation = { from: restricted === '' ? base : `(SELECT ${alias}.* FROM ${base} ${alias} WHERE ${restricted})`, type: this.set.type, entity: true };
+    const start: ApplyRelation = {
+      from: restricted === '' ? base : `(SELECT ${alias}.* FROM ${base} ${alias} WHERE ${restricted})`,
+      type: this.set.type,
+      entity: true,
+    };
     const rows = this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
     return this.tables.length === 0 ? rows : { ...rows, with: `WITH ${this.tables.join(', ')} ` };
   }
@@ -236,7 +240,12 @@ export class SqlApplyCompiler {
 
   /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */
   private orderItems(items: readonly BoundOrderByItem[], scope: Scope): string {
-    return orderByItems(this.compiler, { entityType: scope.type, orderBy: items, select: { all: true, properties: [], navigation: [] }, expand: [] }, scope, '$apply');
+    return orderByItems(
+      this.compiler,
+      { entityType: scope.type, orderBy: items, select: { all: true, properties: [], navigation: [] }, expand: [] },
+      scope,
+      '$apply',
+    );
   }
 
   /**
@@ -265,7 +274,13 @@ export class SqlApplyCompiler {
    * row-wise `steps` become conditions inside the aggregates (a group stays one when its rows are
    * all filtered out) and computed columns; aggregates along navigation paths scalar subqueries.
    */
-  private aggregate(keys: readonly BoundGroupKey[], steps: readonly BoundTransformation[], aggregates: readonly BoundAggregate[], output: StructuredType, input: ApplyRelation): ApplyRelation {
+  private aggregate(
+    keys: readonly BoundGroupKey[],
+    steps: readonly BoundTransformation[],
+    aggregates: readonly BoundAggregate[],
+    output: StructuredType,
+    input: ApplyRelation,
+  ): ApplyRelation {
     const c = this.compiler;
     const dialect = c.dialect;
     let rows = input;
@@ -338,7 +353,8 @@ export class SqlApplyCompiler {
       case 'average':
         if (isPrimitive(input, 'Edm.Decimal')) return dialect.decimalDivide(`SUM(${x})`, `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`);
         // Integers: the exact quotient of the exact sum, rounded once to a double, as the reference.
-        if (isIntegerType(input)) return dialect.double(dialect.decimalDivide(dialect.integerAsDecimal(this.integerSum(x)), `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`));
+        if (isIntegerType(input))
+          return dialect.double(dialect.decimalDivide(dialect.integerAsDecimal(this.integerSum(x)), `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`));
         if (isFloat(input) && dialect.doubleSumOverflow !== undefined) return `(${this.doubleSum(dialect.double(x))} / NULLIF(COUNT(${x}), 0))`;
         return `AVG(${dialect.double(x)})`;
       case 'min':
@@ -408,7 +424,13 @@ export class SqlApplyCompiler {
    * the group `group` when keys are given), each once:
    * `(SELECT f(r.x) FROM related r WHERE EXISTS (SELECT 1 FROM rows a … WHERE a reaches r AND a is in the group))`.
    */
-  private relatedAggregate(a: BoundAggregate, rows: ApplyRelation, keys: readonly BoundGroupKey[], keep: (scope: Scope) => string, group: { alias: string; output: StructuredType } | undefined): string {
+  private relatedAggregate(
+    a: BoundAggregate,
+    rows: ApplyRelation,
+    keys: readonly BoundGroupKey[],
+    keep: (scope: Scope) => string,
+    group: { alias: string; output: StructuredType } | undefined,
+  ): string {
     const c = this.compiler;
     const dialect = c.dialect;
     const through = a.through as BoundPath;
@@ -431,7 +453,12 @@ export class SqlApplyCompiler {
     for (const key of keys) {
       const g = `${group?.alias}.${this.quote(this.column(group?.output as StructuredType, key.names))}`;
       const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
-      conditions.push(dialect.notDistinct(() => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)), () => (strings ? dialect.binary(g) : g)));
+      conditions.push(
+        dialect.notDistinct(
+          () => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)),
+          () => (strings ? dialect.binary(g) : g),
+        ),
+      );
     }
     const kept = keep(scope);
     if (kept !== '') conditions.push(kept);

@@ -83,7 +83,14 @@ function refuse(node: Call, source: ExpressionType, target: ExpressionType): nev
 function operands(node: Call): { readonly arg: BoundExpression; readonly target: ExpressionType } {
   const [arg] = node.args;
   const target = node.targetType;
-  if (arg === undefined || target === undefined || arg.type.kind === 'entity' || arg.type.kind === 'complex' || target.kind === 'entity' || target.kind === 'complex') {
+  if (
+    arg === undefined ||
+    target === undefined ||
+    arg.type.kind === 'entity' ||
+    arg.type.kind === 'complex' ||
+    target.kind === 'entity' ||
+    target.kind === 'complex'
+  ) {
     throw unsupportedFeature('SQL', `'${node.name}' of structured values`);
   }
   return { arg, target };
@@ -112,7 +119,11 @@ export function castValue(node: Call, context: CastContext): string {
     case 'integer': {
       const range = checkedRange(arg, target);
       if (range === undefined) return context.value(arg);
-      return once(arg, context, (x) => `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`);
+      return once(
+        arg,
+        context,
+        (x) => `(CASE WHEN ${x} >= ${context.parameter(range[0], 'bigint')} AND ${x} <= ${context.parameter(range[1], 'bigint')} THEN ${x} ELSE NULL END)`,
+      );
     }
     case 'identity':
       return context.value(arg);

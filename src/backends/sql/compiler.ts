@@ -103,7 +103,12 @@ export class SqlCompiler {
       if (found === undefined) throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${name}'`);
       return found;
     };
-    return pairs.map(({ local, remote }) => `${this.column(target.type, property(target.type, remote), target.alias)} = ${this.column(from.type, property(from.type, local), from.alias)}`).join(' AND ');
+    return pairs
+      .map(
+        ({ local, remote }) =>
+          `${this.column(target.type, property(target.type, remote), target.alias)} = ${this.column(from.type, property(from.type, local), from.alias)}`,
+      )
+      .join(' AND ');
   }
 
   /** A scope for the rows of a navigation property: `FROM table alias WHERE join`. */
@@ -217,13 +222,23 @@ export class SqlCompiler {
    * DateTimeOffset values (`closedAt sub openedAt`) straight to that key, through the dialect.
    */
   durationKey(node: BoundExpression, scope: Scope, operandType: ExpressionType = node.type): string {
-    if (node.kind === 'binary' && node.operator === 'sub' && isPrimitive(node.left.type, 'Edm.DateTimeOffset') && isPrimitive(node.right.type, 'Edm.DateTimeOffset')) {
+    if (
+      node.kind === 'binary' &&
+      node.operator === 'sub' &&
+      isPrimitive(node.left.type, 'Edm.DateTimeOffset') &&
+      isPrimitive(node.right.type, 'Edm.DateTimeOffset')
+    ) {
       const difference = this.dialect.instantDifference;
       if (difference === undefined) throw this.locate(unsupported(`the difference of two instants on ${this.dialect.displayName}`), node);
       return difference(this.expression(node.left, scope), this.expression(node.right, scope));
     }
     // The sum or difference of two durations, as the sum or difference of their keys.
-    if (node.kind === 'binary' && (node.operator === 'add' || node.operator === 'sub') && isPrimitive(node.left.type, 'Edm.Duration') && isPrimitive(node.right.type, 'Edm.Duration')) {
+    if (
+      node.kind === 'binary' &&
+      (node.operator === 'add' || node.operator === 'sub') &&
+      isPrimitive(node.left.type, 'Edm.Duration') &&
+      isPrimitive(node.right.type, 'Edm.Duration')
+    ) {
       const sum = this.dialect.durationSum;
       if (sum === undefined) throw this.locate(unsupported(`duration arithmetic on ${this.dialect.displayName}`), node);
       return sum(this.durationKey(node.left, scope), this.durationKey(node.right, scope), node.operator === 'add' ? '+' : '-');
@@ -233,7 +248,9 @@ export class SqlCompiler {
     const nullKey = (): string => this.dialect.durationKey(this.value(null, 'interval'));
     if (node.type.kind === 'null') return nullKey();
     if (node.kind === 'case' && node.branches.some(({ then }) => then.kind === 'binary')) {
-      const branches = node.branches.map(({ when, then }) => `WHEN ${this.condition(when, scope)} THEN ${then.type.kind === 'null' ? nullKey() : this.durationKey(then, scope)}`);
+      const branches = node.branches.map(
+        ({ when, then }) => `WHEN ${this.condition(when, scope)} THEN ${then.type.kind === 'null' ? nullKey() : this.durationKey(then, scope)}`,
+      );
       return `(CASE ${branches.join(' ')} ELSE NULL END)`;
     }
     return this.dialect.durationKey(this.expression(node, scope, operandType));
@@ -261,10 +278,13 @@ export class SqlCompiler {
       // A null branch is a typed null (a parameter of the case's type), so that a case of nulls
       // only still has its type (PostgreSQL would make it text).
       const isNull = then.kind === 'literal' && then.value === null;
-      let value = isNull ? this.value(null, parameterKind(node.type, node.type)) : this.expression(then, scope, then.type.kind === 'null' ? operandType : node.type);
+      let value = isNull
+        ? this.value(null, parameterKind(node.type, node.type))
+        : this.expression(then, scope, then.type.kind === 'null' ? operandType : node.type);
       // Promoted as the reference promotes: a Date to its midnight UTC, an Int64 to a double.
       if (isPrimitive(node.type, 'Edm.DateTimeOffset') && isPrimitive(then.type, 'Edm.Date')) value = this.dialect.dateAsInstant(value);
-      if ((isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) && isPrimitive(then.type, 'Edm.Int64')) value = this.dialect.double(value);
+      if ((isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) && isPrimitive(then.type, 'Edm.Int64'))
+        value = this.dialect.double(value);
       return `WHEN ${this.condition(when, scope)} THEN ${value}`;
     });
     return `(CASE ${branches.join(' ')} ELSE NULL END)`;
@@ -428,7 +448,14 @@ export class SqlCompiler {
    */
   private locate(error: unknown, node: { readonly span: { readonly start: number } }): unknown {
     if (!(error instanceof ODataError) || error.position !== undefined || this.option === undefined) return error;
-    return new ODataError({ code: error.code, status: error.status, reason: error.reason, option: this.option, position: node.span.start, appendLocation: error.code === 'unsupported_feature' });
+    return new ODataError({
+      code: error.code,
+      status: error.status,
+      reason: error.reason,
+      option: this.option,
+      position: node.span.start,
+      appendLocation: error.code === 'unsupported_feature',
+    });
   }
 
   /** `node` as a condition: TRUE exactly where it holds (conditions.ts compiles its lowering). */
@@ -536,7 +563,11 @@ export class SqlCompiler {
    */
   private shiftedInstant(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string {
     const durationLiteral = (n: BoundExpression): n is BoundLiteral => n.kind === 'literal' && isPrimitive(n.type, 'Edm.Duration') && n.value !== null;
-    const [instant, duration] = durationLiteral(node.right) ? [node.left, node.right] : node.operator === 'add' && durationLiteral(node.left) ? [node.right, node.left] : [undefined, undefined];
+    const [instant, duration] = durationLiteral(node.right)
+      ? [node.left, node.right]
+      : node.operator === 'add' && durationLiteral(node.left)
+        ? [node.right, node.left]
+        : [undefined, undefined];
     if (instant === undefined || duration === undefined) throw unsupported('date arithmetic with a duration that is not a literal');
     const picos = parseDuration(duration.value);
     if (picos === undefined || picos % 1_000_000n !== 0n) throw unsupported('durations finer than a microsecond in SQL');
@@ -568,13 +599,18 @@ export class SqlCompiler {
   /** The number of a flag enum value stored as member names: the bitwise or of its members' values. */
   flagsValue(column: string, enumType: EnumType): string {
     const names = this.flagNames(column);
-    const terms = memberOrdinals(enumType).map(([name, value]) => `(CASE WHEN ${this.dialect.indexOf(names, this.value(`,${name},`, 'string'))} >= 0 THEN ${this.value(value, 'integer')} ELSE 0 END)`);
+    const terms = memberOrdinals(enumType).map(
+      ([name, value]) => `(CASE WHEN ${this.dialect.indexOf(names, this.value(`,${name},`, 'string'))} >= 0 THEN ${this.value(value, 'integer')} ELSE 0 END)`,
+    );
     return `(CASE WHEN ${column} IS NULL THEN NULL ELSE (${terms.join(' | ')}) END)`;
   }
 
   /** `',' || names || ','` without spaces, for finding `,name,` in a flag value. */
   flagNames(column: string): string {
-    return this.dialect.concat(this.dialect.concat(this.value(',', 'string'), `REPLACE(${column}, ${this.value(' ', 'string')}, ${this.value('', 'string')})`), this.value(',', 'string'));
+    return this.dialect.concat(
+      this.dialect.concat(this.value(',', 'string'), `REPLACE(${column}, ${this.value(' ', 'string')}, ${this.value('', 'string')})`),
+      this.value(',', 'string'),
+    );
   }
 
   /** The value of a literal as a parameter of the operand type. */
@@ -642,18 +678,22 @@ export class SqlCompiler {
               return this.dialect.decimalDivide(l, divisor);
             default: {
               const integer = ['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].some((name) => isPrimitive(node.type, name as never));
-              return integer ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type, node), divisor), node.type) : this.dialect.decimalDivide(l, divisor);
+              return integer
+                ? this.int64Guard(this.dialect.integerDivide(this.widened(l, node.type, node), divisor), node.type)
+                : this.dialect.decimalDivide(l, divisor);
             }
           }
         }
         // `has` with a null operand is null (a comparison is never null).
-        const unknown = operator === 'has' ? `WHEN ${this.expression(node.left, scope)} IS NULL OR ${this.expression(node.right, scope)} IS NULL THEN NULL ` : '';
+        const unknown =
+          operator === 'has' ? `WHEN ${this.expression(node.left, scope)} IS NULL OR ${this.expression(node.right, scope)} IS NULL THEN NULL ` : '';
         return this.booleanValue(node, scope, unknown);
       }
       case 'unary':
         // The negation of an untyped null is null (PostgreSQL cannot choose a `-` for it).
         if (node.operator === 'negate' && node.operand.type.kind === 'null') return 'NULL';
-        if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration')) return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
+        if (node.operator === 'negate' && isPrimitive(node.type, 'Edm.Duration'))
+          return this.dialect.negateDuration(this.expression(node.operand, scope, operandType));
         if (node.operator === 'negate') return this.int64Guard(`(-${this.widened(this.expression(node.operand, scope, operandType), node.type)})`, node.type);
         return this.booleanValue(node, scope);
       case 'call':
@@ -673,11 +713,8 @@ export class SqlCompiler {
   }
 }
 
-
-
 /** The arithmetic of a numeric operand type. */
 function numericKind(type: ExpressionType): 'integer' | 'decimal' | 'double' {
   if (isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single')) return 'double';
   return isPrimitive(type, 'Edm.Decimal') ? 'decimal' : 'integer';
 }
-

@@ -195,12 +195,25 @@ export class SqlConditions<Scope extends ConditionScope> {
     // comparison would hold for NaN (`price gt 50`, not `price lt 60`) it is kept below NaN.
     const notNaNLiteral = (node: BoundExpression): boolean => node.kind === 'literal' && node.value !== 'NaN' && !Number.isNaN(node.value);
     const belowNaN = this.c.dialect.belowNaN;
-    const ranged = doubles && !equality && belowNaN !== undefined && notNaNLiteral(leftNode) !== notNaNLiteral(rightNode) ? (notNaNLiteral(leftNode) ? rightNode : leftNode) : undefined;
+    const ranged =
+      doubles && !equality && belowNaN !== undefined && notNaNLiteral(leftNode) !== notNaNLiteral(rightNode)
+        ? notNaNLiteral(leftNode)
+          ? rightNode
+          : leftNode
+        : undefined;
     // Flag values stored as member names compare by their bits ('read,write' eq 'readWrite').
     const flags = operandType.kind === 'enum' && operandType.type.isFlags ? operandType.type : undefined;
     const wrap = (node: BoundExpression): string => {
-      if (flags !== undefined) return node.kind === 'literal' ? this.c.value(Number(flagBits(node.value, flags)), 'integer') : this.c.flagsValue(this.c.expression(node, scope, operandType), flags);
-      let sql = enums && !equality ? this.c.enumOrdinal(node, scope) : durations ? this.c.durationKey(node, scope, operandType) : this.c.expression(node, scope, operandType);
+      if (flags !== undefined)
+        return node.kind === 'literal'
+          ? this.c.value(Number(flagBits(node.value, flags)), 'integer')
+          : this.c.flagsValue(this.c.expression(node, scope, operandType), flags);
+      let sql =
+        enums && !equality
+          ? this.c.enumOrdinal(node, scope)
+          : durations
+            ? this.c.durationKey(node, scope, operandType)
+            : this.c.expression(node, scope, operandType);
       // In Double, an Int64 is first rounded to a double, as the reference does (SQLite and MariaDB would compare exactly).
       if (doubles && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Int64')) sql = this.c.dialect.double(sql);
       if (doubles && !equality && ranged === undefined) sql = this.c.dialect.orderedDouble(sql);
@@ -218,23 +231,41 @@ export class SqlConditions<Scope extends ConditionScope> {
         // A computed side is read twice (its guard and the comparison): bound once where the dialect can.
         // Typed as doubles: an untyped NULL (`-(null)`) in a derived table would be text in PostgreSQL.
         return this.c.dialect.withValues([this.c.dialect.double(wrap(leftNode)), this.c.dialect.double(wrap(rightNode))], ([l, r]) => {
-          const guards = [guarded(leftNode) ? notNaN(l as string) : undefined, guarded(rightNode) ? notNaN(r as string) : undefined].filter((g) => g !== undefined);
-          const equal = `(${[...guards, this.c.dialect.notDistinct(() => l as string, () => r as string)].join(' AND ')})`;
+          const guards = [guarded(leftNode) ? notNaN(l as string) : undefined, guarded(rightNode) ? notNaN(r as string) : undefined].filter(
+            (g) => g !== undefined,
+          );
+          const equal = `(${[
+            ...guards,
+            this.c.dialect.notDistinct(
+              () => l as string,
+              () => r as string,
+            ),
+          ].join(' AND ')})`;
           return operator === 'eq' ? equal : `NOT ${equal}`;
         });
       }
       const guards = [leftNode, rightNode].filter(guarded).map((node) => notNaN(this.c.expression(node, scope, operandType)));
       if (guards.length > 0) {
-        const equal = `(${guards.join(' AND ')} AND ${this.c.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
+        const equal = `(${guards.join(' AND ')} AND ${this.c.dialect.notDistinct(
+          () => wrap(leftNode),
+          () => wrap(rightNode),
+        )})`;
         return operator === 'eq' ? equal : `NOT ${equal}`;
       }
     }
     switch (operator) {
       case 'eq':
         if (!definite && !bothNullable) return `${wrap(leftNode)} = ${wrap(rightNode)}`;
-        return this.c.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode));
+        return this.c.dialect.notDistinct(
+          () => wrap(leftNode),
+          () => wrap(rightNode),
+        );
       case 'ne':
-        if (bothNullable || definite) return `NOT (${this.c.dialect.notDistinct(() => wrap(leftNode), () => wrap(rightNode))})`;
+        if (bothNullable || definite)
+          return `NOT (${this.c.dialect.notDistinct(
+            () => wrap(leftNode),
+            () => wrap(rightNode),
+          )})`;
         return `(${wrap(leftNode)} <> ${wrap(rightNode)} OR ${isNull(nullable(leftNode) ? leftNode : rightNode)})`;
       default: {
         const sqlOperator = { gt: '>', ge: '>=', lt: '<', le: '<=' }[operator] as string;
@@ -246,7 +277,9 @@ export class SqlConditions<Scope extends ConditionScope> {
         if (!definite) return orBothNull === '' ? compare : `(${compare}${orBothNull})`;
         // Doubles compare as NULLIF(x, NaN) where NaN exists (NaN compares false): guarded as such.
         const notNull = [leftNode, rightNode]
-          .filter((node) => nullable(node) || (doubles && ranged === undefined && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))))
+          .filter(
+            (node) => nullable(node) || (doubles && ranged === undefined && (node.kind !== 'literal' || node.value === 'NaN' || Number.isNaN(node.value))),
+          )
           .map((node) => `${doubles || durations ? wrap(node) : this.c.expression(node, scope, operandType)} IS NOT NULL AND `)
           .join('');
         return `((${notNull}${compare})${orBothNull})`;
@@ -268,7 +301,8 @@ export class SqlConditions<Scope extends ConditionScope> {
       return n !== null && n >= INT64_MIN && n <= INT64_MAX ? n : null;
     };
     const items = node.right.items.filter((item) => item.value !== null && (!integral || !isNumeric(item.type) || integralItem(item) !== null));
-    const wide = integral && (isPrimitive(operandType, 'Edm.Int64') || items.some((literal) => isNumeric(literal.type) && !fitsInt32(integralItem(literal) as bigint)));
+    const wide =
+      integral && (isPrimitive(operandType, 'Edm.Int64') || items.some((literal) => isNumeric(literal.type) && !fitsInt32(integralItem(literal) as bigint)));
     const hasNull = node.right.items.some((item) => item.value === null);
     const strings = isPrimitive(operandType, 'Edm.String');
     // x in (...) is false, not null, when x is null and no item is null.
@@ -277,14 +311,23 @@ export class SqlConditions<Scope extends ConditionScope> {
     const column = flags !== undefined ? this.c.flagsValue(left(), flags) : strings && !this.c.dialect.binaryEquality ? this.c.dialect.binary(left()) : left();
     const item = (literal: BoundLiteral): string => {
       if (flags !== undefined) return this.c.value(Number(flagBits(literal.value, flags)), 'integer');
-      if (integral && isNumeric(literal.type)) return wide ? this.c.value(integralItem(literal), 'bigint') : this.c.value(Number(integralItem(literal)), 'integer');
+      if (integral && isNumeric(literal.type))
+        return wide ? this.c.value(integralItem(literal), 'bigint') : this.c.value(Number(integralItem(literal)), 'integer');
       return this.c.literal(literal, operandType);
     };
     const list =
       items.length === 0
         ? '1 = 0'
         : items.length >= LIST_PARAMETER_THRESHOLD
-          ? this.listParameter(column, integral ? items.map((literal) => (isNumeric(literal.type) ? { ...literal, value: wide ? integralItem(literal) : Number(integralItem(literal)) } : literal)) : items, flags !== undefined ? 'integer' : integral ? (wide ? 'bigint' : 'integer') : parameterKind(operandType, items[0]?.type ?? operandType))
+          ? this.listParameter(
+              column,
+              integral
+                ? items.map((literal) =>
+                    isNumeric(literal.type) ? { ...literal, value: wide ? integralItem(literal) : Number(integralItem(literal)) } : literal,
+                  )
+                : items,
+              flags !== undefined ? 'integer' : integral ? (wide ? 'bigint' : 'integer') : parameterKind(operandType, items[0]?.type ?? operandType),
+            )
           : `${column} IN (${items.map(item).join(', ')})`;
     const withNull = hasNull ? `(${list} OR ${left()} IS NULL)` : list;
     return guard === '' ? withNull : `(${guard}${withNull})`;
@@ -294,7 +337,12 @@ export class SqlConditions<Scope extends ConditionScope> {
   private listParameter(column: string, items: readonly BoundLiteral[], kind: ParameterKind): string {
     const flags = items[0]?.type.kind === 'enum' && items[0].type.type.isFlags ? items[0].type.type : undefined;
     const values = items.map((literal) => {
-      const value = flags !== undefined ? Number(flagBits(literal.value, flags)) : literal.type.kind === 'enum' && Array.isArray(literal.value) ? literal.value.join(',') : literal.value;
+      const value =
+        flags !== undefined
+          ? Number(flagBits(literal.value, flags))
+          : literal.type.kind === 'enum' && Array.isArray(literal.value)
+            ? literal.value.join(',')
+            : literal.value;
       return this.c.dialect.parameter(value, kind);
     });
     this.c.params.push(this.c.dialect.listParameter(values, kind));
@@ -308,7 +356,8 @@ export class SqlConditions<Scope extends ConditionScope> {
   private has(node: Extract<BoundExpression, { kind: 'binary' }>, scope: Scope): string {
     const enumType = node.operandType.kind === 'enum' ? node.operandType.type : undefined;
     const literal = node.right;
-    if (enumType === undefined || literal.kind !== 'literal' || !Array.isArray(literal.value)) throw unsupported("'has' with a value that is not a flag enum literal");
+    if (enumType === undefined || literal.kind !== 'literal' || !Array.isArray(literal.value))
+      throw unsupported("'has' with a value that is not a flag enum literal");
     let wanted = 0n;
     for (const name of literal.value as readonly string[]) wanted |= enumType.members.get(name) ?? 0n;
     const column = this.c.expression(node.left, scope);

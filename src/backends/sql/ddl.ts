@@ -8,7 +8,6 @@ import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
 import { complexLeaves, type SqlMapping } from './mapping.js';
 
-
 const resolve = (dialect: DialectName | Dialect): Dialect => (typeof dialect === 'string' ? DIALECTS[dialect] : dialect);
 
 /** The column type of a (non-complex) property: the dialect's storage convention. */
@@ -24,7 +23,8 @@ export function columnType(property: Property, dialect: DialectName | Dialect): 
 export function createTableSql(set: EntitySet, dialect: DialectName | Dialect, mapping: SqlMapping = {}): string {
   const d = resolve(dialect);
   const naming = (name: string): string => (mapping.naming === 'snake_case' ? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() : name);
-  const column = (property: Property): string => mapping.columns?.[`${set.type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? naming(property.name);
+  const column = (property: Property): string =>
+    mapping.columns?.[`${set.type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? naming(property.name);
   // Complex values are flattened into columns (`address_city`), all nullable: the value may be null.
   const columns = [...set.type.properties.values()]
     .filter((p) => !(p.collection && p.type.kind === 'complex'))

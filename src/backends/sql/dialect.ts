@@ -248,7 +248,8 @@ export interface ExpandRows {
 
 /** The kind of a parameter value, for typed placeholders and driver conversion. */
 /** `rowCount`: a $top or $skip (0 to 2^53 - 1), a plain number that LIMIT accepts in every dialect. */
-export type ParameterKind = 'rowCount' | 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';
+export type ParameterKind =
+  'rowCount' | 'string' | 'integer' | 'bigint' | 'decimal' | 'double' | 'boolean' | 'guid' | 'date' | 'timestamp' | 'time' | 'interval' | 'enum';
 
 /** Builds the SQL condition of a `$search`; `column` and `value` keep identifiers quoted and values parameters. */
 export type SqlSearchHook = (

@@ -71,7 +71,9 @@ function allLeaves(compiler: SqlCompiler, type: StructuredType): readonly Leaf[]
  * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
  */
 function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
-  const columns = keysOnly ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat() : selected(compiler, options, scope.type);
+  const columns = keysOnly
+    ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat()
+    : selected(compiler, options, scope.type);
   const entries: JsonEntry[] = columns.map(({ path, column }) => ({
     path: path.map((p) => p.name),
     value: `${scope.alias}.${compiler.dialect.quote(column)}`,
@@ -84,7 +86,8 @@ function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: S
       computed.forEach((item, i) => entries.push({ path: [item.name], value: values[i] as string, kind: 'value' }));
     }
     for (const item of options.expand) {
-      for (const [name, sql] of expansion(compiler, item, scope)) entries.push({ path: [name], value: sql(), kind: name.endsWith('@odata.count') ? 'value' : 'json' });
+      for (const [name, sql] of expansion(compiler, item, scope))
+        entries.push({ path: [name], value: sql(), kind: name.endsWith('@odata.count') ? 'value' : 'json' });
     }
   }
   return entries;
@@ -130,10 +133,20 @@ export function expansion(compiler: SqlCompiler, item: BoundExpandItem, from: Sc
   const array = (): string => {
     const { related, scope, where } = parts();
     const order = (): string =>
-      orderByItems(compiler, options, scope) || scope.type.key.map((k) => `${compiler.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
+      orderByItems(compiler, options, scope) ||
+      scope.type.key.map((k) => `${compiler.column(scope.type, scope.type.properties.get(k) as Property, scope.alias)} ASC`).join(', ');
     const top = options.top === undefined ? undefined : compiler.value(options.top, 'rowCount');
     const skip = options.skip === undefined ? undefined : compiler.value(options.skip, 'rowCount');
-    return expandMany({ entries: jsonEntries(compiler, options, scope, keysOnly), from: related.from, where, order, paging: top === undefined && skip === undefined ? '' : compiler.dialect.paging(top, skip) }, key);
+    return expandMany(
+      {
+        entries: jsonEntries(compiler, options, scope, keysOnly),
+        from: related.from,
+        where,
+        order,
+        paging: top === undefined && skip === undefined ? '' : compiler.dialect.paging(top, skip),
+      },
+      key,
+    );
   };
   const columns: [string, () => string][] = [[name, array]];
   if (options.count === true) columns.push([`${name}@odata.count`, count]);

@@ -117,7 +117,13 @@ function likePattern(c: SqlFunctionContext, node: BoundExpression, before: strin
   if (node.kind === 'literal' && typeof node.value === 'string') {
     const text = node.value;
     // Most patterns have nothing to escape: the replaces only when one of the characters is there.
-    const escaped = text.includes(escape) || text.includes('%') || text.includes('_') ? text.replaceAll(escape, escape + escape).replaceAll('%', `${escape}%`).replaceAll('_', `${escape}_`) : text;
+    const escaped =
+      text.includes(escape) || text.includes('%') || text.includes('_')
+        ? text
+            .replaceAll(escape, escape + escape)
+            .replaceAll('%', `${escape}%`)
+            .replaceAll('_', `${escape}_`)
+        : text;
     return c.parameter(`${before}${escaped}${after}`, 'string');
   }
   // The prefix, the escaped expression, the suffix.
@@ -157,7 +163,8 @@ const binaryCondition = (build: (a: BoundExpression, b: BoundExpression, call: C
 function hasSubset(first: BoundExpression, second: BoundExpression, c: SqlFunctionContext): string {
   const column = (node: BoundExpression): string => {
     const step = node.kind === 'path' && node.root.kind === 'it' && node.steps.length === 1 ? node.steps[0] : undefined;
-    if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind === 'complex') throw unsupported("'hassubset' of anything but two primitive collection properties");
+    if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind === 'complex')
+      throw unsupported("'hassubset' of anything but two primitive collection properties");
     return c.column(step.property);
   };
   const [a, b] = [column(first), column(second)];
@@ -166,7 +173,10 @@ function hasSubset(first: BoundExpression, second: BoundExpression, c: SqlFuncti
   const { dialect } = c;
   const strings = first.type.kind === 'collection' && isPrimitive(first.type.element, 'Edm.String') && !dialect.binaryEquality;
   const element = (v: string): string => (strings ? dialect.binary(v) : v);
-  const found = `EXISTS (SELECT 1 FROM ${inner.from} WHERE ${inner.where} AND ${dialect.notDistinct(() => element(inner.value), () => element(outer.value))})`;
+  const found = `EXISTS (SELECT 1 FROM ${inner.from} WHERE ${inner.where} AND ${dialect.notDistinct(
+    () => element(inner.value),
+    () => element(outer.value),
+  )})`;
   const subset = `NOT EXISTS (SELECT 1 FROM ${outer.from} WHERE ${outer.where} AND NOT ${found})`;
   const yes = dialect.booleanLiteral(true);
   const no = dialect.booleanLiteral(false);
@@ -186,7 +196,6 @@ const matchesPattern: SqlConditionFunction = {
   }),
   refusedOn: noRegularExpressions,
 };
-
 
 const NO_SPATIAL = refuse('no spatial functions (yet)');
 

@@ -22,12 +22,19 @@ export interface SqlMapping {
 }
 
 export function snake(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[-\s]+/g, '_')
+    .toLowerCase();
 }
 
 /** The column name of a property of `type` (the mapping, the naming, or its own name). */
 export function columnName(type: StructuredType, property: Property, mapping: SqlMapping): string {
-  return mapping.columns?.[`${type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? (mapping.naming === 'snake_case' ? snake(property.name) : property.name);
+  return (
+    mapping.columns?.[`${type.name}.${property.name}`] ??
+    mapping.columns?.[property.name] ??
+    (mapping.naming === 'snake_case' ? snake(property.name) : property.name)
+  );
 }
 
 /**
@@ -35,7 +42,12 @@ export function columnName(type: StructuredType, property: Property, mapping: Sq
  * its own column name and `_` as prefix (`address_city`; nested complex values repeat the rule).
  * `createTableSql` creates these columns.
  */
-export function complexLeaves(type: StructuredType, property: Property, mapping: SqlMapping, prefix = ''): { path: Property[]; column: string; property: Property }[] {
+export function complexLeaves(
+  type: StructuredType,
+  property: Property,
+  mapping: SqlMapping,
+  prefix = '',
+): { path: Property[]; column: string; property: Property }[] {
   const name = prefix + columnName(type, property, mapping);
   if (property.type.kind !== 'complex' || property.collection) return [{ path: [property], column: name, property }];
   const complex = property.type.type;

@@ -36,4 +36,3 @@ export function nullRejected(filter: BoundExpression | undefined, into = new Set
   }
   return into;
 }
-

@@ -30,29 +30,43 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
   const type = scope.type;
   const dialect = compiler.dialect;
   // A constant key, or one always null, orders nothing (and a bare number would name a column in MySQL): left out.
-  const items = (options.orderBy ?? []).filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression)).map((item) => {
-    const expression = item.expression;
-    const base =
-      // Any enum-valued key (a property, a cast, a case) by its members' values, not its names.
-      expression.type.kind === 'enum'
-        ? expression.type.type.isFlags
-          ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
-          : compiler.enumOrdinal(expression, scope)
-        : isPrimitive(expression.type, 'Edm.Duration')
-          ? compiler.durationKey(expression, scope)
-          : compiler.expression(expression, scope);
-    const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
-    const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
-    const neverNull = nonNullColumn(expression) || (expression.kind === 'path' && expression.steps.length === 1 && expression.root.kind === 'it' && expression.steps[0]?.kind === 'property' && rejected.has(expression.steps[0].property));
-    // Computed Double keys only: a column keeps its index (a stored NaN: see DEVIATIONS).
-    const nan = expression.kind !== 'path' && (isPrimitive(expression.type, 'Edm.Double') || isPrimitive(expression.type, 'Edm.Single')) ? dialect.nanOrderKey(base) : undefined;
-    const key = dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
-    return nan === undefined ? key : `${nan} ${direction}, ${key}`;
-  });
+  const items = (options.orderBy ?? [])
+    .filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression))
+    .map((item) => {
+      const expression = item.expression;
+      const base =
+        // Any enum-valued key (a property, a cast, a case) by its members' values, not its names.
+        expression.type.kind === 'enum'
+          ? expression.type.type.isFlags
+            ? compiler.flagsValue(compiler.expression(expression, scope), expression.type.type)
+            : compiler.enumOrdinal(expression, scope)
+          : isPrimitive(expression.type, 'Edm.Duration')
+            ? compiler.durationKey(expression, scope)
+            : compiler.expression(expression, scope);
+      const text = isPrimitive(expression.type, 'Edm.String') ? dialect.binary(base) : base;
+      const direction = item.direction === 'desc' ? 'DESC' : 'ASC';
+      const neverNull =
+        nonNullColumn(expression) ||
+        (expression.kind === 'path' &&
+          expression.steps.length === 1 &&
+          expression.root.kind === 'it' &&
+          expression.steps[0]?.kind === 'property' &&
+          rejected.has(expression.steps[0].property));
+      // Computed Double keys only: a column keeps its index (a stored NaN: see DEVIATIONS).
+      const nan =
+        expression.kind !== 'path' && (isPrimitive(expression.type, 'Edm.Double') || isPrimitive(expression.type, 'Edm.Single'))
+          ? dialect.nanOrderKey(base)
+          : undefined;
+      const key =
+        dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
+      return nan === undefined ? key : `${nan} ${direction}, ${key}`;
+    });
   if (options.top !== undefined || options.skip !== undefined) {
     const ordered = new Set(
       (options.orderBy ?? []).flatMap((item) =>
-        item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property' ? [item.expression.steps[0].property.name] : [],
+        item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property'
+          ? [item.expression.steps[0].property.name]
+          : [],
       ),
     );
     for (const key of type.key) {

@@ -31,7 +31,13 @@ export function sqlTemplate(statement: SqlStatement, dialect: DialectName | Dial
     const placeholder = d.placeholder(index);
     let at = statement.sql.indexOf(placeholder, from);
     while (at >= 0 && /\d/.test(statement.sql[at + placeholder.length] ?? '') && /\d$/.test(placeholder)) at = statement.sql.indexOf(placeholder, at + 1);
-    if (at < 0) throw new ODataError({ code: 'invalid_result', status: 500, reason: `The SQL text has no placeholder ${placeholder} for its parameter ${index}`, appendLocation: false });
+    if (at < 0)
+      throw new ODataError({
+        code: 'invalid_result',
+        status: 500,
+        reason: `The SQL text has no placeholder ${placeholder} for its parameter ${index}`,
+        appendLocation: false,
+      });
     strings.push(statement.sql.slice(from, at));
     from = at + placeholder.length;
   }

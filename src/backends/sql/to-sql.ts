@@ -19,7 +19,6 @@ import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
 import { SqlApplyCompiler, type ApplyRelation } from './apply.js';
 
-
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
   /** A custom `$search` condition (e.g. full-text search); the default matches terms in string columns. */
@@ -299,9 +298,7 @@ function once<T>(compute: () => T): () => T {
   };
 }
 
-
 /** `ORDER BY` items: nulls first ascending (PROT 11.2.6.2); the key appended when paging (11.2.6.3). */
 function orderBy(compiler: SqlCompiler, bound: BoundQuery, root: Scope): string {
   return orderByItems(compiler, bound, root);
 }
-

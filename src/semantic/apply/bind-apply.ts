@@ -52,7 +52,12 @@ export interface ApplyContext {
 }
 
 /** Binds the transformations of `$apply` read from rows of `type` (entities of `set`). */
-export function bindApply(transformations: readonly ApplyTransformation[], type: StructuredType, set: EntitySet | undefined, context: ApplyContext): BoundApply {
+export function bindApply(
+  transformations: readonly ApplyTransformation[],
+  type: StructuredType,
+  set: EntitySet | undefined,
+  context: ApplyContext,
+): BoundApply {
   const binder = new ApplyBinder(context);
   const start: Input = { type, set, capabilities: set?.capabilities, entity: true };
   const [bound, output] = binder.pipeline(transformations, start, 0);
@@ -114,7 +119,8 @@ class ApplyBinder {
       }
       case 'search':
         if (!input.entity) this.fail('type_mismatch', `search() needs the entities of the set; after an aggregation there are none`, span);
-        if (input.capabilities !== undefined && !input.capabilities.searchable) this.fail('query_option_not_supported', `search() is not supported by the entity set '${input.set?.name ?? input.type.name}'.`, span);
+        if (input.capabilities !== undefined && !input.capabilities.searchable)
+          this.fail('query_option_not_supported', `search() is not supported by the entity set '${input.set?.name ?? input.type.name}'.`, span);
         return same({ kind: 'search', search: bindSearch(node.search, input.type), output: input.type, span });
       case 'orderby': {
         const items = node.items.map((item) => {
@@ -128,9 +134,16 @@ class ApplyBinder {
       }
       case 'top':
       case 'skip': {
-        const count = typeof node.count === 'bigint' || node.count > Number.MAX_SAFE_INTEGER ? this.fail('invalid_option_value', `The ${node.kind}() count is too large`, span) : node.count;
+        const count =
+          typeof node.count === 'bigint' || node.count > Number.MAX_SAFE_INTEGER
+            ? this.fail('invalid_option_value', `The ${node.kind}() count is too large`, span)
+            : node.count;
         if (node.kind === 'top' && count > this.context.settings.maxTop) {
-          this.fail('top_limit_exceeded', `The limit of '${this.context.settings.maxTop}' for Top query has been exceeded. The value from the incoming request is '${count}'.`, span);
+          this.fail(
+            'top_limit_exceeded',
+            `The limit of '${this.context.settings.maxTop}' for Top query has been exceeded. The value from the incoming request is '${count}'.`,
+            span,
+          );
         }
         return same({ kind: node.kind, count, output: input.type, span });
       }
@@ -140,8 +153,14 @@ class ApplyBinder {
         return this.compute(node.items, input, span);
       case 'aggregate': {
         const aggregates = this.aggregates(node.items, input);
-        const type = outputType(`${input.type.name}.aggregate`, aggregates.map((a) => outputProperty(a.alias, referenceOf(a.type) as never)));
-        return [{ kind: 'aggregate', aggregates, output: type, span }, { type, set: undefined, capabilities: undefined, entity: false }];
+        const type = outputType(
+          `${input.type.name}.aggregate`,
+          aggregates.map((a) => outputProperty(a.alias, referenceOf(a.type) as never)),
+        );
+        return [
+          { kind: 'aggregate', aggregates, output: type, span },
+          { type, set: undefined, capabilities: undefined, entity: false },
+        ];
       }
       case 'groupby':
         return this.groupby(node, input, depth);
@@ -160,7 +179,10 @@ class ApplyBinder {
         }
         const entity = results.every(([, output]) => output.entity && output.type === input.type);
         const type = entity ? input.type : outputType(`${input.type.name}.concat`, [...properties.values()]);
-        return [{ kind: 'concat', branches: results.map(([b]) => b), output: type, span }, entity ? input : { type, set: undefined, capabilities: undefined, entity: false }];
+        return [
+          { kind: 'concat', branches: results.map(([b]) => b), output: type, span },
+          entity ? input : { type, set: undefined, capabilities: undefined, entity: false },
+        ];
       }
       case 'other':
         return this.unsupported(`The transformation '${node.name}'`, span);
@@ -192,17 +214,31 @@ class ApplyBinder {
     return { kind: 'rank', measure, direction, limit, value, output: input.type, span: node.span };
   }
 
-  private compute(items: readonly { readonly expression: Expression; readonly alias: string; readonly span: Span }[], input: Input, span: Span): [BoundTransformation, Input] {
+  private compute(
+    items: readonly { readonly expression: Expression; readonly alias: string; readonly span: Span }[],
+    input: Input,
+    span: Span,
+  ): [BoundTransformation, Input] {
     const bound = items.map((item) => {
       this.count(item.span);
       this.checkAlias(item.alias, input.type, item.span);
       const expression = this.context.binder(input, 'filter').bind(item.expression, false);
-      if (referenceOf(expression.type) === undefined) this.fail('type_mismatch', `compute() cannot name a value of type '${typeName(expression.type)}'`, item.span);
+      if (referenceOf(expression.type) === undefined)
+        this.fail('type_mismatch', `compute() cannot name a value of type '${typeName(expression.type)}'`, item.span);
       return { alias: item.alias, expression };
     });
-    this.distinctAliases(bound.map((b) => b.alias), items.map((i) => i.span));
-    const type = extendedType(input.type, bound.map((b) => outputProperty(b.alias, referenceOf(b.expression.type) as never)));
-    return [{ kind: 'compute', items: bound, output: type, span }, { ...input, type }];
+    this.distinctAliases(
+      bound.map((b) => b.alias),
+      items.map((i) => i.span),
+    );
+    const type = extendedType(
+      input.type,
+      bound.map((b) => outputProperty(b.alias, referenceOf(b.expression.type) as never)),
+    );
+    return [
+      { kind: 'compute', items: bound, output: type, span },
+      { ...input, type },
+    ];
   }
 
   private checkAlias(alias: string, type: StructuredType, span: Span): void {
@@ -221,7 +257,10 @@ class ApplyBinder {
 
   private aggregates(items: readonly AggregateItem[], input: Input): BoundAggregate[] {
     const bound = items.map((item) => this.aggregate(item, input));
-    this.distinctAliases(bound.map((b) => b.alias), items.map((i) => i.span));
+    this.distinctAliases(
+      bound.map((b) => b.alias),
+      items.map((i) => i.span),
+    );
     return bound;
   }
 
@@ -236,7 +275,8 @@ class ApplyBinder {
     if (item.count === true) {
       if (item.expression === undefined) return { kind: 'count', alias, type: INT64, span };
       const through = this.navigationPrefix(item.expression, input, true);
-      if (through === undefined || through.rest.length > 0) this.fail('type_mismatch', `'/$count' in an aggregate must follow a navigation path`, item.expression.span);
+      if (through === undefined || through.rest.length > 0)
+        this.fail('type_mismatch', `'/$count' in an aggregate must follow a navigation path`, item.expression.span);
       return { kind: 'count', alias, type: INT64, through: through.path, span };
     }
     const method = item.method ?? this.fail('syntax_error', `An aggregate needs 'with' and a method`, span);
@@ -248,7 +288,12 @@ class ApplyBinder {
       through = prefix.path;
       if (prefix.rest.length === 0) this.fail('type_mismatch', `An aggregated path must end with a property of the related entities`, expression.span);
       const target = prefix.target;
-      const rest: MemberPath = { kind: 'path', head: { kind: 'implicit' }, segments: prefix.rest, span: { start: prefix.rest[0]?.span.start ?? expression.span.start, end: expression.span.end } };
+      const rest: MemberPath = {
+        kind: 'path',
+        head: { kind: 'implicit' },
+        segments: prefix.rest,
+        span: { start: prefix.rest[0]?.span.start ?? expression.span.start, end: expression.span.end },
+      };
       value = this.context.binder({ type: target.type, set: target.set, capabilities: target.set?.capabilities, entity: true }, 'filter').bind(rest, false);
     } else {
       value = this.context.binder(input, 'filter').bind(expression, false);
@@ -263,8 +308,12 @@ class ApplyBinder {
    * entity type and set it reaches; `undefined` for an expression that is no path or has no
    * navigation step. With `whole`, the prefix is the whole path (`Sales/$count`).
    */
-  private navigationPrefix(expression: Expression, input: Input, whole: boolean): { path: BoundPath; rest: MemberPath['segments']; target: { type: StructuredType; set: EntitySet | undefined } } | undefined {
-    if (expression.kind !== 'path' || expression.head.kind !== 'implicit' && expression.head.kind !== '$it') return undefined;
+  private navigationPrefix(
+    expression: Expression,
+    input: Input,
+    whole: boolean,
+  ): { path: BoundPath; rest: MemberPath['segments']; target: { type: StructuredType; set: EntitySet | undefined } } | undefined {
+    if (expression.kind !== 'path' || (expression.head.kind !== 'implicit' && expression.head.kind !== '$it')) return undefined;
     const segments = expression.segments;
     let last = -1;
     let type = input.type;
@@ -306,7 +355,13 @@ class ApplyBinder {
       }
     }
     const entity: ExpressionType = { kind: 'entity', type: at };
-    const path: BoundPath = { kind: 'path', root: { kind: 'it' }, steps, type: collection ? { kind: 'collection', element: entity } : entity, span: { start: expression.span.start, end: (segments[last] as { span: Span }).span.end } };
+    const path: BoundPath = {
+      kind: 'path',
+      root: { kind: 'it' },
+      steps,
+      type: collection ? { kind: 'collection', element: entity } : entity,
+      span: { start: expression.span.start, end: (segments[last] as { span: Span }).span.end },
+    };
     return { path, rest: segments.slice(last + 1), target: { type: at, set } };
   }
 
@@ -324,17 +379,24 @@ class ApplyBinder {
       seen.add(name);
     }
     const [apply, after] = node.apply.length === 0 ? [[], undefined] : this.pipeline(node.apply, input, depth + 1);
-    const grouped = nestedProperties(keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })), `${input.type.name}.groupby`);
+    const grouped = nestedProperties(
+      keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
+      `${input.type.name}.groupby`,
+    );
     const added = after === undefined ? [] : [...after.type.properties.values()];
     for (const property of added) {
-      if (grouped.some((g) => g.name === property.name)) this.fail('invalid_option_value', `The alias '${property.name}' is also a grouping property`, node.span);
+      if (grouped.some((g) => g.name === property.name))
+        this.fail('invalid_option_value', `The alias '${property.name}' is also a grouping property`, node.span);
     }
     // Nested transformations must end in one row per group (an aggregate): other outputs are no values of a group.
     if (after !== undefined && (after.entity || apply.at(-1)?.kind !== 'aggregate')) {
       this.unsupported(`A groupby() whose nested transformations do not end with aggregate()`, node.apply[0]?.span ?? node.span);
     }
     const type = outputType(`${input.type.name}.groupby`, [...grouped, ...added]);
-    return [{ kind: 'groupby', keys, apply, output: type, span: node.span }, { type, set: undefined, capabilities: undefined, entity: false }];
+    return [
+      { kind: 'groupby', keys, apply, output: type, span: node.span },
+      { type, set: undefined, capabilities: undefined, entity: false },
+    ];
   }
 
   private groupKey(path: MemberPath, input: Input): BoundGroupKey {
@@ -344,10 +406,12 @@ class ApplyBinder {
     for (const step of bound.steps) {
       if (step.kind === 'typeCast') continue;
       if (step.kind === 'dynamic') this.unsupported(`Grouping by the dynamic property '${step.name}'`, step.span);
-      if (step.kind === 'navigation' && step.navigation.collection) this.fail('type_mismatch', `A grouping property cannot go through the collection '${step.navigation.name}'`, step.span);
+      if (step.kind === 'navigation' && step.navigation.collection)
+        this.fail('type_mismatch', `A grouping property cannot go through the collection '${step.navigation.name}'`, step.span);
       names.push(step.kind === 'property' ? step.property.name : step.navigation.name);
     }
-    if (bound.type.kind === 'collection') this.fail('type_mismatch', `A grouping property must be single-valued, but '${names.join('/')}' is a collection`, path.span);
+    if (bound.type.kind === 'collection')
+      this.fail('type_mismatch', `A grouping property must be single-valued, but '${names.join('/')}' is a collection`, path.span);
     if (bound.type.kind !== 'primitive' && bound.type.kind !== 'enum') {
       this.unsupported(`Grouping by a ${bound.type.kind} value ('${names.join('/')}'): group by its properties`, path.span);
     }

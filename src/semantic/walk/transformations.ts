@@ -35,7 +35,6 @@ const aggregate = (a: BoundAggregate, rewrite: ExpressionRewrite): BoundAggregat
   return { ...a, ...(through === undefined ? {} : { through }), ...(expression === undefined ? {} : { expression }) } as BoundAggregate;
 };
 
-
 /**
  * For each kind: the transformation with its expressions and nested pipelines rewritten (itself
  * when nothing changes). Keyed by every kind, so that a new transformation does not compile until

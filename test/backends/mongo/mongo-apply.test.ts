@@ -6,7 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Aggregator } from 'mingo';
 import 'mingo/init/system';
-import { bindQuery, compileQuery, defineModel, fromMongoApplyDocument, mongoTarget, toMongo, toMongoDocument, validateQuery, type BoundQuery, type Row } from '../../../src/index.js';
+import {
+  bindQuery,
+  compileQuery,
+  defineModel,
+  fromMongoApplyDocument,
+  mongoTarget,
+  toMongo,
+  toMongoDocument,
+  validateQuery,
+  type BoundQuery,
+  type Row,
+} from '../../../src/index.js';
 import { compareResults, type BackendResult } from '../../../src/testing/harness.js';
 import { runDifferential, type DifferentialTarget } from '../../../src/testing/index.js';
 import { openTargets, withoutBigints } from '../../fixtures/differential-targets.js';
@@ -16,10 +27,23 @@ const model = defineModel({
   entityTypes: {
     Sale: {
       key: ['id'],
-      properties: { id: 'Edm.Int32', amount: 'Edm.Decimal', qty: 'Edm.Int32', big: 'Edm.Int64', price: 'Edm.Double', productId: 'Edm.Int32', region: 'Edm.String', day: 'Edm.Date' },
+      properties: {
+        id: 'Edm.Int32',
+        amount: 'Edm.Decimal',
+        qty: 'Edm.Int32',
+        big: 'Edm.Int64',
+        price: 'Edm.Double',
+        productId: 'Edm.Int32',
+        region: 'Edm.String',
+        day: 'Edm.Date',
+      },
       navigation: { product: { type: 'Product', constraints: { productId: 'id' } } },
     },
-    Product: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double' }, navigation: { sales: { type: 'Sale', collection: true, partner: 'product' } } },
+    Product: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double' },
+      navigation: { sales: { type: 'Sale', collection: true, partner: 'product' } },
+    },
   },
   entitySets: { sales: { type: 'Sale', bindings: { product: 'products' } }, products: { type: 'Product', bindings: { sales: 'sales' } } },
 } as never);
@@ -126,7 +150,8 @@ function compareAll(texts: readonly string[]): string[] {
       const expected = compileQuery(bound, { data }).apply(sales);
       const actual = onMingo(bound);
       // In order where the request orders or pages (ties keep the reference's order here too).
-      const ordered = /\$orderby|\$top|\$skip/.test(text) || /(orderby|top|skip|topcount|bottomcount|topsum|bottomsum|toppercent|bottompercent)\([^/]*\)$/.test(text);
+      const ordered =
+        /\$orderby|\$top|\$skip/.test(text) || /(orderby|top|skip|topcount|bottomcount|topsum|bottomsum|toppercent|bottompercent)\([^/]*\)$/.test(text);
       const difference = compareResults(bound, expected, actual, { ordered });
       if (difference !== undefined) problems.push(`${text}\n    ${difference.slice(0, 800)}`);
     } catch (error) {
@@ -154,7 +179,11 @@ describe('$apply on MongoDB (mingo) against the in-memory reference', () => {
     const refused = [
       // Positions are offsets in the option's value.
       ['$apply=concat(concat(identity,identity),identity)', 'concat() inside concat()', 'concat('.length],
-      ['$apply=concat(aggregate($count as n)/filter(n gt 1),identity)', 'aggregate() followed by other transformations inside concat()', 'concat(aggregate($count as n)/'.length],
+      [
+        '$apply=concat(aggregate($count as n)/filter(n gt 1),identity)',
+        'aggregate() followed by other transformations inside concat()',
+        'concat(aggregate($count as n)/'.length,
+      ],
       ['$apply=groupby((region),top(1)/aggregate($count as n))', 'top() inside groupby()', 'groupby((region),'.length],
       ['$expand=product($apply=aggregate($count as n))', '$apply', undefined],
     ] as const;
@@ -170,15 +199,22 @@ describe('$apply on MongoDB (mingo) against the in-memory reference', () => {
       expect((error as Error).message, text).toContain(what);
       if (position !== undefined) expect((error as { position?: number }).position, text).toBe(position);
       const validated = validateQuery(text, { model, entitySet: 'sales', target: mongoTarget() });
-      expect(validated.map((d) => [d.code, d.option]), text).toEqual([['unsupported_feature', text.startsWith('$expand') ? '$expand' : '$apply']]);
+      expect(
+        validated.map((d) => [d.code, d.option]),
+        text,
+      ).toEqual([['unsupported_feature', text.startsWith('$expand') ? '$expand' : '$apply']]);
     }
     for (const text of QUERIES) expect(validateQuery(text, { model, entitySet: 'sales', target: mongoTarget() }), text).toEqual([]);
   });
 
   it('keeps the order of the request and of the transformations', () => {
     // Ties of $orderby in the order of the groups' first rows; orderby() then top() by value.
-    const ordered = ['$apply=groupby((region),aggregate($count as n))&$orderby=n desc', '$apply=orderby(qty desc,id)/top(4)', '$apply=topcount(3,price)', '$apply=groupby((region),aggregate(qty with sum as q))&$orderby=q&$skip=1&$top=2'];
+    const ordered = [
+      '$apply=groupby((region),aggregate($count as n))&$orderby=n desc',
+      '$apply=orderby(qty desc,id)/top(4)',
+      '$apply=topcount(3,price)',
+      '$apply=groupby((region),aggregate(qty with sum as q))&$orderby=q&$skip=1&$top=2',
+    ];
     expect(compareAll(ordered).join('\n')).toBe('');
   });
 });
-

@@ -119,18 +119,19 @@ describe('instants and dates beyond the year 9999 (folded from maxdatetime() add
 
 describe('a DateTimeOffset plus a stored or computed duration', () => {
   agree([
-    "$filter=at add span gt 2020-01-01T00:00:00Z&$orderby=id",
+    '$filter=at add span gt 2020-01-01T00:00:00Z&$orderby=id',
     '$filter=at sub span lt at&$orderby=id',
     '$filter=span add at gt parent/at',
     '$orderby=at add parent/span,id',
-    "$filter=at add case(true:span) gt 2020-01-01T00:00:00Z",
+    '$filter=at add case(true:span) gt 2020-01-01T00:00:00Z',
     "$filter=(duration'PT0S' add parent/at) ne parent/born",
   ]);
 });
 
 describe('failed operations and substring (decided semantics, by hand)', () => {
   // Null for a null operand (rows 3, 7) and for a negative computed length (rows 2, 5, 9, 12).
-  it('a negative computed substring length is null', async () => expect(await mingoIds('$filter=substring(name,0,n16) eq null&$orderby=id')).toEqual([2, 3, 5, 7, 9, 12]));
+  it('a negative computed substring length is null', async () =>
+    expect(await mingoIds('$filter=substring(name,0,n16) eq null&$orderby=id')).toEqual([2, 3, 5, 7, 9, 12]));
   agree([
     "$filter=substring(name,9223372036854775807) eq ''&$orderby=id",
     "$filter=substring(name,-2) eq 'ab'",
@@ -141,7 +142,8 @@ describe('failed operations and substring (decided semantics, by hand)', () => {
 });
 
 describe('what mingo cannot tell (it has no Int64): the generated forms MongoDB runs', () => {
-  const compiled = (query: string): string => JSON.stringify(toMongo(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET))), (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  const compiled = (query: string): string =>
+    JSON.stringify(toMongo(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET))), (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
   it('compares an Int64 with a Double in Double, as the reference does (MongoDB compares exactly)', () => {
     expect(compiled('$filter=n64 gt dbl')).toContain('{"$toDouble":{"$ifNull":["$n64",null]}}');
     expect(compiled('$filter=parent/n64 eq dbl')).toContain('"$toDouble"');
@@ -267,7 +269,12 @@ describe('null operands once refused: -(null), null in a list of flag values, du
 });
 
 describe('isof of a number as text, and duration arithmetic with a null-typed operand', () => {
-  agree(['$filter=isof(n16,Edm.String)', '$filter=not isof(dbl,Edm.String)', '$filter=isof(flag,Edm.String)', '$filter=((null sub null) add parent/span) eq span']);
+  agree([
+    '$filter=isof(n16,Edm.String)',
+    '$filter=not isof(dbl,Edm.String)',
+    '$filter=isof(flag,Edm.String)',
+    '$filter=((null sub null) add parent/span) eq span',
+  ]);
 });
 
 describe('isof is false, never null, for null (inside all() that matters)', () => {
@@ -329,11 +336,25 @@ describe('an instant literal finer than a millisecond against BSON dates (whole 
 });
 
 describe('Double mod is a - b·trunc(a/b), as in the reference ($mod is fmod)', () => {
-  agree(['$orderby=(1 mod dbl),id&$skip=0', '$orderby=(dbl mod 2.5e0),id&$skip=0', '$filter=(dbl mod INF) eq dbl', '$filter=(INF mod dbl) eq null', '$orderby=(n32 mod dbl),id', '$filter=(dbl mod -0.1e0) lt 0']);
+  agree([
+    '$orderby=(1 mod dbl),id&$skip=0',
+    '$orderby=(dbl mod 2.5e0),id&$skip=0',
+    '$filter=(dbl mod INF) eq dbl',
+    '$filter=(INF mod dbl) eq null',
+    '$orderby=(n32 mod dbl),id',
+    '$filter=(dbl mod -0.1e0) lt 0',
+  ]);
 });
 
 describe('a computed or stored NaN equals nothing and orders with nothing (MongoDB: NaN equals NaN, sorts first)', () => {
-  agree(['$filter=(dec mul NaN) gt cast(n16,Edm.Int16)', '$filter=(dec mul NaN) eq (dbl mul NaN)', '$filter=(dec mul NaN) ne (dbl mul NaN)', '$filter=(dbl mul NaN) le dbl', '$filter=n16 lt (dbl mul NaN)', '$filter=(dbl mul NaN) eq null']);
+  agree([
+    '$filter=(dec mul NaN) gt cast(n16,Edm.Int16)',
+    '$filter=(dec mul NaN) eq (dbl mul NaN)',
+    '$filter=(dec mul NaN) ne (dbl mul NaN)',
+    '$filter=(dbl mul NaN) le dbl',
+    '$filter=n16 lt (dbl mul NaN)',
+    '$filter=(dbl mul NaN) eq null',
+  ]);
   // A computed NaN key sorts after null and before the numbers (mingo put it last: seed 20261132).
   agree(['$orderby=(n16 mul INF),id&$skip=0', '$orderby=(n16 mul INF) desc,id']);
   // -INF before INF also when more keys follow (mingo put INF first: seed 20261136).
@@ -377,7 +398,9 @@ describe('a DateTimeOffset plus a computed duration that may be a literal finer 
   agree(refused);
   for (const query of refused) {
     it(`${query}: unsupported_feature, as a whole-millisecond sum would differ`, () => {
-      expect(() => toMongo(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET)))).toThrow(expect.objectContaining({ code: 'unsupported_feature', message: expect.stringContaining('durations finer than a millisecond') }));
+      expect(() => toMongo(bindQuery(query, differentialSettings(fuzzModel, FUZZ_SET)))).toThrow(
+        expect.objectContaining({ code: 'unsupported_feature', message: expect.stringContaining('durations finer than a millisecond') }),
+      );
     });
   }
   // Whole milliseconds in every branch: computed exactly.

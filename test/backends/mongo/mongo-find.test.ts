@@ -13,7 +13,9 @@ import { assertBackendMatchesMemory, compareResults, modelQueryArbitrary, rowsAr
 
 /** Text without what mingo handles unlike MongoDB (see the harness below). */
 function mingoSafe(text: string): string {
-  return [...text.replace(/[\uE000-\uFFFF]|[\uD800-\uDFFF]/g, '?')].map((c) => (c.toUpperCase().length !== c.length || c.toLowerCase().length !== c.length ? '?' : c)).join('');
+  return [...text.replace(/[\uE000-\uFFFF]|[\uD800-\uDFFF]/g, '?')]
+    .map((c) => (c.toUpperCase().length !== c.length || c.toLowerCase().length !== c.length ? '?' : c))
+    .join('');
 }
 
 /**
@@ -29,7 +31,17 @@ function normalize(value: unknown): unknown {
       // Null properties are left out; so is a selected complex value that is null (the reference
       // gives `{ city: null }` for `$select=address/city` of a null address, MongoDB no field).
       if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-        const kept = Object.entries(v).filter(([, x]) => x !== null && !(typeof x === 'object' && !Array.isArray(x) && !(x instanceof Date) && Object.keys(x as object).length > 0 && Object.values(x as object).every((y) => y === null)));
+        const kept = Object.entries(v).filter(
+          ([, x]) =>
+            x !== null &&
+            !(
+              typeof x === 'object' &&
+              !Array.isArray(x) &&
+              !(x instanceof Date) &&
+              Object.keys(x as object).length > 0 &&
+              Object.values(x as object).every((y) => y === null)
+            ),
+        );
         return Object.fromEntries(kept);
       }
       return v;
@@ -80,7 +92,9 @@ function runFind(
 ): { value: Row[]; count?: number } {
   if (find.kind === 'pipeline') {
     const options = { collectionResolver: (name: string) => collections[name] ?? [] };
-    const value = (new Aggregator([...find.pipeline], options).run(documents) as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type, {}, expand) as Row);
+    const value = (new Aggregator([...find.pipeline], options).run(documents) as Record<string, unknown>[]).map(
+      (d) => fromMongoDocument(d, type, {}, expand) as Row,
+    );
     if (find.count === undefined) return { value };
     const counted = new Aggregator([...find.count], options).run(documents) as { count: number }[];
     return { value, count: counted[0]?.count ?? 0 };
@@ -97,15 +111,60 @@ function query(text: string, rows: Row[], set = 'items') {
   const bound = bindQuery(text, { model, entitySet: set });
   const type = model.entitySets.get(set)!.type;
   const find = toMongo(bound);
-  const actual = runFind(find, rows.map((r) => toMongoDocument(r, type)), type, bound.expand);
+  const actual = runFind(
+    find,
+    rows.map((r) => toMongoDocument(r, type)),
+    type,
+    bound.expand,
+  );
   const expected = compileQuery(bound, { data: { [set]: rows } }).apply(rows);
   return { find, actual, expected };
 }
 
 const rows: Row[] = [
-  { id: 1, name: 'Pump', code: 'a.b*c', qty: 5, price: 1.5, active: true, ref: 'A0000000-0000-0000-0000-000000000001', day: '2024-02-29', at: '2023-12-31T23:30:00Z', tags: ['red', 'blue'], address: { street: 'Main 1', city: 'Oslo', zip: 150 }, access: 'read,write' },
-  { id: 2, name: 'pump', code: '{"$gt":""}', qty: null, price: null, active: false, ref: null, day: null, at: '2023-12-31T23:30:00Z', tags: [], parentId: 1, address: { street: null, city: 'Bergen', zip: 5003 }, access: 'readWrite,admin' },
-  { id: 3, name: null, code: '$where', qty: 7, price: 2.5, active: null, ref: 'a0000000-0000-0000-0000-000000000003', day: '2023-01-01', at: null, tags: null, parentId: 1, address: null },
+  {
+    id: 1,
+    name: 'Pump',
+    code: 'a.b*c',
+    qty: 5,
+    price: 1.5,
+    active: true,
+    ref: 'A0000000-0000-0000-0000-000000000001',
+    day: '2024-02-29',
+    at: '2023-12-31T23:30:00Z',
+    tags: ['red', 'blue'],
+    address: { street: 'Main 1', city: 'Oslo', zip: 150 },
+    access: 'read,write',
+  },
+  {
+    id: 2,
+    name: 'pump',
+    code: '{"$gt":""}',
+    qty: null,
+    price: null,
+    active: false,
+    ref: null,
+    day: null,
+    at: '2023-12-31T23:30:00Z',
+    tags: [],
+    parentId: 1,
+    address: { street: null, city: 'Bergen', zip: 5003 },
+    access: 'readWrite,admin',
+  },
+  {
+    id: 3,
+    name: null,
+    code: '$where',
+    qty: 7,
+    price: 2.5,
+    active: null,
+    ref: 'a0000000-0000-0000-0000-000000000003',
+    day: '2023-01-01',
+    at: null,
+    tags: null,
+    parentId: 1,
+    address: null,
+  },
   { id: 4, name: 'line\n', code: '^x$', qty: 0, price: -1, active: true, tags: ['green'], parentId: 2 },
   { id: 5, name: null, code: null, qty: 3, price: 3, parentId: 3, access: 'admin' },
   { id: 6, name: 'same', code: 'same', qty: null, price: -2.5, parentId: 99 },
@@ -125,7 +184,7 @@ describe('MongoDB find (run by mingo)', () => {
     '$filter=not active',
     "$filter=contains(code,'.b*')",
     "$filter=contains(code,'$gt')",
-    "$filter=code eq '{\"$gt\":\"\"}'",
+    '$filter=code eq \'{"$gt":""}\'',
     "$filter=code eq '$where'",
     "$filter=startswith(code,'^x')",
     "$filter=endswith(name,'\n')",
@@ -153,7 +212,7 @@ describe('MongoDB find (run by mingo)', () => {
     '$filter=name eq code',
     '$filter=qty in (5, 7, null)',
     '$filter=not (qty in (5, 7))',
-    "$filter=ref eq A0000000-0000-0000-0000-000000000003",
+    '$filter=ref eq A0000000-0000-0000-0000-000000000003',
     '$filter=day lt 2024-01-01',
     '$filter=at gt 2023-12-31T23:00:00Z',
     '$filter=at eq 2023-12-31T23:30:00Z',
@@ -170,7 +229,7 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=not (at sub duration'P1D' lt 2023-01-01T00:00:00Z)",
     // Date arithmetic on fields: a constant duration added in milliseconds.
     "$filter=at add duration'PT30M' gt at sub duration'PT1H'",
-   
+
     "$orderby=at add duration'-PT2H' desc,id&$top=4",
     // Functions and arithmetic: $expr aggregation expressions.
     "$filter=matchesPattern(name,'^[Pp]u')",
@@ -186,9 +245,9 @@ describe('MongoDB find (run by mingo)', () => {
     "$filter=concat(name,code) eq 'Pumpa.b*c'",
     "$filter=trim(name) eq 'line'",
     "$filter=toupper(name) gt 'PUMP'",
-    "$filter=contains(name,code)",
-    "$filter=startswith(name,code) or endswith(code,name)",
-    "$filter=not contains(name,code)",
+    '$filter=contains(name,code)',
+    '$filter=startswith(name,code) or endswith(code,name)',
+    '$filter=not contains(name,code)',
     '$filter=qty add 1 gt 6',
     '$filter=qty sub price lt 3',
     '$filter=qty mul 2 eq 14',
@@ -204,7 +263,7 @@ describe('MongoDB find (run by mingo)', () => {
     '$filter=year(at) eq 2023',
     '$filter=hour(at) eq 23 and minute(at) eq 30 and second(at) eq 0',
     '$filter=date(at) eq 2023-12-31',
-    "$filter=(qty gt 4) eq true",
+    '$filter=(qty gt 4) eq true',
     "$filter=case(qty gt 4:'big',true:'small') eq 'big'",
     '$filter=not (qty add 1 gt 6 and length(name) eq 4)',
     "$filter=tags/any(t:t eq 'red')",
@@ -213,13 +272,13 @@ describe('MongoDB find (run by mingo)', () => {
     '$filter=tags/any()',
     '$filter=tags/$count eq 2',
     "$filter='red' in tags",
-    '$filter=parent/name eq \'Pump\'',
+    "$filter=parent/name eq 'Pump'",
     '$filter=parent eq null',
     '$filter=children/any(c:c/qty gt 4)',
     '$filter=children/all(c:c/qty gt 4)',
     '$filter=children/$count ge 2',
     '$filter=children/$count($filter=qty gt 4) eq 1',
-    '$filter=children/any(c:c/parent/parent/name eq \'Pump\')',
+    "$filter=children/any(c:c/parent/parent/name eq 'Pump')",
     '$orderby=length(name) desc,id&$top=4',
     '$orderby=parent/name,id&$skip=1&$count=true',
     '$filter=length(name) gt 3&$count=true&$top=1',
@@ -259,21 +318,36 @@ describe('MongoDB find (run by mingo)', () => {
   });
 
   it('enums are stored and compared as member names', () => {
-    const tagged = [{ id: 1, status: 'active' }, { id: 2, status: 'draft' }, { id: 3, status: null }];
+    const tagged = [
+      { id: 1, status: 'active' },
+      { id: 2, status: 'draft' },
+      { id: 3, status: null },
+    ];
     const { actual, expected } = query("$filter=status eq 'active' or status eq null", tagged, 'tagged');
     expect(actual.value.map((r) => r.id)).toEqual([1, 3]);
     expect(expected.value.map((r) => r.id)).toEqual([1, 3]);
     // Ordered by member value (draft < active < retired), not by name.
     for (const text of ["$filter=status gt 'draft'", "$filter=status le 'active'", "$filter=not (status lt 'retired')", "$filter=M.Status'active' ge status"]) {
       const result = query(text, tagged, 'tagged');
-      expect(result.actual.value.map((r) => r.id), text).toEqual(result.expected.value.map((r) => r.id));
+      expect(
+        result.actual.value.map((r) => r.id),
+        text,
+      ).toEqual(result.expected.value.map((r) => r.id));
     }
     expect(query("$filter=status gt 'draft'", tagged, 'tagged').actual.value.map((r) => r.id)).toEqual([1]);
     // $orderby on an enum: an aggregation pipeline with the member values as a computed sort key.
-    for (const text of ['$orderby=status desc', '$orderby=status,id&$top=2&$skip=1&$count=true', "$filter=status ne 'retired'&$orderby=status&$select=id", '$orderby=status&$top=0&$count=true']) {
+    for (const text of [
+      '$orderby=status desc',
+      '$orderby=status,id&$top=2&$skip=1&$count=true',
+      "$filter=status ne 'retired'&$orderby=status&$select=id",
+      '$orderby=status&$top=0&$count=true',
+    ]) {
       const result = query(text, [...tagged, { id: 4, status: 'retired' }, { id: 5 }], 'tagged');
       expect(result.find.kind, text).toBe('pipeline');
-      expect(result.actual.value.map((r) => r.id), text).toEqual(result.expected.value.map((r) => r.id));
+      expect(
+        result.actual.value.map((r) => r.id),
+        text,
+      ).toEqual(result.expected.value.map((r) => r.id));
       expect(result.actual.count, text).toEqual(result.expected.count);
     }
     expect(query('$orderby=status desc', tagged, 'tagged').actual.value.map((r) => r.id)).toEqual([1, 2, 3]);
@@ -301,37 +375,62 @@ describe('MongoDB find (run by mingo)', () => {
 
   it('regex and operator injection: hostile text in contains/startswith/endswith/eq matches only literally', () => {
     const hostile = fc.oneof(
-      fc.string({ unit: fc.constantFrom(...'.*+?^$()[]{}|\\/-abAB\n$'.split(''), '$gt', '$where', '{"$ne":null}', '(?i)', '\\z') , maxLength: 6 }),
+      fc.string({ unit: fc.constantFrom(...'.*+?^$()[]{}|\\/-abAB\n$'.split(''), '$gt', '$where', '{"$ne":null}', '(?i)', '\\z'), maxLength: 6 }),
       fc.string({ maxLength: 4 }),
     );
     fc.assert(
-      fc.property(fc.array(fc.option(hostile), { minLength: 1, maxLength: 8 }), hostile, fc.constantFrom('contains', 'startswith', 'endswith', 'eq', 'not contains', 'tolower'), (names, pattern, fn) => {
-        const data = names.map((name, i) => ({ id: i, name }));
-        const literal = `'${pattern.replaceAll("'", "''")}'`;
-        const filter =
-          fn === 'eq' ? `name eq ${literal}` : fn === 'not contains' ? `not contains(name,${literal})` : fn === 'tolower' ? `contains(tolower(name),${literal})` : `${fn}(name,${literal})`;
-        const { actual, expected } = query(`$filter=${encodeURIComponent(filter)}`, data);
-        expect(actual.value.map((r) => r.id)).toEqual(expected.value.map((r) => r.id));
-      }),
+      fc.property(
+        fc.array(fc.option(hostile), { minLength: 1, maxLength: 8 }),
+        hostile,
+        fc.constantFrom('contains', 'startswith', 'endswith', 'eq', 'not contains', 'tolower'),
+        (names, pattern, fn) => {
+          const data = names.map((name, i) => ({ id: i, name }));
+          const literal = `'${pattern.replaceAll("'", "''")}'`;
+          const filter =
+            fn === 'eq'
+              ? `name eq ${literal}`
+              : fn === 'not contains'
+                ? `not contains(name,${literal})`
+                : fn === 'tolower'
+                  ? `contains(tolower(name),${literal})`
+                  : `${fn}(name,${literal})`;
+          const { actual, expected } = query(`$filter=${encodeURIComponent(filter)}`, data);
+          expect(actual.value.map((r) => r.id)).toEqual(expected.value.map((r) => r.id));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
-  it('$search in grammar mode (AND, OR, NOT, phrases) and random terms give the in-memory backend\'s rows', () => {
+  it("$search in grammar mode (AND, OR, NOT, phrases) and random terms give the in-memory backend's rows", () => {
     for (const text of ['pump AND NOT line', '"a.b" OR same', 'NOT (pump OR same)']) {
       const bound = bindQuery(`$search=${encodeURIComponent(text)}`, { model, entitySet: 'items', parse: { search: 'grammar' } });
-      const got = runFind(toMongo(bound), rows.map((r) => toMongoDocument(r, itemType))).value.map((r) => r.id);
-      expect(got.sort(), text).toEqual(compileQuery(bound).apply(rows).value.map((r) => r.id).sort());
+      const got = runFind(
+        toMongo(bound),
+        rows.map((r) => toMongoDocument(r, itemType)),
+      ).value.map((r) => r.id);
+      expect(got.sort(), text).toEqual(
+        compileQuery(bound)
+          .apply(rows)
+          .value.map((r) => r.id)
+          .sort(),
+      );
     }
     fc.assert(
-      fc.property(fc.array(fc.option(fc.string({ maxLength: 5 })), { minLength: 1, maxLength: 6 }), fc.string({ minLength: 1, maxLength: 4 }).filter((t) => t.trim() !== ''), (names, text) => {
-        const data = names.map((name, i) => ({ id: i, name, code: i % 2 === 0 ? name?.toUpperCase() ?? null : 'x' }));
-        const { actual, expected } = query(`$search=${encodeURIComponent(text)}`, data);
-        expect(actual.value.map((r) => r.id).sort()).toEqual(expected.value.map((r) => r.id).sort());
-      }),
+      fc.property(
+        fc.array(fc.option(fc.string({ maxLength: 5 })), { minLength: 1, maxLength: 6 }),
+        fc.string({ minLength: 1, maxLength: 4 }).filter((t) => t.trim() !== ''),
+        (names, text) => {
+          const data = names.map((name, i) => ({ id: i, name, code: i % 2 === 0 ? (name?.toUpperCase() ?? null) : 'x' }));
+          const { actual, expected } = query(`$search=${encodeURIComponent(text)}`, data);
+          expect(actual.value.map((r) => r.id).sort()).toEqual(expected.value.map((r) => r.id).sort());
+        },
+      ),
       { numRuns: 200 },
     );
-    const hooked = toMongo(bindQuery('$search=pump', { model, entitySet: 'items' }), { search: (_e, { field }) => ({ $text: { $search: 'pump' }, [field('id')]: { $gt: 0 } }) });
+    const hooked = toMongo(bindQuery('$search=pump', { model, entitySet: 'items' }), {
+      search: (_e, { field }) => ({ $text: { $search: 'pump' }, [field('id')]: { $gt: 0 } }),
+    });
     expect(hooked.kind === 'find' && hooked.filter).toEqual({ $text: { $search: 'pump' }, _id: { $gt: 0 } });
   });
 
@@ -344,13 +443,18 @@ describe('MongoDB find (run by mingo)', () => {
       }
       throw new Error(`no error for ${text}`);
     };
-    expect(error("$filter=qty gt 1 and at add duration'PT0.0001S' gt at")).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$filter', position: 13 });
+    expect(error("$filter=qty gt 1 and at add duration'PT0.0001S' gt at")).toMatchObject({
+      code: 'unsupported_feature',
+      status: 400,
+      option: '$filter',
+      position: 13,
+    });
     expect(error("$filter=matchesPattern(name,'(a+)+$')")).toMatchObject({ code: 'invalid_option_value', status: 400, option: '$filter', position: 20 });
     expect(error("$orderby=name,cast(price,'Edm.String')")).toMatchObject({ code: 'unsupported_feature', status: 400, option: '$orderby', position: 5 });
   });
 
   it('unsupported parts are rejected with unsupported_feature, never dropped', () => {
-    for (const text of ["$filter=matchesPattern(name,code)", "$filter=cast(price,'Edm.String') eq '1'", "$filter=at sub duration'PT0.0001S' lt at"]) {
+    for (const text of ['$filter=matchesPattern(name,code)', "$filter=cast(price,'Edm.String') eq '1'", "$filter=at sub duration'PT0.0001S' lt at"]) {
       expect(() => toMongo(bindQuery(text, { model, entitySet: 'items' })), text).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
     }
   });
@@ -368,7 +472,10 @@ describe('MongoDB find (run by mingo)', () => {
     const text = JSON.stringify(find);
     expect(text).toContain('{"$literal":"$where"}');
     expect(text).toContain('{"$literal":"$code"}');
-    const data = [{ id: 1, name: 'x', code: 'x$where' }, { id: 2, name: '', code: '$where' }];
+    const data = [
+      { id: 1, name: 'x', code: 'x$where' },
+      { id: 2, name: '', code: '$where' },
+    ];
     expect(query("$filter=concat(name,'$where') eq '$where'", data).actual.value.map((r) => r.id)).toEqual([2]);
   });
 
@@ -378,17 +485,23 @@ describe('MongoDB find (run by mingo)', () => {
       entityTypes: { E: { key: ['id'], properties: { id: 'Edm.Guid', big: 'Edm.Int64', money: 'Edm.Decimal' } } },
       entitySets: { es: { type: 'E' } },
     });
-    const bound = bindQuery('$filter=id eq 6F9619FF-8B86-D011-B42D-00C04FC964FF and big gt 9007199254740993 and money eq 1.10', { model: typed, entitySet: 'es' });
+    const bound = bindQuery('$filter=id eq 6F9619FF-8B86-D011-B42D-00C04FC964FF and big gt 9007199254740993 and money eq 1.10', {
+      model: typed,
+      entitySet: 'es',
+    });
     const converted = toMongo(bound, { guid: (text) => ({ uuid: text }), decimal: (text) => ({ decimal: text }) });
     expect(converted.kind === 'find' && converted.filter).toEqual({
-      $and: [{ $and: [{ _id: { $eq: { uuid: '6f9619ff-8b86-d011-b42d-00c04fc964ff' } } }, { big: { $gt: 9007199254740993n } }] }, { money: { $eq: { decimal: '1.10' } } }],
+      $and: [
+        { $and: [{ _id: { $eq: { uuid: '6f9619ff-8b86-d011-b42d-00c04fc964ff' } } }, { big: { $gt: 9007199254740993n } }] },
+        { money: { $eq: { decimal: '1.10' } } },
+      ],
     });
     expect(() => toMongo(bound, { int64: 'double' })).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
     const small = toMongo(bindQuery('$filter=big lt 5', { model: typed, entitySet: 'es' }), { int64: 'double' });
     expect(small.kind === 'find' && small.filter).toEqual({ big: { $lt: 5 } });
   });
 
-  it('the cross-backend harness: random rows and queries give the in-memory backend\'s rows', async () => {
+  it("the cross-backend harness: random rows and queries give the in-memory backend's rows", async () => {
     await assertBackendMatchesMemory({
       model,
       entitySet: 'items',
@@ -401,7 +514,13 @@ describe('MongoDB find (run by mingo)', () => {
       rows: rowsArbitrary(model, 'items', { maxLength: 12 }).map((rows) =>
         rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' ? mingoSafe(v) : v]))),
       ),
-      runner: (bound, testRows) => runFind(toMongo(bound), testRows.map((r) => toMongoDocument(r, itemType)), itemType, bound.expand),
+      runner: (bound, testRows) =>
+        runFind(
+          toMongo(bound),
+          testRows.map((r) => toMongoDocument(r, itemType)),
+          itemType,
+          bound.expand,
+        ),
     });
   });
 });

@@ -25,7 +25,9 @@ function run(set: string, text: string, options: ToMongoOptions = {}, data = col
   let value: Row[];
   let count: number | undefined;
   if (query.kind === 'pipeline') {
-    value = (new Aggregator([...query.pipeline], resolver).run(documents) as Record<string, unknown>[]).map((d) => fromMongoDocument(d, type, {}, bound.expand) as Row);
+    value = (new Aggregator([...query.pipeline], resolver).run(documents) as Record<string, unknown>[]).map(
+      (d) => fromMongoDocument(d, type, {}, bound.expand) as Row,
+    );
     if (query.count !== undefined) count = (new Aggregator([...query.count], resolver).run(documents) as { count: number }[])[0]?.count ?? 0;
   } else {
     let cursor = new Query(query.filter).find(documents, query.projection);
@@ -46,7 +48,7 @@ describe('MongoDB navigation through $lookup (run by mingo)', () => {
   const extra: [string, string][] = [
     ['assets', "$filter=locality/name eq 'Oslo'&$select=id,code&$count=true&$top=1"],
     ['localities', "$filter=assets/$count($filter=tickets/any(t:t/asset/locality/name eq 'Bergen')) eq 1"],
-    ['maintenance-tickets', "$filter=asset/tickets/any(t:t/code ne $it/code)&$orderby=asset/locality/name desc,code"],
+    ['maintenance-tickets', '$filter=asset/tickets/any(t:t/code ne $it/code)&$orderby=asset/locality/name desc,code'],
   ];
   for (const [set, text] of [...NAVIGATION_CASES, ...extra]) {
     it(`${set}?${text}`, () => {
@@ -75,7 +77,10 @@ describe('MongoDB navigation through $lookup (run by mingo)', () => {
   it('scope: two tenants in the same collections; every case sees only tenant A, as the reference on A alone', () => {
     const { A, tenantA, tenantB } = twoTenants();
     const both: Record<string, Record<string, unknown>[]> = Object.fromEntries(
-      Object.keys(navigationData).map((set) => [set, [...tenantA[set]!, ...tenantB[set]!].map((row) => ({ ...toMongoDocument(row, assetModel.entitySets.get(set)!.type), tenantId: row.tenantId }))]),
+      Object.keys(navigationData).map((set) => [
+        set,
+        [...tenantA[set]!, ...tenantB[set]!].map((row) => ({ ...toMongoDocument(row, assetModel.entitySets.get(set)!.type), tenantId: row.tenantId })),
+      ]),
     );
     for (const [set, text] of [...NAVIGATION_CASES, ['assets', '$count=true&$orderby=code&$top=2&$skip=1'] as [string, string]]) {
       const { bound, actual, expected } = run(set, text, { scope: { tenantId: A } }, both, tenantA);

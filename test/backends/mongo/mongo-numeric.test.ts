@@ -47,15 +47,21 @@ function runMongo(find: MongoFind | MongoPipeline, documents: Record<string, unk
 
 function mongoIds(filter: string, data: Row[] = rows): number[] {
   const bound = bindQuery(`$filter=${encodeURIComponent(filter)}`, { model, entitySet: 'es' });
-  return runMongo(toMongo(bound, mapping), data.map((r) => toMongoDocument(r, type, mapping)));
+  return runMongo(
+    toMongo(bound, mapping),
+    data.map((r) => toMongoDocument(r, type, mapping)),
+  );
 }
 
 function referenceIds(filter: string, data: Row[] = rows): number[] {
   const bound = bindQuery(`$filter=${encodeURIComponent(filter)}`, { model, entitySet: 'es' });
-  return compileQuery(bound).apply(data).value.map((r) => r.id as number).sort((a, b) => a - b);
+  return compileQuery(bound)
+    .apply(data)
+    .value.map((r) => r.id as number)
+    .sort((a, b) => a - b);
 }
 
-describe('MongoDB numbers: the reference\'s rows (run by mingo)', () => {
+describe("MongoDB numbers: the reference's rows (run by mingo)", () => {
   const cases = [
     // Issue 12 item 3: divby overflowed the stack; Int64 against Decimal, Double, INF, NaN threw.
     'id divby 2 gt 1',
@@ -149,11 +155,11 @@ describe('MongoDB numbers: the reference\'s rows (run by mingo)', () => {
     "substring(s,-2,1) eq 'a'",
     "substring(s,20) eq ''",
     "substring(s,2147483648) eq ''",
-    "substring(s,-2147483649) eq s",
-    "substring(s,0,2147483648) eq s",
+    'substring(s,-2147483649) eq s',
+    'substring(s,0,2147483648) eq s',
     "substring(s,1,2147483648) eq 'b'",
     "substring(s,length(s) mul 2) eq ''",
-    "substring(s,-length(s)) eq s",
+    'substring(s,-length(s)) eq s',
     "substring(s,1,length(s)) eq 'bc'",
     "substring(s,i16) eq ''",
     "substring(s,-i16,2) eq 'ab'",
@@ -194,17 +200,48 @@ describe('MongoDB numbers: the reference\'s rows (run by mingo)', () => {
     expect(mongoIds(filter)).toEqual(expected);
   });
 
-  it('Int64 stored as BSON longs: the bounds are the reference\'s answer for every Int64, exactly', () => {
+  it("Int64 stored as BSON longs: the bounds are the reference's answer for every Int64, exactly", () => {
     const int64 = fc.oneof(
       fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
       fc.constantFrom(-(2n ** 63n), 2n ** 63n - 1n, 2n ** 63n - 512n, 2n ** 63n - 513n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n, 1n, -1n, 2n, 3n),
       fc.bigInt({ min: -20n, max: 20n }),
     );
     const literal = fc.oneof(
-      fc.constantFrom('2.5', '-2.5', '2.5e0', '3.0', 'INF', '-INF', 'NaN', '1e300', '-1e300', '99999999999999999999', '-99999999999999999999', '9.223372036854776e18', '-9.223372036854776e18', '9223372036854775807', '-9223372036854775808', '9223372036854775807.5', '9007199254740993.0', '9.007199254740993e15', '0.0', '-0.5', '0.5'),
-      fc.double({ noNaN: true, noDefaultInfinity: true }).filter((v) => Number.isFinite(v)).map((v) => (Number.isInteger(v) ? `${v}e0`.replace(/e\+?(\d+)e0$/, 'e$1') : `${v}`).replace(/^(-?\d+)e0$/, '$1.0e0')),
+      fc.constantFrom(
+        '2.5',
+        '-2.5',
+        '2.5e0',
+        '3.0',
+        'INF',
+        '-INF',
+        'NaN',
+        '1e300',
+        '-1e300',
+        '99999999999999999999',
+        '-99999999999999999999',
+        '9.223372036854776e18',
+        '-9.223372036854776e18',
+        '9223372036854775807',
+        '-9223372036854775808',
+        '9223372036854775807.5',
+        '9007199254740993.0',
+        '9.007199254740993e15',
+        '0.0',
+        '-0.5',
+        '0.5',
+      ),
+      fc
+        .double({ noNaN: true, noDefaultInfinity: true })
+        .filter((v) => Number.isFinite(v))
+        .map((v) => (Number.isInteger(v) ? `${v}e0`.replace(/e\+?(\d+)e0$/, 'e$1') : `${v}`).replace(/^(-?\d+)e0$/, '$1.0e0')),
       fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
-      fc.tuple(fc.bigInt({ min: -(2n ** 66n), max: 2n ** 66n }), fc.integer({ min: 1, max: 5 })).map(([n, scale]) => `${n < 0n ? '-' : ''}${(n < 0n ? -n : n).toString().padStart(scale + 1, '0').replace(new RegExp(`(\\d{${scale}})$`), '.$1')}`),
+      fc.tuple(fc.bigInt({ min: -(2n ** 66n), max: 2n ** 66n }), fc.integer({ min: 1, max: 5 })).map(
+        ([n, scale]) =>
+          `${n < 0n ? '-' : ''}${(n < 0n ? -n : n)
+            .toString()
+            .padStart(scale + 1, '0')
+            .replace(new RegExp(`(\\d{${scale}})$`), '.$1')}`,
+      ),
     );
     const op = fc.constantFrom('eq', 'gt', 'ge', 'lt', 'le');
     fc.assert(
@@ -220,7 +257,12 @@ describe('MongoDB numbers: the reference\'s rows (run by mingo)', () => {
         const filter = bound.filter as Extract<typeof bound.filter, { kind: 'binary' }>;
         const right = filter.right as Extract<typeof filter.right, { kind: 'literal' }>;
         const range = integerComparison(operator, right.value, filter.operandType, { kind: 'primitive', name: 'Edm.Int64' });
-        const holds = range === 'all' ? true : range === 'none' || range === undefined ? false : (range.from === undefined || value >= range.from) && (range.to === undefined || value < range.to);
+        const holds =
+          range === 'all'
+            ? true
+            : range === 'none' || range === undefined
+              ? false
+              : (range.from === undefined || value >= range.from) && (range.to === undefined || value < range.to);
         const expected = compileQuery(bound).apply([{ id: 1, n64: value }]).value.length === 1;
         expect(holds, `${value} ${operator} ${text}`).toBe(expected);
         // The generated document holds only bounds inside the Int64 range (BSON longs).
@@ -237,8 +279,31 @@ describe('MongoDB numbers: the reference\'s rows (run by mingo)', () => {
 
 /** Random filters over every operator and function × numeric argument type the binder accepts. */
 const numericAtom = fc.constantFrom(
-  'id', 'n64', 'd', 'x', 'i16', 'length(s)', "indexof(s,'a')", '0', '1', '-1', '2.5', '-2.5', '2.5e0', '0.0', '1e300', '-1e300', 'INF', '-INF', 'NaN',
-  '2147483648', '-2147483649', '9223372036854775807', '-9223372036854775808', '99999999999999999999', '0.000000000000000000001',
+  'id',
+  'n64',
+  'd',
+  'x',
+  'i16',
+  'length(s)',
+  "indexof(s,'a')",
+  '0',
+  '1',
+  '-1',
+  '2.5',
+  '-2.5',
+  '2.5e0',
+  '0.0',
+  '1e300',
+  '-1e300',
+  'INF',
+  '-INF',
+  'NaN',
+  '2147483648',
+  '-2147483649',
+  '9223372036854775807',
+  '-9223372036854775808',
+  '99999999999999999999',
+  '0.000000000000000000001',
 );
 const numericExpression: fc.Arbitrary<string> = fc.letrec<{ n: string }>((tie) => ({
   n: fc.oneof(
@@ -261,7 +326,13 @@ const condition: fc.Arbitrary<string> = fc.letrec<{ c: string }>((tie) => ({
     fc.tuple(numericExpression, comparison, numericExpression).map(([a, op, b]) => `${a} ${op} ${b}`),
     fc.tuple(stringExpression, comparison, stringExpression).map(([a, op, b]) => `${a} ${op} ${b}`),
     fc.tuple(numericExpression, fc.array(numericAtom, { minLength: 1, maxLength: 4 })).map(([a, list]) => `${a} in (${list.join(',')})`),
-    fc.tuple(fc.constantFrom('contains', 'startswith', 'endswith', 'matchesPattern'), stringExpression, fc.constantFrom("'a'", "'^a.c$'", "'(a|a)+$'", "'[a-z]+'", "'x*'")).map(([f, a, b]) => `${f}(${a},${b})`),
+    fc
+      .tuple(
+        fc.constantFrom('contains', 'startswith', 'endswith', 'matchesPattern'),
+        stringExpression,
+        fc.constantFrom("'a'", "'^a.c$'", "'(a|a)+$'", "'[a-z]+'", "'x*'"),
+      )
+      .map(([f, a, b]) => `${f}(${a},${b})`),
     tie('c').map((c) => `not (${c})`),
     fc.tuple(tie('c'), fc.constantFrom('and', 'or'), tie('c')).map(([a, op, b]) => `(${a}) ${op} (${b})`),
   ),
@@ -285,7 +356,9 @@ describe('toMongo throws nothing but ODataError', () => {
 
   it('random filters over every numeric operator, function and literal kind', () => {
     fc.assert(
-      fc.property(condition, fc.constantFrom({}, mapping, { decimal: (t: string) => ({ decimal: t }) }), (filter, options) => check(`$filter=${encodeURIComponent(filter)}&$orderby=id`, options)),
+      fc.property(condition, fc.constantFrom({}, mapping, { decimal: (t: string) => ({ decimal: t }) }), (filter, options) =>
+        check(`$filter=${encodeURIComponent(filter)}&$orderby=id`, options),
+      ),
       { numRuns: 1500 },
     );
   });

@@ -12,7 +12,14 @@ const model = defineModel({
   entityTypes: {
     Product: {
       key: ['id'],
-      properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Double', at: 'Edm.DateTimeOffset', tags: 'Collection(Edm.String)', categoryId: 'Edm.Int32' },
+      properties: {
+        id: 'Edm.Int32',
+        name: 'Edm.String',
+        price: 'Edm.Double',
+        at: 'Edm.DateTimeOffset',
+        tags: 'Collection(Edm.String)',
+        categoryId: 'Edm.Int32',
+      },
       navigation: { category: { type: 'Category', constraints: { categoryId: 'id' } } },
     },
     Category: { key: ['id'], properties: { id: 'Edm.Int32', title: 'Edm.String' } },
@@ -37,7 +44,9 @@ describe('a user-defined dialect', () => {
     "$filter=startswith(name,'p') or endswith(name,'e')",
   ])('%s: runs on sql.js with the reference answer', async (text) => {
     const bound = bindQuery(text, { model, entitySet: 'products' });
-    const expected = compileQuery(bound).apply(rows).value.map((row) => row.id);
+    const expected = compileQuery(bound)
+      .apply(rows)
+      .value.map((row) => row.id);
     const engine = await sqlite();
     try {
       await load(engine, model, 'products', rows, new Set());
@@ -71,7 +80,16 @@ describe('a user-defined dialect', () => {
   });
 
   it('a hook left out is a capability the dialect lacks: unsupported_feature naming the engine', () => {
-    const bare: Dialect = { ...DIALECTS.postgres, name: 'bare', displayName: 'BareSQL', matchesPattern: undefined, shiftInstant: undefined, collectionElements: undefined, expandOne: undefined, expandMany: undefined };
+    const bare: Dialect = {
+      ...DIALECTS.postgres,
+      name: 'bare',
+      displayName: 'BareSQL',
+      matchesPattern: undefined,
+      shiftInstant: undefined,
+      collectionElements: undefined,
+      expandOne: undefined,
+      expandMany: undefined,
+    };
     const refused = (text: string, what: string) =>
       expect(() => toSql(bindQuery(text, { model, entitySet: 'products' }), { dialect: bare })).toThrow(
         expect.objectContaining({ code: 'unsupported_feature', message: expect.stringContaining(what) }),

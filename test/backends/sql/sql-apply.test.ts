@@ -31,7 +31,12 @@ const model = defineModel({
     },
     Product: {
       key: ['id'],
-      properties: { id: 'Edm.Int32', name: { type: 'Edm.String', nullable: true }, price: { type: 'Edm.Double', nullable: true }, category: { type: 'Edm.String', nullable: true } },
+      properties: {
+        id: 'Edm.Int32',
+        name: { type: 'Edm.String', nullable: true },
+        price: { type: 'Edm.Double', nullable: true },
+        category: { type: 'Edm.String', nullable: true },
+      },
       navigation: { sales: { type: 'Sale', collection: true, partner: 'product' } },
     },
   },
@@ -79,7 +84,8 @@ async function check(queries: readonly string[], orderedBy?: (row: Row) => unkno
     if (result.reference.kind !== 'rows') problems.push(`reference: ${text}: ${show(result.reference)}`);
     for (const f of result.findings) problems.push(`[${f.target}] ${f.class}: ${text}\n    ${f.detail.slice(0, 400)}`);
     for (const [name, outcome] of result.outcomes) {
-      if (outcome.kind !== 'rows') problems.push(`[${name}] ${outcome.kind}: ${text}: ${outcome.kind === 'odata' ? outcome.message : String((outcome as { error: unknown }).error)}`);
+      if (outcome.kind !== 'rows')
+        problems.push(`[${name}] ${outcome.kind}: ${text}: ${outcome.kind === 'odata' ? outcome.message : String((outcome as { error: unknown }).error)}`);
       else if (orderedBy !== undefined && result.reference.kind === 'rows') {
         const expected = result.reference.result.value.map((row) => String(orderedBy(row)));
         const actual = outcome.result.value.map((row) => String(orderedBy(row)));
@@ -168,7 +174,7 @@ describe('$apply on SQL gives the reference rows', () => {
     expect(await check(queries)).toBe('');
   }, 180_000);
 
-  it('the request\'s $filter, $orderby, $top, $skip, $count and $select read the rows $apply gives', async () => {
+  it("the request's $filter, $orderby, $top, $skip, $count and $select read the rows $apply gives", async () => {
     const group = '$apply=groupby((region,product/name),aggregate(amount with sum as total,$count as n))';
     expect(
       await check(
@@ -180,14 +186,23 @@ describe('$apply on SQL gives the reference rows', () => {
         (row) => show([num(row.total), row.region, (row.product as Row | null)?.name]),
       ),
     ).toBe('');
-    expect(await check([`${group}&$select=product&$filter=total ne null`, `${group}&$compute=n mul 2 as twice&$select=region,twice`, `$apply=filter(qty gt 1)&$compute=qty add 1 as q1&$filter=q1 gt 3`])).toBe('');
+    expect(
+      await check([
+        `${group}&$select=product&$filter=total ne null`,
+        `${group}&$compute=n mul 2 as twice&$select=region,twice`,
+        `$apply=filter(qty gt 1)&$compute=qty add 1 as q1&$filter=q1 gt 3`,
+      ]),
+    ).toBe('');
     expect(await check(['$apply=groupby((region),aggregate(amount with sum as s))&$orderby=s desc'], (row) => show(num(row.s)))).toBe('');
     expect(await check(['$apply=groupby((region),aggregate(amount with sum as s))/orderby(s)'], (row) => show(num(row.s)))).toBe('');
   }, 180_000);
 });
 
 describe('$apply on SQL refuses what it does not run, with the position validateQuery reports', () => {
-  const refused = ['$apply=groupby((region),top(1)/aggregate($count as n))', '$apply=aggregate(id with min as m)/filter(m gt 0)&$expand=product($apply=identity)'];
+  const refused = [
+    '$apply=groupby((region),top(1)/aggregate($count as n))',
+    '$apply=aggregate(id with min as m)/filter(m gt 0)&$expand=product($apply=identity)',
+  ];
   it.each(refused)('%s', (text) => {
     let error: unknown;
     let bound;
@@ -208,9 +223,28 @@ describe('the harness compares $apply rows by value, as a multiset', () => {
   it('finds a wrong aggregate, a missing group, and accepts another order', async () => {
     const { compareResults } = await import('../../../src/testing/index.js');
     const bound = bindQuery('$apply=groupby((region),aggregate($count as n))', { model, entitySet: 'sales' });
-    const expected = { value: [{ region: 'a', n: 1n }, { region: 'b', n: 2n }] };
-    expect(compareResults(bound, expected, { value: [{ region: 'b', n: '2' }, { region: 'a', n: 1 }] })).toBeUndefined();
-    expect(compareResults(bound, expected, { value: [{ region: 'a', n: 1n }, { region: 'b', n: 3n }] })).toMatch(/no returned row equals/);
+    const expected = {
+      value: [
+        { region: 'a', n: 1n },
+        { region: 'b', n: 2n },
+      ],
+    };
+    expect(
+      compareResults(bound, expected, {
+        value: [
+          { region: 'b', n: '2' },
+          { region: 'a', n: 1 },
+        ],
+      }),
+    ).toBeUndefined();
+    expect(
+      compareResults(bound, expected, {
+        value: [
+          { region: 'a', n: 1n },
+          { region: 'b', n: 3n },
+        ],
+      }),
+    ).toMatch(/no returned row equals/);
     expect(compareResults(bound, expected, { value: [{ region: 'a', n: 1n }] })).toMatch(/differ/);
   });
 });
@@ -218,7 +252,9 @@ describe('the harness compares $apply rows by value, as a multiset', () => {
 describe('$apply over NaN and long Decimals', () => {
   const numbers = defineModel({
     namespace: 'Num',
-    entityTypes: { Reading: { key: ['id'], properties: { id: 'Edm.Int32', value: { type: 'Edm.Double', nullable: true }, dec: { type: 'Edm.Decimal', nullable: true } } } },
+    entityTypes: {
+      Reading: { key: ['id'], properties: { id: 'Edm.Int32', value: { type: 'Edm.Double', nullable: true }, dec: { type: 'Edm.Decimal', nullable: true } } },
+    },
     entitySets: { readings: { type: 'Reading' } },
   });
   const readings: Row[] = [
@@ -242,10 +278,16 @@ describe('$apply over NaN and long Decimals', () => {
         for (const f of result.findings) problems.push(`[${f.target}] ${f.class}: ${text}\n    ${f.detail.slice(0, 300)}`);
         for (const [name, o] of result.outcomes) if (o.kind !== 'rows') problems.push(`[${name}] ${o.kind}: ${text}`);
       };
-      for (const text of ['$apply=groupby((value),aggregate($count as n))', '$apply=aggregate(value with min as lo,value with max as hi,value with countdistinct as d)', '$apply=filter(id ge 3)/aggregate(value with min as lo,value with max as hi)', '$apply=filter(id eq 1)/aggregate(value with min as lo,value with max as hi)']) {
+      for (const text of [
+        '$apply=groupby((value),aggregate($count as n))',
+        '$apply=aggregate(value with min as lo,value with max as hi,value with countdistinct as d)',
+        '$apply=filter(id ge 3)/aggregate(value with min as lo,value with max as hi)',
+        '$apply=filter(id eq 1)/aggregate(value with min as lo,value with max as hi)',
+      ]) {
         await run(text, readings, withNaN.targets);
       }
-      for (const text of ['$apply=aggregate(dec with sum as s,dec with average as a)', '$apply=groupby((value),aggregate(dec with sum as s))']) await run(text, finite, exact.targets);
+      for (const text of ['$apply=aggregate(dec with sum as s,dec with average as a)', '$apply=groupby((value),aggregate(dec with sum as s))'])
+        await run(text, finite, exact.targets);
       expect(problems.join('\n')).toBe('');
     } finally {
       await withNaN.close();
@@ -262,7 +304,9 @@ describe('readSqlRows reads $apply rows', () => {
     try {
       await db.exec(createTableSql(model.entitySets.get('sales')!, 'postgres'));
       await db.exec(createTableSql(model.entitySets.get('products')!, 'postgres'));
-      await db.exec(`INSERT INTO "products" ("id", "name") VALUES (1, 'milk'); INSERT INTO "sales" ("id", "amount", "productId", "region") VALUES (1, 2.5, 1, 'x'), (2, 1, 1, 'x')`);
+      await db.exec(
+        `INSERT INTO "products" ("id", "name") VALUES (1, 'milk'); INSERT INTO "sales" ("id", "amount", "productId", "region") VALUES (1, 2.5, 1, 'x'), (2, 1, 1, 'x')`,
+      );
       const bound = bindQuery('$apply=groupby((region,product/name),aggregate(amount with sum as total,$count as n))', { model, entitySet: 'sales' });
       const compiled = toSql(bound, { dialect: 'postgres' });
       const rows = (await db.query<Record<string, unknown>>(compiled.sql, [...compiled.params])).rows;

@@ -50,7 +50,30 @@ afterAll(() => {
   expect(sqliteReal.length).toBeLessThanOrEqual(20);
 });
 
-const NUMBERS = ['n16', 'n32', 'n64', 'dec', 'dbl', 'id', '0', '-1', '7', '2147483648', '9223372036854775807', '-9223372036854775808', '2.5', '-0.5', '1e308', '2.5e0', 'INF', '-INF', 'NaN', 'length(name)', '(n16 sub n16)', 'parent/n64'];
+const NUMBERS = [
+  'n16',
+  'n32',
+  'n64',
+  'dec',
+  'dbl',
+  'id',
+  '0',
+  '-1',
+  '7',
+  '2147483648',
+  '9223372036854775807',
+  '-9223372036854775808',
+  '2.5',
+  '-0.5',
+  '1e308',
+  '2.5e0',
+  'INF',
+  '-INF',
+  'NaN',
+  'length(name)',
+  '(n16 sub n16)',
+  'parent/n64',
+];
 
 describe('failed operations yield null on every engine', () => {
   it('div, mod and divby by zero, literal or computed, on every numeric type', async () => {
@@ -82,22 +105,41 @@ describe('failed operations yield null on every engine', () => {
 
   it('substring with computed, negative and huge starts and lengths', async () => {
     const queries: string[] = [];
-    for (const start of ['0', '2', '-2', '-100', 'length(code) mul 2', '-length(code)', 'n16', 'n64', '2147483648', '9223372036854775807', '-9223372036854775808']) {
+    for (const start of [
+      '0',
+      '2',
+      '-2',
+      '-100',
+      'length(code) mul 2',
+      '-length(code)',
+      'n16',
+      'n64',
+      '2147483648',
+      '9223372036854775807',
+      '-9223372036854775808',
+    ]) {
       queries.push(`$filter=substring(name,${start}) eq 'x'&$select=id`);
       queries.push(`$select=id&$orderby=substring(name,${start}),id`);
       for (const length of ['0', '3', 'length(code) sub 1', 'n16', '9223372036854775807', 'children/$count']) {
         queries.push(`$select=id&$orderby=substring(name,${start},${length}),id`);
       }
     }
-    queries.push("$filter=startswith(code,substring(toupper(code),9223372036854775807,children/$count))&$select=id");
-    queries.push("$filter=contains(substring(name,cast(null,Edm.Int64)),concat(name,toupper('')))&$select=id", '$select=id&$orderby=substring(name,1,cast(null,Edm.Int32)),id');
+    queries.push('$filter=startswith(code,substring(toupper(code),9223372036854775807,children/$count))&$select=id');
+    queries.push(
+      "$filter=contains(substring(name,cast(null,Edm.Int64)),concat(name,toupper('')))&$select=id",
+      '$select=id&$orderby=substring(name,1,cast(null,Edm.Int32)),id',
+    );
     await agree(queries);
   }, 60_000);
 
   it('mod on Int, Decimal and Double operands', async () => {
     const queries: string[] = [];
     for (const x of NUMBERS) for (const y of ['2.5e0', '1e10', 'dbl', 'dec', 'n32', '-3', 'parent/dbl']) queries.push(`$select=id&$orderby=(${x} mod ${y}),id`);
-    queries.push('$filter=length(name) mod 2.5e0 eq 0.5&$select=id', '$filter=length(name) mod 1e10 eq 0&$select=id', '$filter=(ceiling(parent/id) mod parent/dbl) lt 1&$select=id');
+    queries.push(
+      '$filter=length(name) mod 2.5e0 eq 0.5&$select=id',
+      '$filter=length(name) mod 1e10 eq 0&$select=id',
+      '$filter=(ceiling(parent/id) mod parent/dbl) lt 1&$select=id',
+    );
     await agree(queries);
   }, 60_000);
 });
@@ -121,12 +163,22 @@ describe('numbers are bound as numbers', () => {
 describe('every arithmetic operator and numeric function over argument kinds', () => {
   it('agrees on the catalogue', async () => {
     const queries: string[] = [];
-    const pairs = [['n16', 'n32'], ['n32', 'n64'], ['n64', 'dec'], ['dec', 'dbl'], ['dbl', 'n16'], ['n64', '7'], ['dec', '-0.5'], ['n32', 'NaN'], ['id', '2147483648']];
+    const pairs = [
+      ['n16', 'n32'],
+      ['n32', 'n64'],
+      ['n64', 'dec'],
+      ['dec', 'dbl'],
+      ['dbl', 'n16'],
+      ['n64', '7'],
+      ['dec', '-0.5'],
+      ['n32', 'NaN'],
+      ['id', '2147483648'],
+    ];
     for (const [x, y] of pairs) for (const op of ['add', 'sub', 'mul', 'div', 'divby', 'mod']) queries.push(`$select=id&$orderby=(${x} ${op} ${y}),id`);
     for (const f of ['round', 'floor', 'ceiling']) for (const x of ['dec', 'dbl', 'n64', '-2.5', '2.5e0']) queries.push(`$select=id&$orderby=${f}(${x}),id`);
     for (const f of ['year', 'month', 'day']) queries.push(`$select=id&$orderby=${f}(born),id`, `$select=id&$orderby=${f}(at),id`);
     for (const f of ['hour', 'minute', 'second']) queries.push(`$select=id&$orderby=${f}(at),id`);
-    queries.push('$select=id&$orderby=length(name),id', '$select=id&$orderby=indexof(name,\'a\'),id');
+    queries.push('$select=id&$orderby=length(name),id', "$select=id&$orderby=indexof(name,'a'),id");
     await agree(queries);
   }, 60_000);
 });
@@ -163,7 +215,8 @@ describe('durations', () => {
 });
 
 describe('long in lists are one parameter', () => {
-  const list = (n: number, item: (i: number) => string, extra: readonly string[]): string => [...extra, ...Array.from({ length: n - extra.length }, (_, i) => item(i))].join(',');
+  const list = (n: number, item: (i: number) => string, extra: readonly string[]): string =>
+    [...extra, ...Array.from({ length: n - extra.length }, (_, i) => item(i))].join(',');
   it('1 500 items of every kind give the reference rows', async () => {
     const n = 1500;
     await agree([
@@ -181,13 +234,26 @@ describe('long in lists are one parameter', () => {
   }, 60_000);
 
   it('short lists: an item the left type cannot hold matches nothing, null rows included', async () => {
-    await agree(['$filter=n64 in (2.5)&$select=id', '$filter=n64 in (2.5,1)&$select=id', '$filter=n64 in (2.5,null)&$select=id', '$filter=n32 in (2.0,7)&$select=id', '$filter=null in (NaN)&$select=id', '$filter=not (n16 in (0.5))&$select=id']);
+    await agree([
+      '$filter=n64 in (2.5)&$select=id',
+      '$filter=n64 in (2.5,1)&$select=id',
+      '$filter=n64 in (2.5,null)&$select=id',
+      '$filter=n32 in (2.0,7)&$select=id',
+      '$filter=null in (NaN)&$select=id',
+      '$filter=not (n16 in (0.5))&$select=id',
+    ]);
   }, 60_000);
 
   it('70 000 items (more than PostgreSQL accepts parameters) on every engine', async () => {
     const items = Array.from({ length: 70_000 }, (_, i) => String(i * 2 + 1)).join(',');
     const problems: string[] = [];
-    const result = await runDifferential(`$filter=id in (${items})&$select=id`, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets, settings: { maxNodeCount: 200_000, parse: { maxLength: 1_000_000 } } });
+    const result = await runDifferential(`$filter=id in (${items})&$select=id`, {
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+      rows: fuzzRows,
+      targets,
+      settings: { maxNodeCount: 200_000, parse: { maxLength: 1_000_000 } },
+    });
     for (const f of result.findings) problems.push(`[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`);
     expect(problems.join('\n')).toBe('');
     expect(result.reference).toMatchObject({ kind: 'rows' });
@@ -367,7 +433,12 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
   }, 60_000);
 
   it('a NaN item of an in list matches nothing (PostgreSQL finds NaN = NaN)', async () => {
-    await agree(['$filter=(NaN divby n16) in (NaN,0e0)&$select=id', '$filter=ceiling(NaN) in (NaN)&$select=id', '$filter=not (dbl in (NaN))&$select=id', '$filter=dbl in (NaN,10.5e0,null)&$select=id']);
+    await agree([
+      '$filter=(NaN divby n16) in (NaN,0e0)&$select=id',
+      '$filter=ceiling(NaN) in (NaN)&$select=id',
+      '$filter=not (dbl in (NaN))&$select=id',
+      '$filter=dbl in (NaN,10.5e0,null)&$select=id',
+    ]);
   }, 60_000);
 
   it('a value computed from a literal finer than a microsecond is refused, not compared as stored (seed 20261126)', async () => {

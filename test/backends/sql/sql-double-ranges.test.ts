@@ -13,7 +13,9 @@ import { openTargets } from '../../fixtures/differential-targets.js';
 const CI = process.env.CI === 'true';
 const model = defineModel({
   namespace: 'Ranges',
-  entityTypes: { Reading: { key: ['id'], properties: { id: 'Edm.Int32', value: { type: 'Edm.Double', nullable: true }, exact: { type: 'Edm.Double', nullable: false } } } },
+  entityTypes: {
+    Reading: { key: ['id'], properties: { id: 'Edm.Int32', value: { type: 'Edm.Double', nullable: true }, exact: { type: 'Edm.Double', nullable: false } } },
+  },
   entitySets: { readings: { type: 'Reading' } },
 });
 const values = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, null, -1.5, 0, 50, 55, 60, 1e308];
@@ -39,7 +41,12 @@ describe('Double order comparisons with a literal', () => {
     for (const column of ['value', 'exact']) {
       for (const operator of ['gt', 'ge', 'lt', 'le']) {
         for (const literal of ['50', '-1.5', '0', 'INF', '-INF', '1e308']) {
-          queries.push(`$filter=${column} ${operator} ${literal}`, `$filter=${literal} ${operator} ${column}`, `$filter=not (${column} ${operator} ${literal})`, `$filter=not (${literal} ${operator} ${column}) or id eq 1`);
+          queries.push(
+            `$filter=${column} ${operator} ${literal}`,
+            `$filter=${literal} ${operator} ${column}`,
+            `$filter=not (${column} ${operator} ${literal})`,
+            `$filter=not (${literal} ${operator} ${column}) or id eq 1`,
+          );
         }
       }
     }

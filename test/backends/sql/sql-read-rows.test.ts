@@ -55,10 +55,90 @@ const model = defineModel({
 const SET = 'read_rows_items';
 
 const rows: Row[] = [
-  { id: 1, name: 'Alpha', small: -32768, byte: 255, big: 9223372036854775807n, amount: '12345678901234567890.123456789', price: 10.5, ratio: 0.25, active: true, guid: 'AAAAAAAA-0000-0000-0000-000000000001', born: '2000-02-29', at: '2024-01-01T00:30:00.123+01:00', opens: '08:30:00', span: 'P1DT2H3M4.5S', status: 'active', access: 'read,write', parentId: null, tags: ['x', 'y'], place: { city: 'Oslo', zip: 150, geo: { lat: 59.9, lon: 10.75 } } },
-  { id: 2, name: 'beta "quoted" \\ ü😀', small: 7, byte: 0, big: -9223372036854775808n, amount: '0.1', price: -0.5, ratio: -1.5, active: false, guid: 'bbbbbbbb-0000-0000-0000-000000000002', born: '1999-12-31', at: '2023-12-31T23:30:00Z', opens: '23:59:59.5', span: 'PT0.001S', status: 'retired', access: 'admin', parentId: 1, tags: [], place: { city: 'Bergen', zip: null, geo: { lat: 60.39, lon: 5.32 } } },
-  { id: 3, name: null, small: null, byte: null, big: null, amount: null, price: null, ratio: null, active: null, guid: null, born: null, at: null, opens: null, span: null, status: null, access: null, parentId: 1, tags: null, place: null },
-  { id: 4, name: '', small: 0, byte: 1, big: '9007199254740993', amount: '-50.25', price: 1e300, ratio: 3, active: true, guid: 'cccccccc-0000-0000-0000-000000000003', born: '0001-01-01', at: '9999-12-31T23:59:59.999Z', opens: '00:00:00', span: 'P400D', status: 'draft', access: 'readWrite,admin', parentId: 2, tags: ['z'], place: { city: 'Tromsø', zip: 9008, geo: null } },
+  {
+    id: 1,
+    name: 'Alpha',
+    small: -32768,
+    byte: 255,
+    big: 9223372036854775807n,
+    amount: '12345678901234567890.123456789',
+    price: 10.5,
+    ratio: 0.25,
+    active: true,
+    guid: 'AAAAAAAA-0000-0000-0000-000000000001',
+    born: '2000-02-29',
+    at: '2024-01-01T00:30:00.123+01:00',
+    opens: '08:30:00',
+    span: 'P1DT2H3M4.5S',
+    status: 'active',
+    access: 'read,write',
+    parentId: null,
+    tags: ['x', 'y'],
+    place: { city: 'Oslo', zip: 150, geo: { lat: 59.9, lon: 10.75 } },
+  },
+  {
+    id: 2,
+    name: 'beta "quoted" \\ ü😀',
+    small: 7,
+    byte: 0,
+    big: -9223372036854775808n,
+    amount: '0.1',
+    price: -0.5,
+    ratio: -1.5,
+    active: false,
+    guid: 'bbbbbbbb-0000-0000-0000-000000000002',
+    born: '1999-12-31',
+    at: '2023-12-31T23:30:00Z',
+    opens: '23:59:59.5',
+    span: 'PT0.001S',
+    status: 'retired',
+    access: 'admin',
+    parentId: 1,
+    tags: [],
+    place: { city: 'Bergen', zip: null, geo: { lat: 60.39, lon: 5.32 } },
+  },
+  {
+    id: 3,
+    name: null,
+    small: null,
+    byte: null,
+    big: null,
+    amount: null,
+    price: null,
+    ratio: null,
+    active: null,
+    guid: null,
+    born: null,
+    at: null,
+    opens: null,
+    span: null,
+    status: null,
+    access: null,
+    parentId: 1,
+    tags: null,
+    place: null,
+  },
+  {
+    id: 4,
+    name: '',
+    small: 0,
+    byte: 1,
+    big: '9007199254740993',
+    amount: '-50.25',
+    price: 1e300,
+    ratio: 3,
+    active: true,
+    guid: 'cccccccc-0000-0000-0000-000000000003',
+    born: '0001-01-01',
+    at: '9999-12-31T23:59:59.999Z',
+    opens: '00:00:00',
+    span: 'P400D',
+    status: 'draft',
+    access: 'readWrite,admin',
+    parentId: 2,
+    tags: ['z'],
+    place: { city: 'Tromsø', zip: 9008, geo: null },
+  },
 ];
 
 const QUERIES = [
@@ -87,7 +167,8 @@ const pgliteExact = (): Promise<Engine> => pglite({ parsers: { [JSON_OID]: (text
 
 /** The live PostgreSQL server through node-postgres with `json` as text. */
 function postgresExact(url: string): Promise<Engine> {
-  const getTypeParser = ((oid: number, format?: 'text' | 'binary') => (oid === JSON_OID ? (text: string) => text : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser;
+  const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+    oid === JSON_OID ? (text: string) => text : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
   return postgresServer(url, { getTypeParser });
 }
 
@@ -140,10 +221,14 @@ for (const [name, open, skipped] of ENGINES) {
 }
 
 describe('readSqlRows values', () => {
-  const query = bindQuery('$select=id,big,amount,price,at,born,opens,span,guid,active,status,access,tags,place&$expand=parent($select=big,amount)', { model, entitySet: SET });
+  const query = bindQuery('$select=id,big,amount,price,at,born,opens,span,guid,active,status,access,tags,place&$expand=parent($select=big,amount)', {
+    model,
+    entitySet: SET,
+  });
   const compiled = toSql(query, { dialect: 'postgres' });
   const alias = (path: string): string => compiled.columns.find((c) => c.path.join('/') === path)?.alias as string;
-  const cells = (values: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(values).map(([path, value]) => [path === 'parent' ? 'e0' : alias(path), value]));
+  const cells = (values: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(values).map(([path, value]) => [path === 'parent' ? 'e0' : alias(path), value]));
 
   it('writes each EDM type as OData JSON says, Int64 and Decimal exactly with ieee754Compatible', () => {
     const row = cells({
@@ -189,7 +274,13 @@ describe('readSqlRows values', () => {
   });
 
   it('refuses a value that is not of its type with an ODataError (500)', () => {
-    for (const [path, value] of [['big', 'x'], ['at', 'yesterday'], ['status', 'unknown'], ['tags', '[1,'], ['parent', '{"big": true}']] as const) {
+    for (const [path, value] of [
+      ['big', 'x'],
+      ['at', 'yesterday'],
+      ['status', 'unknown'],
+      ['tags', '[1,'],
+      ['parent', '{"big": true}'],
+    ] as const) {
       const row = cells({ [path]: value });
       let error: unknown;
       try {
@@ -206,7 +297,13 @@ describe('readSqlRows values', () => {
 describe('the exact JSON reader', () => {
   /** A parsed value with every JsonNumber read as JSON.parse reads it. */
   const asParsed = (value: unknown): unknown =>
-    value instanceof JsonNumber ? JSON.parse(value.text) : Array.isArray(value) ? value.map(asParsed) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asParsed(v)])) : value;
+    value instanceof JsonNumber
+      ? JSON.parse(value.text)
+      : Array.isArray(value)
+        ? value.map(asParsed)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asParsed(v)]))
+          : value;
 
   it('reads what JSON.parse reads, and refuses what it refuses', () => {
     fc.assert(

@@ -59,6 +59,9 @@ describe('scope in the SQL text', () => {
     expect(sql.sql.match(/"tenantId" = \$\d+::uuid/g)?.length).toBe(4);
     expect(sql.params.filter((p) => p === A)).toHaveLength(4);
     expect(sql.sql).not.toContain(A);
-    expect(toSql(bindQuery('$top=1', { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite', scope: { tenantId: A } }).where).toEqual({ sql: 't0."tenantId" = ?', params: [A] });
+    expect(toSql(bindQuery('$top=1', { model: assetModel, entitySet: 'assets' }), { dialect: 'sqlite', scope: { tenantId: A } }).where).toEqual({
+      sql: 't0."tenantId" = ?',
+      params: [A],
+    });
   });
 });

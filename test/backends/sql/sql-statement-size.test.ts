@@ -15,7 +15,10 @@ const DIALECT_NAMES = Object.keys(DIALECTS) as DialectName[];
 const raised = { model: fuzzModel, entitySet: FUZZ_SET, maxApplyFanOut: 2 ** 40, maxNodeCount: 100_000, maxFunctionCallDepth: 100 };
 const chain = (k: number): string => `$apply=${Array.from({ length: k }, () => "concat(filter(name eq 'a'),identity)").join('/')}`;
 /** `concat(filter(n32 gt 0)/concat(filter(n32 gt 1)/…,identity),identity)`: `depth` concats, each inside the last's first branch. */
-const nested = (depth: number): string => `$apply=${Array.from({ length: depth }, (_, i) => `concat(filter(n32 gt ${i})/`).join('').slice(0, -1)}${',identity)'.repeat(depth)}`;
+const nested = (depth: number): string =>
+  `$apply=${Array.from({ length: depth }, (_, i) => `concat(filter(n32 gt ${i})/`)
+    .join('')
+    .slice(0, -1)}${',identity)'.repeat(depth)}`;
 
 const errorOf = failure;
 
@@ -104,8 +107,16 @@ describe('every statement is bounded in length and in parameters', () => {
 
   it('the differential runner excuses the bound (statement-bound), and nothing else of the same query', async () => {
     // The statement is refused before any database would run it: a target that compiles only.
-    const compileOnly = (dialect: DialectName) => ({ name: `${dialect} (compile only)`, run: (query: Parameters<typeof toSql>[0]) => (toSql(query, { dialect }), { value: [] }) });
-    const result = await runDifferential(`$filter=${'dbl mul '.repeat(6)}dbl gt 1`, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: [compileOnly('mysql'), compileOnly('mssql')] });
+    const compileOnly = (dialect: DialectName) => ({
+      name: `${dialect} (compile only)`,
+      run: (query: Parameters<typeof toSql>[0]) => (toSql(query, { dialect }), { value: [] }),
+    });
+    const result = await runDifferential(`$filter=${'dbl mul '.repeat(6)}dbl gt 1`, {
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+      rows: fuzzRows,
+      targets: [compileOnly('mysql'), compileOnly('mssql')],
+    });
     expect(result.findings).toEqual([]);
     expect([...result.excused.values()]).toEqual(['statement-bound', 'statement-bound']);
   });

@@ -13,7 +13,10 @@ const model = defineModel({
   entitySets: { template_products: { type: 'Product' } },
 });
 const ids = Array.from({ length: 12 }, (_, i) => `id eq ${i + 1}`).join(' or ');
-const bound = bindQuery(`$filter=(${ids}) and name ne 'x?$1' and price ge 2&$orderby=price desc&$top=5&$skip=1&$count=true`, { model, entitySet: 'template_products' });
+const bound = bindQuery(`$filter=(${ids}) and name ne 'x?$1' and price ge 2&$orderby=price desc&$top=5&$skip=1&$count=true`, {
+  model,
+  entitySet: 'template_products',
+});
 
 /** A tagged template that writes the dialect's placeholders again, numbered from `first`. */
 const rebuild =

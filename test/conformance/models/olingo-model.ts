@@ -93,7 +93,12 @@ const technicalService = defineModel({
     ETMedia: { key: ['PropertyInt16'], properties: { PropertyInt16: 'Edm.Int16' } },
     ETMixPrimCollComp: {
       key: ['PropertyInt16'],
-      properties: { PropertyInt16: 'Edm.Int16', CollPropertyString: 'Collection(Edm.String)', PropertyComp: 'CTTwoPrim', CollPropertyComp: 'Collection(CTTwoPrim)' },
+      properties: {
+        PropertyInt16: 'Edm.Int16',
+        CollPropertyString: 'Collection(Edm.String)',
+        PropertyComp: 'CTTwoPrim',
+        CollPropertyComp: 'Collection(CTTwoPrim)',
+      },
     },
     ETCompCollComp: { key: ['PropertyInt16'], properties: { PropertyInt16: 'Edm.Int16', PropertyComp: 'CTCompCollComp' } },
     ETKeyNav: {

@@ -112,7 +112,9 @@ function limitsSuite(label: string, postgresUrl?: string): void {
       // take 4 × 12 s on the event loop before this change).
       expect(trivialDone).toBeLessThan(Math.max(...heavyDone));
       expect(trivial.ms).toBeLessThan(8000);
-      console.log(`[${label}] /$metadata ${metadata.ms.toFixed(0)} ms, trivial GET ${trivial.ms.toFixed(0)} ms, heavy done at ${heavyDone.map((t) => t.toFixed(0)).join(', ')} ms`);
+      console.log(
+        `[${label}] /$metadata ${metadata.ms.toFixed(0)} ms, trivial GET ${trivial.ms.toFixed(0)} ms, heavy done at ${heavyDone.map((t) => t.toFixed(0)).join(', ')} ms`,
+      );
     }, 60_000);
 
     it('answers 429 with Retry-After in the envelope beyond the per-client limit, without affecting other clients', async () => {

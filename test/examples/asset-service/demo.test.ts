@@ -35,7 +35,16 @@ interface Running {
 /** Starts the demo entry point (what `npm run demo` runs) and waits for its banner. */
 async function startDemo(): Promise<Running> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  for (const name of ['DATABASE_URL', 'DEMO_TENANT_ID', 'DEMO_CLIENT_ID', 'DEMO_CLIENT_SECRET', 'DEMO_READONLY_CLIENT_ID', 'DEMO_READONLY_CLIENT_SECRET', 'TOKEN_SIGNING_KEY']) delete env[name];
+  for (const name of [
+    'DATABASE_URL',
+    'DEMO_TENANT_ID',
+    'DEMO_CLIENT_ID',
+    'DEMO_CLIENT_SECRET',
+    'DEMO_READONLY_CLIENT_ID',
+    'DEMO_READONLY_CLIENT_SECRET',
+    'TOKEN_SIGNING_KEY',
+  ])
+    delete env[name];
   const child = spawn(process.execPath, ['--import', 'tsx', 'examples/asset-service/src/main.ts'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -91,7 +100,15 @@ describe('npm run demo', () => {
     expect(body.value).toHaveLength(2);
     expect(body.count).toBeGreaterThan(2);
     const id = crypto.randomUUID();
-    expect((await fetch(`${url}/localities`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ id, name: 'Kept across restarts' }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${url}/localities`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ id, name: 'Kept across restarts' }),
+        })
+      ).status,
+    ).toBe(200);
 
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);

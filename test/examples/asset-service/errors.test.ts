@@ -16,7 +16,11 @@ describe('clientDataError on real PostgreSQL errors', () => {
   afterAll(async () => {
     await db.close();
   });
-  const refusal = async (sql: string): Promise<unknown> => db.query(sql).then(() => undefined, (error: unknown) => error);
+  const refusal = async (sql: string): Promise<unknown> =>
+    db.query(sql).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
   it.each([
     ['SELECT 2147483647::integer + 1', 'A value in the request, or computed from it, is out of range.'],

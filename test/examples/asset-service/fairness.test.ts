@@ -29,7 +29,8 @@ const HEAVY_FILTER = Array.from({ length: 5 }, (_, i) => {
 }).join(' or ');
 const HEAVY = `/maintenance-tickets?$filter=${encodeURIComponent(HEAVY_FILTER)}`;
 
-const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+const percentile = (values: readonly number[], p: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const rssMiB = (): number => process.memoryUsage.rss() / 1024 / 1024;
 
@@ -125,7 +126,9 @@ describe('PGlite memory is given back after a statement that grew it', () => {
       await db.exec("CREATE TABLE notes AS SELECT g AS id, repeat('abcdefghij', 400) AS body FROM generate_series(1, 2000) g");
       const before = rssMiB();
       // string_agg of 2 000 × 64 KB: PGlite's memory grows by hundreds of MiB, and never shrinks by itself.
-      const [row] = await db.query('SELECT length(string_agg(body || body || body || body || body || body || body || body || body || body || body || body || body || body || body || body, \',\')) AS n FROM notes');
+      const [row] = await db.query(
+        "SELECT length(string_agg(body || body || body || body || body || body || body || body || body || body || body || body || body || body || body || body, ',')) AS n FROM notes",
+      );
       expect(Number(row?.n)).toBeGreaterThan(100_000_000);
       expect(restarts.filter((reason) => /memory/.test(reason))).toHaveLength(1);
       expect((await db.query('SELECT count(*)::int AS n FROM notes'))[0]?.n).toBe(2000);

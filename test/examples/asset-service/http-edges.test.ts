@@ -72,7 +72,8 @@ function exchange(url: string, talk: (socket: Socket) => Promise<void> | void, o
     socket.on('close', () => {
       clearTimeout(giveUp);
       closedAt ??= Date.now();
-      const closedAfterMs = socket.readableEnded || chunks.length > 0 || closedAt - started < (options.giveUpMs ?? 8000) - 50 ? closedAt - started : Number.POSITIVE_INFINITY;
+      const closedAfterMs =
+        socket.readableEnded || chunks.length > 0 || closedAt - started < (options.giveUpMs ?? 8000) - 50 ? closedAt - started : Number.POSITIVE_INFINITY;
       resolve(parse(Buffer.concat(chunks).toString('latin1'), closedAfterMs));
     });
     socket.on('connect', () => {
@@ -89,7 +90,9 @@ async function tokenFrom(url: string, localAddress: string, clientId: string, se
   return exchange(
     url,
     (socket) => {
-      socket.write(`POST /directory/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      socket.write(
+        `POST /directory/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
     { localAddress },
   );
@@ -115,7 +118,13 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(undefined, LIMITS);
-    await ensureClient(h.service.db, { clientId: THROTTLED.id, secret: THROTTLED.secret, name: 'Throttle test client', canWrite: false, tenants: [h.config.demo.tenantId] });
+    await ensureClient(h.service.db, {
+      clientId: THROTTLED.id,
+      secret: THROTTLED.secret,
+      name: 'Throttle test client',
+      canWrite: false,
+      tenants: [h.config.demo.tenantId],
+    });
     // Tokens of the harness's clients are fetched before anything is throttled.
     await h.token(h.config.demo.clientId, h.config.demo.clientSecret);
     await h.token(h.config.demo.readOnlyClientId, h.config.demo.readOnlyClientSecret);
@@ -124,23 +133,36 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
     await h?.close();
   }, 60_000);
 
-  const tokenPost = (headers: Record<string, string>, body: string): Promise<Response> => h.fetch('/directory/connect/token', { method: 'POST', headers, body });
+  const tokenPost = (headers: Record<string, string>, body: string): Promise<Response> =>
+    h.fetch('/directory/connect/token', { method: 'POST', headers, body });
 
   describe('the token endpoint answers every error as OAuth JSON', () => {
     it('malformed HTTP Basic credentials (%zz) are 400 invalid_request, not a 500', async () => {
-      const response = await tokenPost({ 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('%zz:x').toString('base64')}` }, 'grant_type=client_credentials');
+      const response = await tokenPost(
+        { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('%zz:x').toString('base64')}` },
+        'grant_type=client_credentials',
+      );
       expect(response.status).toBe(400);
       expectOAuth((await response.json()) as Json, 'invalid_request');
     });
 
     it('HTTP Basic credentials are form-decoded (RFC 6749 2.3.1): %XX and + work', async () => {
       const id = h.config.demo.readOnlyClientId.replace('-', '%2D');
-      const response = await tokenPost({ 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${id}:${encodeURIComponent(h.config.demo.readOnlyClientSecret)}`).toString('base64')}` }, 'grant_type=client_credentials');
+      const response = await tokenPost(
+        {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${id}:${encodeURIComponent(h.config.demo.readOnlyClientSecret)}`).toString('base64')}`,
+        },
+        'grant_type=client_credentials',
+      );
       expect(response.status).toBe(200);
     });
 
     it('a client id with NUL is 400 invalid_client, not a 500 from PostgreSQL', async () => {
-      const response = await tokenPost({ 'content-type': 'application/x-www-form-urlencoded' }, `grant_type=client_credentials&client_id=${h.config.demo.clientId}%00&client_secret=x`);
+      const response = await tokenPost(
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        `grant_type=client_credentials&client_id=${h.config.demo.clientId}%00&client_secret=x`,
+      );
       expect(response.status).toBe(400);
       expectOAuth((await response.json()) as Json, 'invalid_client');
     });
@@ -149,7 +171,10 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
       const plain = await tokenPost({ 'content-type': 'text/plain' }, 'grant_type=client_credentials');
       expect(plain.status).toBe(415);
       expectOAuth((await plain.json()) as Json, 'invalid_request');
-      const huge = await tokenPost({ 'content-type': 'application/x-www-form-urlencoded' }, `grant_type=client_credentials&pad=${'x'.repeat(h.config.bodyLimit)}`);
+      const huge = await tokenPost(
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        `grant_type=client_credentials&pad=${'x'.repeat(h.config.bodyLimit)}`,
+      );
       expect(huge.status).toBe(413);
       expectOAuth((await huge.json()) as Json, 'invalid_request');
       const json = await tokenPost({ 'content-type': 'application/json' }, '{nope');
@@ -247,8 +272,12 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
       const id = newId();
       expect((await h.api('/localities', { method: 'POST', body: JSON.stringify({ id, name: 'To delete by curl' }) })).status).toBe(200);
       const token = await h.token(h.config.demo.clientId, h.config.demo.clientSecret);
-      const curl = await exchange(h.url, (s) =>
-        void s.write(`DELETE /localities/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nService-Tenant-Id: ${h.config.demo.tenantId}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`),
+      const curl = await exchange(
+        h.url,
+        (s) =>
+          void s.write(
+            `DELETE /localities/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nService-Tenant-Id: ${h.config.demo.tenantId}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n`,
+          ),
       );
       expect(curl.status).toBe(200);
       expect((await h.api(`/localities/${id}`)).status).toBe(404);
@@ -270,7 +299,13 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
       expectEnvelope((await percent.json()) as Json);
       const token = await h.token(h.config.demo.clientId, h.config.demo.clientSecret);
       const raw = await exchange(h.url, (s) => {
-        s.write(Buffer.concat([Buffer.from('GET /localities/'), Buffer.from([0xff]), Buffer.from(`x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nService-Tenant-Id: ${h.config.demo.tenantId}\r\nConnection: close\r\n\r\n`)]));
+        s.write(
+          Buffer.concat([
+            Buffer.from('GET /localities/'),
+            Buffer.from([0xff]),
+            Buffer.from(`x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nService-Tenant-Id: ${h.config.demo.tenantId}\r\nConnection: close\r\n\r\n`),
+          ]),
+        );
       });
       expect(raw.status).toBe(400);
       expectEnvelope(raw);
@@ -280,7 +315,8 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
   describe('access tokens', () => {
     const call = (token: string) =>
       h.fetch('/localities?$top=1', { headers: { authorization: `Bearer ${token}`, 'service-tenant-id': h.config.demo.tenantId, accept: 'application/json' } });
-    const sign = (iat: number, exp: number) => signJwt({ iss: 'asset-service', sub: h.config.demo.clientId, scope: 'assets.read assets.write', iat, exp, jti: 'x' }, h.config.tokenSigningKey);
+    const sign = (iat: number, exp: number) =>
+      signJwt({ iss: 'asset-service', sub: h.config.demo.clientId, scope: 'assets.read assets.write', iat, exp, jti: 'x' }, h.config.tokenSigningKey);
 
     it('a token issued in the future (beyond 60 s of clock skew) is refused with 401', async () => {
       const now = Math.floor(Date.now() / 1000);
@@ -325,7 +361,8 @@ describe('asset service HTTP edges (PGlite, short limits)', () => {
     });
 
     it('successful logins are not counted', async () => {
-      for (let i = 0; i < 12; i++) expect((await tokenFrom(h.url, '127.0.0.5', h.config.demo.readOnlyClientId, h.config.demo.readOnlyClientSecret)).status).toBe(200);
+      for (let i = 0; i < 12; i++)
+        expect((await tokenFrom(h.url, '127.0.0.5', h.config.demo.readOnlyClientId, h.config.demo.readOnlyClientSecret)).status).toBe(200);
     });
 
     it('the window slides and forgets, and memory is bounded', () => {
@@ -412,8 +449,22 @@ describe('the data directory', () => {
     const root = mkdtempSync(join(tmpdir(), 'asset-service-cfg-'));
     try {
       const config = loadConfig({ DATA_DIR: root });
-      expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, connectionTimeoutMs: 60_000, maxHeaderSize: 16_384, maxConnections: 1000, maxConnectionsPerAddress: 100 });
-      expect(config.tokens).toEqual({ maxLifetimeSeconds: 3600, clockSkewSeconds: 60, failuresPerClient: 10, failuresPerAddress: 30, failureWindowSeconds: 60 });
+      expect(config.http).toEqual({
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5_000,
+        connectionTimeoutMs: 60_000,
+        maxHeaderSize: 16_384,
+        maxConnections: 1000,
+        maxConnectionsPerAddress: 100,
+      });
+      expect(config.tokens).toEqual({
+        maxLifetimeSeconds: 3600,
+        clockSkewSeconds: 60,
+        failuresPerClient: 10,
+        failuresPerAddress: 30,
+        failureWindowSeconds: 60,
+      });
       expect(() => loadConfig({ DATA_DIR: root, HEADERS_TIMEOUT_MS: '40000' })).toThrow(/HEADERS_TIMEOUT_MS/);
       expect(() => loadConfig({ DATA_DIR: root, TOKEN_MAX_LIFETIME_SECONDS: '60' })).toThrow(/TOKEN_MAX_LIFETIME_SECONDS/);
       expect(() => loadConfig({ DATA_DIR: root, MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);

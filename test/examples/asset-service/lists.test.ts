@@ -39,10 +39,42 @@ interface Profile {
 }
 
 const PROFILES: Readonly<Record<string, Profile>> = {
-  localities: { text: 'name', group: 'country', expand: 'assets', navPath: 'assets/$count', navFilter: "assets/any(a: a/status eq 'active')", navOrder: 'assets/$count desc', searchable: false },
-  assets: { text: 'code', group: 'status', expand: 'locality', navPath: 'locality/name', navFilter: 'maintenanceTickets/any() or inspections/all(i: i/result ne null)', navOrder: 'locality/name', searchable: false },
-  maintenanceTickets: { text: 'code', group: 'priority', expand: 'asset', navPath: 'asset/code', navFilter: "asset/status ne 'retired'", navOrder: 'asset/code desc', searchable: false },
-  inspections: { text: 'name', group: 'result', expand: 'asset', navPath: 'asset/code', navFilter: "asset/status ne 'retired'", navOrder: 'asset/code desc', searchable: true },
+  localities: {
+    text: 'name',
+    group: 'country',
+    expand: 'assets',
+    navPath: 'assets/$count',
+    navFilter: "assets/any(a: a/status eq 'active')",
+    navOrder: 'assets/$count desc',
+    searchable: false,
+  },
+  assets: {
+    text: 'code',
+    group: 'status',
+    expand: 'locality',
+    navPath: 'locality/name',
+    navFilter: 'maintenanceTickets/any() or inspections/all(i: i/result ne null)',
+    navOrder: 'locality/name',
+    searchable: false,
+  },
+  maintenanceTickets: {
+    text: 'code',
+    group: 'priority',
+    expand: 'asset',
+    navPath: 'asset/code',
+    navFilter: "asset/status ne 'retired'",
+    navOrder: 'asset/code desc',
+    searchable: false,
+  },
+  inspections: {
+    text: 'name',
+    group: 'result',
+    expand: 'asset',
+    navPath: 'asset/code',
+    navFilter: "asset/status ne 'retired'",
+    navOrder: 'asset/code desc',
+    searchable: true,
+  },
 };
 
 /** One query option case: its options, and how its rows are compared between two lists. */
@@ -79,7 +111,11 @@ function cases(p: Profile): Case[] {
     { name: '$apply=identity', options: { $apply: 'identity' }, compare: 'multiset' },
     { name: '$apply=compute', options: { $apply: `compute(length(${p.text}) as len)`, $select: 'id,len' }, compare: 'multiset' },
     { name: '$apply=aggregate', options: { $apply: 'aggregate($count as n)' }, compare: 'ordered' },
-    { name: '$apply=aggregate of a navigation', options: { $apply: p.navPath.endsWith('/$count') ? `aggregate(${p.navPath} as n)` : `aggregate(${p.expand}/$count as n)` }, compare: 'ordered' },
+    {
+      name: '$apply=aggregate of a navigation',
+      options: { $apply: p.navPath.endsWith('/$count') ? `aggregate(${p.navPath} as n)` : `aggregate(${p.expand}/$count as n)` },
+      compare: 'ordered',
+    },
     { name: '$apply=groupby', options: { $apply: `groupby((${p.group}))` }, compare: 'multiset' },
     { name: '$apply=groupby along a navigation', options: { $apply: `groupby((${groupPath}),aggregate($count as n))` }, compare: 'multiset' },
     {
@@ -96,7 +132,12 @@ function cases(p: Profile): Case[] {
     { name: '$apply=orderby/top', options: { $apply: 'orderby(id desc)/top(2)' }, compare: 'ordered' },
     { name: '$skiptoken (keyset)', options: { $orderby: `${p.text},id`, $select: `id,${p.text}`, $count: 'true' }, compare: 'ordered', pageSize: 2 },
     { name: '$skiptoken (offset)', options: { $orderby: `length(${p.text}) desc,id` }, compare: 'ordered', pageSize: 3 },
-    { name: '$skiptoken with $apply', options: { $apply: `groupby((${p.group}),aggregate($count as n))`, $orderby: p.group, $count: 'true' }, compare: 'ordered', pageSize: 1 },
+    {
+      name: '$skiptoken with $apply',
+      options: { $apply: `groupby((${p.group}),aggregate($count as n))`, $orderby: p.group, $count: 'true' },
+      compare: 'ordered',
+      pageSize: 1,
+    },
     { name: '$skiptoken with $top and $skip', options: { $orderby: 'id', $top: '3', $skip: '1' }, compare: 'ordered', pageSize: 2 },
   ];
   return list;
@@ -142,8 +183,18 @@ function listSuite(label: string, postgresUrl?: string): void {
         { path: '/maintenance-tickets', set: 'maintenanceTickets', collection: '/maintenance-tickets' },
         { path: '/inspections', set: 'inspections', collection: '/inspections' },
         { path: `/localities/${String(asset.localityId)}/assets`, set: 'assets', collection: '/assets', relation: `localityId eq ${String(asset.localityId)}` },
-        { path: `/assets/${String(ticket.assetId)}/maintenanceTickets`, set: 'maintenanceTickets', collection: '/maintenance-tickets', relation: `assetId eq ${String(ticket.assetId)}` },
-        { path: `/assets/${String(inspection.assetId)}/inspections`, set: 'inspections', collection: '/inspections', relation: `assetId eq ${String(inspection.assetId)}` },
+        {
+          path: `/assets/${String(ticket.assetId)}/maintenanceTickets`,
+          set: 'maintenanceTickets',
+          collection: '/maintenance-tickets',
+          relation: `assetId eq ${String(ticket.assetId)}`,
+        },
+        {
+          path: `/assets/${String(inspection.assetId)}/inspections`,
+          set: 'inspections',
+          collection: '/inspections',
+          relation: `assetId eq ${String(inspection.assetId)}`,
+        },
       ];
     }, 120_000);
     afterAll(async () => {
@@ -168,7 +219,10 @@ function listSuite(label: string, postgresUrl?: string): void {
           return { status: response.status, code, pages };
         }
         expect(response.status, `${next}: ${JSON.stringify(body).slice(0, 400)}`).toBe(200);
-        expect(Object.keys(body).filter((k) => !['value', 'count', '@odata.nextLink'].includes(k)), next).toEqual([]);
+        expect(
+          Object.keys(body).filter((k) => !['value', 'count', '@odata.nextLink'].includes(k)),
+          next,
+        ).toEqual([]);
         expect(Array.isArray(body.value), next).toBe(true);
         value.push(...(body.value as unknown[]));
         if (body.count !== undefined) count = body.count as number;
@@ -212,7 +266,10 @@ function listSuite(label: string, postgresUrl?: string): void {
               : c.compare === 'ordered'
                 ? sortKey(actual) === sortKey(wanted)
                 : sortKey(actual.map(sortKey).sort()) === sortKey(wanted.map(sortKey).sort());
-          if (!same || got.count !== expected.count) problems.push(`${path}: ${JSON.stringify({ count: got.count, value: actual }).slice(0, 300)}\n    expected ${JSON.stringify({ count: expected.count, value: wanted }).slice(0, 300)}`);
+          if (!same || got.count !== expected.count)
+            problems.push(
+              `${path}: ${JSON.stringify({ count: got.count, value: actual }).slice(0, 300)}\n    expected ${JSON.stringify({ count: expected.count, value: wanted }).slice(0, 300)}`,
+            );
         }
       }
       expect(problems.join('\n')).toBe('');

@@ -56,7 +56,8 @@ function problem(outcome: Outcome): string | undefined {
   if (outcome.retryAfter === null || !/^\d+$/.test(outcome.retryAfter)) return `a 503 without Retry-After: ${body}`;
   try {
     const envelope = JSON.parse(body) as { error?: unknown; data?: { Message?: unknown }; traceId?: unknown };
-    if (envelope.error !== 'ServiceUnavailableException' || typeof envelope.data?.Message !== 'string' || typeof envelope.traceId !== 'string') return `a 503 not in the envelope: ${body}`;
+    if (envelope.error !== 'ServiceUnavailableException' || typeof envelope.data?.Message !== 'string' || typeof envelope.traceId !== 'string')
+      return `a 503 not in the envelope: ${body}`;
     if (/terminat|ECONN|57P01|SQLSTATE|pg_/i.test(body)) return `a 503 that tells the driver's words: ${body}`;
   } catch {
     return `a 503 that is not JSON: ${body}`;
@@ -73,7 +74,15 @@ async function underLoad(service: ServiceProcess, headers: Record<string, string
     try {
       const response = await fetch(`${service.url}${path}`, { ...init, headers, signal: AbortSignal.timeout(HANG_MS) });
       const body = await response.text();
-      outcomes.push({ kind, ...(id === undefined ? {} : { id }), status: response.status, ms: performance.now() - started, body, retryAfter: response.headers.get('retry-after'), at: Date.now() });
+      outcomes.push({
+        kind,
+        ...(id === undefined ? {} : { id }),
+        status: response.status,
+        ms: performance.now() - started,
+        body,
+        retryAfter: response.headers.get('retry-after'),
+        at: Date.now(),
+      });
     } catch (error) {
       outcomes.push({ kind, status: 0, ms: performance.now() - started, body: String(error), retryAfter: null, at: Date.now() });
       await sleep(50); // the service may be gone: do not spin
@@ -247,7 +256,11 @@ function connectionLossSuite(baseUrl: string): void {
       // While it was down, requests were answered (503), not held until it came back.
       expect(duringDown.length).toBeGreaterThan(0);
       expect(duringDown.every((o) => o.status === 503)).toBe(true);
-      expect(token).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), body: { error: 'temporarily_unavailable', error_description: expect.any(String) } });
+      expect(token).toMatchObject({
+        status: 503,
+        retryAfter: expect.stringMatching(/^\d+$/),
+        body: { error: 'temporarily_unavailable', error_description: expect.any(String) },
+      });
       expect(result.writes200).toBeGreaterThan(0);
     }, 60_000);
 

@@ -38,10 +38,19 @@ describe('asset service on PGlite when its worker thread dies mid-request', () =
       // Every request asks the database for its tenant grant: the worker's death is seen by each.
       TENANT_ACCESS_CACHE_SECONDS: '0',
     });
-    db = await openPglite(dataDir, config.databaseSchema, { workerUrl: new URL('./failing-db-worker.mjs', import.meta.url), onRestart: (info) => restarts.push(info) });
+    db = await openPglite(dataDir, config.databaseSchema, {
+      workerUrl: new URL('./failing-db-worker.mjs', import.meta.url),
+      onRestart: (info) => restarts.push(info),
+    });
     await createSchema(db, model, config.databaseSchema);
     await ensureTenant(db, config.demo.tenantId, 'Demo tenant');
-    await ensureClient(db, { clientId: config.demo.clientId, secret: config.demo.clientSecret, name: 'Read-write client', canWrite: true, tenants: [config.demo.tenantId] });
+    await ensureClient(db, {
+      clientId: config.demo.clientId,
+      secret: config.demo.clientSecret,
+      name: 'Read-write client',
+      canWrite: true,
+      tenants: [config.demo.tenantId],
+    });
     app = buildServer(config, db);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();

@@ -43,7 +43,10 @@ function postgresDbSuite(baseUrl: string): void {
 
     const terminate = async (pid: unknown): Promise<void> => {
       // Only the backend this test's transaction holds, with this test's application name.
-      const { rows } = await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE pid = $1 AND application_name = $2 AND datname = current_database()', [pid, applicationName]);
+      const { rows } = await admin.query<{ ok: boolean }>(
+        'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE pid = $1 AND application_name = $2 AND datname = current_database()',
+        [pid, applicationName],
+      );
       expect(rows[0]?.ok).toBe(true);
     };
 
@@ -72,7 +75,10 @@ function postgresDbSuite(baseUrl: string): void {
       const error = await db
         .transaction(async (tx) => {
           const [row] = await tx.query('SELECT pg_backend_pid() AS pid');
-          await Promise.all([tx.query('INSERT INTO notes SELECT 4 FROM pg_sleep(2)'), new Promise((resolve) => setTimeout(resolve, 300)).then(() => terminate(row?.pid))]);
+          await Promise.all([
+            tx.query('INSERT INTO notes SELECT 4 FROM pg_sleep(2)'),
+            new Promise((resolve) => setTimeout(resolve, 300)).then(() => terminate(row?.pid)),
+          ]);
         })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DatabaseUnavailableError);

@@ -26,7 +26,11 @@ export interface ServiceProcess {
 /** Starts `examples/asset-service/src/main.ts` with `env` added to this process's environment. */
 export async function startServiceProcess(env: Readonly<Record<string, string>>): Promise<ServiceProcess> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/asset-service/src/main.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/asset-service/src/main.ts'], {
+    cwd: root,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

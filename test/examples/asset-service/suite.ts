@@ -9,7 +9,18 @@ import { DEMO_COUNTS } from '../../../examples/asset-service/src/seed.js';
 import { CLIENT_B, newId, rawRequest, startHarness, TENANT_B, type Harness } from './harness.js';
 
 type Json = Record<string, unknown>;
-type Asset = { id: string; code: string; name: string; localityId: string; status: string; category: string; serialNumber: string | null; commissionedAt: string | null; createdAt: string; updatedAt: string };
+type Asset = {
+  id: string;
+  code: string;
+  name: string;
+  localityId: string;
+  status: string;
+  category: string;
+  serialNumber: string | null;
+  commissionedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
 type Inspection = { id: string; name: string; inspector: string; notes: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -124,7 +135,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
 
     describe('authentication (401)', () => {
       const get = (authorization?: string) =>
-        h.fetch('/assets', { headers: { accept: 'application/json', 'service-tenant-id': h.config.demo.tenantId, ...(authorization === undefined ? {} : { authorization }) } });
+        h.fetch('/assets', {
+          headers: { accept: 'application/json', 'service-tenant-id': h.config.demo.tenantId, ...(authorization === undefined ? {} : { authorization }) },
+        });
 
       it('refuses a request without a token with 401 and no body', async () => {
         const response = await get();
@@ -137,9 +150,19 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const good = await h.token(h.config.demo.clientId, h.config.demo.clientSecret);
         const [header, payload] = good.split('.');
         const now = Math.floor(Date.now() / 1000);
-        const expired = signJwt({ iss: 'asset-service', sub: h.config.demo.clientId, scope: 'assets.read', iat: now - 7200, exp: now - 60, jti: 'x' }, h.config.tokenSigningKey);
+        const expired = signJwt(
+          { iss: 'asset-service', sub: h.config.demo.clientId, scope: 'assets.read', iat: now - 7200, exp: now - 60, jti: 'x' },
+          h.config.tokenSigningKey,
+        );
         const forged = signJwt({ iss: 'asset-service', sub: h.config.demo.clientId, scope: 'assets.read', iat: now, exp: now + 600, jti: 'x' }, 'not-the-key');
-        for (const authorization of ['Bearer nonsense', `Bearer ${header}.${payload}.AAAA`, `Bearer ${expired}`, `Bearer ${forged}`, `Basic ${good}`, 'Bearer ']) {
+        for (const authorization of [
+          'Bearer nonsense',
+          `Bearer ${header}.${payload}.AAAA`,
+          `Bearer ${expired}`,
+          `Bearer ${forged}`,
+          `Basic ${good}`,
+          'Bearer ',
+        ]) {
           const response = await get(authorization);
           expect(response.status, authorization.slice(0, 30)).toBe(401);
           expect(await response.text()).toBe('');
@@ -180,7 +203,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
             expect(read.capabilities, name).toEqual(set.capabilities);
           }
         }
-        expect(await xmlOf(await h.api('/$metadata?$format=xml', { tenant: null, headers: { accept: 'application/json' } }))).toContain('<EntitySet Name="assets"');
+        expect(await xmlOf(await h.api('/$metadata?$format=xml', { tenant: null, headers: { accept: 'application/json' } }))).toContain(
+          '<EntitySet Name="assets"',
+        );
         for (const [path, accept] of [
           ['/$metadata', 'application/json'],
           ['/$metadata', 'application/xml;q=0.4, application/json;q=0.9'],
@@ -255,13 +280,26 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
           expect(['active', 'inMaintenance', 'outOfService', 'retired']).toContain(asset.status);
           expect(asset.createdAt).toMatch(ISO_INSTANT);
           if (asset.commissionedAt !== null) expect(asset.commissionedAt).toMatch(ISO_INSTANT);
-          expect(Object.keys(asset)).toEqual(['id', 'code', 'name', 'localityId', 'status', 'category', 'serialNumber', 'commissionedAt', 'createdAt', 'updatedAt']);
+          expect(Object.keys(asset)).toEqual([
+            'id',
+            'code',
+            'name',
+            'localityId',
+            'status',
+            'category',
+            'serialNumber',
+            'commissionedAt',
+            'createdAt',
+            'updatedAt',
+          ]);
         }
       });
 
       it('$filter, $orderby, $top, $skip and $count=true: "count" is the number matching before paging', async () => {
         const expected = assets.filter((a) => a.status === 'active' && a.category === 'pump').sort((a, b) => (a.code < b.code ? 1 : -1));
-        const response = await h.api(`/assets${q({ $filter: "status eq 'active' and category eq 'pump'", $orderby: 'code desc', $top: '3', $skip: '1', $count: 'true' })}`);
+        const response = await h.api(
+          `/assets${q({ $filter: "status eq 'active' and category eq 'pump'", $orderby: 'code desc', $top: '3', $skip: '1', $count: 'true' })}`,
+        );
         expect(response.status).toBe(200);
         const body = await json(response);
         expect(Object.keys(body)).toEqual(['value', 'count']);
@@ -293,7 +331,12 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
       it('$compute: computed properties in $filter, $orderby and $select, and inside $expand, in the { value, count } list', async () => {
         const expected = assets
           .filter((a) => a.status === 'active')
-          .map((a) => ({ id: a.id, label: `${a.code}-${a.name}`, serial: a.serialNumber === null ? null : [...a.serialNumber].length, year: Number(a.createdAt.slice(0, 4)) }))
+          .map((a) => ({
+            id: a.id,
+            label: `${a.code}-${a.name}`,
+            serial: a.serialNumber === null ? null : [...a.serialNumber].length,
+            year: Number(a.createdAt.slice(0, 4)),
+          }))
           .sort((a, b) => (a.label < b.label ? 1 : a.label > b.label ? -1 : 0));
         const response = await h.api(
           `/assets${q({ $compute: "concat(concat(code,'-'),name) as label,length(serialNumber) as serial,year(createdAt) as year", $filter: "status eq 'active' and label ne ''", $orderby: 'label desc', $select: 'id,label,serial,year', $top: '5', $count: 'true' })}`,
@@ -304,7 +347,11 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(body.count).toBe(expected.length);
         expect(body.value).toEqual(expected.slice(0, 5));
         // Inside $expand: the expanded level's own computed property.
-        const nested = await json(await h.api(`/assets${q({ $select: 'id,locality', $expand: "locality($compute=concat(name,'!') as shout;$select=shout)", $top: '3', $orderby: 'code' })}`));
+        const nested = await json(
+          await h.api(
+            `/assets${q({ $select: 'id,locality', $expand: "locality($compute=concat(name,'!') as shout;$select=shout)", $top: '3', $orderby: 'code' })}`,
+          ),
+        );
         for (const item of nested.value as { id: string; locality: { shout: string } | null }[]) {
           const asset = assets.find((a) => a.id === item.id) as Asset;
           const locality = (await json(await h.api(`/localities/${asset.localityId}`))) as { name: string };
@@ -321,7 +368,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const body = await json(response);
         expect(Object.keys(body)).toEqual(['value', 'count']);
         expect(body.count).toBe(statuses.length);
-        expect((body.value as { status: string; assets: number | string }[]).map((row) => [row.status, Number(row.assets)])).toEqual(statuses.map((status) => [status, byStatus.get(status)]));
+        expect((body.value as { status: string; assets: number | string }[]).map((row) => [row.status, Number(row.assets)])).toEqual(
+          statuses.map((status) => [status, byStatus.get(status)]),
+        );
         // Per locality (a navigation path: nested in the row), the largest first.
         const localities = (await json(await h.api(`/localities${q({ $top: '1000' })}`))).value as { id: string; name: string }[];
         const byLocality = new Map<string, number>();
@@ -329,12 +378,20 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
           const name = localities.find((l) => l.id === a.localityId)?.name ?? null;
           byLocality.set(String(name), (byLocality.get(String(name)) ?? 0) + 1);
         }
-        const perLocality = await json(await h.api(`/assets${q({ $apply: "filter(status ne 'retired')/groupby((locality/name),aggregate($count as assets))", $orderby: 'assets desc,locality/name' })}`));
+        const perLocality = await json(
+          await h.api(
+            `/assets${q({ $apply: "filter(status ne 'retired')/groupby((locality/name),aggregate($count as assets))", $orderby: 'assets desc,locality/name' })}`,
+          ),
+        );
         const rows = perLocality.value as { locality: { name: string | null }; assets: number | string }[];
         expect(new Map(rows.map((row) => [String(row.locality.name), Number(row.assets)]))).toEqual(byLocality);
         expect(rows.map((row) => Number(row.assets))).toEqual([...rows.map((row) => Number(row.assets))].sort((a, b) => b - a));
         // Server-driven paging of aggregated rows continues by offset.
-        const first = await json(await h.api(`/assets${q({ $apply: 'groupby((status),aggregate($count as assets))', $orderby: 'status' })}`, { headers: { prefer: 'odata.maxpagesize=1' } }));
+        const first = await json(
+          await h.api(`/assets${q({ $apply: 'groupby((status),aggregate($count as assets))', $orderby: 'status' })}`, {
+            headers: { prefer: 'odata.maxpagesize=1' },
+          }),
+        );
         expect((first.value as { status: string }[]).map((row) => row.status)).toEqual(statuses.slice(0, 1));
         if (statuses.length > 1) {
           const next = String(first['@odata.nextLink']);
@@ -407,8 +464,16 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         ['an $apply summing text', { $apply: 'aggregate(name with sum as total)' }, 'type_mismatch'],
         ['a $filter on a property $apply aggregated away', { $apply: 'groupby((status))', $filter: "name eq 'x'" }, 'unknown_property'],
         // Issue 26: 2^16 and 2^33 times the rows from 598 and 1 229 characters (a 7.5 MB statement before, then a RangeError).
-        ['16 chained concat() (fan-out 2^16)', { $apply: Array.from({ length: 16 }, () => "concat(filter(name eq 'a'),identity)").join('/') }, 'apply_fan_out_exceeded'],
-        ['33 chained concat() (fan-out 2^33)', { $apply: Array.from({ length: 33 }, () => "concat(filter(name eq 'a'),identity)").join('/') }, 'apply_fan_out_exceeded'],
+        [
+          '16 chained concat() (fan-out 2^16)',
+          { $apply: Array.from({ length: 16 }, () => "concat(filter(name eq 'a'),identity)").join('/') },
+          'apply_fan_out_exceeded',
+        ],
+        [
+          '33 chained concat() (fan-out 2^33)',
+          { $apply: Array.from({ length: 33 }, () => "concat(filter(name eq 'a'),identity)").join('/') },
+          'apply_fan_out_exceeded',
+        ],
         ['a $skiptoken the service did not issue', { $skiptoken: 'abc' }, 'invalid_option_value'],
         ['$top=-1', { $top: '-1' }, 'invalid_option_value'],
         ['a duplicate option', {}, 'duplicate_option'],
@@ -475,7 +540,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
       });
 
       it('instants of the years 1 to 99 come back as written (PGlite read 0001 as 2001)', async () => {
-        const body = await json(await h.api(`/assets${q({ $compute: "mindatetime() as m,0099-12-31T23:59:59.5Z as n", $select: 'id,m,n', $top: '1', $orderby: 'code' })}`));
+        const body = await json(
+          await h.api(`/assets${q({ $compute: 'mindatetime() as m,0099-12-31T23:59:59.5Z as n', $select: 'id,m,n', $top: '1', $orderby: 'code' })}`),
+        );
         const row = (body.value as Json[])[0] as Json;
         expect(Date.parse(row.m as string)).toBe(Date.parse('0001-01-01T00:00:00Z'));
         expect(Date.parse(row.n as string)).toBe(Date.parse('0099-12-31T23:59:59.5Z'));
@@ -515,7 +582,7 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
       });
     });
 
-    describe('one-to-many navigation: a locality\'s assets, an asset\'s tickets and inspections', () => {
+    describe("one-to-many navigation: a locality's assets, an asset's tickets and inspections", () => {
       type Ticket = { id: string; code: string; assetId: string; status: string; priority: string };
       type Related = { tickets: Ticket[]; inspections: { id: string; assetId: string }[]; assets: Asset[]; localities: { id: string; name: string }[] };
       const PRIORITY = ['low', 'medium', 'high', 'critical'];
@@ -547,10 +614,19 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
       it('the metadata declares the collections with their partners and bindings', async () => {
         const metadata = await json(await h.api('/$metadata', { tenant: null }));
         const schema = metadata.AssetManagement as Record<string, Record<string, Json>>;
-        expect(schema.Asset?.maintenanceTickets).toMatchObject({ $Kind: 'NavigationProperty', $Collection: true, $Type: 'AssetManagement.MaintenanceTicket', $Partner: 'asset' });
+        expect(schema.Asset?.maintenanceTickets).toMatchObject({
+          $Kind: 'NavigationProperty',
+          $Collection: true,
+          $Type: 'AssetManagement.MaintenanceTicket',
+          $Partner: 'asset',
+        });
         expect(schema.Asset?.inspections).toMatchObject({ $Collection: true, $Partner: 'asset' });
         expect(schema.Locality?.assets).toMatchObject({ $Collection: true, $Type: 'AssetManagement.Asset', $Partner: 'locality' });
-        expect(schema.Service?.assets?.$NavigationPropertyBinding).toEqual({ locality: 'localities', maintenanceTickets: 'maintenanceTickets', inspections: 'inspections' });
+        expect(schema.Service?.assets?.$NavigationPropertyBinding).toEqual({
+          locality: 'localities',
+          maintenanceTickets: 'maintenanceTickets',
+          inspections: 'inspections',
+        });
         expect(schema.Service?.localities?.$NavigationPropertyBinding).toEqual({ assets: 'assets' });
       });
 
@@ -597,7 +673,10 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const several = data.assets.filter((a) => ticketsOf(data, a.id).length > 1).sort(codeOrder);
         expect(await codes('maintenanceTickets/$count gt 1')).toEqual(several.map((a) => a.code));
         expect(await codes('maintenanceTickets/$count eq 0 and inspections/$count ge 1')).toEqual(
-          data.assets.filter((a) => ticketsOf(data, a.id).length === 0 && data.inspections.some((i) => i.assetId === a.id)).sort(codeOrder).map((a) => a.code),
+          data.assets
+            .filter((a) => ticketsOf(data, a.id).length === 0 && data.inspections.some((i) => i.assetId === a.id))
+            .sort(codeOrder)
+            .map((a) => a.code),
         );
         const body = await json(await h.api(`/assets${q({ $orderby: 'maintenanceTickets/$count desc,code', $select: 'code', $top: '20' })}`));
         const expected = [...data.assets].sort((a, b) => ticketsOf(data, b.id).length - ticketsOf(data, a.id).length || codeOrder(a, b)).slice(0, 20);
@@ -639,10 +718,21 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
           expect(locality.assets.map((a) => a.id)).toEqual(expected.map((a) => a.id));
         }
         const busiest = [...data.assets].sort((a, b) => ticketsOf(data, b.id).length - ticketsOf(data, a.id).length)[0] as Asset;
-        const one = await json(await h.api(`/assets/${busiest.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id),inspections($select=id)' })}`));
+        const one = await json(
+          await h.api(`/assets/${busiest.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id),inspections($select=id)' })}`),
+        );
         expect(one.code).toBe(busiest.code);
-        expect((one.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(ticketsOf(data, busiest.id).map((t) => t.id).sort());
-        expect((one.inspections as { id: string }[]).map((t) => t.id).sort()).toEqual(data.inspections.filter((i) => i.assetId === busiest.id).map((i) => i.id).sort());
+        expect((one.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(
+          ticketsOf(data, busiest.id)
+            .map((t) => t.id)
+            .sort(),
+        );
+        expect((one.inspections as { id: string }[]).map((t) => t.id).sort()).toEqual(
+          data.inspections
+            .filter((i) => i.assetId === busiest.id)
+            .map((i) => i.id)
+            .sort(),
+        );
       });
 
       it('a collection navigation property cannot be written: 400 naming it', async () => {
@@ -651,10 +741,12 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(response.status).toBe(400);
         const body = await json(response);
         expect(body.error).toBe('ValidationException');
-        expect((body.data as Json).Errors).toEqual([{ Field: 'maintenanceTickets', Message: "The navigation property 'maintenanceTickets' cannot be written; write the related records themselves." }]);
+        expect((body.data as Json).Errors).toEqual([
+          { Field: 'maintenanceTickets', Message: "The navigation property 'maintenanceTickets' cannot be written; write the related records themselves." },
+        ]);
       });
 
-      it("tenant isolation: records of tenant B with the same ids never appear through $expand, any, all or $count in tenant A", async () => {
+      it('tenant isolation: records of tenant B with the same ids never appear through $expand, any, all or $count in tenant A', async () => {
         const before = await related();
         // In tenant A: the asset with the most tickets, and its locality.
         const target = [...before.assets].sort((a, b) => ticketsOf(before, b.id).length - ticketsOf(before, a.id).length || codeOrder(a, b))[0] as Asset;
@@ -674,23 +766,36 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         for (const [index, id] of ticketIds.entries()) {
           await post('/maintenance-tickets', { id, code: `${marker}-${index}`, name: 'B ticket', assetId: target.id, status: 'open', priority: 'critical' });
         }
-        await post('/inspections', { id: newId(), name: `B ${marker}`, assetId: target.id, result: 'failed', inspector: 'B', inspectedAt: '2024-01-01T00:00:00Z' });
+        await post('/inspections', {
+          id: newId(),
+          name: `B ${marker}`,
+          assetId: target.id,
+          result: 'failed',
+          inspector: 'B',
+          inspectedAt: '2024-01-01T00:00:00Z',
+        });
 
         // Tenant B sees its own: three tickets and one inspection on its asset.
-        const inB = await json(await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $expand: 'maintenanceTickets($select=code),inspections/$count' })}`, { client: 'b' }));
+        const inB = await json(
+          await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $expand: 'maintenanceTickets($select=code),inspections/$count' })}`, { client: 'b' }),
+        );
         const bAsset = (inB.value as Json[])[0] as Json;
         expect((bAsset.maintenanceTickets as { code: string }[]).map((t) => t.code).sort()).toEqual(ticketIds.map((_, i) => `${marker}-${i}`));
         expect(bAsset['inspections@count']).toBe(1);
 
         // Tenant A: the same asset id has only its own tickets, in every form.
         const inA = await json(
-          await h.api(`/assets/${target.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id;$count=true),inspections($select=name),locality($select=name;$expand=assets($select=code))' })}`),
+          await h.api(
+            `/assets/${target.id}${q({ $select: 'code', $expand: 'maintenanceTickets($select=id;$count=true),inspections($select=name),locality($select=name;$expand=assets($select=code))' })}`,
+          ),
         );
         expect(inA.code).toBe(target.code);
         expect((inA.maintenanceTickets as { id: string }[]).map((t) => t.id).sort()).toEqual(ownTickets.map((t) => t.id).sort());
         expect(inA['maintenanceTickets@count']).toBe(ownTickets.length);
         expect(JSON.stringify(inA)).not.toContain(marker);
-        const byCount = await json(await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $select: 'id', $expand: 'maintenanceTickets/$count,inspections/$count' })}`));
+        const byCount = await json(
+          await h.api(`/assets${q({ $filter: `id eq ${target.id}`, $select: 'id', $expand: 'maintenanceTickets/$count,inspections/$count' })}`),
+        );
         expect((byCount.value as Json[])[0]).toEqual({
           id: target.id,
           'maintenanceTickets@count': ownTickets.length,
@@ -700,7 +805,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(await codes(`inspections/any(i: i/name eq 'B ${marker}')`)).toEqual([]);
         expect(await codes(`id eq ${target.id} and maintenanceTickets/$count eq ${ownTickets.length}`)).toEqual([target.code]);
         const allOpen = ownTickets.every((t) => t.status === 'open' && t.priority === 'critical');
-        expect(await codes(`id eq ${target.id} and maintenanceTickets/all(t: t/status eq 'open' and t/priority eq 'critical')`)).toEqual(allOpen ? [target.code] : []);
+        expect(await codes(`id eq ${target.id} and maintenanceTickets/all(t: t/status eq 'open' and t/priority eq 'critical')`)).toEqual(
+          allOpen ? [target.code] : [],
+        );
         const localityAssets = await json(await h.api(`/localities/${target.localityId}${q({ $select: 'id', $expand: 'assets($select=code;$count=true)' })}`));
         expect(JSON.stringify(localityAssets)).not.toContain(marker);
         expect(localityAssets['assets@count']).toBe(before.assets.filter((a) => a.localityId === target.localityId).length);
@@ -731,12 +838,21 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         }
         // Query options apply within the related records.
         const open = own.filter((t) => t.status !== 'closed').sort(codeOrder);
-        const body = await json(await h.api(`/assets/${busy.id}/maintenanceTickets${q({ $filter: "status ne 'closed'", $orderby: 'code', $select: 'code', $top: '1', $count: 'true' })}`));
+        const body = await json(
+          await h.api(
+            `/assets/${busy.id}/maintenanceTickets${q({ $filter: "status ne 'closed'", $orderby: 'code', $select: 'code', $top: '1', $count: 'true' })}`,
+          ),
+        );
         expect(body).toEqual({ value: open.slice(0, 1).map((t) => ({ code: t.code })), count: open.length });
         // A locality's assets; an inspection's asset and a ticket's asset (single-valued: one record).
         const locality = data.localities.find((l) => data.assets.some((a) => a.localityId === l.id))!;
         const assetsThere = await json(await h.api(`/localities/${locality.id}/assets${q({ $select: 'id', $top: '1000' })}`));
-        expect((assetsThere.value as { id: string }[]).map((a) => a.id).sort()).toEqual(data.assets.filter((a) => a.localityId === locality.id).map((a) => a.id).sort());
+        expect((assetsThere.value as { id: string }[]).map((a) => a.id).sort()).toEqual(
+          data.assets
+            .filter((a) => a.localityId === locality.id)
+            .map((a) => a.id)
+            .sort(),
+        );
         const ticket = own[0]!;
         const asset = await h.api(`/maintenance-tickets/${ticket.id}/asset${q({ $select: 'id,code' })}`);
         expect(asset.status).toBe(200);
@@ -823,9 +939,19 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
 
       it.each([
         ['tickets by priority and due date (nulls, duplicates), counted', '/maintenance-tickets', { $orderby: 'priority desc,dueAt', $count: 'true' }, 7],
-        ['assets by a nullable key not selected, filtered', '/assets', { $select: 'code,name', $orderby: 'serialNumber desc', $filter: "status ne 'retired'" }, 11],
+        [
+          'assets by a nullable key not selected, filtered',
+          '/assets',
+          { $select: 'code,name', $orderby: 'serialNumber desc', $filter: "status ne 'retired'" },
+          11,
+        ],
         ['inspections by the key alone, searched', '/inspections', { $search: 'inspection' }, 9],
-        ['assets with their tickets expanded', '/assets', { $select: 'id,code', $expand: 'maintenanceTickets($select=code;$orderby=code)', $orderby: 'category,code' }, 50],
+        [
+          'assets with their tickets expanded',
+          '/assets',
+          { $select: 'id,code', $expand: 'maintenanceTickets($select=code;$orderby=code)', $orderby: 'category,code' },
+          50,
+        ],
         ['assets ordered by a navigation count (continued by offset)', '/assets', { $select: 'code', $orderby: 'maintenanceTickets/$count desc,code' }, 40],
         ['localities by an expression (continued by offset)', '/localities', { $orderby: 'length(name) desc' }, 5],
       ])('following the next links through %s gives the unpaged list', async (_name, collection, options, size) => {
@@ -837,7 +963,11 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         for (const page of pages.slice(0, -1)) expect((page.body.value as Json[]).length).toBe(size);
         for (const page of pages) {
           expect(page.applied).toBe(`odata.maxpagesize=${size}`);
-          expect(Object.keys(page.body)).toEqual(['value', ...('$count' in options ? ['count'] : []), ...(page === pages[pages.length - 1] ? [] : ['@odata.nextLink'])]);
+          expect(Object.keys(page.body)).toEqual([
+            'value',
+            ...('$count' in options ? ['count'] : []),
+            ...(page === pages[pages.length - 1] ? [] : ['@odata.nextLink']),
+          ]);
           if ('$count' in options) expect(page.body.count).toBe(all.length);
         }
         expect(values(pages)).toEqual(all);
@@ -910,7 +1040,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect((await get(link, 'odata.maxpagesize=5')).status).toBe(200);
         // $skiptoken belongs to lists: on /$count and a single record it is not supported.
         expect(((await json(await h.api(`/assets/$count?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe('unsupported_option');
-        expect(((await json(await h.api(`/assets/${(assets[0] as Asset).id}?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe('unsupported_option');
+        expect(((await json(await h.api(`/assets/${(assets[0] as Asset).id}?$skiptoken=${encodeURIComponent(token)}`))).error as Json).code).toBe(
+          'unsupported_option',
+        );
       });
     });
 
@@ -920,12 +1052,29 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const locality = (assets[0] as Asset).localityId;
         const created = await h.api('/assets', {
           method: 'POST',
-          body: JSON.stringify({ id, code: 'TST-0001', name: 'Test pump', localityId: locality, status: 'active', category: 'pump', commissionedAt: '2024-03-01T10:00:00+02:00' }),
+          body: JSON.stringify({
+            id,
+            code: 'TST-0001',
+            name: 'Test pump',
+            localityId: locality,
+            status: 'active',
+            category: 'pump',
+            commissionedAt: '2024-03-01T10:00:00+02:00',
+          }),
         });
         expect(created.status).toBe(200);
         expect(await created.text()).toBe('');
         const read = await json(await h.api(`/assets/${id}`));
-        expect(read).toMatchObject({ id, code: 'TST-0001', name: 'Test pump', localityId: locality, status: 'active', category: 'pump', serialNumber: null, commissionedAt: '2024-03-01T08:00:00.000Z' });
+        expect(read).toMatchObject({
+          id,
+          code: 'TST-0001',
+          name: 'Test pump',
+          localityId: locality,
+          status: 'active',
+          category: 'pump',
+          serialNumber: null,
+          commissionedAt: '2024-03-01T08:00:00.000Z',
+        });
         expect(read.createdAt).toMatch(ISO_INSTANT);
         const replaced = await h.api(`/assets/${id.toUpperCase()}`, {
           method: 'PUT',
@@ -1040,21 +1189,33 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
     });
 
     describe('tenant isolation', () => {
-      it("a record of tenant B is 404 in tenant A, never listed, counted, expanded or filtered there", async () => {
+      it('a record of tenant B is 404 in tenant A, never listed, counted, expanded or filtered there', async () => {
         const countA = (await json(await h.api(`/assets${q({ $count: 'true', $top: '0' })}`))).count as number;
         const localityB = newId();
         const assetB = newId();
         const uniqueName = `Tenant B depot ${localityB}`;
         expect((await h.api('/localities', { client: 'b', method: 'POST', body: JSON.stringify({ id: localityB, name: uniqueName }) })).status).toBe(200);
         expect(
-          (await h.api('/assets', { client: 'b', method: 'POST', body: JSON.stringify({ id: assetB, code: 'B-1', name: 'B pump', localityId: localityB, status: 'active', category: 'pump' }) })).status,
+          (
+            await h.api('/assets', {
+              client: 'b',
+              method: 'POST',
+              body: JSON.stringify({ id: assetB, code: 'B-1', name: 'B pump', localityId: localityB, status: 'active', category: 'pump' }),
+            })
+          ).status,
         ).toBe(200);
         // Tenant B sees its own record, with its locality expanded.
         const inB = await json(await h.api(`/assets${q({ $expand: 'locality', $count: 'true' })}`, { client: 'b' }));
         expect(inB.count).toBe(1);
         expect(((inB.value as Json[])[0]?.locality as Json).name).toBe(uniqueName);
         // Tenant A: 404 by id, absent from lists, counts, navigation filters and expansions.
-        for (const [method, path] of [['GET', `/assets/${assetB}`], ['GET', `/assets/${assetB}?$expand=locality`], ['GET', `/localities/${localityB}`], ['DELETE', `/assets/${assetB}`], ['PUT', `/localities/${localityB}`]] as const) {
+        for (const [method, path] of [
+          ['GET', `/assets/${assetB}`],
+          ['GET', `/assets/${assetB}?$expand=locality`],
+          ['GET', `/localities/${localityB}`],
+          ['DELETE', `/assets/${assetB}`],
+          ['PUT', `/localities/${localityB}`],
+        ] as const) {
           const response = await h.api(path, { method, ...(method === 'PUT' ? { body: JSON.stringify({ name: 'stolen' }) } : {}) });
           expect(response.status, `${method} ${path}`).toBe(404);
           expect((await json(response)).error).toBe('EntityNotFoundException');
@@ -1064,7 +1225,10 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect((await json(await h.api(`/assets${q({ $filter: `locality/name eq '${uniqueName}'`, $count: 'true' })}`))).count).toBe(0);
         expect((await json(await h.api(`/localities${q({ $filter: `startswith(name,'Tenant B')`, $count: 'true' })}`))).count).toBe(0);
         // A tenant-A asset cannot point at tenant B's locality, and B cannot point at A's.
-        const crossA = await h.api('/assets', { method: 'POST', body: JSON.stringify({ id: newId(), code: 'X', name: 'X', localityId: localityB, status: 'active', category: 'pump' }) });
+        const crossA = await h.api('/assets', {
+          method: 'POST',
+          body: JSON.stringify({ id: newId(), code: 'X', name: 'X', localityId: localityB, status: 'active', category: 'pump' }),
+        });
         expect(crossA.status).toBe(400);
         const crossB = await h.api('/assets', {
           client: 'b',
@@ -1091,11 +1255,18 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         expect(await countIn(h.config.demo.tenantId)).toBe(totalA);
         expect(await countIn(TENANT_B)).toBe(totalB);
         expect(await countIn(newId())).toBe(0);
-        const [role] = await db.withTenant(TENANT_B, 'read', (tx) => tx.query('SELECT current_user AS name, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user'));
+        const [role] = await db.withTenant(TENANT_B, 'read', (tx) =>
+          tx.query('SELECT current_user AS name, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user'),
+        );
         expect(role).toEqual({ name: 'asset_service_app', rolsuper: false, rolbypassrls: false });
         // Writing another tenant's rows is refused by the policy's WITH CHECK.
         await expect(
-          db.withTenant(TENANT_B, 'write', (tx) => tx.query("INSERT INTO localities (tenant_id, id, name, created_at, updated_at) VALUES ($1, $2, 'sneaky', now(), now())", [h.config.demo.tenantId, newId()])),
+          db.withTenant(TENANT_B, 'write', (tx) =>
+            tx.query("INSERT INTO localities (tenant_id, id, name, created_at, updated_at) VALUES ($1, $2, 'sneaky', now(), now())", [
+              h.config.demo.tenantId,
+              newId(),
+            ]),
+          ),
         ).rejects.toThrow(/row-level security/);
       });
     });
@@ -1106,7 +1277,9 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const seen = new Map<string, number>();
         let total: number | undefined;
         for (let skip = 0; total === undefined || skip < total; skip += top) {
-          const body = await json(await h.api(`/maintenance-tickets${q({ $orderby: 'priority desc,createdAt', $top: String(top), $skip: String(skip), $count: 'true' })}`));
+          const body = await json(
+            await h.api(`/maintenance-tickets${q({ $orderby: 'priority desc,createdAt', $top: String(top), $skip: String(skip), $count: 'true' })}`),
+          );
           total = body.count as number;
           const page = body.value as { id: string }[];
           expect(page.length).toBe(Math.min(top, total - skip));
@@ -1123,7 +1296,10 @@ export function serviceSuite(label: string, postgresUrl?: string): void {
         const results = await Promise.all(
           ids.map(async (id, index) => {
             const created = await h.api('/localities', { method: 'POST', body: JSON.stringify({ id, name: `Parallel depot ${index}` }) });
-            const replaced = await h.api(`/localities/${id}`, { method: 'PUT', body: JSON.stringify({ name: `Parallel depot ${index} (renamed)`, country: 'NO' }) });
+            const replaced = await h.api(`/localities/${id}`, {
+              method: 'PUT',
+              body: JSON.stringify({ name: `Parallel depot ${index} (renamed)`, country: 'NO' }),
+            });
             const read = await h.api(`/localities/${id}`);
             const listed = await h.api(`/localities${q({ $filter: `id eq ${id}` })}`);
             return { created: created.status, replaced: replaced.status, read: await json(read), listed: ((await json(listed)).value as Json[]).length };

@@ -11,7 +11,13 @@ import type { Dialect, ExpandRows, JsonEntry, ParameterKind } from '../dialect.j
  * A JSON object of `entries` through an object builder (`json_build_object` and its kin): the
  * leaves of a complex value nest under its name, in the order of the select; keys are parameters.
  */
-export function jsonObjectOf(entries: readonly JsonEntry[], build: (pairs: readonly string[]) => string, collection: (column: string) => string, key: (name: string) => string, depth = 0): string {
+export function jsonObjectOf(
+  entries: readonly JsonEntry[],
+  build: (pairs: readonly string[]) => string,
+  collection: (column: string) => string,
+  key: (name: string) => string,
+  depth = 0,
+): string {
   const groups = new Map<string, JsonEntry[]>();
   for (const entry of entries) {
     const name = entry.path[depth] as string;
@@ -21,7 +27,12 @@ export function jsonObjectOf(entries: readonly JsonEntry[], build: (pairs: reado
   }
   const pairs = [...groups].map(([name, members]) => {
     const first = members[0] as JsonEntry;
-    const value = first.path.length === depth + 1 ? (first.kind === 'collection' ? collection(first.value) : first.value) : jsonObjectOf(members, build, collection, key, depth + 1);
+    const value =
+      first.path.length === depth + 1
+        ? first.kind === 'collection'
+          ? collection(first.value)
+          : first.value
+        : jsonObjectOf(members, build, collection, key, depth + 1);
     return `${key(name)}, ${value}`;
   });
   return build(pairs);
@@ -79,17 +90,24 @@ export function derivedValues(expressions: readonly string[], body: (values: rea
 export const inlineValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string => body(expressions);
 
 /** Clamped just outside Int64 with GREATEST/LEAST, and the two clamp values made null. */
-export const clampInt64 = (sql: string, below: string, above: string): string => `NULLIF(NULLIF(LEAST(GREATEST(${sql}, ${below}), ${above}), ${below}), ${above})`;
+export const clampInt64 = (sql: string, below: string, above: string): string =>
+  `NULLIF(NULLIF(LEAST(GREATEST(${sql}, ${below}), ${above}), ${below}), ${above})`;
 
 /**
  * Seconds of an ISO 8601 duration stored as text (`-P1DT2H3M4.5S`, days and time parts only, as
  * Edm.Duration has): the numbers between the designators, with the sign.
  */
-export function isoDurationSeconds(x: string, dialect: { greatest(l: string, r: string): string; double(e: string): string; withValues: Dialect['withValues'] }, find: (text: string, c: string) => string, cut: (text: string, from: string, length: string) => string): string {
+export function isoDurationSeconds(
+  x: string,
+  dialect: { greatest(l: string, r: string): string; double(e: string): string; withValues: Dialect['withValues'] },
+  find: (text: string, c: string) => string,
+  cut: (text: string, from: string, length: string) => string,
+): string {
   return dialect.withValues([x], ([v]) => {
     const t = v as string;
     const at = (c: string): string => find(t, `'${c}'`);
-    const part = (end: string, from: string): string => `(CASE WHEN ${at(end)} > 0 THEN ${dialect.double(cut(t, `${from} + 1`, `${at(end)} - ${from} - 1`))} ELSE 0 END)`;
+    const part = (end: string, from: string): string =>
+      `(CASE WHEN ${at(end)} > 0 THEN ${dialect.double(cut(t, `${from} + 1`, `${at(end)} - ${from} - 1`))} ELSE 0 END)`;
     const afterT = at('T');
     const afterH = dialect.greatest(afterT, at('H'));
     const afterM = dialect.greatest(afterH, at('M'));
@@ -139,7 +157,8 @@ export const doubleQuote = (name: string): string => (name.includes('"') ? `"${n
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
 export function exactText(value: unknown, kind: ParameterKind): unknown {
   if (kind === 'bigint' && value !== null) return String(toBigInt(value) ?? value);
-  if (kind === 'decimal' && value !== null) return typeof value === 'object' && value !== null && 'coefficient' in value ? decimalText(value as { coefficient: bigint; scale: number }) : String(value);
+  if (kind === 'decimal' && value !== null)
+    return typeof value === 'object' && value !== null && 'coefficient' in value ? decimalText(value as { coefficient: bigint; scale: number }) : String(value);
   return value;
 }
 

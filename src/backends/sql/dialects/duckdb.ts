@@ -84,12 +84,14 @@ export const duckdb: Dialect = {
   collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
   // json_group_array takes no ORDER BY (a macro): a list in order, as JSON.
-  expandMany: (rows, key) => `(SELECT COALESCE(to_json(list(sub.o ORDER BY sub.n)), CAST('[]' AS JSON)) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key))}) sub)`,
+  expandMany: (rows, key) =>
+    `(SELECT COALESCE(to_json(list(sub.o ORDER BY sub.n)), CAST('[]' AS JSON)) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key))}) sub)`,
   // The default collation compares bytes (UTF-8: code points).
   binaryEquality: true,
   binary: (e) => e,
   length: (e) => `length(${e})`,
-  substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS BIGINT))` : `substr(${t}, CAST(${from} AS BIGINT), CAST(${length} AS BIGINT))`),
+  substring: (t, from, length) =>
+    length === undefined ? `substr(${t}, CAST(${from} AS BIGINT))` : `substr(${t}, CAST(${from} AS BIGINT), CAST(${length} AS BIGINT))`,
   withValues: derivedValues,
   int64Guard: clampInt64,
   // % keeps the dividend's sign for integers and doubles alike (fmod does not, on DuckDB); integers
@@ -118,5 +120,6 @@ export const duckdb: Dialect = {
     // The driver binds a JavaScript bigint as a BIGINT only: integers travel as text, cast by the placeholder.
     return typeof value === 'bigint' ? String(value) : exactText(value, kind);
   },
-  typedPlaceholder: (p, kind, value) => `CAST(${p} AS ${kind === 'decimal' && typeof value === 'string' && /^-?\d{16,}$/.test(value) ? 'HUGEINT' : TYPES[kind]})`,
+  typedPlaceholder: (p, kind, value) =>
+    `CAST(${p} AS ${kind === 'decimal' && typeof value === 'string' && /^-?\d{16,}$/.test(value) ? 'HUGEINT' : TYPES[kind]})`,
 };

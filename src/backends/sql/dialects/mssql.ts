@@ -48,7 +48,8 @@ export const mssql: Dialect = {
   totalSeconds: (x) => mssql.durationKey(x),
   instantDifference: (later, earlier) => `(CAST(DATEDIFF_BIG(microsecond, ${earlier}, ${later}) AS DECIMAL(38, 12)) / 1000000)`,
   durationSum: (l, r, operator) => `(${l} ${operator} ${r})`,
-  toText: (x, kind) => (kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : kind === 'guid' ? `LOWER(CAST(${x} AS NVARCHAR(36)))` : `CAST(${x} AS NVARCHAR(20))`),
+  toText: (x, kind) =>
+    kind === 'date' ? `CONVERT(NVARCHAR(10), ${x}, 23)` : kind === 'guid' ? `LOWER(CAST(${x} AS NVARCHAR(36)))` : `CAST(${x} AS NVARCHAR(20))`,
   integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(38, 0))`,
   shiftInstant: (column, micros, value) =>
     `DATEADD(microsecond, ${value(Number(micros % 1_000_000n), 'integer')}, DATEADD(second, ${value(Number(micros / 1_000_000n), 'bigint')}, ${column}))`,
@@ -76,8 +77,19 @@ export const mssql: Dialect = {
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
-  durationKey: (e) => isoDurationSeconds(e, { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues }, (t, c) => `CHARINDEX(${c}, ${t})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
-  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} + ${r})`, (t, f) => `SUBSTRING(${t}, ${f}, 64)`),
+  durationKey: (e) =>
+    isoDurationSeconds(
+      e,
+      { greatest: (l, r) => `(CASE WHEN ${l} > ${r} THEN ${l} ELSE ${r} END)`, double: (x) => `CAST(${x} AS DECIMAL(38, 12))`, withValues: inlineValues },
+      (t, c) => `CHARINDEX(${c}, ${t})`,
+      (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`,
+    ),
+  negateDuration: (e) =>
+    negateIsoText(
+      e,
+      (l, r) => `(${l} + ${r})`,
+      (t, f) => `SUBSTRING(${t}, ${f}, 64)`,
+    ),
   decimalDivide: (l, r) => `(CAST(${l} AS DECIMAL(38, 18)) / ${r})`,
   double: (e) => `CAST(${e} AS float)`,
   integer: (e) => `CAST(${e} AS BIGINT)`,

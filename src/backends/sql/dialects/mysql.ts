@@ -2,7 +2,19 @@
 import { ODataError } from '../../../errors/odata-error.js';
 import type { ExpressionType } from '../../../semantic/types.js';
 import type { Dialect } from '../dialect.js';
-import { ROUNDING, clampInt64, doubleRounding, exactText, inlineValues, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, upper, utcDateTime } from './common.js';
+import {
+  ROUNDING,
+  clampInt64,
+  doubleRounding,
+  exactText,
+  inlineValues,
+  isoDurationSeconds,
+  jsonList,
+  jsonObjectOf,
+  negateIsoText,
+  upper,
+  utcDateTime,
+} from './common.js';
 
 /** The column type of a JSON_TABLE column for collection elements of `type`. */
 function jsonTableType(type: ExpressionType): string {
@@ -74,7 +86,8 @@ export const mysql: Dialect = {
   maxParameters: 65_535,
   placeholder: () => '?',
   quote: (name) => (name.includes('`') ? `\`${name.replaceAll('`', '``')}\`` : `\`${name}\``),
-  paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
+  paging: (top, skip) =>
+    top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`,
   nullsFirstByDefault: true,
   displayName: 'MySQL/MariaDB',
   notDistinct: (l, r) => `${l()} <=> ${r()}`,
@@ -95,9 +108,13 @@ export const mysql: Dialect = {
   integerAsDecimal: (x) => `CAST(${x} AS DECIMAL(65, 0))`,
   shiftInstant: (column, micros, value) => `DATE_ADD(${column}, INTERVAL ${value(micros, 'bigint')} MICROSECOND)`,
   widerIntegers: { int32: 'SIGNED', int64: 'DECIMAL(65, 0)' },
-  collectionElements: (column, alias, element: ExpressionType) => ({ source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`, value: `${alias}.v` }),
+  collectionElements: (column, alias, element: ExpressionType) => ({
+    source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`,
+    value: `${alias}.v`,
+  }),
   // JSON_EXTRACT(…, '$'): nested JSON must reach the object builders as JSON, not as a string.
-  expandOne: (rows, key) => `JSON_EXTRACT((SELECT ${jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}), '$')`,
+  expandOne: (rows, key) =>
+    `JSON_EXTRACT((SELECT ${jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}), '$')`,
   // MariaDB cannot correlate a derived table with the outer row: order and page inside JSON_ARRAYAGG.
   expandMany: (rows, key) => {
     const object = jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key);
@@ -126,7 +143,16 @@ export const mysql: Dialect = {
   modulo: (l, r, kind) => (kind === 'decimal' ? `(0 + CAST(${l} % ${r} AS DECIMAL(65, 30)))` : kind === 'integer' ? `(0 + (${l} % ${r}))` : `(${l} % ${r})`),
   listParameter: (values, kind) => jsonList(values, kind, '1e999'),
   inList: (column, p, kind) => {
-    const type = kind === 'integer' || kind === 'bigint' ? 'BIGINT' : kind === 'decimal' ? 'DECIMAL(65, 30)' : kind === 'double' ? 'DOUBLE' : kind === 'boolean' ? 'BOOLEAN' : 'LONGTEXT CHARACTER SET utf8mb4';
+    const type =
+      kind === 'integer' || kind === 'bigint'
+        ? 'BIGINT'
+        : kind === 'decimal'
+          ? 'DECIMAL(65, 30)'
+          : kind === 'double'
+            ? 'DOUBLE'
+            : kind === 'boolean'
+              ? 'BOOLEAN'
+              : 'LONGTEXT CHARACTER SET utf8mb4';
     // Strings (and enum member names) compare by bytes, as the column side already does.
     const bytes = kind === 'string' || kind === 'enum';
     const value = bytes ? 'CAST(`_j`.`v` AS BINARY)' : '`_j`.`v`';
@@ -139,8 +165,19 @@ export const mysql: Dialect = {
   orderedDouble: (e) => e,
   nanOrderKey: () => undefined,
   dateAsInstant: (e) => e,
-  durationKey: (e) => isoDurationSeconds(e, { ...mysqlNumbers, withValues: inlineValues }, (t, c) => `INSTR(${t}, ${c})`, (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`),
-  negateDuration: (e) => negateIsoText(e, (l, r) => `CONCAT(${l}, ${r})`, (t, f) => `SUBSTRING(${t}, ${f})`),
+  durationKey: (e) =>
+    isoDurationSeconds(
+      e,
+      { ...mysqlNumbers, withValues: inlineValues },
+      (t, c) => `INSTR(${t}, ${c})`,
+      (t, f, n) => `SUBSTRING(${t}, ${f}, ${n})`,
+    ),
+  negateDuration: (e) =>
+    negateIsoText(
+      e,
+      (l, r) => `CONCAT(${l}, ${r})`,
+      (t, f) => `SUBSTRING(${t}, ${f})`,
+    ),
   // 24 digits after the point and div_precision_increment's 4 give the reference's 28 (rounded half
   // away from zero, as the reference does), with 41 digits before the point.
   // Cast to DECIMAL(65, 28): compared with a double, MariaDB would divide in floating point, not
@@ -156,7 +193,10 @@ export const mysql: Dialect = {
   booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {
     // MySQL/MariaDB doubles hold no INF or NaN (the driver would write them as bare words).
-    if ((kind === 'double' || kind === 'decimal') && (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))) {
+    if (
+      (kind === 'double' || kind === 'decimal') &&
+      (value === 'INF' || value === '-INF' || value === 'NaN' || (typeof value === 'number' && !Number.isFinite(value)))
+    ) {
       throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB have no INF or NaN values', appendLocation: false });
     }
     // A DECIMAL holds 65 digits: a wider Decimal value (`cast(-1.7976931348623157e308,Edm.Decimal)`)

@@ -1,6 +1,18 @@
 /** PostgreSQL (and PGlite): arrays, intervals, `json_build_object`, typed placeholders (`$1::numeric`). */
 import type { Dialect, ParameterKind } from '../dialect.js';
-import { ROUNDING, clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, rejectNul, upper } from './common.js';
+import {
+  ROUNDING,
+  clampInt64,
+  derivedValues,
+  doubleQuote,
+  doubleRounding,
+  exactText,
+  intervalText,
+  jsonObjectOf,
+  numberedRows,
+  rejectNul,
+  upper,
+} from './common.js';
 
 /** The PostgreSQL type of each parameter kind: placeholders are cast to it (`$1::numeric`), long in-lists to its array. */
 const PG_TYPES: Readonly<Record<ParameterKind, string>> = {
@@ -73,7 +85,8 @@ export const postgres: Dialect = {
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
-  expandMany: (rows, key) => `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
+  expandMany: (rows, key) =>
+    `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
   // Deterministic collations (every built-in one) compare equal only on equal bytes.
   binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
@@ -82,14 +95,23 @@ export const postgres: Dialect = {
   length: (e) => `char_length(${e})`,
   indexOf: (t, s) => `(strpos(${t}, ${s}) - 1)`,
   // substr takes integer positions: the compiler has clamped them to 32 bits.
-  substring: (t, from, length) => (length === undefined ? `substr(${t}, CAST(${from} AS integer))` : `substr(${t}, CAST(${from} AS integer), CAST(${length} AS integer))`),
+  substring: (t, from, length) =>
+    length === undefined ? `substr(${t}, CAST(${from} AS integer))` : `substr(${t}, CAST(${from} AS integer), CAST(${length} AS integer))`,
   // GREATEST/LEAST ignore nulls here: null when one is null.
   greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
   least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,
   withValues: derivedValues,
   int64Guard: clampInt64,
   modulo: (l, r) => `mod(${l}, ${r})`,
-  listParameter: (values) => `{${values.map((v) => `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`,
+  listParameter: (values) =>
+    `{${values
+      .map(
+        (v) =>
+          `"${String(v === 'INF' ? 'Infinity' : v === '-INF' ? '-Infinity' : v)
+            .replaceAll('\\', '\\\\')
+            .replaceAll('"', '\\"')}"`,
+      )
+      .join(',')}}`,
   inList: (column, p, kind) => `${column} = ANY(CAST(${p} AS ${PG_TYPES[kind]}[]))`,
   durationKey: (e) => e,
   orderedDouble: (e) => `NULLIF(${e}, CAST('NaN' AS double precision))`,

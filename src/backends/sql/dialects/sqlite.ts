@@ -1,9 +1,21 @@
 /** SQLite: instants as fixed-width UTC text, Decimals as REAL, JSON through `json_each`. */
 import type { Dialect } from '../dialect.js';
-import { derivedValues as fencedValues, doubleQuote, exactText, isoDurationSeconds, jsonList, jsonObjectOf, negateIsoText, numberedRows, rejectNul, utcText } from './common.js';
+import {
+  derivedValues as fencedValues,
+  doubleQuote,
+  exactText,
+  isoDurationSeconds,
+  jsonList,
+  jsonObjectOf,
+  negateIsoText,
+  numberedRows,
+  rejectNul,
+  utcText,
+} from './common.js';
 
 /** SQLite's derived values: its offset needs a limit (-1: none). */
-const derivedValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string => fencedValues(expressions, body, ' LIMIT -1 OFFSET 0');
+const derivedValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string =>
+  fencedValues(expressions, body, ' LIMIT -1 OFFSET 0');
 
 const sqliteObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
 
@@ -58,7 +70,9 @@ export const sqlite: Dialect = {
   // Decimals are REAL here; an integer overflowing in arithmetic becomes REAL by itself.
   integerAsDecimal: (x) => x,
   fractionalSeconds: (x, isTime) =>
-    isTime ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)` : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
+    isTime
+      ? `(CASE WHEN length(${x}) > 9 THEN CAST('0.' || substr(${x}, 10) AS REAL) WHEN ${x} IS NULL THEN NULL ELSE 0.0 END)`
+      : `CAST('0.' || substr(${x}, 21, 12) AS REAL)`,
   totalSeconds: (x) => sqlite.durationKey(x),
   // Exactly, on the text: whole seconds through the date functions (unix seconds, integers), the 12
   // fraction digits as an integer of picoseconds with its carry. The compiler keeps the result
@@ -73,7 +87,8 @@ export const sqlite: Dialect = {
   collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
   // json(…): nested JSON must reach the object builders as JSON, not as a string.
   expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,
-  expandMany: (rows, key) => `json((SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key))}) sub))`,
+  expandMany: (rows, key) =>
+    `json((SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key))}) sub))`,
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
   binaryEquality: true,
   binary: (e) => e,
@@ -109,8 +124,19 @@ export const sqlite: Dialect = {
   nanOrderKey: () => undefined,
   // DateTimeOffset values are fixed-width UTC text (see utcText).
   dateAsInstant: (e) => `(${e} || 'T00:00:00.000000000000Z')`,
-  durationKey: (e) => isoDurationSeconds(e, sqlite, (t, c) => `instr(${t}, ${c})`, (t, f, n) => `substr(${t}, ${f}, ${n})`),
-  negateDuration: (e) => negateIsoText(e, (l, r) => `(${l} || ${r})`, (t, f) => `substr(${t}, ${f})`),
+  durationKey: (e) =>
+    isoDurationSeconds(
+      e,
+      sqlite,
+      (t, c) => `instr(${t}, ${c})`,
+      (t, f, n) => `substr(${t}, ${f}, ${n})`,
+    ),
+  negateDuration: (e) =>
+    negateIsoText(
+      e,
+      (l, r) => `(${l} || ${r})`,
+      (t, f) => `substr(${t}, ${f})`,
+    ),
   // Decimals are REAL here (and integer / integer would truncate).
   decimalDivide: (l, r) => `(CAST(${l} AS REAL) / ${r})`,
   double: (e) => `CAST(${e} AS REAL)`,
