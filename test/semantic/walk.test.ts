@@ -201,7 +201,7 @@ describe('$apply pipelines', () => {
   it('visits every transformation of nested pipelines, each before its nested ones, and stops a search at the first match', () => {
     const kinds: string[] = [];
     forEachTransformation(transformations, (t) => kinds.push(t.kind));
-    expect(kinds).toEqual(['filter', 'concat', 'compute', 'orderby', 'topcount', 'groupby', 'filter', 'aggregate', 'top']);
+    expect(kinds).toEqual(['filter', 'concat', 'compute', 'orderby', 'rank', 'groupby', 'filter', 'aggregate', 'top']);
     const tried: string[] = [];
     expect(someTransformation(transformations, (t) => (tried.push(t.kind), t.kind === 'aggregate'))).toBe(true);
     expect(tried).toEqual(kinds.slice(0, 8));
