@@ -2,16 +2,42 @@
  * One tree's side of bench/structure-compile.ts: binds the queries with that tree's `src/`, then
  * times `toSql` for every built-in dialect, `toMongo` and `compileQuery` over all of them.
  *
- *   node --import tsx bench/structure-compile-worker.ts <tree> <queries.json>
+ *   node --import tsx bench/structure-compile-worker.ts <tree> <queries.json> [bundle|tsx]
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [tree = '', queriesFile = ''] = process.argv.slice(2);
-const engine = (await import(pathToFileURL(join(tree, 'src/index.ts')).href)) as typeof import('../src/index.js');
-const { fuzzModel, FUZZ_SET } = (await import(pathToFileURL(join(tree, 'test/fixtures/fuzz-data.ts')).href)) as typeof import('../test/fixtures/fuzz-data.js');
+const [tree = '', queriesFile = '', mode = 'bundle'] = process.argv.slice(2);
+
+/**
+ * The tree's engine and the fuzzing model, as `dist/` is built (esbuild, one bundle, no `keepNames`:
+ * tsx would wrap every closure in a naming call) or, with mode `tsx`, through tsx.
+ */
+async function load(): Promise<typeof import('../src/index.js') & typeof import('../test/fixtures/fuzz-data.js')> {
+  const entry = `export * from './src/index.ts';\nexport { fuzzModel, FUZZ_SET } from './test/fixtures/fuzz-data.ts';\n`;
+  if (mode === 'tsx') {
+    const [engine, data] = await Promise.all([import(pathToFileURL(join(tree, 'src/index.ts')).href), import(pathToFileURL(join(tree, 'test/fixtures/fuzz-data.ts')).href)]);
+    return { ...engine, ...data };
+  }
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    stdin: { contents: entry, resolveDir: tree, sourcefile: 'structure-entry.ts', loader: 'ts' },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'es2022',
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]!.text;
+  return import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+}
+
+const loaded = await load();
+const engine = loaded;
+const { fuzzModel, FUZZ_SET } = loaded;
 const texts = JSON.parse(readFileSync(queriesFile, 'utf8')) as string[];
 
 const bound = texts.flatMap((text) => {

@@ -6,7 +6,9 @@
  * the same run. The queries are 400 random ones (300 typed `$filter`/`$orderby`/… queries and 100
  * `$apply` pipelines, a fixed seed) over the fuzzing model, generated once by this tree.
  *
- *   npx tsx bench/structure-compile.ts --before <tree> [--after <tree>] [--rounds 6]
+ *   npx tsx bench/structure-compile.ts --before <tree> [--after <tree>] [--rounds 6] [--tsx] [--record]
+ *
+ * Each tree runs bundled by esbuild as `dist/` is built (no `keepNames`), or with `--tsx` through tsx.
  *
  * A tree is a checkout with its own src/ (a git worktree at the old commit). Writes the
  * `structure-compile` section of bench/RESULTS.md.
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     after: { type: 'string', default: resolve(new URL('..', import.meta.url).pathname) },
     rounds: { type: 'string', default: '6' },
     record: { type: 'boolean', default: false },
+    tsx: { type: 'boolean', default: false },
   },
 });
 if (values.before === undefined) throw new Error('usage: structure-compile.ts --before <tree> [--after <tree>] [--rounds N] [--record]');
@@ -82,7 +85,7 @@ const rows = targets.map((target) => {
 const body = `## Compile latency across a restructuring (bench/structure-compile.ts)
 
 - Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average ${load.map((l) => l.toFixed(2)).join(' → ')}
-- Trees: before \`${trees.before}\`, after \`${trees.after}\`; ${rounds} rounds, the two trees' children alternating (each child: warm-up, then the median of 5 timed passes over every query)
+- Trees: before \`${trees.before}\`, after \`${trees.after}\`; ${rounds} rounds, the two trees' children alternating (each child: warm-up, then the median of 5 timed passes over every query; ${values.tsx ? 'src/ through tsx' : 'src/ bundled by esbuild as dist/ is built'})
 - Queries: 400 (300 typed queries, 100 \`$apply\` pipelines; fast-check seed 27) over the fuzzing model, bound once per child; "compiled/refused" counts what compiles and what the target refuses (\`unsupported_feature\` and the like), which must match between the trees; "same output" counts the queries whose compiled form (statement and parameters, pipeline, or the refusal's code and message) is identical in both trees (the memory closures are not compared)
 
 | target | before µs/query | after µs/query | after/before (min–max over rounds) | before compiled/refused | after compiled/refused | same output |

@@ -13,9 +13,9 @@ import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
+import type { ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
-import { parseDate, parseDuration, parseInstant } from '../../util/temporal.js';
+import { parseDate, parseInstant } from '../../util/temporal.js';
 import {
   collectionOf,
   escapeRegex,
@@ -31,10 +31,10 @@ import {
 } from './mapping.js';
 import { functionValue } from './functions.js';
 import { castOrIsof } from './casts.js';
+import { arithmetic, calendarDate, inRange, isDuration, isNumber, isPrimitive, type ArithmeticContext } from './arithmetic.js';
 
-/** The first and the last instant of the years 1 to 9999 (BSON dates hold whole milliseconds). */
-const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
-const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
+export { isDuration } from './arithmetic.js';
+
 /** 400 Gregorian years: 146 097 days, in milliseconds. */
 const GREGORIAN_CYCLE_MS = 146_097 * 86_400_000;
 
@@ -224,7 +224,7 @@ export class MongoExpressionCompiler {
           case 'div':
           case 'divby':
           case 'mod':
-            return this.arithmetic(node.operator, node, frame);
+            return arithmetic(node.operator, node, this.arithmeticContext(frame));
           case 'has': {
             // Stored as member names: every bit of the literal is carried by a member among them.
             const flags = node.operandType.kind === 'enum' && node.operandType.type.isFlags ? node.operandType.type : undefined;
@@ -241,7 +241,7 @@ export class MongoExpressionCompiler {
         if (node.operator === 'negate') {
           if (node.operand.kind === 'literal' && node.operand.value === null) return null;
           if (!isNumber(node.type)) this.fail('negating this type', node);
-          return this.nullSafe([this.value(node.operand, frame)], ([x]) => this.inRange({ $subtract: [0, x] }, node.type));
+          return this.nullSafe([this.value(node.operand, frame)], ([x]) => inRange({ $subtract: [0, x] }, node.type, this.arithmeticContext(frame)));
         }
         return this.booleanValue(node, frame);
       case 'in':
@@ -589,102 +589,16 @@ export class MongoExpressionCompiler {
     return { $or: [{ $and: [isNull(a), isNull(b)] }, strict] };
   }
 
-  private arithmetic(operator: 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod', node: Extract<BoundExpression, { kind: 'binary' }>, frame: Frame): Aggregation {
-    // Arithmetic with null is null (whatever the other operand's type).
-    const isNullLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && n.value === null;
-    if (node.type.kind === 'null' || isNullLiteral(node.left) || isNullLiteral(node.right)) return null;
-    if (node.type.kind === 'primitive' && node.type.name === 'Edm.DateTimeOffset' && (operator === 'add' || operator === 'sub')) {
-      // A Date plus or minus a constant duration, in milliseconds (what a BSON date holds).
-      const durationLiteral = (n: BoundExpression): boolean => n.kind === 'literal' && isDuration(n.type) && n.value !== null;
-      const [instant, duration] = durationLiteral(node.right)
-        ? [node.left, node.right]
-        : operator === 'add' && durationLiteral(node.left)
-          ? [node.right, node.left]
-          : [undefined, undefined];
-      if (instant === undefined || duration === undefined) {
-        // A computed duration (a property, a case): its seconds, in whole milliseconds.
-        const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
-        if (!isDuration(span.type) || !isPrimitive(date.type, 'Edm.DateTimeOffset')) return this.fail('date arithmetic with these operands', node);
-        // A literal the computed duration may be (`case(c:duration'PT0.0001S',…)`) that a BSON date cannot add exactly.
-        if (mayBeFinerThanMillisecond(span)) return this.fail('durations finer than a millisecond', node);
-        return this.nullSafe([this.value(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
-          // Whole milliseconds rounded down, as instant literals are stored (a stored duration: see DEVIATIONS).
-          const ms = { $toLong: { $floor: { $multiply: [seconds, operator === 'sub' ? -1000 : 1000] } } };
-          return this.inCalendar({ $add: [x, ms] });
-        });
-      }
-      if (duration.kind !== 'literal') return this.fail('date arithmetic with a duration that is not a literal', node);
-      const picos = parseDuration(duration.value);
-      if (picos === undefined || picos % 1_000_000_000n !== 0n) return this.fail('durations finer than a millisecond', node);
-      const ms = Number((operator === 'sub' ? -picos : picos) / 1_000_000_000n);
-      return this.nullSafe([this.value(instant, frame)], ([x]) => this.inCalendar({ $add: [x, ms] }));
-    }
-    if (isPrimitive(node.type, 'Edm.Date') && (operator === 'add' || operator === 'sub')) {
-      // A Date plus or minus a duration: the calendar day (in UTC) of its midnight moved by the duration.
-      const [date, span] = isDuration(node.right.type) ? [node.left, node.right] : [node.right, node.left];
-      if (!isPrimitive(date.type, 'Edm.Date') || !isDuration(span.type)) return this.fail('date arithmetic with these operands', node);
-      return this.nullSafe([this.dateInstant(date, frame), this.durationValue(span, frame)], ([x, seconds]) => {
-        const ms = { $toLong: { $floor: { $multiply: [seconds, operator === 'sub' ? -1000 : 1000] } } };
-        return this.nullSafe([this.inCalendar({ $add: [x, ms] })], ([moved]) => this.calendarDate(moved as string));
-      });
-    }
-    if (!isNumber(node.type)) return this.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
-    const integer = isIntegerType(node.type);
-    return this.nullSafe([this.value(node.left, frame), this.value(node.right, frame)], ([x, y]) => {
-      // A zero divisor gives null (MongoDB would fail the whole query).
-      const divided = (quotient: Aggregation): Aggregation => ({ $cond: [{ $eq: [y, 0] }, null, quotient] });
-      // A non-finite result of finite operands (an overflow) is null too.
-      const finite = (result: Aggregation): Aggregation => (integer ? result : this.finiteOrNull(result, [x, y]));
-      switch (operator) {
-        case 'add':
-          return finite(this.inRange({ $add: [x, y] }, node.type));
-        case 'sub':
-          return finite(this.inRange({ $subtract: [x, y] }, node.type));
-        case 'mul':
-          return finite(this.inRange({ $multiply: [x, y] }, node.type));
-        case 'mod':
-          // Double: a - b·trunc(a/b), as the reference and the SQL dialects compute it ($mod is fmod).
-          if (isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single'))
-            return divided(finite({ $subtract: [x, { $multiply: [y, { $trunc: [{ $divide: [x, y] }] }] }] }));
-          return divided({ $mod: [x, y] });
-        case 'divby':
-          return divided(finite({ $divide: [x, y] }));
-        default:
-          // Integer division truncates toward zero; an Int64 quotient in Decimal128, exact (a double
-          // quotient would round beyond 2^53; MongoDB has no integer division).
-          if (!integer) return divided(finite({ $divide: [x, y] }));
-          return divided(this.inRange({ $trunc: [{ $divide: [isPrimitive(node.type, 'Edm.Int64') ? { $toDecimal: x } : x, y] }] }, node.type));
-      }
-    });
-  }
-
-  /**
-   * A computed instant, or null outside the years 1 to 9999 (a failed operation, as in the
-   * reference and the SQL dialects; MongoDB's dates go further).
-   */
-  private inCalendar(instant: Aggregation): Aggregation {
-    const name = `c${this.letCount++}`;
-    const ref = `$$${name}`;
-    return { $let: { vars: { [name]: instant }, in: { $cond: [{ $and: [{ $gte: [ref, FIRST_INSTANT] }, { $lte: [ref, LAST_INSTANT] }] }, ref, null] } } };
-  }
-
-  /** `result`, or null when it is infinite or NaN while every operand is finite. */
-  private finiteOrNull(result: Aggregation, operands: readonly Aggregation[]): Aggregation {
-    const name = `f${this.letCount++}`;
-    const ref = `$$${name}`;
-    const finite = (v: Aggregation): Aggregation => ({ $and: [{ $ne: [v, NaN] }, { $ne: [v, Infinity] }, { $ne: [v, -Infinity] }] });
-    return { $let: { vars: { [name]: result }, in: { $cond: [{ $and: [{ $not: [finite(ref)] }, ...operands.map(finite)] }, null, ref] } } };
-  }
-
-  /**
-   * An Int64 result outside the Int64 range is null (MongoDB would give a double), as every
-   * backend does. Int32 and smaller are computed one size wider, so they cannot overflow.
-   */
-  private inRange(result: Aggregation, type: ExpressionType): Aggregation {
-    if (type.kind !== 'primitive' || type.name !== 'Edm.Int64') return result;
-    const name = `r${this.letCount++}`;
-    const ref = `$$${name}`;
-    return { $let: { vars: { [name]: result }, in: { $cond: [{ $or: [{ $gte: [ref, INT64_LIMIT] }, { $lt: [ref, -INT64_LIMIT] }] }, null, ref] } } };
+  /** What arithmetic and dates (arithmetic.ts) need of this compiler, in `frame`. */
+  private arithmeticContext(frame: Frame): ArithmeticContext {
+    return {
+      value: (node) => this.value(node, frame),
+      nullSafe: (args, build) => this.nullSafe(args, build),
+      letName: (letter) => `${letter}${this.letCount++}`,
+      durationValue: (node) => this.durationValue(node, frame),
+      dateInstant: (node) => this.dateInstant(node, frame),
+      fail: (what, at) => this.fail(what, at),
+    };
   }
 
   /** A canonical function (functions.ts). */
@@ -697,7 +611,7 @@ export class MongoExpressionCompiler {
       nullSafe: (args, build) => this.nullSafe(args, build),
       path: (path) => this.path(path, frame),
       durationValue: (arg) => this.durationValue(arg, frame),
-      calendarDate: (instant) => this.calendarDate(instant),
+      calendarDate: (instant) => calendarDate(instant, this.arithmeticContext(frame)),
       castOrIsof: () =>
         castOrIsof(node, {
           value: (arg) => this.value(arg, frame),
@@ -709,54 +623,12 @@ export class MongoExpressionCompiler {
       fail: (what, at) => this.fail(what, at),
     });
   }
-
-  /**
-   * The calendar day (UTC) of an instant as Date text, from its year, month and day (MongoDB's
-   * `$dateToString` fails outside the years 0000–9999; the reference writes `10000-01-01`).
-   */
-  private calendarDate(instant: Aggregation): Aggregation {
-    const id = this.letCount++;
-    const [y, m, d] = [`y${id}`, `m${id}`, `d${id}`];
-    // Zero-padded to `width` digits (n >= 0).
-    const padded = (n: Aggregation, width: number): Aggregation => {
-      const text = { $concat: ['000', { $toString: n }] };
-      return { $cond: [{ $gte: [n, 10 ** (width - 1)] }, { $toString: n }, { $substrCP: [text, { $subtract: [{ $strLenCP: text }, width] }, width] }] };
-    };
-    const year = { $cond: [{ $lt: [`$$${y}`, 0] }, { $concat: ['-', padded({ $subtract: [0, `$$${y}`] }, 4)] }, padded(`$$${y}`, 4)] };
-    return {
-      $let: {
-        vars: { [y]: { $year: instant }, [m]: { $month: instant }, [d]: { $dayOfMonth: instant } },
-        in: { $concat: [year, '-', padded(`$$${m}`, 2), '-', padded(`$$${d}`, 2)] },
-      },
-    };
-  }
 }
 
 /** An ISO 8601 day-time duration: sign, days, hours, minutes, seconds with a fraction. */
 const DURATION_PATTERN = '^(-)?P(?:(\\d+)D)?(?:T(?:(\\d+)H)?(?:(\\d+)M)?(?:(\\d+(?:\\.\\d+)?)S)?)?$';
 
 const FLIPPED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const satisfies Record<Comparison, Comparison>;
-
-/**
- * Whether a Duration-valued expression may take the value of a literal with a fraction finer than
- * a millisecond: the literal itself, a `case` branch, an operand of duration arithmetic.
- */
-function mayBeFinerThanMillisecond(node: BoundExpression): boolean {
-  switch (node.kind) {
-    case 'literal': {
-      const picos = isDuration(node.type) && typeof node.value === 'string' ? parseDuration(node.value) : undefined;
-      return picos !== undefined && picos % 1_000_000_000n !== 0n;
-    }
-    case 'case':
-      return node.branches.some((branch) => mayBeFinerThanMillisecond(branch.then));
-    case 'unary':
-      return mayBeFinerThanMillisecond(node.operand);
-    case 'binary':
-      return isDuration(node.type) && (mayBeFinerThanMillisecond(node.left) || mayBeFinerThanMillisecond(node.right));
-    default:
-      return false;
-  }
-}
 
 /** Whether an instant literal has a fraction of a second finer than a millisecond. */
 export function subMillisecond(value: unknown): boolean {
@@ -769,10 +641,6 @@ export function fiveDigitYear(text: string): string {
   return /^\d{4}-/.test(text) ? `0${text}` : text;
 }
 
-function isPrimitive(type: ExpressionType, name: string): boolean {
-  return type.kind === 'primitive' && type.name === name;
-}
-
 /** A Date compared with a DateTimeOffset: the Date is its midnight in UTC. */
 export function mixesDates(left: ExpressionType, right: ExpressionType): boolean {
   return (
@@ -780,19 +648,6 @@ export function mixesDates(left: ExpressionType, right: ExpressionType): boolean
   );
 }
 
-export function isDuration(type: ExpressionType): boolean {
-  return type.kind === 'primitive' && type.name === 'Edm.Duration';
-}
-
-/** 2^63: Int64 values are below it and at least its negation (a double, exact). */
-const INT64_LIMIT = 2 ** 63;
-
 function isNaNLiteral(node: BoundExpression): boolean {
   return node.kind === 'literal' && typeof node.value === 'number' && Number.isNaN(node.value);
-}
-
-function isNumber(type: ExpressionType): boolean {
-  return (
-    type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64', 'Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(type.name)
-  );
 }
