@@ -18,7 +18,10 @@ const [tree = '', queriesFile = '', mode = 'bundle'] = process.argv.slice(2);
 async function load(): Promise<typeof import('../src/index.js') & typeof import('../test/fixtures/fuzz-data.js')> {
   const entry = `export * from './src/index.ts';\nexport { fuzzModel, FUZZ_SET } from './test/fixtures/fuzz-data.ts';\n`;
   if (mode === 'tsx') {
-    const [engine, data] = await Promise.all([import(pathToFileURL(join(tree, 'src/index.ts')).href), import(pathToFileURL(join(tree, 'test/fixtures/fuzz-data.ts')).href)]);
+    const [engine, data] = await Promise.all([
+      import(pathToFileURL(join(tree, 'src/index.ts')).href),
+      import(pathToFileURL(join(tree, 'test/fixtures/fuzz-data.ts')).href),
+    ]);
     return { ...engine, ...data };
   }
   const esbuild = await import('esbuild');
