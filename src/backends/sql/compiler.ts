@@ -495,11 +495,6 @@ export class SqlCompiler {
   }
 
   /**
-   * An integer operand of add, sub, mul or negate in a wider type, so that the result is the
-   * exact one the reference computes instead of an overflow error: Int32 and smaller in 64 bits,
-   * Int64 as an exact decimal (SQLite's integers are 64-bit already; beyond that it gives a REAL).
-   */
-  /**
    * An Int64 result, or null outside 64 bits (computed one size wider, see `widened`):
    * clamped just outside the range, and the two clamp values made null.
    */
@@ -545,6 +540,11 @@ export class SqlCompiler {
     });
   }
 
+  /**
+   * An integer operand of add, sub, mul or negate in a wider type, so that the result is the
+   * exact one the reference computes instead of an overflow error: Int32 and smaller in 64 bits,
+   * Int64 as an exact decimal (SQLite's integers are 64-bit already; beyond that it gives a REAL).
+   */
   private widened(sql: string, type: ExpressionType, node?: Extract<BoundExpression, { kind: 'binary' }>): string {
     // An Int32 result is exact, not range-checked (as in the reference): one computed from another
     // (`(a mul b) mul c`, up to 2^77) needs Int64's wider type, not 64 bits.
