@@ -604,7 +604,8 @@ export function judge(
     findingClass = 'database error';
     detail = describe(actual.error);
   } else if (expected.kind === 'rows' && actual.kind === 'rows') {
-    const difference = compareResults(query, expected.result, actual.result, { ordered: orderIsDefined(query) }) ?? compareJson(query, expected.result, actual.result);
+    const difference =
+      compareResults(query, expected.result, actual.result, { ordered: orderIsDefined(query) }) ?? compareJson(query, expected.result, actual.result);
     if (difference === undefined) return {};
     findingClass = 'row disagreement';
     detail = difference;

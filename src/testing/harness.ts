@@ -35,7 +35,6 @@ export interface BackendResult {
   readonly json?: readonly Record<string, unknown>[];
 }
 
-
 /** Runs a bound query on a backend that holds `rows` in the entity set. */
 export type BackendRunner = (query: BoundQuery, rows: readonly TestRow[]) => Promise<BackendResult> | BackendResult;
 
