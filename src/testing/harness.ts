@@ -12,7 +12,7 @@ import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { fromReference } from '../semantic/types.js';
-import { compareComputed, compareStructured } from './compare-values.js';
+import { compareComputed, compareStructured, type FormCheck } from './compare-values.js';
 import { modelQueryArbitrary, rowsArbitrary, type TestRow } from './model-arbitraries.js';
 
 /** What a backend returns for a query: the rows, and the count when `$count=true`. */
@@ -26,6 +26,13 @@ export interface BackendResult {
    * gives (a `Date`, digit strings, 0/1) or as OData JSON (`readSqlRows`), compared by their types.
    */
   readonly forms?: 'storage';
+  /**
+   * The OData JSON records a user gets for these rows (`readSqlRows`), when the backend has them:
+   * then the differential runner compares them too, with the reference's rows through `jsonRecord`
+   * (both with `IEEE754Compatible=true`), value by value in the same JSON form (a string where the
+   * reference's record has a string, a number where it has a number).
+   */
+  readonly json?: readonly Record<string, unknown>[];
 }
 
 /** Runs a bound query on a backend that holds `rows` in the entity set. */
@@ -77,7 +84,7 @@ function compareKeyless(
   actual: readonly Row[],
   where: string,
   ordered: boolean,
-  storage: boolean,
+  storage: FormCheck,
 ): string | undefined {
   const type = rowType(options);
   const show = (row: Row): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}` : v));
@@ -134,11 +141,16 @@ export interface CompareOptions {
    * the result). Expanded rows follow the same default.
    */
   readonly ordered?: boolean;
+  /**
+   * `'json'`: both results are OData JSON records, compared in the reference's JSON forms too;
+   * `'json-decimal-as-double'`: so, with Decimals equal at double precision (see {@link FormCheck}).
+   */
+  readonly forms?: 'json' | 'json-decimal-as-double';
 }
 
 /** Describes the first difference between a backend's result and the reference's, or `undefined`. */
 export function compareResults(query: BoundQuery, expected: BackendResult, actual: BackendResult, options: CompareOptions = {}): string | undefined {
-  const storage = actual.forms === 'storage';
+  const storage: FormCheck = options.forms ?? actual.forms === 'storage';
   const rows = compareRows(query, expected.value, actual.value, '', options.ordered, storage);
   return rows ?? (expected.count !== actual.count ? `count differs: expected ${expected.count}, got ${actual.count}` : undefined);
 }
@@ -149,7 +161,7 @@ function compareRows(
   actual: readonly Row[],
   where: string,
   ordered = orderIsDefined(options),
-  storage = false,
+  storage: FormCheck = false,
 ): string | undefined {
   if (rowType(options).key.length === 0) return compareKeyless(options, expected, actual, where, ordered, storage);
   const left = keys(expected, options, ordered);

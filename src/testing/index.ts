@@ -28,6 +28,7 @@ export {
   DEVIATION_EXCEPTIONS,
   DatabaseError,
   differentialSettings,
+  compareJson,
   judge,
   orderIsDefined,
   queryExpressions,

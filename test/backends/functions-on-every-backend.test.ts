@@ -224,7 +224,9 @@ describe('functions once refused, on every engine', () => {
         else expect(outcome?.kind, `${target.name}: ${show(outcome)}`).toBe('rows');
       }
       expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail}`)).toEqual([]);
-      expect(result.excused.size).toBe(refusedOnSqlite && targets.some((t) => /sqlite/i.test(t.name)) ? 1 : 0);
+      // SQLite and DuckDB write the long Decimal of a returned row with its stored double's digits (readSqlRows's JSON).
+      const excused = [...result.excused].filter(([target, name]) => !(name === 'decimal-json-as-double' && /sqlite|duckdb/i.test(target)));
+      expect(excused.length).toBe(refusedOnSqlite && targets.some((t) => /sqlite/i.test(t.name)) ? 1 : 0);
     });
   }
 });

@@ -279,7 +279,8 @@ describe('differential fuzzing on every backend', () => {
     const sqlite = (opened?.targets ?? []).find((t) => /sqlite/i.test(t.name));
     expect(sqlite).toBeDefined();
     expect(result.excused.get(sqlite?.name ?? '')).toBe('case-mapping-outside-ascii');
-    expect([...result.excused.keys()].filter((name) => !/sqlite/i.test(name))).toEqual([]);
+    // DuckDB's OData JSON has the row's long Decimal with a double's digits (stored as a double).
+    expect([...result.excused].filter(([name]) => !/sqlite/i.test(name))).toEqual([['DuckDB', 'decimal-json-as-double']]);
   });
 
   it(`${QUERIES} seeded queries: every target gives the reference's rows or its ODataError`, async () => {
