@@ -45,6 +45,7 @@ export type {
   StructuredType,
   EnumType,
   Property,
+  PropertyFacets,
   NavigationProperty,
   TypeReference,
   Capabilities,

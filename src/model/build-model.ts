@@ -13,6 +13,7 @@ import {
   type Model,
   type NavigationProperty,
   type Property,
+  type PropertyFacets,
   type StructuredType,
   type TypeReference,
 } from './model.js';
@@ -26,6 +27,7 @@ export interface PropertySpec {
   readonly filterable?: boolean;
   readonly sortable?: boolean;
   readonly selectable?: boolean;
+  readonly facets?: PropertyFacets;
 }
 
 export interface NavigationSpec {
@@ -206,6 +208,7 @@ export function buildModel(spec: ModelSpec): Model {
         filterable: p.filterable ?? true,
         sortable: p.sortable ?? true,
         selectable: p.selectable ?? true,
+        ...(p.facets === undefined ? {} : { facets: p.facets }),
       });
     }
   }

@@ -66,6 +66,11 @@ function propertyJson(property: Property, used: Set<string>): CsdlJsonObject {
   if (type !== 'Edm.String') put(result, '$Type', type);
   if (property.collection) put(result, '$Collection', true);
   if (property.nullable) put(result, '$Nullable', true);
+  const facets = property.facets;
+  if (facets?.maxLength !== undefined) put(result, '$MaxLength', facets.maxLength);
+  if (facets?.precision !== undefined) put(result, '$Precision', facets.precision);
+  if (facets?.scale !== undefined) put(result, '$Scale', facets.scale);
+  if (facets?.srid !== undefined) put(result, '$SRID', facets.srid);
   // Core.Permissions None: the property can be neither selected, filtered nor sorted.
   if (!property.selectable && !property.filterable && !property.sortable) {
     used.add(CORE);

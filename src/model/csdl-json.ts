@@ -3,7 +3,7 @@
  * returns) into a {@link Model}, with the Capabilities vocabulary annotations that restrict
  * queries per entity set.
  */
-import type { Capabilities, Model } from './model.js';
+import type { Capabilities, Model, PropertyFacets } from './model.js';
 import {
   buildModel,
   modelError,
@@ -138,6 +138,22 @@ function mergeCapabilities(a: Partial<Capabilities>, b: Partial<Capabilities>): 
   return { ...a, ...b };
 }
 
+/** The type facets of a property (`$MaxLength`, `$Precision`, `$Scale`, `$SRID`), when it declares any. */
+function facetsOf(member: JsonObject): PropertyFacets | undefined {
+  const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
+  const maxLength = count(member.$MaxLength);
+  const precision = count(member.$Precision);
+  const scale = member.$Scale === 'variable' || member.$Scale === 'floating' ? member.$Scale : count(member.$Scale);
+  const srid = member.$SRID === 'variable' ? member.$SRID : count(member.$SRID);
+  if (maxLength === undefined && precision === undefined && scale === undefined && srid === undefined) return undefined;
+  return {
+    ...(maxLength === undefined ? {} : { maxLength }),
+    ...(precision === undefined ? {} : { precision }),
+    ...(scale === undefined ? {} : { scale }),
+    ...(srid === undefined ? {} : { srid }),
+  };
+}
+
 function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, element: JsonObject, resolveTerm: (term: string) => string): StructuredTypeSpec {
   const properties: PropertySpec[] = [];
   const navigation: NavigationSpec[] = [];
@@ -164,7 +180,14 @@ function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, eleme
     } else {
       // Core.Permissions None hides a property; such a property cannot be selected.
       const permissions = annotationsOf(member, resolveTerm).get(`${CORE}.Permissions`);
-      properties.push({ name, type: fullType, nullable, ...(permissions === 'None' ? { selectable: false, filterable: false, sortable: false } : {}) });
+      const facets = facetsOf(member);
+      properties.push({
+        name,
+        type: fullType,
+        nullable,
+        ...(permissions === 'None' ? { selectable: false, filterable: false, sortable: false } : {}),
+        ...(facets === undefined ? {} : { facets }),
+      });
     }
   }
   const key = Array.isArray(element.$Key)

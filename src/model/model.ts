@@ -79,6 +79,20 @@ export interface Property {
   readonly filterable: boolean;
   readonly sortable: boolean;
   readonly selectable: boolean;
+  /**
+   * The type facets CSDL declares for the property (CSDL 7.2), kept so that a model read from
+   * metadata is written back with them; absent when none is declared. The engine does not
+   * enforce them on values.
+   */
+  readonly facets?: PropertyFacets;
+}
+
+/** Type facets of a property (CSDL JSON `$MaxLength`, `$Precision`, `$Scale`, `$SRID`). */
+export interface PropertyFacets {
+  readonly maxLength?: number;
+  readonly precision?: number;
+  readonly scale?: number | 'variable' | 'floating';
+  readonly srid?: number | 'variable';
 }
 
 /** A navigation property. */

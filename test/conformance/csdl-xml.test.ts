@@ -59,6 +59,26 @@ describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', ()
     }
   });
 
+  it.each(SERVICES)('%s: every type facet of a property (MaxLength, Precision, Scale, SRID) is in the model and written back', (file) => {
+    const text = read(file);
+    const model = modelFromCsdlXml(text);
+    // Each property object once (a derived type's map also holds its base type's properties).
+    const properties = new Set([...model.types.values()].flatMap((t) => (t.kind === 'enum' ? [] : [...t.properties.values()])));
+    const inModel = (facet: 'maxLength' | 'precision' | 'scale' | 'srid'): number => [...properties].filter((p) => p.facets?.[facet] !== undefined).length;
+    // A census of the text: the attribute on <Property> elements (MaxLength="max" is no length).
+    const census = (attribute: string, value = '[^"]+'): number => count(text, new RegExp(`<Property\\s[^>]*\\b${attribute}="${value}"`, 'g'));
+    const expected = { maxLength: census('MaxLength', '\\d+'), precision: census('Precision'), scale: census('Scale'), srid: census('SRID') };
+    expect({ maxLength: inModel('maxLength'), precision: inModel('precision'), scale: inModel('scale'), srid: inModel('srid') }).toEqual(expected);
+    const written = csdlXmlFromModel(model);
+    const writtenCensus = (attribute: string, value = '[^"]+'): number => count(written, new RegExp(`<Property\\s[^>]*\\b${attribute}="${value}"`, 'g'));
+    expect({
+      maxLength: writtenCensus('MaxLength', '\\d+'),
+      precision: writtenCensus('Precision'),
+      scale: writtenCensus('Scale'),
+      srid: writtenCensus('SRID'),
+    }).toEqual(expected);
+  });
+
   it.each(SERVICES)(
     '%s: XML → model → JSON → model, and model → XML → model, give the same model',
     (file) => {

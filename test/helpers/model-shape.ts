@@ -40,6 +40,7 @@ export function modelShape(model: Model): unknown {
                 filterable: p.filterable,
                 sortable: p.sortable,
                 selectable: p.selectable,
+                facets: p.facets,
               }))
               .sort((a, b) => a.name.localeCompare(b.name)),
             navigation: [...type.navigation.values()]
