@@ -47,6 +47,8 @@ export interface StructuredTypeSpec {
   readonly name: string;
   readonly baseType?: string;
   readonly open?: boolean;
+  readonly abstract?: boolean;
+  readonly hasStream?: boolean;
   readonly key?: readonly string[];
   readonly properties: readonly PropertySpec[];
   readonly navigation: readonly NavigationSpec[];
@@ -85,6 +87,8 @@ interface MutableStructured {
   baseType: StructuredType | undefined;
   derivedTypes: StructuredType[];
   open: boolean;
+  abstract?: true;
+  hasStream?: true;
   key: readonly string[];
   properties: InheritedMap<Property>;
   navigation: InheritedMap<NavigationProperty>;
@@ -127,6 +131,8 @@ export function buildModel(spec: ModelSpec): Model {
       baseType: undefined,
       derivedTypes: [],
       open: s.open ?? false,
+      ...(s.abstract === true ? { abstract: true as const } : {}),
+      ...(s.hasStream === true ? { hasStream: true as const } : {}),
       key: s.key ?? [],
       properties: new InheritedMap<Property>(undefined),
       navigation: new InheritedMap<NavigationProperty>(undefined),

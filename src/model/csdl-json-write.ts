@@ -97,6 +97,8 @@ function structuredJson(type: StructuredType, used: Set<string>): CsdlJsonObject
   const result: CsdlJsonObject = { $Kind: type.kind === 'entity' ? 'EntityType' : 'ComplexType' };
   if (base !== undefined) put(result, '$BaseType', base.qualifiedName);
   if (type.open && base?.open !== true) put(result, '$OpenType', true);
+  if (type.abstract === true) put(result, '$Abstract', true);
+  if (type.hasStream === true) put(result, '$HasStream', true);
   // A derived type inherits its base type's key (the same array); only a key of its own is written.
   if (type.kind === 'entity' && type.key.length > 0 && type.key !== base?.key) put(result, '$Key', [...type.key]);
   // Inherited members are the base type's own objects: only the declared ones are written here.

@@ -198,6 +198,8 @@ function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, eleme
     name: qualifiedName,
     ...(typeof element.$BaseType === 'string' ? { baseType: element.$BaseType } : {}),
     ...(element.$OpenType === true ? { open: true } : {}),
+    ...(element.$Abstract === true ? { abstract: true } : {}),
+    ...(element.$HasStream === true ? { hasStream: true } : {}),
     ...(key === undefined ? {} : { key }),
     properties,
     navigation,

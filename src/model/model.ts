@@ -118,6 +118,10 @@ export interface StructuredType {
   /** The types whose base type this one is. */
   readonly derivedTypes: readonly StructuredType[];
   readonly open: boolean;
+  /** `Abstract` in CSDL (no instance is of this very type); present, as `true`, only when declared. */
+  readonly abstract?: true;
+  /** `HasStream` in CSDL (a media entity type); present, as `true`, only when declared. */
+  readonly hasStream?: true;
   /** Key property names (entity types; inherited from the base type when absent). */
   readonly key: readonly string[];
   /**

@@ -79,6 +79,17 @@ describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', ()
     }).toEqual(expected);
   });
 
+  it.each(SERVICES)('%s: Abstract and HasStream of every type are in the model and written back', (file) => {
+    const text = read(file);
+    const model = modelFromCsdlXml(text);
+    const types = [...model.types.values()].flatMap((t) => (t.kind === 'enum' ? [] : [t]));
+    const census = (xml: string, attribute: string): number => count(xml, new RegExp(`<(EntityType|ComplexType)\\s[^>]*\\b${attribute}="true"`, 'g'));
+    const expected = { abstract: census(text, 'Abstract'), hasStream: census(text, 'HasStream') };
+    expect({ abstract: types.filter((t) => t.abstract === true).length, hasStream: types.filter((t) => t.hasStream === true).length }).toEqual(expected);
+    const written = csdlXmlFromModel(model);
+    expect({ abstract: census(written, 'Abstract'), hasStream: census(written, 'HasStream') }).toEqual(expected);
+  });
+
   it.each(SERVICES)(
     '%s: XML → model → JSON → model, and model → XML → model, give the same model',
     (file) => {

@@ -30,6 +30,8 @@ export function modelShape(model: Model): unknown {
             baseType: type.baseType?.qualifiedName,
             derived: type.derivedTypes.map((t) => t.qualifiedName).sort(),
             open: type.open,
+            abstract: type.abstract,
+            hasStream: type.hasStream,
             key: type.key,
             properties: [...type.properties.values()]
               .map((p) => ({
