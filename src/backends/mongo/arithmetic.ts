@@ -4,7 +4,7 @@
  * within the years 1 to 9999, and a calendar day as Date text.
  */
 import type { BoundExpression } from '../../semantic/bound-ast.js';
-import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
+import { isIntegerType, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { parseDuration } from '../../util/temporal.js';
 
 type Aggregation = unknown;
@@ -31,18 +31,8 @@ const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
 /** 2^63: Int64 values are below it and at least its negation (a double, exact). */
 const INT64_LIMIT = 2 ** 63;
 
-export function isPrimitive(type: ExpressionType, name: string): boolean {
-  return type.kind === 'primitive' && type.name === name;
-}
-
 export function isDuration(type: ExpressionType): boolean {
   return type.kind === 'primitive' && type.name === 'Edm.Duration';
-}
-
-export function isNumber(type: ExpressionType): boolean {
-  return (
-    type.kind === 'primitive' && ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte', 'Edm.Int64', 'Edm.Double', 'Edm.Single', 'Edm.Decimal'].includes(type.name)
-  );
 }
 
 /**
@@ -109,7 +99,7 @@ export function arithmetic(
       return c.nullSafe([inCalendar({ $add: [x, ms] }, c)], ([moved]) => calendarDate(moved as string, c));
     });
   }
-  if (!isNumber(node.type)) return c.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
+  if (!isNumeric(node.type)) return c.fail(`arithmetic on ${node.type.kind === 'primitive' ? node.type.name : node.type.kind} values`, node);
   const integer = isIntegerType(node.type);
   return c.nullSafe([c.value(node.left), c.value(node.right)], ([x, y]) => {
     // A zero divisor gives null (MongoDB would fail the whole query).

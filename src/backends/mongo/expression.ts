@@ -13,7 +13,7 @@ import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
 import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import type { ExpressionType } from '../../semantic/types.js';
+import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseInstant } from '../../util/temporal.js';
 import {
@@ -31,7 +31,7 @@ import {
 } from './mapping.js';
 import { functionValue } from './functions.js';
 import { castOrIsof } from './casts.js';
-import { arithmetic, calendarDate, inRange, isDuration, isNumber, isPrimitive, type ArithmeticContext } from './arithmetic.js';
+import { arithmetic, calendarDate, inRange, isDuration, type ArithmeticContext } from './arithmetic.js';
 
 export { isDuration } from './arithmetic.js';
 
@@ -240,7 +240,7 @@ export class MongoExpressionCompiler {
       case 'unary':
         if (node.operator === 'negate') {
           if (node.operand.kind === 'literal' && node.operand.value === null) return null;
-          if (!isNumber(node.type)) this.fail('negating this type', node);
+          if (!isNumeric(node.type)) this.fail('negating this type', node);
           return this.nullSafe([this.value(node.operand, frame)], ([x]) => inRange({ $subtract: [0, x] }, node.type, this.arithmeticContext(frame)));
         }
         return this.booleanValue(node, frame);
