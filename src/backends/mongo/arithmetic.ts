@@ -31,6 +31,7 @@ const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
 /** 2^63: Int64 values are below it and at least its negation (a double, exact). */
 const INT64_LIMIT = 2 ** 63;
 
+/** Whether a type is Edm.Duration. */
 export function isDuration(type: ExpressionType): boolean {
   return type.kind === 'primitive' && type.name === 'Edm.Duration';
 }
@@ -56,6 +57,10 @@ function mayBeFinerThanMillisecond(node: BoundExpression): boolean {
   }
 }
 
+/**
+ * `left operator right` of numbers, or an instant or a date moved by a duration: null where OData's
+ * arithmetic is null (a null operand, a zero divisor, an overflow, an instant outside the years 1 to 9999).
+ */
 export function arithmetic(
   operator: 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod',
   node: Extract<BoundExpression, { kind: 'binary' }>,
