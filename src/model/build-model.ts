@@ -38,6 +38,7 @@ export interface NavigationSpec {
   /** Dependent property → principal (target) property. */
   readonly constraints?: Readonly<Record<string, string>>;
   readonly partner?: string;
+  readonly containsTarget?: boolean;
   readonly filterable?: boolean;
   readonly expandable?: boolean;
 }
@@ -243,6 +244,7 @@ export function buildModel(spec: ModelSpec): Model {
         nullable: n.nullable ?? match === null,
         constraints,
         partner: n.partner,
+        ...(n.containsTarget === true ? { containsTarget: true as const } : {}),
         filterable: n.filterable ?? true,
         expandable: n.expandable ?? true,
       });

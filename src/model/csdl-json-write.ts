@@ -84,6 +84,7 @@ function navigationJson(navigation: NavigationProperty): CsdlJsonObject {
   if (navigation.collection) put(result, '$Collection', true);
   else if (navigation.nullable) put(result, '$Nullable', true);
   if (navigation.partner !== undefined) put(result, '$Partner', navigation.partner);
+  if (navigation.containsTarget === true) put(result, '$ContainsTarget', true);
   if (navigation.constraints.length > 0) {
     const constraints: CsdlJsonObject = {};
     for (const { property, referencedProperty } of navigation.constraints) put(constraints, property, referencedProperty);

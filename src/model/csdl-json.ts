@@ -176,6 +176,7 @@ function structuredSpec(kind: 'entity' | 'complex', qualifiedName: string, eleme
         nullable: collection ? false : nullable,
         constraints,
         ...(typeof member.$Partner === 'string' ? { partner: member.$Partner } : {}),
+        ...(member.$ContainsTarget === true ? { containsTarget: true } : {}),
       });
     } else {
       // Core.Permissions None hides a property; such a property cannot be selected.

@@ -46,6 +46,8 @@ export interface NavigationDefinition<Properties extends string = string> {
   /** Referential constraints: this type's property → the target's property. */
   readonly constraints?: Readonly<Partial<Record<Properties, string>>>;
   readonly partner?: string;
+  /** The targets are contained in this entity (CSDL `ContainsTarget`): they have no entity set of their own. */
+  readonly containsTarget?: boolean;
   /** `false` rejects paths through it in `$filter`. */
   readonly filterable?: boolean;
   /** `false` rejects it in `$expand`. */
@@ -145,6 +147,7 @@ function structuredSpec(kind: 'entity' | 'complex', name: string, definition: En
       ...(d.nullable === undefined ? {} : { nullable: d.nullable }),
       ...(d.constraints === undefined ? {} : { constraints: d.constraints as Record<string, string> }),
       ...(d.partner === undefined ? {} : { partner: d.partner }),
+      ...(d.containsTarget === undefined ? {} : { containsTarget: d.containsTarget }),
       ...(d.filterable === undefined ? {} : { filterable: d.filterable }),
       ...(d.expandable === undefined ? {} : { expandable: d.expandable }),
     })),

@@ -105,6 +105,12 @@ export interface NavigationProperty {
   /** Referential constraints: `property` of this type refers to `referencedProperty` of the target. */
   readonly constraints: readonly { readonly property: string; readonly referencedProperty: string }[];
   readonly partner: string | undefined;
+  /**
+   * `ContainsTarget` in CSDL: the targets are contained in the entity they are reached from
+   * (they have no entity set of their own, and are stored with their container); present, as
+   * `true`, only when declared.
+   */
+  readonly containsTarget?: true;
   readonly filterable: boolean;
   readonly expandable: boolean;
 }

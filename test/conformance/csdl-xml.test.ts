@@ -90,6 +90,16 @@ describe.skipIf(!corpusAvailable)('CSDL XML on published metadata documents', ()
     expect({ abstract: census(written, 'Abstract'), hasStream: census(written, 'HasStream') }).toEqual(expected);
   });
 
+  it.each(SERVICES)('%s: ContainsTarget of every navigation property is in the model and written back', (file) => {
+    const text = read(file);
+    const model = modelFromCsdlXml(text);
+    const census = (xml: string): number => count(xml, /<NavigationProperty\s[^>]*\bContainsTarget="true"/g);
+    const contained = [...model.types.values()].flatMap((t) => (t.kind === 'enum' ? [] : [...t.navigation.values()].filter((n) => n.containsTarget === true)));
+    // Navigation properties are shared with derived types: count each declaration once.
+    expect(new Set(contained).size).toBe(census(text));
+    expect(census(csdlXmlFromModel(model))).toBe(census(text));
+  });
+
   it.each(SERVICES)(
     '%s: XML → model → JSON → model, and model → XML → model, give the same model',
     (file) => {

@@ -52,6 +52,7 @@ export function modelShape(model: Model): unknown {
                 collection: n.collection,
                 nullable: n.nullable,
                 partner: n.partner,
+                containsTarget: n.containsTarget,
                 constraints: n.constraints,
                 filterable: n.filterable,
                 expandable: n.expandable,
