@@ -13,4 +13,5 @@ export { modelFromCsdl } from './model/csdl-json.js';
 export { modelFromCsdlXml } from './model/csdl-xml.js';
 export { bindQuery } from './semantic/bind-query.js';
 export { validateQuery, type Diagnostic, type ValidateSettings } from './validation/validate-query.js';
-export { compileQuery, dataResolver } from './backends/memory/compile-query.js';
+export { compileQuery } from './backends/memory/compile-query.js';
+export { dataResolver } from './backends/memory/data-resolver.js';

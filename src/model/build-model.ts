@@ -18,6 +18,7 @@ import {
   type TypeReference,
 } from './model.js';
 import { InheritedMap, MAX_DERIVATION_DEPTH } from './inherited-map.js';
+import { recordDeclaringType } from './navigation.js';
 
 export interface PropertySpec {
   readonly name: string;
@@ -236,7 +237,7 @@ export function buildModel(spec: ModelSpec): Model {
         }
         return { property, referencedProperty };
       });
-      shell.navigation.declare(n.name, {
+      const declared: NavigationProperty = {
         kind: 'navigation',
         name: n.name,
         target: target.type,
@@ -247,7 +248,9 @@ export function buildModel(spec: ModelSpec): Model {
         ...(n.containsTarget === true ? { containsTarget: true as const } : {}),
         filterable: n.filterable ?? true,
         expandable: n.expandable ?? true,
-      });
+      };
+      shell.navigation.declare(n.name, declared);
+      recordDeclaringType(declared, shell);
     }
   }
 

@@ -167,6 +167,11 @@ export interface EntitySet {
   readonly capabilities: Capabilities;
   /** Navigation property bindings: navigation path → target entity set name. */
   readonly bindings: ReadonlyMap<string, string>;
+  /**
+   * For the implicit set of contained entities (`containedSet`): the type that declares the
+   * containment navigation property, and the property. Absent for the sets of the model.
+   */
+  readonly container?: { readonly type: StructuredType; readonly navigation: NavigationProperty };
 }
 
 /** A resolved, checked model. */

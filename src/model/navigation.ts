@@ -2,10 +2,56 @@
  * Where a navigation property leads: the one rule every binder and backend uses for the entity set
  * of its targets, and for the pairs of properties that join the two sides.
  */
-import type { EntitySet, Model, NavigationProperty } from './model.js';
+import { ALL_CAPABILITIES, type EntitySet, type Model, type NavigationProperty, type StructuredType } from './model.js';
+
+/** The type that declares each navigation property of a model built by this library (derived types share the object). */
+const DECLARING = new WeakMap<NavigationProperty, StructuredType>();
+
+/** Records the type that declares `navigation` (the model builder calls it for every navigation property). */
+export function recordDeclaringType(navigation: NavigationProperty, type: StructuredType): void {
+  DECLARING.set(navigation, type);
+}
+
+/**
+ * The type that declares `navigation`: recorded by the model builder, or else found from `from` (a
+ * type that has the property) up its base types. `undefined` for a hand-made property reached from nowhere.
+ */
+export function declaringType(navigation: NavigationProperty, from?: StructuredType): StructuredType | undefined {
+  const recorded = DECLARING.get(navigation);
+  if (recorded !== undefined) return recorded;
+  let declaring: StructuredType | undefined;
+  for (let type = from; type !== undefined && type.navigation.get(navigation.name) === navigation; type = type.baseType) declaring = type;
+  return declaring;
+}
+
+const CONTAINED = new WeakMap<NavigationProperty, EntitySet>();
+
+/**
+ * The implicit entity set of the entities a containment navigation property (`ContainsTarget`)
+ * holds: named `{DeclaringType}_{navigation}` (TripPin's `Person_Trips`), with every capability.
+ * Backends store its rows as a table (or collection) of its own, each row with the key of its
+ * container (see `odata-engine`'s storage mapping). The same object for every call, so that plans
+ * and indexes keyed by entity set are shared. `undefined` when the declaring type is unknown.
+ */
+export function containedSet(navigation: NavigationProperty, from?: StructuredType): EntitySet | undefined {
+  const known = CONTAINED.get(navigation);
+  if (known !== undefined) return known;
+  const declaring = declaringType(navigation, from);
+  if (declaring === undefined) return undefined;
+  const set: EntitySet = {
+    name: `${declaring.name}_${navigation.name}`,
+    type: navigation.target,
+    capabilities: ALL_CAPABILITIES,
+    bindings: new Map(),
+    container: { type: declaring, navigation },
+  };
+  CONTAINED.set(navigation, set);
+  return set;
+}
 
 /**
  * The entity set that holds the targets of `navigation`, followed from an entity of `from`:
+ * 0. for a containment navigation property (`ContainsTarget`), its implicit set ({@link containedSet});
  * 1. the navigation property binding of `from` for `bindingPath` (CSDL `NavigationPropertyBinding`:
  *    `address/city`, `NS.Derived/parent`), or else for the navigation property's own name;
  * 2. else the one entity set of the target type in the model;
@@ -24,6 +70,7 @@ export function navigationTarget(
   navigation: NavigationProperty,
   bindingPath: string = navigation.name,
 ): EntitySet | undefined {
+  if (navigation.containsTarget === true) return containedSet(navigation, from?.type);
   const bound = from?.bindings.get(bindingPath) ?? from?.bindings.get(navigation.name);
   const byBinding = bound === undefined ? undefined : model.entitySets.get(bound);
   if (byBinding !== undefined) return byBinding;

@@ -3,25 +3,30 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
-import type { EntitySet, NavigationProperty, StructuredType } from '../../model/model.js';
-import { joinPairs } from '../../model/navigation.js';
+import type { StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
 import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
 import { compareKeys, keyValues, type SortKey } from './ordering.js';
 import { compileApply } from './apply-pipeline.js';
+import { dataResolver } from './data-resolver.js';
+import type { StorageMapping } from '../../storage/storage-mapping.js';
 import { defaultSearch, type SearchFunction } from '../../reference/search.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
-import { domainOf, storedForm, type Domain } from '../../reference/values.js';
+import { domainOf, storedForm } from '../../reference/values.js';
 
 /** Options of {@link compileQuery}. */
 export interface MemoryBackendOptions {
   /**
-   * Rows of every entity set, by entity set name: navigation properties in `$filter` and
-   * `$expand` are followed through them, matched by the model's referential constraints.
+   * Rows of every stored table, by name: entity sets by their names, contained entities by their
+   * implicit sets' (`Person_Trips`), link tables by theirs. Navigation properties in `$filter` and
+   * `$expand` are followed through them by the storage mapping (referential constraints, foreign
+   * keys, containers' keys and link tables; see `storedTables`).
    */
   readonly data?: Readonly<Record<string, readonly Row[]>>;
+  /** Overrides of the storage conventions (the same as the SQL and MongoDB mappings'). */
+  readonly storage?: StorageMapping;
   /** A custom way to follow navigation properties (instead of, or on top of, `data`). */
   readonly resolve?: NavigationResolver;
   /** A custom `$search` matcher; the default matches every term in the string properties. */
@@ -57,56 +62,6 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-/** Follows navigation properties through rows grouped by entity set, with a lazily built index per relationship. */
-export function dataResolver(data: Readonly<Record<string, readonly Row[]>>): NavigationResolver {
-  const indexes = new Map<string, Map<string, Row[]>>();
-  const rowsOf = (set: EntitySet): readonly Row[] => (Object.hasOwn(data, set.name) ? (data[set.name] as readonly Row[]) : []);
-  const keyOf = (domain: Domain, value: unknown): string | undefined => {
-    const normalized = value === undefined || value === null ? null : domain.normalize(value);
-    return normalized === null
-      ? undefined
-      : typeof normalized === 'object'
-        ? JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
-        : `${typeof normalized}:${String(normalized)}`;
-  };
-  const index = (set: EntitySet, property: string): Map<string, Row[]> => {
-    const type = set.type;
-    // Entity set names are simple identifiers: `/` never occurs in one.
-    const id = `${set.name}/${property}`;
-    let map = indexes.get(id);
-    if (map === undefined) {
-      map = new Map();
-      const definition = type.properties.get(property);
-      const domain = domainOf(definition === undefined ? { kind: 'null' } : fromReference(definition.type));
-      const get = propertyGetter(property);
-      for (const row of rowsOf(set)) {
-        const key = keyOf(domain, get(row));
-        if (key === undefined) continue;
-        const bucket = map.get(key);
-        if (bucket === undefined) map.set(key, [row]);
-        else bucket.push(row);
-      }
-      indexes.set(id, map);
-    }
-    return map;
-  };
-  return (navigation: NavigationProperty, row: Row, target: EntitySet | undefined) => {
-    const pairs = joinPairs(navigation);
-    const [first] = pairs;
-    if (first === undefined || target === undefined) return navigation.collection ? [] : null;
-    const source = (navigation.target.properties.get(first.remote)?.type ?? null) as Parameters<typeof fromReference>[0] | null;
-    const domain = source === null ? domainOf({ kind: 'null' }) : domainOf(fromReference(source));
-    const key = keyOf(domain, propertyGetter(first.local)(row));
-    let matches: readonly Row[] = key === undefined ? [] : (index(target, first.remote).get(key) ?? []);
-    for (const pair of pairs.slice(1)) {
-      const mine = propertyGetter(pair.local)(row);
-      const theirs = propertyGetter(pair.remote);
-      matches = matches.filter((candidate) => theirs(candidate) === mine);
-    }
-    return navigation.collection ? matches : (matches[0] ?? null);
-  };
-}
-
 /**
  * Compiles a bound query for arrays of rows. The result runs any number of times.
  *
@@ -117,7 +72,7 @@ export function dataResolver(data: Readonly<Record<string, readonly Row[]>>): Na
  * ```
  */
 export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = {}): CompiledQuery {
-  const fromData = options.data === undefined ? undefined : dataResolver(options.data);
+  const fromData = options.data === undefined ? undefined : dataResolver(options.data, options.storage);
   const resolve: NavigationResolver = options.resolve ?? fromData ?? ((navigation) => (navigation.collection ? [] : null));
   return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch, options.resolve === undefined && fromData !== undefined);
 }

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
-export { compileQuery, dataResolver, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './compile-query.js';
+export { dataResolver } from './data-resolver.js';
+export { compileQuery, type CompiledQuery, type MemoryBackendOptions, type QueryResult } from './compile-query.js';
 export type { Row, NavigationResolver } from '../../reference/rows.js';
 export { defaultSearch, type SearchFunction } from '../../reference/search.js';

@@ -17,7 +17,9 @@ import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType 
 import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
-import { joinPairs } from '../../model/navigation.js';
+import { declaringType } from '../../model/navigation.js';
+import { derivesFrom } from '../../model/model.js';
+import { navigationLink, type StoredColumn } from '../../storage/links.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind, SqlSearchHook } from './dialect.js';
 import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
@@ -93,32 +95,64 @@ export class SqlCompiler {
     return `t${this.aliases}`;
   }
 
-  /** `target.ref = source.fk` for the navigation's referential constraints (or its partner's, reversed). */
-  private joinCondition(navigation: NavigationProperty, from: Scope, target: { alias: string; type: StructuredType }): string {
-    const pairs = joinPairs(navigation);
-    if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
-    const property = (type: StructuredType, name: string): Property => {
-      const found = type.properties.get(name);
-      // A bound query whose rows lack the key (a navigation of the entity type read after $apply, in a hand-made tree): refused, not a TypeError.
-      if (found === undefined) throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${name}'`);
-      return found;
-    };
-    return pairs
-      .map(
-        ({ local, remote }) =>
-          `${this.column(target.type, property(target.type, remote), target.alias)} = ${this.column(from.type, property(from.type, local), from.alias)}`,
-      )
-      .join(' AND ');
+  /**
+   * A stored column of a link's side in `scope`: a property's column, or a column the model does
+   * not have (a foreign key, a container's key), named by the mapping like a property. A property
+   * the rows of `scope` lack (rows after `$apply`, in a hand-made tree) is refused, not a TypeError.
+   */
+  private storedColumn(
+    column: StoredColumn,
+    scope: { alias: string; type: StructuredType },
+    navigation: NavigationProperty,
+    declaring: StructuredType,
+  ): string {
+    if (column.property !== undefined) {
+      if (scope.type.properties.get(column.property.name) === undefined)
+        throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${column.property.name}'`);
+      return this.column(scope.type, column.property, scope.alias);
+    }
+    if (!derivesFrom(scope.type, declaring) && !derivesFrom(declaring, scope.type) && scope.type !== navigation.target)
+      throw unsupported(`the navigation property '${navigation.name}' on rows without its column '${column.column}'`);
+    return `${scope.alias}.${this.dialect.quote(this.storedName(column.column))}`;
   }
 
-  /** A scope for the rows of a navigation property: `FROM table alias WHERE join`. */
+  /** The name of a table or column the model does not declare (a link table, a foreign key): the mapping's, or its logical name under the naming. */
+  storedName(logical: string, override: Readonly<Record<string, string>> | undefined = this.mapping.columns): string {
+    const named = override !== undefined && Object.hasOwn(override, logical) ? override[logical] : undefined;
+    return named ?? (this.mapping.naming === 'snake_case' ? snake(logical) : logical);
+  }
+
+  /**
+   * A scope for the rows of a navigation property: `FROM table alias WHERE join`, the join as the
+   * storage mapping relates the two sides (storage/links.ts): columns equal, or through a link
+   * table (joined to the target's table inside the FROM item).
+   */
   related({ navigation, entitySet: set }: NavigationHop, from: Scope): { scope: Scope; from: string; join: string } {
     if (set === undefined) throw unsupported(unknownTarget(navigation));
+    const link = navigationLink(from.type, navigation, this.mapping);
+    const declaring = declaringType(navigation, from.type);
+    if (link === undefined || declaring === undefined) throw unsupported(`the navigation property '${navigation.name}' (the type that declares it is unknown)`);
     const alias = this.nextAlias();
     const scope: Scope = { alias, type: navigation.target, set, variables: from.variables };
     const restricted = this.scopeCondition(alias);
-    const join = this.joinCondition(navigation, from, scope);
-    return { scope, from: `${this.table(set)} ${alias}`, join: restricted === '' ? join : `${join} AND ${restricted}` };
+    const target = { alias, type: navigation.target };
+    let rows = `${this.table(set)} ${alias}`;
+    let join: string;
+    if (link.kind === 'direct') {
+      join = link.pairs
+        .map(
+          ({ source, target: there }) =>
+            `${this.storedColumn(there, target, navigation, declaring)} = ${this.storedColumn(source, from, navigation, declaring)}`,
+        )
+        .join(' AND ');
+    } else {
+      const via = this.nextAlias();
+      const linkColumn = (name: string): string => `${via}.${this.dialect.quote(this.storedName(name))}`;
+      const on = link.target.map(({ link: name, column }) => `${linkColumn(name)} = ${this.storedColumn(column, target, navigation, declaring)}`).join(' AND ');
+      rows = `(${rows} INNER JOIN ${this.dialect.quote(this.storedName(link.table, this.mapping.tables))} ${via} ON ${on})`;
+      join = link.source.map(({ link: name, column }) => `${linkColumn(name)} = ${this.storedColumn(column, from, navigation, declaring)}`).join(' AND ');
+    }
+    return { scope, from: rows, join: restricted === '' ? join : `${join} AND ${restricted}` };
   }
 
   /** The SQL of a path: columns, single-valued navigation through correlated subqueries. */

@@ -3,14 +3,22 @@
  * explicit table and column names, row scoping, and the flattened columns of complex values.
  */
 import type { Property, StructuredType } from '../../model/model.js';
+import type { StorageMapping } from '../../storage/storage-mapping.js';
 
-/** How entity sets and properties map to tables and columns. */
-export interface SqlMapping {
+/**
+ * How entity sets and properties map to tables and columns; the storage mapping's overrides
+ * (`navigation`) say where relationships without referential constraints are stored.
+ */
+export interface SqlMapping extends StorageMapping {
   /** `'asIs'` (default) or `'snake_case'` for tables and columns. */
   readonly naming?: 'asIs' | 'snake_case';
-  /** Table per entity set name (overrides the naming). */
+  /** Table per entity set name, implicit set of contained entities (`Person_Trips`) or link table (overrides the naming). */
   readonly tables?: Readonly<Record<string, string>>;
-  /** Column per property, keyed `Type.property` or `property` (overrides the naming). */
+  /**
+   * Column per property, keyed `Type.property` or `property`, or per column the model does not
+   * declare (a foreign key such as `Airline_AirlineCode`, a container's key, a link table's column),
+   * keyed by its logical name (overrides the naming).
+   */
   readonly columns?: Readonly<Record<string, string>>;
   /**
    * Row scoping, e.g. multi-tenancy: column → value conditions added for every table the

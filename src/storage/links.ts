@@ -1,0 +1,149 @@
+/**
+ * `navigationLink`: how the rows of a navigation property's source and target are related in
+ * storage, by the conventions and overrides of storage-mapping.ts. The one rule the memory, SQL
+ * and MongoDB backends, the schema and the data generator follow.
+ */
+import type { NavigationProperty, Property, StructuredType } from '../model/model.js';
+import { declaringType } from '../model/navigation.js';
+import { NO_STORAGE, type NavigationStorage, type StorageMapping } from './storage-mapping.js';
+
+/** A stored column: a property of the row's type, or a column the model does not have (a foreign key, a container's key). */
+export type StoredColumn = { readonly property: Property; readonly column?: undefined } | { readonly column: string; readonly property?: undefined };
+
+/** The source's row and the target's row are related where the columns of each pair are equal. */
+export interface DirectLink {
+  readonly kind: 'direct';
+  readonly pairs: readonly { readonly source: StoredColumn; readonly target: StoredColumn }[];
+}
+
+/** The rows are related through the rows of a link table (many-to-many). */
+export interface TableLink {
+  readonly kind: 'table';
+  /** The link table's logical name. */
+  readonly table: string;
+  /** Link column ↔ the source row's column. */
+  readonly source: readonly { readonly link: string; readonly column: StoredColumn }[];
+  /** Link column ↔ the target row's column. */
+  readonly target: readonly { readonly link: string; readonly column: StoredColumn }[];
+}
+
+export type StoredLink = DirectLink | TableLink;
+
+/** The hidden (non-property) column names a link needs in a table. */
+const property = (p: Property): StoredColumn => ({ property: p });
+const column = (name: string): StoredColumn => ({ column: name });
+
+function keyProperties(type: StructuredType): Property[] {
+  return type.key.map((k) => type.properties.get(k) as Property);
+}
+
+/** The link with the two sides exchanged. */
+export function reverseLink(link: StoredLink): StoredLink {
+  if (link.kind === 'direct') return { kind: 'direct', pairs: link.pairs.map(({ source, target }) => ({ source: target, target: source })) };
+  return { kind: 'table', table: link.table, source: link.target, target: link.source };
+}
+
+function override(storage: StorageMapping, declaring: StructuredType, navigation: NavigationProperty): NavigationStorage | undefined {
+  const byName = storage.navigation;
+  if (byName === undefined) return undefined;
+  const own = (key: string): NavigationStorage | undefined => (Object.hasOwn(byName, key) ? byName[key] : undefined);
+  return own(`${declaring.qualifiedName}.${navigation.name}`) ?? own(`${declaring.name}.${navigation.name}`);
+}
+
+/** The partner of `navigation`, when it names one that exists and leads back. */
+function partnerOf(navigation: NavigationProperty): NavigationProperty | undefined {
+  if (navigation.partner === undefined) return undefined;
+  const partner = navigation.target.navigation.get(navigation.partner);
+  return partner !== undefined && partner.kind === 'navigation' ? partner : undefined;
+}
+
+/** `Type/navigation` of a navigation property: the order that picks the owner of a relationship stored once. */
+const sortKey = (declaring: StructuredType, navigation: NavigationProperty): string => `${declaring.qualifiedName}/${navigation.name}`;
+
+/**
+ * How the rows of `navigation`, followed from a row of `from` (its declaring type or a derived
+ * one), relate to its targets' rows: columns equal (`direct`), or through a link table. The
+ * target's rows are those of the entity set the binder resolved (for contained targets, the
+ * implicit set). `undefined` when the declaring type cannot be found (a hand-made property).
+ *
+ * @example
+ * ```ts
+ * navigationLink(person, person.navigation.get('Friends')!);
+ * // { kind: 'table', table: 'Person_Friends', source: [{ link: 'Person_UserName', … }], target: [{ link: 'Friends_UserName', … }] }
+ * ```
+ */
+export function navigationLink(from: StructuredType | undefined, navigation: NavigationProperty, storage: StorageMapping = NO_STORAGE): StoredLink | undefined {
+  const declaring = declaringType(navigation, from);
+  if (declaring === undefined) return undefined;
+  return linkOf(declaring, navigation, storage, 0);
+}
+
+function linkOf(declaring: StructuredType, navigation: NavigationProperty, storage: StorageMapping, depth: number): StoredLink | undefined {
+  const target = navigation.target;
+  // 1. Referential constraints.
+  if (navigation.constraints.length > 0) {
+    const pairs = navigation.constraints.map((c) => {
+      const local = declaring.properties.get(c.property);
+      const remote = target.properties.get(c.referencedProperty);
+      return local === undefined || remote === undefined ? undefined : { source: property(local), target: property(remote) };
+    });
+    if (pairs.every((p) => p !== undefined)) return { kind: 'direct', pairs };
+  }
+  const partner = partnerOf(navigation);
+  // 2. The partner's constraints, reversed.
+  if (partner !== undefined && partner.constraints.length > 0) {
+    const pairs = partner.constraints.map((c) => {
+      const local = declaring.properties.get(c.referencedProperty);
+      const remote = target.properties.get(c.property);
+      return local === undefined || remote === undefined ? undefined : { source: property(local), target: property(remote) };
+    });
+    if (pairs.every((p) => p !== undefined)) return { kind: 'direct', pairs };
+  }
+  const own = override(storage, declaring, navigation);
+  const keys = keyProperties(declaring);
+  const targetKeys = keyProperties(target);
+  // 3. Containment: the targets' table holds the container's key.
+  if (navigation.containsTarget === true) {
+    const names = own !== undefined && 'parentColumns' in own ? own.parentColumns : keys.map((k) => `${declaring.name}_${k.name}`);
+    return { kind: 'direct', pairs: keys.map((k, i) => ({ source: property(k), target: column(names[i] ?? `${declaring.name}_${k.name}`) })) };
+  }
+  const partnerDeclaring = partner === undefined ? undefined : (declaringType(partner, target) ?? target);
+  // 4. The way back to the container.
+  if (partner !== undefined && partner.containsTarget === true && partnerDeclaring !== undefined && depth === 0) {
+    const back = linkOf(partnerDeclaring, partner, storage, depth + 1);
+    return back === undefined ? undefined : reverseLink(back);
+  }
+  // 5. Overrides, then the owner's convention.
+  if (own !== undefined && 'foreignKey' in own) {
+    return { kind: 'direct', pairs: targetKeys.map((k, i) => ({ source: column(own.foreignKey[i] ?? `${navigation.name}_${k.name}`), target: property(k) })) };
+  }
+  if (own !== undefined && 'linkTable' in own) {
+    return {
+      kind: 'table',
+      table: own.linkTable,
+      source: keys.map((k, i) => ({ link: own.sourceColumns[i] ?? `${declaring.name}_${k.name}`, column: property(k) })),
+      target: targetKeys.map((k, i) => ({ link: own.targetColumns[i] ?? `${navigation.name}_${k.name}`, column: property(k) })),
+    };
+  }
+  const partnerOwns =
+    partner !== undefined &&
+    partnerDeclaring !== undefined &&
+    depth === 0 &&
+    // The partner has an override of its own, or owns by the conventions.
+    (override(storage, partnerDeclaring, partner) !== undefined ||
+      (navigation.collection && !partner.collection) ||
+      (navigation.collection === partner.collection && sortKey(partnerDeclaring, partner) < sortKey(declaring, navigation)));
+  if (partnerOwns) {
+    const back = linkOf(partnerDeclaring, partner, storage, depth + 1);
+    return back === undefined ? undefined : reverseLink(back);
+  }
+  if (!navigation.collection) {
+    return { kind: 'direct', pairs: targetKeys.map((k) => ({ source: column(`${navigation.name}_${k.name}`), target: property(k) })) };
+  }
+  return {
+    kind: 'table',
+    table: `${declaring.name}_${navigation.name}`,
+    source: keys.map((k) => ({ link: `${declaring.name}_${k.name}`, column: property(k) })),
+    target: targetKeys.map((k) => ({ link: `${navigation.name}_${k.name}`, column: property(k) })),
+  };
+}
