@@ -51,60 +51,68 @@ function links(type: StructuredType, storage: StorageMapping): { navigation: Nav
 }
 
 /**
+ * The stored table of one entity set (or implicit set of contained entities): its foreign keys
+ * and, for contained entities, its container's key columns, which lead its primary key.
+ */
+export function entityTable(set: EntitySet, storage: StorageMapping = NO_STORAGE): EntityTable {
+  const hidden: HiddenColumn[] = [];
+  if (set.container !== undefined) {
+    const link = navigationLink(set.container.type, set.container.navigation, storage);
+    if (link?.kind === 'direct') {
+      for (const { source, target } of link.pairs)
+        if (target.column !== undefined && source.property !== undefined) hidden.push({ column: target.column, holds: source.property });
+    }
+  }
+  const container = hidden.map((h) => h.column);
+  for (const { link } of links(set.type, storage)) {
+    if (link.kind !== 'direct') continue;
+    for (const { source, target } of link.pairs) {
+      // A foreign key of this table: the column holds the target's key property.
+      if (source.column !== undefined && target.property !== undefined && !hidden.some((h) => h.column === source.column)) {
+        hidden.push({ column: source.column, holds: target.property });
+      }
+    }
+  }
+  return { kind: 'entities', name: set.name, set, hidden, key: [...container, ...set.type.key] };
+}
+
+/**
  * The tables a model is stored in: each entity set's, then those of contained entities (found
  * from the sets, through containment at any depth), then the link tables. Throws an `Error` when
  * two tables or two columns of a table would have one name (an override resolves it).
  *
  * @example
  * ```ts
- * storedTables(tripPin).map((t) => t.name); // ['People', 'Airlines', 'Airports', 'Person_Trips', 'Trip_PlanItems', 'Person_Friends', …]
+ * storedTables(tripPin).map((t) => t.name); // ['Photos', 'People', 'Person_Trips', 'Trip_PlanItems', 'Airlines', 'Airports', 'Person_Friends', 'Trip_Photos']
  * ```
  */
 export function storedTables(model: Model, storage: StorageMapping = NO_STORAGE): StoredTable[] {
   const entityTables: EntityTable[] = [];
   const linkTables = new Map<string, LinkTable>();
   const seen = new Set<EntitySet>();
-  const visit = (set: EntitySet, container: readonly HiddenColumn[]): void => {
+  const visit = (set: EntitySet): void => {
     if (seen.has(set)) return;
     seen.add(set);
-    const hidden: HiddenColumn[] = [...container];
-    const contained: [EntitySet, HiddenColumn[]][] = [];
+    entityTables.push(entityTable(set, storage));
+    const contained: EntitySet[] = [];
     for (const { navigation, link } of links(set.type, storage)) {
-      if (link.kind === 'table') {
-        if (!linkTables.has(link.table)) {
-          linkTables.set(link.table, {
-            kind: 'link',
-            name: link.table,
-            columns: [...link.source, ...link.target].map(({ link: name, column }) => ({ column: name, holds: column.property as Property })),
-            navigation,
-            source: set.type,
-          });
-        }
-        continue;
-      }
-      for (const { source, target } of link.pairs) {
-        // A foreign key of this table: the column holds the target's key property.
-        if (source.column !== undefined && target.property !== undefined && !hidden.some((h) => h.column === source.column)) {
-          hidden.push({ column: source.column, holds: target.property });
-        }
+      if (link.kind === 'table' && !linkTables.has(link.table)) {
+        linkTables.set(link.table, {
+          kind: 'link',
+          name: link.table,
+          columns: [...link.source, ...link.target].map(({ link: name, column }) => ({ column: name, holds: column.property as Property })),
+          navigation,
+          source: set.type,
+        });
       }
       if (navigation.containsTarget === true) {
         const child = containedSet(navigation, set.type);
-        if (child !== undefined) {
-          contained.push([
-            child,
-            link.pairs.flatMap(({ source, target }) =>
-              target.column !== undefined && source.property !== undefined ? [{ column: target.column, holds: source.property }] : [],
-            ),
-          ]);
-        }
+        if (child !== undefined) contained.push(child);
       }
     }
-    const key = [...container.map((c) => c.column), ...set.type.key];
-    entityTables.push({ kind: 'entities', name: set.name, set, hidden, key });
-    for (const [child, columns] of contained) visit(child, columns);
+    for (const child of contained) visit(child);
   };
-  for (const set of model.entitySets.values()) visit(set, []);
+  for (const set of model.entitySets.values()) visit(set);
   const tables: StoredTable[] = [...entityTables, ...linkTables.values()];
   checkNames(tables);
   return tables;

@@ -3,10 +3,11 @@
  * the SQL backend assumes, which each dialect declares (`columnTypes`; see the README's storage table). Meant for tests,
  * demos and new schemas; existing schemas only need to follow the same conventions.
  */
-import type { EntitySet, Property } from '../../model/model.js';
+import type { EntitySet, Model, Property } from '../../model/model.js';
+import { entityTable, storedTables, type LinkTable } from '../../storage/tables.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
-import { complexLeaves, type SqlMapping } from './mapping.js';
+import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
 
 const resolve = (dialect: DialectName | Dialect): Dialect => (typeof dialect === 'string' ? DIALECTS[dialect] : dialect);
 
@@ -19,21 +20,69 @@ export function columnType(property: Property, dialect: DialectName | Dialect): 
   return property.collection ? d.collectionColumnType(type) : type;
 }
 
-/** `CREATE TABLE` for an entity set (structural, non-collection properties; the key as primary key). */
+/** The name of a column or table the model does not declare, under the mapping (an override, else the naming). */
+function storedName(logical: string, mapping: SqlMapping, override: Readonly<Record<string, string>> | undefined = mapping.columns): string {
+  const named = override !== undefined && Object.hasOwn(override, logical) ? override[logical] : undefined;
+  return named ?? (mapping.naming === 'snake_case' ? snake(logical) : logical);
+}
+
+/** The SQL type of a column that holds a key property's values (a foreign key, a container's or a link table's column). */
+function heldType(holds: Property, d: Dialect): string {
+  return columnType({ ...holds, collection: false }, d);
+}
+
+/**
+ * `CREATE TABLE` for an entity set, or the implicit set of contained entities: its structural,
+ * non-collection properties (complex values flattened), the foreign keys and container's key
+ * the storage mapping adds (storage/tables.ts), and the primary key (the container's key, then
+ * the type's key).
+ */
 export function createTableSql(set: EntitySet, dialect: DialectName | Dialect, mapping: SqlMapping = {}): string {
   const d = resolve(dialect);
-  const naming = (name: string): string => (mapping.naming === 'snake_case' ? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() : name);
-  const column = (property: Property): string =>
-    mapping.columns?.[`${set.type.name}.${property.name}`] ?? mapping.columns?.[property.name] ?? naming(property.name);
+  const table = entityTable(set, mapping);
+  const column = (property: Property): string => columnName(set.type, property, mapping);
   // Complex values are flattened into columns (`address_city`), all nullable: the value may be null.
-  const columns = [...set.type.properties.values()]
-    .filter((p) => !(p.collection && p.type.kind === 'complex'))
-    .flatMap((p) =>
-      p.type.kind === 'complex'
-        ? complexLeaves(set.type, p, mapping).map((leaf) => `${d.quote(leaf.column)} ${columnType(leaf.property, dialect)}`)
-        : [`${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`],
-    );
-  const key = set.type.key.map((k) => d.quote(column(set.type.properties.get(k) as Property))).join(', ');
-  const table = mapping.tables?.[set.name] ?? naming(set.name);
-  return `CREATE TABLE ${d.quote(table)} (${columns.join(', ')}, PRIMARY KEY (${key}))${d.tableOptions === undefined ? '' : ` ${d.tableOptions}`}`;
+  const columns = [
+    ...table.hidden.map((h) => `${d.quote(storedName(h.column, mapping))} ${heldType(h.holds, d)}${table.key.includes(h.column) ? ' NOT NULL' : ''}`),
+    ...[...set.type.properties.values()]
+      .filter((p) => !(p.collection && p.type.kind === 'complex'))
+      .flatMap((p) =>
+        p.type.kind === 'complex'
+          ? complexLeaves(set.type, p, mapping).map((leaf) => `${d.quote(leaf.column)} ${columnType(leaf.property, dialect)}`)
+          : [`${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`],
+      ),
+  ];
+  const key = table.key
+    .map((k) => {
+      const property = set.type.key.includes(k) ? set.type.properties.get(k) : undefined;
+      return d.quote(property === undefined ? storedName(k, mapping) : column(property));
+    })
+    .join(', ');
+  const name = mapping.tables?.[set.name] ?? (mapping.naming === 'snake_case' ? snake(set.name) : set.name);
+  return `CREATE TABLE ${d.quote(name)} (${columns.join(', ')}, PRIMARY KEY (${key}))${d.tableOptions === undefined ? '' : ` ${d.tableOptions}`}`;
+}
+
+/** `CREATE TABLE` for a link table (many-to-many): its columns, all of them the primary key. */
+export function createLinkTableSql(table: LinkTable, dialect: DialectName | Dialect, mapping: SqlMapping = {}): string {
+  const d = resolve(dialect);
+  const columns = table.columns.map((c) => `${d.quote(storedName(c.column, mapping))} ${heldType(c.holds, d)} NOT NULL`);
+  const key = table.columns.map((c) => d.quote(storedName(c.column, mapping))).join(', ');
+  const name = storedName(table.name, mapping, mapping.tables);
+  return `CREATE TABLE ${d.quote(name)} (${columns.join(', ')}, PRIMARY KEY (${key}))${d.tableOptions === undefined ? '' : ` ${d.tableOptions}`}`;
+}
+
+/**
+ * The whole schema of a model under the storage mapping: a `CREATE TABLE` per stored table (entity
+ * sets, contained entities, link tables; see `storedTables`), in that order. No foreign key
+ * constraints are declared (rows may be loaded in any order).
+ *
+ * @example
+ * ```ts
+ * for (const statement of createSchemaSql(modelFromCsdlXml(tripPinXml), 'postgres')) await client.query(statement);
+ * ```
+ */
+export function createSchemaSql(model: Model, dialect: DialectName | Dialect, mapping: SqlMapping = {}): string[] {
+  return storedTables(model, mapping).map((table) =>
+    table.kind === 'entities' ? createTableSql(table.set, dialect, mapping) : createLinkTableSql(table, dialect, mapping),
+  );
 }

@@ -8,7 +8,7 @@
 export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions } from './to-sql.js';
 export type { SqlSearchHook } from './dialect.js';
 export type { SqlMapping } from './mapping.js';
-export { createTableSql, columnType } from './ddl.js';
+export { createTableSql, createLinkTableSql, createSchemaSql, columnType } from './ddl.js';
 export type { Dialect, DialectName } from './dialect.js';
 export { DIALECTS } from './dialects/index.js';
 export { sqlTarget } from './target.js';
