@@ -78,6 +78,8 @@ export const mysql: Dialect = {
     enum: 'VARCHAR(255)',
   },
   collectionColumnType: () => 'LONGTEXT',
+  // An index (a key) needs a bounded VARCHAR: at most 3 072 bytes, 768 characters of utf8mb4.
+  boundedStringType: (maxLength) => (maxLength <= 16_383 ? `VARCHAR(${maxLength})` : 'LONGTEXT'),
   tableOptions: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
   fractionalSecondDigits: 6,
   jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,

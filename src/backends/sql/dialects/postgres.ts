@@ -55,6 +55,7 @@ export const postgres: Dialect = {
     enum: 'text',
   },
   collectionColumnType: (element) => `${element}[]`,
+  boundedStringType: (maxLength) => `varchar(${maxLength})`,
   fractionalSecondDigits: 6,
   // Arrays are JSON arrays in json_build_object already.
   jsonCollection: (column) => column,
