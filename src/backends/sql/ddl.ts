@@ -7,14 +7,22 @@ import type { EntitySet, Property } from '../../model/model.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
 import { complexLeaves, type SqlMapping } from './mapping.js';
+import { defaultSrid, geoFamilyOf, geoKindOf } from '../../reference/geo.js';
 
 const resolve = (dialect: DialectName | Dialect): Dialect => (typeof dialect === 'string' ? DIALECTS[dialect] : dialect);
 
-/** The column type of a (non-complex) property: the dialect's storage convention. */
+/**
+ * The column type of a (non-complex) property: the dialect's storage convention; a spatial one's
+ * from the dialect's `spatial` hook (`geography(Point, 4326)` on PostGIS), none without it.
+ */
 export function columnType(property: Property, dialect: DialectName | Dialect): string {
   const d = resolve(dialect);
   const name = property.type.kind === 'enum' ? 'enum' : property.type.kind === 'primitive' ? property.type.name : '';
-  const type = d.columnTypes[name];
+  // Spatial properties: the dialect's spatial column type, by kind and SRID (the property's facet, else the family's default).
+  const family = geoFamilyOf(name);
+  const srid = property.facets?.srid;
+  const spatial = family === undefined ? undefined : d.spatial?.columnType(family, geoKindOf(name), typeof srid === 'number' ? srid : defaultSrid(family));
+  const type = spatial ?? d.columnTypes[name];
   if (type === undefined) throw new Error(`No ${d.displayName} column type for '${property.name}'`);
   return property.collection ? d.collectionColumnType(type) : type;
 }
