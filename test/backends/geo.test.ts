@@ -344,6 +344,31 @@ const DIFFERENTIAL = [
   "$filter=id eq 6&$compute=geo.distance(p,geography'Point(0 0)') as d,geo.length(route) as len&$select=id,d,len",
 ];
 
+/** A deterministic sequence in [0, 1) (mulberry32), for the sampled points. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Sampled points: 40 anywhere on the Earth (and in the plane), and the near-antipodes of the cities,
+ * where the haversine formula (MariaDB's) is least well conditioned.
+ */
+const SAMPLED = (() => {
+  const next = random(28);
+  const round = (x: number) => Math.round(x * 1e6) / 1e6;
+  const points = Array.from({ length: 40 }, () => [round(next() * 360 - 180), round(next() * 178 - 89)]);
+  for (const [lon, lat] of [PARIS, LONDON, NEW_YORK, TOKYO, SYDNEY]) points.push([round(lon! > 0 ? lon! - 179.99 : lon! + 179.99), round(-lat! + 0.01)]);
+  return points.map(
+    ([x, y]) => `$compute=geo.distance(p,geography'Point(${x} ${y})') as d,geo.distance(gp,geometry'Point(${round(x! * 7)} ${round(y! * 11)})') as e&$select=id,d,e`,
+  );
+})();
+
 /** Largest relative difference of two JSON values (doubles compared relatively, everything else exactly), or Infinity. */
 function difference(a: unknown, b: unknown): number {
   if (typeof a === 'number' && typeof b === 'number') return a === b ? 0 : Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b));
@@ -453,7 +478,7 @@ describe('on the live databases', () => {
     const problems: string[] = [];
     for (const target of live) {
       let largest = 0;
-      for (const query of DIFFERENTIAL) {
+      for (const query of [...DIFFERENTIAL, ...SAMPLED]) {
         const expected = reference(query);
         const actual = await runLive(target, query);
         const d = difference(actual, expected);
