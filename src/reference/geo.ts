@@ -183,6 +183,87 @@ export function parseWkt(text: string, family: GeoFamily): GeoJsonGeometry {
   return withCrs(geometry, srid);
 }
 
+// ---- WKB → GeoJSON -------------------------------------------------------------------------------
+
+/**
+ * A (E)WKB geometry (OGC and PostGIS: ISO `1001` codes or the Z, M and SRID flag bits) as GeoJSON
+ * and its SRID, if it names one. `bytes` starts at `view`'s offset 0.
+ */
+function readWkb(view: DataView): { readonly geometry: GeoJsonGeometry; readonly srid: number | undefined } {
+  let at = 0;
+  const geometry = (): { geometry: GeoJsonGeometry; srid: number | undefined } => {
+    const little = view.getUint8(at) === 1;
+    at += 1;
+    const word = (): number => {
+      const value = view.getUint32(at, little);
+      at += 4;
+      return value;
+    };
+    const raw = word();
+    const iso = raw & 0x0fffffff;
+    const kind = iso % 1000;
+    const isoDims = Math.floor(iso / 1000);
+    const dims = 2 + ((raw & 0x80000000) !== 0 || isoDims === 1 || isoDims === 3 ? 1 : 0) + ((raw & 0x40000000) !== 0 || isoDims >= 2 ? 1 : 0);
+    const srid = (raw & 0x20000000) !== 0 ? word() : undefined;
+    const position = (): number[] => {
+      const p: number[] = [];
+      for (let i = 0; i < dims; i++, at += 8) p.push(view.getFloat64(at, little));
+      return p;
+    };
+    const positions = (): number[][] => Array.from({ length: word() }, position);
+    const rings = (): number[][][] => Array.from({ length: word() }, positions);
+    const members = (): GeoJsonGeometry[] => Array.from({ length: word() }, () => geometry().geometry);
+    const coordinatesOf = (items: GeoJsonGeometry[]): never[] => items.map((g) => (g as { coordinates: unknown }).coordinates) as never[];
+    switch (kind) {
+      case 1:
+        return { geometry: { type: 'Point', coordinates: position() }, srid };
+      case 2:
+        return { geometry: { type: 'LineString', coordinates: positions() }, srid };
+      case 3:
+        return { geometry: { type: 'Polygon', coordinates: rings() }, srid };
+      case 4:
+        return { geometry: { type: 'MultiPoint', coordinates: coordinatesOf(members()) }, srid };
+      case 5:
+        return { geometry: { type: 'MultiLineString', coordinates: coordinatesOf(members()) }, srid };
+      case 6:
+        return { geometry: { type: 'MultiPolygon', coordinates: coordinatesOf(members()) }, srid };
+      case 7:
+        return { geometry: { type: 'GeometryCollection', geometries: members() }, srid };
+      default:
+        throw new GeoError(`unknown WKB geometry type ${raw}`);
+    }
+  };
+  const read = geometry();
+  if (at !== view.byteLength) throw new GeoError('trailing bytes after the WKB geometry');
+  return read;
+}
+
+const HEX = /^(?:[0-9A-Fa-f]{2})+$/;
+
+/** Hex EWKB text (PostGIS's output of a geometry or geography, inside JSON too) as GeoJSON with its CRS. */
+function fromHexWkb(text: string, family: GeoFamily): GeoJsonGeometry | null {
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  try {
+    const { geometry, srid } = readWkb(new DataView(bytes.buffer));
+    return withCrs(geometry, srid ?? defaultSrid(family));
+  } catch {
+    return null;
+  }
+}
+
+/** MySQL's and MariaDB's internal value (what their drivers give for a spatial column): a 4-byte SRID, then WKB. */
+function fromInternalBytes(bytes: Uint8Array): GeoJsonGeometry | null {
+  if (bytes.byteLength < 9) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  try {
+    const { geometry } = readWkb(new DataView(bytes.buffer, bytes.byteOffset + 4, bytes.byteLength - 4));
+    return withCrs(geometry, view.getUint32(0, true));
+  } catch {
+    return null;
+  }
+}
+
 // ---- reading any form ----------------------------------------------------------------------------
 
 const TYPES = new Set(['Point', 'LineString', 'Polygon', 'MultiPoint', 'MultiLineString', 'MultiPolygon', 'GeometryCollection']);
@@ -223,11 +304,15 @@ function geometryOf(value: Record<string, unknown>): GeoJsonGeometry | undefined
 /**
  * A spatial value of `family` in its canonical GeoJSON form, from any form it may come in: a
  * GeoJSON object (rows, OData JSON), GeoJSON text (what `ST_AsGeoJSON` gives), WKT text (a
- * literal's, with an optional `SRID=n;`). `null` for anything else.
+ * literal's, with an optional `SRID=n;`), hex EWKB text (PostGIS's own output, as a geography
+ * inside `json_build_object`), or bytes of MySQL's and MariaDB's internal form (a 4-byte SRID and
+ * WKB). `null` for anything else.
  */
 export function readGeo(value: unknown, family: GeoFamily): GeoJsonGeometry | null {
+  if (value instanceof Uint8Array) return fromInternalBytes(value);
   if (typeof value === 'string') {
     const text = value.trim();
+    if (HEX.test(text) && (text.startsWith('00') || text.startsWith('01'))) return fromHexWkb(text, family);
     if (text.startsWith('{')) {
       try {
         return readGeo(JSON.parse(text) as unknown, family);
