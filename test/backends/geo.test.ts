@@ -29,6 +29,7 @@ import {
   type Dialect,
   type Row,
 } from '../../src/index.js';
+import { sqlFunctionRefusal } from '../../src/backends/sql/functions.js';
 import { EARTH_RADIUS, geoFamilyOf, parseWkt, readGeo, toWkt } from '../../src/reference/geo.js';
 import { mysqlServer, type Engine } from '../fixtures/sql-engines.js';
 
@@ -361,6 +362,8 @@ const DIFFERENTIAL = [
   '$filter=geo.length(route) gt 10000000&$select=id',
   '$select=id,p,zone,route,gp,gzone,gline',
   "$filter=id eq 6&$compute=geo.distance(p,geography'Point(0 0)') as d,geo.length(route) as len&$select=id,d,len",
+  '$compute=geo.distance(p,null) as d,geo.intersects(null,zone) as i&$select=id,d,i',
+  '$filter=not geo.intersects(gp,null)&$select=id',
 ];
 
 /** A deterministic sequence in [0, 1) (mulberry32), for the sampled points. */
@@ -561,7 +564,14 @@ describe('the targets without spatial functions refuse them', () => {
     }
     return undefined;
   };
-  const PGLITE: Dialect = { ...DIALECTS.postgres, displayName: 'PGlite', spatial: undefined };
+  const PGLITE: Dialect = { ...DIALECTS.postgres, displayName: 'PGlite', spatial: undefined, noSpatial: 'no PostGIS' };
+
+  it('say why in the capability table', () => {
+    expect(sqlFunctionRefusal('geo.distance', DIALECTS.postgres)).toBeUndefined();
+    expect(sqlFunctionRefusal('geo.intersects', DIALECTS.mysql)).toBeUndefined();
+    expect(sqlFunctionRefusal('geo.length', DIALECTS.duckdb)).toBe('its spatial extension is a download, not loaded');
+    expect(sqlFunctionRefusal('geo.length', { ...DIALECTS.mysql, spatial: undefined })).toBe('no spatial types');
+  });
 
   it.each([
     ['SQLite', DIALECTS.sqlite],
@@ -573,7 +583,7 @@ describe('the targets without spatial functions refuse them', () => {
       const error = errorOf(() => toSql(bind(query), { dialect }));
       expect(error, query).toBeInstanceOf(ODataError);
       expect((error as ODataError).code, query).toBe('unsupported_feature');
-      expect((error as ODataError).message).toContain('it has no spatial types');
+      expect((error as ODataError).message).toContain(`does not support '${query.match(/geo\.\w+/)![0]}' on ${dialect.displayName} (${dialect.noSpatial})`);
     }
   });
 

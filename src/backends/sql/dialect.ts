@@ -234,6 +234,8 @@ export interface Dialect {
    * are refused (`unsupported_feature`).
    */
   readonly spatial?: SpatialHooks;
+  /** Why the dialect has no {@link spatial} hook, for its refusals and the capability table (default: no spatial types). */
+  readonly noSpatial?: string;
 }
 
 /** The family of a spatial type: `Edm.Geography…` (on the sphere) or `Edm.Geometry…` (in the plane). */
@@ -251,7 +253,10 @@ export interface SpatialHooks {
   columnType(family: SpatialFamily, kind: string, srid: number): string;
   /** A spatial value from OGC WKT text and an SRID (both SQL: parameters). */
   fromText(family: SpatialFamily, wkt: string, srid: string): string;
-  /** A spatial value (a column) as GeoJSON text with a named `crs` where the SRID is not the family's default, for reading back. */
+  /**
+   * A spatial value (a column) as GeoJSON text, for reading back: with a named `crs` (`EPSG:<srid>`)
+   * where the engine writes one, else the value reads as of its family's default SRID.
+   */
   asGeoJson(family: SpatialFamily, value: string): string;
   /** `geo.distance` of two points: metres on the sphere of radius `radius` (a parameter) for geography, planar for geometry. */
   distance(family: SpatialFamily, a: string, b: string, radius: () => string): string;

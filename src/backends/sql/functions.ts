@@ -198,12 +198,12 @@ const matchesPattern: SqlConditionFunction = {
   refusedOn: noRegularExpressions,
 };
 
-/** Why a dialect refuses the geo functions: it has no `spatial` hook. */
-const noSpatial = (dialect: Dialect): string | undefined => (dialect.spatial === undefined ? 'no spatial types (no `spatial` hook)' : undefined);
+/** Why a dialect refuses the geo functions: it has no `spatial` hook (the reason it gives, if any). */
+const noSpatial = (dialect: Dialect): string | undefined => (dialect.spatial === undefined ? (dialect.noSpatial ?? 'no spatial types') : undefined);
 
 /** The dialect's spatial hooks, or the refusal of the call. */
 function spatialOf(call: Call, c: SqlFunctionContext): SpatialHooks {
-  if (c.dialect.spatial === undefined) throw unsupported(`'${call.name}' on ${c.dialect.displayName} (it has no spatial types)`);
+  if (c.dialect.spatial === undefined) throw unsupported(`'${call.name}' on ${c.dialect.displayName} (${c.dialect.noSpatial ?? 'no spatial types'})`);
   return c.dialect.spatial;
 }
 
