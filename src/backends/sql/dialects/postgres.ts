@@ -42,7 +42,7 @@ const postgisKind = (kind: string): string => (kind === '' ? 'Geometry' : kind =
 export const postgisSpatial: SpatialHooks = {
   columnType: (family, kind, srid) => `${family}(${postgisKind(kind)}, ${srid})`,
   fromText: (family, wkt, srid) => (family === 'geography' ? `CAST(ST_GeomFromText(${wkt}, ${srid}) AS geography)` : `ST_GeomFromText(${wkt}, ${srid})`),
-  // 17 significant digits at most: every double read back as it was stored.
+  // Up to 17 decimals: PostGIS writes the shortest digits that read back as the stored double.
   asGeoJson: (_, value) => `ST_AsGeoJSON(${value}, 17, 2)`,
   distance: (family, a, b) => (family === 'geography' ? `ST_Distance(${a}, ${b}, false)` : `ST_Distance(${a}, ${b})`),
   length: (family, line) => (family === 'geography' ? `ST_Length(${line()}, false)` : `ST_Length(${line()})`),
