@@ -39,6 +39,8 @@ export const mssql: Dialect = {
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,
   nullsFirstByDefault: true,
   displayName: 'SQL Server',
+  // Its geography and geometry types exist, but no engine here runs them: refused rather than untested.
+  noSpatial: 'not written (no SQL Server engine here to test it)',
   notDistinct: (l, r) => `(${l()} = ${r()} OR (${l()} IS NULL AND ${r()} IS NULL))`,
   booleanCondition: (value) => `(${value} <> 0)`,
   trim: (e) => `TRIM(${e})`,

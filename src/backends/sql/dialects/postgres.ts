@@ -1,5 +1,5 @@
 /** PostgreSQL (and PGlite): arrays, intervals, `json_build_object`, typed placeholders (`$1::numeric`). */
-import type { Dialect, ParameterKind } from '../dialect.js';
+import type { Dialect, ParameterKind, SpatialHooks } from '../dialect.js';
 import {
   ROUNDING,
   clampInt64,
@@ -29,6 +29,24 @@ const PG_TYPES: Readonly<Record<ParameterKind, string>> = {
   time: 'time',
   interval: 'interval',
   enum: 'text',
+};
+
+/** The PostGIS type modifier of an EDM spatial kind (`Collection` → GeometryCollection, any → Geometry). */
+const postgisKind = (kind: string): string => (kind === '' ? 'Geometry' : kind === 'Collection' ? 'GeometryCollection' : kind);
+
+/**
+ * PostGIS (`CREATE EXTENSION postgis`): `geography`/`geometry` columns typed by kind and SRID,
+ * geography on PostGIS's sphere (`use_spheroid = false`: the mean radius (2a + b) / 3 of the
+ * SRID's ellipsoid, the reference's for 4326), read back as GeoJSON with a short CRS.
+ */
+export const postgisSpatial: SpatialHooks = {
+  columnType: (family, kind, srid) => `${family}(${postgisKind(kind)}, ${srid})`,
+  fromText: (family, wkt, srid) => (family === 'geography' ? `CAST(ST_GeomFromText(${wkt}, ${srid}) AS geography)` : `ST_GeomFromText(${wkt}, ${srid})`),
+  // Up to 17 decimals: PostGIS writes the shortest digits that read back as the stored double.
+  asGeoJson: (_, value) => `ST_AsGeoJSON(${value}, 17, 2)`,
+  distance: (family, a, b) => (family === 'geography' ? `ST_Distance(${a}, ${b}, false)` : `ST_Distance(${a}, ${b})`),
+  length: (family, line) => (family === 'geography' ? `ST_Length(${line()}, false)` : `ST_Length(${line()})`),
+  intersects: (_, point, polygon) => `ST_Intersects(${point}, ${polygon})`,
 };
 
 const postgresObject = (pairs: readonly string[]): string => `json_build_object(${pairs.join(', ')})`;
@@ -140,4 +158,6 @@ export const postgres: Dialect = {
     return exactText(value, kind);
   },
   typedPlaceholder: (p, kind) => `${p}::${PG_TYPES[kind]}`,
+  // PostGIS; an engine without it (PGlite) takes `{ ...DIALECTS.postgres, spatial: undefined }`.
+  spatial: postgisSpatial,
 };

@@ -50,6 +50,7 @@ export const sqlite: Dialect = {
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
   displayName: 'SQLite',
+  noSpatial: 'no spatial types (SpatiaLite is a loadable extension)',
   notDistinct: (l, r) => `${l()} IS ${r()}`,
   booleanCondition: (value) => `(${value} <> 0)`,
   // SQLite's LIKE ignores ASCII case: compare exactly instead.
