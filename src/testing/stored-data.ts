@@ -48,8 +48,19 @@ function random(seed: number): () => number {
 /** Key strings short enough for every engine's index (and without the edge values that are hundreds of characters long). */
 const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
   property.type.kind === 'primitive' && property.type.name === 'Edm.String'
-    ? fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() === s)
+    ? fc
+        .string({ minLength: 1, maxLength: 12 })
+        .filter((s) => s.trim() === s)
+        .map((s) => withinMaxLength(s, property))
     : valueArbitrary({ ...property, collection: false });
+
+/** A string cut to the property's `MaxLength` (in characters, as databases count them). */
+function withinMaxLength(text: string, property: Property): string {
+  const max = property.facets?.maxLength;
+  if (max === undefined) return text;
+  const characters = [...text];
+  return characters.length <= max ? text : characters.slice(0, max).join('');
+}
 
 /**
  * Singles that every engine stores and prints exactly: quarters within ±10^4 (a float32 holds
@@ -72,6 +83,15 @@ function propertyArbitrary(property: Property, depth: number, maxDepth: number):
     value = property.collection ? fc.array(SINGLE, { maxLength: 4 }) : SINGLE;
   } else {
     value = valueArbitrary(property);
+    if (property.facets?.maxLength !== undefined && property.type.kind === 'primitive' && property.type.name === 'Edm.String') {
+      value = value.map((v) =>
+        typeof v === 'string'
+          ? withinMaxLength(v, property)
+          : Array.isArray(v)
+            ? v.map((s: unknown) => (typeof s === 'string' ? withinMaxLength(s, property) : s))
+            : v,
+      );
+    }
   }
   return property.nullable ? fc.option(value, { nil: null, freq: 6 }) : value;
 }
@@ -114,9 +134,10 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
   let tables: StoredTable[] = storedTables(model, options.storage);
   if (options.sets !== undefined) {
     const wanted = new Set(options.sets);
-    tables = tables.filter((t) => {
-      return t.kind === 'link' || wanted.has(t.name);
-    });
+    tables = tables.filter((t) => t.kind === 'link' || wanted.has(t.name));
+    // Link tables between two kept tables' types only.
+    const types = new Set(tables.flatMap((t) => (t.kind === 'entities' ? [t.set.type] : [])));
+    tables = tables.filter((t) => t.kind === 'entities' || (types.has(t.source) && types.has(t.navigation.target)));
   }
   const data: Record<string, TestRow[]> = {};
   let sample = 0;

@@ -55,6 +55,51 @@ export const PUBLISHED: Readonly<Record<string, Published>> = {
       ['Photos', '$orderby=Id&$top=5'],
     ],
   },
+  Northwind: {
+    file: 'northwind-v4.xml',
+    sets: ['Products', 'Categories', 'Suppliers', 'Orders', 'Order_Details', 'Customers', 'Employees', 'CustomerDemographics', 'Territories', 'Shippers'],
+    queries: [
+      ['Products', '$filter=Category/CategoryName ne null&$select=ProductID,ProductName'],
+      ['Products', '$expand=Category($select=CategoryName),Supplier($select=CompanyName)&$orderby=ProductID&$top=4'],
+      ['Products', '$filter=Order_Details/any(d: d/Quantity gt 10)&$select=ProductID'],
+      ['Categories', '$expand=Products($filter=UnitPrice gt 0;$orderby=ProductID;$select=ProductID,UnitPrice;$count=true)'],
+      ['Orders', '$expand=Order_Details($select=ProductID,Quantity),Customer($select=CompanyName)'],
+      ['Customers', '$filter=Orders/any(o: o/Freight gt 10)&$select=CustomerID'],
+      ['Customers', '$filter=CustomerDemographics/any()&$expand=CustomerDemographics($select=CustomerTypeID)'],
+      ['Employees', '$expand=Employees1($select=EmployeeID),Employee1($select=EmployeeID)&$select=EmployeeID'],
+      ['Employees', '$filter=Territories/$count gt 1&$select=EmployeeID'],
+      ['Order_Details', '$filter=Order/Customer/Country eq Product/Supplier/Country&$select=OrderID,ProductID'],
+      ['Orders', '$apply=groupby((Customer/Country),aggregate(Freight with sum as total))'],
+    ],
+  },
+  'Microsoft Graph': {
+    file: 'msgraph-v1.0-clean.xml',
+    sets: ['users', 'groups', 'directoryObjects', 'user_licenseDetails'],
+    queries: [
+      ['users', '$filter=memberOf/any()&$select=id,displayName'],
+      ['users', '$expand=manager($select=id)&$select=id'],
+      ['users', '$filter=manager ne null&$select=id'],
+      ['users', '$expand=memberOf($select=id;$orderby=id)&$select=id'],
+      ['users', '$filter=memberOf/$count gt 1&$select=id&$orderby=id'],
+      ['users', '$filter=licenseDetails/any(l: l/skuPartNumber ne null)&$select=id'],
+      ['users', '$expand=licenseDetails($select=id,skuPartNumber)&$select=id'],
+      ['groups', '$filter=members/any()&$select=id'],
+      ['groups', '$expand=members($top=2;$orderby=id;$select=id),owners/$count&$select=id'],
+      ['groups', '$filter=owners/any(o: o/deletedDateTime eq null)&$select=id,displayName&$orderby=displayName,id'],
+    ],
+  },
+  'SAP S/4HANA': {
+    file: 'sap-s4-c_salesordermanage_sd.xml',
+    sets: ['SalesOrderManage', 'SalesOrderItem'],
+    queries: [
+      ['SalesOrderManage', '$filter=_Item/any(i: i/RequestedQuantity gt 10)&$select=SalesOrder'],
+      ['SalesOrderManage', '$expand=_Item($select=SalesOrderItem,Material;$orderby=SalesOrderItem)&$select=SalesOrder,TotalNetAmount'],
+      ['SalesOrderManage', '$expand=_Item/$count&$select=SalesOrder'],
+      ['SalesOrderItem', '$expand=_SalesOrder($select=SalesOrder,SalesOrderType)&$select=SalesOrder,SalesOrderItem'],
+      ['SalesOrderItem', '$filter=_SalesOrder/TotalNetAmount gt 0&$select=SalesOrder,SalesOrderItem'],
+      ['SalesOrderManage', '$apply=groupby((SalesOrderType),aggregate(TotalNetAmount with sum as total))'],
+    ],
+  },
 };
 
 const MODELS = new Map<string, Model>();

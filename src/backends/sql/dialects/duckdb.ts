@@ -53,6 +53,7 @@ export const duckdb: Dialect = {
     'Edm.Double': 'DOUBLE',
     'Edm.Single': 'FLOAT',
     'Edm.Guid': 'UUID',
+    'Edm.Binary': 'BLOB',
     'Edm.Date': 'DATE',
     'Edm.DateTimeOffset': 'TIMESTAMP',
     'Edm.TimeOfDay': 'TIME',

@@ -14,6 +14,7 @@ import {
   negateIsoText,
   upper,
   utcDateTime,
+  fitIdentifier,
 } from './common.js';
 
 /** The column type of a JSON_TABLE column for collection elements of `type`. */
@@ -92,6 +93,7 @@ export const mysql: Dialect = {
     'Edm.Double': 'DOUBLE',
     'Edm.Single': 'FLOAT',
     'Edm.Guid': 'CHAR(36)',
+    'Edm.Binary': 'LONGBLOB',
     'Edm.Date': 'DATE',
     'Edm.DateTimeOffset': 'DATETIME(6)',
     'Edm.TimeOfDay': 'TIME(6)',
@@ -108,7 +110,11 @@ export const mysql: Dialect = {
   // The protocol's prepared statement counts parameters in 16 bits.
   maxParameters: 65_535,
   placeholder: () => '?',
-  quote: (name) => (name.includes('`') ? `\`${name.replaceAll('`', '``')}\`` : `\`${name}\``),
+  // 64 characters at most (fitIdentifier counts UTF-8 bytes, which is stricter).
+  quote: (name) => {
+    const fitted = fitIdentifier(name, 64);
+    return fitted.includes('`') ? `\`${fitted.replaceAll('`', '``')}\`` : `\`${fitted}\``;
+  },
   paging: (top, skip) =>
     top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`,
   nullsFirstByDefault: true,

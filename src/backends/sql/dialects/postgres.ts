@@ -12,6 +12,7 @@ import {
   numberedRows,
   rejectNul,
   upper,
+  fitIdentifier,
 } from './common.js';
 
 /** The PostgreSQL type of each parameter kind: placeholders are cast to it (`$1::numeric`), long in-lists to its array. */
@@ -66,6 +67,7 @@ export const postgres: Dialect = {
     'Edm.Double': 'double precision',
     'Edm.Single': 'real',
     'Edm.Guid': 'uuid',
+    'Edm.Binary': 'bytea',
     'Edm.Date': 'date',
     'Edm.DateTimeOffset': 'timestamptz',
     'Edm.TimeOfDay': 'time',
@@ -81,7 +83,8 @@ export const postgres: Dialect = {
   // The protocol's Bind message counts parameters in 16 bits.
   maxParameters: 65_535,
   placeholder: (index) => `$${index}`,
-  quote: doubleQuote,
+  // NAMEDATALEN - 1: PostgreSQL cuts longer identifiers (see fitIdentifier).
+  quote: (name) => doubleQuote(fitIdentifier(name, 63)),
   paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),
   nullsFirstByDefault: false,
   displayName: 'PostgreSQL',

@@ -34,6 +34,7 @@ export const sqlite: Dialect = {
     'Edm.Double': 'REAL',
     'Edm.Single': 'REAL',
     'Edm.Guid': 'TEXT',
+    'Edm.Binary': 'BLOB',
     'Edm.Date': 'TEXT',
     'Edm.DateTimeOffset': 'TEXT',
     'Edm.TimeOfDay': 'TEXT',
