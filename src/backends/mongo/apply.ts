@@ -470,7 +470,7 @@ class MongoApplyCompiler {
     const array = related.kind === 'collection' ? related.ref : { $cond: [{ $eq: [related.ref, null] }, [], [related.ref]] };
     const key: MongoDocument = {};
     target.key.forEach((name, i) => {
-      key[`k${i}`] = { $ifNull: [`$$${element}.${fieldOf(target, target.properties.get(name) as Property, this.mapping)}`, null] };
+      key[`k${i}`] = { $ifNull: [`$$${element}.${fieldOf(target, target.properties.get(name) as Property, this.mapping, related.context?.set)}`, null] };
     });
     let value: Aggregation = null;
     if (a.kind === 'method') {
