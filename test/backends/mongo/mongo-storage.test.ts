@@ -1,0 +1,361 @@
+/**
+ * MongoDB on a real published model (TripPin, from the conformance corpus): navigation without
+ * referential constraints through the storage mapping (a foreign key `Photo_Id`, the link
+ * collections `Person_Friends` and `Trip_Photos`, the contained entities of `Person_Trips` and
+ * `Trip_PlanItems` with their container's key) and collections of complex values
+ * (`AddressInfo`), run by mingo against the in-memory reference on the same stored tables.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Aggregator, Query } from 'mingo';
+import 'mingo/init/system';
+import { describe, expect, it } from 'vitest';
+import {
+  bindQuery,
+  compileQuery,
+  fromMongoApplyDocument,
+  fromMongoDocument,
+  modelFromCsdlXml,
+  toMongo,
+  toMongoCollections,
+  type BoundQuery,
+  type Model,
+  type Row,
+  type ToMongoOptions,
+} from '../../../src/index.js';
+import { compareResults, type BackendResult } from '../../../src/testing/index.js';
+import { CORPUS_DIR, corpusAvailable } from '../../conformance/corpus.js';
+import { withoutBigints } from '../../fixtures/differential-targets.js';
+
+/** The corpus (`../shared/conformance`), or where `ODATA_CONFORMANCE_DIR` says (a git worktree elsewhere). */
+const corpus = process.env.ODATA_CONFORMANCE_DIR ?? CORPUS_DIR;
+const available = corpusAvailable || existsSync(corpus);
+const model: Model | undefined = available ? modelFromCsdlXml(readFileSync(resolve(corpus, 'metadata', 'trippin-v4-servicerw.xml'), 'utf8')) : undefined;
+
+const city = (Name: string, Region: string, CountryRegion = 'United States'): Row => ({ CountryRegion, Name, Region });
+const boise = { Address: '187 Suffolk Ln.', City: city('Boise', 'ID') };
+
+/** The stored tables, by logical name, in the in-memory backend's storage forms (the hidden columns by the conventions). */
+const tables: Record<string, Row[]> = {
+  People: [
+    {
+      UserName: 'russellwhyte',
+      FirstName: 'Russell',
+      LastName: 'Whyte',
+      Emails: ['Russell@example.com', 'Russell@contoso.com'],
+      AddressInfo: [boise],
+      Gender: 'Male',
+      Concurrency: 1n,
+      Photo_Id: 1n,
+    },
+    {
+      UserName: 'scottketchum',
+      FirstName: 'Scott',
+      LastName: 'Ketchum',
+      Emails: ['Scott@example.com'],
+      AddressInfo: [{ Address: '2817 Milton Dr.', City: city('Albuquerque', 'NM') }],
+      Gender: 'Male',
+      Concurrency: 2n,
+      Photo_Id: 2n,
+    },
+    {
+      UserName: 'ronaldmundy',
+      FirstName: 'Ronald',
+      LastName: 'Mundy',
+      Emails: [],
+      AddressInfo: [],
+      Gender: 'Male',
+      Concurrency: 3n,
+      Photo_Id: null,
+    },
+    {
+      UserName: 'javieralfred',
+      FirstName: 'Javier',
+      LastName: 'Alfred',
+      Emails: ['Javier@example.com'],
+      AddressInfo: [boise, { Address: '89 Jefferson Way Suite 2', City: city('Portland', 'WA') }],
+      Gender: 'Female',
+      Concurrency: 4n,
+      Photo_Id: 9n,
+    },
+    {
+      UserName: 'willieashmore',
+      FirstName: 'Willie',
+      LastName: 'Ashmore',
+      Emails: null,
+      AddressInfo: null,
+      Gender: 'Unknown',
+      Concurrency: 5n,
+      Photo_Id: 3n,
+    },
+    {
+      UserName: 'vincentcalabrese',
+      FirstName: 'Vincent',
+      LastName: 'Calabrese',
+      Emails: ['Vincent@example.com'],
+      AddressInfo: [
+        { Address: '55 Grizzly Peak Rd.', City: city('Butte', 'MT') },
+        { Address: '1 Main St.', City: city('Boise', 'ID') },
+      ],
+      Gender: 'Male',
+      Concurrency: 6n,
+      Photo_Id: 2n,
+    },
+  ],
+  // Many-to-many, no partner: a link table. Russell's link to Scott is stored twice (related once);
+  // one link leads nowhere, one has no target.
+  Person_Friends: [
+    { Person_UserName: 'russellwhyte', Friends_UserName: 'scottketchum' },
+    { Person_UserName: 'russellwhyte', Friends_UserName: 'ronaldmundy' },
+    { Person_UserName: 'russellwhyte', Friends_UserName: 'scottketchum' },
+    { Person_UserName: 'scottketchum', Friends_UserName: 'russellwhyte' },
+    { Person_UserName: 'ronaldmundy', Friends_UserName: 'javieralfred' },
+    { Person_UserName: 'javieralfred', Friends_UserName: 'willieashmore' },
+    { Person_UserName: 'javieralfred', Friends_UserName: 'ghost' },
+    { Person_UserName: 'vincentcalabrese', Friends_UserName: null },
+    { Person_UserName: 'willieashmore', Friends_UserName: 'russellwhyte' },
+  ],
+  // Contained: each trip with its container's key. Trip 0 is Russell's and Willie's (a key that
+  // repeats across containers: no `_id` for contained entities).
+  Person_Trips: [
+    trip('russellwhyte', 0, 'Trip in US', 3000, ['Trip in New York', 'business', 'sightseeing'], '2014-01-01T00:00:00Z'),
+    trip('russellwhyte', 1003, 'Trip in Beijing', 2000, ['Travel', 'Beijing'], '2014-02-01T00:00:00Z'),
+    trip('russellwhyte', 1007, 'Honeymoon', 2650, ['Travel', 'honeymoon'], '2014-02-01T00:00:00Z'),
+    trip('scottketchum', 2004, 'Trip in Australia', 5000, ['business', 'Australia'], '2014-03-01T00:00:00Z'),
+    trip('ronaldmundy', 2005, 'Gradutaion trip', 6000, ['Gradutaion', 'Beijing'], '2014-04-01T00:00:00Z'),
+    trip('willieashmore', 0, 'Trip in US', 1000, [], '2015-01-01T00:00:00Z'),
+  ],
+  Trip_PlanItems: [
+    planItem(0, 1, 'JH58493', 'PT3H'),
+    planItem(0, 2, 'JH38143', 'PT1H30M'),
+    planItem(1003, 3, 'JH58494', 'PT12H'),
+    planItem(1003, 4, null, 'PT2H'),
+    planItem(2004, 5, 'JH99999', 'P1D'),
+  ],
+  Trip_Photos: [
+    { Trip_TripId: 0, Photos_Id: 1n },
+    { Trip_TripId: 0, Photos_Id: 2n },
+    { Trip_TripId: 1003, Photos_Id: 3n },
+    { Trip_TripId: 2004, Photos_Id: 1n },
+  ],
+  Photos: [
+    { Id: 1n, Name: 'My Photo 1' },
+    { Id: 2n, Name: 'My Photo 2' },
+    { Id: 3n, Name: 'Beijing' },
+    { Id: 4n, Name: null },
+  ],
+  Airlines: [
+    { AirlineCode: 'AA', Name: 'American Airlines' },
+    { AirlineCode: 'FM', Name: 'Shanghai Airline' },
+  ],
+  Airports: [
+    { IcaoCode: 'KSFO', Name: 'San Francisco International Airport', IataCode: 'SFO' },
+    { IcaoCode: 'ZBAA', Name: 'Beijing Capital International Airport', IataCode: 'PEK' },
+  ],
+};
+
+function trip(owner: string, id: number, name: string, budget: number, tags: string[], starts: string): Row {
+  return {
+    Person_UserName: owner,
+    TripId: id,
+    ShareId: `9d9b2fa0-efbf-490e-a5e3-bac8f7d47${String(id).padStart(3, '0').slice(-3)}`,
+    Description: `${name} of ${owner}`,
+    Name: name,
+    Budget: budget,
+    StartsAt: starts,
+    EndsAt: starts.replace('T00', 'T12'),
+    Tags: tags,
+  };
+}
+
+function planItem(tripId: number, id: number, code: string | null, duration: string): Row {
+  return { Trip_TripId: tripId, PlanItemId: id, ConfirmationCode: code, StartsAt: '2014-01-01T10:00:00Z', EndsAt: '2014-01-01T12:00:00Z', Duration: duration };
+}
+
+/** The documents of every collection (by `toMongoCollections`; Int64 as doubles for mingo). */
+function collectionsOf(data: Record<string, Row[]>, options: ToMongoOptions): Record<string, Record<string, unknown>[]> {
+  return withoutBigints(toMongoCollections(model as Model, data, options));
+}
+
+/** Runs a bound query by mingo on the collections. */
+function runMingo(bound: BoundQuery, collections: Record<string, Record<string, unknown>[]>, options: ToMongoOptions): BackendResult {
+  const query = withoutBigints(toMongo(bound, options));
+  const set = bound.entitySet;
+  if (set === undefined) throw new Error('no entity set');
+  const documents = collections[options.collections?.[set.name] ?? set.name] ?? [];
+  const resolver = { collectionResolver: (name: string) => collections[name] ?? [] };
+  const read = (d: Record<string, unknown>): Row =>
+    (bound.apply === undefined
+      ? fromMongoDocument(d, bound.entityType, options, bound.expand, bound.select.computed)
+      : fromMongoApplyDocument(d, bound, options)) as Row;
+  if (query.kind === 'pipeline') {
+    const value = (new Aggregator([...query.pipeline], resolver).run(documents) as Record<string, unknown>[]).map(read);
+    if (query.count === undefined) return { value };
+    return { value, count: (new Aggregator([...query.count], resolver).run(documents) as { count: number }[])[0]?.count ?? 0 };
+  }
+  let cursor = new Query(query.filter).find(documents, query.projection);
+  if (query.sort !== undefined) cursor = cursor.sort(query.sort as Record<string, 1 | -1>);
+  if (query.skip !== undefined) cursor = cursor.skip(query.skip);
+  if (query.limit !== undefined) cursor = cursor.limit(query.limit);
+  const value = (cursor.all() as Record<string, unknown>[]).map(read);
+  return query.count === undefined ? { value } : { value, count: new Query(query.count).find(documents).count() };
+}
+
+/** The reference's answer and mingo's, for a query on `set`, over `data` stored by `options`. */
+function both(set: string, text: string, data = tables, options: ToMongoOptions = {}) {
+  const bound = bindQuery(text, { model: model as Model, entitySet: set, maxAnyAllExpressionDepth: 4 });
+  const expected = compileQuery(bound, { data, storage: options }).apply(data[set] as Row[]);
+  const actual = runMingo(bound, collectionsOf(data, options), options);
+  return { bound, expected, actual };
+}
+
+const CASES: [string, string][] = [
+  // A link table (Person_Friends): any/all, $count, paths through it.
+  ['People', "$filter=Friends/any(f: f/FirstName eq 'Scott')"],
+  ['People', '$filter=Friends/$count ge 2'],
+  ['People', '$filter=Friends/$count eq 0&$select=UserName'],
+  ['People', "$filter=Friends/all(f: startswith(f/UserName, 'r'))"],
+  ['People', '$filter=Friends/any(f: f/Friends/any(g: g/UserName eq $it/UserName))'],
+  ['People', '$filter=Friends/any()&$count=true&$orderby=UserName&$top=3'],
+  ['People', "$filter=Friends/$count($filter=startswith(LastName, 'M')) eq 1"],
+  ['People', '$expand=Friends($levels=2;$select=UserName)'],
+  ['People', '$expand=Friends($select=UserName,FirstName;$count=true;$orderby=UserName desc)'],
+  ['People', '$expand=Friends/$count&$select=UserName'],
+  ['People', '$expand=Friends/$ref'],
+  // Contained entities (Person_Trips, Trip_PlanItems) and a link table from them (Trip_Photos).
+  ['People', "$filter=Trips/any(t: t/PlanItems/any(p: p/ConfirmationCode eq 'JH58493'))"],
+  ['People', '$filter=Trips/any(t: t/PlanItems/$count gt 1)'],
+  ['People', '$expand=Trips($filter=Budget gt 2500;$expand=PlanItems)'],
+  ['People', '$expand=Trips($orderby=Budget desc;$top=1;$select=Name,Budget)&$select=UserName'],
+  ['People', '$expand=Trips($select=TripId;$count=true;$expand=PlanItems/$count)'],
+  ['People', '$filter=Trips/$count eq 0'],
+  ['People', "$filter=Trips/any(t: t/Photos/any(p: p/Name eq 'My Photo 1'))"],
+  ['People', "$filter=Trips/any(t: t/Tags/any(g: g eq 'business'))&$expand=Trips($expand=Photos($select=Name))"],
+  ['People', '$filter=Friends/any(f: f/Trips/any(t: t/Budget gt 4000))'],
+  ['People', '$expand=Trips($expand=PlanItems/$ref)'],
+  // A foreign key (People.Photo_Id): single-valued paths, $orderby, $expand.
+  ['People', "$filter=Photo/Name eq 'My Photo 2'"],
+  ['People', '$filter=Photo/Name eq null'],
+  ['People', '$orderby=Photo/Name desc,UserName'],
+  ['People', '$expand=Photo&$select=UserName'],
+  ['People', "$filter=contains(Photo/Name, '2') or Trips/any(t: t/Budget lt 2500)&$expand=Photo($select=Name)"],
+  // A collection of complex values (AddressInfo: Location with City).
+  ['People', "$filter=AddressInfo/any(a: a/City/Name eq 'Boise')"],
+  ['People', "$filter=AddressInfo/all(a: a/City/Region eq 'ID')"],
+  ['People', "$filter=AddressInfo/any(a: startswith(a/Address, '1') and a/City/Region ne 'MT')"],
+  ['People', '$filter=AddressInfo/$count gt 1'],
+  ['People', '$filter=AddressInfo/any()'],
+  ['People', '$select=UserName,AddressInfo'],
+  ['People', "$filter=Friends/any(f: f/AddressInfo/any(a: a/City/Name eq 'Boise'))&$select=UserName,AddressInfo"],
+  ['People', "$expand=Friends($filter=AddressInfo/any(a: a/City/Name eq 'Boise');$expand=Trips($select=Name))"],
+  ['People', "$filter=AddressInfo/any(a: a/City/Name eq $it/FirstName or a/City/Region eq 'WA')"],
+  ['People', "$filter=Emails/any(e: endswith(e, 'example.com'))"],
+  // $apply through navigation.
+  ['People', '$apply=groupby((Photo/Name),aggregate($count as n))'],
+  ['People', "$apply=filter(Friends/any(f: f/FirstName eq 'Scott'))/groupby((Gender))"],
+  ['People', '$apply=aggregate(Friends/$count as friends)'],
+  ['Photos', '$orderby=Name&$select=Id'],
+];
+
+describe.skipIf(!available)('MongoDB on TripPin stored by the storage mapping (run by mingo)', () => {
+  for (const [set, text] of CASES) {
+    it(`${set}?${text}`, () => {
+      const { bound, expected, actual } = both(set, text);
+      expect(compareResults(bound, expected, actual)).toBeUndefined();
+      if (process.env.SHOW === '1')
+        console.log(
+          text,
+          JSON.stringify(
+            expected.value.map((r) => r.UserName ?? r),
+            (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v),
+          ),
+        );
+    });
+  }
+});
+
+/** The cases' answers by the conventions, and mingo's under other names: equal. */
+function sameAnswers(data: Record<string, Row[]>, options: ToMongoOptions, collections?: Record<string, Record<string, unknown>[]>): void {
+  for (const [set, text] of CASES) {
+    const { bound, expected } = both(set, text);
+    const overridden = compileQuery(bound, { data, storage: options }).apply(data[set] as Row[]);
+    expect(compareResults(bound, expected, overridden), `memory: ${set}?${text}`).toBeUndefined();
+    const actual = runMingo(bound, collections ?? collectionsOf(data, options), options);
+    expect(compareResults(bound, expected, actual), `mingo: ${set}?${text}`).toBeUndefined();
+  }
+}
+
+describe.skipIf(!available)('MongoDB storage under other names', () => {
+  it('storage overrides: a foreign key and a link table of their own names give the same answers', () => {
+    const storage: ToMongoOptions = {
+      navigation: {
+        'Person.Photo': { foreignKey: ['PhotoRef'] },
+        'Microsoft.OData.SampleService.Models.TripPin.Person.Friends': {
+          linkTable: 'Friendships',
+          sourceColumns: ['Befriends'],
+          targetColumns: ['Befriended'],
+        },
+      },
+    };
+    const { Person_Friends: friends, ...rest } = tables;
+    const data: Record<string, Row[]> = {
+      ...rest,
+      People: (tables.People as Row[]).map(({ Photo_Id, ...person }) => ({ ...person, PhotoRef: Photo_Id })),
+      Friendships: (friends as Row[]).map((link) => ({ Befriends: link.Person_UserName, Befriended: link.Friends_UserName })),
+    };
+    const collections = collectionsOf(data, storage);
+    expect(Object.keys(collections).sort()).toEqual([
+      'Airlines',
+      'Airports',
+      'Friendships',
+      'People',
+      'Person_Trips',
+      'Photos',
+      'Trip_Photos',
+      'Trip_PlanItems',
+    ]);
+    expect(collections.People?.[0]).toMatchObject({ _id: 'russellwhyte', PhotoRef: 1 });
+    sameAnswers(data, storage, collections);
+  });
+
+  it('collections and fields renamed (hidden fields by their logical names), the key in its own field', () => {
+    const options: ToMongoOptions = {
+      collections: { People: 'people', Person_Trips: 'trips', Person_Friends: 'friendships', Trip_PlanItems: 'planItems' },
+      fields: { Person_UserName: 'owner', Friends_UserName: 'friend', Photo_Id: 'photo', Trip_TripId: 'trip', 'Trip.Name': 'title' },
+      keyField: 'key',
+    };
+    const collections = collectionsOf(tables, options);
+    expect(collections.people?.[0]).toMatchObject({ key: 'russellwhyte', photo: 1 });
+    expect(collections.friendships?.[0]).toEqual({ owner: 'russellwhyte', friend: 'scottketchum' });
+    // Contained entities: the container's key and their own key in fields of their own (no `_id`, no keyField).
+    expect(collections.trips?.[0]).toMatchObject({ owner: 'russellwhyte', TripId: 0, title: 'Trip in US' });
+    expect(collections.trips?.[0]).not.toHaveProperty('_id');
+    expect(collections.trips?.[0]).not.toHaveProperty('key');
+    sameAnswers(tables, options, collections);
+  });
+
+  it('scope: the documents of entities (contained ones too) are scoped, link collections need not be', () => {
+    const options: ToMongoOptions = { scope: { tenant: 'A' } };
+    const a = collectionsOf(tables, options);
+    // Tenant B: the same keys, other names, in the same collections (links are shared).
+    const b = collectionsOf(
+      Object.fromEntries(
+        Object.entries(tables).map(([name, rows]) => [
+          name,
+          rows.map((row) => ('FirstName' in row ? { ...row, FirstName: `B${String(row.FirstName)}` } : row)),
+        ]),
+      ),
+      options,
+    );
+    const links = new Set(['Person_Friends', 'Trip_Photos']);
+    const collections = Object.fromEntries(
+      Object.keys(a).map((name) => [
+        name,
+        links.has(name) ? (a[name] ?? []) : [...(a[name] ?? []).map((d) => ({ ...d, tenant: 'A' })), ...(b[name] ?? []).map((d) => ({ ...d, tenant: 'B' }))],
+      ]),
+    );
+    sameAnswers(tables, options, collections);
+    // Without the scope, tenant B's entities come too.
+    expect(() => sameAnswers(tables, {}, collections)).toThrow();
+  });
+});
