@@ -180,6 +180,19 @@ export function escapeRegex(text: string): string {
 const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/-]/;
 const REGEX_SPECIALS = /[\\^$.*+?()[\]{}|/-]/g;
 
+/**
+ * The fields that identify a document of `set` (its stored table's key): for contained entities,
+ * the fields of their container's key, then their own key's; else the key's fields.
+ */
+export function storageKeyFields(type: StructuredType, set: EntitySet | undefined, mapping: MongoMapping): string[] {
+  const own = type.key.map((name) => fieldOf(type, type.properties.get(name) as Property, mapping, set));
+  const container = set?.container;
+  if (container === undefined) return own;
+  const link = navigationLink(container.type, container.navigation, mapping);
+  const parent = link?.kind === 'direct' ? link.pairs.flatMap(({ target }) => (target.column === undefined ? [] : [hiddenField(target.column, mapping)])) : [];
+  return [...parent, ...own];
+}
+
 /** The documents a navigation property starts from: their type and their entity set (`undefined` for rows that are no entities). */
 export interface LinkSource {
   readonly type: StructuredType;

@@ -123,7 +123,7 @@ const tables: Record<string, Row[]> = {
     trip('russellwhyte', 1007, 'Honeymoon', 2650, ['Travel', 'honeymoon'], '2014-02-01T00:00:00Z'),
     trip('scottketchum', 2004, 'Trip in Australia', 5000, ['business', 'Australia'], '2014-03-01T00:00:00Z'),
     trip('ronaldmundy', 2005, 'Gradutaion trip', 6000, ['Gradutaion', 'Beijing'], '2014-04-01T00:00:00Z'),
-    trip('willieashmore', 0, 'Trip in US', 1000, [], '2015-01-01T00:00:00Z'),
+    trip('willieashmore', 0, 'Trip in US', 3000, [], '2014-01-01T00:00:00Z'),
   ],
   Trip_PlanItems: [
     planItem(0, 1, 'JH58493', 'PT3H'),
@@ -254,6 +254,10 @@ const CASES: [string, string][] = [
   ['People', '$apply=groupby((Photo/Name),aggregate($count as n))'],
   ['People', "$apply=filter(Friends/any(f: f/FirstName eq 'Scott'))/groupby((Gender))"],
   ['People', '$apply=aggregate(Friends/$count as friends)'],
+  // Each related entity once: Russell's trip 0 and Willie's are two trips (same TripId and Budget).
+  ['People', '$apply=aggregate(Trips/Budget with sum as total,Trips/$count as trips)'],
+  ['People', "$apply=filter(Gender ne 'Female')/groupby((Gender),aggregate(Trips/Budget with sum as total))"],
+  ['People', '$apply=groupby((Photo/Name),aggregate(Trips/$count as trips))&$orderby=trips desc'],
   ['Photos', '$orderby=Name&$select=Id'],
 ];
 
