@@ -209,7 +209,9 @@ function storedField(column: StoredColumn, side: LinkSource, navigation: Navigat
     if (property === undefined) throw unsupported(`the navigation property '${navigation.name}' on documents without its property '${column.property.name}'`);
     return fieldOf(side.type, property, mapping, side.set);
   }
-  if (!derivesFrom(side.type, declaring) && !derivesFrom(declaring, side.type) && side.type !== navigation.target)
+  // Documents of an entity set (also with fields `$apply`'s compute added) have its hidden fields.
+  const stored = side.set?.type ?? side.type;
+  if (!derivesFrom(stored, declaring) && !derivesFrom(declaring, stored) && stored !== navigation.target)
     throw unsupported(`the navigation property '${navigation.name}' on documents without its field '${column.column}'`);
   return hiddenField(column.column, mapping);
 }

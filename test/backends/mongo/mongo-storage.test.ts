@@ -273,6 +273,9 @@ const CASES: [string, string][] = [
   ['People', "$filter=AddressInfo/all(a: a/City/Name ne 'Boise' or startswith(a/Address, '1'))"],
   ['People', '$filter=AddressInfo/any(a: a/Address eq null)'],
   ['People', '$filter=Photo ne null'],
+  ['People', "$apply=compute(length(FirstName) as n)/filter(Photo/Name eq 'My Photo 2' or Friends/any(f: f/Trips/any()))"],
+  ['People', '$apply=compute(length(FirstName) as n)/groupby((Photo/Name),aggregate(n with sum as total))'],
+  ['People', '$apply=filter(Trips/any())&$expand=Trips($select=Name),Friends($select=UserName)'],
 ];
 
 describe.skipIf(!available)('MongoDB on TripPin stored by the storage mapping (run by mingo)', () => {
