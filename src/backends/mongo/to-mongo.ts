@@ -131,7 +131,10 @@ class FilterCompiler {
     if (node.operator !== 'any' || predicate === undefined || variable === undefined) return undefined;
     if (collection.root.kind !== 'it' || collection.steps.length !== 1) return undefined;
     const step = collection.steps[0];
-    if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind !== 'primitive') return undefined;
+    if (step?.kind !== 'property' || !step.property.collection) return undefined;
+    if (step.property.type.kind === 'complex')
+      return this.complexElemMatch(fieldOf(this.type, step.property, this.mapping, this.set), step.property.type.type, predicate, variable);
+    if (step.property.type.kind !== 'primitive') return undefined;
     if (predicate.kind !== 'binary' || !(predicate.operator in OPERATOR)) return undefined;
     const { left, right } = predicate;
     const isVariable = (n: BoundExpression): boolean => n.kind === 'path' && n.root.kind === 'variable' && n.root.name === variable && n.steps.length === 0;
@@ -146,6 +149,43 @@ class FilterCompiler {
     return entry(fieldOf(this.type, step.property, this.mapping, this.set), {
       $elemMatch: entry(OPERATOR[op], mongoValue(value.value, step.property, this.mapping)),
     });
+  }
+
+  /**
+   * `coll/any(a: a/City/Name eq 'Boise')` on an array of subdocuments: `$elemMatch` of the dotted
+   * field, for a String (any comparison but `ne`), a Guid or a Boolean (`eq`) against a literal that
+   * is not null. (`ne` would match a null element, which the reference's `ne` does too, but
+   * `$elemMatch` of a field never does.)
+   */
+  private complexElemMatch(field: string, element: StructuredType, predicate: BoundExpression, variable: string): MongoDocument | undefined {
+    if (predicate.kind !== 'binary' || !(predicate.operator in OPERATOR) || predicate.operator === 'ne') return undefined;
+    const { left, right } = predicate;
+    let op = predicate.operator as Comparison;
+    let path: BoundExpression = left;
+    let value: BoundExpression = right;
+    if (left.kind === 'literal') {
+      op = FLIP[op];
+      path = right;
+      value = left;
+    }
+    if (value.kind !== 'literal' || value.value === null || path.kind !== 'path' || path.root.kind !== 'variable' || path.root.name !== variable)
+      return undefined;
+    let type = element;
+    let inner = '';
+    let leaf: Property | undefined;
+    for (let i = 0; i < path.steps.length; i++) {
+      const step = path.steps[i] as BoundPathStep;
+      if (step.kind !== 'property' || step.property.collection) return undefined;
+      inner = i === 0 ? fieldOf(type, step.property, this.mapping) : `${inner}.${fieldOf(type, step.property, this.mapping)}`;
+      if (step.property.type.kind === 'complex') type = step.property.type.type;
+      else if (i === path.steps.length - 1) leaf = step.property;
+      else return undefined;
+    }
+    if (leaf === undefined || leaf.type.kind !== 'primitive') return undefined;
+    const name = leaf.type.name;
+    const plain = name === 'Edm.String' ? typeof value.value === 'string' : (name === 'Edm.Guid' || name === 'Edm.Boolean') && op === 'eq';
+    if (!plain) return undefined;
+    return entry(field, { $elemMatch: entry(inner, entry(OPERATOR[op], mongoValue(value.value, leaf, this.mapping))) });
   }
 
   /** `{ $expr }`: true exactly where the lowered condition holds. */

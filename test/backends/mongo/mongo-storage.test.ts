@@ -94,10 +94,7 @@ const tables: Record<string, Row[]> = {
       FirstName: 'Vincent',
       LastName: 'Calabrese',
       Emails: ['Vincent@example.com'],
-      AddressInfo: [
-        { Address: '55 Grizzly Peak Rd.', City: city('Butte', 'MT') },
-        { Address: '1 Main St.', City: city('Boise', 'ID') },
-      ],
+      AddressInfo: [{ Address: '55 Grizzly Peak Rd.', City: city('Butte', 'MT') }, { Address: '1 Main St.', City: city('Boise', 'ID') }, null],
       Gender: 'Male',
       Concurrency: 6n,
       Photo_Id: 2n,
@@ -242,6 +239,8 @@ const CASES: [string, string][] = [
   ['People', "$filter=contains(Photo/Name, '2') or Trips/any(t: t/Budget lt 2500)&$expand=Photo($select=Name)"],
   // A collection of complex values (AddressInfo: Location with City).
   ['People', "$filter=AddressInfo/any(a: a/City/Name eq 'Boise')"],
+  ['People', "$filter=AddressInfo/any(a: a/City/Name ne 'Boise')"],
+  ['People', "$filter=AddressInfo/any(a: a/City/Name gt 'Bz')"],
   ['People', "$filter=AddressInfo/all(a: a/City/Region eq 'ID')"],
   ['People', "$filter=AddressInfo/any(a: startswith(a/Address, '1') and a/City/Region ne 'MT')"],
   ['People', '$filter=AddressInfo/$count gt 1'],
@@ -309,6 +308,26 @@ function sameAnswers(data: Record<string, Row[]>, options: ToMongoOptions, colle
     expect(compareResults(bound, expected, actual), `mingo: ${set}?${text}`).toBeUndefined();
   }
 }
+
+describe.skipIf(!available)('MongoDB plans on TripPin', () => {
+  const plan = (text: string): unknown => toMongo(bindQuery(text, { model: model as Model, entitySet: 'People' }));
+
+  it('any over an array of subdocuments with a comparison of a string field: a find with $elemMatch (indexes serve it)', () => {
+    expect(plan("$filter=AddressInfo/any(a: a/City/Name eq 'Boise')")).toEqual({
+      kind: 'find',
+      filter: { AddressInfo: { $elemMatch: { 'City.Name': { $eq: 'Boise' } } } },
+    });
+    // ne would miss a null element: $expr.
+    expect(JSON.stringify(plan("$filter=AddressInfo/any(a: a/City/Name ne 'Boise')"))).toContain('$expr');
+  });
+
+  it('a link collection: the link documents of the source, their distinct target keys, a nested $lookup of the targets', () => {
+    const query = plan("$filter=Friends/any(f: f/FirstName eq 'Scott')") as { pipeline: { $lookup?: { from: string; pipeline: object[] } }[] };
+    const lookup = query.pipeline[0]?.$lookup;
+    expect(lookup?.from).toBe('Person_Friends');
+    expect(lookup?.pipeline.map((stage) => Object.keys(stage)[0])).toEqual(['$match', '$group', '$lookup', '$unwind', '$replaceRoot']);
+  });
+});
 
 describe.skipIf(!available)('MongoDB storage under other names', () => {
   it('storage overrides: a foreign key and a link table of their own names give the same answers', () => {
@@ -421,6 +440,10 @@ describe('MongoDB on collections of complex values as Microsoft Graph declares t
     '$filter=assignedLicenses/$count eq 0&$orderby=displayName desc',
     `$filter=not assignedLicenses/any(l: l/skuId eq null or l/disabledPlans/any())`,
   ];
+  it('assignedLicenses/any(l: l/skuId eq …): a find with $elemMatch', () => {
+    const bound = bindQuery(`$filter=assignedLicenses/any(l: l/skuId eq ${E5.toUpperCase()})`, { model: graph, entitySet: 'users' });
+    expect(toMongo(bound)).toEqual({ kind: 'find', filter: { assignedLicenses: { $elemMatch: { skuId: { $eq: E5 } } } } });
+  });
   for (const text of cases) {
     it(text, () => {
       const bound = bindQuery(text, { model: graph, entitySet: 'users', maxAnyAllExpressionDepth: 2 });
