@@ -224,9 +224,6 @@ export interface LinkLookup {
   readonly pipeline: MongoDocument[];
 }
 
-/** The field of the target documents inside the link collection's pipeline (a reserved name). */
-const LINKED = '__odata_linked';
-
 /**
  * The `$lookup` of the documents related to the document at `base` (a path prefix) by a navigation
  * property, as the storage mapping stores their relationship (storage/links.ts): the related
@@ -266,12 +263,14 @@ export function linkLookup(source: LinkSource, navigation: NavigationProperty, t
     targetVars[`odata_t${i}`] = `$_id.t${i}`;
     targetConditions.push({ $ne: [`$$odata_t${i}`, null] }, { $eq: [`$${storedField(pair.column, there, navigation, declaring, mapping)}`, `$$odata_t${i}`] });
   });
+  // The target documents, for a moment, in a field of the link documents (one no target property has).
+  const linked = reservedField(navigation.target, mapping, 'linked');
   const pipeline: MongoDocument[] = [
     { $match: { $expr: { $and: conditions } } },
     { $group: { _id: keys } },
-    { $lookup: { from: collectionOf(target, mapping), let: targetVars, pipeline: [matching(targetConditions)], as: LINKED } },
-    { $unwind: `$${LINKED}` },
-    { $replaceRoot: { newRoot: `$${LINKED}` } },
+    { $lookup: { from: collectionOf(target, mapping), let: targetVars, pipeline: [matching(targetConditions)], as: linked } },
+    { $unwind: `$${linked}` },
+    { $replaceRoot: { newRoot: `$${linked}` } },
   ];
   return { from: tableCollection(link.table, mapping), let: vars, pipeline };
 }
