@@ -275,6 +275,8 @@ const CASES: [string, string][] = [
   ['People', "$apply=compute(length(FirstName) as n)/filter(Photo/Name eq 'My Photo 2' or Friends/any(f: f/Trips/any()))"],
   ['People', '$apply=compute(length(FirstName) as n)/groupby((Photo/Name),aggregate(n with sum as total))'],
   ['People', '$apply=filter(Trips/any())&$expand=Trips($select=Name),Friends($select=UserName)'],
+  ['People', "$apply=filter(AddressInfo/any(a: a/City/Region eq 'ID'))/compute(AddressInfo/$count as n,Friends/$count as f)&$select=UserName,AddressInfo,n,f"],
+  ['People', '$apply=groupby((Gender),aggregate(AddressInfo/$count with sum as addresses))'],
 ];
 
 describe.skipIf(!available)('MongoDB on TripPin stored by the storage mapping (run by mingo)', () => {
