@@ -188,8 +188,10 @@ function runMingo(bound: BoundQuery, collections: Record<string, Record<string, 
       : fromMongoApplyDocument(d, bound, options)) as Row;
   if (query.kind === 'pipeline') {
     const value = (new Aggregator([...query.pipeline], resolver).run(documents) as Record<string, unknown>[]).map(read);
-    if (query.count === undefined) return { value };
-    return { value, count: (new Aggregator([...query.count], resolver).run(documents) as { count: number }[])[0]?.count ?? 0 };
+    // fromMongoApplyDocument promises the reference's storage forms: checked exactly.
+    const forms = bound.apply === undefined ? {} : { forms: 'storage' as const };
+    if (query.count === undefined) return { value, ...forms };
+    return { value, count: (new Aggregator([...query.count], resolver).run(documents) as { count: number }[])[0]?.count ?? 0, ...forms };
   }
   let cursor = new Query(query.filter).find(documents, query.projection);
   if (query.sort !== undefined) cursor = cursor.sort(query.sort as Record<string, 1 | -1>);
@@ -261,7 +263,7 @@ const CASES: [string, string][] = [
   ['Photos', '$orderby=Name&$select=Id'],
   ['People', "$filter=Friends/any(f: f/Photo/Name eq 'My Photo 1')&$expand=Friends($expand=Photo;$orderby=Photo/Name desc)"],
   ['People', '$orderby=Trips/$count desc,UserName&$top=4'],
-  ['People', '$expand=Trips($search=Beijing;$select=Name)&$search=Russell OR Scott'],
+  ['People', '$expand=Trips($search=Beijing;$select=Name)&$search=Whyte'],
   ['People', "$expand=Trips($filter=PlanItems/any(p: p/Duration gt duration'PT2H');$expand=PlanItems($orderby=PlanItemId desc;$top=1))"],
   ['People', "$filter=AddressInfo/any(a: a/City/Name in ('Boise', 'Butte'))&$count=true"],
   ['People', '$expand=Friends($top=1;$skip=1;$orderby=UserName;$select=UserName)'],
@@ -284,14 +286,8 @@ describe.skipIf(!available)('MongoDB on TripPin stored by the storage mapping (r
     it(`${set}?${text}`, () => {
       const { bound, expected, actual } = both(set, text);
       expect(compareResults(bound, expected, actual)).toBeUndefined();
-      if (process.env.SHOW === '1')
-        console.log(
-          text,
-          JSON.stringify(
-            expected.value.map((r) => r.UserName ?? r),
-            (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v),
-          ),
-        );
+      // Every case answers something (a refusal or an empty answer would prove little).
+      expect(expected.value.length).toBeGreaterThan(0);
     });
   }
 });
