@@ -669,8 +669,8 @@ class QueryCompiler {
     const navigation = item.navigation;
     const set = targetSet(navigation, item.entitySet, { option: '$expand' });
     const name = navigation.name;
-    // The scope is in the nested level's $match (the documents of its collection).
-    const link = linkLookup(context, navigation, set, this.options, '', false);
+    // The scope restricts the related documents first (the nested level's $match says it again, after their lookups).
+    const link = linkLookup(context, navigation, set, this.options);
     const join = link.pipeline;
     const inner = newContext(navigation.target, set);
     const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
@@ -758,8 +758,11 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   const level = compiler.level(bound, context);
   const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
   if (needsPipeline) {
-    const pipeline = [...context.stages, ...compiler.stages(level)];
-    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...context.stages, { $match: level.match }, { $count: 'count' }] } : {}) };
+    // The scope first: the lookups (of a link collection too) run for the scoped documents only.
+    const scope = scopeFilter(options);
+    const lookups = scope === undefined || context.stages.length === 0 ? context.stages : [{ $match: scope }, ...context.stages];
+    const pipeline = [...lookups, ...compiler.stages(level)];
+    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...lookups, { $match: level.match }, { $count: 'count' }] } : {}) };
   }
   const { match: filter, sort, skip, limit, project: projection } = level;
   return {
