@@ -53,7 +53,9 @@ const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
         .string({ minLength: 1, maxLength: 12 })
         .filter((s) => s.trim() === s)
         .map((s) => withinMaxLength(s, property))
-    : valueArbitrary({ ...property, collection: false });
+    : property.type.kind === 'primitive' && property.type.name === 'Edm.Single'
+      ? fc.integer({ min: -40_000, max: 40_000 }).map((quarters) => quarters / 4)
+      : valueArbitrary({ ...property, collection: false });
 
 /** A string cut to the property's `MaxLength` (in characters, as databases count them). */
 function withinMaxLength(text: string, property: Property): string {
