@@ -90,7 +90,9 @@ function campaignData(): { model: Model; set: string; rows: readonly Row[]; data
   if (name === undefined) return { model: fuzzModel, set: FUZZ_SET, rows: fuzzRows, stored: false };
   const published = PUBLISHED_CAMPAIGNS[name];
   if (published === undefined) throw new Error(`unknown --model ${name} (one of ${Object.keys(PUBLISHED_CAMPAIGNS).join(', ')})`);
-  const model = modelFromCsdlXml(readFileSync(new URL(`../../shared/conformance/metadata/${published.file}`, import.meta.url), 'utf8'));
+  // The corpus is ../shared/conformance from the repository, or where ODATA_CONFORMANCE_DIR says (a worktree elsewhere).
+  const corpus = process.env.ODATA_CONFORMANCE_DIR ?? new URL('../../shared/conformance', import.meta.url).pathname;
+  const model = modelFromCsdlXml(readFileSync(join(corpus, 'metadata', published.file), 'utf8'));
   const data = generateStoredData(model, { seed: 28, ...(published.sets === undefined ? {} : { sets: published.sets }) });
   const set = values.set ?? published.set;
   return { model, set, rows: data[set] ?? [], data, stored: true };
