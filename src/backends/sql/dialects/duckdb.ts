@@ -8,8 +8,20 @@
  * needs more (DECIMAL(38, 18) times itself), and its decimal division gives a DOUBLE anyway.
  */
 import type { Dialect, ParameterKind } from '../dialect.js';
-import { clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, upper, utcDateTime } from './common.js';
-import { postgres } from './postgres.js';
+import {
+  clampInt64,
+  derivedValues,
+  doubleQuote,
+  doubleRounding,
+  exactText,
+  intervalText,
+  jsonObjectOf,
+  jsonPathLiteral,
+  numberedRows,
+  upper,
+  utcDateTime,
+} from './common.js';
+import { postgres, postgresComplexCollections } from './postgres.js';
 
 const TYPES: Readonly<Record<ParameterKind, string>> = {
   rowCount: 'BIGINT',
@@ -58,6 +70,18 @@ export const duckdb: Dialect = {
   },
   collectionColumnType: (element) => `${element}[]`,
   fractionalSecondDigits: 6,
+  // Collections of complex values as JSON: elements through json_each, members as text (numbers
+  // as their JSON text), instants through TIMESTAMPTZ to UTC microseconds (no session time zone).
+  complexCollections: {
+    ...postgresComplexCollections(
+      () => duckdb.columnTypes,
+      (text) => `make_timestamp(epoch_us(CAST(${text} AS TIMESTAMPTZ)))`,
+    ),
+    columnType: 'JSON',
+    elements: (array, alias) => ({ source: `json_each(${array}) AS ${alias}`, element: `${alias}.value`, atom: `json_extract_string(${alias}.value, '$')` }),
+    json: (element, path) => `NULLIF(json_extract(${element}, ${jsonPathLiteral(path)}), CAST('null' AS JSON))`,
+    member: (element, path) => `json_extract_string(${element}, ${jsonPathLiteral(path)})`,
+  },
   quote: doubleQuote,
   // DuckDB's own: `regexp_matches` is RE2, partial match; `(?s)` lets `.` match line breaks.
   matchesPattern: (text, pattern, value) => `regexp_matches(${text}, ${value(`(?s)${pattern.re2}`)})`,

@@ -10,7 +10,9 @@ import {
   inlineValues,
   isoDurationSeconds,
   jsonList,
+  jsonMemberType,
   jsonObjectOf,
+  jsonPathLiteral,
   negateIsoText,
   upper,
   utcDateTime,
@@ -52,6 +54,14 @@ function integerDigits(value: unknown): number {
   return Math.max(0, (match[1]?.length ?? 0) + Number(match[2] ?? 0));
 }
 
+/**
+ * An ISO 8601 instant (`2024-01-01T00:30:00.5+01:00`, `…Z`) as the stored DATETIME(6) in UTC:
+ * the local date and time cast, moved from its offset to UTC by CONVERT_TZ (offsets need no
+ * time zone tables).
+ */
+const isoToUtcDateTime = (t: string): string =>
+  `CONVERT_TZ(CAST(LEFT(${t}, CHAR_LENGTH(${t}) - (CASE WHEN RIGHT(${t}, 1) = 'Z' THEN 1 ELSE 6 END)) AS DATETIME(6)), (CASE WHEN RIGHT(${t}, 1) = 'Z' THEN '+00:00' ELSE RIGHT(${t}, 6) END), '+00:00')`;
+
 const mysqlObject = (pairs: readonly string[]): string => `JSON_OBJECT(${pairs.join(', ')})`;
 
 const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l}, ${r})`, double: (e: string): string => `CAST(${e} AS DECIMAL(38, 12))` };
@@ -78,6 +88,43 @@ export const mysql: Dialect = {
     enum: 'VARCHAR(255)',
   },
   collectionColumnType: () => 'LONGTEXT',
+  // Collections of complex values as JSON text: elements through JSON_TABLE, members through
+  // JSON_VALUE as text (MariaDB keeps a number's digits; true/false are 1/0), cast to the column types.
+  complexCollections: {
+    columnType: 'LONGTEXT',
+    elements: (array, alias) => ({
+      source: `JSON_TABLE(${array}, '$[*]' COLUMNS (e JSON PATH '$')) ${alias}`,
+      element: `${alias}.e`,
+      atom: `JSON_VALUE(${alias}.e, '$')`,
+    }),
+    json: (element, path) =>
+      `(CASE WHEN JSON_TYPE(JSON_EXTRACT(${element}, ${jsonPathLiteral(path)})) <> 'NULL' THEN JSON_EXTRACT(${element}, ${jsonPathLiteral(path)}) END)`,
+    member: (element, path) => `JSON_VALUE(${element}, ${jsonPathLiteral(path)})`,
+    typed: (raw, type) => {
+      const member = jsonMemberType(type);
+      if ('refused' in member) return member;
+      switch (member.name) {
+        case 'Edm.Guid':
+          return { sql: `LOWER(${raw})` };
+        case 'Edm.DateTimeOffset':
+          return { sql: isoToUtcDateTime(raw) };
+        case 'Edm.Boolean':
+          return { sql: `(CASE ${raw} WHEN 'true' THEN TRUE WHEN '1' THEN TRUE WHEN 'false' THEN FALSE WHEN '0' THEN FALSE END)` };
+        case 'Edm.Decimal':
+          return { sql: `CAST(${raw} AS DECIMAL(65, 30))` };
+        case 'Edm.Double':
+        case 'Edm.Single':
+          return { sql: `CAST(${raw} AS DOUBLE)` };
+        case 'Edm.Date':
+          return { sql: `CAST(${raw} AS DATE)` };
+        case 'Edm.String':
+        case 'enum':
+          return { sql: raw };
+        default:
+          return { sql: `CAST(${raw} AS SIGNED)` };
+      }
+    },
+  },
   tableOptions: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
   fractionalSecondDigits: 6,
   jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,
