@@ -53,6 +53,8 @@ export interface HarnessOptions {
   readonly settings?: Partial<BindSettings>;
 }
 
+const MAX_EXACT = 2n ** 53n;
+
 /** The key of a row as comparable text (GUIDs ignore case, numbers ignore their JS type). */
 function keyText(row: Row, query: BoundQueryOptions): string {
   const type = rowType(query);
@@ -61,7 +63,9 @@ function keyText(row: Row, query: BoundQueryOptions): string {
       const property = type.properties.get(name);
       const value = Object.hasOwn(row, name) ? row[name] : undefined;
       const normalized = property === undefined || value === undefined || value === null ? null : domainOf(fromReference(property.type)).normalize(value);
-      return typeof normalized === 'bigint' ? `${normalized}n` : JSON.stringify(normalized);
+      // Beyond 2^53 an integer key is compared as a double: drivers and JSON.parse read such keys as doubles (see compare-values.ts, `lossy`).
+      if (typeof normalized === 'bigint') return normalized >= MAX_EXACT || normalized <= -MAX_EXACT ? `${Number(normalized)}~` : `${normalized}n`;
+      return JSON.stringify(normalized);
     })
     .join('|');
 }

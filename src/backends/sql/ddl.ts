@@ -11,11 +11,20 @@ import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js'
 
 const resolve = (dialect: DialectName | Dialect): Dialect => (typeof dialect === 'string' ? DIALECTS[dialect] : dialect);
 
-/** The column type of a (non-complex) property: the dialect's storage convention. */
-export function columnType(property: Property, dialect: DialectName | Dialect): string {
+/** The longest key string a column holds where the engine needs a bound to index it (MySQL/MariaDB) and the model gives none. */
+export const DEFAULT_KEY_LENGTH = 255;
+
+/**
+ * The column type of a (non-complex) property: the dialect's storage convention; a string with a
+ * `MaxLength` facet, or in a key (`role`), a bounded string where the dialect has one.
+ */
+export function columnType(property: Property, dialect: DialectName | Dialect, role: 'value' | 'key' = 'value'): string {
   const d = resolve(dialect);
   const name = property.type.kind === 'enum' ? 'enum' : property.type.kind === 'primitive' ? property.type.name : '';
-  const type = d.columnTypes[name];
+  const maxLength = property.facets?.maxLength ?? (role === 'key' ? DEFAULT_KEY_LENGTH : undefined);
+  if (name === 'Edm.String' && !property.collection && maxLength !== undefined && d.boundedStringType !== undefined) return d.boundedStringType(maxLength);
+  // A spatial value where the engine has no spatial type: its GeoJSON text (geo functions are refused there).
+  const type = d.columnTypes[name] ?? (name.startsWith('Edm.Geo') ? d.columnTypes['Edm.String'] : undefined);
   if (type === undefined) throw new Error(`No ${d.displayName} column type for '${property.name}'`);
   return property.collection ? d.collectionColumnType(type) : type;
 }
@@ -28,7 +37,7 @@ function storedName(logical: string, mapping: SqlMapping, override: Readonly<Rec
 
 /** The SQL type of a column that holds a key property's values (a foreign key, a container's or a link table's column). */
 function heldType(holds: Property, d: Dialect): string {
-  return columnType({ ...holds, collection: false }, d);
+  return columnType({ ...holds, collection: false }, d, 'key');
 }
 
 /**
@@ -52,7 +61,7 @@ export function createTableSql(set: EntitySet, dialect: DialectName | Dialect, m
           ? [`${d.quote(column(p))} ${(d.complexCollections as NonNullable<Dialect['complexCollections']>).columnType}`]
           : p.type.kind === 'complex'
             ? complexLeaves(set.type, p, mapping).map((leaf) => `${d.quote(leaf.column)} ${columnType(leaf.property, dialect)}`)
-            : [`${d.quote(column(p))} ${columnType(p, dialect)}${p.nullable ? '' : ' NOT NULL'}`],
+            : [`${d.quote(column(p))} ${columnType(p, dialect, set.type.key.includes(p.name) ? 'key' : 'value')}${p.nullable ? '' : ' NOT NULL'}`],
       ),
   ];
   const key = table.key

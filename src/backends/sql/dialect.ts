@@ -25,6 +25,11 @@ export interface Dialect {
   readonly columnTypes: Readonly<Record<string, string>>;
   /** The column type of a primitive collection of `element` (a column type): an array, or JSON text. */
   collectionColumnType(element: string): string;
+  /**
+   * The column type of a string of at most `maxLength` characters (a `MaxLength` facet, or a
+   * key: an engine that cannot index unbounded text gets one here). Absent: `Edm.String`'s type.
+   */
+  boundedStringType?(maxLength: number): string;
   /** Written after `CREATE TABLE name (…)` (a character set and collation). */
   readonly tableOptions?: string;
   /**

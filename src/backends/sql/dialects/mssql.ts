@@ -28,6 +28,7 @@ export const mssql: Dialect = {
     enum: 'NVARCHAR(255)',
   },
   collectionColumnType: () => 'NVARCHAR(MAX)',
+  boundedStringType: (maxLength) => (maxLength <= 4000 ? `NVARCHAR(${maxLength})` : 'NVARCHAR(MAX)'),
   fractionalSecondDigits: 7,
   jsonCollection: (column) => `JSON_QUERY(${column})`,
   doubleSumOverflow: 'null',

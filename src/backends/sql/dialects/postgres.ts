@@ -92,6 +92,7 @@ export const postgres: Dialect = {
     enum: 'text',
   },
   collectionColumnType: (element) => `${element}[]`,
+  boundedStringType: (maxLength) => `varchar(${maxLength})`,
   fractionalSecondDigits: 6,
   complexCollections: postgresComplexCollections(
     () => postgres.columnTypes,

@@ -1,0 +1,201 @@
+/**
+ * Rows for any model, in stored form: every table of `storedTables` (entity sets, contained
+ * entities with their container's key, link tables) with values of every property's type,
+ * complex values and collections of them, and foreign keys that refer to rows that exist (or are
+ * null). What the memory backend reads as `data`, and what a test loads into a database or
+ * MongoDB, so that every backend answers over the same rows.
+ */
+import fc from 'fast-check';
+import type { Model, Property, StructuredType } from '../model/model.js';
+import { domainOf } from '../reference/values.js';
+import { fromReference } from '../semantic/types.js';
+import type { StorageMapping } from '../storage/storage-mapping.js';
+import { storedTables, type EntityTable, type StoredTable } from '../storage/tables.js';
+import { valueArbitrary, type TestRow } from './model-arbitraries.js';
+
+/** Options of {@link generateStoredData} and {@link storedDataArbitrary}. */
+export interface StoredDataOptions {
+  /** Overrides of the storage conventions (the same the backends are given). */
+  readonly storage?: StorageMapping;
+  /** Rows per entity set (at most; keys are unique). Default 8. */
+  readonly rows?: number;
+  /** Contained entities per container (at most). Default 3. */
+  readonly children?: number;
+  /** Targets per source row in a link table (at most). Default 3. */
+  readonly links?: number;
+  /** Only these entity sets (and what they contain); default every set. */
+  readonly sets?: readonly string[];
+  /** Nested complex values deeper than this are null. Default 3. */
+  readonly depth?: number;
+}
+
+/** A small deterministic generator (mulberry32) for the choices between rows. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Key strings short enough for every engine's index (and without the edge values that are hundreds of characters long). */
+const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
+  property.type.kind === 'primitive' && property.type.name === 'Edm.String'
+    ? fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() === s)
+    : valueArbitrary({ ...property, collection: false });
+
+/**
+ * Singles that every engine stores and prints exactly: quarters within ±10^4 (a float32 holds
+ * them, their shortest decimal text is the same as a double's, and they have at most 6
+ * significant digits, which MySQL/MariaDB keep when writing a FLOAT into JSON; see DEVIATIONS).
+ */
+const SINGLE = fc.integer({ min: -40_000, max: 40_000 }).map((quarters) => quarters / 4);
+
+/** Values of a property: primitive and enumeration values, complex values (nested up to `depth`), and collections of either. */
+function propertyArbitrary(property: Property, depth: number, maxDepth: number): fc.Arbitrary<unknown> {
+  let value: fc.Arbitrary<unknown>;
+  if (property.type.kind === 'complex') {
+    const complex = property.type.type;
+    if (depth >= maxDepth) value = property.collection ? fc.constant([]) : fc.constant(null);
+    else {
+      const single = complexArbitrary(complex, depth + 1, maxDepth);
+      value = property.collection ? fc.array(single, { maxLength: 3 }) : single;
+    }
+  } else if (property.type.kind === 'primitive' && property.type.name === 'Edm.Single') {
+    value = property.collection ? fc.array(SINGLE, { maxLength: 4 }) : SINGLE;
+  } else {
+    value = valueArbitrary(property);
+  }
+  return property.nullable ? fc.option(value, { nil: null, freq: 6 }) : value;
+}
+
+function complexArbitrary(type: StructuredType, depth: number, maxDepth: number): fc.Arbitrary<Record<string, unknown>> {
+  const fields: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const property of type.properties.values()) fields[property.name] = propertyArbitrary(property, depth, maxDepth);
+  return fc.record(fields);
+}
+
+/** The identity of a key value, as the memory backend compares keys (a Guid in any case, a number or a bigint). */
+function keyIdentity(properties: readonly Property[], row: TestRow): string {
+  return properties
+    .map((p) => {
+      const value = row[p.name];
+      const normalized = value === null || value === undefined ? null : domainOf(fromReference(p.type)).normalize(value);
+      return JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+    })
+    .join('\u0000');
+}
+
+/**
+ * Rows of every stored table of `model` (see `storedTables`), deterministic for a seed.
+ *
+ * @example
+ * ```ts
+ * const data = generateStoredData(tripPin, { seed: 1 });
+ * compileQuery(bindQuery('$filter=Friends/any()', { model: tripPin, entitySet: 'People' }), { data }).apply(data.People);
+ * ```
+ */
+export function generateStoredData(model: Model, options: StoredDataOptions & { readonly seed?: number } = {}): Record<string, TestRow[]> {
+  const seed = options.seed ?? 0;
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(next() * items.length)];
+  const count = (max: number): number => Math.floor(next() * (max + 1));
+  const maxRows = options.rows ?? 8;
+  const maxChildren = options.children ?? 3;
+  const maxLinks = options.links ?? 3;
+  const maxDepth = options.depth ?? 3;
+  let tables: StoredTable[] = storedTables(model, options.storage);
+  if (options.sets !== undefined) {
+    const wanted = new Set(options.sets);
+    const kept = new Set<StructuredType>();
+    tables = tables.filter((t) => {
+      const keep = t.kind === 'entities' ? wanted.has(t.name) || (t.set.container !== undefined && kept.has(t.set.container.type)) : true;
+      if (keep && t.kind === 'entities') kept.add(t.set.type);
+      return keep;
+    });
+  }
+  const data: Record<string, TestRow[]> = {};
+  let sample = 0;
+  const rowsOf = (table: EntityTable, n: number): TestRow[] => {
+    const type = table.set.type;
+    const keys = type.key.map((k) => type.properties.get(k) as Property);
+    const fields: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const property of type.properties.values())
+      fields[property.name] = keys.includes(property) ? keyArbitrary(property) : propertyArbitrary(property, 0, maxDepth);
+    sample++;
+    const rows = n === 0 ? [] : fc.sample(fc.record(fields) as fc.Arbitrary<TestRow>, { seed: seed * 7919 + sample, numRuns: n });
+    const seen = new Set<string>();
+    return rows.filter((row) => {
+      const identity = keyIdentity(keys, row);
+      if (seen.has(identity)) return false;
+      seen.add(identity);
+      return true;
+    });
+  };
+  // Entity sets, then contained entities under each container row (in the order storedTables lists them: containers first).
+  const entityTables = tables.filter((t): t is EntityTable => t.kind === 'entities');
+  for (const table of entityTables) {
+    if (table.set.container === undefined) {
+      data[table.name] = rowsOf(table, maxRows);
+      continue;
+    }
+    const containerColumns = table.key.slice(0, table.key.length - table.set.type.key.length);
+    const containerTable = entityTables.find((t) => t.set.type === table.set.container?.type && data[t.name] !== undefined);
+    const containers = containerTable === undefined ? [] : (data[containerTable.name] as TestRow[]);
+    const holds = table.hidden.filter((h) => containerColumns.includes(h.column));
+    const candidates = rowsOf(table, containers.length * maxChildren);
+    const rows: TestRow[] = [];
+    for (const container of containers) {
+      for (let i = count(maxChildren); i > 0 && candidates.length > 0; i--) {
+        const child = candidates.shift() as TestRow;
+        for (const h of holds) child[h.column] = container[h.holds.name];
+        rows.push(child);
+      }
+    }
+    data[table.name] = rows;
+  }
+  // Foreign keys: a row of the target's table, or null.
+  const rowsHolding = (property: Property): TestRow[] => {
+    const table = entityTables.find((t) => t.set.type.properties.get(property.name) === property && (data[t.name]?.length ?? 0) > 0);
+    return table === undefined ? [] : (data[table.name] as TestRow[]);
+  };
+  for (const table of entityTables) {
+    const foreign = table.hidden.filter((h) => !table.key.includes(h.column));
+    for (const row of data[table.name] ?? []) {
+      for (const h of foreign) {
+        const target = next() < 0.2 ? undefined : pick(rowsHolding(h.holds));
+        row[h.column] = target === undefined ? null : target[h.holds.name];
+      }
+    }
+  }
+  // Link tables: a few distinct targets per source row.
+  for (const table of tables) {
+    if (table.kind !== 'link') continue;
+    const sourceCount = table.source.key.length;
+    const sourceColumns = table.columns.slice(0, sourceCount);
+    const targetColumns = table.columns.slice(sourceCount);
+    const sources = rowsHolding(sourceColumns[0]?.holds as Property);
+    const targets = rowsHolding(targetColumns[0]?.holds as Property);
+    const rows: TestRow[] = [];
+    for (const source of sources) {
+      const chosen = new Set<TestRow>();
+      for (let i = count(maxLinks); i > 0 && targets.length > 0; i--) chosen.add(pick(targets) as TestRow);
+      for (const target of chosen) {
+        const row: TestRow = {};
+        for (const c of sourceColumns) row[c.column] = source[c.holds.name];
+        for (const c of targetColumns) row[c.column] = target[c.holds.name];
+        rows.push(row);
+      }
+    }
+    data[table.name] = rows;
+  }
+  return data;
+}
+
+/** {@link generateStoredData} as a fast-check arbitrary (over the seed). */
+export function storedDataArbitrary(model: Model, options: StoredDataOptions = {}): fc.Arbitrary<Record<string, TestRow[]>> {
+  return fc.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => generateStoredData(model, { ...options, seed }));
+}
