@@ -58,6 +58,7 @@ const model = defineModel({
         Kind: 'Kind',
         Plans: 'Collection(Edm.Guid)',
         Tags: 'Collection(Edm.String)',
+        Neighbors: 'Collection(City)',
       },
     },
   },
@@ -164,6 +165,10 @@ function peopleRows(exactDecimal: boolean): Row[] {
           Kind: 'other',
           Plans: [G2],
           Tags: ['a', 'x'],
+          Neighbors: [
+            { Name: 'Bern', CountryRegion: 'CH', Region: 'BE' },
+            { Name: 'Basel', CountryRegion: 'CH', Region: null },
+          ],
         },
         {
           Address: '1 Main St',
@@ -253,6 +258,8 @@ const PEOPLE_FILTERS = [
   "addresses/any(a: a/Tags/any(t: t eq 'x'))",
   `addresses/any(a: a/Plans/any(p: p eq ${G2}))`,
   "addresses/any(a: a/Tags/all(t: t ne 'Z'))",
+  "addresses/any(a: a/Neighbors/any(n: n/Name eq 'Bern'))",
+  'addresses/any(a: a/Neighbors/all(n: n/Region ne null))',
   'addresses/any(a: a/City/Name eq name)',
   "addresses/any(a: a/City/Name eq 'Boise' and a/Floor eq 3)",
   'addresses/any(a: addresses/any(b: b/Floor lt a/Floor and b/Address ne a/Address))',
