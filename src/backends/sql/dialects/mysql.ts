@@ -116,7 +116,8 @@ export const mysql: Dialect = {
           return { sql: `CAST(${raw} AS DECIMAL(65, 30))` };
         case 'Edm.Double':
         case 'Edm.Single':
-          return { sql: `CAST(${raw} AS DOUBLE)` };
+          // Doubles hold no INF or NaN here: the reference's JSON form of them is null.
+          return { sql: `(CASE WHEN ${raw} IN ('INF', '-INF', 'NaN') THEN NULL ELSE CAST(${raw} AS DOUBLE) END)` };
         case 'Edm.Date':
           return { sql: `CAST(${raw} AS DATE)` };
         case 'Edm.String':

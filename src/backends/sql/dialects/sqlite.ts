@@ -73,9 +73,11 @@ export const sqlite: Dialect = {
         case 'Edm.DateTimeOffset':
           return { sql: isoToUtcText(raw) };
         case 'Edm.Decimal':
+          return { sql: `CAST(${raw} AS REAL)` };
         case 'Edm.Double':
         case 'Edm.Single':
-          return { sql: `CAST(${raw} AS REAL)` };
+          // The reference's JSON form of the non-finite doubles: infinities, and NaN as null (as REAL columns hold it).
+          return { sql: `(CASE ${raw} WHEN 'INF' THEN 9e999 WHEN '-INF' THEN -9e999 WHEN 'NaN' THEN NULL ELSE CAST(${raw} AS REAL) END)` };
         case 'Edm.Byte':
         case 'Edm.SByte':
         case 'Edm.Int16':
