@@ -459,6 +459,8 @@ export class SqlCompiler {
       const variable = scope.variables.get(node.root.name);
       if (variable === undefined || 'value' in variable || 'element' in variable) throw unsupported(`the lambda variable '${node.root.name}' here`);
       current = { ...variable, variables: scope.variables };
+    } else if (scope.element !== undefined) {
+      throw unsupported('navigation properties of complex values in collections');
     }
     const from: string[] = [];
     const where: string[] = [];
@@ -622,7 +624,10 @@ export class SqlCompiler {
       dialect: this.dialect,
       expression: (node) => this.expression(node, scope),
       parameter: (value, kind) => this.value(value, kind),
-      column: (property) => this.column(scope.type, property, scope.alias, scope.prefix),
+      column: (property) => {
+        if (scope.element !== undefined) throw unsupported(`the collection '${property.name}' of an element of a collection of complex values here`);
+        return this.column(scope.type, property, scope.alias, scope.prefix);
+      },
       collection: (node) => {
         const rows = this.collection(node, scope);
         return rows.kind === 'json' ? { kind: 'entities' } : rows;
