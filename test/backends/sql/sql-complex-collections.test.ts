@@ -284,6 +284,9 @@ const DECIMAL_FILTERS = [
 
 /** Whole queries: selects, expansions, ordering by a count. */
 const PEOPLE_QUERIES = [
+  '$apply=filter(addresses/any(a: a/Floor gt 2))&$orderby=id',
+  '$apply=filter(addresses/$count gt 1)/groupby((teamId),aggregate($count as n))',
+  '$compute=addresses/$count as n&$select=id,n&$orderby=id',
   '$orderby=id',
   '$select=id,addresses&$orderby=id',
   '$select=addresses,name&$orderby=id desc',
