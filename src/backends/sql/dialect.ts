@@ -236,7 +236,7 @@ export interface Dialect {
   parameter(value: unknown, kind: ParameterKind): unknown;
   /** Cast of a parameter placeholder to the column type, where the driver needs it; `value` is the parameter, when the placeholder is one. */
   typedPlaceholder(placeholder: string, kind: ParameterKind, value?: unknown): string;
-  /** A primitive collection column as a JSON array inside a JSON object (not as the text it is stored in). */
+  /** A primitive collection column, or a collection of complex values' JSON column, as a JSON array inside a JSON object (not as the text it is stored in). */
   jsonCollection(column: string): string;
 }
 
@@ -269,7 +269,8 @@ export interface ComplexCollections {
 
 /**
  * One member of an expanded row's JSON object: a property (`path` into complex values), a
- * primitive collection stored as JSON or an array (`collection`), or a nested expansion's JSON.
+ * collection stored as JSON or an array (`collection`: primitive, or of complex values), or a
+ * nested expansion's JSON.
  */
 export interface JsonEntry {
   readonly path: readonly string[];
