@@ -29,12 +29,14 @@ import fc from 'fast-check';
 import {
   applyQueryArbitrary,
   fuzzDifferential,
+  generateStoredData,
   typedQueryArbitrary,
   type CampaignReport,
   type DistinctFinding,
   type FindingClass,
 } from '../src/testing/index.js';
-import { ALL_TARGETS, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
+import { ALL_TARGETS, openStoredTargets, openTargets, type TargetName } from '../test/fixtures/differential-targets.js';
+import { modelFromCsdlXml, type Model, type Row } from '../src/index.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../test/fixtures/fuzz-data.js';
 import { historyTable, type RecordedRun } from './fuzz-history.js';
 import { writeSection } from './results-file.js';
@@ -63,8 +65,37 @@ const { values } = parseArgs({
      * merging them: the run is recorded as stopped early), instead of running queries.
      */
     merge: { type: 'string' },
+    /**
+     * A published model of shared/conformance/metadata instead of the fuzz model (`trippin`,
+     * `northwind`, `graph`, `sap`): its rows made by generateStoredData (seed 28) under the storage
+     * mapping, every stored table loaded into the SQL targets (mingo is not run then).
+     */
+    model: { type: 'string' },
+    /** The entity set queried with `--model` (default: the model's first in PUBLISHED_CAMPAIGNS). */
+    set: { type: 'string' },
   },
 });
+
+/** The published models a campaign can run over: file, entity sets to make rows for, and the set queried by default. */
+const PUBLISHED_CAMPAIGNS: Readonly<Record<string, { file: string; sets?: readonly string[]; set: string }>> = {
+  trippin: { file: 'trippin-v4-servicerw.xml', set: 'People' },
+  northwind: { file: 'northwind-v4.xml', set: 'Orders' },
+  graph: { file: 'msgraph-v1.0-clean.xml', sets: ['users', 'groups', 'directoryObjects', 'user_licenseDetails'], set: 'users' },
+  sap: { file: 'sap-s4-c_salesordermanage_sd.xml', sets: ['SalesOrderManage', 'SalesOrderItem'], set: 'SalesOrderManage' },
+};
+
+/** The campaign's model, entity set, rows and the other tables' rows: the fuzz model's, or a published model's (`--model`). */
+function campaignData(): { model: Model; set: string; rows: readonly Row[]; data?: Readonly<Record<string, readonly Row[]>>; stored: boolean } {
+  const name = values.model;
+  if (name === undefined) return { model: fuzzModel, set: FUZZ_SET, rows: fuzzRows, stored: false };
+  const published = PUBLISHED_CAMPAIGNS[name];
+  if (published === undefined) throw new Error(`unknown --model ${name} (one of ${Object.keys(PUBLISHED_CAMPAIGNS).join(', ')})`);
+  const model = modelFromCsdlXml(readFileSync(new URL(`../../shared/conformance/metadata/${published.file}`, import.meta.url), 'utf8'));
+  const data = generateStoredData(model, { seed: 28, ...(published.sets === undefined ? {} : { sets: published.sets }) });
+  const set = values.set ?? published.set;
+  return { model, set, rows: data[set] ?? [], data, stored: true };
+}
+const CAMPAIGN = campaignData();
 
 const names = (values.targets as string).split(',').filter((n) => n !== '' && n !== 'memory') as TargetName[];
 for (const name of names) if (!ALL_TARGETS.includes(name)) throw new Error(`unknown target ${name} (one of ${ALL_TARGETS.join(', ')})`);
@@ -91,14 +122,19 @@ const progressLine = (r: CampaignReport, label = ''): string => {
 /** Runs the campaign in this process on `targetNames`. */
 async function runHere(targetNames: readonly TargetName[], label: string): Promise<CampaignReport> {
   let shown = 0;
-  const { targets, skipped, close } = await openTargets(fuzzModel, FUZZ_SET, fuzzRows, targetNames);
+  const { targets, skipped, close } = CAMPAIGN.stored
+    ? await openStoredTargets(CAMPAIGN.model, CAMPAIGN.data ?? {}, targetNames)
+    : await openTargets(CAMPAIGN.model, CAMPAIGN.set, CAMPAIGN.rows, targetNames);
   for (const name of skipped) console.warn(`[fuzz${label}] ${name}: no URL (ODATA_TEST_POSTGRES_URL / ODATA_TEST_MYSQL_URL), skipped`);
   console.log(`[fuzz${label}] seed ${seed}, targets: memory (reference)${targets.map((t) => `, ${t.name}`).join('')}`);
   try {
     return await fuzzDifferential({
-      model: fuzzModel,
-      entitySet: FUZZ_SET,
-      rows: fuzzRows,
+      model: CAMPAIGN.model,
+      entitySet: CAMPAIGN.set,
+      rows: CAMPAIGN.rows,
+      ...(CAMPAIGN.data === undefined ? {} : { data: CAMPAIGN.data }),
+      // Published models nest lambdas over navigation (Friends/any(f: f/Friends/any(…))).
+      ...(CAMPAIGN.stored ? { settings: { maxAnyAllExpressionDepth: 3 } } : {}),
       targets,
       count: Number(values.count),
       seed,
@@ -123,21 +159,20 @@ async function runHere(targetNames: readonly TargetName[], label: string): Promi
 
 /** The campaign's queries: typed queries, and one in `--apply-every` an `$apply` pipeline. */
 function campaignQueries(): ReturnType<typeof typedQueryArbitrary> {
-  const typed = typedQueryArbitrary(fuzzModel, FUZZ_SET, { maxDepth: Number(values.depth) });
+  const typed = typedQueryArbitrary(CAMPAIGN.model, CAMPAIGN.set, { maxDepth: Number(values.depth) });
   const every = Number(values['apply-every']);
   if (!(every > 0)) return typed;
-  if (every === 1) return applyQueryArbitrary(fuzzModel, FUZZ_SET);
-  return fc.oneof({ arbitrary: typed, weight: every - 1 }, { arbitrary: applyQueryArbitrary(fuzzModel, FUZZ_SET), weight: 1 });
+  if (every === 1) return applyQueryArbitrary(CAMPAIGN.model, CAMPAIGN.set);
+  return fc.oneof({ arbitrary: typed, weight: every - 1 }, { arbitrary: applyQueryArbitrary(CAMPAIGN.model, CAMPAIGN.set), weight: 1 });
 }
 
 /** Runs one child process per group of targets and merges their reports. */
 async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<CampaignReport> {
   const merging = values.merge;
   const dir = merging ?? mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
-  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time'].flatMap((k) => [
-    `--${k}`,
-    String(values[k as keyof typeof values] ?? ''),
-  ]);
+  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time', 'model', 'set']
+    .filter((k) => values[k as keyof typeof values] !== undefined)
+    .flatMap((k) => [`--${k}`, String(values[k as keyof typeof values])]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
   const started = performance.now();
   const children = groups.map(

@@ -6,7 +6,7 @@ import { ODataError } from '../errors/odata-error.js';
 import { derivesFrom, namesInstanceOf, type EnumType, type StructuredType } from '../model/model.js';
 import { checkMatchesPattern } from '../semantic/pattern-subset.js';
 import type { BoundCall } from '../semantic/bound-ast.js';
-import { isRefusal, refuse, type FunctionTable } from '../semantic/function-table.js';
+import { isRefusal, type FunctionTable } from '../semantic/function-table.js';
 import type { CanonicalFunctionName } from '../syntax/ast.js';
 import { INTEGER_RANGES, isIntegerType, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { compareDecimal as compareDecimalValues, decimalToString, roundDecimal, toDecimal, type Decimal } from '../util/decimal.js';
@@ -26,6 +26,7 @@ import {
 import { membersByValue } from '../passes/enums.js';
 import type { Evaluator, Row, Scope } from './rows.js';
 import { domainOf, toBigInt, toNumber } from './values.js';
+import { geoDistance, geoFamilyOf, geoIntersects, geoLength, readGeo, type GeoFamily, type GeoJsonGeometry } from './geo.js';
 
 /** Number of code points. */
 function codePointLength(text: string): number {
@@ -201,7 +202,42 @@ const collectionTest: ReferenceFunction = (node, args) => {
   });
 };
 
-const NO_SPATIAL = refuse('no spatial functions (yet)');
+/** The family of a geo call's arguments (the binder has them all of one family). */
+function callFamily(node: BoundCall): GeoFamily {
+  for (const arg of node.args) {
+    const family = arg.type.kind === 'primitive' ? geoFamilyOf(arg.type.name) : undefined;
+    if (family !== undefined) return family;
+  }
+  return 'geography';
+}
+
+/**
+ * A geo function (src/reference/geo.ts) over its arguments read as spatial values (GeoJSON from a
+ * row, WKT from a literal): null when an argument is null or not a spatial value.
+ */
+const geo =
+  (f: (values: readonly GeoJsonGeometry[], family: GeoFamily) => unknown): ReferenceFunction =>
+  (node, args) => {
+    const family = callFamily(node);
+    // A literal's text is parsed once, not per row: the last text read by each argument, and its value.
+    const texts: unknown[] = args.map(() => undefined);
+    const read: (GeoJsonGeometry | null)[] = args.map(() => null);
+    return (row, scope) => {
+      const values: GeoJsonGeometry[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const raw = (args[i] as Evaluator)(row, scope);
+        let value: GeoJsonGeometry | null;
+        if (typeof raw === 'string' && raw === texts[i]) value = read[i] as GeoJsonGeometry | null;
+        else {
+          value = readGeo(raw, family);
+          if (typeof raw === 'string') [texts[i], read[i]] = [raw, value];
+        }
+        if (value === null) return null;
+        values.push(value);
+      }
+      return f(values, family);
+    };
+  };
 
 /** Every canonical function as the reference computes it (exported for the test that it covers the registry). */
 export const REFERENCE_FUNCTIONS: FunctionTable<ReferenceFunction> = {
@@ -258,9 +294,9 @@ export const REFERENCE_FUNCTIONS: FunctionTable<ReferenceFunction> = {
   ceiling: rounded,
   cast: (node, args) => castFunction(node, args),
   isof: (node, args) => isofFunction(node, args),
-  'geo.distance': NO_SPATIAL,
-  'geo.intersects': NO_SPATIAL,
-  'geo.length': NO_SPATIAL,
+  'geo.distance': geo(([a, b], family) => geoDistance(a!, b!, family)),
+  'geo.intersects': geo(([point, polygon], family) => geoIntersects(point!, polygon!, family)),
+  'geo.length': geo(([line], family) => geoLength(line!, family)),
 };
 
 /** Why the reference refuses a canonical function, or `undefined` where it computes it. */

@@ -6,6 +6,7 @@
  */
 import type { EnumType } from '../model/model.js';
 import type { ExpressionType } from '../semantic/types.js';
+import { readGeo, type GeoFamily } from './geo.js';
 import { compareDecimal, decimalToString, toDecimal, type Decimal } from '../util/decimal.js';
 import {
   formatDate,
@@ -146,6 +147,18 @@ const OPAQUE: Domain = {
   equals: (a, b) => JSON.stringify(a) === JSON.stringify(b),
 };
 
+/**
+ * Spatial values (src/reference/geo.ts): the canonical GeoJSON object, from GeoJSON (an object or
+ * its text, as `ST_AsGeoJSON` gives it) or WKT text (a literal's); no order, equal when their JSON is.
+ */
+const spatial = (family: GeoFamily): Domain => ({
+  normalize: (v) => readGeo(v, family),
+  compare: () => 0,
+  equals: (a, b) => JSON.stringify(a) === JSON.stringify(b),
+});
+const GEOGRAPHY = spatial('geography');
+const GEOMETRY = spatial('geometry');
+
 const enumDomains = new WeakMap<EnumType, Domain>();
 
 /** Enum values compare by their numeric value; rows may hold member names, `'A,B'` for flags, or numbers. */
@@ -208,7 +221,7 @@ export function domainOf(type: ExpressionType): Domain {
         case 'Edm.Untyped':
           return UNTYPED;
         default:
-          return OPAQUE;
+          return type.name.startsWith('Edm.Geography') ? GEOGRAPHY : type.name.startsWith('Edm.Geometry') ? GEOMETRY : OPAQUE;
       }
     default:
       return OPAQUE;

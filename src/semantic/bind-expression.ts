@@ -916,7 +916,8 @@ function arithmeticType(operator: string, left: ExpressionType, right: Expressio
 
 /** `geography'SRID=0;Point(…)'` is an `Edm.GeographyPoint`, and so on. */
 function spatialLiteralType(family: 'Edm.Geography' | 'Edm.Geometry', text: string): never {
-  const kind = /;\s*([A-Za-z]+)/.exec(text)?.[1]?.toLowerCase() ?? '';
+  // With or without the `SRID=n;` prefix (OData.net accepts the bare geometry).
+  const kind = /^(?:\s*SRID\s*=\s*\d+\s*;)?\s*([A-Za-z]+)/i.exec(text)?.[1]?.toLowerCase() ?? '';
   const suffix: Record<string, string> = {
     point: 'Point',
     linestring: 'LineString',

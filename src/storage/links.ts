@@ -115,7 +115,12 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
   }
   // 5. Overrides, then the owner's convention.
   if (own !== undefined && 'foreignKey' in own) {
-    return { kind: 'direct', pairs: targetKeys.map((k, i) => ({ source: column(own.foreignKey[i] ?? `${navigation.name}_${k.name}`), target: property(k) })) };
+    // A foreign key may be a property the model declares (SAP's `SalesOrder` of an item): then it is that property.
+    const named = (name: string): StoredColumn => {
+      const declared = declaring.properties.get(name);
+      return declared === undefined ? column(name) : property(declared);
+    };
+    return { kind: 'direct', pairs: targetKeys.map((k, i) => ({ source: named(own.foreignKey[i] ?? `${navigation.name}_${k.name}`), target: property(k) })) };
   }
   if (own !== undefined && 'linkTable' in own) {
     return {

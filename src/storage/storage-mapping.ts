@@ -25,7 +25,11 @@
 
 /** How one navigation property is stored (an override of the conventions). */
 export type NavigationStorage =
-  /** A foreign key in the source's table: one column per key property of the target, in key order. */
+  /**
+   * A foreign key in the source's table: one column per key property of the target, in key order.
+   * A name of a property the source type declares is that property (a relationship the CSDL
+   * leaves without a referential constraint, such as SAP's `SalesOrderItem/SalesOrder`).
+   */
   | { readonly foreignKey: readonly string[] }
   /** A link table: its name, the columns that hold the source's key and the target's key (in key order). */
   | { readonly linkTable: string; readonly sourceColumns: readonly string[]; readonly targetColumns: readonly string[] }

@@ -11,6 +11,7 @@ import { domainOf } from '../reference/values.js';
 import { fromReference } from '../semantic/types.js';
 import type { StorageMapping } from '../storage/storage-mapping.js';
 import { storedTables, type EntityTable, type StoredTable } from '../storage/tables.js';
+import { navigationLink } from '../storage/links.js';
 import { valueArbitrary, type TestRow } from './model-arbitraries.js';
 
 /** Options of {@link generateStoredData} and {@link storedDataArbitrary}. */
@@ -23,7 +24,10 @@ export interface StoredDataOptions {
   readonly children?: number;
   /** Targets per source row in a link table (at most). Default 3. */
   readonly links?: number;
-  /** Only these entity sets (and what they contain); default every set. */
+  /**
+   * Only these tables (entity sets, and implicit sets of contained entities such as
+   * `Person_Trips`; link tables between them follow); default every table.
+   */
   readonly sets?: readonly string[];
   /** Nested complex values deeper than this are null. Default 3. */
   readonly depth?: number;
@@ -44,8 +48,19 @@ function random(seed: number): () => number {
 /** Key strings short enough for every engine's index (and without the edge values that are hundreds of characters long). */
 const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
   property.type.kind === 'primitive' && property.type.name === 'Edm.String'
-    ? fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() === s)
+    ? fc
+        .string({ minLength: 1, maxLength: 12 })
+        .filter((s) => s.trim() === s)
+        .map((s) => withinMaxLength(s, property))
     : valueArbitrary({ ...property, collection: false });
+
+/** A string cut to the property's `MaxLength` (in characters, as databases count them). */
+function withinMaxLength(text: string, property: Property): string {
+  const max = property.facets?.maxLength;
+  if (max === undefined) return text;
+  const characters = [...text];
+  return characters.length <= max ? text : characters.slice(0, max).join('');
+}
 
 /**
  * Singles that every engine stores and prints exactly: quarters within ±10^4 (a float32 holds
@@ -68,6 +83,15 @@ function propertyArbitrary(property: Property, depth: number, maxDepth: number):
     value = property.collection ? fc.array(SINGLE, { maxLength: 4 }) : SINGLE;
   } else {
     value = valueArbitrary(property);
+    if (property.facets?.maxLength !== undefined && property.type.kind === 'primitive' && property.type.name === 'Edm.String') {
+      value = value.map((v) =>
+        typeof v === 'string'
+          ? withinMaxLength(v, property)
+          : Array.isArray(v)
+            ? v.map((s: unknown) => (typeof s === 'string' ? withinMaxLength(s, property) : s))
+            : v,
+      );
+    }
   }
   return property.nullable ? fc.option(value, { nil: null, freq: 6 }) : value;
 }
@@ -110,12 +134,10 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
   let tables: StoredTable[] = storedTables(model, options.storage);
   if (options.sets !== undefined) {
     const wanted = new Set(options.sets);
-    const kept = new Set<StructuredType>();
-    tables = tables.filter((t) => {
-      const keep = t.kind === 'entities' ? wanted.has(t.name) || (t.set.container !== undefined && kept.has(t.set.container.type)) : true;
-      if (keep && t.kind === 'entities') kept.add(t.set.type);
-      return keep;
-    });
+    tables = tables.filter((t) => t.kind === 'link' || wanted.has(t.name));
+    // Link tables between two kept tables' types only.
+    const types = new Set(tables.flatMap((t) => (t.kind === 'entities' ? [t.set.type] : [])));
+    tables = tables.filter((t) => t.kind === 'entities' || (types.has(t.source) && types.has(t.navigation.target)));
   }
   const data: Record<string, TestRow[]> = {};
   let sample = 0;
@@ -157,19 +179,54 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
     }
     data[table.name] = rows;
   }
-  // Foreign keys: a row of the target's table, or null.
+  // Foreign keys (hidden columns, and properties in referential constraints): a row of the target's table, or null.
   const rowsHolding = (property: Property): TestRow[] => {
     const table = entityTables.find((t) => t.set.type.properties.get(property.name) === property && (data[t.name]?.length ?? 0) > 0);
     return table === undefined ? [] : (data[table.name] as TestRow[]);
   };
   for (const table of entityTables) {
-    const foreign = table.hidden.filter((h) => !table.key.includes(h.column));
-    for (const row of data[table.name] ?? []) {
-      for (const h of foreign) {
-        const target = next() < 0.2 ? undefined : pick(rowsHolding(h.holds));
-        row[h.column] = target === undefined ? null : target[h.holds.name];
+    const type = table.set.type;
+    // Every column of this row that a link of its navigation properties compares with a key of the target.
+    const foreign: { column: string; holds: Property; nullable: boolean }[] = [];
+    for (const navigation of type.navigation.values()) {
+      const link = navigationLink(type, navigation, options.storage);
+      if (link?.kind !== 'direct') continue;
+      for (const { source, target } of link.pairs) {
+        const name = source.property?.name ?? source.column;
+        if (
+          target.property === undefined ||
+          name === undefined ||
+          foreign.some((f) => f.column === name) ||
+          (table.key.includes(name) && source.property === undefined)
+        )
+          continue;
+        // Only a key of the target: the other direction (the target holds this row's key) is the target's to fill.
+        if (!navigation.target.key.includes(target.property.name)) continue;
+        const nullable = source.property === undefined ? true : source.property.nullable && !type.key.includes(source.property.name);
+        foreign.push({ column: name, holds: target.property, nullable });
       }
     }
+    const rows = data[table.name] ?? [];
+    for (const row of rows) {
+      for (const f of foreign) {
+        const targets = rowsHolding(f.holds);
+        const target = f.nullable && next() < 0.2 ? undefined : pick(targets);
+        // A property with no row to refer to keeps its own value (it is not null where the model says so).
+        if (target !== undefined || f.nullable) row[f.column] = target === undefined ? null : target[f.holds.name];
+      }
+    }
+    // Constraint properties in the key may now repeat a key: keep the first row of each.
+    const keys = type.key.map((k) => type.properties.get(k) as Property);
+    const seen = new Set<string>();
+    data[table.name] = rows.filter((row) => {
+      const identity = [
+        ...table.key.filter((k) => !type.key.includes(k)).map((k) => JSON.stringify(row[k], (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))),
+        keyIdentity(keys, row),
+      ].join('\u0001');
+      if (seen.has(identity)) return false;
+      seen.add(identity);
+      return true;
+    });
   }
   // Link tables: a few distinct targets per source row.
   for (const table of tables) {
@@ -179,6 +236,8 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
     const targetColumns = table.columns.slice(sourceCount);
     const sources = rowsHolding(sourceColumns[0]?.holds as Property);
     const targets = rowsHolding(targetColumns[0]?.holds as Property);
+    // With `sets`, a link between tables that were not made is left out.
+    if (options.sets !== undefined && (sources.length === 0 || targets.length === 0)) continue;
     const rows: TestRow[] = [];
     for (const source of sources) {
       const chosen = new Set<TestRow>();

@@ -132,6 +132,13 @@ function refusal(target: string, name: CanonicalFunctionName, query: string): st
   if (name === 'matchesPattern') {
     return `The SQL backend does not support 'matchesPattern' on ${target} (it has no regular expressions) at position 0 in ${option}`;
   }
+  if (name.startsWith('geo.')) {
+    const reason = sqlFunctionRefusal(
+      name,
+      Object.values(DIALECTS).find((dialect) => dialect.displayName === target)!,
+    );
+    return `The SQL backend does not support '${name}' on ${target} (${reason}) at position 0 in ${option}`;
+  }
   const what = FUNCTIONS[name].predicate ? 'as a condition' : '(yet)';
   return `The SQL backend does not support the function '${name}' ${what} at position 0 in ${option}`;
 }

@@ -195,7 +195,12 @@ const rounding: MongoFunction = (call, c) => {
   })(call, c);
 };
 
-const NO_SPATIAL = refuse('no spatial functions (yet)');
+/**
+ * MongoDB's geometry is query operators and a pipeline stage (`$geoWithin`, `$geoIntersects`,
+ * `$near`, `$geoNear`) over indexed fields, none of them an aggregation expression: a geo function
+ * inside `$expr`, `$compute` or `$orderby` has nothing to compile to (mingo has none either).
+ */
+const NO_SPATIAL = refuse('no spatial aggregation expressions ($geoWithin, $geoNear are query operators and stages)');
 
 /**
  * `contains`, `startswith`, `endswith` of a field and a literal as a query document's regular

@@ -8,6 +8,7 @@ import { entityTable, storedTables, type LinkTable } from '../../storage/tables.
 import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
 import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
+import { defaultSrid, geoFamilyOf, geoKindOf } from '../../reference/geo.js';
 
 const resolve = (dialect: DialectName | Dialect): Dialect => (typeof dialect === 'string' ? DIALECTS[dialect] : dialect);
 
@@ -16,15 +17,20 @@ export const DEFAULT_KEY_LENGTH = 255;
 
 /**
  * The column type of a (non-complex) property: the dialect's storage convention; a string with a
- * `MaxLength` facet, or in a key (`role`), a bounded string where the dialect has one.
+ * `MaxLength` facet, or in a key (`role`), a bounded string where the dialect has one; a spatial
+ * one's from the dialect's `spatial` hook (`geography(Point, 4326)` on PostGIS), else its GeoJSON
+ * text (geo functions are refused there).
  */
 export function columnType(property: Property, dialect: DialectName | Dialect, role: 'value' | 'key' = 'value'): string {
   const d = resolve(dialect);
   const name = property.type.kind === 'enum' ? 'enum' : property.type.kind === 'primitive' ? property.type.name : '';
   const maxLength = property.facets?.maxLength ?? (role === 'key' ? DEFAULT_KEY_LENGTH : undefined);
   if (name === 'Edm.String' && !property.collection && maxLength !== undefined && d.boundedStringType !== undefined) return d.boundedStringType(maxLength);
-  // A spatial value where the engine has no spatial type: its GeoJSON text (geo functions are refused there).
-  const type = d.columnTypes[name] ?? (name.startsWith('Edm.Geo') ? d.columnTypes['Edm.String'] : undefined);
+  // Spatial properties: the dialect's spatial column type, by kind and SRID (the property's facet, else the family's default).
+  const family = geoFamilyOf(name);
+  const srid = property.facets?.srid;
+  const spatial = family === undefined ? undefined : d.spatial?.columnType(family, geoKindOf(name), typeof srid === 'number' ? srid : defaultSrid(family));
+  const type = spatial ?? d.columnTypes[name] ?? (family !== undefined ? d.columnTypes['Edm.String'] : undefined);
   if (type === undefined) throw new Error(`No ${d.displayName} column type for '${property.name}'`);
   return property.collection ? d.collectionColumnType(type) : type;
 }

@@ -238,6 +238,43 @@ export interface Dialect {
   typedPlaceholder(placeholder: string, kind: ParameterKind, value?: unknown): string;
   /** A primitive collection column, or a collection of complex values' JSON column, as a JSON array inside a JSON object (not as the text it is stored in). */
   jsonCollection(column: string): string;
+  /**
+   * Spatial types and the geo functions (`geo.distance`, `geo.length`, `geo.intersects`), where the
+   * engine has them (PostGIS, MariaDB). Absent: spatial properties have no column type in
+   * `createTableSql`, are read as the column gives them (GeoJSON or WKT text), and the geo functions
+   * are refused (`unsupported_feature`).
+   */
+  readonly spatial?: SpatialHooks;
+  /** Why the dialect has no {@link spatial} hook, for its refusals and the capability table (default: no spatial types). */
+  readonly noSpatial?: string;
+}
+
+/** The family of a spatial type: `Edm.Geography…` (on the sphere) or `Edm.Geometry…` (in the plane). */
+export type SpatialFamily = 'geography' | 'geometry';
+
+/**
+ * A dialect's spatial SQL. Values are GeoJSON in OData (src/reference/geo.ts); the compiler passes
+ * a literal as its OGC WKT text and SRID, both parameters, and reads columns back as GeoJSON text.
+ */
+export interface SpatialHooks {
+  /**
+   * The column type of a spatial property: `kind` is the EDM type's suffix (`Point`, `LineString`,
+   * `Polygon`, `MultiPoint`, `MultiLineString`, `MultiPolygon`, `Collection`; `''` for any).
+   */
+  columnType(family: SpatialFamily, kind: string, srid: number): string;
+  /** A spatial value from OGC WKT text and an SRID (both SQL: parameters). */
+  fromText(family: SpatialFamily, wkt: string, srid: string): string;
+  /**
+   * A spatial value (a column) as GeoJSON text, for reading back: with a named `crs` (`EPSG:<srid>`)
+   * where the engine writes one, else the value reads as of its family's default SRID.
+   */
+  asGeoJson(family: SpatialFamily, value: string): string;
+  /** `geo.distance` of two points: metres on the sphere of radius `radius` (a parameter) for geography, planar for geometry. */
+  distance(family: SpatialFamily, a: string, b: string, radius: () => string): string;
+  /** `geo.length` of a line string (each use of `line` compiles it again): metres on the sphere for geography, planar for geometry. */
+  length(family: SpatialFamily, line: () => string, radius: () => string): string;
+  /** `geo.intersects(point, polygon)`: a condition, the boundary included. */
+  intersects(family: SpatialFamily, point: string, polygon: string): string;
 }
 
 /**

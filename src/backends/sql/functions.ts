@@ -14,7 +14,8 @@ import type { CanonicalFunctionName } from '../../syntax/ast.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Property } from '../../model/model.js';
 import { castValue, isofCondition, type CastContext } from './casts.js';
-import type { Dialect, ParameterKind } from './dialect.js';
+import type { Dialect, ParameterKind, SpatialFamily, SpatialHooks } from './dialect.js';
+import { EARTH_RADIUS, geoFamilyOf, readGeo, toWkt } from '../../reference/geo.js';
 
 type Call = Extract<BoundExpression, { kind: 'call' }>;
 type PathNode = Extract<BoundExpression, { kind: 'path' }>;
@@ -197,7 +198,48 @@ const matchesPattern: SqlConditionFunction = {
   refusedOn: noRegularExpressions,
 };
 
-const NO_SPATIAL = refuse('no spatial functions (yet)');
+/** Why a dialect refuses the geo functions: it has no `spatial` hook (the reason it gives, if any). */
+const noSpatial = (dialect: Dialect): string | undefined => (dialect.spatial === undefined ? (dialect.noSpatial ?? 'no spatial types') : undefined);
+
+/** The dialect's spatial hooks, or the refusal of the call. */
+function spatialOf(call: Call, c: SqlFunctionContext): SpatialHooks {
+  if (c.dialect.spatial === undefined) throw unsupported(`'${call.name}' on ${c.dialect.displayName} (${c.dialect.noSpatial ?? 'no spatial types'})`);
+  return c.dialect.spatial;
+}
+
+/** The family of a geo call (the binder has its spatial arguments of one family). */
+function familyOf(call: Call): SpatialFamily {
+  for (const arg of call.args) {
+    const family = arg.type.kind === 'primitive' ? geoFamilyOf(arg.type.name) : undefined;
+    if (family !== undefined) return family;
+  }
+  return 'geography';
+}
+
+/**
+ * A spatial argument as SQL: a literal as the dialect's value of its OGC WKT text and SRID (two
+ * parameters, the text rewritten from the literal's GeoJSON form), anything else as compiled.
+ */
+function spatialArgument(node: BoundExpression, family: SpatialFamily, hooks: SpatialHooks, c: SqlFunctionContext): string {
+  if (node.kind !== 'literal' || typeof node.value !== 'string') return c.expression(node);
+  const value = readGeo(node.value, family);
+  if (value === null) throw unsupported(`the spatial literal '${node.value}'`);
+  const { wkt, srid } = toWkt(value, family);
+  return hooks.fromText(family, c.parameter(wkt, 'string'), c.parameter(srid, 'integer'));
+}
+
+/** Whether a geo call has a null literal argument (then its value is null: no database types an untyped NULL for it). */
+const hasNullArgument = (call: Call): boolean => call.args.some((arg) => arg.kind === 'literal' && arg.value === null);
+
+/** `geo.distance` and `geo.length` as values over the dialect's spatial hooks. */
+const geoValue = (build: (call: Call, hooks: SpatialHooks, family: SpatialFamily, c: SqlFunctionContext) => string): SqlValueFunction =>
+  value((call, _, c) => {
+    const hooks = spatialOf(call, c);
+    return hasNullArgument(call) ? 'NULL' : build(call, hooks, familyOf(call), c);
+  }, noSpatial);
+
+/** The sphere's radius (src/reference/geo.ts), a parameter, for the dialects that take it. */
+const radius = (c: SqlFunctionContext) => (): string => c.parameter(EARTH_RADIUS, 'double');
 
 /** Every canonical function in SQL (exported for the test that it covers the registry). */
 export const SQL_FUNCTIONS: FunctionTable<SqlFunction> = {
@@ -239,9 +281,19 @@ export const SQL_FUNCTIONS: FunctionTable<SqlFunction> = {
   ceiling: rounding,
   cast: value((call, _, c) => castValue(call, c.castContext())),
   isof: { condition: (call, c) => isofCondition(call, c.castContext()) },
-  'geo.distance': NO_SPATIAL,
-  'geo.intersects': NO_SPATIAL,
-  'geo.length': NO_SPATIAL,
+  'geo.distance': geoValue((call, hooks, family, c) =>
+    hooks.distance(family, spatialArgument(call.args[0]!, family, hooks, c), spatialArgument(call.args[1]!, family, hooks, c), radius(c)),
+  ),
+  'geo.length': geoValue((call, hooks, family, c) => hooks.length(family, () => spatialArgument(call.args[0]!, family, hooks, c), radius(c))),
+  'geo.intersects': {
+    ...binaryCondition((point, polygon, call, c) => {
+      const hooks = spatialOf(call, c);
+      if (hasNullArgument(call)) return c.dialect.booleanCondition('NULL');
+      const family = familyOf(call);
+      return hooks.intersects(family, spatialArgument(point, family, hooks, c), spatialArgument(polygon, family, hooks, c));
+    }),
+    refusedOn: noSpatial,
+  },
 };
 
 /**

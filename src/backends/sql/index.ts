@@ -9,7 +9,7 @@ export { toSql, type SqlQuery, type SqlStatement, type ToSqlOptions } from './to
 export type { SqlSearchHook } from './dialect.js';
 export type { SqlMapping } from './mapping.js';
 export { createTableSql, createLinkTableSql, createSchemaSql, columnType } from './ddl.js';
-export type { Dialect, DialectName } from './dialect.js';
+export type { Dialect, DialectName, SpatialFamily, SpatialHooks } from './dialect.js';
 export { DIALECTS } from './dialects/index.js';
 export { sqlTarget } from './target.js';
 export { readSqlRows, readSqlRow, type ReadableSql, type SqlRow } from './read-rows.js';

@@ -155,6 +155,29 @@ export const ROUNDING = { round: 'ROUND', floor: 'FLOOR', ceiling: 'CEILING' } a
 
 export const doubleQuote = (name: string): string => (name.includes('"') ? `"${name.replaceAll('"', '""')}"` : `"${name}"`);
 
+const encoder = new TextEncoder();
+
+/**
+ * `name`, or, when it is longer than an engine's identifiers may be (`max` UTF-8 bytes), its
+ * start and a hash of the whole name: flattened complex values of published models make column
+ * names such as `mailboxSettings_automaticRepliesSetting_scheduledStartDateTime_dateTime`, which
+ * PostgreSQL would cut at 63 bytes (two of them then collide). Deterministic, so the schema and
+ * every statement name the same column.
+ */
+export function fitIdentifier(name: string, max: number): string {
+  if (name.length * 3 <= max || encoder.encode(name).length <= max) return name;
+  // FNV-1a, 32 bits, as 8 hex digits.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193) >>> 0;
+  const suffix = `~${hash.toString(16).padStart(8, '0')}`;
+  let start = '';
+  for (const character of name) {
+    if (encoder.encode(start + character).length > max - suffix.length) break;
+    start += character;
+  }
+  return start + suffix;
+}
+
 /** Converts a parameter to text for exact numeric kinds (the drivers then parse it exactly). */
 export function exactText(value: unknown, kind: ParameterKind): unknown {
   if (kind === 'bigint' && value !== null) return String(toBigInt(value) ?? value);

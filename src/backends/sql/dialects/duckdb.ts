@@ -45,6 +45,9 @@ export const duckdb: Dialect = {
   ...postgres,
   name: 'duckdb',
   displayName: 'DuckDB',
+  // Not PostGIS's: DuckDB's spatial extension is a download (INSTALL spatial), which the engine never does.
+  spatial: undefined,
+  noSpatial: 'its spatial extension is a download, not loaded',
   // Its SUM of Doubles is INF past the largest double, as the reference's.
   doubleSumOverflow: undefined,
   // DuckDB has no bound of its own: PostgreSQL's, so that a statement runs on both.
@@ -62,6 +65,7 @@ export const duckdb: Dialect = {
     'Edm.Double': 'DOUBLE',
     'Edm.Single': 'FLOAT',
     'Edm.Guid': 'UUID',
+    'Edm.Binary': 'BLOB',
     'Edm.Date': 'DATE',
     'Edm.DateTimeOffset': 'TIMESTAMP',
     'Edm.TimeOfDay': 'TIME',

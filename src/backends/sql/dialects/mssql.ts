@@ -1,6 +1,6 @@
 /** SQL Server: `@p1` placeholders, `OFFSET … FETCH`, `FOR JSON PATH`, predicates that are not values. */
 import type { Dialect, JsonEntry } from '../dialect.js';
-import { ROUNDING, clampInt64, doubleRounding, exactText, inlineValues, isoDurationSeconds, jsonList, negateIsoText } from './common.js';
+import { ROUNDING, clampInt64, fitIdentifier, doubleRounding, exactText, inlineValues, isoDurationSeconds, jsonList, negateIsoText } from './common.js';
 
 /** SQL Server's `FOR JSON PATH` select list: each entry under its dotted path, nested JSON through `JSON_QUERY`. */
 const forJsonList = (entries: readonly JsonEntry[]): string =>
@@ -21,6 +21,7 @@ export const mssql: Dialect = {
     'Edm.Double': 'FLOAT',
     'Edm.Single': 'REAL',
     'Edm.Guid': 'UNIQUEIDENTIFIER',
+    'Edm.Binary': 'VARBINARY(MAX)',
     'Edm.Date': 'DATE',
     'Edm.DateTimeOffset': 'DATETIMEOFFSET(7)',
     'Edm.TimeOfDay': 'TIME(7)',
@@ -35,10 +36,15 @@ export const mssql: Dialect = {
   // 2 100 per request, two of them sp_executesql's statement and parameter list.
   maxParameters: 2_098,
   placeholder: (index) => `@p${index}`,
-  quote: (name) => (name.includes(']') ? `[${name.replaceAll(']', ']]')}]` : `[${name}]`),
+  quote: (name) => {
+    const fitted = fitIdentifier(name, 128);
+    return fitted.includes(']') ? `[${fitted.replaceAll(']', ']]')}]` : `[${fitted}]`;
+  },
   paging: (top, skip) => `OFFSET ${skip ?? '0'} ROWS${top === undefined ? '' : ` FETCH NEXT ${top} ROWS ONLY`}`,
   nullsFirstByDefault: true,
   displayName: 'SQL Server',
+  // Its geography and geometry types exist, but no engine here runs them: refused rather than untested.
+  noSpatial: 'not written (no SQL Server engine here to test it)',
   notDistinct: (l, r) => `(${l()} = ${r()} OR (${l()} IS NULL AND ${r()} IS NULL))`,
   booleanCondition: (value) => `(${value} <> 0)`,
   trim: (e) => `TRIM(${e})`,

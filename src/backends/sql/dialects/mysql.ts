@@ -1,7 +1,7 @@
 /** MySQL and MariaDB: DATETIME(6) in UTC, bytes for exact string comparison, `JSON_TABLE`. */
 import { ODataError } from '../../../errors/odata-error.js';
 import type { ExpressionType } from '../../../semantic/types.js';
-import type { Dialect } from '../dialect.js';
+import type { Dialect, SpatialHooks } from '../dialect.js';
 import {
   ROUNDING,
   clampInt64,
@@ -16,6 +16,7 @@ import {
   negateIsoText,
   upper,
   utcDateTime,
+  fitIdentifier,
 } from './common.js';
 
 /** The column type of a JSON_TABLE column for collection elements of `type`. */
@@ -62,6 +63,27 @@ function integerDigits(value: unknown): number {
 const isoToUtcDateTime = (t: string): string =>
   `CONVERT_TZ(CAST(LEFT(${t}, CHAR_LENGTH(${t}) - (CASE WHEN RIGHT(${t}, 1) = 'Z' THEN 1 ELSE 6 END)) AS DATETIME(6)), (CASE WHEN RIGHT(${t}, 1) = 'Z' THEN '+00:00' ELSE RIGHT(${t}, 6) END), '+00:00')`;
 
+/**
+ * MariaDB's (and MySQL's) spatial types: one column type per kind, values with their SRID. Its
+ * functions compute in the plane whatever the SRID, except `ST_Distance_Sphere`: geography
+ * distances and lengths go through it, with the reference's radius; `geo.intersects` of geography
+ * is planar in degrees (see DEVIATIONS).
+ */
+export const mariadbSpatial: SpatialHooks = {
+  columnType: (_, kind) => (kind === '' ? 'GEOMETRY' : kind === 'Collection' ? 'GEOMETRYCOLLECTION' : kind.toUpperCase()),
+  fromText: (_, wkt, srid) => `ST_GeomFromText(${wkt}, ${srid})`,
+  // Up to 17 decimals (MariaDB's maximum that keeps a double's digits); the CRS added from the value's SRID.
+  asGeoJson: (_, value) =>
+    `JSON_INSERT(ST_AsGeoJSON(${value}, 17), '$.crs', JSON_OBJECT('type', 'name', 'properties', JSON_OBJECT('name', CONCAT('EPSG:', ST_SRID(${value})))))`,
+  distance: (family, a, b, radius) => (family === 'geography' ? `ST_Distance_Sphere(${a}, ${b}, ${radius()})` : `ST_Distance(${a}, ${b})`),
+  // Geography: the sphere distances of consecutive points (their ordinals from the GeoJSON's positions), 0 for one point.
+  length: (family, line, radius) =>
+    family === 'geography'
+      ? `(CASE WHEN ${line()} IS NULL THEN NULL ELSE COALESCE((SELECT SUM(ST_Distance_Sphere(ST_PointN(${line()}, \`geo_n\`.\`n\`), ST_PointN(${line()}, \`geo_n\`.\`n\` + 1), ${radius()})) FROM JSON_TABLE(ST_AsGeoJSON(${line()}), '$.coordinates[*]' COLUMNS (\`n\` FOR ORDINALITY)) AS \`geo_n\` WHERE \`geo_n\`.\`n\` < ST_NumPoints(${line()})), 0) END)`
+      : `ST_Length(${line()})`,
+  intersects: (_, point, polygon) => `(ST_Intersects(${point}, ${polygon}) <> 0)`,
+};
+
 const mysqlObject = (pairs: readonly string[]): string => `JSON_OBJECT(${pairs.join(', ')})`;
 
 const mysqlNumbers = { greatest: (l: string, r: string): string => `GREATEST(${l}, ${r})`, double: (e: string): string => `CAST(${e} AS DECIMAL(38, 12))` };
@@ -81,6 +103,7 @@ export const mysql: Dialect = {
     'Edm.Double': 'DOUBLE',
     'Edm.Single': 'FLOAT',
     'Edm.Guid': 'CHAR(36)',
+    'Edm.Binary': 'LONGBLOB',
     'Edm.Date': 'DATE',
     'Edm.DateTimeOffset': 'DATETIME(6)',
     'Edm.TimeOfDay': 'TIME(6)',
@@ -135,7 +158,11 @@ export const mysql: Dialect = {
   // The protocol's prepared statement counts parameters in 16 bits.
   maxParameters: 65_535,
   placeholder: () => '?',
-  quote: (name) => (name.includes('`') ? `\`${name.replaceAll('`', '``')}\`` : `\`${name}\``),
+  // 64 characters at most (fitIdentifier counts UTF-8 bytes, which is stricter).
+  quote: (name) => {
+    const fitted = fitIdentifier(name, 64);
+    return fitted.includes('`') ? `\`${fitted.replaceAll('`', '``')}\`` : `\`${fitted}\``;
+  },
   paging: (top, skip) =>
     top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '18446744073709551615'}${skip === undefined ? '' : ` OFFSET ${skip}`}`,
   nullsFirstByDefault: true,
@@ -275,4 +302,5 @@ export const mysql: Dialect = {
             : kind === 'timestamp'
               ? `CAST(${p} AS DATETIME(6))`
               : p,
+  spatial: mariadbSpatial,
 };

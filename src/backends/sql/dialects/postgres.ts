@@ -1,5 +1,5 @@
 /** PostgreSQL (and PGlite): arrays, intervals, `json_build_object`, typed placeholders (`$1::numeric`). */
-import type { ComplexCollections, Dialect, ParameterKind } from '../dialect.js';
+import type { ComplexCollections, Dialect, ParameterKind, SpatialHooks } from '../dialect.js';
 import {
   ROUNDING,
   clampInt64,
@@ -14,6 +14,7 @@ import {
   numberedRows,
   rejectNul,
   upper,
+  fitIdentifier,
 } from './common.js';
 
 /** The PostgreSQL type of each parameter kind: placeholders are cast to it (`$1::numeric`), long in-lists to its array. */
@@ -68,6 +69,24 @@ export const postgresComplexCollections = (types: () => Readonly<Record<string, 
   },
 });
 
+/** The PostGIS type modifier of an EDM spatial kind (`Collection` → GeometryCollection, any → Geometry). */
+const postgisKind = (kind: string): string => (kind === '' ? 'Geometry' : kind === 'Collection' ? 'GeometryCollection' : kind);
+
+/**
+ * PostGIS (`CREATE EXTENSION postgis`): `geography`/`geometry` columns typed by kind and SRID,
+ * geography on PostGIS's sphere (`use_spheroid = false`: the mean radius (2a + b) / 3 of the
+ * SRID's ellipsoid, the reference's for 4326), read back as GeoJSON with a short CRS.
+ */
+export const postgisSpatial: SpatialHooks = {
+  columnType: (family, kind, srid) => `${family}(${postgisKind(kind)}, ${srid})`,
+  fromText: (family, wkt, srid) => (family === 'geography' ? `CAST(ST_GeomFromText(${wkt}, ${srid}) AS geography)` : `ST_GeomFromText(${wkt}, ${srid})`),
+  // Up to 17 decimals: PostGIS writes the shortest digits that read back as the stored double.
+  asGeoJson: (_, value) => `ST_AsGeoJSON(${value}, 17, 2)`,
+  distance: (family, a, b) => (family === 'geography' ? `ST_Distance(${a}, ${b}, false)` : `ST_Distance(${a}, ${b})`),
+  length: (family, line) => (family === 'geography' ? `ST_Length(${line()}, false)` : `ST_Length(${line()})`),
+  intersects: (_, point, polygon) => `ST_Intersects(${point}, ${polygon})`,
+};
+
 const postgresObject = (pairs: readonly string[]): string => `json_build_object(${pairs.join(', ')})`;
 
 export const postgres: Dialect = {
@@ -85,6 +104,7 @@ export const postgres: Dialect = {
     'Edm.Double': 'double precision',
     'Edm.Single': 'real',
     'Edm.Guid': 'uuid',
+    'Edm.Binary': 'bytea',
     'Edm.Date': 'date',
     'Edm.DateTimeOffset': 'timestamptz',
     'Edm.TimeOfDay': 'time',
@@ -104,7 +124,8 @@ export const postgres: Dialect = {
   // The protocol's Bind message counts parameters in 16 bits.
   maxParameters: 65_535,
   placeholder: (index) => `$${index}`,
-  quote: doubleQuote,
+  // NAMEDATALEN - 1: PostgreSQL cuts longer identifiers (see fitIdentifier).
+  quote: (name) => doubleQuote(fitIdentifier(name, 63)),
   paging: (top, skip) => [top === undefined ? '' : `LIMIT ${top}`, skip === undefined ? '' : `OFFSET ${skip}`].filter(Boolean).join(' '),
   nullsFirstByDefault: false,
   displayName: 'PostgreSQL',
@@ -181,4 +202,6 @@ export const postgres: Dialect = {
     return exactText(value, kind);
   },
   typedPlaceholder: (p, kind) => `${p}::${PG_TYPES[kind]}`,
+  // PostGIS; an engine without it (PGlite) takes `{ ...DIALECTS.postgres, spatial: undefined }`.
+  spatial: postgisSpatial,
 };

@@ -49,6 +49,7 @@ export const sqlite: Dialect = {
     'Edm.Double': 'REAL',
     'Edm.Single': 'REAL',
     'Edm.Guid': 'TEXT',
+    'Edm.Binary': 'BLOB',
     'Edm.Date': 'TEXT',
     'Edm.DateTimeOffset': 'TEXT',
     'Edm.TimeOfDay': 'TEXT',
@@ -97,6 +98,7 @@ export const sqlite: Dialect = {
   paging: (top, skip) => (top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`),
   nullsFirstByDefault: true,
   displayName: 'SQLite',
+  noSpatial: 'no spatial types (SpatiaLite is a loadable extension)',
   notDistinct: (l, r) => `${l()} IS ${r()}`,
   booleanCondition: (value) => `(${value} <> 0)`,
   // SQLite's LIKE ignores ASCII case: compare exactly instead.
