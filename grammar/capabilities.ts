@@ -36,8 +36,17 @@ const model = defineModel({
         places: 'Collection(Address)',
         parentId: 'Edm.Int32',
       },
-      navigation: { parent: { type: 'Item', constraints: { parentId: 'id' } }, children: { type: 'Collection(Item)', partner: 'parent' } },
+      navigation: {
+        parent: { type: 'Item', constraints: { parentId: 'id' } },
+        children: { type: 'Collection(Item)', partner: 'parent' },
+        // Without referential constraints (docs/storage.md): a foreign key, a link table, containment.
+        related: { type: 'Item' },
+        friends: { type: 'Collection(Item)' },
+        parts: { type: 'Collection(Part)', containsTarget: true },
+      },
+      open: true,
     },
+    Part: { key: ['n'], properties: { n: 'Edm.Int32' } },
     Special: { baseType: 'Item', properties: { extra: 'Edm.Int32' } },
   },
   entitySets: { items: { type: 'Item' } },
@@ -77,6 +86,12 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`hassubsequence` of primitive collections', '$filter=hassubsequence(tags,tags)'],
   ['`any`/`all` and `$count` on navigation', '$filter=children/any(c:c/price gt 1) and children/$count gt 0'],
   ['collections of complex values', "$filter=places/any(p:p/city eq 'Oslo')"],
+  [
+    'navigation without a referential constraint: a foreign key, a link table',
+    "$filter=related/name eq 'a' and friends/any(f:f/price gt 1)&$expand=friends($select=id)",
+  ],
+  ['contained navigation (`ContainsTarget`)', '$filter=parts/any(p:p/n gt 1)&$expand=parts($orderby=n)'],
+  ['dynamic properties of open types', "$filter=color eq 'red'"],
   ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],
   ['`$search`', '$search=pump'],
 ];
@@ -87,17 +102,37 @@ const targets: readonly QueryTarget[] = [
   { name: 'in memory', check: (bound) => void compileQuery(bound) },
 ];
 
-/** The table, as Markdown. */
+/** The table, as Markdown, then the reason of every "no" (the refusal's message, the same for the targets listed with it). */
 export function capabilityTable(): string {
+  const reasons: string[] = [];
   const rows = PROBES.map(([what, query]) => {
+    const refusals = new Map<string, string[]>();
     const cells = targets.map((target) => {
       const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2 });
       if (diagnostics.some((d) => d.code !== 'unsupported_feature')) throw new Error(`the probe ${query} is not valid: ${JSON.stringify(diagnostics)}`);
-      return diagnostics.length === 0 ? 'yes' : 'no';
+      const [first] = diagnostics;
+      if (first === undefined) return 'yes';
+      // The reason without the target's name, so that targets that refuse alike share a line.
+      const reason = first.message
+        .replace(/ at position \d+ in \$\w+$/, '')
+        .replaceAll(` on ${target.name}`, '')
+        .replace(/\s+/g, ' ')
+        .trim();
+      refusals.set(reason, [...(refusals.get(reason) ?? []), target.name]);
+      return 'no';
     });
+    for (const [reason, names] of refusals) reasons.push(`- ${what} (${names.join(', ')}): ${reason}`);
     return `| ${what} | ${cells.join(' | ')} |`;
   });
-  return [`| | ${targets.map((t) => t.name).join(' | ')} |`, `| --- | ${targets.map(() => ':---:').join(' | ')} |`, ...rows].join('\n');
+  return [
+    `| | ${targets.map((t) => t.name).join(' | ')} |`,
+    `| --- | ${targets.map(() => ':---:').join(' | ')} |`,
+    ...rows,
+    '',
+    'Why "no", as the backends say it:',
+    '',
+    ...reasons,
+  ].join('\n');
 }
 
 export const START = '<!-- capabilities:start -->';

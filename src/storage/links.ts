@@ -75,8 +75,18 @@ const sortKey = (declaring: StructuredType, navigation: NavigationProperty): str
 export function navigationLink(from: StructuredType | undefined, navigation: NavigationProperty, storage: StorageMapping = NO_STORAGE): StoredLink | undefined {
   const declaring = declaringType(navigation, from);
   if (declaring === undefined) return undefined;
-  return linkOf(declaring, navigation, storage, 0);
+  // Kept per mapping object and property (compiling a statement asks for the same link often).
+  let byNavigation = LINKS.get(storage);
+  if (byNavigation === undefined) LINKS.set(storage, (byNavigation = new WeakMap()));
+  const kept = byNavigation.get(navigation);
+  if (kept !== undefined && kept.declaring === declaring) return kept.link;
+  const link = linkOf(declaring, navigation, storage, 0);
+  byNavigation.set(navigation, { declaring, link });
+  return link;
 }
+
+/** Links by mapping and navigation property (a mapping's overrides are read once; it is not expected to change). */
+const LINKS = new WeakMap<StorageMapping, WeakMap<NavigationProperty, { declaring: StructuredType; link: StoredLink | undefined }>>();
 
 function linkOf(declaring: StructuredType, navigation: NavigationProperty, storage: StorageMapping, depth: number): StoredLink | undefined {
   const target = navigation.target;
