@@ -366,13 +366,6 @@ const graphUsers: Row[] = [
   ...user,
 }));
 
-/**
- * The engines where Graph's `users` table can be created: on PostgreSQL and MySQL/MariaDB some of
- * its flattened complex columns (`mailboxSettings_automaticRepliesSetting_scheduledEndDateTime_dateTime`)
- * are longer than an identifier may be (63 and 64 characters), a limit of the flattened naming.
- */
-const GRAPH_ENGINES = new Set(['SQLite (sql.js)', 'DuckDB']);
-
 const GRAPH_QUERIES = [
   `$filter=assignedLicenses/any(l: l/skuId eq ${E3})&$select=id`,
   `$filter=assignedLicenses/any(l: l/disabledPlans/any(p: p eq ${EXCHANGE}))&$select=id`,
@@ -469,14 +462,12 @@ for (const [name, open, skipped] of ENGINES) {
       for (const text of TRIPPIN_QUERIES) await check(engine, tripPin, 'People', text, { People: tripPinPeople });
     });
 
-    it.skipIf(graph === undefined || !GRAPH_ENGINES.has(name))(
-      "Microsoft Graph's users: assignedLicenses/any(l: l/disabledPlans/any(…)) and more equal the reference",
-      async () => {
-        const model = graph as Model;
-        await load(engine, model, 'users', graphUsers, new Set());
-        for (const text of GRAPH_QUERIES) await check(engine, model, 'users', text, { users: graphUsers });
-      },
-    );
+    it.skipIf(graph === undefined)("Microsoft Graph's users: assignedLicenses/any(l: l/disabledPlans/any(…)) and more equal the reference", async () => {
+      const model = graph as Model;
+      // Some of its flattened complex columns are longer than PostgreSQL's and MySQL's identifiers: the dialect's quote shortens them.
+      await load(engine, model, 'users', graphUsers, new Set());
+      for (const text of GRAPH_QUERIES) await check(engine, model, 'users', text, { users: graphUsers });
+    });
 
     it('refuses what it cannot compare, with a reason', () => {
       const refusing = defineModel({
