@@ -56,12 +56,16 @@ function integerDigits(value: unknown): number {
 }
 
 /**
- * An ISO 8601 instant (`2024-01-01T00:30:00.5+01:00`, `…Z`) as the stored DATETIME(6) in UTC:
- * the local date and time cast, moved from its offset to UTC by CONVERT_TZ (offsets need no
- * time zone tables).
+ * An ISO 8601 instant (`2024-01-01T00:30:00.5+01:00`, `…Z`) as the stored DATETIME(6) in UTC: the
+ * local date and time cast, moved by the offset's minutes (CONVERT_TZ would refuse offsets beyond
+ * +13:00, which ISO 8601 and OData allow up to ±14:00).
  */
-const isoToUtcDateTime = (t: string): string =>
-  `CONVERT_TZ(CAST(LEFT(${t}, CHAR_LENGTH(${t}) - (CASE WHEN RIGHT(${t}, 1) = 'Z' THEN 1 ELSE 6 END)) AS DATETIME(6)), (CASE WHEN RIGHT(${t}, 1) = 'Z' THEN '+00:00' ELSE RIGHT(${t}, 6) END), '+00:00')`;
+const isoToUtcDateTime = (t: string): string => {
+  const zulu = `RIGHT(${t}, 1) = 'Z'`;
+  const zone = `RIGHT(${t}, 6)`;
+  const minutes = `(CASE WHEN ${zulu} THEN 0 ELSE (CASE WHEN LEFT(${zone}, 1) = '-' THEN -1 ELSE 1 END) * (CAST(SUBSTRING(${zone}, 2, 2) AS SIGNED) * 60 + CAST(SUBSTRING(${zone}, 5, 2) AS SIGNED)) END)`;
+  return `TIMESTAMPADD(MINUTE, -${minutes}, CAST(LEFT(${t}, CHAR_LENGTH(${t}) - (CASE WHEN ${zulu} THEN 1 ELSE 6 END)) AS DATETIME(6)))`;
+};
 
 /**
  * MariaDB's (and MySQL's) spatial types: one column type per kind, values with their SRID. Its
