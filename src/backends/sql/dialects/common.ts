@@ -239,12 +239,14 @@ const JSON_MEMBER_TYPES = new Set([
   'Edm.Guid',
   'Edm.Date',
   'Edm.DateTimeOffset',
+  'Edm.TimeOfDay',
+  'Edm.Duration',
   'enum',
 ]);
 
 /**
  * The name of a member's type (`Edm.Int32`, `enum`) when collections of complex values can hold
- * it, else the reason it is refused (TimeOfDay, Duration, binary, spatial and untyped values).
+ * it, else the reason it is refused (binary, stream, spatial and untyped values).
  */
 export function jsonMemberType(type: ExpressionType): { readonly name: string } | { readonly refused: string } {
   const name = type.kind === 'enum' ? 'enum' : type.kind === 'primitive' ? type.name : undefined;

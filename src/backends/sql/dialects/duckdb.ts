@@ -8,6 +8,7 @@
  * needs more (DECIMAL(38, 18) times itself), and its decimal division gives a DOUBLE anyway.
  */
 import type { Dialect, ParameterKind } from '../dialect.js';
+import { isPrimitive } from '../../../semantic/types.js';
 import {
   clampInt64,
   derivedValues,
@@ -40,6 +41,12 @@ const TYPES: Readonly<Record<ParameterKind, string>> = {
 };
 
 const jsonObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
+
+/** PostgreSQL's reading of members, with DuckDB's column types and instants (its TIMESTAMP holds UTC). */
+const duckdbMembers = postgresComplexCollections(
+  () => duckdb.columnTypes,
+  (text) => `make_timestamp(epoch_us(CAST(${text} AS TIMESTAMPTZ)))`,
+);
 
 export const duckdb: Dialect = {
   ...postgres,
@@ -77,10 +84,12 @@ export const duckdb: Dialect = {
   // Collections of complex values as JSON: elements through json_each, members as text (numbers
   // as their JSON text), instants through TIMESTAMPTZ to UTC microseconds (no session time zone).
   complexCollections: {
-    ...postgresComplexCollections(
-      () => duckdb.columnTypes,
-      (text) => `make_timestamp(epoch_us(CAST(${text} AS TIMESTAMPTZ)))`,
-    ),
+    ...duckdbMembers,
+    // DuckDB's INTERVAL reads no ISO 8601 durations ('P1DT2H').
+    typed: (raw, type) =>
+      isPrimitive(type, 'Edm.Duration')
+        ? { refused: 'Edm.Duration values inside collections of complex values on DuckDB (its INTERVAL reads no ISO 8601 durations)' }
+        : duckdbMembers.typed(raw, type),
     columnType: 'JSON',
     elements: (array, alias) => ({ source: `json_each(${array}) AS ${alias}`, element: `${alias}.value`, atom: `json_extract_string(${alias}.value, '$')` }),
     json: (element, path) => `NULLIF(json_extract(${element}, ${jsonPathLiteral(path)}), CAST('null' AS JSON))`,

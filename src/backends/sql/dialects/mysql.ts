@@ -147,6 +147,11 @@ export const mysql: Dialect = {
           return { sql: `(CASE WHEN ${raw} IN ('INF', '-INF', 'NaN') THEN NULL ELSE CAST(${raw} AS DOUBLE) END)` };
         case 'Edm.Date':
           return { sql: `CAST(${raw} AS DATE)` };
+        case 'Edm.TimeOfDay':
+          return { sql: `CAST(${raw} AS TIME(6))` };
+        case 'Edm.Duration':
+          // ISO 8601 text, as Duration columns are here.
+          return { sql: raw };
         case 'Edm.String':
         case 'enum':
           return { sql: raw };

@@ -59,6 +59,9 @@ export const postgresComplexCollections = (types: () => Readonly<Record<string, 
         return { sql: raw };
       case 'Edm.DateTimeOffset':
         return { sql: instant(raw) };
+      case 'Edm.Duration':
+        // An interval reads ISO 8601 durations, but not a negative one ('-P1D').
+        return { sql: `(CASE WHEN LEFT(${raw}, 1) = '-' THEN -CAST(SUBSTR(${raw}, 2) AS interval) ELSE CAST(${raw} AS interval) END)` };
       case 'Edm.Double':
       case 'Edm.Single':
         // The reference's JSON form of the non-finite doubles.

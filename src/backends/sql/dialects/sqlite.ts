@@ -73,6 +73,9 @@ export const sqlite: Dialect = {
           return { sql: `LOWER(${raw})` };
         case 'Edm.DateTimeOffset':
           return { sql: isoToUtcText(raw) };
+        case 'Edm.TimeOfDay':
+          // Stored as HH:MM:SS, then the fraction without trailing zeros (see timeOf).
+          return { sql: `(CASE WHEN instr(${raw}, '.') > 0 THEN rtrim(rtrim(${raw}, '0'), '.') ELSE ${raw} END)` };
         case 'Edm.Decimal':
           return { sql: `CAST(${raw} AS REAL)` };
         case 'Edm.Double':
