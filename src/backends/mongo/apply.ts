@@ -44,7 +44,7 @@ import type {
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
-import { fieldOf, scopeFilter, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { fieldOf, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
@@ -468,9 +468,10 @@ class MongoApplyCompiler {
     const element = `odata_e${this.temporaryCount++}`;
     const inner: Frame = { context: related.context, it: `$$${element}.`, variables: new Map() };
     const array = related.kind === 'collection' ? related.ref : { $cond: [{ $eq: [related.ref, null] }, [], [related.ref]] };
+    // The related entity's storage key (contained entities': their container's key too).
     const key: MongoDocument = {};
-    target.key.forEach((name, i) => {
-      key[`k${i}`] = { $ifNull: [`$$${element}.${fieldOf(target, target.properties.get(name) as Property, this.mapping)}`, null] };
+    storageKeyFields(target, related.context.set, this.mapping).forEach((field, i) => {
+      key[`k${i}`] = { $ifNull: [`$$${element}.${field}`, null] };
     });
     let value: Aggregation = null;
     if (a.kind === 'method') {
@@ -517,6 +518,9 @@ class MongoApplyCompiler {
   private groupby(t: Extract<BoundTransformation, { kind: 'groupby' }>, rows: Rows, stages: MongoDocument[]): void {
     const seq = this.sequence;
     const context = newContext(rows.type, rows.set);
+    // The lookups of the grouping values, the nested filters and computes and the aggregates stay
+    // on the documents until the $group: one map of them, so that each has a field of its own.
+    const sharing = (over: Rows): Context => ({ ...newContext(over.type, over.set), lookups: context.lookups });
     const frame = rootFrame(context);
     const id: MongoDocument = {};
     t.keys.forEach((key, i) => {
@@ -532,7 +536,7 @@ class MongoApplyCompiler {
     let keep: string | undefined;
     const last = t.apply.at(-1);
     for (const nested of t.apply.slice(0, -1)) {
-      const nestedContext = newContext(current.type, current.set);
+      const nestedContext = sharing(current);
       const nestedFrame = rootFrame(nestedContext);
       if (nested.kind === 'compute') {
         const fields: MongoDocument = {};
@@ -550,7 +554,7 @@ class MongoApplyCompiler {
     }
     if (last !== undefined) {
       if (last.kind !== 'aggregate') return this.fail(`${last.kind}() at the end of groupby()`, last);
-      const aggregateContext = newContext(current.type, current.set);
+      const aggregateContext = sharing(current);
       const before: MongoDocument = {};
       const after: MongoDocument = {};
       for (const a of last.aggregates) out[this.field(t.output, a.alias)] = this.accumulate(a, aggregateContext, keep, before, after, group);

@@ -16,19 +16,7 @@ import { foldSearch } from '../../semantic/bind-search.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseInstant } from '../../util/temporal.js';
-import {
-  collectionOf,
-  escapeRegex,
-  fieldOf,
-  joinExpression,
-  reservedField,
-  scopeFilter,
-  storedValue,
-  targetSet,
-  unsupported,
-  type MongoDocument,
-  type MongoMapping,
-} from './mapping.js';
+import { escapeRegex, fieldOf, linkLookup, reservedField, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { functionValue } from './functions.js';
 import { castOrIsof } from './casts.js';
 import { arithmetic, calendarDate, inRange, isDuration, type ArithmeticContext } from './arithmetic.js';
@@ -52,9 +40,18 @@ export interface Context {
   readonly stages: MongoDocument[];
   /** Path key → the field a lookup put its result in. */
   readonly lookups: Map<string, { field: string; context: Context | undefined }>;
+  /** The elements of a collection of complex values (`$count($filter=…)` over them): no lookups from here. */
+  readonly element?: true;
 }
 
-type Variable = { readonly kind: 'entity'; readonly ref: string; readonly context: Context } | { readonly kind: 'value'; readonly ref: string };
+/**
+ * A lambda variable: a related entity (a document inside its lookup's context), a primitive
+ * value, or a complex value (an element of an array of subdocuments, `type` its complex type).
+ */
+type Variable =
+  | { readonly kind: 'entity'; readonly ref: string; readonly context: Context }
+  | { readonly kind: 'value'; readonly ref: string }
+  | { readonly kind: 'complex'; readonly ref: string; readonly type: StructuredType };
 
 /** Where `$it` is (`$` for the current document, `$$v1.` inside a `$filter` over related documents) and the lambda variables. */
 export interface Frame {
@@ -65,6 +62,11 @@ export interface Frame {
 
 export function newContext(type: StructuredType, set: EntitySet | undefined, stages: MongoDocument[] = []): Context {
   return { type, set, stages, lookups: new Map() };
+}
+
+/** The context of the elements of a collection of complex values: their type, no entity set, no lookups. */
+function elementContext(type: StructuredType): Context {
+  return { type, set: undefined, stages: [], lookups: new Map(), element: true };
 }
 
 export function rootFrame(context: Context): Frame {
@@ -91,11 +93,15 @@ export class MongoExpressionCompiler {
     throw unsupported(what, { node, option: this.option });
   }
 
-  /** `$lookup` of a navigation property from `base` (a path prefix inside the context's documents). */
+  /**
+   * `$lookup` of a navigation property from `base` (a path prefix inside the context's documents),
+   * whose documents are of `source` (type and entity set), as the storage mapping links them.
+   */
   lookup(
     context: Context,
     base: string,
     source: StructuredType,
+    sourceSet: EntitySet | undefined,
     navigation: NavigationProperty,
     entitySet: EntitySet | undefined,
     node?: { span: { start: number } },
@@ -103,14 +109,15 @@ export class MongoExpressionCompiler {
     const key = `${base}${navigation.name}`;
     const known = context.lookups.get(key);
     if (known?.context !== undefined) return { field: known.field, context: known.context };
+    if (context.element === true)
+      throw unsupported(`the navigation property '${navigation.name}' from an element of a collection of complex values`, { node, option: this.option });
     const set = targetSet(navigation, entitySet, { node, option: this.option });
     const field = reservedField(context.type, this.mapping, `nav${context.lookups.size}`);
-    const { vars, conditions } = joinExpression(source, navigation, this.mapping, base);
-    const scope = scopeFilter(this.mapping);
-    const pipeline: MongoDocument[] = [{ $match: scope === undefined ? { $expr: { $and: conditions } } : { $and: [scope, { $expr: { $and: conditions } }] } }];
+    const link = linkLookup({ type: source, set: sourceSet }, navigation, set, this.mapping, base);
+    const pipeline = link.pipeline;
     if (!navigation.collection) pipeline.push({ $limit: 1 });
     const inner = newContext(navigation.target, set, pipeline);
-    context.stages.push({ $lookup: { from: collectionOf(set, this.mapping), let: vars, pipeline, as: field } });
+    context.stages.push({ $lookup: { from: link.from, let: link.let, pipeline, as: field } });
     // A single related document: the first (only) element, or missing.
     if (!navigation.collection) context.stages.push({ $set: { [field]: { $arrayElemAt: [`$${field}`, 0] } } });
     context.lookups.set(key, { field, context: inner });
@@ -129,8 +136,10 @@ export class MongoExpressionCompiler {
     | { kind: 'value' | 'entity'; ref: Aggregation; context?: Context }
     | { kind: 'collection'; ref: Aggregation; context: Context | undefined; element: ExpressionType } {
     let prefix: string;
-    let context: Context | undefined;
-    let type: StructuredType | undefined;
+    let context: Context;
+    let type: StructuredType;
+    // The entity set of the documents at `base` (undefined in complex values).
+    let set: EntitySet | undefined;
     if (node.root.kind === 'variable') {
       const variable = frame.variables.get(node.root.name);
       if (variable === undefined) this.fail(`the lambda variable '${node.root.name}' here`, node);
@@ -139,13 +148,23 @@ export class MongoExpressionCompiler {
         return { kind: 'value', ref: variable.ref };
       }
       prefix = `${variable.ref}.`;
-      context = variable.context;
-      type = variable.context.type;
-      if (node.steps.length === 0) return { kind: 'entity', ref: variable.ref };
+      if (variable.kind === 'complex') {
+        // An element of an array of subdocuments: its properties are paths from the variable.
+        if (node.steps.length === 0) return { kind: 'value', ref: variable.ref };
+        context = elementContext(variable.type);
+        type = variable.type;
+        set = undefined;
+      } else {
+        context = variable.context;
+        type = variable.context.type;
+        set = variable.context.set;
+        if (node.steps.length === 0) return { kind: 'entity', ref: variable.ref };
+      }
     } else {
       prefix = frame.it;
       context = frame.context;
       type = frame.context.type;
+      set = frame.context.set;
       if (node.steps.length === 0) this.fail('$it as a value', node);
     }
     let base = '';
@@ -157,14 +176,16 @@ export class MongoExpressionCompiler {
         case 'property': {
           if (step.property.type.kind === 'complex' && !step.property.collection) {
             // A complex value is a subdocument: its properties are dotted paths.
-            const field = fieldOf(type, step.property, this.mapping);
+            const field = fieldOf(type, step.property, this.mapping, set);
             if (last) return { kind: 'value', ref: { $ifNull: [`${prefix}${base}${field}`, null] } };
             base = `${base}${field}.`;
             type = step.property.type.type;
+            set = undefined;
             break;
           }
-          if (!last) this.fail('paths into collections of complex values (yet)', node);
-          const ref = `${prefix}${base}${fieldOf(type, step.property, this.mapping)}`;
+          // A collection ends a path (the binder allows no path through one; any/all/$count take it).
+          if (!last) this.fail('a path through a collection', node);
+          const ref = `${prefix}${base}${fieldOf(type, step.property, this.mapping, set)}`;
           if (step.property.collection) {
             const element: ExpressionType =
               step.property.type.kind === 'primitive' ? { kind: 'primitive', name: step.property.type.name } : (step.property.type as ExpressionType);
@@ -173,7 +194,7 @@ export class MongoExpressionCompiler {
           return { kind: 'value', ref: { $ifNull: [ref, null] } };
         }
         case 'navigation': {
-          const related = this.lookup(context, base, type, step.navigation, step.entitySet, step);
+          const related = this.lookup(context, base, type, set, step.navigation, step.entitySet, step);
           if (step.navigation.collection) {
             if (!last) this.fail('a path through a collection', node);
             return {
@@ -185,6 +206,7 @@ export class MongoExpressionCompiler {
           }
           base = `${related.field}.`;
           type = step.navigation.target;
+          set = related.context.set;
           if (last) return { kind: 'entity', ref: { $ifNull: [`${prefix}${related.field}`, null] }, context: related.context };
           break;
         }
@@ -251,9 +273,10 @@ export class MongoExpressionCompiler {
         const collection = this.path(node.collection, frame);
         if (collection.kind !== 'collection') return this.fail('$count of this path', node);
         if (node.filter === undefined && node.search === undefined) return { $size: collection.ref };
-        if (collection.context === undefined) return this.fail('$count($filter=…) on a primitive collection', node);
+        const elements = collection.context ?? (collection.element.kind === 'complex' ? elementContext(collection.element.type) : undefined);
+        if (elements === undefined) return this.fail('$count($filter=…) on a primitive collection', node);
         const name = `v${this.variableCount++}`;
-        const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
+        const inner: Frame = { context: elements, it: `$$${name}.`, variables: new Map() };
         const conditions: unknown[] = [];
         if (node.search !== undefined) conditions.push(this.searchHolds(node.search, inner, node));
         if (node.filter !== undefined) conditions.push(this.holds(node.filter, inner));
@@ -278,7 +301,7 @@ export class MongoExpressionCompiler {
   private searchHolds(search: BoundSearch, frame: Frame, node: BoundExpression): unknown {
     if ((this.mapping as { search?: unknown }).search !== undefined) return this.fail('$count($search=…) with a search hook', node);
     const type = frame.context.type;
-    const fields = search.properties.map((p) => `${frame.it}${fieldOf(type, p, this.mapping)}`);
+    const fields = search.properties.map((p) => `${frame.it}${fieldOf(type, p, this.mapping, frame.context.set)}`);
     const term = (text: string): unknown =>
       fields.length === 0
         ? false
@@ -377,7 +400,11 @@ export class MongoExpressionCompiler {
     if (node.variable === undefined || node.predicate === undefined) return { $gt: [{ $size: collection.ref }, 0] };
     const name = `v${this.variableCount++}`;
     const variable: Variable =
-      collection.context === undefined ? { kind: 'value', ref: `$$${name}` } : { kind: 'entity', ref: `$$${name}`, context: collection.context };
+      collection.context !== undefined
+        ? { kind: 'entity', ref: `$$${name}`, context: collection.context }
+        : collection.element.kind === 'complex'
+          ? { kind: 'complex', ref: `$$${name}`, type: collection.element.type }
+          : { kind: 'value', ref: `$$${name}` };
     const variables = new Map(frame.variables);
     variables.set(node.variable, variable);
     const inner: Frame = { ...frame, variables };

@@ -7,6 +7,7 @@
 export {
   toMongo,
   toMongoDocument,
+  toMongoCollections,
   fromMongoDocument,
   fromMongoApplyDocument,
   numericValue,

@@ -1,12 +1,23 @@
 /**
- * How an entity set is stored in MongoDB: collection and field names, and how values of each EDM
+ * How a model is stored in MongoDB: collection and field names, and how values of each EDM
  * type are represented (Guid as text or a UUID binary, DateTimeOffset as `Date`, Decimal and
  * Int64 as doubles, BSON Decimal128 or Int64). Documents go both ways with
- * {@link toMongoDocument} and {@link fromMongoDocument}.
+ * {@link toMongoDocument} and {@link fromMongoDocument}; a whole data set of stored tables with
+ * {@link toMongoCollections}.
+ *
+ * The storage mapping (storage/storage-mapping.ts) says where relationships are stored: every
+ * stored table (`storedTables`: entity sets, the implicit sets of contained entities such as
+ * `Person_Trips`, link tables such as `Person_Friends`) is a collection of the same logical name,
+ * and every hidden column (a foreign key `Photo_Id`, a container's key `Person_UserName`, a link
+ * column) a field of the same logical name. Navigation follows `navigationLink`: `$lookup` with
+ * `let`/`$expr` on the related fields, through the link collection for link tables.
  */
 import { ODataError } from '../../errors/odata-error.js';
-import type { EntitySet, NavigationProperty, Property, StructuredType, TypeReference } from '../../model/model.js';
-import { joinPairs } from '../../model/navigation.js';
+import { derivesFrom, type EntitySet, type Model, type NavigationProperty, type Property, type StructuredType, type TypeReference } from '../../model/model.js';
+import { declaringType } from '../../model/navigation.js';
+import { navigationLink, type StoredColumn } from '../../storage/links.js';
+import type { StorageMapping } from '../../storage/storage-mapping.js';
+import { storedTables, type HiddenColumn } from '../../storage/tables.js';
 import { unknownTarget, unsupportedFeature, type UnsupportedAt } from '../../passes/unsupported.js';
 import type { BoundExpandItem, BoundLiteral } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
@@ -16,15 +27,31 @@ import { jsonValue } from '../../responses/json-values.js';
 /** A MongoDB filter, sort, projection or pipeline stage document. */
 export type MongoDocument = { [field: string]: unknown };
 
-export interface MongoMapping {
+/**
+ * Collection and field names, value representations and row scoping of a MongoDB database; the
+ * storage mapping's overrides (`navigation`) say where relationships without referential
+ * constraints are stored (a foreign key, a link collection).
+ */
+export interface MongoMapping extends StorageMapping {
   /**
-   * The field that holds the key when the entity type has a single-property key: `'_id'` by
-   * default; `null` keeps the property's own name.
+   * The field that holds the key when the stored key is one property (an entity set of a type
+   * with a single-property key): `'_id'` by default; `null` keeps the property's own name. The
+   * documents of contained entities (`Person_Trips`) are keyed by their container's key and their
+   * own (a `TripId` repeats across people): there the key properties keep their own fields, like
+   * the container's key fields, and `_id` is left to MongoDB (a unique index on those fields is
+   * the database's to make).
    */
   readonly keyField?: string | null;
-  /** Field per property, keyed `Type.property` or `property` (overrides the default, the property name). */
+  /**
+   * Field per property, keyed `Type.property` or `property` (overrides the default, the property
+   * name); and per stored column the model does not declare (a foreign key such as `Photo_Id`, a
+   * container's key such as `Person_UserName`, a link collection's field), keyed by its logical name.
+   */
   readonly fields?: Readonly<Record<string, string>>;
-  /** Collection per entity set name (default: the entity set's name); used by `$lookup`. */
+  /**
+   * Collection per stored table (default: its logical name): an entity set's name, the implicit
+   * set of contained entities (`Person_Trips`) or a link table (`Person_Friends`); used by `$lookup`.
+   */
   readonly collections?: Readonly<Record<string, string>>;
   /**
    * How Guids are stored: `'string'` (default, lowercase text) or a function that makes the
@@ -42,9 +69,11 @@ export interface MongoMapping {
    */
   readonly int64?: 'long' | 'double';
   /**
-   * Document scoping, e.g. multi-tenancy: field → value conditions added for every collection the
-   * query reads (the request's, every `$lookup` of navigation and `$expand`). The fields need not
-   * be in the model: `{ tenantId: tenant }`. Values are compared as given (`$eq`).
+   * Document scoping, e.g. multi-tenancy: field → value conditions added for every collection of
+   * entities the query reads (the request's, every `$lookup` of navigation and `$expand`, contained
+   * entities' collections too). The fields need not be in the model: `{ tenantId: tenant }`.
+   * Values are compared as given (`$eq`). Link collections (many-to-many) are not scoped: they
+   * only relate entities, which are.
    */
   readonly scope?: Readonly<Record<string, unknown>>;
 }
@@ -74,34 +103,42 @@ function checkedField(name: string): string {
   return name;
 }
 
-/** The field name of a property in `type`. */
-export function fieldOf(type: StructuredType, property: Property, mapping: MongoMapping): string {
-  const override = mapping.fields?.[`${type.name}.${property.name}`] ?? mapping.fields?.[property.name];
+/** An own entry of a record (never one of `Object.prototype`'s). */
+function own(record: Readonly<Record<string, string>> | undefined, key: string): string | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * The field name of a property in `type`, in the documents of `set` (default: an entity set): the
+ * key of a single-key type is `_id` (`keyField`) except in the documents of contained entities.
+ */
+export function fieldOf(type: StructuredType, property: Property, mapping: MongoMapping, set?: EntitySet): string {
+  const override = own(mapping.fields, `${type.name}.${property.name}`) ?? own(mapping.fields, property.name);
   if (override !== undefined) return checkedField(override);
   const keyField = mapping.keyField === undefined ? '_id' : mapping.keyField;
-  if (keyField !== null && type.key.length === 1 && type.key[0] === property.name) return checkedField(keyField);
+  if (keyField !== null && set?.container === undefined && type.key.length === 1 && type.key[0] === property.name) return checkedField(keyField);
   return checkedField(property.name);
 }
 
-/** The collection of an entity set. */
+/** The field of a stored column the model does not declare (a foreign key, a container's key, a link column): `fields` by its logical name, or that name. */
+export function hiddenField(column: string, mapping: MongoMapping): string {
+  return checkedField(own(mapping.fields, column) ?? column);
+}
+
+/** The collection of a stored table by its logical name (an entity set, an implicit set, a link table). */
+export function tableCollection(table: string, mapping: MongoMapping): string {
+  return own(mapping.collections, table) ?? table;
+}
+
+/** The collection of an entity set (or of the implicit set of contained entities). */
 export function collectionOf(set: EntitySet, mapping: MongoMapping): string {
-  return mapping.collections?.[set.name] ?? set.name;
+  return tableCollection(set.name, mapping);
 }
 
 /** The entity set of a navigation property's targets, as bound; refused when the model does not say. */
 export function targetSet(navigation: NavigationProperty, entitySet: EntitySet | undefined, at?: UnsupportedAt): EntitySet {
   if (entitySet === undefined) throw unsupported(unknownTarget(navigation), at);
   return entitySet;
-}
-
-/** Pairs of (field here, field there) that join a navigation property (its constraints, or its partner's). */
-export function joinFields(type: StructuredType, navigation: NavigationProperty, mapping: MongoMapping): { local: string; foreign: string }[] {
-  const pairs = joinPairs(navigation);
-  if (pairs.length === 0) throw unsupported(`the navigation property '${navigation.name}', which has no referential constraint`);
-  return pairs.map(({ local, remote }) => ({
-    local: fieldOf(type, type.properties.get(local) as Property, mapping),
-    foreign: fieldOf(navigation.target, navigation.target.properties.get(remote) as Property, mapping),
-  }));
 }
 
 /** The field names of a type's properties, computed once per type and mapping (read per document). */
@@ -144,22 +181,98 @@ const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/-]/;
 const REGEX_SPECIALS = /[\\^$.*+?()[\]{}|/-]/g;
 
 /**
- * The `let` variables and `$expr` conditions that join a navigation property's related documents
- * to the document at `base` (a path prefix): the constraint fields equal, and never on a null key.
+ * The fields that identify a document of `set` (its stored table's key): for contained entities,
+ * the fields of their container's key, then their own key's; else the key's fields.
  */
-export function joinExpression(
-  source: StructuredType,
-  navigation: NavigationProperty,
-  mapping: MongoMapping,
-  base = '',
-): { vars: MongoDocument; conditions: unknown[] } {
+export function storageKeyFields(type: StructuredType, set: EntitySet | undefined, mapping: MongoMapping): string[] {
+  const own = type.key.map((name) => fieldOf(type, type.properties.get(name) as Property, mapping, set));
+  const container = set?.container;
+  if (container === undefined) return own;
+  const link = navigationLink(container.type, container.navigation, mapping);
+  const parent = link?.kind === 'direct' ? link.pairs.flatMap(({ target }) => (target.column === undefined ? [] : [hiddenField(target.column, mapping)])) : [];
+  return [...parent, ...own];
+}
+
+/** The documents a navigation property starts from: their type and their entity set (`undefined` for rows that are no entities). */
+export interface LinkSource {
+  readonly type: StructuredType;
+  readonly set: EntitySet | undefined;
+}
+
+/**
+ * The field of a stored column in the documents of `side`: a property's field, or a hidden
+ * column's. Refused where those documents cannot have it (rows of `$apply` that lack the property).
+ */
+function storedField(column: StoredColumn, side: LinkSource, navigation: NavigationProperty, declaring: StructuredType, mapping: MongoMapping): string {
+  if (column.property !== undefined) {
+    const property = side.type.properties.get(column.property.name);
+    if (property === undefined) throw unsupported(`the navigation property '${navigation.name}' on documents without its property '${column.property.name}'`);
+    return fieldOf(side.type, property, mapping, side.set);
+  }
+  // Documents of an entity set (also with fields `$apply`'s compute added) have its hidden fields.
+  const stored = side.set?.type ?? side.type;
+  if (!derivesFrom(stored, declaring) && !derivesFrom(declaring, stored) && stored !== navigation.target)
+    throw unsupported(`the navigation property '${navigation.name}' on documents without its field '${column.column}'`);
+  return hiddenField(column.column, mapping);
+}
+
+/** What a `$lookup` of a navigation property needs: the collection, the `let` variables and the first stages of its pipeline. */
+export interface LinkLookup {
+  readonly from: string;
+  readonly let: MongoDocument;
+  /** The stages that give the related documents (more stages on them follow). */
+  readonly pipeline: MongoDocument[];
+}
+
+/**
+ * The `$lookup` of the documents related to the document at `base` (a path prefix) by a navigation
+ * property, as the storage mapping stores their relationship (storage/links.ts): the related
+ * fields equal (`let`/`$expr`, never on a null key); for a link table, the link collection's
+ * documents of the source, their distinct target keys (a link stored twice relates once), and
+ * for each the target documents (a nested `$lookup`). With `scoped`, the scope restricts the
+ * target documents (not the link documents).
+ */
+export function linkLookup(source: LinkSource, navigation: NavigationProperty, target: EntitySet, mapping: MongoMapping, base = '', scoped = true): LinkLookup {
+  const link = navigationLink(source.type, navigation, mapping);
+  const declaring = declaringType(navigation, source.type);
+  if (link === undefined || declaring === undefined) throw unsupported(`the navigation property '${navigation.name}' (the type that declares it is unknown)`);
+  const there: LinkSource = { type: navigation.target, set: target };
+  const scope = scoped ? scopeFilter(mapping) : undefined;
+  const matching = (conditions: unknown[]): MongoDocument => {
+    const expr = { $expr: conditions.length === 1 ? conditions[0] : { $and: conditions } };
+    return { $match: scope === undefined ? expr : { $and: [scope, expr] } };
+  };
   const vars: MongoDocument = {};
   const conditions: unknown[] = [];
-  joinFields(source, navigation, mapping).forEach((pair, i) => {
-    vars[`odata_k${i}`] = { $ifNull: [`$${base}${pair.local}`, null] };
-    conditions.push({ $ne: [`$$odata_k${i}`, null] }, { $eq: [`$${pair.foreign}`, `$$odata_k${i}`] });
+  const join = (i: number, here: string, remote: string): void => {
+    vars[`odata_k${i}`] = { $ifNull: [`$${base}${here}`, null] };
+    conditions.push({ $ne: [`$$odata_k${i}`, null] }, { $eq: [`$${remote}`, `$$odata_k${i}`] });
+  };
+  if (link.kind === 'direct') {
+    link.pairs.forEach((pair, i) =>
+      join(i, storedField(pair.source, source, navigation, declaring, mapping), storedField(pair.target, there, navigation, declaring, mapping)),
+    );
+    return { from: collectionOf(target, mapping), let: vars, pipeline: [matching(conditions)] };
+  }
+  link.source.forEach((pair, i) => join(i, storedField(pair.column, source, navigation, declaring, mapping), hiddenField(pair.link, mapping)));
+  const keys: MongoDocument = {};
+  const targetVars: MongoDocument = {};
+  const targetConditions: unknown[] = [];
+  link.target.forEach((pair, i) => {
+    keys[`t${i}`] = { $ifNull: [`$${hiddenField(pair.link, mapping)}`, null] };
+    targetVars[`odata_t${i}`] = `$_id.t${i}`;
+    targetConditions.push({ $ne: [`$$odata_t${i}`, null] }, { $eq: [`$${storedField(pair.column, there, navigation, declaring, mapping)}`, `$$odata_t${i}`] });
   });
-  return { vars, conditions };
+  // The target documents, for a moment, in a field of the link documents (one no target property has).
+  const linked = reservedField(navigation.target, mapping, 'linked');
+  const pipeline: MongoDocument[] = [
+    { $match: { $expr: { $and: conditions } } },
+    { $group: { _id: keys } },
+    { $lookup: { from: collectionOf(target, mapping), let: targetVars, pipeline: [matching(targetConditions)], as: linked } },
+    { $unwind: `$${linked}` },
+    { $replaceRoot: { newRoot: `$${linked}` } },
+  ];
+  return { from: tableCollection(link.table, mapping), let: vars, pipeline };
 }
 
 /** A name for a computed field that no property of `type` uses. */
@@ -236,15 +349,17 @@ export function mongoValue(value: BoundLiteral['value'], property: Property, map
 }
 
 /**
- * A row as a document: the key in `_id` (or the configured field), fields renamed, values as
- * {@link storedValue} stores them. Missing properties stay missing.
+ * A row as a document: the key in `_id` (or the configured field; not for contained entities, see
+ * `keyField`), fields renamed, values as {@link storedValue} stores them, complex values as
+ * subdocuments and collections of them as arrays of subdocuments. Missing properties stay
+ * missing. `set` is the entity set (or implicit set) the row is stored in.
  */
-export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: StructuredType, options: MongoMapping = {}): MongoDocument {
+export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: StructuredType, options: MongoMapping = {}, set?: EntitySet): MongoDocument {
   const document: MongoDocument = {};
   for (const property of type.properties.values()) {
     if (!Object.hasOwn(row, property.name)) continue;
     const value = row[property.name];
-    const field = fieldOf(type, property, options);
+    const field = fieldOf(type, property, options, set);
     if (property.type.kind === 'complex') {
       // Complex values are subdocuments (a collection of them, an array of subdocuments).
       const complex = property.type.type;
@@ -262,6 +377,44 @@ export function toMongoDocument(row: Readonly<Record<string, unknown>>, type: St
   return document;
 }
 
+/** A hidden column's value in a document (typed as the key property it holds). */
+function hiddenValue(value: unknown, column: HiddenColumn, options: MongoMapping): unknown {
+  return value === null || value === undefined ? null : storedValue(value as BoundLiteral['value'], column.holds.type, options);
+}
+
+/**
+ * Every stored table of `data` (rows by the table's logical name, as the in-memory backend takes
+ * them: entity sets, the implicit sets of contained entities, link tables, with their hidden
+ * columns) as the documents of its collection (by `collections`), by {@link toMongoDocument}, the
+ * hidden columns as fields (by `fields`). Tables `data` does not have are left out.
+ *
+ * @example
+ * ```ts
+ * const collections = toMongoCollections(tripPin, { People: people, Person_Friends: friends, Person_Trips: trips });
+ * for (const [name, documents] of Object.entries(collections)) await db.collection(name).insertMany(documents);
+ * ```
+ */
+export function toMongoCollections(
+  model: Model,
+  data: Readonly<Record<string, readonly Readonly<Record<string, unknown>>[]>>,
+  options: MongoMapping = {},
+): Record<string, MongoDocument[]> {
+  const collections: Record<string, MongoDocument[]> = {};
+  for (const table of storedTables(model, options)) {
+    if (!Object.hasOwn(data, table.name)) continue;
+    const rows = data[table.name] as readonly Readonly<Record<string, unknown>>[];
+    const hidden = table.kind === 'entities' ? table.hidden : table.columns;
+    collections[tableCollection(table.name, options)] = rows.map((row) => {
+      const document = table.kind === 'entities' ? toMongoDocument(row, table.set.type, options, table.set) : {};
+      for (const column of hidden) {
+        if (Object.hasOwn(row, column.column)) document[hiddenField(column.column, options)] = hiddenValue(row[column.column], column, options);
+      }
+      return document;
+    });
+  }
+  return collections;
+}
+
 /** The field that holds `name@odata.count` of an expansion (a field name cannot hold the dot). */
 export function countField(type: StructuredType, name: string, mapping: MongoMapping): string {
   return reservedField(type, mapping, `count_${name}`);
@@ -274,9 +427,11 @@ export function computedField(type: StructuredType, name: string, mapping: Mongo
 
 /**
  * A document back as a row with property names (the inverse of {@link toMongoDocument}'s
- * renaming). With the query's `expand` items, expanded documents are read back too, and
- * counts become `name@odata.count`; with the names of the computed properties the query
- * returns (`bound.select.computed`), their values too (in expansions, by each one's options).
+ * renaming; hidden fields are left out). With the query's `expand` items, expanded documents are
+ * read back too (by each item's entity set), and counts become `name@odata.count`; with the names
+ * of the computed properties the query returns (`bound.select.computed`), their values too (in
+ * expansions, by each one's options). `set`: the entity set of the document (default: an entity
+ * set of its own, not contained entities).
  */
 export function fromMongoDocument(
   document: Readonly<MongoDocument>,
@@ -284,10 +439,11 @@ export function fromMongoDocument(
   options: MongoMapping = DEFAULT_MAPPING,
   expand: readonly BoundExpandItem[] = [],
   computed: readonly string[] = [],
+  set?: EntitySet,
 ): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const property of type.properties.values()) {
-    const field = fieldOf(type, property, options);
+    const field = fieldOf(type, property, options, set);
     if (!Object.hasOwn(document, field)) continue;
     const value = document[field];
     if (property.type.kind === 'complex') {
@@ -308,7 +464,9 @@ export function fromMongoDocument(
     if (item.form === '$count' || !Object.hasOwn(document, name)) continue;
     const value = document[name];
     const read = (d: unknown): unknown =>
-      d === null || typeof d !== 'object' ? null : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed);
+      d === null || typeof d !== 'object'
+        ? null
+        : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed, item.entitySet);
     row[name] = Array.isArray(value) ? value.map(read) : read(value);
   }
   return row;

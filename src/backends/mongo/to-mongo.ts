@@ -11,7 +11,7 @@ import { refuseApply } from '../../passes/unsupported.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
-import type { Property, StructuredType } from '../../model/model.js';
+import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
@@ -20,13 +20,12 @@ import { REGEX_OF_STRING_MATCH } from './functions.js';
 import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import {
-  collectionOf,
   computedField,
   countField,
   entry,
   escapeRegex,
   fieldOf,
-  joinExpression,
+  linkLookup,
   mongoValue,
   reservedField,
   scopeFilter,
@@ -44,6 +43,7 @@ export {
   numericValue,
   storedValue,
   toMongoDocument,
+  toMongoCollections,
   type MongoDocument,
   type MongoMapping,
 } from './mapping.js';
@@ -97,6 +97,7 @@ type Comparison = keyof typeof FLIP;
  */
 class FilterCompiler {
   private readonly type: StructuredType;
+  private readonly set: EntitySet | undefined;
 
   constructor(
     private readonly frame: Frame,
@@ -104,6 +105,7 @@ class FilterCompiler {
     private readonly mapping: MongoMapping,
   ) {
     this.type = frame.context.type;
+    this.set = frame.context.set;
   }
 
   /** The field of a path to a property of the document itself, dotted through complex values. */
@@ -115,7 +117,7 @@ class FilterCompiler {
     for (let i = 0; i < node.steps.length; i++) {
       const step = node.steps[i] as BoundPathStep;
       if (step.kind !== 'property' || step.property.collection) return undefined;
-      field = i === 0 ? fieldOf(type, step.property, this.mapping) : `${field}.${fieldOf(type, step.property, this.mapping)}`;
+      field = i === 0 ? fieldOf(type, step.property, this.mapping, this.set) : `${field}.${fieldOf(type, step.property, this.mapping)}`;
       if (i === node.steps.length - 1) return step.property.type.kind === 'complex' ? undefined : { field, property: step.property };
       if (step.property.type.kind !== 'complex') return undefined;
       type = step.property.type.type;
@@ -129,7 +131,10 @@ class FilterCompiler {
     if (node.operator !== 'any' || predicate === undefined || variable === undefined) return undefined;
     if (collection.root.kind !== 'it' || collection.steps.length !== 1) return undefined;
     const step = collection.steps[0];
-    if (step?.kind !== 'property' || !step.property.collection || step.property.type.kind !== 'primitive') return undefined;
+    if (step?.kind !== 'property' || !step.property.collection) return undefined;
+    if (step.property.type.kind === 'complex')
+      return this.complexElemMatch(fieldOf(this.type, step.property, this.mapping, this.set), step.property.type.type, predicate, variable);
+    if (step.property.type.kind !== 'primitive') return undefined;
     if (predicate.kind !== 'binary' || !(predicate.operator in OPERATOR)) return undefined;
     const { left, right } = predicate;
     const isVariable = (n: BoundExpression): boolean => n.kind === 'path' && n.root.kind === 'variable' && n.root.name === variable && n.steps.length === 0;
@@ -141,7 +146,46 @@ class FilterCompiler {
       value = left;
     }
     if (value.kind !== 'literal' || value.value === null) return undefined;
-    return entry(fieldOf(this.type, step.property, this.mapping), { $elemMatch: entry(OPERATOR[op], mongoValue(value.value, step.property, this.mapping)) });
+    return entry(fieldOf(this.type, step.property, this.mapping, this.set), {
+      $elemMatch: entry(OPERATOR[op], mongoValue(value.value, step.property, this.mapping)),
+    });
+  }
+
+  /**
+   * `coll/any(a: a/City/Name eq 'Boise')` on an array of subdocuments: `$elemMatch` of the dotted
+   * field, for a String (any comparison but `ne`), a Guid or a Boolean (`eq`) against a literal that
+   * is not null. (`ne` would match a null element, which the reference's `ne` does too, but
+   * `$elemMatch` of a field never does.)
+   */
+  private complexElemMatch(field: string, element: StructuredType, predicate: BoundExpression, variable: string): MongoDocument | undefined {
+    if (predicate.kind !== 'binary' || !(predicate.operator in OPERATOR) || predicate.operator === 'ne') return undefined;
+    const { left, right } = predicate;
+    let op = predicate.operator as Comparison;
+    let path: BoundExpression = left;
+    let value: BoundExpression = right;
+    if (left.kind === 'literal') {
+      op = FLIP[op];
+      path = right;
+      value = left;
+    }
+    if (value.kind !== 'literal' || value.value === null || path.kind !== 'path' || path.root.kind !== 'variable' || path.root.name !== variable)
+      return undefined;
+    let type = element;
+    let inner = '';
+    let leaf: Property | undefined;
+    for (let i = 0; i < path.steps.length; i++) {
+      const step = path.steps[i] as BoundPathStep;
+      if (step.kind !== 'property' || step.property.collection) return undefined;
+      inner = i === 0 ? fieldOf(type, step.property, this.mapping) : `${inner}.${fieldOf(type, step.property, this.mapping)}`;
+      if (step.property.type.kind === 'complex') type = step.property.type.type;
+      else if (i === path.steps.length - 1) leaf = step.property;
+      else return undefined;
+    }
+    if (leaf === undefined || leaf.type.kind !== 'primitive') return undefined;
+    const name = leaf.type.name;
+    const plain = name === 'Edm.String' ? typeof value.value === 'string' : (name === 'Edm.Guid' || name === 'Edm.Boolean') && op === 'eq';
+    if (!plain) return undefined;
+    return entry(field, { $elemMatch: entry(inner, entry(OPERATOR[op], mongoValue(value.value, leaf, this.mapping))) });
   }
 
   /** `{ $expr }`: true exactly where the lowered condition holds. */
@@ -154,7 +198,7 @@ class FilterCompiler {
    * of the string fields; `AND`, `OR` and `NOT` of the search grammar.
    */
   search(search: BoundSearch): MongoDocument {
-    const fields = search.properties.map((p) => fieldOf(this.type, p, this.mapping));
+    const fields = search.properties.map((p) => fieldOf(this.type, p, this.mapping, this.set));
     const term = (text: string): MongoDocument => {
       if (fields.length === 0) return NOTHING;
       const regex = { $regex: escapeRegex(text.toLowerCase()), $options: 'i' };
@@ -487,7 +531,7 @@ class QueryCompiler {
               field: (name) => {
                 const property = type.properties.get(name);
                 if (property === undefined) throw unsupported(`searching the unknown property '${name}'`);
-                return fieldOf(type, property, this.options);
+                return fieldOf(type, property, this.options, context.set);
               },
             }),
       );
@@ -567,7 +611,7 @@ class QueryCompiler {
       this.orderKeys(query.orderBy ?? [], frame, orderExpressions, computed, sort, temporary);
       if (query.top !== undefined || query.skip !== undefined) {
         for (const key of type.key) {
-          const field = fieldOf(type, type.properties.get(key) as Property, options);
+          const field = fieldOf(type, type.properties.get(key) as Property, options, context.set);
           if (!(field in sort)) sort[field] = 1;
         }
       }
@@ -594,7 +638,7 @@ class QueryCompiler {
     let project: MongoDocument | undefined;
     if (!query.select.all) {
       project = {};
-      for (const item of query.select.properties) project[dottedField(type, item.path, options)] = 1;
+      for (const item of query.select.properties) project[dottedField(type, item.path, options, context.set)] = 1;
       for (const field of computedFields) project[field] = 1;
       for (const field of expanded) project[field] = 1;
       // MongoDB returns `_id` unless told not to; OData returns only what was selected.
@@ -625,26 +669,26 @@ class QueryCompiler {
     const navigation = item.navigation;
     const set = targetSet(navigation, item.entitySet, { option: '$expand' });
     const name = navigation.name;
-    const { vars, conditions } = joinExpression(context.type, navigation, this.options);
-    const join: MongoDocument = { $match: { $expr: { $and: conditions } } };
+    // The scope restricts the related documents first (the nested level's $match says it again, after their lookups).
+    const link = linkLookup(context, navigation, set, this.options);
+    const join = link.pipeline;
     const inner = newContext(navigation.target, set);
     const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
-    const from = collectionOf(set, this.options);
-    const lookup = (pipeline: MongoDocument[], as: string): MongoDocument => ({ $lookup: { from, let: vars, pipeline, as } });
+    const lookup = (pipeline: MongoDocument[], as: string): MongoDocument => ({ $lookup: { from: link.from, let: link.let, pipeline, as } });
     const counted = countField(context.type, name, this.options);
     if (item.form === '$count') {
       // Only the number of related documents that pass the nested $filter/$search.
-      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), {
+      into.push(lookup([...join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), {
         $set: { [counted]: { $size: `$${counted}` } },
       });
       return [counted];
     }
-    into.push(lookup([join, ...inner.stages, ...this.stages(nested)], name));
+    into.push(lookup([...join, ...inner.stages, ...this.stages(nested)], name));
     const fields = [name];
     if (!navigation.collection) {
       into.push({ $set: { [name]: { $ifNull: [{ $arrayElemAt: [`$${name}`, 0] }, null] } } });
     } else if (item.options.count === true) {
-      into.push(lookup([join, ...inner.stages, { $match: nested.match }, { $count: 'n' }], counted), {
+      into.push(lookup([...join, ...inner.stages, { $match: nested.match }, { $count: 'n' }], counted), {
         $set: { [counted]: { $ifNull: [{ $arrayElemAt: [`$${counted}.n`, 0] }, 0] } },
       });
       fields.push(counted);
@@ -654,11 +698,11 @@ class QueryCompiler {
 }
 
 /** The dotted field of a `$select` path (through complex values). */
-function dottedField(type: StructuredType, path: readonly Property[], mapping: MongoMapping): string {
+function dottedField(type: StructuredType, path: readonly Property[], mapping: MongoMapping, set: EntitySet | undefined): string {
   let current = type;
   return path
-    .map((property) => {
-      const field = fieldOf(current, property, mapping);
+    .map((property, i) => {
+      const field = fieldOf(current, property, mapping, i === 0 ? set : undefined);
       if (property.type.kind === 'complex') current = property.type.type;
       return field;
     })
@@ -714,8 +758,11 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   const level = compiler.level(bound, context);
   const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
   if (needsPipeline) {
-    const pipeline = [...context.stages, ...compiler.stages(level)];
-    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...context.stages, { $match: level.match }, { $count: 'count' }] } : {}) };
+    // The scope first: the lookups (of a link collection too) run for the scoped documents only.
+    const scope = scopeFilter(options);
+    const lookups = scope === undefined || context.stages.length === 0 ? context.stages : [{ $match: scope }, ...context.stages];
+    const pipeline = [...lookups, ...compiler.stages(level)];
+    return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count: [...lookups, { $match: level.match }, { $count: 'count' }] } : {}) };
   }
   const { match: filter, sort, skip, limit, project: projection } = level;
   return {
