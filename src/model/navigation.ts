@@ -7,9 +7,31 @@ import { ALL_CAPABILITIES, type EntitySet, type Model, type NavigationProperty, 
 /** The type that declares each navigation property of a model built by this library (derived types share the object). */
 const DECLARING = new WeakMap<NavigationProperty, StructuredType>();
 
-/** Records the type that declares `navigation` (the model builder calls it for every navigation property). */
+/** The containment navigation properties that lead to each type (recorded by the model builder). */
+const CONTAINING = new WeakMap<StructuredType, NavigationProperty[]>();
+
+/** Records the type that declares `navigation` (the model builder calls it for every navigation property), and a containment. */
 export function recordDeclaringType(navigation: NavigationProperty, type: StructuredType): void {
   DECLARING.set(navigation, type);
+  if (navigation.containsTarget === true) {
+    const list = CONTAINING.get(navigation.target);
+    if (list === undefined) CONTAINING.set(navigation.target, [navigation]);
+    else list.push(navigation);
+  }
+}
+
+/**
+ * The one containment navigation property whose targets are of `type` (or of a base type), with
+ * the type that declares it: `undefined` when none is, or when several are (the entities are then
+ * identified by their own key; see docs/storage.md).
+ */
+export function containerOf(type: StructuredType): { readonly type: StructuredType; readonly navigation: NavigationProperty } | undefined {
+  const found: NavigationProperty[] = [];
+  for (let current: StructuredType | undefined = type; current !== undefined; current = current.baseType) found.push(...(CONTAINING.get(current) ?? []));
+  const [only] = found;
+  if (only === undefined || found.length > 1) return undefined;
+  const declaring = DECLARING.get(only);
+  return declaring === undefined ? undefined : { type: declaring, navigation: only };
 }
 
 /**

@@ -4,11 +4,16 @@
  * and MongoDB backends, the schema and the data generator follow.
  */
 import type { NavigationProperty, Property, StructuredType } from '../model/model.js';
-import { declaringType } from '../model/navigation.js';
+import { containerOf, declaringType } from '../model/navigation.js';
 import { NO_STORAGE, type NavigationStorage, type StorageMapping } from './storage-mapping.js';
 
-/** A stored column: a property of the row's type, or a column the model does not have (a foreign key, a container's key). */
-export type StoredColumn = { readonly property: Property; readonly column?: undefined } | { readonly column: string; readonly property?: undefined };
+/**
+ * A stored column: a property of the row's type, or a column the model does not have (a foreign
+ * key, a container's key), with the key property whose values it holds.
+ */
+export type StoredColumn =
+  | { readonly property: Property; readonly column?: undefined; readonly holds?: undefined }
+  | { readonly column: string; readonly holds: Property; readonly property?: undefined };
 
 /** The source's row and the target's row are related where the columns of each pair are equal. */
 export interface DirectLink {
@@ -31,10 +36,41 @@ export type StoredLink = DirectLink | TableLink;
 
 /** The hidden (non-property) column names a link needs in a table. */
 const property = (p: Property): StoredColumn => ({ property: p });
-const column = (name: string): StoredColumn => ({ column: name });
+const column = (name: string, holds: Property): StoredColumn => ({ column: name, holds });
+
+/** The name of a stored column in its row (the property's, or the hidden column's). */
+export const columnName = (c: StoredColumn): string => c.property?.name ?? (c.column as string);
+/** The key property whose values a stored column holds. */
+export const heldProperty = (c: StoredColumn): Property => c.property ?? (c.holds as Property);
 
 function keyProperties(type: StructuredType): Property[] {
   return type.key.map((k) => type.properties.get(k) as Property);
+}
+
+/**
+ * The columns that identify a row of `type` in its table: its key, after its container's stored
+ * key when it is contained (TripPin's `Trip`: `Person_UserName`, `TripId`; a `PlanItem`:
+ * `Trip_Person_UserName`, `Trip_TripId`, `PlanItemId`), so that a contained entity's key need only
+ * be unique within its container. A type contained through several navigation properties, or
+ * within itself, is identified by its own key.
+ */
+export function storedKey(type: StructuredType, storage: StorageMapping = NO_STORAGE, visiting: ReadonlySet<StructuredType> = new Set()): StoredColumn[] {
+  const own = keyProperties(type).map(property);
+  const container = containerOf(type);
+  if (container === undefined || visiting.has(type)) return own;
+  return [...containerColumns(container.type, container.navigation, storage, new Set([...visiting, type])), ...own];
+}
+
+/** The columns of a contained entity's table that hold its container's stored key (`Trip_Person_UserName`, `Trip_TripId`). */
+function containerColumns(
+  declaring: StructuredType,
+  navigation: NavigationProperty,
+  storage: StorageMapping,
+  visiting: ReadonlySet<StructuredType>,
+): StoredColumn[] {
+  const own = override(storage, declaring, navigation);
+  const names = own !== undefined && 'parentColumns' in own ? own.parentColumns : undefined;
+  return storedKey(declaring, storage, visiting).map((c, i) => column(names?.[i] ?? `${declaring.name}_${columnName(c)}`, heldProperty(c)));
 }
 
 /** The link with the two sides exchanged. */
@@ -110,12 +146,12 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
     if (pairs.every((p) => p !== undefined)) return { kind: 'direct', pairs };
   }
   const own = override(storage, declaring, navigation);
-  const keys = keyProperties(declaring);
-  const targetKeys = keyProperties(target);
-  // 3. Containment: the targets' table holds the container's key.
+  const keys = storedKey(declaring, storage);
+  const targetKeys = storedKey(target, storage);
+  // 3. Containment: the targets' table holds the container's stored key.
   if (navigation.containsTarget === true) {
-    const names = own !== undefined && 'parentColumns' in own ? own.parentColumns : keys.map((k) => `${declaring.name}_${k.name}`);
-    return { kind: 'direct', pairs: keys.map((k, i) => ({ source: property(k), target: column(names[i] ?? `${declaring.name}_${k.name}`) })) };
+    const columns = containerColumns(declaring, navigation, storage, new Set());
+    return { kind: 'direct', pairs: keys.map((k, i) => ({ source: k, target: columns[i] as StoredColumn })) };
   }
   const partnerDeclaring = partner === undefined ? undefined : (declaringType(partner, target) ?? target);
   // 4. The way back to the container.
@@ -126,18 +162,21 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
   // 5. Overrides, then the owner's convention.
   if (own !== undefined && 'foreignKey' in own) {
     // A foreign key may be a property the model declares (SAP's `SalesOrder` of an item): then it is that property.
-    const named = (name: string): StoredColumn => {
+    const named = (name: string, holds: Property): StoredColumn => {
       const declared = declaring.properties.get(name);
-      return declared === undefined ? column(name) : property(declared);
+      return declared === undefined ? column(name, holds) : property(declared);
     };
-    return { kind: 'direct', pairs: targetKeys.map((k, i) => ({ source: named(own.foreignKey[i] ?? `${navigation.name}_${k.name}`), target: property(k) })) };
+    return {
+      kind: 'direct',
+      pairs: targetKeys.map((k, i) => ({ source: named(own.foreignKey[i] ?? `${navigation.name}_${columnName(k)}`, heldProperty(k)), target: k })),
+    };
   }
   if (own !== undefined && 'linkTable' in own) {
     return {
       kind: 'table',
       table: own.linkTable,
-      source: keys.map((k, i) => ({ link: own.sourceColumns[i] ?? `${declaring.name}_${k.name}`, column: property(k) })),
-      target: targetKeys.map((k, i) => ({ link: own.targetColumns[i] ?? `${navigation.name}_${k.name}`, column: property(k) })),
+      source: keys.map((k, i) => ({ link: own.sourceColumns[i] ?? `${declaring.name}_${columnName(k)}`, column: k })),
+      target: targetKeys.map((k, i) => ({ link: own.targetColumns[i] ?? `${navigation.name}_${columnName(k)}`, column: k })),
     };
   }
   const partnerOwns =
@@ -153,12 +192,12 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
     return back === undefined ? undefined : reverseLink(back);
   }
   if (!navigation.collection) {
-    return { kind: 'direct', pairs: targetKeys.map((k) => ({ source: column(`${navigation.name}_${k.name}`), target: property(k) })) };
+    return { kind: 'direct', pairs: targetKeys.map((k) => ({ source: column(`${navigation.name}_${columnName(k)}`, heldProperty(k)), target: k })) };
   }
   return {
     kind: 'table',
     table: `${declaring.name}_${navigation.name}`,
-    source: keys.map((k) => ({ link: `${declaring.name}_${k.name}`, column: property(k) })),
-    target: targetKeys.map((k) => ({ link: `${navigation.name}_${k.name}`, column: property(k) })),
+    source: keys.map((k) => ({ link: `${declaring.name}_${columnName(k)}`, column: k })),
+    target: targetKeys.map((k) => ({ link: `${navigation.name}_${columnName(k)}`, column: k })),
   };
 }

@@ -6,8 +6,9 @@
  * 1. `N` has referential constraints: its properties (nothing hidden).
  * 2. Its partner has them: the partner's, reversed.
  * 3. `N` contains its targets (`ContainsTarget`): they are rows of their own table (the implicit
- *    set `S_N`, see `containedSet`), each with the key of its container in columns `S_{key}`
- *    (TripPin: `Person_Trips.Person_UserName`).
+ *    set `S_N`, see `containedSet`), each with the stored key of its container in columns
+ *    `S_{column}` (TripPin: `Person_Trips.Person_UserName`; `Trip_PlanItems.Trip_Person_UserName`
+ *    and `Trip_TripId`: a contained entity's stored key is its container's, then its own; see `storedKey`).
  * 4. Its partner contains: the way back to the container, the partner's link reversed.
  * 5. Otherwise a relationship without constraints, stored by one of its two sides (the *owner*):
  *    - single-valued `N` (with no partner, or a collection partner): a foreign key in `S`'s table,

@@ -6,7 +6,7 @@
  */
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../model/model.js';
 import { containedSet } from '../model/navigation.js';
-import { navigationLink, type StoredLink } from './links.js';
+import { heldProperty, navigationLink, type StoredLink } from './links.js';
 import { NO_STORAGE, type StorageMapping } from './storage-mapping.js';
 
 /** A column the model does not declare, typed as the key property it holds. */
@@ -59,18 +59,15 @@ export function entityTable(set: EntitySet, storage: StorageMapping = NO_STORAGE
   if (set.container !== undefined) {
     const link = navigationLink(set.container.type, set.container.navigation, storage);
     if (link?.kind === 'direct') {
-      for (const { source, target } of link.pairs)
-        if (target.column !== undefined && source.property !== undefined) hidden.push({ column: target.column, holds: source.property });
+      for (const { target } of link.pairs) if (target.column !== undefined) hidden.push({ column: target.column, holds: target.holds });
     }
   }
   const container = hidden.map((h) => h.column);
   for (const { link } of links(set.type, storage)) {
     if (link.kind !== 'direct') continue;
-    for (const { source, target } of link.pairs) {
-      // A foreign key of this table: the column holds the target's key property.
-      if (source.column !== undefined && target.property !== undefined && !hidden.some((h) => h.column === source.column)) {
-        hidden.push({ column: source.column, holds: target.property });
-      }
+    for (const { source } of link.pairs) {
+      // A foreign key of this table (or its own container's key, already listed).
+      if (source.column !== undefined && !hidden.some((h) => h.column === source.column)) hidden.push({ column: source.column, holds: source.holds });
     }
   }
   return { kind: 'entities', name: set.name, set, hidden, key: [...container, ...set.type.key] };
@@ -100,7 +97,7 @@ export function storedTables(model: Model, storage: StorageMapping = NO_STORAGE)
         linkTables.set(link.table, {
           kind: 'link',
           name: link.table,
-          columns: [...link.source, ...link.target].map(({ link: name, column }) => ({ column: name, holds: column.property as Property })),
+          columns: [...link.source, ...link.target].map(({ link: name, column }) => ({ column: name, holds: heldProperty(column) })),
           navigation,
           source: set.type,
         });

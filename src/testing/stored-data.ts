@@ -6,12 +6,13 @@
  * MongoDB, so that every backend answers over the same rows.
  */
 import fc from 'fast-check';
-import type { Model, Property, StructuredType } from '../model/model.js';
+import type { EntitySet, Model, Property, StructuredType } from '../model/model.js';
 import { domainOf } from '../reference/values.js';
 import { fromReference } from '../semantic/types.js';
 import type { StorageMapping } from '../storage/storage-mapping.js';
 import { storedTables, type EntityTable, type StoredTable } from '../storage/tables.js';
-import { navigationLink } from '../storage/links.js';
+import { columnName, navigationLink, storedKey, type StoredColumn } from '../storage/links.js';
+import { navigationTarget } from '../model/navigation.js';
 import { valueArbitrary, type TestRow } from './model-arbitraries.js';
 
 /** Options of {@link generateStoredData} and {@link storedDataArbitrary}. */
@@ -52,7 +53,9 @@ const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
         .string({ minLength: 1, maxLength: 12 })
         .filter((s) => s.trim() === s)
         .map((s) => withinMaxLength(s, property))
-    : valueArbitrary({ ...property, collection: false });
+    : property.type.kind === 'primitive' && property.type.name === 'Edm.Single'
+      ? fc.integer({ min: -40_000, max: 40_000 }).map((quarters) => quarters / 4)
+      : valueArbitrary({ ...property, collection: false });
 
 /** A string cut to the property's `MaxLength` (in characters, as databases count them). */
 function withinMaxLength(text: string, property: Property): string {
@@ -164,55 +167,54 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
       data[table.name] = rowsOf(table, maxRows);
       continue;
     }
-    const containerColumns = table.key.slice(0, table.key.length - table.set.type.key.length);
-    const containerTable = entityTables.find((t) => t.set.type === table.set.container?.type && data[t.name] !== undefined);
+    const container = table.set.container;
+    const link = navigationLink(container.type, container.navigation, options.storage);
+    const pairs = link?.kind === 'direct' ? link.pairs : [];
+    const containerTable = entityTables.find((t) => t.set.type === container.type && data[t.name] !== undefined);
     const containers = containerTable === undefined ? [] : (data[containerTable.name] as TestRow[]);
-    const holds = table.hidden.filter((h) => containerColumns.includes(h.column));
     const candidates = rowsOf(table, containers.length * maxChildren);
     const rows: TestRow[] = [];
-    for (const container of containers) {
+    const ownKey = table.set.type.key;
+    let previous: TestRow[] = [];
+    for (const parent of containers) {
+      const children: TestRow[] = [];
       for (let i = count(maxChildren); i > 0 && candidates.length > 0; i--) {
         const child = candidates.shift() as TestRow;
-        for (const h of holds) child[h.column] = container[h.holds.name];
-        rows.push(child);
+        // A key need only be unique within its container: some repeat one of another container's.
+        const other = next() < 0.3 ? pick(previous) : undefined;
+        if (other !== undefined) for (const k of ownKey) child[k] = other[k];
+        // The container's stored key (its own container's key first, for nested containment).
+        for (const { source, target } of pairs) if (target.column !== undefined) child[target.column] = parent[columnName(source)];
+        children.push(child);
       }
+      rows.push(...children);
+      if (children.length > 0) previous = children;
     }
     data[table.name] = rows;
   }
-  // Foreign keys (hidden columns, and properties in referential constraints): a row of the target's table, or null.
-  const rowsHolding = (property: Property): TestRow[] => {
-    const table = entityTables.find((t) => t.set.type.properties.get(property.name) === property && (data[t.name]?.length ?? 0) > 0);
-    return table === undefined ? [] : (data[table.name] as TestRow[]);
-  };
+  // Foreign keys (hidden columns, and properties in referential constraints): a row of the target's set, or null.
+  const rowsOfSet = (set: EntitySet | undefined): TestRow[] => (set === undefined ? [] : (data[set.name] ?? []));
   for (const table of entityTables) {
     const type = table.set.type;
-    // Every column of this row that a link of its navigation properties compares with a key of the target.
-    const foreign: { column: string; holds: Property; nullable: boolean }[] = [];
+    // The links that this row holds the target's stored key for: every target column is one of the target's key columns.
+    const foreign: { pairs: readonly { source: StoredColumn; target: StoredColumn }[]; targets: TestRow[]; nullable: boolean }[] = [];
     for (const navigation of type.navigation.values()) {
       const link = navigationLink(type, navigation, options.storage);
-      if (link?.kind !== 'direct') continue;
-      for (const { source, target } of link.pairs) {
-        const name = source.property?.name ?? source.column;
-        if (
-          target.property === undefined ||
-          name === undefined ||
-          foreign.some((f) => f.column === name) ||
-          (table.key.includes(name) && source.property === undefined)
-        )
-          continue;
-        // Only a key of the target: the other direction (the target holds this row's key) is the target's to fill.
-        if (!navigation.target.key.includes(target.property.name)) continue;
-        const nullable = source.property === undefined ? true : source.property.nullable && !type.key.includes(source.property.name);
-        foreign.push({ column: name, holds: target.property, nullable });
-      }
+      if (link?.kind !== 'direct' || link.pairs.length === 0) continue;
+      const targetKey = new Set(storedKey(navigation.target, options.storage).map(columnName));
+      if (!link.pairs.every((p) => targetKey.has(columnName(p.target)))) continue;
+      // The way back to this row's own container is already set.
+      if (link.pairs.some((p) => p.source.column !== undefined && table.key.includes(p.source.column))) continue;
+      const nullable = link.pairs.every((p) => p.source.property === undefined || (p.source.property.nullable && !type.key.includes(p.source.property.name)));
+      foreign.push({ pairs: link.pairs, targets: rowsOfSet(navigationTarget(model, table.set, navigation)), nullable });
     }
     const rows = data[table.name] ?? [];
     for (const row of rows) {
       for (const f of foreign) {
-        const targets = rowsHolding(f.holds);
-        const target = f.nullable && next() < 0.2 ? undefined : pick(targets);
+        const target = f.nullable && next() < 0.2 ? undefined : pick(f.targets);
         // A property with no row to refer to keeps its own value (it is not null where the model says so).
-        if (target !== undefined || f.nullable) row[f.column] = target === undefined ? null : target[f.holds.name];
+        if (target === undefined && !f.nullable) continue;
+        for (const { source, target: there } of f.pairs) row[columnName(source)] = target === undefined ? null : target[columnName(there)];
       }
     }
     // Constraint properties in the key may now repeat a key: keep the first row of each.
@@ -231,11 +233,11 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
   // Link tables: a few distinct targets per source row.
   for (const table of tables) {
     if (table.kind !== 'link') continue;
-    const sourceCount = table.source.key.length;
-    const sourceColumns = table.columns.slice(0, sourceCount);
-    const targetColumns = table.columns.slice(sourceCount);
-    const sources = rowsHolding(sourceColumns[0]?.holds as Property);
-    const targets = rowsHolding(targetColumns[0]?.holds as Property);
+    const link = navigationLink(table.source, table.navigation, options.storage);
+    if (link?.kind !== 'table') continue;
+    const sourceTable = entityTables.find((t) => t.set.type === table.source && (data[t.name]?.length ?? 0) > 0);
+    const sources = sourceTable === undefined ? [] : (data[sourceTable.name] as TestRow[]);
+    const targets = rowsOfSet(navigationTarget(model, sourceTable?.set, table.navigation));
     // With `sets`, a link between tables that were not made is left out.
     if (options.sets !== undefined && (sources.length === 0 || targets.length === 0)) continue;
     const rows: TestRow[] = [];
@@ -244,8 +246,8 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
       for (let i = count(maxLinks); i > 0 && targets.length > 0; i--) chosen.add(pick(targets) as TestRow);
       for (const target of chosen) {
         const row: TestRow = {};
-        for (const c of sourceColumns) row[c.column] = source[c.holds.name];
-        for (const c of targetColumns) row[c.column] = target[c.holds.name];
+        for (const c of link.source) row[c.link] = source[columnName(c.column)];
+        for (const c of link.target) row[c.link] = target[columnName(c.column)];
         rows.push(row);
       }
     }

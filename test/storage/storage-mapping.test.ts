@@ -43,7 +43,13 @@ const model = defineModel({
     },
     Line: { key: ['n'], properties: { n: 'Edm.Int32' } },
   },
-  entitySets: { customers: { type: 'Customer' }, orders: { type: 'Order' }, products: { type: 'Product' }, regions: { type: 'Region' }, accounts: { type: 'Account' } },
+  entitySets: {
+    customers: { type: 'Customer' },
+    orders: { type: 'Order' },
+    products: { type: 'Product' },
+    regions: { type: 'Region' },
+    accounts: { type: 'Account' },
+  },
 });
 
 const type = (name: string): StructuredType => model.types.get(`Shop.${name}`) as StructuredType;
@@ -60,9 +66,9 @@ const linkOf = (typeName: string, navigation: string, storage = {}): string => s
 describe('the storage conventions', () => {
   it('1. referential constraints: the properties', () => expect(linkOf('Customer', 'region')).toBe('direct regionCode=code'));
   it("2. the partner's constraints, reversed", () => expect(linkOf('Region', 'customers')).toBe('direct code=regionCode'));
-  it("3. containment: the targets' table holds the container's key", () => {
+  it("3. containment: the targets' table holds the container's stored key (its container's first, when it is contained too)", () => {
     expect(linkOf('Customer', 'carts')).toBe('direct id=#Customer_id');
-    expect(linkOf('Cart', 'lines')).toBe('direct id=#Cart_id');
+    expect(linkOf('Cart', 'lines')).toBe('direct #Customer_id=#Cart_Customer_id,id=#Cart_id');
   });
   it('4. the way back to the container: the containment reversed', () => expect(linkOf('Cart', 'owner')).toBe('direct #Customer_id=id'));
   it('5. a single-valued navigation with a collection partner: a foreign key of its own', () =>
@@ -102,7 +108,7 @@ describe('storedTables and createSchemaSql', () => {
     expect(tables).toEqual([
       'customers(id; )',
       'Customer_carts(Customer_id+id; Customer_id)',
-      'Cart_lines(Cart_id+n; Cart_id)',
+      'Cart_lines(Cart_Customer_id+Cart_id+n; Cart_Customer_id,Cart_id)',
       'orders(id; customer_id)',
       'products(sku; )',
       'regions(code; )',

@@ -6,7 +6,7 @@ import type { EntitySet, NavigationProperty, Property } from '../../model/model.
 import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
 import { domainOf, type Domain } from '../../reference/values.js';
 import { fromReference } from '../../semantic/types.js';
-import { navigationLink, type StoredColumn, type StoredLink } from '../../storage/links.js';
+import { columnName, heldProperty, navigationLink, type StoredColumn, type StoredLink } from '../../storage/links.js';
 import { NO_STORAGE, type StorageMapping } from '../../storage/storage-mapping.js';
 
 const NULL_DOMAIN = domainOf({ kind: 'null' });
@@ -21,11 +21,11 @@ function keyPart(domain: Domain, value: unknown): string | undefined {
 }
 
 /** The name a stored column has in a row (a property's own name, or the hidden column's). */
-const columnOf = (column: StoredColumn): string => column.property?.name ?? (column.column as string);
+const columnOf = columnName;
 
-/** The domain the values of a pair of columns are compared in: the property's (either side's). */
-function domainOfPair(...columns: StoredColumn[]): Domain {
-  const property = columns.find((c) => c.property !== undefined)?.property as Property | undefined;
+/** The domain the values of a pair of columns are compared in: the key property's they hold. */
+function domainOfPair(first: StoredColumn): Domain {
+  const property = heldProperty(first) as Property | undefined;
   return property === undefined ? NULL_DOMAIN : domainOf(fromReference(property.type));
 }
 
@@ -77,7 +77,7 @@ export function dataResolver(data: Readonly<Record<string, readonly Row[]>>, sto
   };
   const related = (link: StoredLink, row: Row, target: EntitySet): readonly Row[] => {
     if (link.kind === 'direct') {
-      const domains = link.pairs.map((p) => domainOfPair(p.source, p.target));
+      const domains = link.pairs.map((p) => domainOfPair(p.source));
       const key = compositeKey(
         row,
         link.pairs.map((p) => columnOf(p.source)),

@@ -2,7 +2,7 @@
  * MongoDB on a real published model (TripPin, from the conformance corpus): navigation without
  * referential constraints through the storage mapping (a foreign key `Photo_Id`, the link
  * collections `Person_Friends` and `Trip_Photos`, the contained entities of `Person_Trips` and
- * `Trip_PlanItems` with their container's key) and collections of complex values
+ * `Trip_PlanItems` with their container's stored key) and collections of complex values
  * (`AddressInfo`), run by mingo against the in-memory reference on the same stored tables.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -124,17 +124,17 @@ const tables: Record<string, Row[]> = {
     trip('willieashmore', 0, 'Trip in US', 3000, [], '2014-01-01T00:00:00Z'),
   ],
   Trip_PlanItems: [
-    planItem(0, 1, 'JH58493', 'PT3H'),
-    planItem(0, 2, 'JH38143', 'PT1H30M'),
-    planItem(1003, 3, 'JH58494', 'PT12H'),
-    planItem(1003, 4, null, 'PT2H'),
-    planItem(2004, 5, 'JH99999', 'P1D'),
+    planItem('russellwhyte', 0, 1, 'JH58493', 'PT3H'),
+    planItem('russellwhyte', 0, 2, 'JH38143', 'PT1H30M'),
+    planItem('russellwhyte', 1003, 3, 'JH58494', 'PT12H'),
+    planItem('russellwhyte', 1003, 4, null, 'PT2H'),
+    planItem('scottketchum', 2004, 5, 'JH99999', 'P1D'),
   ],
   Trip_Photos: [
-    { Trip_TripId: 0, Photos_Id: 1n },
-    { Trip_TripId: 0, Photos_Id: 2n },
-    { Trip_TripId: 1003, Photos_Id: 3n },
-    { Trip_TripId: 2004, Photos_Id: 1n },
+    { Trip_Person_UserName: 'russellwhyte', Trip_TripId: 0, Photos_Id: 1n },
+    { Trip_Person_UserName: 'russellwhyte', Trip_TripId: 0, Photos_Id: 2n },
+    { Trip_Person_UserName: 'russellwhyte', Trip_TripId: 1003, Photos_Id: 3n },
+    { Trip_Person_UserName: 'scottketchum', Trip_TripId: 2004, Photos_Id: 1n },
   ],
   Photos: [
     { Id: 1n, Name: 'My Photo 1' },
@@ -166,8 +166,16 @@ function trip(owner: string, id: number, name: string, budget: number, tags: str
   };
 }
 
-function planItem(tripId: number, id: number, code: string | null, duration: string): Row {
-  return { Trip_TripId: tripId, PlanItemId: id, ConfirmationCode: code, StartsAt: '2014-01-01T10:00:00Z', EndsAt: '2014-01-01T12:00:00Z', Duration: duration };
+function planItem(owner: string, tripId: number, id: number, code: string | null, duration: string): Row {
+  return {
+    Trip_Person_UserName: owner,
+    Trip_TripId: tripId,
+    PlanItemId: id,
+    ConfirmationCode: code,
+    StartsAt: '2014-01-01T10:00:00Z',
+    EndsAt: '2014-01-01T12:00:00Z',
+    Duration: duration,
+  };
 }
 
 /** The documents of every collection (by `toMongoCollections`; Int64 as doubles for mingo). */
