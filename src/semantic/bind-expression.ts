@@ -498,8 +498,9 @@ export class ExpressionBinder {
           const collection = pathSoFar(segment.span.start - 1);
           let filter: BoundExpression | undefined;
           if (segment.filter !== undefined) {
-            if (current.element.kind !== 'entity')
-              throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities`, segment.span);
+            // Entities, or complex values (`AddressInfo/$count($filter=City/Name eq 'Boise')`: `$it` is the element).
+            if (current.element.kind !== 'entity' && current.element.kind !== 'complex')
+              throw this.error('unsupported_feature', `$count($filter=…) is only supported on collections of entities and of complex values`, segment.span);
             filter = new ExpressionBinder({ ...this.context, it: current.element.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(
               segment.filter,
               true,

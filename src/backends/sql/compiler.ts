@@ -47,8 +47,11 @@ export interface Scope {
   readonly alias: string;
   readonly type: StructuredType;
   readonly set: EntitySet;
-  /** Lambda variables: a row of an entity (alias and type), or a primitive value (SQL). */
-  readonly variables: ReadonlyMap<string, { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet } | { readonly value: string }>;
+  /**
+   * Lambda variables: a row of an entity (alias and type), a primitive value (SQL), or an element
+   * of a collection of complex values stored as JSON (its JSON's SQL, and its complex type).
+   */
+  readonly variables: ReadonlyMap<string, Variable>;
   /**
    * The outer statement's `LEFT JOIN`s: present on the root of a list or count statement, where
    * single-valued navigation becomes a join (to-one, so rows are not repeated) instead of a
@@ -57,7 +60,24 @@ export interface Scope {
   readonly joins?: Joins;
   /** Inside a complex value: the prefix of its flattened columns (`address_`). */
   readonly prefix?: string;
+  /**
+   * Inside an element of a collection of complex values (a `$count($filter=…)` of one): the SQL
+   * of the element's JSON, whose members paths read (`type` is the element's complex type).
+   */
+  readonly element?: string;
 }
+
+/** A lambda variable (see {@link Scope.variables}). */
+export type Variable =
+  | { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet }
+  | { readonly value: string }
+  | { readonly element: string; readonly type: StructuredType };
+
+/** The rows a collection path gives (see `collection`): related entities, primitive elements, or JSON elements of complex values. */
+type CollectionRows =
+  | { readonly kind: 'entities'; readonly scope: Scope; readonly from: string; readonly where: string }
+  | { readonly kind: 'elements'; readonly value: string; readonly from: string; readonly where: string }
+  | { readonly kind: 'json'; readonly element: string; readonly type: StructuredType; readonly from: string; readonly where: string };
 
 interface Joins {
   readonly clauses: string[];
@@ -165,9 +185,57 @@ export class SqlCompiler {
         if (node.steps.length > 0) throw unsupported('paths into collection elements');
         return variable.value;
       }
+      if ('element' in variable) return this.memberValue(node.steps, variable.element, variable.type);
       current = { ...variable, variables: scope.variables };
+    } else if (scope.element !== undefined) {
+      return this.memberValue(node.steps, scope.element, scope.type);
     }
     return this.steps(node.steps, current);
+  }
+
+  /** The dialect's hooks for collections of complex values, or the refusal. */
+  private complexCollections(): NonNullable<Dialect['complexCollections']> {
+    const hooks = this.dialect.complexCollections;
+    if (hooks === undefined) throw unsupported(`collections of complex values on ${this.dialect.displayName}`);
+    return hooks;
+  }
+
+  /**
+   * The names along `steps` (properties, into complex members) from an element of a collection of
+   * complex values of `type`, and the property at their end.
+   */
+  private memberPath(steps: readonly BoundPathStep[], type: StructuredType): { names: string[]; last: Property | undefined } {
+    const names: string[] = [];
+    let owner = type;
+    let last: Property | undefined;
+    for (const [i, step] of steps.entries()) {
+      if (step.kind !== 'property') throw unsupported(`this path into an element of a collection of complex values (${step.kind})`);
+      if (last !== undefined) {
+        if (last.type.kind !== 'complex' || last.collection) throw unsupported('paths into this property');
+        owner = last.type.type;
+      }
+      if (owner.properties.get(step.property.name) === undefined) throw unsupported(`the property '${step.property.name}' here`);
+      names.push(step.property.name);
+      last = step.property;
+      if (i < steps.length - 1 && step.property.collection) throw unsupported(`paths through the collection '${step.property.name}'`);
+    }
+    return { names, last };
+  }
+
+  /**
+   * A path from an element of a collection of complex values (stored as JSON): a primitive member
+   * as a value stored like its column (the dialect's `typed`), a complex member as its JSON (for
+   * null tests: SQL NULL where it is null).
+   */
+  private memberValue(steps: readonly BoundPathStep[], element: string, type: StructuredType): string {
+    const hooks = this.complexCollections();
+    const { names, last } = this.memberPath(steps, type);
+    if (last === undefined) throw unsupported('an element of a collection of complex values as a value (compare it with null, or use its properties)');
+    if (last.collection) throw unsupported(`the collection property '${last.name}' as a value`);
+    if (last.type.kind === 'complex') return hooks.json(element, names);
+    const typed = hooks.typed(hooks.member(element, names), fromReference(last.type));
+    if ('refused' in typed) throw unsupported(typed.refused);
+    return typed.sql;
   }
 
   /** The SQL of `steps` from index `at` on (an index rather than a rest copy: paths are compiled often). */
@@ -212,20 +280,20 @@ export class SqlCompiler {
     }
   }
 
-  /** The rows of a collection path (a navigation property at its end): FROM and WHERE for EXISTS/COUNT. */
   /**
-   * The rows of a collection path: the related entities of a navigation collection, or the
-   * elements of a primitive collection column (PostgreSQL array, JSON elsewhere).
+   * The rows of a collection path: the related entities of a navigation collection, the elements
+   * of a primitive collection column (an array, or JSON), or the JSON elements of a collection of
+   * complex values (a column, or a member of an element), with FROM and WHERE for EXISTS/COUNT.
    */
-  private collection(
-    node: Extract<BoundExpression, { kind: 'path' }>,
-    scope: Scope,
-  ): { kind: 'entities'; scope: Scope; from: string; where: string } | { kind: 'elements'; value: string; from: string; where: string } {
+  private collection(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): CollectionRows {
     let current: Scope = scope;
     if (node.root.kind === 'variable') {
       const variable = scope.variables.get(node.root.name);
       if (variable === undefined || 'value' in variable) throw unsupported(`the lambda variable '${node.root.name}' here`);
+      if ('element' in variable) return this.memberCollection(node.steps, variable.element, variable.type);
       current = { ...variable, variables: scope.variables };
+    } else if (scope.element !== undefined) {
+      return this.memberCollection(node.steps, scope.element, scope.type);
     }
     const last = node.steps[node.steps.length - 1];
     // Single-valued steps before the collection become an inner join chain in the subquery.
@@ -238,17 +306,39 @@ export class SqlCompiler {
       conditions.push(related.join);
       current = related.scope;
     }
-    if (last?.kind === 'property' && last.property.collection && last.property.type.kind !== 'complex') {
+    const where = conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
+    if (last?.kind === 'property' && last.property.collection && last.property.type.kind === 'complex') {
+      const hooks = this.complexCollections();
+      const { source, element } = hooks.elements(this.column(current.type, last.property, current.alias), this.nextAlias());
+      return { kind: 'json', element, type: last.property.type.type, from: [...hops, source].join(', '), where };
+    }
+    if (last?.kind === 'property' && last.property.collection) {
       const column = this.column(current.type, last.property, current.alias);
       const alias = this.nextAlias();
       const element = fromReference(last.property.type);
       if (this.dialect.collectionElements === undefined) throw unsupported(`collection properties on ${this.dialect.displayName} (yet)`);
       const { source, value } = this.dialect.collectionElements(column, alias, element);
-      return { kind: 'elements', value, from: [...hops, source].join(', '), where: conditions.length === 0 ? '1 = 1' : conditions.join(' AND ') };
+      return { kind: 'elements', value, from: [...hops, source].join(', '), where };
     }
     if (last?.kind !== 'navigation' || !last.navigation.collection) throw unsupported('this collection');
     const target = this.related(last, current);
     return { kind: 'entities', scope: target.scope, from: [target.from, ...hops].join(', '), where: [target.join, ...conditions].join(' AND ') };
+  }
+
+  /**
+   * A collection member of an element of a collection of complex values (`l/disabledPlans`,
+   * `a/Items`): the elements of its JSON array, primitive values stored as their columns are, or
+   * JSON elements again.
+   */
+  private memberCollection(steps: readonly BoundPathStep[], element: string, type: StructuredType): CollectionRows {
+    const hooks = this.complexCollections();
+    const { names, last } = this.memberPath(steps, type);
+    if (last === undefined || !last.collection) throw unsupported('this collection');
+    const rows = hooks.elements(hooks.json(element, names), this.nextAlias());
+    if (last.type.kind === 'complex') return { kind: 'json', element: rows.element, type: last.type.type, from: rows.source, where: '1 = 1' };
+    const typed = hooks.typed(rows.atom, fromReference(last.type));
+    if ('refused' in typed) throw unsupported(typed.refused);
+    return { kind: 'elements', value: typed.sql, from: rows.source, where: '1 = 1' };
   }
 
   /**
@@ -367,8 +457,10 @@ export class SqlCompiler {
     let current: Scope = scope;
     if (node.root.kind === 'variable') {
       const variable = scope.variables.get(node.root.name);
-      if (variable === undefined || 'value' in variable) throw unsupported(`the lambda variable '${node.root.name}' here`);
+      if (variable === undefined || 'value' in variable || 'element' in variable) throw unsupported(`the lambda variable '${node.root.name}' here`);
       current = { ...variable, variables: scope.variables };
+    } else if (scope.element !== undefined) {
+      throw unsupported('navigation properties of complex values in collections');
     }
     const from: string[] = [];
     const where: string[] = [];
@@ -387,6 +479,7 @@ export class SqlCompiler {
     if (node.variable === undefined || node.predicate === undefined) return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where})`;
     const variables = new Map(scope.variables);
     if (rows.kind === 'elements') variables.set(node.variable, { value: rows.value });
+    else if (rows.kind === 'json') variables.set(node.variable, { element: rows.element, type: rows.type });
     else variables.set(node.variable, { alias: rows.scope.alias, type: rows.scope.type, set: rows.scope.set });
     const inner: Scope = { ...scope, variables };
     if (node.operator === 'any') return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.condition(node.predicate, inner)})`;
@@ -396,6 +489,15 @@ export class SqlCompiler {
 
   private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
+    if (rows.kind === 'json') {
+      // `$filter` and `$search` inside: about the element (`$it` is the element).
+      if (node.search !== undefined) throw unsupported('$count($search=…) on a collection of complex values');
+      const filter =
+        node.filter === undefined
+          ? ''
+          : ` AND ${this.condition(node.filter, { alias: scope.alias, set: scope.set, type: rows.type, element: rows.element, variables: new Map() })}`;
+      return `(SELECT COUNT(*) FROM ${rows.from} WHERE ${rows.where}${filter})`;
+    }
     if (rows.kind === 'elements' && node.filter !== undefined) throw unsupported('$count($filter=…) on a primitive collection');
     if (rows.kind === 'elements' && node.search !== undefined) throw unsupported('$count($search=…) on a primitive collection');
     const filter = node.filter === undefined || rows.kind === 'elements' ? '' : ` AND ${this.condition(node.filter, { ...rows.scope, variables: new Map() })}`;
@@ -522,8 +624,14 @@ export class SqlCompiler {
       dialect: this.dialect,
       expression: (node) => this.expression(node, scope),
       parameter: (value, kind) => this.value(value, kind),
-      column: (property) => this.column(scope.type, property, scope.alias, scope.prefix),
-      collection: (node) => this.collection(node, scope),
+      column: (property) => {
+        if (scope.element !== undefined) throw unsupported(`the collection '${property.name}' of an element of a collection of complex values here`);
+        return this.column(scope.type, property, scope.alias, scope.prefix);
+      },
+      collection: (node) => {
+        const rows = this.collection(node, scope);
+        return rows.kind === 'json' ? { kind: 'entities' } : rows;
+      },
       castContext: () => this.castContext(scope),
     };
   }

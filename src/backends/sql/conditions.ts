@@ -26,6 +26,8 @@ export interface ConditionScope {
   readonly type: StructuredType;
   /** Inside a complex value: the prefix of its flattened columns. */
   readonly prefix?: string;
+  /** Inside an element of a collection of complex values (JSON): its SQL; complex members are JSON, not columns. */
+  readonly element?: string;
 }
 
 type Path = Extract<BoundExpression, { kind: 'path' }>;
@@ -147,7 +149,7 @@ export class SqlConditions<Scope extends ConditionScope> {
    * complex value stored flattened has all of its columns null, a Duration its key null.
    */
   private nullTest(operand: BoundExpression, isNull: boolean, scope: Scope): string {
-    if (complexPath(operand)) {
+    if (complexPath(operand) && scope.element === undefined) {
       const all = this.complexNull(operand as Path, scope);
       return isNull ? all : `NOT ${all}`;
     }

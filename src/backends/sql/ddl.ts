@@ -60,11 +60,14 @@ export function createTableSql(set: EntitySet, dialect: DialectName | Dialect, m
   const columns = [
     ...table.hidden.map((h) => `${d.quote(storedName(h.column, mapping))} ${heldType(h.holds, d)}${table.key.includes(h.column) ? ' NOT NULL' : ''}`),
     ...[...set.type.properties.values()]
-      .filter((p) => !(p.collection && p.type.kind === 'complex'))
+      // A collection of complex values is one JSON column where the dialect stores them (else left out).
+      .filter((p) => !(p.collection && p.type.kind === 'complex') || d.complexCollections !== undefined)
       .flatMap((p) =>
-        p.type.kind === 'complex'
-          ? complexLeaves(set.type, p, mapping).map((leaf) => `${d.quote(leaf.column)} ${columnType(leaf.property, dialect)}`)
-          : [`${d.quote(column(p))} ${columnType(p, dialect, set.type.key.includes(p.name) ? 'key' : 'value')}${p.nullable ? '' : ' NOT NULL'}`],
+        p.collection && p.type.kind === 'complex'
+          ? [`${d.quote(column(p))} ${(d.complexCollections as NonNullable<Dialect['complexCollections']>).columnType}`]
+          : p.type.kind === 'complex'
+            ? complexLeaves(set.type, p, mapping).map((leaf) => `${d.quote(leaf.column)} ${columnType(leaf.property, dialect)}`)
+            : [`${d.quote(column(p))} ${columnType(p, dialect, set.type.key.includes(p.name) ? 'key' : 'value')}${p.nullable ? '' : ' NOT NULL'}`],
       ),
   ];
   const key = table.key

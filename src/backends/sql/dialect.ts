@@ -110,6 +110,12 @@ export interface Dialect {
   /** The rows of a primitive collection column (stored as an array or JSON): a FROM item and its value. Absent: unsupported. */
   collectionElements?(column: string, alias: string, element: ExpressionType): { readonly source: string; readonly value: string };
   /**
+   * Collections of complex values, each stored as one JSON array of objects (the elements in the
+   * reference's JSON value form). Absent: such properties are not stored, and queries of them are
+   * refused.
+   */
+  readonly complexCollections?: ComplexCollections;
+  /**
    * `$expand` of a single-valued navigation property: the JSON object of the related row (null
    * when there is none), as a scalar subquery over `rows`; `key` makes a parameter of a key.
    * Absent (with {@link expandMany}): `$expand` is unsupported.
@@ -230,7 +236,7 @@ export interface Dialect {
   parameter(value: unknown, kind: ParameterKind): unknown;
   /** Cast of a parameter placeholder to the column type, where the driver needs it; `value` is the parameter, when the placeholder is one. */
   typedPlaceholder(placeholder: string, kind: ParameterKind, value?: unknown): string;
-  /** A primitive collection column as a JSON array inside a JSON object (not as the text it is stored in). */
+  /** A primitive collection column, or a collection of complex values' JSON column, as a JSON array inside a JSON object (not as the text it is stored in). */
   jsonCollection(column: string): string;
   /**
    * Spatial types and the geo functions (`geo.distance`, `geo.length`, `geo.intersects`), where the
@@ -272,8 +278,36 @@ export interface SpatialHooks {
 }
 
 /**
+ * How a dialect stores and reads collections of complex values as JSON (`complexCollections`):
+ * the elements of a JSON array as rows, members of an element by their path of property names
+ * (names from the model, checked by {@link jsonPathNames}), and a primitive member as a value
+ * stored the way a column of its type stores it, so that comparisons, functions and parameters
+ * treat it as they treat that column.
+ */
+export interface ComplexCollections {
+  /** The column type of such a collection (`jsonb`, `JSON`, `TEXT`). */
+  readonly columnType: string;
+  /**
+   * The elements of a JSON array (a column, or a member of an element): a FROM item named `alias`,
+   * each element's JSON (`element`), and the element read as a primitive value (`atom`, for arrays
+   * of primitives inside an element), as {@link member} reads one.
+   */
+  elements(array: string, alias: string): { readonly source: string; readonly element: string; readonly atom: string };
+  /** The JSON (an object or array) at `path` in `element`; SQL NULL where it is absent or JSON null. */
+  json(element: string, path: readonly string[]): string;
+  /** The primitive at `path` in `element` as the dialect reads it (text, or a number); SQL NULL where absent or JSON null. */
+  member(element: string, path: readonly string[]): string;
+  /**
+   * A primitive read by {@link member} (or an `atom`) as a value of `type`, stored as its column
+   * would be; a string (the reason) where this dialect cannot compare that type exactly in JSON.
+   */
+  typed(raw: string, type: ExpressionType): { readonly sql: string } | { readonly refused: string };
+}
+
+/**
  * One member of an expanded row's JSON object: a property (`path` into complex values), a
- * primitive collection stored as JSON or an array (`collection`), or a nested expansion's JSON.
+ * collection stored as JSON or an array (`collection`: primitive, or of complex values), or a
+ * nested expansion's JSON.
  */
 export interface JsonEntry {
   readonly path: readonly string[];

@@ -29,7 +29,10 @@ export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type
       owner = (property.type as { type: StructuredType }).type;
     }
     const last = path[path.length - 1] as Property;
-    if (last.collection && last.type.kind === 'complex') throw unsupported(`selecting the collection of complex values '${last.name}'`);
+    if (last.collection && last.type.kind === 'complex' && path.length > 1)
+      throw unsupported(`selecting the collection of complex values '${last.name}' inside a complex value (it has no column)`);
+    if (last.collection && last.type.kind === 'complex' && compiler.dialect.complexCollections === undefined)
+      throw unsupported(`selecting the collection of complex values '${last.name}' on ${compiler.dialect.displayName}`);
     return compiler.leaves(owner, last, prefix).map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path] }));
   });
 }
@@ -51,19 +54,23 @@ export function computedColumns(compiler: SqlCompiler, items: readonly BoundComp
 }
 
 /**
- * The leaves of every selectable property of a type (the select without `$select`). They depend
- * on the type and the naming only, unless the mapping names columns, so they are kept per type
- * and naming (a model's types are immutable) instead of being derived on every compile.
+ * The leaves of every selectable property of a type (the select without `$select`); collections
+ * of complex values (one JSON column each) where the dialect stores them. They depend on the type,
+ * the naming and that only, unless the mapping names columns, so they are kept per type, naming
+ * and storage (a model's types are immutable) instead of being derived on every compile.
  */
-const allLeavesByType = new WeakMap<StructuredType, { asIs?: readonly Leaf[]; snake_case?: readonly Leaf[] }>();
+const allLeavesByType = new WeakMap<StructuredType, Partial<Record<string, readonly Leaf[]>>>();
 function allLeaves(compiler: SqlCompiler, type: StructuredType): readonly Leaf[] {
+  const json = compiler.dialect.complexCollections !== undefined;
   const derive = (): readonly Leaf[] =>
-    [...type.properties.values()].filter((p) => p.selectable && !(p.collection && p.type.kind === 'complex')).flatMap((p) => compiler.leaves(type, p));
+    [...type.properties.values()]
+      .filter((p) => p.selectable && (json || !(p.collection && p.type.kind === 'complex')))
+      .flatMap((p) => compiler.leaves(type, p));
   if (compiler.mapping.columns !== undefined) return derive();
-  const naming = compiler.mapping.naming === 'snake_case' ? 'snake_case' : 'asIs';
+  const key = `${compiler.mapping.naming === 'snake_case' ? 'snake_case' : 'asIs'}${json ? '+json' : ''}`;
   let kept = allLeavesByType.get(type);
   if (kept === undefined) allLeavesByType.set(type, (kept = {}));
-  return (kept[naming] ??= derive());
+  return (kept[key] ??= derive());
 }
 
 /**

@@ -28,6 +28,8 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  *   TimeOfDay and Duration as ISO 8601 text, Guids lowercase, Booleans from 0/1, enums as member
  *   names, Double's NaN and infinities as `'NaN'`, `'INF'`, `'-INF'`;
  * - complex values nested again (a whole complex value whose columns are all null is null);
+ * - collections (primitive, or of complex values stored as JSON) as arrays, from JSON text, arrays
+ *   or the driver's parsed JSON, their elements typed the same way;
  * - expansions as objects (or null) and arrays, from JSON text or the driver's JSON values, with
  *   their values typed the same way; `name@odata.count` as numbers;
  * - computed properties (`$compute`, the `k0, …` columns) by their types, the same way;

@@ -6,6 +6,7 @@ import { ODataError } from '../../../errors/odata-error.js';
 import { toBigInt } from '../../../reference/values.js';
 import { instantFromPicos, parseDuration, parseInstant } from '../../../util/temporal.js';
 import type { Dialect, ExpandRows, JsonEntry, ParameterKind } from '../dialect.js';
+import type { ExpressionType } from '../../../semantic/types.js';
 
 /**
  * A JSON object of `entries` through an object builder (`json_build_object` and its kin): the
@@ -202,4 +203,54 @@ export function intervalText(value: unknown): unknown {
   const micros = picos / 1_000_000n;
   const days = micros / 86_400_000_000n;
   return `${days} days ${micros - days * 86_400_000_000n} microseconds`;
+}
+
+/**
+ * Property names of a path into a JSON element, checked to be safe inside an SQL string literal
+ * and a JSON path (names come from the model; an OData identifier has none of `'`, `"`, `\`).
+ */
+export function jsonPathNames(path: readonly string[]): readonly string[] {
+  for (const name of path) {
+    // eslint-disable-next-line no-control-regex
+    if (/['"\\\u0000-\u001f]/.test(name))
+      throw new ODataError({ code: 'unsupported_feature', reason: `the property name '${name}' in a JSON path`, appendLocation: false });
+  }
+  return path;
+}
+
+/** A JSON path (`'$."City"."Name"'`) as an SQL string literal. */
+export const jsonPathLiteral = (path: readonly string[]): string =>
+  `'$${jsonPathNames(path)
+    .map((name) => `."${name}"`)
+    .join('')}'`;
+
+/** The primitive types a member of a JSON element may have: `Edm.*` by name, `enum`; the rest refused. */
+const JSON_MEMBER_TYPES = new Set([
+  'Edm.String',
+  'Edm.Boolean',
+  'Edm.Byte',
+  'Edm.SByte',
+  'Edm.Int16',
+  'Edm.Int32',
+  'Edm.Int64',
+  'Edm.Decimal',
+  'Edm.Double',
+  'Edm.Single',
+  'Edm.Guid',
+  'Edm.Date',
+  'Edm.DateTimeOffset',
+  'Edm.TimeOfDay',
+  'Edm.Duration',
+  'enum',
+]);
+
+/**
+ * The name of a member's type (`Edm.Int32`, `enum`) when collections of complex values can hold
+ * it, else the reason it is refused (binary, stream, spatial and untyped values).
+ */
+export function jsonMemberType(type: ExpressionType): { readonly name: string } | { readonly refused: string } {
+  const name = type.kind === 'enum' ? 'enum' : type.kind === 'primitive' ? type.name : undefined;
+  if (name !== undefined && JSON_MEMBER_TYPES.has(name)) return { name };
+  const shown = type.kind === 'primitive' ? type.name : type.kind;
+  return { refused: `${shown} values inside collections of complex values` };
 }

@@ -8,8 +8,21 @@
  * needs more (DECIMAL(38, 18) times itself), and its decimal division gives a DOUBLE anyway.
  */
 import type { Dialect, ParameterKind } from '../dialect.js';
-import { clampInt64, derivedValues, doubleQuote, doubleRounding, exactText, intervalText, jsonObjectOf, numberedRows, upper, utcDateTime } from './common.js';
-import { postgres } from './postgres.js';
+import { isPrimitive } from '../../../semantic/types.js';
+import {
+  clampInt64,
+  derivedValues,
+  doubleQuote,
+  doubleRounding,
+  exactText,
+  intervalText,
+  jsonObjectOf,
+  jsonPathLiteral,
+  numberedRows,
+  upper,
+  utcDateTime,
+} from './common.js';
+import { postgres, postgresComplexCollections } from './postgres.js';
 
 const TYPES: Readonly<Record<ParameterKind, string>> = {
   rowCount: 'BIGINT',
@@ -28,6 +41,12 @@ const TYPES: Readonly<Record<ParameterKind, string>> = {
 };
 
 const jsonObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
+
+/** PostgreSQL's reading of members, with DuckDB's column types and instants (its TIMESTAMP holds UTC). */
+const duckdbMembers = postgresComplexCollections(
+  () => duckdb.columnTypes,
+  (text) => `make_timestamp(epoch_us(CAST(${text} AS TIMESTAMPTZ)))`,
+);
 
 export const duckdb: Dialect = {
   ...postgres,
@@ -62,6 +81,20 @@ export const duckdb: Dialect = {
   },
   collectionColumnType: (element) => `${element}[]`,
   fractionalSecondDigits: 6,
+  // Collections of complex values as JSON: elements through json_each, members as text (numbers
+  // as their JSON text), instants through TIMESTAMPTZ to UTC microseconds (no session time zone).
+  complexCollections: {
+    ...duckdbMembers,
+    // DuckDB's INTERVAL reads no ISO 8601 durations ('P1DT2H').
+    typed: (raw, type) =>
+      isPrimitive(type, 'Edm.Duration')
+        ? { refused: 'Edm.Duration values inside collections of complex values on DuckDB (its INTERVAL reads no ISO 8601 durations)' }
+        : duckdbMembers.typed(raw, type),
+    columnType: 'JSON',
+    elements: (array, alias) => ({ source: `json_each(${array}) AS ${alias}`, element: `${alias}.value`, atom: `json_extract_string(${alias}.value, '$')` }),
+    json: (element, path) => `NULLIF(json_extract(${element}, ${jsonPathLiteral(path)}), CAST('null' AS JSON))`,
+    member: (element, path) => `json_extract_string(${element}, ${jsonPathLiteral(path)})`,
+  },
   quote: doubleQuote,
   // DuckDB's own: `regexp_matches` is RE2, partial match; `(?s)` lets `.` match line breaks.
   matchesPattern: (text, pattern, value) => `regexp_matches(${text}, ${value(`(?s)${pattern.re2}`)})`,

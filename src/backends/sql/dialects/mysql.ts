@@ -10,7 +10,9 @@ import {
   inlineValues,
   isoDurationSeconds,
   jsonList,
+  jsonMemberType,
   jsonObjectOf,
+  jsonPathLiteral,
   negateIsoText,
   upper,
   utcDateTime,
@@ -52,6 +54,18 @@ function integerDigits(value: unknown): number {
   if (match === null) return 0;
   return Math.max(0, (match[1]?.length ?? 0) + Number(match[2] ?? 0));
 }
+
+/**
+ * An ISO 8601 instant (`2024-01-01T00:30:00.5+01:00`, `…Z`) as the stored DATETIME(6) in UTC: the
+ * local date and time cast, moved by the offset's minutes (CONVERT_TZ would refuse offsets beyond
+ * +13:00, which ISO 8601 and OData allow up to ±14:00).
+ */
+const isoToUtcDateTime = (t: string): string => {
+  const zulu = `RIGHT(${t}, 1) = 'Z'`;
+  const zone = `RIGHT(${t}, 6)`;
+  const minutes = `(CASE WHEN ${zulu} THEN 0 ELSE (CASE WHEN LEFT(${zone}, 1) = '-' THEN -1 ELSE 1 END) * (CAST(SUBSTRING(${zone}, 2, 2) AS SIGNED) * 60 + CAST(SUBSTRING(${zone}, 5, 2) AS SIGNED)) END)`;
+  return `TIMESTAMPADD(MINUTE, -${minutes}, CAST(LEFT(${t}, CHAR_LENGTH(${t}) - (CASE WHEN ${zulu} THEN 1 ELSE 6 END)) AS DATETIME(6)))`;
+};
 
 /**
  * MariaDB's (and MySQL's) spatial types: one column type per kind, values with their SRID. Its
@@ -103,6 +117,49 @@ export const mysql: Dialect = {
   collectionColumnType: () => 'LONGTEXT',
   // An index (a key) needs a bounded VARCHAR: at most 3 072 bytes, 768 characters of utf8mb4.
   boundedStringType: (maxLength) => (maxLength <= 16_383 ? `VARCHAR(${maxLength})` : 'LONGTEXT'),
+  // Collections of complex values as JSON text: elements through JSON_TABLE, members through
+  // JSON_VALUE as text (MariaDB keeps a number's digits; true/false are 1/0), cast to the column types.
+  complexCollections: {
+    columnType: 'LONGTEXT',
+    elements: (array, alias) => ({
+      source: `JSON_TABLE(${array}, '$[*]' COLUMNS (e JSON PATH '$')) ${alias}`,
+      element: `${alias}.e`,
+      atom: `JSON_VALUE(${alias}.e, '$')`,
+    }),
+    json: (element, path) =>
+      `(CASE WHEN JSON_TYPE(JSON_EXTRACT(${element}, ${jsonPathLiteral(path)})) <> 'NULL' THEN JSON_EXTRACT(${element}, ${jsonPathLiteral(path)}) END)`,
+    member: (element, path) => `JSON_VALUE(${element}, ${jsonPathLiteral(path)})`,
+    typed: (raw, type) => {
+      const member = jsonMemberType(type);
+      if ('refused' in member) return member;
+      switch (member.name) {
+        case 'Edm.Guid':
+          return { sql: `LOWER(${raw})` };
+        case 'Edm.DateTimeOffset':
+          return { sql: isoToUtcDateTime(raw) };
+        case 'Edm.Boolean':
+          return { sql: `(CASE ${raw} WHEN 'true' THEN TRUE WHEN '1' THEN TRUE WHEN 'false' THEN FALSE WHEN '0' THEN FALSE END)` };
+        case 'Edm.Decimal':
+          return { sql: `CAST(${raw} AS DECIMAL(65, 30))` };
+        case 'Edm.Double':
+        case 'Edm.Single':
+          // Doubles hold no INF or NaN here: the reference's JSON form of them is null.
+          return { sql: `(CASE WHEN ${raw} IN ('INF', '-INF', 'NaN') THEN NULL ELSE CAST(${raw} AS DOUBLE) END)` };
+        case 'Edm.Date':
+          return { sql: `CAST(${raw} AS DATE)` };
+        case 'Edm.TimeOfDay':
+          return { sql: `CAST(${raw} AS TIME(6))` };
+        case 'Edm.Duration':
+          // ISO 8601 text, as Duration columns are here.
+          return { sql: raw };
+        case 'Edm.String':
+        case 'enum':
+          return { sql: raw };
+        default:
+          return { sql: `CAST(${raw} AS SIGNED)` };
+      }
+    },
+  },
   tableOptions: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
   fractionalSecondDigits: 6,
   jsonCollection: (column) => `JSON_EXTRACT(${column}, '$')`,

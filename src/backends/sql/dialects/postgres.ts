@@ -1,5 +1,5 @@
 /** PostgreSQL (and PGlite): arrays, intervals, `json_build_object`, typed placeholders (`$1::numeric`). */
-import type { Dialect, ParameterKind, SpatialHooks } from '../dialect.js';
+import type { ComplexCollections, Dialect, ParameterKind, SpatialHooks } from '../dialect.js';
 import {
   ROUNDING,
   clampInt64,
@@ -8,7 +8,9 @@ import {
   doubleRounding,
   exactText,
   intervalText,
+  jsonMemberType,
   jsonObjectOf,
+  jsonPathNames,
   numberedRows,
   rejectNul,
   upper,
@@ -31,6 +33,44 @@ const PG_TYPES: Readonly<Record<ParameterKind, string>> = {
   interval: 'interval',
   enum: 'text',
 };
+
+/** A path as a text array literal (`'{"City","Name"}'`), for `#>` and `#>>`. */
+const textArray = (path: readonly string[]): string =>
+  `'{${jsonPathNames(path)
+    .map((name) => `"${name}"`)
+    .join(',')}}'`;
+
+/**
+ * Collections of complex values as `jsonb` arrays: elements through `jsonb_array_elements`,
+ * members through `#>>` as text, cast to their column types (`types()`: numeric is exact, text
+ * compares by code point with COLLATE "C" as columns do); `instant` reads an ISO 8601 instant.
+ */
+export const postgresComplexCollections = (types: () => Readonly<Record<string, string>>, instant: (text: string) => string): ComplexCollections => ({
+  columnType: 'jsonb',
+  elements: (array, alias) => ({ source: `jsonb_array_elements(${array}) AS ${alias}(e)`, element: `${alias}.e`, atom: `(${alias}.e #>> '{}')` }),
+  json: (element, path) => `NULLIF(${element} #> ${textArray(path)}, 'null'::jsonb)`,
+  member: (element, path) => `(${element} #>> ${textArray(path)})`,
+  typed: (raw, type) => {
+    const member = jsonMemberType(type);
+    if ('refused' in member) return member;
+    switch (member.name) {
+      case 'Edm.String':
+      case 'enum':
+        return { sql: raw };
+      case 'Edm.DateTimeOffset':
+        return { sql: instant(raw) };
+      case 'Edm.Duration':
+        // An interval reads ISO 8601 durations, but not a negative one ('-P1D').
+        return { sql: `(CASE WHEN LEFT(${raw}, 1) = '-' THEN -CAST(SUBSTR(${raw}, 2) AS interval) ELSE CAST(${raw} AS interval) END)` };
+      case 'Edm.Double':
+      case 'Edm.Single':
+        // The reference's JSON form of the non-finite doubles.
+        return { sql: `CAST((CASE ${raw} WHEN 'INF' THEN 'Infinity' WHEN '-INF' THEN '-Infinity' ELSE ${raw} END) AS ${types()[member.name]})` };
+      default:
+        return { sql: `CAST(${raw} AS ${types()[member.name]})` };
+    }
+  },
+});
 
 /** The PostGIS type modifier of an EDM spatial kind (`Collection` → GeometryCollection, any → Geometry). */
 const postgisKind = (kind: string): string => (kind === '' ? 'Geometry' : kind === 'Collection' ? 'GeometryCollection' : kind);
@@ -77,6 +117,10 @@ export const postgres: Dialect = {
   collectionColumnType: (element) => `${element}[]`,
   boundedStringType: (maxLength) => `varchar(${maxLength})`,
   fractionalSecondDigits: 6,
+  complexCollections: postgresComplexCollections(
+    () => postgres.columnTypes,
+    (text) => `CAST(${text} AS timestamptz)`,
+  ),
   // Arrays are JSON arrays in json_build_object already.
   jsonCollection: (column) => column,
   doubleSumOverflow: 'infinity',

@@ -6,7 +6,9 @@ import {
   exactText,
   isoDurationSeconds,
   jsonList,
+  jsonMemberType,
   jsonObjectOf,
+  jsonPathLiteral,
   negateIsoText,
   numberedRows,
   rejectNul,
@@ -16,6 +18,19 @@ import {
 /** SQLite's derived values: its offset needs a limit (-1: none). */
 const derivedValues = (expressions: readonly string[], body: (values: readonly string[]) => string): string =>
   fencedValues(expressions, body, ' LIMIT -1 OFFSET 0');
+
+/**
+ * An ISO 8601 instant (`2024-01-01T00:30:00.5+01:00`, `…Z`) as the stored fixed-width UTC text
+ * (`2024-01-01T23:30:00.500000000000Z`): whole seconds in UTC through strftime (which applies the
+ * offset), the fraction's digits (those after the 20th character) padded to 12.
+ */
+const isoToUtcText = (text: string): string =>
+  derivedValues([text], ([t]) => {
+    const v = t as string;
+    const rest = `substr(${v}, 21)`;
+    const digits = `(CASE WHEN substr(${v}, 20, 1) = '.' THEN substr(${rest}, 1, length(${rest}) - length(ltrim(${rest}, '0123456789'))) ELSE '' END)`;
+    return `(CASE WHEN ${v} IS NULL THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%S', ${v}) || '.' || substr(${digits} || '000000000000', 1, 12) || 'Z' END)`;
+  });
 
 const sqliteObject = (pairs: readonly string[]): string => `json_object(${pairs.join(', ')})`;
 
@@ -43,6 +58,41 @@ export const sqlite: Dialect = {
   },
   collectionColumnType: () => 'TEXT',
   fractionalSecondDigits: 12,
+  // Collections of complex values as JSON text: elements through json_each, members through
+  // json_extract (numbers as numbers, true/false as 1/0, as the columns store them).
+  complexCollections: {
+    columnType: 'TEXT',
+    elements: (array, alias) => ({ source: `json_each(${array}) ${alias}`, element: `${alias}.value`, atom: `${alias}.atom` }),
+    json: (element, path) => `json_extract(${element}, ${jsonPathLiteral(path)})`,
+    member: (element, path) => `json_extract(${element}, ${jsonPathLiteral(path)})`,
+    typed: (raw, type) => {
+      const member = jsonMemberType(type);
+      if ('refused' in member) return member;
+      switch (member.name) {
+        case 'Edm.Guid':
+          return { sql: `LOWER(${raw})` };
+        case 'Edm.DateTimeOffset':
+          return { sql: isoToUtcText(raw) };
+        case 'Edm.TimeOfDay':
+          // Stored as HH:MM:SS, then the fraction without trailing zeros (see timeOf).
+          return { sql: `(CASE WHEN instr(${raw}, '.') > 0 THEN rtrim(rtrim(${raw}, '0'), '.') ELSE ${raw} END)` };
+        case 'Edm.Decimal':
+          return { sql: `CAST(${raw} AS REAL)` };
+        case 'Edm.Double':
+        case 'Edm.Single':
+          // The reference's JSON form of the non-finite doubles: infinities, and NaN as null (as REAL columns hold it).
+          return { sql: `(CASE ${raw} WHEN 'INF' THEN 9e999 WHEN '-INF' THEN -9e999 WHEN 'NaN' THEN NULL ELSE CAST(${raw} AS REAL) END)` };
+        case 'Edm.Byte':
+        case 'Edm.SByte':
+        case 'Edm.Int16':
+        case 'Edm.Int32':
+        case 'Edm.Int64':
+          return { sql: `CAST(${raw} AS INTEGER)` };
+        default:
+          return { sql: raw };
+      }
+    },
+  },
   jsonCollection: (column) => `json(${column})`,
   // SQLITE_MAX_VARIABLE_NUMBER's default since SQLite 3.32 (sql.js's build among them).
   maxParameters: 32_766,
