@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CORPUS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance');
+/** `../shared/conformance` beside the repository, or where `ODATA_CONFORMANCE_DIR` says (a git worktree elsewhere). */
+export const CORPUS_DIR = process.env.ODATA_CONFORMANCE_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance');
 export const corpusAvailable = existsSync(CORPUS_DIR);
 
 if (!corpusAvailable) {

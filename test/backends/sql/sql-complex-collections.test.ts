@@ -35,9 +35,9 @@ const CI = process.env.CI === 'true';
 
 /**
  * TripPin's published metadata, from the conformance corpus beside the repository (`../shared/`,
- * test/conformance/corpus.ts); `ODATA_TEST_CORPUS_DIR` names another copy (a worktree elsewhere).
+ * test/conformance/corpus.ts); `ODATA_CONFORMANCE_DIR` names another copy (a worktree elsewhere).
  */
-const TRIPPIN = resolve(process.env.ODATA_TEST_CORPUS_DIR ?? CORPUS_DIR, 'metadata/trippin-v4-servicerw.xml');
+const TRIPPIN = resolve(process.env.ODATA_CONFORMANCE_DIR ?? CORPUS_DIR, 'metadata/trippin-v4-servicerw.xml');
 if (!existsSync(TRIPPIN) && CI) throw new Error(`TripPin's metadata is missing at ${TRIPPIN}: CI requires it`);
 
 const model = defineModel({
@@ -359,7 +359,7 @@ const TRIPPIN_QUERIES = [
 ];
 
 /** Microsoft Graph's model: `users` with `assignedLicenses: Collection(assignedLicense)` (`skuId`, `disabledPlans: Collection(Guid)`). */
-const GRAPH = resolve(process.env.ODATA_TEST_CORPUS_DIR ?? CORPUS_DIR, 'metadata/msgraph-v1.0-clean.xml');
+const GRAPH = resolve(process.env.ODATA_CONFORMANCE_DIR ?? CORPUS_DIR, 'metadata/msgraph-v1.0-clean.xml');
 const graph = existsSync(GRAPH) ? modelFromCsdlXml(readFileSync(GRAPH, 'utf8')) : undefined;
 const E3 = '6fd2c87f-b296-42f0-b197-1e91e994b900';
 const EXCHANGE = 'efb87545-963c-4e0d-99df-69c6916d9eb0';
