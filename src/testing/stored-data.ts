@@ -3,7 +3,9 @@
  * entities with their container's key, link tables) with values of every property's type,
  * complex values and collections of them, and foreign keys that refer to rows that exist (or are
  * null). What the memory backend reads as `data`, and what a test loads into a database or
- * MongoDB, so that every backend answers over the same rows.
+ * MongoDB, so that every backend answers over the same rows. The values keep to the storage
+ * conventions the backends document (grammar/DEVIATIONS.md): instants in UTC, text without
+ * white space other than spaces and without characters whose case mapping changes their length.
  */
 import fc from 'fast-check';
 import type { EntitySet, Model, Property, StructuredType } from '../model/model.js';
@@ -52,10 +54,30 @@ const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
     ? fc
         .string({ minLength: 1, maxLength: 12 })
         .filter((s) => s.trim() === s)
-        .map((s) => withinMaxLength(s, property))
+        .map((s) => withinMaxLength(portableText(s), property))
     : property.type.kind === 'primitive' && property.type.name === 'Edm.Single'
       ? fc.integer({ min: -40_000, max: 40_000 }).map((quarters) => quarters / 4)
       : valueArbitrary({ ...property, collection: false });
+
+/**
+ * Text every engine stores and compares as the reference does (see grammar/DEVIATIONS.md): white
+ * space other than the space becomes a space (SQL's `TRIM` removes spaces only), and a character
+ * whose case mapping changes its length (`ß` → `SS`) becomes `?`.
+ */
+function portableText(text: string): string {
+  let result = '';
+  for (const character of text.replace(/(?! )\s/g, ' ')) {
+    result += character.toUpperCase().length !== character.length || character.toLowerCase().length !== character.length ? '?' : character;
+  }
+  return result;
+}
+
+/** An instant written in UTC: the storage conventions keep the instant, not the offset (DEVIATIONS, "Date and time parts"). */
+function inUtc(text: string): string {
+  const instant = new Date(text);
+  if (Number.isNaN(instant.getTime())) return text;
+  return instant.toISOString().replace('.000Z', 'Z');
+}
 
 /** A string cut to the property's `MaxLength` (in characters, as databases count them). */
 function withinMaxLength(text: string, property: Property): string {
@@ -85,16 +107,10 @@ function propertyArbitrary(property: Property, depth: number, maxDepth: number):
   } else if (property.type.kind === 'primitive' && property.type.name === 'Edm.Single') {
     value = property.collection ? fc.array(SINGLE, { maxLength: 4 }) : SINGLE;
   } else {
-    value = valueArbitrary(property);
-    if (property.facets?.maxLength !== undefined && property.type.kind === 'primitive' && property.type.name === 'Edm.String') {
-      value = value.map((v) =>
-        typeof v === 'string'
-          ? withinMaxLength(v, property)
-          : Array.isArray(v)
-            ? v.map((s: unknown) => (typeof s === 'string' ? withinMaxLength(s, property) : s))
-            : v,
-      );
-    }
+    const name = property.type.kind === 'primitive' ? property.type.name : undefined;
+    const portable = (v: unknown): unknown =>
+      typeof v !== 'string' ? v : name === 'Edm.String' ? withinMaxLength(portableText(v), property) : name === 'Edm.DateTimeOffset' ? inUtc(v) : v;
+    value = valueArbitrary(property).map((v) => (Array.isArray(v) ? v.map(portable) : portable(v)));
   }
   return property.nullable ? fc.option(value, { nil: null, freq: 6 }) : value;
 }

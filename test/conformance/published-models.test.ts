@@ -54,6 +54,8 @@ export const PUBLISHED: Readonly<Record<string, Published>> = {
       ['People', '$apply=filter(Friends/any())/aggregate($count as n)'],
       ['People', '$compute=Friends/$count as friends&$select=UserName,friends'],
       ['Photos', '$orderby=Id&$top=5'],
+      ['People', "$filter=AddressInfo/any(a: a/City/Name eq 'Boise' or a/City/Region ne null)&$select=UserName,AddressInfo"],
+      ['People', '$filter=AddressInfo/$count gt 1 and Friends/any(f: f/AddressInfo/all(a: a/Address ne null))&$select=UserName'],
     ],
   },
   Northwind: {
@@ -83,6 +85,7 @@ export const PUBLISHED: Readonly<Record<string, Published>> = {
       ['users', '$expand=memberOf($select=id;$orderby=id)&$select=id'],
       ['users', '$filter=memberOf/$count gt 1&$select=id&$orderby=id'],
       ['users', '$filter=licenseDetails/any(l: l/skuPartNumber ne null)&$select=id'],
+      ['users', '$filter=assignedLicenses/any(x: x/skuId ne 00000000-0000-0000-0000-000000000000)&$select=id,assignedLicenses'],
       ['users', '$expand=licenseDetails($select=id,skuPartNumber)&$select=id'],
       ['groups', '$filter=members/any()&$select=id'],
       ['groups', '$expand=members($top=2;$orderby=id;$select=id),owners/$count&$select=id'],
