@@ -41,6 +41,13 @@ export interface XmlDetail {
    * Graph has a complex type and a function both named `image`): CSDL JSON cannot hold them.
    */
   readonly operations?: readonly CsdlJson[];
+  /**
+   * Earlier values, with their own detail, of a record's property or of an annotation that the
+   * document gives more than once (SAP's `Communication.Contact` records repeat `additional`,
+   * and two `Annotations` blocks of one target may apply the same term): a JSON object keeps
+   * only the last.
+   */
+  readonly duplicates?: readonly { readonly value: CsdlJson; readonly detail: XmlDetail | undefined }[];
 }
 
 const DETAILS = new WeakMap<object, Map<string, XmlDetail>>();

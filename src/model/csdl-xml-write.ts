@@ -8,7 +8,7 @@ import { modelError } from './build-model.js';
 import type { ODataError } from '../errors/odata-error.js';
 import { csdlJsonFromModel, type CsdlWriteOptions } from './csdl-json-write.js';
 import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
-import { xmlDetail } from './csdl-xml-details.js';
+import { setXmlDetail, xmlDetail, type XmlDetail } from './csdl-xml-details.js';
 
 /** Terms whose values are enumeration members, and their enumeration types (JSON writes the bare member name). */
 const ENUM_TERMS: ReadonlyMap<string, string> = new Map([['Org.OData.Core.V1.Permissions', 'Org.OData.Core.V1.Permission']]);
@@ -76,6 +76,13 @@ function constantDetail(holder: object | undefined, key: string | undefined, val
   if (holder === undefined || key === undefined) return undefined;
   const constant = xmlDetail(holder, key)?.constant;
   return constant !== undefined && constant.value === value ? constant : undefined;
+}
+
+/** A holder of one value with its detail (a repeated member's earlier value, which its JSON object does not hold). */
+function detailHolder(key: string, duplicate: { readonly value: CsdlJson; readonly detail: XmlDetail | undefined }): object {
+  const holder = {};
+  if (duplicate.detail !== undefined) setXmlDetail(holder, key, duplicate.detail);
+  return holder;
 }
 
 const tooDeep = (): ODataError => modelError(`The CSDL XML document would nest elements deeper than ${MAX_XML_DEPTH} levels, which the reader refuses`);
@@ -199,12 +206,20 @@ class Writer {
       // `@type` is a record's type, not an annotation.
       if (key === '@type') continue;
       const [term, qualifier] = key.slice(prefix.length + 1).split('#') as [string, string | undefined];
+      for (const duplicate of xmlDetail(object, key)?.duplicates ?? []) {
+        const earlier = element('Annotation', [
+          ['Term', term],
+          ['Qualifier', qualifier],
+        ]);
+        this.value(earlier, duplicate.value, detailHolder(key, duplicate), key);
+        result.push(earlier);
+      }
       const enumType = ENUM_TERMS.get(this.fullTerm(term));
       const annotation = element('Annotation', [
         ['Term', term],
         ['Qualifier', qualifier],
       ]);
-      if (enumType !== undefined && typeof value === 'string') {
+      if (enumType !== undefined && typeof value === 'string' && constantDetail(object, key, value) === undefined) {
         annotation.attributes.push([
           'EnumMember',
           value
@@ -290,6 +305,11 @@ class Writer {
     const record = element('Record', [['Type', type]]);
     for (const [property, propertyValue] of entries(value)) {
       if (property.includes('@')) continue;
+      for (const duplicate of xmlDetail(value, property)?.duplicates ?? []) {
+        const earlier = element('PropertyValue', [['Property', property]]);
+        this.value(earlier, duplicate.value, detailHolder(property, duplicate), property);
+        record.children.push(earlier);
+      }
       const propertyElement = element('PropertyValue', [['Property', property]]);
       this.value(propertyElement, propertyValue, value, property);
       propertyElement.children.push(...this.annotations(value, property));

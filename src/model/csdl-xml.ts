@@ -216,11 +216,20 @@ function valueOf(element: XmlElement, holder: object, key: string): CsdlJson {
   return expressionOf(expression, holder, key);
 }
 
+/** Before a member is set again (a repeated annotation or record property): its value, kept as a detail. */
+function keepDuplicate(holder: CsdlJsonObject, key: string): void {
+  const earlier = own(holder, key);
+  if (earlier === undefined) return;
+  const detail = xmlDetail(holder, key);
+  setXmlDetail(holder, key, { duplicates: [...(detail?.duplicates ?? []), { value: earlier, detail: { ...detail, duplicates: undefined } }] });
+}
+
 /** Inline annotations of an element onto a JSON object: `@Term#Qualifier`, and annotations of annotations. */
 function annotate(target: CsdlJsonObject, element: XmlElement, prefix = '', qualifier?: string): void {
   for (const annotation of edmChildren(element, 'Annotation')) {
     const ownQualifier = annotation.attributes.get('Qualifier') ?? qualifier;
     const key = `${prefix}@${required(annotation, 'Term')}${ownQualifier === undefined ? '' : `#${ownQualifier}`}`;
+    keepDuplicate(target, key);
     put(target, key, valueOf(annotation, target, key));
     annotate(target, annotation, key);
   }
@@ -253,6 +262,7 @@ function expressionOf(element: XmlElement, holder: object, key: string): CsdlJso
       for (const child of edmChildren(element)) {
         if (child.local === 'PropertyValue') {
           const property = required(child, 'Property');
+          keepDuplicate(result, property);
           put(result, property, valueOf(child, result, property));
           annotate(result, child, property);
         } else if (child.local !== 'Annotation') {
