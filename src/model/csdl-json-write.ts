@@ -192,8 +192,14 @@ function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set
 }
 
 /**
- * Writes a model as a CSDL JSON document (4.01) that `modelFromCsdl` reads back into an equal
- * model. Each namespace of the model's types is a schema (the model's own first, with its
+ * Writes a model as a CSDL JSON document that `modelFromCsdl` reads back into an equal model.
+ *
+ * A model read from CSDL ({@link Model.schemas} present) is written as it was read: its version,
+ * references, every schema with its elements in document order, its types from the model with
+ * what their `csdl` fields kept (annotations, names as spelled), and its other elements and
+ * annotations in their CSDL JSON form; `options` do not apply.
+ *
+ * A model built otherwise (`defineModel`) is written as CSDL JSON 4.01. Each namespace of the model's types is a schema (the model's own first, with its
  * alias); the entity sets are in one entity container (`Container`, or
  * {@link CsdlWriteOptions.containerName}) in the model's namespace. Capabilities that differ from
  * "everything allowed" are written as `Capabilities` vocabulary annotations on the sets (and a

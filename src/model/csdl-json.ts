@@ -331,7 +331,14 @@ function enumSpec(qualifiedName: string, element: JsonObject): EnumTypeSpec {
  * `CountRestrictions`, `TopSupported`, `SkipSupported`, and this project's
  * `ODataEngine.V1.MaxTop` (the set's largest `$top`), written inline or in `$Annotations`, with
  * the full vocabulary namespace or a `$Reference` alias. A property typed with a
- * `TypeDefinition` has its underlying primitive type. A CSDL XML document is read by
+ * `TypeDefinition` has its underlying primitive type. The built-in abstract and path types
+ * (`Edm.PrimitiveType`, `Edm.ComplexType`, `Edm.EntityType`, `Edm.PropertyPath`, …) and types of
+ * schemas included from referenced documents load as types that the binder refuses to filter,
+ * sort or expand ({@link Property.declaredType} names them).
+ *
+ * The model keeps the whole document, for the writers: its version, references and schemas
+ * ({@link Model.schemas}: every element in document order, terms, type definitions, operations,
+ * the container's singletons and imports), and each element's annotations (`csdl` fields). A CSDL XML document is read by
  * `modelFromCsdlXml` (a separate function, so that the XML parser is bundled only where used).
  *
  * @throws {ODataError} `invalid_model` (status 500) for a document that is not a usable model

@@ -632,8 +632,11 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
  * container and `Annotations` blocks, and every annotation as an `Annotation` element.
  * `csdlJsonFromXml` reads the result back into the same JSON document.
  *
- * Annotation values in JSON do not say their type: a string is written as `String` (as
- * `EnumMember` for `Core.Permissions`), a number as `Int` or `Float`.
+ * Annotation values in JSON do not say their type. Where the CSDL XML reader recorded how the
+ * document wrote a constant (its kind and text), or other details CSDL JSON cannot hold
+ * (`MaxLength="max"`, attributes of other XML namespaces, repeated annotations, …), they are
+ * written as read; otherwise a string is written as `String` (as `EnumMember` for
+ * `Core.Permissions`), a number as `Int` or `Float`.
  *
  * @throws {ODataError} `invalid_model` (status 500) when `document` is not a JSON object
  */

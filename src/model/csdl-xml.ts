@@ -564,7 +564,8 @@ function schemaOf(element: XmlElement, document: CsdlJsonObject): CsdlJsonObject
   const annotations: CsdlJsonObject = {};
   // One member per name. Operation overloads share theirs (an array). CSDL JSON cannot hold an
   // operation and another element of the same name (Microsoft Graph has a complex type and a
-  // function both named `image`): the other element is kept, the operation left out.
+  // function both named `image`): the other element is kept, the operation is a detail for the
+  // XML writer (not in the JSON).
   const clash = (name: string, operations: readonly CsdlJson[]): void => {
     setXmlDetail(result, name, { operations: [...(xmlDetail(result, name)?.operations ?? []), ...operations] });
   };
@@ -669,7 +670,10 @@ function referencesOf(root: XmlElement): CsdlJsonObject | undefined {
  * `$Collection`, `$Nullable` (XML's default `true` written out), `$Key`, references with
  * aliases, inline annotations `@Term#Qualifier`, `<Annotations Target>` blocks as
  * `$Annotations`, and annotation expressions (constants, paths, `Collection`, `Record`, and the
- * dynamic expressions). Foreign elements and attributes (other XML namespaces) are left out.
+ * dynamic expressions). What CSDL JSON cannot say is recorded beside the JSON objects, for
+ * `csdlXmlFromJson` to write the same XML (see `csdl-xml-details.ts`): the kinds and text of
+ * constants, `MaxLength="max"`, attributes of other XML namespaces, and the like. Child
+ * elements of other XML namespaces are left out.
  *
  * @throws {ODataError} `invalid_model` (status 500) for a document longer than the limit, XML
  *   that is not well-formed, a DOCTYPE, a root other than `edmx:Edmx` 4.0/4.01 (OData v2/v3
