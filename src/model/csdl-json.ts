@@ -42,14 +42,75 @@ function put(object: JsonObject, key: string, value: Json): void {
  * says which they hold), with the XML reader's details: what the writers add back. `undefined`
  * when there is none.
  */
-function extrasOf(element: JsonObject, typed: (key: string, value: Json) => boolean): JsonObject | undefined {
+function extrasOf<C>(element: JsonObject, typed: (key: string, value: Json, context: C) => boolean, context: C): JsonObject | undefined {
   let extras: JsonObject | undefined;
   for (const key of Object.keys(element)) {
     const value = element[key] as Json;
-    if (!typed(key, value)) put((extras ??= {}), key, value);
+    if (!typed(key, value, context)) put((extras ??= {}), key, value);
   }
   if (hasXmlDetails(element)) copyXmlDetails(element, (extras ??= {}));
   return extras;
+}
+
+/*
+ * Which members of an element's CSDL JSON object its model fields hold (the rest are its
+ * extras, written back as they are). Module functions with a context, not closures: they run
+ * once per member of a large document.
+ */
+
+const FACET_KEYS: ReadonlyMap<string, keyof PropertyFacets> = new Map([
+  ['$MaxLength', 'maxLength'],
+  ['$Precision', 'precision'],
+  ['$Scale', 'scale'],
+  ['$SRID', 'srid'],
+] as const);
+
+/** A property: type, collection, nullability, and the facets the model read. */
+function propertyTyped(key: string, _value: Json, facets: PropertyFacets | undefined): boolean {
+  if (key === '$Collection' || key === '$Nullable' || key === '$Type') return true;
+  const facet = FACET_KEYS.get(key);
+  return facet !== undefined && facets?.[facet] !== undefined;
+}
+
+/** A navigation property (`flags`: 1 a collection, 2 constraints without annotations). */
+function navigationTyped(key: string, value: Json, flags: number): boolean {
+  switch (key) {
+    case '$Kind':
+    case '$Collection':
+    case '$Type':
+      return true;
+    case '$Nullable':
+      return (flags & 1) === 0;
+    case '$Partner':
+      return typeof value === 'string';
+    case '$ContainsTarget':
+      return value === true;
+    case '$ReferentialConstraint':
+      return isObject(value) && (flags & 2) !== 0;
+    default:
+      return false;
+  }
+}
+
+/** An entity or complex type: its members; a key of property names only (one with aliases is written as it is); a base type named without an alias. */
+function structuredTyped(name: string, value: Json, aliased: (name: string) => boolean): boolean {
+  if (name === '$Kind') return true;
+  if (name === '$Key') return Array.isArray(value) && value.every((k) => typeof k === 'string');
+  if (name === '$BaseType') return typeof value === 'string' && !aliased(value);
+  return !name.startsWith('$') && !name.includes('@') && isObject(value);
+}
+
+/** An enumeration type: its members and their values. */
+function enumTyped(name: string, value: Json): boolean {
+  return name === '$Kind' || (!name.startsWith('$') && !name.includes('@') && (typeof value === 'number' || typeof value === 'string'));
+}
+
+/** An entity set: its type (named without an alias) and its bindings to sets of its container (targets written as paths are kept as written). */
+function entitySetTyped(key: string, value: Json, aliased: (name: string) => boolean): boolean {
+  if (key === '$Collection') return true;
+  if (key === '$Type') return typeof value === 'string' && !aliased(value);
+  if (key === '$NavigationPropertyBinding') return isObject(value) && Object.values(value).every((t) => typeof t === 'string' && !t.includes('/'));
+  return false;
 }
 
 /** Adds a member to an element's extras (created when absent). */
@@ -212,25 +273,7 @@ function structuredSpec(
           else plainConstraints = false;
         }
       }
-      const extras = extrasOf(member, (key, value) => {
-        switch (key) {
-          case '$Kind':
-          case '$Collection':
-            return true;
-          case '$Type':
-            return true;
-          case '$Nullable':
-            return !collection;
-          case '$Partner':
-            return typeof value === 'string';
-          case '$ContainsTarget':
-            return value === true;
-          case '$ReferentialConstraint':
-            return isObject(value) && plainConstraints;
-          default:
-            return false;
-        }
-      });
+      const extras = extrasOf(member, navigationTyped, collection ? (plainConstraints ? 3 : 1) : plainConstraints ? 2 : 0);
       navigation.push({
         name,
         type: fullType,
@@ -245,12 +288,7 @@ function structuredSpec(
       // Core.Permissions None hides a property; such a property cannot be selected.
       const permissions = annotationsOf(member, resolveTerm).get(`${CORE}.Permissions`);
       const facets = facetsOf(member);
-      const facetKeys: Readonly<Record<string, keyof PropertyFacets>> = { $MaxLength: 'maxLength', $Precision: 'precision', $Scale: 'scale', $SRID: 'srid' };
-      const extras = extrasOf(member, (key) => {
-        if (key === '$Collection' || key === '$Nullable' || key === '$Type') return true;
-        const facet = facetKeys[key];
-        return facet !== undefined && Object.prototype.hasOwnProperty.call(facetKeys, key) && facets?.[facet] !== undefined;
-      });
+      const extras = extrasOf(member, propertyTyped, facets);
       properties.push({
         name,
         type: fullType,
@@ -265,13 +303,7 @@ function structuredSpec(
   const key = Array.isArray(element.$Key)
     ? element.$Key.flatMap((k) => (typeof k === 'string' ? [k] : isObject(k) ? entries(k).flatMap(([, v]) => (typeof v === 'string' ? [v] : [])) : []))
     : undefined;
-  const extras = extrasOf(element, (name, value) => {
-    if (name === '$Kind') return true;
-    // A key of property names only; one with aliases (objects) is written as it is.
-    if (name === '$Key') return Array.isArray(value) && value.every((k) => typeof k === 'string');
-    if (name === '$BaseType') return typeof value === 'string' && !aliased(value);
-    return !name.startsWith('$') && !name.includes('@') && isObject(value);
-  });
+  const extras = extrasOf(element, structuredTyped, aliased);
   return {
     kind,
     name: qualifiedName,
@@ -308,10 +340,7 @@ function enumSpec(qualifiedName: string, element: JsonObject): EnumTypeSpec {
   if (!['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64'].includes(underlying)) {
     throw modelError(`Enumeration type '${qualifiedName}' has the invalid underlying type '${underlying}'`);
   }
-  const extras = extrasOf(
-    element,
-    (name, value) => name === '$Kind' || (!name.startsWith('$') && !name.includes('@') && (typeof value === 'number' || typeof value === 'string')),
-  );
+  const extras = extrasOf(element, enumTyped, undefined);
   return {
     name: qualifiedName,
     isFlags: element.$IsFlags === true,
@@ -443,13 +472,7 @@ export function modelFromCsdl(csdl: string | object): Model {
               for (const [path, target] of entries(set.$NavigationPropertyBinding))
                 if (typeof target === 'string') bindings[path] = target.split('/').pop() as string;
             }
-            const extras = extrasOf(set, (key, value) => {
-              if (key === '$Collection') return true;
-              if (key === '$Type') return typeof value === 'string' && !aliased(value);
-              // Targets written as paths (`Ns.Container/set`) are kept as written.
-              if (key === '$NavigationPropertyBinding') return isObject(value) && entries(value).every(([, t]) => typeof t === 'string' && !t.includes('/'));
-              return false;
-            });
+            const extras = extrasOf(set, entitySetTyped, aliased);
             const spec: EntitySetSpec = {
               name: setName,
               type: unalias(set.$Type),
@@ -478,7 +501,7 @@ export function modelFromCsdl(csdl: string | object): Model {
     const element = typeDefinitions.get(match ? (match[1] as string) : type);
     return element === undefined ? type : match ? `Collection(${element})` : element;
   };
-  const elementType = (type: string): string => /^Collection\((.+)\)$/.exec(type)?.[1] ?? type;
+  const elementType = (type: string): string => (type.startsWith('Collection(') && type.endsWith(')') ? type.slice(11, -1) : type);
   /**
    * The type resolved through aliases and type definitions; the type definition as
    * `declaredType`; and `$Type` kept as written when the writers would not write it so.
@@ -491,19 +514,16 @@ export function modelFromCsdl(csdl: string | object): Model {
   const external = (name: string): boolean => included.has(name.slice(0, name.lastIndexOf('.'))) && !declared.has(name);
   const resolveNames = <T extends { type: string; rawType?: string; csdl?: CsdlJsonObject; declaredType?: string }>(item: T, navigation: boolean): T => {
     const unaliased = unaliasType(item.type, unalias);
-    const outside = external(elementType(unaliased));
-    const abstract = navigation ? 'Edm.EntityType' : 'Edm.PrimitiveType';
-    const type = outside ? unaliased.replace(elementType(unaliased), abstract) : underlying(unaliased);
-    const declaredType = type !== unaliased ? elementType(unaliased) : undefined;
-    const written = declaredType ?? elementType(type);
-    const { rawType, ...rest } = item;
-    const keep = rawType !== undefined && rawType !== written;
-    return {
-      ...rest,
-      type,
-      ...(declaredType === undefined || navigation ? {} : { declaredType }),
-      ...(keep ? { csdl: withExtra(item.csdl as JsonObject | undefined, '$Type', rawType) as CsdlJsonObject } : {}),
-    } as unknown as T;
+    const declared = elementType(unaliased);
+    const type = external(declared) ? unaliased.replace(declared, navigation ? 'Edm.EntityType' : 'Edm.PrimitiveType') : underlying(unaliased);
+    // `rawType` stays on the spec; buildModel does not read it.
+    const result: { -readonly [K in keyof T]: T[K] } = { ...item, type };
+    // What the writers write as `$Type`: the declared type of a property, the target of a navigation property.
+    let written = elementType(type);
+    if (type !== unaliased && !navigation) result.declaredType = written = declared;
+    if (item.rawType !== undefined && item.rawType !== written)
+      result.csdl = withExtra(item.csdl as JsonObject | undefined, '$Type', item.rawType) as CsdlJsonObject;
+    return result;
   };
   const model = buildModel({
     namespace: firstNamespace,

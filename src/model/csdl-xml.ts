@@ -175,18 +175,23 @@ const PATHS = ['AnnotationPath', 'ModelElementPath', 'NavigationPropertyPath', '
 /** Dynamic expressions with two (or, for `If`, three) operands: `{ "$And": [a, b] }`. */
 const LISTS = new Set(['And', 'Or', 'Eq', 'Ne', 'Gt', 'Ge', 'Lt', 'Le', 'Has', 'In', 'Add', 'Sub', 'Mul', 'Div', 'DivBy', 'Mod', 'If']);
 
-/** The element name the XML writer gives a constant of this JSON value when no detail says otherwise. */
-function defaultConstant(value: CsdlJson): [kind: string, text: string] | undefined {
-  if (typeof value === 'string') return ['String', value];
-  if (typeof value === 'boolean') return ['Bool', String(value)];
-  if (typeof value === 'number') return [Number.isInteger(value) ? 'Int' : 'Float', String(value)];
-  return undefined;
+/** Whether the XML writer, without a detail, writes the JSON `value` as the constant `kind` with this `text`. */
+function writtenAs(value: CsdlJson, kind: string, text: string): boolean {
+  switch (typeof value) {
+    case 'string':
+      return kind === 'String' && text === value;
+    case 'boolean':
+      return kind === 'Bool' && text === String(value);
+    case 'number':
+      return kind === (Number.isInteger(value) ? 'Int' : 'Float') && text === String(value);
+    default:
+      return false;
+  }
 }
 
 /** Records how a constant was written, when the XML writer would not write it so from its JSON value. */
 function constant(holder: object, key: string, kind: string, text: string, value: CsdlJson): CsdlJson {
-  const written = defaultConstant(value);
-  if (written === undefined || written[0] !== kind || written[1] !== text) setXmlDetail(holder, key, { constant: { kind, text, value } });
+  if (!writtenAs(value, kind, text)) setXmlDetail(holder, key, { constant: { kind, text, value } });
   return value;
 }
 
