@@ -393,7 +393,7 @@ export function modelFromCsdl(csdl: string | object): Model {
   let firstNamespace: string | undefined;
   let firstAlias: string | undefined;
 
-  /** Namespaces of schemas included from referenced documents (`$Reference`/`$Include`), with their aliases. */
+  /** Namespaces of schemas included from referenced documents (`$Reference`/`$Include`), with their aliases; not those the document defines itself. */
   const included = new Set<string>();
   if (isObject(document.$Reference)) {
     for (const [, reference] of entries(document.$Reference)) {
@@ -405,13 +405,10 @@ export function modelFromCsdl(csdl: string | object): Model {
       }
     }
   }
-  /** Qualified names of every schema element of the document. */
-  const declared = new Set<string>();
   for (const [namespace, schema] of entries(document)) {
     if (namespace.startsWith('$') || !isObject(schema)) continue;
     included.delete(namespace);
     if (typeof schema.$Alias === 'string') aliases.set(schema.$Alias, namespace);
-    for (const name of Object.keys(schema)) declared.add(`${namespace}.${name}`);
   }
   const unalias = (name: string): string => {
     const dot = name.lastIndexOf('.');
@@ -511,13 +508,16 @@ export function modelFromCsdl(csdl: string | object): Model {
    * as the built-in abstract type (`Edm.EntityType` for a navigation property, else
    * `Edm.PrimitiveType`), which the engine does not query.
    */
-  const external = (name: string): boolean => included.has(name.slice(0, name.lastIndexOf('.'))) && !declared.has(name);
+  const external = (name: string): boolean => included.size > 0 && included.has(name.slice(0, name.lastIndexOf('.')));
   const resolveNames = <T extends { type: string; rawType?: string; csdl?: CsdlJsonObject; declaredType?: string }>(item: T, navigation: boolean): T => {
     const unaliased = unaliasType(item.type, unalias);
     const declared = elementType(unaliased);
     const type = external(declared) ? unaliased.replace(declared, navigation ? 'Edm.EntityType' : 'Edm.PrimitiveType') : underlying(unaliased);
-    // `rawType` stays on the spec; buildModel does not read it.
-    const result: { -readonly [K in keyof T]: T[K] } = { ...item, type };
+    // The spec is this reader's own object: completed in place (a copy of each of the many
+    // property specs costs more than the rest of this function). `rawType` stays on it; buildModel
+    // does not read it.
+    const result = item as { -readonly [K in keyof T]: T[K] };
+    result.type = type;
     // What the writers write as `$Type`: the declared type of a property, the target of a navigation property.
     let written = elementType(type);
     if (type !== unaliased && !navigation) result.declaredType = written = declared;

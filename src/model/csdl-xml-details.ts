@@ -4,10 +4,13 @@
  * a model and written again says the same. CSDL JSON carries no such details (a JSON reader sets
  * none), and a JSON writer ignores them.
  *
- * The details are kept in a `WeakMap` keyed by the JSON object (or array) that holds the value
- * they describe, and by the member name (an array index as a string) in it; `'$'` stands for the
- * object itself. They do not appear in the JSON, so JSON documents compare and serialise as
- * before; a copy of a JSON object does not have them unless {@link copyXmlDetails} copies them.
+ * The details are kept on the JSON object (or array) that holds the value they describe, by the
+ * member name (an array index as a string) in it; `'$'` stands for the object itself. They are
+ * a non-enumerable symbol-keyed property, so they do not appear in the JSON: `JSON.stringify`,
+ * `Object.keys` and deep equality do not see them, and a copy of a JSON object does not have them
+ * unless {@link copyXmlDetails} copies them. (A property rather than a `WeakMap`: asking a
+ * `WeakMap` about each of the many objects without details costs more than reading the rest of
+ * the document.)
  */
 import type { CsdlJson } from './csdl-json-types.js';
 
@@ -50,28 +53,37 @@ export interface XmlDetail {
   readonly duplicates?: readonly { readonly value: CsdlJson; readonly detail: XmlDetail | undefined }[];
 }
 
-const DETAILS = new WeakMap<object, Map<string, XmlDetail>>();
+const DETAILS: unique symbol = Symbol('CSDL XML details');
+
+type WithDetails = { [DETAILS]?: Map<string, XmlDetail> };
+
+function detailsOf(holder: object): Map<string, XmlDetail> | undefined {
+  return (holder as WithDetails)[DETAILS];
+}
 
 /** The detail recorded for `key` of `holder` (`'$'`: the object itself). */
 export function xmlDetail(holder: object, key: string): XmlDetail | undefined {
-  return DETAILS.get(holder)?.get(key);
+  return detailsOf(holder)?.get(key);
 }
 
 /** Records (adds to) the detail of `key` of `holder`. */
 export function setXmlDetail(holder: object, key: string, detail: XmlDetail): void {
-  let details = DETAILS.get(holder);
-  if (details === undefined) DETAILS.set(holder, (details = new Map()));
+  let details = detailsOf(holder);
+  if (details === undefined) {
+    details = new Map();
+    Object.defineProperty(holder, DETAILS, { value: details, enumerable: false, writable: false, configurable: true });
+  }
   details.set(key, { ...details.get(key), ...detail });
 }
 
 /** Whether any detail is recorded for `holder`. */
 export function hasXmlDetails(holder: object): boolean {
-  return DETAILS.has(holder);
+  return detailsOf(holder) !== undefined;
 }
 
 /** Copies the details recorded for `from` to `to` (for every key, or only `keys`). */
 export function copyXmlDetails(from: object, to: object, keys?: readonly string[]): void {
-  const details = DETAILS.get(from);
+  const details = detailsOf(from);
   if (details === undefined) return;
   for (const [key, detail] of details) if (keys === undefined || keys.includes(key)) setXmlDetail(to, key, detail);
 }
