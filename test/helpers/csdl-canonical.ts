@@ -3,54 +3,64 @@
  * it. It is written for the tests, on top of saxes, and shares no code with the library's CSDL
  * reader or writers.
  *
- * It compares the XML information that CSDL gives a meaning to, and only that:
+ * It compares the XML information that CSDL gives a meaning to, and only that. Quotations are
+ * from OData CSDL XML Representation 4.01, by section title:
  *
  * - XML level: comments, processing instructions and the XML declaration are dropped, and so is
  *   text that is only whitespace (indentation). Elements and attributes are named by namespace
  *   URI and local name, so namespace prefixes and where they are declared do not matter (XML
- *   Namespaces 1.0: a prefix only stands for its URI). `xmlns` declarations are not attributes
- *   there. Attributes are sorted, because "OData does not impose any ordering constraints on XML
- *   attributes within XML elements" (CSDL XML 4.01, section 2.5, "XML Document Order").
- * - CSDL level: only what the CSDL XML 4.01 specification says is equivalent. Each rule below cites
- *   the section that says so. Everything else must be equal, including the document order of
- *   elements, which CSDL says to keep ("Client libraries MUST retain the document order of XML
- *   elements", section 2.5).
+ *   Namespaces 1.0: a prefix only stands for its URI; "the prefix name is not prescriptive",
+ *   "Namespace EDMX"). `xmlns` declarations are not attributes there. Attributes are sorted:
+ *   "OData does not impose any ordering constraints on XML attributes within XML elements"
+ *   ("XML Document Order").
+ * - CSDL level: only what the specification says is equivalent. Each rule below quotes it.
+ *   Everything else must be equal, including the document order of elements ("Client libraries
+ *   MUST retain the document order of XML elements for CSDL XML documents", "XML Document
+ *   Order").
  *
  * What is canonicalised away:
  *
- * 1. Attributes whose value is the default, which CSDL defines as the same as no attribute:
- *    `Nullable="true"` on single-valued properties, navigation properties, return types, parameters
- *    and terms (section 7.2.1, "If no value is specified for a single-valued property, the
- *    Nullable attribute defaults to true"; sections 8.2 and 12.8, "Absence of the attribute means
- *    true"); `Abstract`, `OpenType`, `HasStream`, `ContainsTarget`, `IsFlags`, `IsBound`,
- *    `IsComposable` = `false` ("Absence of the attribute means false", sections 6.1.2, 6.1.3,
- *    6.1.4, 8.4, 10.2, 12.4, 12.6); `Unicode="true"` (section 7.2.5, "Absence of the attribute
- *    means true"); `UnderlyingType="Edm.Int32"` on an enumeration type (section 10.1, "If not
- *    explicitly specified, Edm.Int32 is used"). A collection's `Nullable` is NOT dropped: its
- *    absence means "unknown" (section 7.2.1).
- * 2. (Not done.) CSDL would allow writing alias-qualified names with the namespace instead ("An
- *    alias only provides a more convenient notation", sections 3.3 and 5.1), but the model keeps
- *    names as the document spells them, so the comparison keeps spellings as they are: a writer
- *    that changed `graph.user` into `microsoft.graph.user` would fail it.
- * 3. Constant and path expressions in attribute notation written in element notation: each of
- *    them "MAY be provided using element notation or attribute notation" (section 14.4, for every
- *    constant and path expression).
+ * 1. Attributes whose value is the one their absence means, and only there:
+ *    - `Nullable="true"` on a single-valued `Property` or `Term` ("If no value is specified for
+ *      a single-valued property, the Nullable attribute defaults to true", "Nullable"; the term
+ *      refers to the same facets), `NavigationProperty`, `ReturnType` and `Parameter` ("Absence
+ *      of the attribute means true", "Nullable Navigation Property", "Return Type",
+ *      "Parameter"). A collection's `Nullable` is NOT dropped: "If no value is specified for a
+ *      collection-valued property, the client cannot assume any default value".
+ *    - `Abstract`, `OpenType`, `HasStream`, `ContainsTarget`, `IsFlags`, `IsBound`,
+ *      `IsComposable` = `false` ("Absence of the attribute means false", in the sections of
+ *      each).
+ *    - `Unicode="true"` ("Absence of the attribute means true", "Unicode").
+ *    - `UnderlyingType="Edm.Int32"` on an enumeration type ("If not explicitly specified,
+ *      Edm.Int32 is used as the underlying type", "Underlying Integer Type").
+ * 2. Not done: alias-qualified names could be written with the namespace instead ("An alias only
+ *    provides a more convenient notation", "Alias"), but the model keeps names as the document
+ *    spells them, so the comparison keeps spellings: a writer that changed `graph.user` into
+ *    `microsoft.graph.user` would fail it.
+ * 3. Constant and path expressions in attribute notation written in element notation: each "MAY
+ *    be provided using element notation or attribute notation" ("Constant Expression", and each
+ *    path expression). Their kind and text must be equal (`Date="2020-01-01"` is not
+ *    `String="2020-01-01"`, `Decimal="1.50"` is not `Decimal="1.5"`).
  * 4. The position of `Annotation` elements among their parent's other children: they are moved
- *    after them, in their order. An annotation is identified by its term and qualifier, of which
- *    "A model element MUST NOT specify more than one annotation for a given combination"
- *    (section 3.6), so its position says nothing; the order-significant children the
- *    specification names are enumeration members and collection items (section 2.5), whose order
- *    is kept.
- * 5. `Annotations` blocks (external targeting): a block's `Qualifier` is written on each of its
- *    `Annotation` children instead (section 14.2: the block applies "a group of annotations" with
- *    that qualifier to its target), blocks with the same target are merged into one, and the
- *    blocks are moved after the schema's other children. CSDL XML "is an alternative to the CSDL
- *    JSON representation ... and neither adds nor removes features" (section 2), and CSDL JSON
- *    holds one `$Annotations` member per schema, one object per target: so how the annotations of
- *    a target are split into blocks, and where the blocks stand, is no feature.
+ *    after them, in their order. "The combination of target model element, term, and qualifier
+ *    uniquely identifies an annotation" ("Qualifier"): its position says nothing. The
+ *    order-significant children the specification names are enumeration members and the items
+ *    of a collection ("XML Document Order"), whose order is kept, like that of every other
+ *    element.
+ * 5. `Annotations` blocks: "The edm:Annotations element is used to apply a group of annotations
+ *    to a single model element" ("Annotations with External Targeting"), with its `Qualifier`
+ *    for all of them (its children "MUST NOT provide a value for the qualifier attribute if the
+ *    parent edm:Annotations element provides a value", "Qualifier"). An annotation being
+ *    identified by target, term and qualifier (rule 4), the block's qualifier is written on each
+ *    of its annotations, the blocks of one target are merged into one, and the blocks are moved
+ *    after the schema's other children. The grouping into blocks is also what CSDL JSON cannot
+ *    say: CSDL XML "is an alternative to the CSDL JSON representation ... and neither adds nor
+ *    removes features" ("XML Representation"), and CSDL JSON has one `$Annotations` object per
+ *    schema, one member per target.
  * 6. The position of an action or function overload among the schema's children: overloads of
- *    one name are moved next to the first element of that name. CSDL JSON represents all the
- *    overloads of a name as one array member of the schema (same argument as 5).
+ *    one name are moved next to the first element of that name. Overloads share their name
+ *    ("Action Overloads", "Function Overloads"), and CSDL JSON holds them as one array member of
+ *    the schema (same argument as 5).
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 
@@ -147,7 +157,6 @@ const NOTATIONS = [
   'NavigationPropertyPath',
   'PropertyPath',
   'Path',
-  'UrlRef',
 ];
 
 function aliasesOf(root: CanonicalElement): Map<string, string> {
@@ -182,10 +191,10 @@ function canonicalize(element: CanonicalElement): void {
     if (FACETED.has(name) && get(element, 'Unicode') === 'true') remove(element, 'Unicode');
     if (name === 'EnumType' && get(element, 'UnderlyingType') === 'Edm.Int32') remove(element, 'UnderlyingType');
     // Rule 3: an annotation's or property value's value in attribute notation becomes a child element.
-    if (name === 'Annotation' || name === 'PropertyValue' || name === 'LabeledElement' || name === 'UrlRef') {
+    if (name === 'Annotation' || name === 'PropertyValue') {
       for (const notation of NOTATIONS) {
         const value = get(element, notation);
-        if (value === undefined || (name === 'UrlRef' && notation === 'UrlRef')) continue;
+        if (value === undefined) continue;
         remove(element, notation);
         element.children.unshift({ name: `edm:${notation}`, attributes: [], children: [], text: value });
       }
