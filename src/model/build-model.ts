@@ -319,7 +319,13 @@ export function buildModel(spec: ModelSpec): Model {
     // An inherited key was checked on the type that declares it.
     if (shell.kind !== 'entity' || shell.key === shell.baseType?.key) continue;
     for (const key of shell.key) {
-      const property = shell.properties.get(key);
+      // A key property may be a property of a complex property (a path `info/number`, CSDL 6.5).
+      let property: Property | undefined;
+      let owner: StructuredType | undefined = shell as StructuredType;
+      for (const segment of key.split('/')) {
+        property = owner?.properties.get(segment);
+        owner = property !== undefined && !property.collection && property.type.kind === 'complex' ? property.type.type : undefined;
+      }
       if (property === undefined) throw modelError(`Key property '${key}' does not exist on '${shell.qualifiedName}'`);
       if (property.collection || property.type.kind === 'complex')
         throw modelError(`Key property '${key}' of '${shell.qualifiedName}' must be primitive or enum`);

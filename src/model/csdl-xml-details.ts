@@ -31,6 +31,11 @@ export interface XmlDetail {
    * value is unchanged).
    */
   readonly constant?: { readonly kind: string; readonly text: string; readonly value: CsdlJson };
+  /**
+   * A constant or path value written as a child element (`<String>x</String>`) rather than as an
+   * attribute (`String="x"`): both notations are CSDL, and the writer keeps the document's.
+   */
+  readonly elementNotation?: true;
   /** `MaxLength="max"` (CSDL XML 4.0), which CSDL JSON writes by omitting `$MaxLength`. */
   readonly maxLength?: 'max';
   /** `Nullable="true"` written on a collection-typed element (where its absence means "unknown", not `true`). */

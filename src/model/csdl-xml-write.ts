@@ -241,6 +241,10 @@ class Writer {
     const constant = constantDetail(holder, key, value);
     // A tag: an annotation of a Boolean term without a value.
     if (constant !== undefined && constant.kind === '') return;
+    if (holder !== undefined && key !== undefined && xmlDetail(holder, key)?.elementNotation === true) {
+      target.children.push(this.expression(value, holder, key));
+      return;
+    }
     if (constant !== undefined) target.attributes.push([constant.kind, constant.text]);
     else if (typeof value === 'string') target.attributes.push(['String', value]);
     else if (typeof value === 'boolean') target.attributes.push(['Bool', String(value)]);
@@ -271,6 +275,7 @@ class Writer {
         value.map((item, index) => this.expression(item, value, String(index))),
       );
     const own = this.annotations(value);
+    if (has(value, '$Null')) return element('Null', [], own);
     for (const path of PATHS) if (typeof value[path] === 'string') return element(path.slice(1), [], [value[path] as string]);
     const list = LISTS.find((name) => Array.isArray(value[name]));
     if (list !== undefined) {
@@ -296,7 +301,9 @@ class Writer {
     if (typeof value.$LabeledElementReference === 'string') return element('LabeledElementReference', [], [value.$LabeledElementReference]);
     if (has(value, '$UrlRef')) {
       const urlRef = element('UrlRef');
-      this.value(urlRef, value.$UrlRef as CsdlJson, value, '$UrlRef');
+      // A child expression, unless the reader found the value as an attribute (which it also takes).
+      if (xmlDetail(value, '$UrlRef') === undefined) urlRef.children.push(this.expression(value.$UrlRef as CsdlJson, value, '$UrlRef'));
+      else this.value(urlRef, value.$UrlRef as CsdlJson, value, '$UrlRef');
       urlRef.children.push(...own);
       return urlRef;
     }
@@ -440,10 +447,13 @@ function operationElement(writer: Writer, name: string, value: CsdlJsonObject): 
     : [];
   const returnType = isObject(value.$ReturnType)
     ? [
-        element(
-          'ReturnType',
-          [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)],
-          writer.annotations(value.$ReturnType),
+        withForeign(
+          element(
+            'ReturnType',
+            [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)],
+            writer.annotations(value.$ReturnType),
+          ),
+          value.$ReturnType,
         ),
       ]
     : [];

@@ -218,7 +218,11 @@ function valueOf(element: XmlElement, holder: object, key: string): CsdlJson {
     setXmlDetail(holder, key, { constant: { kind: '', text: '', value: true } });
     return true;
   }
-  return expressionOf(expression, holder, key);
+  const value = expressionOf(expression, holder, key);
+  // A constant or a path in element notation, which the writer would write as an attribute.
+  if (Object.prototype.hasOwnProperty.call(CONSTANTS, expression.local) || (PATHS as readonly string[]).includes(expression.local))
+    setXmlDetail(holder, key, { elementNotation: true });
+  return value;
 }
 
 /** Before a member is set again (a repeated annotation or record property): its value, kept as a detail. */
@@ -258,7 +262,10 @@ function expressionOf(element: XmlElement, holder: object, key: string): CsdlJso
   const result: CsdlJsonObject = {};
   switch (name) {
     case 'Null':
-      return null;
+      // An annotated null is an object in CSDL JSON: `{ "$Null": null, "@Term": … }`.
+      if (edmChildren(element, 'Annotation').length === 0) return null;
+      put(result, '$Null', null);
+      break;
     case 'Collection':
       return operands();
     case 'Record': {

@@ -5,12 +5,12 @@
  *
  * - XML → model → XML: the written XML equals the input after canonicalisation by
  *   `test/helpers/csdl-canonical.ts`, which shares no code with the library and normalises only
- *   what the CSDL XML specification says is equivalent (default attribute values, the attribute
- *   or element notation of constants and paths, where `Annotation` elements and `Annotations`
- *   blocks stand, and overloads next to the first element of their name; its module comment
- *   cites the sections). Element order, names as spelled (alias or namespace), constant kinds
- *   (`Date`, `EnumMember`, `Decimal`) and their text, foreign attributes (`p5:StoreGeneratedPattern`)
- *   and `MaxLength="max"` must come back as they were.
+ *   what the CSDL XML specification says is equivalent (default attribute values, where
+ *   `Annotation` elements and `Annotations` blocks stand, and overloads next to the first element
+ *   of their name; its module comment quotes the sections). Element order, names as spelled
+ *   (alias or namespace), constant kinds (`Date`, `EnumMember`, `Decimal`), their text and
+ *   notation (attribute or element), foreign attributes (`p5:StoreGeneratedPattern`) and
+ *   `MaxLength="max"` must come back as they were.
  * - JSON → model → JSON: the CSDL JSON of the document (as `csdlJsonFromXml` reads it, then
  *   serialised, so that no reader detail is left) read into a model and written again is equal.
  * - A census: the same `Annotation` elements, by term and qualifier, in the input and the written

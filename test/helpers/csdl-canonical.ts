@@ -37,9 +37,10 @@
  *    provides a more convenient notation", "Alias"), but the model keeps names as the document
  *    spells them, so the comparison keeps spellings: a writer that changed `graph.user` into
  *    `microsoft.graph.user` would fail it.
- * 3. Constant and path expressions in attribute notation written in element notation: each "MAY
- *    be provided using element notation or attribute notation" ("Constant Expression", and each
- *    path expression). Their kind and text must be equal (`Date="2020-01-01"` is not
+ * 3. Not done: a constant or path expression "MAY be provided using element notation or attribute
+ *    notation" ("Constant Expression", and each path expression), but the reader records which
+ *    one the document uses and the writer keeps it, so the comparison keeps notations as they
+ *    are. Their kind and text must be equal too (`Date="2020-01-01"` is not
  *    `String="2020-01-01"`, `Decimal="1.50"` is not `Decimal="1.5"`).
  * 4. The position of `Annotation` elements among their parent's other children: they are moved
  *    after them, in their order. "The combination of target model element, term, and qualifier
@@ -138,27 +139,6 @@ const FALSE_BY_DEFAULT: Readonly<Record<string, readonly string[]>> = {
 const NULLABLE_BY_DEFAULT = new Set(['Property', 'NavigationProperty', 'ReturnType', 'Parameter', 'Term']);
 const FACETED = new Set(['Property', 'ReturnType', 'Parameter', 'Term', 'TypeDefinition']);
 
-/** Rule 3: the constant and path expressions that have an attribute notation. */
-const NOTATIONS = [
-  'Binary',
-  'Bool',
-  'Date',
-  'DateTimeOffset',
-  'Decimal',
-  'Duration',
-  'EnumMember',
-  'Float',
-  'Guid',
-  'Int',
-  'String',
-  'TimeOfDay',
-  'AnnotationPath',
-  'ModelElementPath',
-  'NavigationPropertyPath',
-  'PropertyPath',
-  'Path',
-];
-
 function aliasesOf(root: CanonicalElement): Map<string, string> {
   const aliases = new Map<string, string>();
   const visit = (element: CanonicalElement): void => {
@@ -190,15 +170,6 @@ function canonicalize(element: CanonicalElement): void {
       remove(element, 'Nullable');
     if (FACETED.has(name) && get(element, 'Unicode') === 'true') remove(element, 'Unicode');
     if (name === 'EnumType' && get(element, 'UnderlyingType') === 'Edm.Int32') remove(element, 'UnderlyingType');
-    // Rule 3: an annotation's or property value's value in attribute notation becomes a child element.
-    if (name === 'Annotation' || name === 'PropertyValue') {
-      for (const notation of NOTATIONS) {
-        const value = get(element, notation);
-        if (value === undefined) continue;
-        remove(element, notation);
-        element.children.unshift({ name: `edm:${notation}`, attributes: [], children: [], text: value });
-      }
-    }
   }
   for (const child of element.children) canonicalize(child);
   // Rule 4.

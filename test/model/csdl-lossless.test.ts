@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { bindQuery, csdlJsonFromModel, csdlXmlFromModel, defineModel, modelFromCsdl, modelFromCsdlXml, type Model } from '../../src/index.js';
 import { failure } from '../helpers/failure.js';
+import { annotationCensus, canonicalCsdlXml } from '../helpers/csdl-canonical.js';
 
 const XML = `<?xml version="1.0" encoding="utf-8"?>
 <edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx">
@@ -141,5 +142,110 @@ describe('a model read from CSDL keeps the whole document', () => {
     expect(defined.schemas).toBeUndefined();
     expect(csdlJsonFromModel(defined).$Version).toBe('4.01');
     expect(csdlXmlFromModel(defined)).toContain('<Annotation Term="ODataEngine.MaxTop" Int="10"/>');
+  });
+
+  it('every CSDL 4.01 element, attribute and annotation expression comes back, in XML and in JSON', () => {
+    const everything = `<?xml version="1.0" encoding="utf-8"?>
+<edmx:Edmx Version="4.01" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" xmlns="http://docs.oasis-open.org/odata/ns/edm">
+  <edmx:Reference Uri="https://example.org/Vocabulary.xml">
+    <edmx:Include Namespace="Example.Vocabulary" Alias="Voc"><Annotation Term="Voc.Note" String="included"/></edmx:Include>
+    <edmx:IncludeAnnotations TermNamespace="Example.Vocabulary" Qualifier="Tablet" TargetNamespace="Shop"/>
+    <Annotation Term="Voc.Note" String="reference"/>
+  </edmx:Reference>
+  <edmx:DataServices>
+    <Schema Namespace="Shop" Alias="self" xmlns="http://docs.oasis-open.org/odata/ns/edm">
+      <TypeDefinition Name="Amount" UnderlyingType="Edm.Decimal" Precision="10" Scale="2"><Annotation Term="Voc.Unit" String="EUR"/></TypeDefinition>
+      <TypeDefinition Name="Anything" UnderlyingType="Edm.PrimitiveType"/>
+      <Term Name="Level" Type="Edm.Int32" BaseTerm="Voc.Base" AppliesTo="EntityType Property" DefaultValue="1" Nullable="false"/>
+      <EnumType Name="Access" UnderlyingType="Edm.Byte" IsFlags="true">
+        <Member Name="None" Value="0"/><Member Name="Read" Value="1"><Annotation Term="Voc.Note" String="r"/></Member><Member Name="Write" Value="2"/>
+      </EnumType>
+      <ComplexType Name="Address" OpenType="true" Abstract="true"><Property Name="street" Type="Edm.String" MaxLength="80" Unicode="false" DefaultValue="-"/></ComplexType>
+      <ComplexType Name="Place" BaseType="self.Address"><Property Name="where" Type="Edm.GeographyPoint" SRID="variable"/></ComplexType>
+      <EntityType Name="Customer">
+        <Key><PropertyRef Name="id"/></Key>
+        <Property Name="id" Type="Edm.Int64" Nullable="false"/>
+        <Property Name="address" Type="self.Address"/>
+        <NavigationProperty Name="orders" Type="Collection(self.Order)" Partner="customer"><OnDelete Action="Cascade"><Annotation Term="Voc.Note" String="cascade"/></OnDelete></NavigationProperty>
+      </EntityType>
+      <EntityType Name="Order" HasStream="true">
+        <Key><PropertyRef Name="id"/><PropertyRef Name="info/number" Alias="number"/></Key>
+        <Property Name="id" Type="Edm.Int32" Nullable="false"/>
+        <Property Name="info" Type="self.Info" Nullable="false"/>
+        <Property Name="customerId" Type="Edm.Int64"/>
+        <Property Name="total" Type="self.Amount"/>
+        <Property Name="tags" Type="Collection(Edm.String)" Nullable="true"/>
+        <NavigationProperty Name="customer" Type="self.Customer" Nullable="false" Partner="orders">
+          <ReferentialConstraint Property="customerId" ReferencedProperty="id"><Annotation Term="Voc.Note" String="fk"/></ReferentialConstraint>
+        </NavigationProperty>
+        <NavigationProperty Name="lines" Type="Collection(self.Line)" ContainsTarget="true"/>
+      </EntityType>
+      <ComplexType Name="Info"><Property Name="number" Type="Edm.Int32" Nullable="false"/></ComplexType>
+      <EntityType Name="Line"><Key><PropertyRef Name="n"/></Key><Property Name="n" Type="Edm.Int32" Nullable="false"/></EntityType>
+      <Action Name="ship" IsBound="true" EntitySetPath="order/customer">
+        <Parameter Name="order" Type="self.Order" Nullable="false"><Annotation Term="Voc.Note" String="binding"/></Parameter>
+        <Parameter Name="note" Type="Edm.String" MaxLength="200"/>
+        <ReturnType Type="self.Customer" Nullable="false" xmlns:x="urn:x" x:hint="h"><Annotation Term="Voc.Note" String="returns"/></ReturnType>
+      </Action>
+      <Function Name="count" IsComposable="true"><Parameter Name="since" Type="Edm.Date"/><ReturnType Type="Edm.Int32"/></Function>
+      <Function Name="count" IsComposable="true"><ReturnType Type="Edm.Int32"/></Function>
+      <EntityContainer Name="Container">
+        <EntitySet Name="customers" EntityType="self.Customer" IncludeInServiceDocument="false"><NavigationPropertyBinding Path="orders" Target="orders"/></EntitySet>
+        <EntitySet Name="orders" EntityType="self.Order"><NavigationPropertyBinding Path="customer" Target="Shop.Container/customers"/></EntitySet>
+        <Singleton Name="best" Type="self.Customer" Nullable="true"><NavigationPropertyBinding Path="orders" Target="orders"/></Singleton>
+        <ActionImport Name="shipAll" Action="self.ship" EntitySet="orders"/>
+        <FunctionImport Name="count" Function="self.count" IncludeInServiceDocument="true"/>
+        <Annotation Term="Voc.Note" String="container"/>
+      </EntityContainer>
+      <Annotations Target="self.Customer" Qualifier="Phone">
+        <Annotation Term="Voc.Expressions">
+          <Record Type="Voc.Everything">
+            <PropertyValue Property="binary" Binary="T0RhdGE"/>
+            <PropertyValue Property="bool" Bool="false"/>
+            <PropertyValue Property="date" Date="2000-01-01"/>
+            <PropertyValue Property="dateTimeOffset" DateTimeOffset="2000-01-01T16:00:00.000Z"/>
+            <PropertyValue Property="decimal" Decimal="3.140"/>
+            <PropertyValue Property="duration" Duration="P7D"/>
+            <PropertyValue Property="enum" EnumMember="self.Access/Read self.Access/Write"/>
+            <PropertyValue Property="float" Float="3.5E2"/>
+            <PropertyValue Property="guid" Guid="21EC2020-3AEA-1069-A2DD-08002B30309D"/>
+            <PropertyValue Property="int" Int="42"/>
+            <PropertyValue Property="string"><String>  spaced
+ text </String></PropertyValue>
+            <PropertyValue Property="timeOfDay" TimeOfDay="21:45:00"/>
+            <PropertyValue Property="annotationPath" AnnotationPath="orders/@Voc.Note"/>
+            <PropertyValue Property="modelElementPath" ModelElementPath="/self.ship"/>
+            <PropertyValue Property="navigationPropertyPath" NavigationPropertyPath="orders"/>
+            <PropertyValue Property="propertyPath" PropertyPath="address/street"/>
+            <PropertyValue Property="path" Path="id"/>
+            <PropertyValue Property="logic"><And><Or><Bool>true</Bool><Not><Path>flag</Path></Not></Or><Eq><Int>1</Int><Int>1</Int></Eq></And></PropertyValue>
+            <PropertyValue Property="comparisons"><Collection><Ne><Int>1</Int><Int>2</Int></Ne><Gt><Int>2</Int><Int>1</Int></Gt><Ge><Int>2</Int><Int>1</Int></Ge><Lt><Int>1</Int><Int>2</Int></Lt><Le><Int>1</Int><Int>2</Int></Le><Has><Path>access</Path><EnumMember>self.Access/Read</EnumMember></Has><In><Int>1</Int><Collection><Int>1</Int></Collection></In></Collection></PropertyValue>
+            <PropertyValue Property="arithmetic"><Collection><Add><Int>1</Int><Int>2</Int></Add><Sub><Int>1</Int><Int>2</Int></Sub><Neg><Int>1</Int></Neg><Mul><Int>1</Int><Int>2</Int></Mul><Div><Int>1</Int><Int>2</Int></Div><DivBy><Decimal>1</Decimal><Decimal>2</Decimal></DivBy><Mod><Int>1</Int><Int>2</Int></Mod></Collection></PropertyValue>
+            <PropertyValue Property="apply"><Apply Function="odata.concat"><String>Customers(</String><Path>id</Path><String>)</String><Annotation Term="Voc.Note" String="concat"/></Apply></PropertyValue>
+            <PropertyValue Property="cast"><Cast Type="Edm.Decimal" Precision="5" Scale="2"><Path>id</Path></Cast></PropertyValue>
+            <PropertyValue Property="isOf"><IsOf Type="Collection(self.Order)"><Path>orders</Path></IsOf></PropertyValue>
+            <PropertyValue Property="if"><If><Path>flag</Path><String>yes</String><String>no</String></If></PropertyValue>
+            <PropertyValue Property="labeled"><LabeledElement Name="label" Path="id"/></PropertyValue>
+            <PropertyValue Property="reference"><LabeledElementReference>self.label</LabeledElementReference></PropertyValue>
+            <PropertyValue Property="null"><Null/></PropertyValue>
+            <PropertyValue Property="annotatedNull"><Null><Annotation Term="Voc.Note" String="unknown"/></Null></PropertyValue>
+            <PropertyValue Property="urlRef"><UrlRef><String>http://example.org/help</String></UrlRef></PropertyValue>
+            <PropertyValue Property="empty"><Collection/></PropertyValue>
+            <Annotation Term="Voc.Note" String="record"/>
+          </Record>
+          <Annotation Term="Voc.Note" String="on the annotation"/>
+        </Annotation>
+        <Annotation Term="Voc.Tag"/>
+      </Annotations>
+    </Schema>
+  </edmx:DataServices>
+</edmx:Edmx>`;
+    const read = modelFromCsdlXml(everything);
+    const written = csdlXmlFromModel(read);
+    expect(canonicalCsdlXml(written)).toEqual(canonicalCsdlXml(everything));
+    expect(annotationCensus(written)).toEqual(annotationCensus(everything));
+    const json = JSON.parse(JSON.stringify(csdlJsonFromModel(read)));
+    expect(JSON.parse(JSON.stringify(csdlJsonFromModel(modelFromCsdl(json))))).toEqual(json);
+    expect(json.Shop.$Annotations['self.Customer']['@Voc.Expressions#Phone'].annotatedNull).toEqual({ $Null: null, '@Voc.Note': 'unknown' });
   });
 });
