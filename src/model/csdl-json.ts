@@ -65,9 +65,10 @@ const FACET_KEYS: ReadonlyMap<string, keyof PropertyFacets> = new Map([
   ['$SRID', 'srid'],
 ] as const);
 
-/** A property: type, collection, nullability, and the facets the model read. */
-function propertyTyped(key: string, _value: Json, facets: PropertyFacets | undefined): boolean {
-  if (key === '$Collection' || key === '$Nullable' || key === '$Type') return true;
+/** A property: type, collection and nullability when `true` (an explicit `false` is kept as written), and the facets the model read. */
+function propertyTyped(key: string, value: Json, facets: PropertyFacets | undefined): boolean {
+  if (key === '$Collection' || key === '$Nullable') return value === true;
+  if (key === '$Type') return true;
   const facet = FACET_KEYS.get(key);
   return facet !== undefined && facets?.[facet] !== undefined;
 }
@@ -76,11 +77,12 @@ function propertyTyped(key: string, _value: Json, facets: PropertyFacets | undef
 function navigationTyped(key: string, value: Json, flags: number): boolean {
   switch (key) {
     case '$Kind':
-    case '$Collection':
     case '$Type':
       return true;
+    case '$Collection':
+      return value === true;
     case '$Nullable':
-      return (flags & 1) === 0;
+      return (flags & 1) === 0 && value === true;
     case '$Partner':
       return typeof value === 'string';
     case '$ContainsTarget':
@@ -521,7 +523,8 @@ export function modelFromCsdl(csdl: string | object): Model {
     // What the writers write as `$Type`: the declared type of a property, the target of a navigation property.
     let written = elementType(type);
     if (type !== unaliased && !navigation) result.declaredType = written = declared;
-    if (item.rawType !== undefined && item.rawType !== written)
+    // The writers leave out `Edm.String` (the default): written out by the document, it is kept.
+    if (item.rawType !== undefined && (item.rawType !== written || (!navigation && written === 'Edm.String')))
       result.csdl = withExtra(item.csdl as JsonObject | undefined, '$Type', item.rawType) as CsdlJsonObject;
     return result;
   };

@@ -248,4 +248,22 @@ describe('a model read from CSDL keeps the whole document', () => {
     expect(JSON.parse(JSON.stringify(csdlJsonFromModel(modelFromCsdl(json))))).toEqual(json);
     expect(json.Shop.$Annotations['self.Customer']['@Voc.Expressions#Phone'].annotatedNull).toEqual({ $Null: null, '@Voc.Note': 'unknown' });
   });
+
+  it('a CSDL JSON document comes back as written, explicit defaults included', () => {
+    const json = {
+      $Version: '4.01',
+      $EntityContainer: 'J.C',
+      J: {
+        T: {
+          $Kind: 'EntityType',
+          $Key: ['id'],
+          id: { $Type: 'Edm.Int32', $Nullable: false },
+          name: { $Type: 'Edm.String', $Collection: false },
+          self: { $Kind: 'NavigationProperty', $Type: 'J.T', $Nullable: false, $ContainsTarget: false },
+        },
+        C: { $Kind: 'EntityContainer', ts: { $Collection: true, $Type: 'J.T', $IncludeInServiceDocument: true } },
+      },
+    };
+    expect(JSON.parse(JSON.stringify(csdlJsonFromModel(modelFromCsdl(json))))).toEqual(json);
+  });
 });
