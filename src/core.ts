@@ -50,6 +50,10 @@ export type {
   TypeReference,
   Capabilities,
   PrimitiveTypeName,
+  Schema,
+  SchemaElement,
+  EntityContainer,
+  ContainerMember,
 } from './model/model.js';
 export { bindQuery } from './semantic/bind-query.js';
 export { restrictQuery } from './semantic/restrict-query.js';

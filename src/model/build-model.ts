@@ -19,6 +19,7 @@ import {
 } from './model.js';
 import { InheritedMap, MAX_DERIVATION_DEPTH } from './inherited-map.js';
 import { recordDeclaringType } from './navigation.js';
+import type { CsdlJsonObject } from './csdl-json-types.js';
 
 export interface PropertySpec {
   readonly name: string;
@@ -29,6 +30,10 @@ export interface PropertySpec {
   readonly sortable?: boolean;
   readonly selectable?: boolean;
   readonly facets?: PropertyFacets;
+  /** See {@link Property.declaredType}. */
+  readonly declaredType?: string;
+  /** See {@link Property.csdl}. */
+  readonly csdl?: CsdlJsonObject;
 }
 
 export interface NavigationSpec {
@@ -42,6 +47,8 @@ export interface NavigationSpec {
   readonly containsTarget?: boolean;
   readonly filterable?: boolean;
   readonly expandable?: boolean;
+  /** See {@link NavigationProperty.csdl}. */
+  readonly csdl?: CsdlJsonObject;
 }
 
 export interface StructuredTypeSpec {
@@ -54,6 +61,8 @@ export interface StructuredTypeSpec {
   readonly key?: readonly string[];
   readonly properties: readonly PropertySpec[];
   readonly navigation: readonly NavigationSpec[];
+  /** See {@link StructuredType.csdl}. */
+  readonly csdl?: CsdlJsonObject;
 }
 
 export interface EnumTypeSpec {
@@ -61,6 +70,8 @@ export interface EnumTypeSpec {
   readonly underlyingType?: EnumType['underlyingType'];
   readonly isFlags?: boolean;
   readonly members: readonly (readonly [string, bigint | number])[];
+  /** See {@link EnumType.csdl}. */
+  readonly csdl?: CsdlJsonObject;
 }
 
 export interface EntitySetSpec {
@@ -68,6 +79,8 @@ export interface EntitySetSpec {
   readonly type: string;
   readonly capabilities?: Partial<Capabilities>;
   readonly bindings?: Readonly<Record<string, string>>;
+  /** See {@link EntitySet.csdl}. */
+  readonly csdl?: CsdlJsonObject;
 }
 
 export interface ModelSpec {
@@ -91,12 +104,44 @@ interface MutableStructured {
   open: boolean;
   abstract?: true;
   hasStream?: true;
+  csdl?: CsdlJsonObject;
   key: readonly string[];
   properties: InheritedMap<Property>;
   navigation: InheritedMap<NavigationProperty>;
 }
 
 const COLLECTION = /^Collection\((.+)\)$/;
+
+/**
+ * The built-in abstract primitive type and the path types of vocabulary terms (CSDL 4.01 4.3,
+ * 4.4): a property of such a type is read as `Edm.Untyped` that can be neither filtered nor
+ * sorted (the engine does not query them).
+ */
+const ABSTRACT_PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
+  'Edm.PrimitiveType',
+  'Edm.AnnotationPath',
+  'Edm.PropertyPath',
+  'Edm.NavigationPropertyPath',
+  'Edm.AnyPropertyPath',
+  'Edm.ModelElementPath',
+]);
+
+/** The built-in abstract structured types (CSDL 4.01 4.3): a structured type without members that the engine neither filters, sorts nor expands. */
+function abstractStructuredType(kind: 'entity' | 'complex'): StructuredType {
+  const name = kind === 'entity' ? 'EntityType' : 'ComplexType';
+  return {
+    kind,
+    name,
+    qualifiedName: `Edm.${name}`,
+    baseType: undefined,
+    derivedTypes: [],
+    open: false,
+    abstract: true,
+    key: [],
+    properties: new InheritedMap<Property>(undefined),
+    navigation: new InheritedMap<NavigationProperty>(undefined),
+  };
+}
 
 /** Resolves and checks a model description. Throws an `invalid_model` ODataError (status 500). */
 export function buildModel(spec: ModelSpec): Model {
@@ -121,6 +166,7 @@ export function buildModel(spec: ModelSpec): Model {
       underlyingType: e.underlyingType ?? 'Edm.Int32',
       isFlags: e.isFlags ?? false,
       members,
+      ...(e.csdl === undefined ? {} : { csdl: e.csdl }),
     };
     addType(types, type);
   }
@@ -135,6 +181,7 @@ export function buildModel(spec: ModelSpec): Model {
       open: s.open ?? false,
       ...(s.abstract === true ? { abstract: true as const } : {}),
       ...(s.hasStream === true ? { hasStream: true as const } : {}),
+      ...(s.csdl === undefined ? {} : { csdl: s.csdl }),
       key: s.key ?? [],
       properties: new InheritedMap<Property>(undefined),
       navigation: new InheritedMap<NavigationProperty>(undefined),
@@ -143,8 +190,17 @@ export function buildModel(spec: ModelSpec): Model {
     addType(types, shell as StructuredType);
   }
 
+  const abstractTypes = new Map<'entity' | 'complex', StructuredType>();
+  const abstractType = (kind: 'entity' | 'complex'): StructuredType => {
+    let type = abstractTypes.get(kind);
+    if (type === undefined) abstractTypes.set(kind, (type = abstractStructuredType(kind)));
+    return type;
+  };
   const resolve = (name: string, where: string): TypeReference => {
     if (isPrimitiveTypeName(name)) return { kind: 'primitive', name };
+    if (ABSTRACT_PRIMITIVE_TYPES.has(name)) return { kind: 'primitive', name: 'Edm.Untyped' };
+    if (name === 'Edm.ComplexType') return { kind: 'complex', type: abstractType('complex') };
+    if (name === 'Edm.EntityType') return { kind: 'entity', type: abstractType('entity') };
     const type = types.get(qualify(name));
     if (type === undefined) throw modelError(`Unknown type '${name}' in ${where}`);
     if (type.kind === 'enum') return { kind: 'enum', type };
@@ -205,18 +261,24 @@ export function buildModel(spec: ModelSpec): Model {
       const where = `property '${p.name}' of '${shell.qualifiedName}'`;
       if (shell.properties.has(p.name) || shell.navigation.has(p.name)) throw modelError(`Duplicate member '${p.name}' in '${shell.qualifiedName}'`);
       const match = COLLECTION.exec(p.type);
-      const type = resolve(match ? (match[1] as string) : p.type, where);
+      const typeName = match ? (match[1] as string) : p.type;
+      const type = resolve(typeName, where);
       if (type.kind === 'entity') throw modelError(`${where} has an entity type; use a navigation property`);
+      // A built-in abstract type: read, but not queried.
+      const abstract = ABSTRACT_PRIMITIVE_TYPES.has(typeName) || typeName === 'Edm.ComplexType';
+      const declaredType = p.declaredType ?? (ABSTRACT_PRIMITIVE_TYPES.has(typeName) ? typeName : undefined);
       shell.properties.declare(p.name, {
         kind: 'property',
         name: p.name,
         type,
         collection: match !== null,
         nullable: p.nullable ?? !keyNames.has(p.name),
-        filterable: p.filterable ?? true,
-        sortable: p.sortable ?? true,
+        filterable: abstract ? false : (p.filterable ?? true),
+        sortable: abstract ? false : (p.sortable ?? true),
         selectable: p.selectable ?? true,
         ...(p.facets === undefined ? {} : { facets: p.facets }),
+        ...(declaredType === undefined ? {} : { declaredType }),
+        ...(p.csdl === undefined ? {} : { csdl: p.csdl }),
       });
     }
   }
@@ -230,6 +292,7 @@ export function buildModel(spec: ModelSpec): Model {
       const match = COLLECTION.exec(n.type);
       const target = resolve(match ? (match[1] as string) : n.type, where);
       if (target.kind !== 'entity') throw modelError(`${where} must target an entity type`);
+      const abstract = target.type === abstractTypes.get('entity');
       const constraints = Object.entries(n.constraints ?? {}).map(([property, referencedProperty]) => {
         if (!shell.properties.has(property)) throw modelError(`${where}: constraint property '${property}' does not exist`);
         if (!target.type.properties.has(referencedProperty)) {
@@ -246,8 +309,9 @@ export function buildModel(spec: ModelSpec): Model {
         constraints,
         partner: n.partner,
         ...(n.containsTarget === true ? { containsTarget: true as const } : {}),
-        filterable: n.filterable ?? true,
-        expandable: n.expandable ?? true,
+        filterable: abstract ? false : (n.filterable ?? true),
+        expandable: abstract ? false : (n.expandable ?? true),
+        ...(n.csdl === undefined ? {} : { csdl: n.csdl }),
       };
       shell.navigation.declare(n.name, declared);
       recordDeclaringType(declared, shell);
@@ -258,7 +322,13 @@ export function buildModel(spec: ModelSpec): Model {
     // An inherited key was checked on the type that declares it.
     if (shell.kind !== 'entity' || shell.key === shell.baseType?.key) continue;
     for (const key of shell.key) {
-      const property = shell.properties.get(key);
+      // A key property may be a property of a complex property (a path `info/number`, CSDL 6.5).
+      let property: Property | undefined;
+      let owner: StructuredType | undefined = shell as StructuredType;
+      for (const segment of key.split('/')) {
+        property = owner?.properties.get(segment);
+        owner = property !== undefined && !property.collection && property.type.kind === 'complex' ? property.type.type : undefined;
+      }
       if (property === undefined) throw modelError(`Key property '${key}' does not exist on '${shell.qualifiedName}'`);
       if (property.collection || property.type.kind === 'complex')
         throw modelError(`Key property '${key}' of '${shell.qualifiedName}' must be primitive or enum`);
@@ -289,7 +359,13 @@ export function buildModel(spec: ModelSpec): Model {
     if (capabilities.maxTop !== undefined && (!Number.isSafeInteger(capabilities.maxTop) || capabilities.maxTop < 0)) {
       throw modelError(`maxTop of entity set '${set.name}' must be a non-negative integer`);
     }
-    entitySets.set(set.name, { name: set.name, type, capabilities, bindings: new Map(Object.entries(set.bindings ?? {})) });
+    entitySets.set(set.name, {
+      name: set.name,
+      type,
+      capabilities,
+      bindings: new Map(Object.entries(set.bindings ?? {})),
+      ...(set.csdl === undefined ? {} : { csdl: set.csdl }),
+    });
   }
 
   return { namespace, alias, types, entitySets };

@@ -18,6 +18,8 @@ import {
 import { ODATA_ENGINE_VOCABULARY } from './csdl-json.js';
 import { declaredMembers } from './inherited-map.js';
 import type { CsdlJson, CsdlJsonObject } from './csdl-json-types.js';
+import { copyXmlDetails } from './csdl-xml-details.js';
+import type { EntityContainer, Schema } from './model.js';
 
 /** Options of {@link csdlJsonFromModel} (and `csdlXmlFromModel`). */
 export interface CsdlWriteOptions {
@@ -52,17 +54,25 @@ function typeName(type: TypeReference): string {
   return type.kind === 'primitive' ? type.name : type.type.qualifiedName;
 }
 
+/** Adds what an element's CSDL JSON said beyond its model fields (`csdl`), with the XML reader's details. */
+function overlay(result: CsdlJsonObject, csdl: CsdlJsonObject | undefined): CsdlJsonObject {
+  if (csdl === undefined) return result;
+  for (const key of Object.keys(csdl)) put(result, key, csdl[key] as CsdlJson);
+  copyXmlDetails(csdl, result);
+  return result;
+}
+
 function enumJson(type: EnumType): CsdlJsonObject {
   const result: CsdlJsonObject = { $Kind: 'EnumType' };
   if (type.underlyingType !== 'Edm.Int32') put(result, '$UnderlyingType', type.underlyingType);
   if (type.isFlags) put(result, '$IsFlags', true);
   for (const [name, value] of type.members) put(result, name, Number.isSafeInteger(Number(value)) ? Number(value) : String(value));
-  return result;
+  return overlay(result, type.csdl);
 }
 
-function propertyJson(property: Property, used: Set<string>): CsdlJsonObject {
+function propertyJson(property: Property, used: Set<string> | undefined): CsdlJsonObject {
   const result: CsdlJsonObject = {};
-  const type = typeName(property.type);
+  const type = property.declaredType ?? typeName(property.type);
   if (type !== 'Edm.String') put(result, '$Type', type);
   if (property.collection) put(result, '$Collection', true);
   if (property.nullable) put(result, '$Nullable', true);
@@ -71,12 +81,13 @@ function propertyJson(property: Property, used: Set<string>): CsdlJsonObject {
   if (facets?.precision !== undefined) put(result, '$Precision', facets.precision);
   if (facets?.scale !== undefined) put(result, '$Scale', facets.scale);
   if (facets?.srid !== undefined) put(result, '$SRID', facets.srid);
-  // Core.Permissions None: the property can be neither selected, filtered nor sorted.
-  if (!property.selectable && !property.filterable && !property.sortable) {
+  // Core.Permissions None: the property can be neither selected, filtered nor sorted (a model
+  // read from CSDL has its annotations as written).
+  if (used !== undefined && !property.selectable && !property.filterable && !property.sortable) {
     used.add(CORE);
     put(result, '@Core.Permissions', 'None');
   }
-  return result;
+  return overlay(result, property.csdl);
 }
 
 function navigationJson(navigation: NavigationProperty): CsdlJsonObject {
@@ -90,10 +101,10 @@ function navigationJson(navigation: NavigationProperty): CsdlJsonObject {
     for (const { property, referencedProperty } of navigation.constraints) put(constraints, property, referencedProperty);
     put(result, '$ReferentialConstraint', constraints);
   }
-  return result;
+  return overlay(result, navigation.csdl);
 }
 
-function structuredJson(type: StructuredType, used: Set<string>): CsdlJsonObject {
+function structuredJson(type: StructuredType, used: Set<string> | undefined): CsdlJsonObject {
   const base = type.baseType;
   const result: CsdlJsonObject = { $Kind: type.kind === 'entity' ? 'EntityType' : 'ComplexType' };
   if (base !== undefined) put(result, '$BaseType', base.qualifiedName);
@@ -105,7 +116,36 @@ function structuredJson(type: StructuredType, used: Set<string>): CsdlJsonObject
   // Inherited members are the base type's own objects: only the declared ones are written here.
   for (const [name, property] of declaredMembers(type.properties, base?.properties)) put(result, name, propertyJson(property, used));
   for (const [name, navigation] of declaredMembers(type.navigation, base?.navigation)) put(result, name, navigationJson(navigation));
-  return result;
+  return overlay(result, type.csdl);
+}
+
+function entitySetJson(set: EntitySet): CsdlJsonObject {
+  const member: CsdlJsonObject = { $Collection: true, $Type: set.type.qualifiedName };
+  if (set.bindings.size > 0) {
+    const bindings: CsdlJsonObject = {};
+    for (const [path, target] of set.bindings) put(bindings, path, target);
+    put(member, '$NavigationPropertyBinding', bindings);
+  }
+  return member;
+}
+
+function containerJson(container: EntityContainer): CsdlJsonObject {
+  const result: CsdlJsonObject = { $Kind: 'EntityContainer' };
+  for (const [name, member] of container.members)
+    put(result, name, member.kind === 'entitySet' ? overlay(entitySetJson(member.entitySet), member.entitySet.csdl) : member.csdl);
+  return overlay(result, container.csdl);
+}
+
+/** A schema of a model read from CSDL: its elements in document order, from the model and their CSDL JSON. */
+function schemaJson(schema: Schema): CsdlJsonObject {
+  const result: CsdlJsonObject = {};
+  if (schema.csdl.$Alias !== undefined) put(result, '$Alias', schema.csdl.$Alias);
+  for (const [name, element] of schema.elements) {
+    if (element.kind === 'type') put(result, name, element.type.kind === 'enum' ? enumJson(element.type) : structuredJson(element.type, undefined));
+    else if (element.kind === 'container') put(result, name, containerJson(element.container));
+    else put(result, name, element.csdl);
+  }
+  return overlay(result, schema.csdl);
 }
 
 const propertyPaths = (names: ReadonlySet<string>, kind: '$PropertyPath' | '$NavigationPropertyPath'): CsdlJson[] =>
@@ -152,8 +192,14 @@ function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set
 }
 
 /**
- * Writes a model as a CSDL JSON document (4.01) that `modelFromCsdl` reads back into an equal
- * model. Each namespace of the model's types is a schema (the model's own first, with its
+ * Writes a model as a CSDL JSON document that `modelFromCsdl` reads back into an equal model.
+ *
+ * A model read from CSDL ({@link Model.schemas} present) is written as it was read: its version,
+ * references, every schema with its elements in document order, its types from the model with
+ * what their `csdl` fields kept (annotations, names as spelled), and its other elements and
+ * annotations in their CSDL JSON form; `options` do not apply.
+ *
+ * A model built otherwise (`defineModel`) is written as CSDL JSON 4.01. Each namespace of the model's types is a schema (the model's own first, with its
  * alias); the entity sets are in one entity container (`Container`, or
  * {@link CsdlWriteOptions.containerName}) in the model's namespace. Capabilities that differ from
  * "everything allowed" are written as `Capabilities` vocabulary annotations on the sets (and a
@@ -164,6 +210,14 @@ function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set
  * `None` (a property that can be neither selected, filtered nor sorted).
  */
 export function csdlJsonFromModel(model: Model, options: CsdlWriteOptions = {}): CsdlJsonObject {
+  if (model.schemas !== undefined) {
+    // A model read from CSDL: written as it was read.
+    const document: CsdlJsonObject = { $Version: model.version ?? '4.01' };
+    if (model.entityContainer !== undefined) put(document, '$EntityContainer', model.entityContainer);
+    if (model.references !== undefined) put(document, '$Reference', model.references);
+    for (const schema of model.schemas) put(document, schema.namespace, schemaJson(schema));
+    return document;
+  }
   const containerName = options.containerName ?? 'Container';
   const used = new Set<string>();
   const schemas = new Map<string, CsdlJsonObject>([[model.namespace, model.alias === undefined ? {} : { $Alias: model.alias }]]);
@@ -177,12 +231,7 @@ export function csdlJsonFromModel(model: Model, options: CsdlWriteOptions = {}):
   }
   const container: CsdlJsonObject = { $Kind: 'EntityContainer' };
   for (const set of model.entitySets.values()) {
-    const member: CsdlJsonObject = { $Collection: true, $Type: set.type.qualifiedName };
-    if (set.bindings.size > 0) {
-      const bindings: CsdlJsonObject = {};
-      for (const [path, target] of set.bindings) put(bindings, path, target);
-      put(member, '$NavigationPropertyBinding', bindings);
-    }
+    const member = entitySetJson(set);
     capabilityAnnotations(set, member, used);
     put(container, set.name, member);
   }

@@ -8,6 +8,7 @@ import { modelError } from './build-model.js';
 import type { ODataError } from '../errors/odata-error.js';
 import { csdlJsonFromModel, type CsdlWriteOptions } from './csdl-json-write.js';
 import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+import { setXmlDetail, xmlDetail, type XmlDetail } from './csdl-xml-details.js';
 
 /** Terms whose values are enumeration members, and their enumeration types (JSON writes the bare member name). */
 const ENUM_TERMS: ReadonlyMap<string, string> = new Map([['Org.OData.Core.V1.Permissions', 'Org.OData.Core.V1.Permission']]);
@@ -47,6 +48,41 @@ interface Element {
 
 function element(name: string, attributes: [string, string | undefined][] = [], children: (Element | string)[] = []): Element {
   return { name, attributes: attributes.filter((a): a is [string, string] => a[1] !== undefined), children };
+}
+
+/** `element` with the attributes of other XML namespaces that the reader kept for `object` (each prefix declared on it). */
+function withForeign(target: Element, object: CsdlJsonObject): Element {
+  const foreign = xmlDetail(object, '$')?.foreign;
+  if (foreign === undefined) return target;
+  // Idempotent: an element's attributes are written once, whoever adds them.
+  const present = new Set(target.attributes.map(([name]) => name));
+  for (const attribute of foreign) {
+    const declaration = `xmlns:${attribute.prefix}`;
+    if (!present.has(declaration)) {
+      present.add(declaration);
+      target.attributes.push([declaration, attribute.uri]);
+    }
+    const name = `${attribute.prefix}:${attribute.local}`;
+    if (!present.has(name)) {
+      present.add(name);
+      target.attributes.push([name, attribute.value]);
+    }
+  }
+  return target;
+}
+
+/** A constant as the XML reader found it (its element name and text), while its JSON value is unchanged. */
+function constantDetail(holder: object | undefined, key: string | undefined, value: CsdlJson): { kind: string; text: string } | undefined {
+  if (holder === undefined || key === undefined) return undefined;
+  const constant = xmlDetail(holder, key)?.constant;
+  return constant !== undefined && constant.value === value ? constant : undefined;
+}
+
+/** A holder of one value with its detail (a repeated member's earlier value, which its JSON object does not hold). */
+function detailHolder(key: string, duplicate: { readonly value: CsdlJson; readonly detail: XmlDetail | undefined }): object {
+  const holder = {};
+  if (duplicate.detail !== undefined) setXmlDetail(holder, key, duplicate.detail);
+  return holder;
 }
 
 const tooDeep = (): ODataError => modelError(`The CSDL XML document would nest elements deeper than ${MAX_XML_DEPTH} levels, which the reader refuses`);
@@ -170,12 +206,20 @@ class Writer {
       // `@type` is a record's type, not an annotation.
       if (key === '@type') continue;
       const [term, qualifier] = key.slice(prefix.length + 1).split('#') as [string, string | undefined];
+      for (const duplicate of xmlDetail(object, key)?.duplicates ?? []) {
+        const earlier = element('Annotation', [
+          ['Term', term],
+          ['Qualifier', qualifier],
+        ]);
+        this.value(earlier, duplicate.value, detailHolder(key, duplicate), key);
+        result.push(earlier);
+      }
       const enumType = ENUM_TERMS.get(this.fullTerm(term));
       const annotation = element('Annotation', [
         ['Term', term],
         ['Qualifier', qualifier],
       ]);
-      if (enumType !== undefined && typeof value === 'string') {
+      if (enumType !== undefined && typeof value === 'string' && constantDetail(object, key, value) === undefined) {
         annotation.attributes.push([
           'EnumMember',
           value
@@ -184,7 +228,7 @@ class Writer {
             .join(' '),
         ]);
       } else {
-        this.value(annotation, value);
+        this.value(annotation, value, object, key);
       }
       annotation.children.push(...this.nested(() => this.annotations(object, key)));
       result.push(annotation);
@@ -193,22 +237,33 @@ class Writer {
   }
 
   /** The value of an `Annotation` or `PropertyValue`: an attribute for a constant or path, else a child expression. */
-  value(target: Element, value: CsdlJson): void {
-    if (typeof value === 'string') target.attributes.push(['String', value]);
+  value(target: Element, value: CsdlJson, holder?: object, key?: string): void {
+    const constant = constantDetail(holder, key, value);
+    // A tag: an annotation of a Boolean term without a value.
+    if (constant !== undefined && constant.kind === '') return;
+    if (holder !== undefined && key !== undefined && xmlDetail(holder, key)?.elementNotation === true) {
+      target.children.push(this.expression(value, holder, key));
+      return;
+    }
+    if (constant !== undefined) target.attributes.push([constant.kind, constant.text]);
+    else if (typeof value === 'string') target.attributes.push(['String', value]);
     else if (typeof value === 'boolean') target.attributes.push(['Bool', String(value)]);
     else if (typeof value === 'number') target.attributes.push([Number.isInteger(value) ? 'Int' : 'Float', String(value)]);
     else {
       const path = isObject(value) && Object.keys(value).length === 1 ? PATHS.find((p) => typeof value[p] === 'string') : undefined;
       if (path !== undefined) target.attributes.push([path.slice(1), (value as CsdlJsonObject)[path] as string]);
-      else target.children.push(this.expression(value));
+      else target.children.push(this.expression(value, holder, key));
     }
   }
 
-  expression(value: CsdlJson): Element {
-    return this.nested(() => this.expressionElement(value));
+  /** The expression element of `value`, the member `key` of `holder` (for the reader's details). */
+  expression(value: CsdlJson, holder?: object, key?: string): Element {
+    return this.nested(() => this.expressionElement(value, holder, key));
   }
 
-  private expressionElement(value: CsdlJson): Element {
+  private expressionElement(value: CsdlJson, holder?: object, key?: string): Element {
+    const constant = constantDetail(holder, key, value);
+    if (constant !== undefined && constant.kind !== '') return element(constant.kind, [], constant.text === '' ? [] : [constant.text]);
     if (value === null) return element('Null');
     if (typeof value === 'string') return element('String', [], [value]);
     if (typeof value === 'boolean') return element('Bool', [], [String(value)]);
@@ -217,28 +272,38 @@ class Writer {
       return element(
         'Collection',
         [],
-        value.map((item) => this.expression(item)),
+        value.map((item, index) => this.expression(item, value, String(index))),
       );
     const own = this.annotations(value);
+    if (has(value, '$Null')) return element('Null', [], own);
     for (const path of PATHS) if (typeof value[path] === 'string') return element(path.slice(1), [], [value[path] as string]);
     const list = LISTS.find((name) => Array.isArray(value[name]));
-    if (list !== undefined) return element(list.slice(1), [], [...(value[list] as CsdlJson[]).map((v) => this.expression(v)), ...own]);
-    for (const name of ['$Not', '$Neg'] as const) if (has(value, name)) return element(name.slice(1), [], [this.expression(value[name] as CsdlJson), ...own]);
-    if (Array.isArray(value.$Apply)) return element('Apply', [['Function', String(value.$Function)]], [...value.$Apply.map((v) => this.expression(v)), ...own]);
+    if (list !== undefined) {
+      const operands = value[list] as CsdlJson[];
+      return element(list.slice(1), [], [...operands.map((v, index) => this.expression(v, operands, String(index))), ...own]);
+    }
+    for (const name of ['$Not', '$Neg'] as const)
+      if (has(value, name)) return element(name.slice(1), [], [this.expression(value[name] as CsdlJson, value, name), ...own]);
+    if (Array.isArray(value.$Apply)) {
+      const operands = value.$Apply;
+      return element('Apply', [['Function', String(value.$Function)]], [...operands.map((v, index) => this.expression(v, operands, String(index))), ...own]);
+    }
     for (const name of ['$Cast', '$IsOf'] as const) {
       if (has(value, name))
-        return element(name.slice(1), [...typeAttributes(value), ...facetAttributes(value)], [this.expression(value[name] as CsdlJson), ...own]);
+        return element(name.slice(1), [...typeAttributes(value), ...facetAttributes(value)], [this.expression(value[name] as CsdlJson, value, name), ...own]);
     }
     if (has(value, '$LabeledElement')) {
       const labeled = element('LabeledElement', [['Name', String(value.$Name)]]);
-      this.value(labeled, value.$LabeledElement as CsdlJson);
+      this.value(labeled, value.$LabeledElement as CsdlJson, value, '$LabeledElement');
       labeled.children.push(...own);
       return labeled;
     }
     if (typeof value.$LabeledElementReference === 'string') return element('LabeledElementReference', [], [value.$LabeledElementReference]);
     if (has(value, '$UrlRef')) {
       const urlRef = element('UrlRef');
-      this.value(urlRef, value.$UrlRef as CsdlJson);
+      // A child expression, unless the reader found the value as an attribute (which it also takes).
+      if (xmlDetail(value, '$UrlRef') === undefined) urlRef.children.push(this.expression(value.$UrlRef as CsdlJson, value, '$UrlRef'));
+      else this.value(urlRef, value.$UrlRef as CsdlJson, value, '$UrlRef');
       urlRef.children.push(...own);
       return urlRef;
     }
@@ -247,8 +312,13 @@ class Writer {
     const record = element('Record', [['Type', type]]);
     for (const [property, propertyValue] of entries(value)) {
       if (property.includes('@')) continue;
+      for (const duplicate of xmlDetail(value, property)?.duplicates ?? []) {
+        const earlier = element('PropertyValue', [['Property', property]]);
+        this.value(earlier, duplicate.value, detailHolder(property, duplicate), property);
+        record.children.push(earlier);
+      }
       const propertyElement = element('PropertyValue', [['Property', property]]);
-      this.value(propertyElement, propertyValue);
+      this.value(propertyElement, propertyValue, value, property);
       propertyElement.children.push(...this.annotations(value, property));
       record.children.push(propertyElement);
     }
@@ -265,7 +335,7 @@ function typeAttributes(object: CsdlJsonObject): [string, string | undefined][] 
 function facetAttributes(object: CsdlJsonObject): [string, string | undefined][] {
   const text = (key: string): string | undefined => (object[key] === undefined || object[key] === null ? undefined : String(object[key]));
   return [
-    ['MaxLength', text('$MaxLength')],
+    ['MaxLength', xmlDetail(object, '$')?.maxLength ?? text('$MaxLength')],
     ['Precision', text('$Precision')],
     ['Scale', text('$Scale')],
     ['SRID', text('$SRID')],
@@ -277,6 +347,7 @@ function facetAttributes(object: CsdlJsonObject): [string, string | undefined][]
 /** `Nullable`: written where it differs from XML's default. */
 function nullableAttribute(object: CsdlJsonObject, xmlDefault: boolean): [string, string | undefined] {
   const value = object.$Nullable === true;
+  if (value && xmlDetail(object, '$')?.nullableTrue === true) return ['Nullable', 'true'];
   return ['Nullable', value === xmlDefault ? undefined : String(value)];
 }
 
@@ -300,23 +371,25 @@ function memberElements(writer: Writer, kind: string, name: string, value: CsdlJ
             )
         : [];
       const onDelete = typeof value.$OnDelete === 'string' ? [element('OnDelete', [['Action', value.$OnDelete]], writer.annotations(value, '$OnDelete'))] : [];
-      return element(
-        'NavigationProperty',
-        [
-          ['Name', name],
-          ...typeAttributes(value),
-          value.$Collection === true ? ['Nullable', undefined] : nullableAttribute(value, true),
-          ['Partner', typeof value.$Partner === 'string' ? value.$Partner : undefined],
-          trueAttribute(value, '$ContainsTarget'),
-        ],
-        [...constraints, ...onDelete, ...writer.annotations(value)],
+      return withForeign(
+        element(
+          'NavigationProperty',
+          [
+            ['Name', name],
+            ...typeAttributes(value),
+            value.$Collection === true ? ['Nullable', undefined] : nullableAttribute(value, true),
+            ['Partner', typeof value.$Partner === 'string' ? value.$Partner : undefined],
+            trueAttribute(value, '$ContainsTarget'),
+          ],
+          [...constraints, ...onDelete, ...writer.annotations(value)],
+        ),
+        value,
       );
     }
     default:
-      return element(
-        'Property',
-        [['Name', name], ...typeAttributes(value), nullableAttribute(value, true), ...facetAttributes(value)],
-        writer.annotations(value),
+      return withForeign(
+        element('Property', [['Name', name], ...typeAttributes(value), nullableAttribute(value, true), ...facetAttributes(value)], writer.annotations(value)),
+        value,
       );
   }
 }
@@ -345,16 +418,19 @@ function structuredElement(writer: Writer, name: string, value: CsdlJsonObject):
     if (member.startsWith('$') || member.includes('@') || !isObject(memberValue)) continue;
     children.push(memberElements(writer, memberValue.$Kind === 'NavigationProperty' ? 'NavigationProperty' : 'Property', member, memberValue));
   }
-  return element(
-    String(value.$Kind),
-    [
-      ['Name', name],
-      ['BaseType', typeof value.$BaseType === 'string' ? value.$BaseType : undefined],
-      trueAttribute(value, '$Abstract'),
-      trueAttribute(value, '$OpenType'),
-      trueAttribute(value, '$HasStream'),
-    ],
-    [...children, ...writer.annotations(value)],
+  return withForeign(
+    element(
+      String(value.$Kind),
+      [
+        ['Name', name],
+        ['BaseType', typeof value.$BaseType === 'string' ? value.$BaseType : undefined],
+        trueAttribute(value, '$Abstract'),
+        trueAttribute(value, '$OpenType'),
+        trueAttribute(value, '$HasStream'),
+      ],
+      [...children, ...writer.annotations(value)],
+    ),
+    value,
   );
 }
 
@@ -363,27 +439,36 @@ function operationElement(writer: Writer, name: string, value: CsdlJsonObject): 
     ? value.$Parameter
         .filter(isObject)
         .map((p) =>
-          element('Parameter', [['Name', String(p.$Name)], ...typeAttributes(p), nullableAttribute(p, true), ...facetAttributes(p)], writer.annotations(p)),
+          withForeign(
+            element('Parameter', [['Name', String(p.$Name)], ...typeAttributes(p), nullableAttribute(p, true), ...facetAttributes(p)], writer.annotations(p)),
+            p,
+          ),
         )
     : [];
   const returnType = isObject(value.$ReturnType)
     ? [
-        element(
-          'ReturnType',
-          [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)],
-          writer.annotations(value.$ReturnType),
+        withForeign(
+          element(
+            'ReturnType',
+            [...typeAttributes(value.$ReturnType), nullableAttribute(value.$ReturnType, true), ...facetAttributes(value.$ReturnType)],
+            writer.annotations(value.$ReturnType),
+          ),
+          value.$ReturnType,
         ),
       ]
     : [];
-  return element(
-    String(value.$Kind),
-    [
-      ['Name', name],
-      trueAttribute(value, '$IsBound'),
-      trueAttribute(value, '$IsComposable'),
-      ['EntitySetPath', typeof value.$EntitySetPath === 'string' ? value.$EntitySetPath : undefined],
-    ],
-    [...parameters, ...returnType, ...writer.annotations(value)],
+  return withForeign(
+    element(
+      String(value.$Kind),
+      [
+        ['Name', name],
+        trueAttribute(value, '$IsBound'),
+        trueAttribute(value, '$IsComposable'),
+        ['EntitySetPath', typeof value.$EntitySetPath === 'string' ? value.$EntitySetPath : undefined],
+      ],
+      [...parameters, ...returnType, ...writer.annotations(value)],
+    ),
+    value,
   );
 }
 
@@ -403,6 +488,7 @@ function containerElement(writer: Writer, name: string, value: CsdlJsonObject): 
   for (const [member, m] of entries(value)) {
     if (member.startsWith('$') || member.includes('@') || !isObject(m)) continue;
     const own = writer.annotations(m);
+    const count = children.length;
     if (m.$Collection === true) {
       children.push(
         element(
@@ -443,14 +529,18 @@ function containerElement(writer: Writer, name: string, value: CsdlJsonObject): 
     } else {
       children.push(element('Singleton', [['Name', member], ['Type', String(m.$Type)], nullableAttribute(m, false)], [...bindingElements(m), ...own]));
     }
+    if (children.length > count) withForeign(children[children.length - 1] as Element, m);
   }
-  return element(
-    'EntityContainer',
-    [
-      ['Name', name],
-      ['Extends', typeof value.$Extends === 'string' ? value.$Extends : undefined],
-    ],
-    [...children, ...writer.annotations(value)],
+  return withForeign(
+    element(
+      'EntityContainer',
+      [
+        ['Name', name],
+        ['Extends', typeof value.$Extends === 'string' ? value.$Extends : undefined],
+      ],
+      [...children, ...writer.annotations(value)],
+    ),
+    value,
   );
 }
 
@@ -463,12 +553,14 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
       continue;
     }
     if (!isObject(value)) continue;
+    const count = children.length;
     switch (value.$Kind) {
       case 'EntityType':
       case 'ComplexType':
         children.push(structuredElement(writer, name, value));
         break;
       case 'EnumType': {
+        const implicit = xmlDetail(value, '$')?.implicitValues === true;
         const members = entries(value)
           .filter(([member]) => !member.startsWith('$') && !member.includes('@'))
           .map(([member, memberValue]) =>
@@ -476,7 +568,7 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
               'Member',
               [
                 ['Name', member],
-                ['Value', String(memberValue)],
+                ['Value', implicit ? undefined : String(memberValue)],
               ],
               writer.annotations(value, member),
             ),
@@ -521,6 +613,9 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
       default:
         break;
     }
+    if (children.length > count && value.$Kind !== 'EntityContainer') withForeign(children[children.length - 1] as Element, value);
+    // Operations that CSDL JSON could not hold beside this element of the same name.
+    for (const operation of xmlDetail(schema, name)?.operations ?? []) if (isObject(operation)) children.push(operationElement(writer, name, operation));
   }
   if (isObject(schema.$Annotations)) {
     for (const [target, annotations] of entries(schema.$Annotations)) {
@@ -528,13 +623,16 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
     }
   }
   children.push(...writer.annotations(schema));
-  return element(
-    'Schema',
-    [
-      ['Namespace', namespace],
-      ['Alias', typeof schema.$Alias === 'string' ? schema.$Alias : undefined],
-    ],
-    children,
+  return withForeign(
+    element(
+      'Schema',
+      [
+        ['Namespace', namespace],
+        ['Alias', typeof schema.$Alias === 'string' ? schema.$Alias : undefined],
+      ],
+      children,
+    ),
+    schema,
   );
 }
 
@@ -544,8 +642,11 @@ function schemaElement(writer: Writer, namespace: string, schema: CsdlJsonObject
  * container and `Annotations` blocks, and every annotation as an `Annotation` element.
  * `csdlJsonFromXml` reads the result back into the same JSON document.
  *
- * Annotation values in JSON do not say their type: a string is written as `String` (as
- * `EnumMember` for `Core.Permissions`), a number as `Int` or `Float`.
+ * Annotation values in JSON do not say their type. Where the CSDL XML reader recorded how the
+ * document wrote a constant (its kind and text), or other details CSDL JSON cannot hold
+ * (`MaxLength="max"`, attributes of other XML namespaces, repeated annotations, …), they are
+ * written as read; otherwise a string is written as `String` (as `EnumMember` for
+ * `Core.Permissions`), a number as `Int` or `Float`.
  *
  * @throws {ODataError} `invalid_model` (status 500) when `document` is not a JSON object
  */

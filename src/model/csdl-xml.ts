@@ -11,6 +11,7 @@ import type { Model } from './model.js';
 import { modelError } from './build-model.js';
 import { modelFromCsdl } from './csdl-json.js';
 import { EDM_NAMESPACE, EDMX_NAMESPACE, MAX_XML_DEPTH, type CsdlJson, type CsdlJsonObject } from './csdl-json-types.js';
+import { setXmlDetail, xmlDetail, type ForeignAttribute } from './csdl-xml-details.js';
 
 /** Options of the CSDL XML reader. */
 export interface CsdlXmlOptions {
@@ -32,8 +33,10 @@ const OLD_EDMX_NAMESPACES = new Set(['http://schemas.microsoft.com/ado/2007/06/e
 interface XmlElement {
   readonly uri: string;
   readonly local: string;
-  /** Attributes without a namespace prefix (the CSDL ones); foreign attributes are dropped. */
+  /** Attributes without a namespace prefix (the CSDL ones). */
   readonly attributes: ReadonlyMap<string, string>;
+  /** Attributes of other XML namespaces (kept as {@link XmlDetail}s of the JSON object read from the element). */
+  readonly foreign: readonly ForeignAttribute[] | undefined;
   /** Shared (and empty) until the first child: a document is mostly leaves. */
   children: readonly XmlElement[];
   text: string;
@@ -68,10 +71,22 @@ function parseXml(xml: string): XmlElement {
   parser.on('opentag', (tag: SaxesTagNS) => {
     if (stack.length >= MAX_DEPTH) throw modelError(`The CSDL XML document nests elements deeper than ${MAX_DEPTH} levels`);
     let attributes: Map<string, string> | undefined;
+    let foreign: ForeignAttribute[] | undefined;
     for (const attribute of Object.values(tag.attributes)) {
-      if (attribute.prefix === '' && attribute.local !== 'xmlns') (attributes ??= new Map()).set(attribute.local, attribute.value);
+      if (attribute.prefix === '') {
+        if (attribute.local !== 'xmlns') (attributes ??= new Map()).set(attribute.local, attribute.value);
+      } else if (attribute.prefix !== 'xmlns' && attribute.uri !== EDM_NAMESPACE && attribute.uri !== EDMX_NAMESPACE) {
+        (foreign ??= []).push({ uri: attribute.uri, prefix: attribute.prefix, local: attribute.local, value: attribute.value });
+      }
     }
-    const element: XmlElement = { uri: tag.uri, local: tag.local, attributes: attributes ?? NO_ATTRIBUTES, children: NO_CHILDREN, text: '' };
+    const element: XmlElement = {
+      uri: tag.uri,
+      local: tag.local,
+      attributes: attributes ?? NO_ATTRIBUTES,
+      foreign,
+      children: NO_CHILDREN,
+      text: '',
+    };
     const parent = stack[stack.length - 1];
     if (parent === undefined) root = element;
     else if (parent.children === NO_CHILDREN) parent.children = [element];
@@ -160,11 +175,36 @@ const PATHS = ['AnnotationPath', 'ModelElementPath', 'NavigationPropertyPath', '
 /** Dynamic expressions with two (or, for `If`, three) operands: `{ "$And": [a, b] }`. */
 const LISTS = new Set(['And', 'Or', 'Eq', 'Ne', 'Gt', 'Ge', 'Lt', 'Le', 'Has', 'In', 'Add', 'Sub', 'Mul', 'Div', 'DivBy', 'Mod', 'If']);
 
-/** The value of an `Annotation` or `PropertyValue`: its attribute form, its child expression, or `true` (a tag). */
-function valueOf(element: XmlElement): CsdlJson {
+/** Whether the XML writer, without a detail, writes the JSON `value` as the constant `kind` with this `text`. */
+function writtenAs(value: CsdlJson, kind: string, text: string): boolean {
+  switch (typeof value) {
+    case 'string':
+      return kind === 'String' && text === value;
+    case 'boolean':
+      return kind === 'Bool' && text === String(value);
+    case 'number':
+      return kind === (Number.isInteger(value) ? 'Int' : 'Float') && text === String(value);
+    default:
+      return false;
+  }
+}
+
+/** Records how a constant was written, when the XML writer would not write it so from its JSON value. */
+function constant(holder: object, key: string, kind: string, text: string, value: CsdlJson): CsdlJson {
+  if (!writtenAs(value, kind, text)) setXmlDetail(holder, key, { constant: { kind, text, value } });
+  return value;
+}
+
+/** The attributes of other XML namespaces of `element`, kept as a detail of the JSON object read from it. */
+function keepForeign(target: CsdlJsonObject, element: XmlElement): void {
+  if (element.foreign !== undefined) setXmlDetail(target, '$', { foreign: element.foreign });
+}
+
+/** The value of an `Annotation` or `PropertyValue` (member `key` of `holder`): its attribute form, its child expression, or `true` (a tag). */
+function valueOf(element: XmlElement, holder: object, key: string): CsdlJson {
   for (const [name, convert] of Object.entries(CONSTANTS)) {
     const text = element.attributes.get(name);
-    if (text !== undefined) return convert(text);
+    if (text !== undefined) return constant(holder, key, name, text, convert(text));
   }
   for (const name of PATHS) {
     const text = element.attributes.get(name);
@@ -174,7 +214,23 @@ function valueOf(element: XmlElement): CsdlJson {
   if (urlRef !== undefined) return { $UrlRef: urlRef };
   const expression = edmChildren(element).find((c) => c.local !== 'Annotation');
   // An annotation without a value applies a Boolean term (a tag such as Core.Computed): true.
-  return expression === undefined ? true : expressionOf(expression);
+  if (expression === undefined) {
+    setXmlDetail(holder, key, { constant: { kind: '', text: '', value: true } });
+    return true;
+  }
+  const value = expressionOf(expression, holder, key);
+  // A constant or a path in element notation, which the writer would write as an attribute.
+  if (Object.prototype.hasOwnProperty.call(CONSTANTS, expression.local) || (PATHS as readonly string[]).includes(expression.local))
+    setXmlDetail(holder, key, { elementNotation: true });
+  return value;
+}
+
+/** Before a member is set again (a repeated annotation or record property): its value, kept as a detail. */
+function keepDuplicate(holder: CsdlJsonObject, key: string): void {
+  const earlier = own(holder, key);
+  if (earlier === undefined) return;
+  const detail = xmlDetail(holder, key);
+  setXmlDetail(holder, key, { duplicates: [...(detail?.duplicates ?? []), { value: earlier, detail: { ...detail, duplicates: undefined } }] });
 }
 
 /** Inline annotations of an element onto a JSON object: `@Term#Qualifier`, and annotations of annotations. */
@@ -182,25 +238,34 @@ function annotate(target: CsdlJsonObject, element: XmlElement, prefix = '', qual
   for (const annotation of edmChildren(element, 'Annotation')) {
     const ownQualifier = annotation.attributes.get('Qualifier') ?? qualifier;
     const key = `${prefix}@${required(annotation, 'Term')}${ownQualifier === undefined ? '' : `#${ownQualifier}`}`;
-    put(target, key, valueOf(annotation));
+    keepDuplicate(target, key);
+    put(target, key, valueOf(annotation, target, key));
     annotate(target, annotation, key);
   }
 }
 
-function expressionOf(element: XmlElement): CsdlJson {
+/** An annotation expression, the member `key` of `holder` (an array index as a string). */
+function expressionOf(element: XmlElement, holder: object, key: string): CsdlJson {
   const name = element.local;
   if (!edm(element)) throw modelError(`Unknown annotation expression <${name}> in namespace '${element.uri}'`);
   const convert = CONSTANTS[name];
-  if (convert !== undefined && Object.prototype.hasOwnProperty.call(CONSTANTS, name)) return convert(element.text);
+  if (convert !== undefined && Object.prototype.hasOwnProperty.call(CONSTANTS, name)) {
+    const text = name === 'String' ? element.text : element.text.trim();
+    return constant(holder, key, name, text, convert(element.text));
+  }
   if ((PATHS as readonly string[]).includes(name)) return { [`$${name}`]: element.text.trim() };
-  const operands = (): CsdlJson[] =>
-    edmChildren(element)
-      .filter((c) => c.local !== 'Annotation')
-      .map(expressionOf);
+  const operands = (): CsdlJson[] => {
+    const list: CsdlJson[] = [];
+    for (const child of edmChildren(element)) if (child.local !== 'Annotation') list.push(expressionOf(child, list, String(list.length)));
+    return list;
+  };
   const result: CsdlJsonObject = {};
   switch (name) {
     case 'Null':
-      return null;
+      // An annotated null is an object in CSDL JSON: `{ "$Null": null, "@Term": … }`.
+      if (edmChildren(element, 'Annotation').length === 0) return null;
+      put(result, '$Null', null);
+      break;
     case 'Collection':
       return operands();
     case 'Record': {
@@ -209,7 +274,8 @@ function expressionOf(element: XmlElement): CsdlJson {
       for (const child of edmChildren(element)) {
         if (child.local === 'PropertyValue') {
           const property = required(child, 'Property');
-          put(result, property, valueOf(child));
+          keepDuplicate(result, property);
+          put(result, property, valueOf(child, result, property));
           annotate(result, child, property);
         } else if (child.local !== 'Annotation') {
           throw modelError(`A <Record> holds <PropertyValue> and <Annotation> elements, not <${child.local}>`);
@@ -223,29 +289,32 @@ function expressionOf(element: XmlElement): CsdlJson {
       break;
     case 'Cast':
     case 'IsOf': {
-      const [operand] = operands();
-      put(result, `$${name}`, operand ?? null);
+      const operand = edmChildren(element).find((c) => c.local !== 'Annotation');
+      put(result, `$${name}`, operand === undefined ? null : expressionOf(operand, result, `$${name}`));
       typeMembers(result, element, required(element, 'Type'));
       break;
     }
     case 'Not':
-    case 'Neg':
-      put(result, `$${name}`, operands()[0] ?? null);
+    case 'Neg': {
+      const operand = edmChildren(element).find((c) => c.local !== 'Annotation');
+      put(result, `$${name}`, operand === undefined ? null : expressionOf(operand, result, `$${name}`));
       break;
+    }
     case 'LabeledElement':
-      put(result, '$LabeledElement', valueOf(element));
+      put(result, '$LabeledElement', valueOf(element, result, '$LabeledElement'));
       put(result, '$Name', required(element, 'Name'));
       break;
     case 'LabeledElementReference':
       return { $LabeledElementReference: element.text.trim() };
     case 'UrlRef':
-      put(result, '$UrlRef', valueOf(element));
+      put(result, '$UrlRef', valueOf(element, result, '$UrlRef'));
       break;
     default:
       if (!LISTS.has(name)) throw modelError(`Unknown annotation expression <${name}>`);
       put(result, `$${name}`, operands());
   }
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -265,8 +334,9 @@ function typeMembers(target: CsdlJsonObject, element: XmlElement, typeText: stri
 function facets(target: CsdlJsonObject, element: XmlElement, typeText: string | undefined): void {
   const a = element.attributes;
   const maxLength = a.get('MaxLength');
-  // `max` (4.0 only) is written by omitting $MaxLength.
-  if (maxLength !== undefined && maxLength !== 'max') put(target, '$MaxLength', integer(maxLength, 'MaxLength'));
+  // `max` (4.0 only) is written by omitting $MaxLength (kept as a detail for the XML writer).
+  if (maxLength === 'max') setXmlDetail(target, '$', { maxLength: 'max' });
+  else if (maxLength !== undefined) put(target, '$MaxLength', integer(maxLength, 'MaxLength'));
   const precision = a.get('Precision');
   if (precision !== undefined) put(target, '$Precision', integer(precision, 'Precision'));
   const scale = a.get('Scale');
@@ -295,6 +365,9 @@ function nullable(target: CsdlJsonObject, element: XmlElement, byDefault: boolea
   const text = element.attributes.get('Nullable');
   const value = text === undefined ? byDefault : boolValue(text);
   if (value) put(target, '$Nullable', true);
+  // On a collection, an absent Nullable is not `true` (CSDL XML 7.2.1): the XML writer omits
+  // Nullable="true" unless the document wrote it.
+  if (value && text !== undefined && target.$Collection === true) setXmlDetail(target, '$', { nullableTrue: true });
 }
 
 function flag(target: CsdlJsonObject, element: XmlElement, attribute: string, member = `$${attribute}`): void {
@@ -307,6 +380,7 @@ function propertyOf(element: XmlElement): CsdlJsonObject {
   typeMembers(result, element, required(element, 'Type'));
   nullable(result, element, true);
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -335,6 +409,7 @@ function navigationOf(element: XmlElement): CsdlJsonObject {
     annotate(result, onDelete, '$OnDelete');
   }
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -362,6 +437,7 @@ function structuredOf(kind: 'EntityType' | 'ComplexType', element: XmlElement): 
     else if (child.local === 'NavigationProperty') put(result, required(child, 'Name'), navigationOf(child));
   }
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -372,15 +448,19 @@ function enumOf(element: XmlElement): CsdlJsonObject {
   flag(result, element, 'IsFlags');
   // Members without a Value count on from the previous one (from 0).
   let next = 0n;
+  let implicit = true;
   for (const member of edmChildren(element, 'Member')) {
     const name = required(member, 'Name');
     const text = member.attributes.get('Value');
+    if (text !== undefined) implicit = false;
     const value = text === undefined ? next : BigInt(integer(text, `The value of enumeration member '${name}'`));
     next = value + 1n;
     put(result, name, Number.isSafeInteger(Number(value)) ? Number(value) : String(value));
     annotate(result, member, name);
   }
+  if (implicit) setXmlDetail(result, '$', { implicitValues: true });
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -390,6 +470,7 @@ function typeDefinitionOf(element: XmlElement): CsdlJsonObject {
   put(result, '$UnderlyingType', underlying);
   facets(result, element, underlying);
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -407,6 +488,7 @@ function termOf(element: XmlElement): CsdlJsonObject {
       appliesTo.split(/\s+/).filter((s) => s !== ''),
     );
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -421,6 +503,7 @@ function operationOf(kind: 'Action' | 'Function', element: XmlElement): CsdlJson
     typeMembers(p, parameter, required(parameter, 'Type'));
     nullable(p, parameter, true);
     annotate(p, parameter);
+    keepForeign(p, parameter);
     return p;
   });
   if (parameters.length > 0) put(result, '$Parameter', parameters);
@@ -430,9 +513,11 @@ function operationOf(kind: 'Action' | 'Function', element: XmlElement): CsdlJson
     typeMembers(r, returnType, required(returnType, 'Type'));
     nullable(r, returnType, true);
     annotate(r, returnType);
+    keepForeign(r, returnType);
     put(result, '$ReturnType', r);
   }
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -475,9 +560,11 @@ function containerOf(element: XmlElement): CsdlJsonObject {
         continue;
     }
     annotate(member, child);
+    keepForeign(member, child);
     put(result, required(child, 'Name'), member);
   }
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -489,10 +576,16 @@ function schemaOf(element: XmlElement, document: CsdlJsonObject): CsdlJsonObject
   const annotations: CsdlJsonObject = {};
   // One member per name. Operation overloads share theirs (an array). CSDL JSON cannot hold an
   // operation and another element of the same name (Microsoft Graph has a complex type and a
-  // function both named `image`): the other element is kept, the operation left out.
+  // function both named `image`): the other element is kept, the operation is a detail for the
+  // XML writer (not in the JSON).
+  const clash = (name: string, operations: readonly CsdlJson[]): void => {
+    setXmlDetail(result, name, { operations: [...(xmlDetail(result, name)?.operations ?? []), ...operations] });
+  };
   const declare = (name: string, value: CsdlJsonObject): void => {
     const existing = own(result, name);
     if (existing !== undefined && !Array.isArray(existing)) throw modelError(`The schema '${namespace}' declares '${name}' twice`);
+    // Operations declared before an element of the same name: kept as a detail for the XML writer.
+    if (Array.isArray(existing)) clash(name, existing);
     put(result, name, value);
   };
   for (const child of edmChildren(element)) {
@@ -517,6 +610,7 @@ function schemaOf(element: XmlElement, document: CsdlJsonObject): CsdlJsonObject
         const operation = operationOf(child.local, child);
         if (Array.isArray(existing)) existing.push(operation);
         else if (existing === undefined) put(result, name, [operation]);
+        else clash(name, [operation]);
         break;
       }
       case 'EntityContainer':
@@ -537,6 +631,7 @@ function schemaOf(element: XmlElement, document: CsdlJsonObject): CsdlJsonObject
   }
   if (Object.keys(annotations).length > 0) put(result, '$Annotations', annotations);
   annotate(result, element);
+  keepForeign(result, element);
   return result;
 }
 
@@ -587,7 +682,10 @@ function referencesOf(root: XmlElement): CsdlJsonObject | undefined {
  * `$Collection`, `$Nullable` (XML's default `true` written out), `$Key`, references with
  * aliases, inline annotations `@Term#Qualifier`, `<Annotations Target>` blocks as
  * `$Annotations`, and annotation expressions (constants, paths, `Collection`, `Record`, and the
- * dynamic expressions). Foreign elements and attributes (other XML namespaces) are left out.
+ * dynamic expressions). What CSDL JSON cannot say is recorded beside the JSON objects, for
+ * `csdlXmlFromJson` to write the same XML (see `csdl-xml-details.ts`): the kinds and text of
+ * constants, `MaxLength="max"`, attributes of other XML namespaces, and the like. Child
+ * elements of other XML namespaces are left out.
  *
  * @throws {ODataError} `invalid_model` (status 500) for a document longer than the limit, XML
  *   that is not well-formed, a DOCTYPE, a root other than `edmx:Edmx` 4.0/4.01 (OData v2/v3

@@ -4,6 +4,8 @@
  * `Map`s, so `__proto__` and `constructor` are ordinary names.
  */
 
+import type { CsdlJson, CsdlJsonObject } from './csdl-json-types.js';
+
 /** EDM primitive type names. */
 export const PRIMITIVE_TYPES = [
   'Edm.Binary',
@@ -58,6 +60,12 @@ export interface EnumType {
   readonly underlyingType: 'Edm.Byte' | 'Edm.SByte' | 'Edm.Int16' | 'Edm.Int32' | 'Edm.Int64';
   readonly isFlags: boolean;
   readonly members: ReadonlyMap<string, bigint>;
+  /**
+   * What the type's CSDL JSON object says beyond the fields above, for the writers: its
+   * annotations (`@Term#Qualifier`), its members' annotations (`Member@Term`); absent when
+   * nothing (a model from `defineModel`). See {@link Model.schemas}.
+   */
+  readonly csdl?: CsdlJsonObject;
 }
 
 /** The type of a property, a parameter or an expression's element. */
@@ -85,6 +93,21 @@ export interface Property {
    * enforce them on values.
    */
   readonly facets?: PropertyFacets;
+  /**
+   * The type as the document declares it, when the engine maps it to another `type`: a type
+   * definition (`type` is its underlying primitive type), or a built-in abstract or path type
+   * that the engine does not query (`Edm.PrimitiveType`, `Edm.ComplexType`, `Edm.AnnotationPath`,
+   * `Edm.PropertyPath`, `Edm.NavigationPropertyPath`, `Edm.AnyPropertyPath`,
+   * `Edm.ModelElementPath`: `type` is `Edm.Untyped` or an abstract complex type, and the
+   * property can be neither filtered nor sorted).
+   */
+  readonly declaredType?: string;
+  /**
+   * What the property's CSDL JSON object says beyond the fields above, for the writers: its
+   * annotations (`@Term#Qualifier`, e.g. `@Core.Computed`), `$DefaultValue`, `$Unicode`, and the
+   * type as written when it is alias-qualified (`$Type`); absent when nothing.
+   */
+  readonly csdl?: CsdlJsonObject;
 }
 
 /** Type facets of a property (CSDL JSON `$MaxLength`, `$Precision`, `$Scale`, `$SRID`). */
@@ -113,6 +136,13 @@ export interface NavigationProperty {
   readonly containsTarget?: true;
   readonly filterable: boolean;
   readonly expandable: boolean;
+  /**
+   * What the navigation property's CSDL JSON object says beyond the fields above, for the
+   * writers: annotations, `$OnDelete`, annotated referential constraints, the type as written
+   * (alias-qualified, or the abstract `Edm.EntityType`, which the engine neither filters nor
+   * expands); absent when nothing.
+   */
+  readonly csdl?: CsdlJsonObject;
 }
 
 /** An entity or complex type. */
@@ -137,6 +167,12 @@ export interface StructuredType {
   readonly properties: ReadonlyMap<string, Property>;
   /** Declared and inherited navigation properties, by name (shared with the base type, like `properties`). */
   readonly navigation: ReadonlyMap<string, NavigationProperty>;
+  /**
+   * What the type's CSDL JSON object says beyond the fields above, for the writers: annotations,
+   * key aliases (`$Key`), the base type as written (`$BaseType` when alias-qualified); absent
+   * when nothing.
+   */
+  readonly csdl?: CsdlJsonObject;
 }
 
 /** What an entity set allows (Capabilities vocabulary, and ASP.NET-style per-operation limits). */
@@ -172,6 +208,47 @@ export interface EntitySet {
    * containment navigation property, and the property. Absent for the sets of the model.
    */
   readonly container?: { readonly type: StructuredType; readonly navigation: NavigationProperty };
+  /**
+   * What the set's CSDL JSON object says beyond the fields above, for the writers: all its
+   * annotations as written (the Capabilities ones included; `capabilities` is read from them),
+   * `$IncludeInServiceDocument`, bindings and type as written; absent when nothing.
+   */
+  readonly csdl?: CsdlJsonObject;
+}
+
+/**
+ * A member of a schema read from CSDL, in document order: a type of {@link Model.types}, the
+ * entity container, or any other element in its CSDL JSON form (a type definition, a term, the
+ * overloads of an action or function as an array).
+ */
+export type SchemaElement =
+  | { readonly kind: 'type'; readonly type: EnumType | StructuredType }
+  | { readonly kind: 'container'; readonly container: EntityContainer }
+  | { readonly kind: 'csdl'; readonly csdl: CsdlJson };
+
+/** A member of an entity container, in document order: an entity set of {@link Model.entitySets}, or another member (a singleton, an action or function import) in its CSDL JSON form. */
+export type ContainerMember = { readonly kind: 'entitySet'; readonly entitySet: EntitySet } | { readonly kind: 'csdl'; readonly csdl: CsdlJsonObject };
+
+/** The entity container of a schema read from CSDL. */
+export interface EntityContainer {
+  readonly name: string;
+  /** Its members by name, in document order (singletons, action and function imports in CSDL JSON form). */
+  readonly members: ReadonlyMap<string, ContainerMember>;
+  /** The rest of its CSDL JSON object: annotations, `$Extends`. */
+  readonly csdl: CsdlJsonObject;
+}
+
+/** A schema of a model read from CSDL: every element it declares, in document order. */
+export interface Schema {
+  readonly namespace: string;
+  /** Its elements by name, in document order. */
+  readonly elements: ReadonlyMap<string, SchemaElement>;
+  /**
+   * The rest of its CSDL JSON object: `$Alias`, its own annotations (`@Term`), and its
+   * annotations with external targeting (`$Annotations`, by target path, as CSDL JSON merges
+   * the XML `<Annotations>` blocks of one target).
+   */
+  readonly csdl: CsdlJsonObject;
 }
 
 /** A resolved, checked model. */
@@ -182,6 +259,19 @@ export interface Model {
   /** Enum, complex and entity types by qualified name. */
   readonly types: ReadonlyMap<string, EnumType | StructuredType>;
   readonly entitySets: ReadonlyMap<string, EntitySet>;
+  /** The CSDL version of the document the model was read from (`4.0` or `4.01`); absent for a model from `defineModel`. */
+  readonly version?: '4.0' | '4.01';
+  /** `$EntityContainer`: the qualified name of the document's entity container, as written. */
+  readonly entityContainer?: string;
+  /** The document's references to other documents (`edmx:Reference`, with their includes and annotations), in CSDL JSON form (`$Reference`). */
+  readonly references?: CsdlJsonObject;
+  /**
+   * Every schema of the document the model was read from, in document order, with every element
+   * (types, type definitions, terms, actions and functions with their overloads, the entity
+   * container with its singletons and imports) and every annotation, inline or external. The
+   * writers write a model read from CSDL from them; absent for a model from `defineModel`.
+   */
+  readonly schemas?: readonly Schema[];
 }
 
 export const ALL_CAPABILITIES: Capabilities = Object.freeze({

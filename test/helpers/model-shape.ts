@@ -43,6 +43,7 @@ export function modelShape(model: Model): unknown {
                 sortable: p.sortable,
                 selectable: p.selectable,
                 facets: p.facets,
+                declaredType: p.declaredType,
               }))
               .sort((a, b) => a.name.localeCompare(b.name)),
             navigation: [...type.navigation.values()]
