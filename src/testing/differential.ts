@@ -9,7 +9,9 @@
 import { compileQuery } from '../backends/memory/compile-query.js';
 import type { Row } from '../reference/rows.js';
 import { ODataError } from '../errors/odata-error.js';
-import type { Model, NavigationProperty } from '../model/model.js';
+import type { EntitySet, Model, NavigationProperty } from '../model/model.js';
+import { navigationTarget } from '../model/navigation.js';
+import { dataResolver } from '../backends/memory/data-resolver.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { forEachExpression, transformationExpressions } from '../semantic/walk/index.js';
@@ -556,7 +558,8 @@ function outOfPlace(expected: readonly string[], actual: readonly string[]): num
  * the same type (referential constraints either way), up to three hops: the rows whose values a
  * navigation path in the query may read.
  */
-function relatedRowsOf(query: BoundQuery, source: readonly Row[] | undefined): (row: Row) => readonly Row[] {
+function relatedRowsOf(query: BoundQuery, source: readonly Row[] | undefined, through?: (row: Row) => readonly Row[]): (row: Row) => readonly Row[] {
+  if (through !== undefined) return through;
   if (source === undefined) return () => [];
   const type = query.entityType;
   const links: ((row: Row) => Row[])[] = [];
@@ -583,6 +586,34 @@ function relatedRowsOf(query: BoundQuery, source: readonly Row[] | undefined): (
 }
 
 /**
+ * The rows a row reaches through its navigation properties, up to three hops, in `data` (rows by
+ * stored table, as the memory backend follows them): what a deviation check reads besides the row.
+ */
+function relatedThroughData(model: Model, set: EntitySet, data: Readonly<Record<string, readonly Row[]>>): (row: Row) => readonly Row[] {
+  const resolve = dataResolver(data);
+  return (row) => {
+    const seen = new Set<Row>([row]);
+    let frontier: { row: Row; set: EntitySet }[] = [{ row, set }];
+    for (let hop = 0; hop < 3 && frontier.length > 0; hop += 1) {
+      const next: { row: Row; set: EntitySet }[] = [];
+      for (const { row: r, set: s } of frontier) {
+        for (const navigation of s.type.navigation.values()) {
+          const target = navigationTarget(model, s, navigation);
+          if (target === undefined) continue;
+          const found = resolve(navigation, r, target);
+          for (const other of Array.isArray(found) ? found : found === null ? [] : [found]) {
+            if (!seen.has(other as Row)) (seen.add(other as Row), next.push({ row: other as Row, set: target }));
+          }
+        }
+      }
+      frontier = next;
+    }
+    seen.delete(row);
+    return [...seen];
+  };
+}
+
+/**
  * A target's outcome against the reference's: `undefined` when acceptable. `sourceRows`, the rows the
  * targets hold, lets the deviation checks see a differing row whole and the rows it navigates to.
  */
@@ -593,6 +624,8 @@ export function judge(
   expected: Outcome,
   actual: Outcome,
   sourceRows?: readonly Row[],
+  /** The rows a row reaches through navigation (default: the self-referencing navigation of `sourceRows`). */
+  related?: (row: Row) => readonly Row[],
 ): { finding?: Finding; excusedBy?: string } {
   let findingClass: FindingClass;
   let detail: string;
@@ -624,7 +657,15 @@ export function judge(
     findingClass = 'non-ODataError';
     detail = `the reference failed: ${describe(expected.kind === 'library' || expected.kind === 'database' ? expected.error : '')}`;
   }
-  const context: DeviationContext = { target, query, expected, actual, findingClass, differingRows: rows, relatedRows: relatedRowsOf(query, sourceRows) };
+  const context: DeviationContext = {
+    target,
+    query,
+    expected,
+    actual,
+    findingClass,
+    differingRows: rows,
+    relatedRows: relatedRowsOf(query, sourceRows, related),
+  };
   const exception = DEVIATION_EXCEPTIONS.find((e) => e.applies(context));
   if (exception !== undefined) return { excusedBy: exception.name };
   return { finding: { target, class: findingClass, detail, query: text } };
@@ -697,6 +738,7 @@ export async function runDifferential(text: string, options: DifferentialOptions
   let compiled = false;
   const data = { ...(options.data as Record<string, Row[]> | undefined), [options.entitySet]: options.rows as Row[] };
   const referenceOf = (query: BoundQuery): BackendResult => compileQuery(query, { data }).apply(options.rows as Row[]);
+  const related = options.data === undefined ? undefined : relatedThroughData(options.model, bound.entitySet, data);
   const reference = await outcomeOf(() => {
     const query = compileQuery(bound, { data });
     compiled = true;
@@ -719,11 +761,19 @@ export async function runDifferential(text: string, options: DifferentialOptions
     const actual = outcomes.get(target.name) as Outcome;
     if (reference.kind === 'library' || reference.kind === 'database') continue;
     if (runtimeRefusal && (actual.kind === 'rows' || actual.kind === 'odata')) continue;
-    let { finding, excusedBy } = judge(bound, text, target.name, reference, actual, options.rows);
+    let { finding, excusedBy } = judge(bound, text, target.name, reference, actual, options.rows, related);
     if (finding?.class === 'row disagreement' && (bound.top !== undefined || bound.skip !== undefined)) {
       // A page or a count that differs: the rows that differ are found without the paging.
       const unpaged: BoundQuery = { ...bound, top: undefined, skip: undefined, count: false };
-      const all = judge(unpaged, text, target.name, await outcomeOf(() => referenceOf(unpaged)), await outcomeOf(() => target.run(unpaged)), options.rows);
+      const all = judge(
+        unpaged,
+        text,
+        target.name,
+        await outcomeOf(() => referenceOf(unpaged)),
+        await outcomeOf(() => target.run(unpaged)),
+        options.rows,
+        related,
+      );
       if (all.excusedBy !== undefined) ({ finding, excusedBy } = { finding: undefined, excusedBy: all.excusedBy });
     }
     if (finding !== undefined) findings.push(finding);

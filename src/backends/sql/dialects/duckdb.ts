@@ -146,7 +146,8 @@ export const duckdb: Dialect = {
   parameter: (value, kind) => {
     // Numbers travel as text, cast by their placeholder: the driver would bind an integral double
     // (1.7976931348623157e308) as a BIGINT and a bigint beyond 64 bits not at all. An integer
-    // (the Int64 guard's bounds) is read as a HUGEINT, exactly (see typedPlaceholder).
+    // (the Int64 guard's bounds) is read as a HUGEINT, exactly (see typedPlaceholder), unless it is
+    // wider than a HUGEINT (a folded Double such as 1.7976931348623157e308 as a Decimal): a DOUBLE.
     if ((kind === 'decimal' || kind === 'double') && value !== null) {
       const text = typeof value === 'number' ? String(value) : String(exactText(value, 'decimal'));
       return text === 'INF' ? 'Infinity' : text === '-INF' ? '-Infinity' : text;
@@ -158,5 +159,5 @@ export const duckdb: Dialect = {
     return typeof value === 'bigint' ? String(value) : exactText(value, kind);
   },
   typedPlaceholder: (p, kind, value) =>
-    `CAST(${p} AS ${kind === 'decimal' && typeof value === 'string' && /^-?\d{16,}$/.test(value) ? 'HUGEINT' : TYPES[kind]})`,
+    `CAST(${p} AS ${kind === 'decimal' && typeof value === 'string' && /^-?\d{16,38}$/.test(value) ? 'HUGEINT' : TYPES[kind]})`,
 };
