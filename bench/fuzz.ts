@@ -125,7 +125,7 @@ const progressLine = (r: CampaignReport, label = ''): string => {
 async function runHere(targetNames: readonly TargetName[], label: string): Promise<CampaignReport> {
   let shown = 0;
   const { targets, skipped, close } = CAMPAIGN.stored
-    ? await openStoredTargets(CAMPAIGN.model, CAMPAIGN.data ?? {}, targetNames)
+    ? await openStoredTargets(CAMPAIGN.model, CAMPAIGN.data ?? {}, targetNames, undefined, {}, true)
     : await openTargets(CAMPAIGN.model, CAMPAIGN.set, CAMPAIGN.rows, targetNames);
   for (const name of skipped) console.warn(`[fuzz${label}] ${name}: no URL (ODATA_TEST_POSTGRES_URL / ODATA_TEST_MYSQL_URL), skipped`);
   console.log(`[fuzz${label}] seed ${seed}, targets: memory (reference)${targets.map((t) => `, ${t.name}`).join('')}`);

@@ -117,7 +117,7 @@ export function compareValue(type: ExpressionType, expected: unknown, actual: un
   return `expected ${show(expected)}, got ${show(actual)}`;
 }
 
-/** An object value whose every property is null counts as null (flattened storage, see DEVIATIONS). */
+/** An object value whose every property is null (or such an object) counts as null (flattened storage, see DEVIATIONS). */
 function nullish(value: unknown): boolean {
   return (
     value === null ||
@@ -125,7 +125,8 @@ function nullish(value: unknown): boolean {
     (typeof value === 'object' &&
       !Array.isArray(value) &&
       !(value instanceof Date) &&
-      Object.values(value as object).every((v) => v === null || v === undefined))
+      // Nested complex values are flattened too: one whose leaves are all null is null as well.
+      Object.values(value as object).every(nullish))
   );
 }
 
