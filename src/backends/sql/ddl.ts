@@ -30,7 +30,9 @@ export function columnType(property: Property, dialect: DialectName | Dialect, r
   const family = geoFamilyOf(name);
   const srid = property.facets?.srid;
   const spatial = family === undefined ? undefined : d.spatial?.columnType(family, geoKindOf(name), typeof srid === 'number' ? srid : defaultSrid(family));
-  const type = spatial ?? d.columnTypes[name] ?? (family !== undefined ? d.columnTypes['Edm.String'] : undefined);
+  // Without a type of their own: a stream property's bytes as Binary, an untyped value as its JSON text.
+  const fallback = family !== undefined || name === 'Edm.Untyped' ? 'Edm.String' : name === 'Edm.Stream' ? 'Edm.Binary' : undefined;
+  const type = spatial ?? d.columnTypes[name] ?? (fallback === undefined ? undefined : d.columnTypes[fallback]);
   if (type === undefined) throw new Error(`No ${d.displayName} column type for '${property.name}'`);
   return property.collection ? d.collectionColumnType(type) : type;
 }

@@ -55,11 +55,14 @@ export function complexLeaves(
   property: Property,
   mapping: SqlMapping,
   prefix = '',
+  /** The complex types on the path here: a type that contains itself is flattened once (see DEVIATIONS). */
+  within: readonly StructuredType[] = [],
 ): { path: Property[]; column: string; property: Property }[] {
   const name = prefix + columnName(type, property, mapping);
   if (property.type.kind !== 'complex' || property.collection) return [{ path: [property], column: name, property }];
   const complex = property.type.type;
+  if (within.includes(complex)) return [];
   return [...complex.properties.values()]
     .filter((p) => !(p.collection && p.type.kind === 'complex'))
-    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
+    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`, [...within, complex]).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
 }
