@@ -119,7 +119,8 @@ function propertyArbitrary(property: Property, depth: number, maxDepth: number, 
       typeof v !== 'string' ? v : name === 'Edm.String' ? withinMaxLength(portableText(v), property) : name === 'Edm.DateTimeOffset' ? inUtc(v) : v;
     value = valueArbitrary(property).map((v) => (Array.isArray(v) ? v.map(portable) : portable(v)));
   }
-  return property.nullable ? fc.option(value, { nil: null, freq: 6 }) : value;
+  // A collection is never null (CSDL: Nullable of a collection is about its items): empty instead.
+  return property.nullable && !property.collection ? fc.option(value, { nil: null, freq: 6 }) : value;
 }
 
 function complexArbitrary(
