@@ -107,7 +107,7 @@ export { csdlXmlFromJson, csdlXmlFromModel } from './model/csdl-xml-write.js';
 export type { CsdlJson, CsdlJsonObject } from './model/csdl-json-types.js';
 export { navigationTarget, containedSet, declaringType } from './model/navigation.js';
 export type { StorageMapping, NavigationStorage } from './storage/storage-mapping.js';
-export { navigationLink, reverseLink, type StoredLink, type DirectLink, type TableLink, type StoredColumn } from './storage/links.js';
+export { navigationLink, reverseLink, storedKey, type StoredLink, type DirectLink, type TableLink, type StoredColumn } from './storage/links.js';
 export { storedTables, entityTable, type StoredTable, type EntityTable, type LinkTable, type HiddenColumn } from './storage/tables.js';
 export { keysetKeys, keysetValues, keysetFilter, continueAfter, type KeysetKey } from './paging/keyset.js';
 export { odataQuery, type ODataQueryResult, type ODataQueryFailure } from './responses/odata-query.js';
