@@ -411,6 +411,15 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
           [row, ...relatedRows(row)].some((r) => hasAstral(JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))),
         )),
   },
+  {
+    name: 'mingo-index-of-array-start',
+    deviation: 'MongoDB backend: "mingo\'s $indexOfArray with a start index"',
+    // Only mingo, and only for `hassubsequence`, the one function compiled with $indexOfArray from a start index.
+    applies: ({ target, query, findingClass }) =>
+      findingClass === 'row disagreement' &&
+      /mingo/i.test(target) &&
+      queryExpressions(query).some((node) => node.kind === 'call' && node.name === 'hassubsequence'),
+  },
 ];
 
 // ---- running ------------------------------------------------------------------------------------
