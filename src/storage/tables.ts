@@ -7,6 +7,7 @@
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../model/model.js';
 import { containedSet } from '../model/navigation.js';
 import { heldProperty, navigationLink, type StoredLink } from './links.js';
+import { modelError } from '../model/build-model.js';
 import { NO_STORAGE, type StorageMapping } from './storage-mapping.js';
 
 /** A column the model does not declare, typed as the key property it holds. */
@@ -75,8 +76,8 @@ export function entityTable(set: EntitySet, storage: StorageMapping = NO_STORAGE
 
 /**
  * The tables a model is stored in: each entity set's, then those of contained entities (found
- * from the sets, through containment at any depth), then the link tables. Throws an `Error` when
- * two tables or two columns of a table would have one name (an override resolves it).
+ * from the sets, through containment at any depth), then the link tables. Throws when
+ * two tables or two columns of a table would have one name (an `invalid_model` ODataError; an override resolves it).
  *
  * @example
  * ```ts
@@ -118,11 +119,11 @@ export function storedTables(model: Model, storage: StorageMapping = NO_STORAGE)
 function checkNames(tables: readonly StoredTable[]): void {
   const names = new Set<string>();
   for (const table of tables) {
-    if (names.has(table.name)) throw new Error(`Two tables would be named '${table.name}': rename one in the storage mapping`);
+    if (names.has(table.name)) throw modelError(`Two tables would be named '${table.name}': rename one in the storage mapping`);
     names.add(table.name);
     const columns = new Set<string>(table.kind === 'entities' ? table.set.type.properties.keys() : []);
     for (const { column } of table.kind === 'entities' ? table.hidden : table.columns) {
-      if (columns.has(column)) throw new Error(`Two columns of '${table.name}' would be named '${column}': name one in the storage mapping`);
+      if (columns.has(column)) throw modelError(`Two columns of '${table.name}' would be named '${column}': name one in the storage mapping`);
       columns.add(column);
     }
   }
