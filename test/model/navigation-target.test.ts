@@ -170,7 +170,8 @@ describe.each([
     expect((await run(engine, bound)).value.map((row) => row.id)).toEqual([1, 3]);
   });
 
-  it.each(["$filter=city/name eq 'Oslo'", '$expand=city'])(
+  // The third: constant folding makes `(null mul 0) add …` null; the navigation is refused all the same.
+  it.each(["$filter=city/name eq 'Oslo'", '$expand=city', '$filter=(null mul 0) add length(city/name) eq 3'])(
     'formerPeople?%s (no binding, two sets of City): the same unsupported_feature everywhere',
     (text) => {
       const bound = bindQuery(text, { model, entitySet: 'formerPeople' });
@@ -191,7 +192,7 @@ describe.each([
         }
         return undefined;
       };
-      const expected = text.startsWith('$filter') ? { option: '$filter', position: 0 } : { option: '$expand' };
+      const expected = text.startsWith('$filter') ? { option: '$filter', position: text.indexOf('city') - '$filter='.length } : { option: '$expand' };
       expect(place(() => compileQuery(bound, { data }))).toEqual(expected);
       expect(place(() => toSql(bound, { dialect: engine.dialect }))).toEqual(expected);
       expect(place(() => toMongo(bound))).toEqual(expected);

@@ -15,6 +15,7 @@ import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
+import { requireKnownTargets } from '../../passes/known-targets.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
 import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
@@ -749,6 +750,8 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   }
   // $apply inside $expand: not yet (its position is given).
   for (const item of query.expand) refuseApply('MongoDB', item.options, '$expand');
+  // Every navigation needs its entity set, also inside an expression that folding drops.
+  requireKnownTargets('MongoDB', query);
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);

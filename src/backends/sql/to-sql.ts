@@ -5,6 +5,7 @@
 import { refuseApply } from '../../passes/unsupported.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
+import { requireKnownTargets } from '../../passes/known-targets.js';
 import { geoFamilyOf } from '../../reference/geo.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
@@ -157,6 +158,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   }
   // $apply runs at the top level (apply.ts); inside $expand it is refused with its position.
   for (const item of query.expand) refuseApply('SQL', item.options as Parameters<typeof refuseApply>[1], '$expand');
+  // Every navigation needs its entity set, also inside an expression that folding drops.
+  requireKnownTargets('SQL', query);
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   // Then literals finer than the database's fraction of a second are made exact or refused.
