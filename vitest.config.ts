@@ -1,5 +1,22 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files that measure time or the process's memory (latency under a flood, connection timeouts,
+ * statement limits, worker restarts, growth ratios): they run last, one at a time, with nothing
+ * else of the suite beside them. Their bounds are behaviour (no lockout, nothing waits forever),
+ * with margins for a loaded machine; speed itself is measured in bench/.
+ */
+const SERIAL = [
+  'test/examples/asset-service/connections.test.ts',
+  'test/examples/asset-service/fairness.test.ts',
+  'test/examples/asset-service/db-limits.test.ts',
+  'test/examples/asset-service/http-edges.test.ts',
+  'test/examples/asset-service/pglite-worker.test.ts',
+  'test/examples/asset-service/pg-connection-loss.test.ts',
+  'test/model/csdl-growth.test.ts',
+  'test/backends/match-pattern.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -12,11 +29,21 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     // Opening an in-process engine (PGlite compiles its WebAssembly) can take seconds on a loaded 2-core machine.
     hookTimeout: 60_000,
     pool: 'threads',
     setupFiles: ['test/setup/fast-check-seed.ts'],
+    // The empty PGlite cluster the fixtures start from (no initdb per database).
+    globalSetup: ['test/setup/pglite-data-dir.ts'],
+    projects: [
+      {
+        extends: true,
+        // Many files wait on servers, child processes and the live databases: two workers on two
+        // cores (vitest would take one, a core less than the machine has).
+        test: { name: 'parallel', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL], maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      { extends: true, test: { name: 'serial', include: SERIAL, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

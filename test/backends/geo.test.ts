@@ -32,6 +32,7 @@ import {
 import { sqlFunctionRefusal } from '../../src/backends/sql/functions.js';
 import { EARTH_RADIUS, geoFamilyOf, parseWkt, readGeo, toWkt } from '../../src/reference/geo.js';
 import { mysqlServer, type Engine } from '../fixtures/sql-engines.js';
+import { uniqueName } from '../fixtures/unique-name.js';
 
 const CI = process.env.CI === 'true';
 
@@ -425,7 +426,7 @@ async function postgis(url: string): Promise<Engine | undefined> {
     console.warn(`[geo] PostGIS is not available: ${(error as Error).message}`);
     return undefined;
   }
-  const schema = `geo_test_${process.pid}_${Date.now()}`;
+  const schema = uniqueName('geo_test');
   await client.query(`CREATE SCHEMA "${schema}"`);
   await client.query(`SET search_path TO "${schema}", public`);
   return {

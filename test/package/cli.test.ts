@@ -4,14 +4,23 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleSources } from '../fixtures/bundle.js';
 import { csdl } from '../../examples/asset-service/src/model.js';
 import { csdlXmlFromJson } from '../../src/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+// The source bundled once (test/fixtures/bundle.ts), one level below the root as dist/cli.js is (it reads ../package.json).
+const bundleDir = mkdtempSync(join(root, '.test-bundle-'));
+let bundled = '';
+beforeAll(async () => {
+  bundled = (await bundleSources({ cli: join(root, 'src/cli.ts') }, bundleDir)).cli as string;
+});
+afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [bundled, ...args], { cwd: root, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

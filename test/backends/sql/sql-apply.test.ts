@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, defineModel, toSql, validateQuery, sqlTarget, type Row } from '../../../src/index.js';
 import { runDifferential, type DifferentialTarget } from '../../../src/testing/index.js';
 import { openTargets } from '../../fixtures/differential-targets.js';
+import { pgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 
 const CI = process.env.CI === 'true';
 const model = defineModel({
@@ -300,7 +301,7 @@ describe('readSqlRows reads $apply rows', () => {
   it('nests grouping paths again and types aggregates by the output type', async () => {
     const { PGlite } = await import('@electric-sql/pglite');
     const { createTableSql, readSqlRows } = await import('../../../src/index.js');
-    const db = new PGlite();
+    const db = new PGlite(pgliteDataDir());
     try {
       await db.exec(createTableSql(model.entitySets.get('sales')!, 'postgres'));
       await db.exec(createTableSql(model.entitySets.get('products')!, 'postgres'));

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, createTableSql, defineModel, toSql, type Row } from '../../../src/index.js';
 import { runDifferential, type DifferentialTarget } from '../../../src/testing/index.js';
 import { openTargets } from '../../fixtures/differential-targets.js';
+import { pgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 
 const CI = process.env.CI === 'true';
 const model = defineModel({
@@ -59,7 +60,7 @@ describe('Double order comparisons with a literal', () => {
   }, 120_000);
 
   it('leave the column bare on PostgreSQL, so that an index serves the range', async () => {
-    const db = new PGlite();
+    const db = new PGlite(pgliteDataDir());
     try {
       await db.exec(createTableSql(model.entitySets.get('readings')!, 'postgres'));
       await db.exec('CREATE INDEX readings_value_idx ON "readings" ("value"); SET enable_seqscan = off;');

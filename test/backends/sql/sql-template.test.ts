@@ -6,6 +6,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { bindQuery, defineModel, DIALECTS, ODataError, sqlTemplate, toSql, type DialectName } from '../../../src/index.js';
+import { pgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 
 const model = defineModel({
   namespace: 'Tpl',
@@ -46,7 +47,7 @@ describe('sqlTemplate', () => {
   });
 
   it('composes the where and order pieces into other SQL that runs (PGlite)', async () => {
-    const db = new PGlite();
+    const db = new PGlite(pgliteDataDir());
     try {
       await db.exec(`CREATE TABLE template_products (id integer PRIMARY KEY, name text, price double precision, shop integer);
         INSERT INTO template_products SELECT i, 'p' || i, i, i % 2 FROM generate_series(1, 20) i`);

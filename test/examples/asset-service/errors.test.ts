@@ -7,11 +7,12 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientDataError } from '../../../examples/asset-service/src/errors.js';
+import { pgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 
 describe('clientDataError on real PostgreSQL errors', () => {
   let db: PGlite;
   beforeAll(async () => {
-    db = new PGlite();
+    db = new PGlite(pgliteDataDir());
   });
   afterAll(async () => {
     await db.close();

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../../examples/asset-service/src/config.js';
 import { ensureClient, ensureTenant } from '../../../examples/asset-service/src/seed.js';
 import { startService, type Service } from '../../../examples/asset-service/src/server.js';
+import { uniqueName } from '../../fixtures/unique-name.js';
 
 /** A second tenant and its own client, for isolation tests. */
 export const TENANT_B = '5b0c8f7e-2d7a-4c1e-9a53-8f0e6b1d2c3b';
@@ -36,7 +37,7 @@ export interface Harness {
 /** Starts a service; `postgresUrl` selects a live server instead of PGlite; `env` adds or overrides settings. */
 export async function startHarness(postgresUrl?: string, env: Readonly<Record<string, string>> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-test-'));
-  const schema = `asset_service_test_${process.pid}_${Date.now()}`;
+  const schema = uniqueName('asset_service_test');
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {

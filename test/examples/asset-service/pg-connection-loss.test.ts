@@ -20,6 +20,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { uniqueName } from '../../fixtures/unique-name.js';
 
 const CI = process.env.CI === 'true';
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
@@ -122,7 +123,7 @@ async function recoveredAfter(service: ServiceProcess, headers: Record<string, s
 function connectionLossSuite(baseUrl: string): void {
   describe('asset service losing its PostgreSQL connections', () => {
     const applicationName = `asset-service-test-${process.pid}-${randomUUID().slice(0, 8)}`;
-    const schema = `asset_service_conn_${process.pid}_${Date.now()}`;
+    const schema = uniqueName('asset_service_conn');
     const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-conn-'));
     let admin: pg.Client;
     let proxy: TcpProxy;

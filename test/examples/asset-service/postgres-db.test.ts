@@ -11,13 +11,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError } from '../../../examples/asset-service/src/connection-loss.js';
 import { APPLICATION_NAME, openPostgres, type Database } from '../../../examples/asset-service/src/db.js';
+import { uniqueName } from '../../fixtures/unique-name.js';
 
 const CI = process.env.CI === 'true';
 const POSTGRES_URL = process.env.ODATA_TEST_POSTGRES_URL;
 
 function postgresDbSuite(baseUrl: string): void {
   describe('openPostgres on live PostgreSQL', () => {
-    const schema = `asset_service_db_${process.pid}_${Date.now()}`;
+    const schema = uniqueName('asset_service_db');
     const applicationName = `asset-service-db-test-${randomUUID().slice(0, 8)}`;
     const lost: unknown[] = [];
     let admin: pg.Client;
