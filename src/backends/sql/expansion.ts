@@ -10,6 +10,7 @@ import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
+import { spatialText } from './spatial-text.js';
 
 const unsupported = (what: string) => unsupportedFeature('SQL', what);
 
@@ -50,7 +51,11 @@ export function selectedComputed(options: BoundQueryOptions): readonly BoundComp
 
 /** The value expressions of computed properties on the rows of `scope` (errors placed in `$compute`, or `$expand` when nested). */
 export function computedColumns(compiler: SqlCompiler, items: readonly BoundComputeItem[], scope: Scope): string[] {
-  return compiler.withOption('$compute', () => items.map((item) => compiler.expression(item.expression, scope)));
+  return compiler.withOption('$compute', () =>
+    items.map((item) =>
+      spatialText(compiler.dialect, item.type.kind === 'primitive' ? item.type.name : undefined, false, compiler.expression(item.expression, scope)),
+    ),
+  );
 }
 
 /**
@@ -81,11 +86,15 @@ function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: S
   const columns = keysOnly
     ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat()
     : selected(compiler, options, scope.type);
-  const entries: JsonEntry[] = columns.map(({ path, column }) => ({
-    path: path.map((p) => p.name),
-    value: `${scope.alias}.${compiler.dialect.quote(column)}`,
-    kind: (path[path.length - 1] as Property).collection ? 'collection' : 'value',
-  }));
+  const entries: JsonEntry[] = columns.map(({ path, column }) => {
+    const property = path[path.length - 1] as Property;
+    const value = `${scope.alias}.${compiler.dialect.quote(column)}`;
+    return {
+      path: path.map((p) => p.name),
+      value: spatialText(compiler.dialect, property.type.kind === 'primitive' ? property.type.name : undefined, property.collection, value),
+      kind: property.collection ? 'collection' : 'value',
+    };
+  });
   if (!keysOnly) {
     const computed = selectedComputed(options);
     if (computed.length > 0) {

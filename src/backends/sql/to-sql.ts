@@ -6,7 +6,7 @@ import { refuseApply } from '../../passes/unsupported.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { requireKnownTargets } from '../../passes/known-targets.js';
-import { geoFamilyOf } from '../../reference/geo.js';
+import { spatialText } from './spatial-text.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
 import type { BoundQuery } from '../../semantic/bound-ast.js';
@@ -124,12 +124,6 @@ function numbered(marked: string, values: readonly unknown[], params: unknown[],
   return sql + marked.slice(from);
 }
 
-/** A selected column, a spatial one as GeoJSON text where the dialect has spatial types (readSqlRows reads it). */
-function spatialColumn(dialect: Dialect, property: Property, column: string): string {
-  const family = dialect.spatial === undefined || property.type.kind !== 'primitive' ? undefined : geoFamilyOf(property.type.name);
-  return family === undefined || property.collection ? column : (dialect.spatial as NonNullable<Dialect['spatial']>).asGeoJson(family, column);
-}
-
 /** The fractional precision of a dialect (kept per dialect: the pass keeps its units per precision). */
 const precisions = new WeakMap<Dialect, FractionalPrecision>();
 function precisionOf(dialect: Dialect): FractionalPrecision {
@@ -185,7 +179,10 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   const computedItems = selectedComputed(bound);
   const computed = computedItems.map((item, index) => ({ alias: `k${index}`, name: item.name, type: item.type }));
   const selectList = (compiler: SqlCompiler, scope: Scope): string => {
-    const list = columns.map((c) => `${spatialColumn(dialect, c.property, `${ROOT}.${dialect.quote(c.column)}`)} AS ${dialect.quote(c.alias)}`);
+    const list = columns.map(
+      (c) =>
+        `${spatialText(dialect, c.property.type.kind === 'primitive' ? c.property.type.name : undefined, c.property.collection, `${ROOT}.${dialect.quote(c.column)}`)} AS ${dialect.quote(c.alias)}`,
+    );
     if (computedItems.length > 0) list.push(...computedColumns(compiler, computedItems, scope).map((sql, i) => `${sql} AS ${dialect.quote(`k${i}`)}`));
     return list.join(', ');
   };
