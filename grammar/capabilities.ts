@@ -35,6 +35,8 @@ const model = defineModel({
         tags: 'Collection(Edm.String)',
         places: 'Collection(Address)',
         parentId: 'Edm.Int32',
+        spot: 'Edm.GeographyPoint',
+        area: 'Edm.GeographyPolygon',
       },
       navigation: {
         parent: { type: 'Item', constraints: { parentId: 'id' } },
@@ -94,6 +96,8 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['dynamic properties of open types', "$filter=color eq 'red'"],
   ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],
   ['`$search`', '$search=pump'],
+  ['spatial properties, read back as GeoJSON (also inside `$expand`)', '$select=spot&$expand=children($select=spot)'],
+  ['`geo.distance`, `geo.length`, `geo.intersects`', "$filter=geo.distance(spot,geography'SRID=4326;Point(1 2)') lt 100 and geo.intersects(spot,area)"],
 ];
 
 const targets: readonly QueryTarget[] = [
