@@ -4,6 +4,7 @@
  * written as strings), and enforces the expression limits.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import { dynamicReadFor, readDynamicAs } from './dynamic-values.js';
 import {
   derivesFrom,
   findType,
@@ -429,7 +430,7 @@ export class ExpressionBinder {
             }
             if (structured.open) {
               // A dynamic property (URL 5.1): used like a declared one, null where an instance lacks it.
-              steps.push({ kind: 'dynamic', name: segment.name, span: segment.span });
+              steps.push({ kind: 'dynamic', name: segment.name, owner: structured, span: segment.span });
               current = UNTYPED;
               break;
             }
@@ -637,6 +638,11 @@ export class ExpressionBinder {
     this.checkOperatorAllowed(operator, span);
     let left = this.expression(leftNode, scope);
     let right = this.expression(rightNode, scope);
+    if (COMPARISONS.has(operator)) {
+      // A dynamic property compared with a typed value reads as that value's JSON type (dynamic-values.ts).
+      left = readDynamicAs(left, dynamicReadFor(right.type));
+      right = readDynamicAs(right, dynamicReadFor(left.type));
+    }
     left = this.convert(left, right.type);
     right = this.convert(right, left.type);
     const l = left.type;
@@ -864,6 +870,8 @@ function respan(node: BoundExpression, span: Span): BoundExpression {
     }
   });
 }
+
+const COMPARISONS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
 
 function isBooleanLike(type: ExpressionType): boolean {
   return type.kind === 'null' || isPrimitive(type, 'Edm.Boolean') || isUntyped(type);

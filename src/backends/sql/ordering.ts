@@ -4,7 +4,9 @@
  * and the key appended when paging (11.2.6.3) so that pages are stable.
  */
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
-import { isPrimitive } from '../../semantic/types.js';
+import { isPrimitive, isUntyped } from '../../semantic/types.js';
+import { readDynamicAs, untypedDynamic } from '../../semantic/dynamic-values.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
 import { everyExpression } from '../../semantic/walk/index.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
@@ -34,6 +36,7 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     .filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression))
     .map((item) => {
       const expression = item.expression;
+      if (isUntyped(expression.type)) return untypedOrderKeys(compiler, expression, scope, item.direction === 'desc');
       const base =
         // Any enum-valued key (a property, a cast, a case) by its members' values, not its names.
         expression.type.kind === 'enum'
@@ -76,4 +79,23 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     }
   }
   return items.join(', ');
+}
+
+/**
+ * The order keys of a dynamic property (semantic/dynamic-values.ts): its JSON type's rank (null
+ * first ascending), then its value read as a number, a string (by code point) and a Boolean, each
+ * null where the JSON type is another. Every key is compiled anew (its parameters are its own).
+ */
+function untypedOrderKeys(compiler: SqlCompiler, expression: BoundExpression, scope: Scope, descending: boolean): string {
+  if (untypedDynamic(expression) === undefined) throw unsupportedFeature('SQL', 'ordering by an untyped value that is not a dynamic property');
+  const read = (as: 'Edm.Double' | 'Edm.String' | 'Edm.Boolean'): string => compiler.expression(readDynamicAs(expression, as), scope);
+  const direction = descending ? 'DESC' : 'ASC';
+  const rank = `(CASE WHEN ${read('Edm.Double')} IS NOT NULL THEN 0 WHEN ${read('Edm.String')} IS NOT NULL THEN 1 WHEN ${read('Edm.Boolean')} IS NOT NULL THEN 2 END)`;
+  const nulls = compiler.dialect.nullsFirstByDefault ? '' : ` NULLS ${descending ? 'LAST' : 'FIRST'}`;
+  return [
+    `${rank} ${direction}${nulls}`,
+    `${read('Edm.Double')} ${direction}`,
+    `${compiler.dialect.binary(read('Edm.String'))} ${direction}`,
+    `${read('Edm.Boolean')} ${direction}`,
+  ].join(', ');
 }

@@ -5,7 +5,7 @@
  * typed as well, counts as numbers.
  */
 import type { BoundQuery } from '../../semantic/bound-ast.js';
-import { jsonRecord, type JsonValueOptions } from '../../responses/json-values.js';
+import { jsonRecord, readJson, type JsonValueOptions } from '../../responses/json-values.js';
 import type { SqlQuery } from './to-sql.js';
 
 /** A result row as the driver gives it: column alias → value. */
@@ -66,6 +66,11 @@ export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow
       target = target[name] as Record<string, unknown>;
     }
     setOwn(target, path[path.length - 1] as string, Object.hasOwn(row, alias) ? row[alias] : null);
+  }
+  // Dynamic properties grouped by come as their JSON text (see the dialects' dynamicProperties).
+  for (const property of query.apply?.output.properties.values() ?? []) {
+    if (property.type.kind === 'primitive' && property.type.name === 'Edm.Untyped' && !property.collection && Object.hasOwn(record, property.name))
+      setOwn(record, property.name, readJson(record[property.name], property.name));
   }
   for (const { alias, name } of compiled.computed ?? []) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
   for (const { alias, name } of compiled.expansions) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
