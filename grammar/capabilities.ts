@@ -91,7 +91,8 @@ export const PROBES: readonly (readonly [string, string])[] = [
     "$filter=related/name eq 'a' and friends/any(f:f/price gt 1)&$expand=friends($select=id)",
   ],
   ['contained navigation (`ContainsTarget`)', '$filter=parts/any(p:p/n gt 1)&$expand=parts($orderby=n)'],
-  ['dynamic properties of open types', "$filter=color eq 'red'"],
+  ['dynamic properties of open types: compared, `eq null`, ordered', "$filter=color eq 'red' and size gt 2 and note ne null&$orderby=size"],
+  ['dynamic properties of open types: `groupby` and `aggregate`', '$apply=groupby((color),aggregate(size with sum as total,note with countdistinct as notes))'],
   ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],
   ['`$search`', '$search=pump'],
 ];
