@@ -241,9 +241,10 @@ export class MongoExpressionCompiler {
         case 'dynamic': {
           // A member of the embedded document of dynamic properties (storage/dynamic-properties.ts).
           if (!last) return this.fail(`a path into the dynamic property '${step.name}'`, step);
-          const bag = base === '' && set !== undefined ? dynamicColumn(set.type, this.mapping) : undefined;
+          // An entity's (of the set, or reached through navigation: `base` is its looked-up field); a complex value's are not stored.
+          const bag = set !== undefined ? dynamicColumn(set.type, this.mapping) : undefined;
           if (bag === undefined) return this.fail(`the dynamic property '${step.name}' here (only an open entity type's are stored)`, step);
-          return { kind: 'value', ref: dynamicMember(`${prefix}${hiddenField(bag, this.mapping)}`, step.name, step.read) };
+          return { kind: 'value', ref: dynamicMember(`${prefix}${base}${hiddenField(bag, this.mapping)}`, step.name, step.read) };
         }
       }
     }
