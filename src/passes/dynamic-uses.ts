@@ -1,13 +1,14 @@
 /**
  * The uses of untyped values (dynamic properties of open types read as their JSON value) that the
  * SQL and MongoDB backends run (semantic/dynamic-values.ts): a comparison with null, a `$orderby`
- * key, a `groupby` key, a `countdistinct`. A dynamic property compared with a typed value, or
+ * key, a `groupby` key, a `countdistinct`, a value returned (`$select`). A dynamic property compared with a typed value, or
  * aggregated by `sum`/`average`/`min`/`max`, was bound as a typed read and is no untyped use.
  * Everything else (arithmetic, functions, two untyped values compared, `in`, a condition) is
  * refused here, before compiling, with `unsupported_feature`.
  */
 import type { BoundExpression, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { isUntyped } from '../semantic/types.js';
+import { untypedDynamic } from '../semantic/dynamic-values.js';
 import { expressionChildren, forEachExpression, mapQueryExpressions, type ExpressionOption } from '../semantic/walk/index.js';
 import { unsupportedFeature } from './unsupported.js';
 
@@ -32,8 +33,9 @@ export function refuseUntypedUses(query: BoundQueryOptions, backend: string): vo
         option,
       });
     };
-    // A condition that is an untyped value itself (`$filter=Dyn`).
-    if (option !== '$orderby' && option !== '$apply' && isUntyped(root.type)) refuse(root);
+    // A condition that is an untyped value itself (`$filter=Dyn`); a dynamic property in `$select`
+    // is a computed value of its own (`$compute` of another untyped value is refused by the binder).
+    if (isUntyped(root.type) && (option === '$filter' || (option !== '$orderby' && option !== '$apply' && untypedDynamic(root) === undefined))) refuse(root);
     forEachExpression(root, (node) => {
       if (node.kind === 'path' && node.steps.some((step, i) => step.kind === 'dynamic' && i < node.steps.length - 1)) refuse(node);
       for (const child of expressionChildren(node)) if (isUntyped(child.type) && !comparedWithNull(node, child)) refuse(child);

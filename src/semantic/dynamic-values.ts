@@ -17,6 +17,9 @@
  *   `countdistinct` counts distinct JSON values. `sum`, `average`, `min` and `max` aggregate the
  *   numbers (read as Edm.Double, other values ignored like nulls) and are Edm.Double.
  *
+ * - `$select=Dyn` returns it (null where absent), bound as a computed value of its name; the
+ *   default projection and `$select=*` return declared properties only.
+ *
  * Other uses of a dynamic value (arithmetic, functions, two dynamic values compared, a comparison
  * with a Date or another type without a JSON form) keep the reference's untyped semantics, and the
  * SQL and MongoDB backends refuse them (`unsupported_feature`).

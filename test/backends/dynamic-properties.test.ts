@@ -103,8 +103,11 @@ const QUERIES = [
   '$apply=aggregate(dynA with countdistinct as d,dynB with countdistinct as e)',
   '$apply=groupby((Name),aggregate(dynB with countdistinct as d,dynA with max as hi))',
   "$apply=filter(dynB ne 'a')/groupby((dynA),aggregate(dynC with min as m))",
-  // $select of declared properties beside them.
+  // $select: declared properties beside them, and the dynamic properties themselves (null where absent).
   '$filter=dynA ge 1&$select=Name',
+  '$select=Id,dynA,dynB,dynC,nothere',
+  "$select=dynB&$filter=dynB ne 'a'&$orderby=dynB desc,Id",
+  '$compute=Id mul 2 as twice&$select=twice,dynA',
 ];
 
 /** `bound` with every dynamic property named `from` named `to` (a name no URL identifier has). */
@@ -222,7 +225,13 @@ describe('dynamic properties on every engine', () => {
 
   for (const name of HOSTILE) {
     const label = name.length > 40 ? `${name.slice(0, 10)}… (${name.length} characters)` : name;
-    for (const query of ['$filter=dynA eq 3', "$filter=dynA eq 'v3'", '$orderby=dynA,Id', '$apply=groupby((dynA),aggregate(dynA with sum as s))']) {
+    for (const query of [
+      '$filter=dynA eq 3',
+      "$filter=dynA eq 'v3'",
+      '$orderby=dynA,Id',
+      '$apply=groupby((dynA),aggregate(dynA with sum as s))',
+      '$select=Id,dynA',
+    ]) {
       it(`the member ${JSON.stringify(label)}: ${query}`, () => check(renamed(bind(query), 'dynA', name), `${query} (dynA as ${label})`));
     }
   }

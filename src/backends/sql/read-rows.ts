@@ -72,7 +72,11 @@ export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow
     if (property.type.kind === 'primitive' && property.type.name === 'Edm.Untyped' && !property.collection && Object.hasOwn(record, property.name))
       setOwn(record, property.name, readJson(record[property.name], property.name));
   }
-  for (const { alias, name } of compiled.computed ?? []) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
+  for (const { alias, name, type } of compiled.computed ?? []) {
+    const value = Object.hasOwn(row, alias) ? row[alias] : null;
+    // A dynamic property in $select comes as its JSON text.
+    setOwn(record, name, type.kind === 'primitive' && type.name === 'Edm.Untyped' ? readJson(value, name) : value);
+  }
   for (const { alias, name } of compiled.expansions) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
   return jsonRecord(query, record, options);
 }
