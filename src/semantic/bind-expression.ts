@@ -4,7 +4,7 @@
  * written as strings), and enforces the expression limits.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
-import { dynamicReadFor, readDynamicAs } from './dynamic-values.js';
+import { dynamicReadFor, readDynamicAs, untypedDynamic } from './dynamic-values.js';
 import {
   derivesFrom,
   findType,
@@ -727,8 +727,14 @@ export class ExpressionBinder {
 
   private in(leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
     this.checkOperatorAllowed('in', span);
-    const left = this.expression(leftNode, scope);
+    let left = this.expression(leftNode, scope);
     if (rightNode.kind === 'list' || rightNode.kind === 'array') {
+      // A dynamic property in a list of values of one JSON type (no null) reads as that type (dynamic-values.ts).
+      if (untypedDynamic(left) !== undefined) {
+        const reads = new Set(rightNode.items.map((item) => (item.kind === 'literal' ? dynamicReadFor(this.literal(item).type) : undefined)));
+        const [read] = reads;
+        if (reads.size === 1 && read !== undefined) left = readDynamicAs(left, read);
+      }
       const items = rightNode.items.map((item) => {
         this.count(item.span);
         if (item.kind !== 'literal') throw this.error('unsupported_feature', `Only literals are supported in the list of 'in'`, item.span);

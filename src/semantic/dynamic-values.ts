@@ -9,6 +9,7 @@
  *   read as that type's JSON type (a string for Edm.String, a number for the numeric types, read as
  *   Edm.Double, a Boolean for Edm.Boolean) and is null when its JSON type is another: `Dyn eq 5` is
  *   false for the string `'5'`, `Dyn ne 5` true (as for any null), `Dyn lt 5` false.
+ * - `Dyn in (…)` with values of one JSON type (no null) reads it as that type, as `eq` does.
  * - `Dyn eq null` is true where the value is JSON null or absent.
  * - Ordered (`$orderby`, `min`/`max` in the reference's value order) by JSON type first (null, then
  *   numbers, strings, Booleans: MongoDB's BSON order), then by value (numbers numerically, strings by

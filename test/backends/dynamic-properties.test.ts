@@ -84,6 +84,8 @@ const QUERIES = [
   '$filter=not (dynA gt 1)',
   "$filter=dynA eq 1 or dynB eq 'a'",
   '$filter=dynA eq Id',
+  '$filter=dynA in (1, 2, -1.5)',
+  "$filter=dynB in ('a', 'B', '1')",
   '$filter=dynB eq Name',
   // Null and absent.
   '$filter=dynA eq null',
@@ -173,7 +175,14 @@ describe('dynamic properties: the storage mapping', () => {
     expect(() => toSql(bind('$filter=dynA eq 1'), { dialect: 'mssql' })).toThrow(/no SQL Server engine/);
     // A grouped dynamic property is an untyped column: SQL orders it not (MongoDB does, by BSON order).
     expect(() => toSql(bind('$apply=groupby((dynA))&$orderby=dynA'), { dialect: 'sqlite' })).toThrow(/ordering by an untyped value/);
-    for (const query of ['$filter=length(dynB) eq 1', '$filter=dynA add 1 eq 2', '$filter=dynA eq dynB', '$filter=dynC', '$filter=dynA eq 2024-01-01']) {
+    for (const query of [
+      '$filter=length(dynB) eq 1',
+      '$filter=dynA add 1 eq 2',
+      '$filter=dynA eq dynB',
+      '$filter=dynC',
+      '$filter=dynA eq 2024-01-01',
+      "$filter=dynA in (1, 'a')",
+    ]) {
       const bound = bind(query);
       expect(() => toSql(bound, { dialect: 'postgres' }), query).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
       expect(() => toMongo(bound), query).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
