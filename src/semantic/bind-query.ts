@@ -393,7 +393,7 @@ class QueryBinder {
           continue;
         }
         if (member === undefined && index === 0 && last && type.open) {
-          // A dynamic property (URL 5.1.2.1): returned as a value computed under its own name (semantic/dynamic-values.ts).
+          // A dynamic property (PROT 11.2.5.1): returned as a value computed under its own name (semantic/dynamic-values.ts).
           if (!dynamic.some((d) => d.name === segment.name)) dynamic.push(selectedDynamic(segment.name, type, segment.span));
           break;
         }
