@@ -22,7 +22,9 @@ export interface MemoryBackendOptions {
    * Rows of every stored table, by name: entity sets by their names, contained entities by their
    * implicit sets' (`Person_Trips`), link tables by theirs. Navigation properties in `$filter` and
    * `$expand` are followed through them by the storage mapping (referential constraints, foreign
-   * keys, containers' keys and link tables; see `storedTables`).
+   * keys, containers' keys and link tables; see `storedTables`). Rows are then in stored form: an
+   * open type's dynamic properties are members of the object in its JSON column
+   * (`DynamicProperties`, storage/dynamic-properties.ts); without `data`, they are the row's own.
    */
   readonly data?: Readonly<Record<string, readonly Row[]>>;
   /** Overrides of the storage conventions (the same as the SQL and MongoDB mappings'). */
