@@ -196,6 +196,9 @@ describe('dynamic properties: the storage mapping', () => {
     const compiled = toSql(bound, { dialect: 'postgres' });
     expect(compiled.sql).not.toContain('DROP');
     expect(compiled.params).toContain('x"); DROP TABLE t; --$.a');
+    const nul = renamed(bind('$filter=dynA eq 1'), 'dynA', 'a\u0000b');
+    expect(() => toSql(nul, { dialect: 'postgres' })).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
+    expect(() => toMongo(nul)).toThrow(expect.objectContaining({ code: 'unsupported_feature' }));
     const mongo = JSON.stringify(toMongo(bound));
     expect(mongo).toContain('{"$literal":"x\\"); DROP TABLE t; --$.a"}');
   });

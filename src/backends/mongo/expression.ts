@@ -241,6 +241,8 @@ export class MongoExpressionCompiler {
         case 'dynamic': {
           // A member of the embedded document of dynamic properties (storage/dynamic-properties.ts).
           if (!last) return this.fail(`a path into the dynamic property '${step.name}'`, step);
+          // BSON field names hold no NUL (a name from the URL has none; one made through the API may).
+          if (step.name.includes('\u0000')) return this.fail('a dynamic property whose name holds NUL', step);
           // An entity's (of the set, or reached through navigation: `base` is its looked-up field); a complex value's are not stored.
           const bag = set !== undefined ? dynamicColumn(set.type, this.mapping) : undefined;
           if (bag === undefined) return this.fail(`the dynamic property '${step.name}' here (only an open entity type's are stored)`, step);

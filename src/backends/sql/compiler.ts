@@ -292,6 +292,8 @@ export class SqlCompiler {
     const hooks = this.dialect.dynamicProperties;
     if (hooks === undefined) throw unsupported(this.dialect.noDynamicProperties ?? `dynamic properties on ${this.dialect.displayName}`);
     if (more) throw unsupported(`a path into the dynamic property '${step.name}'`);
+    // No engine takes NUL in text (a name from the URL has none; one made through the API may).
+    if (step.name.includes('\u0000')) throw unsupported('a dynamic property whose name holds NUL');
     const column = scope.prefix === undefined && scope.element === undefined ? dynamicColumnName(scope.set.type, this.mapping) : undefined;
     if (column === undefined) throw unsupported(`the dynamic property '${step.name}' here (only an open entity type's are stored)`);
     return hooks.member(`${scope.alias}.${this.dialect.quote(column)}`, () => this.value(hooks.key(step.name), 'string'), step.read);
