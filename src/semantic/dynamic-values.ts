@@ -25,7 +25,8 @@
  * with a Date or another type without a JSON form) keep the reference's untyped semantics, and the
  * SQL and MongoDB backends refuse them (`unsupported_feature`).
  */
-import type { BoundExpression, BoundPathStep, DynamicRead } from './bound-ast.js';
+import type { BoundApply, BoundExpression, BoundPathStep, DynamicRead } from './bound-ast.js';
+import { forEachTransformation } from './walk/transformations.js';
 import { isNumeric, isPrimitive, primitive, type ExpressionType } from './types.js';
 
 /** The type a dynamic value compared with a value of `other` is read as, or `undefined` (no JSON type of its own). */
@@ -48,4 +49,15 @@ export function readDynamicAs(node: BoundExpression, read: DynamicRead | undefin
   const step = untypedDynamic(node);
   if (step === undefined || read === undefined || node.kind !== 'path') return node;
   return { ...node, steps: [...node.steps.slice(0, -1), { ...step, read }], type: primitive(read) };
+}
+
+/** The names of the dynamic properties `apply` groups by: properties of its output rows that hold JSON values. */
+export function groupedDynamic(apply: BoundApply | undefined): ReadonlySet<string> {
+  const names = new Set<string>();
+  if (apply === undefined) return names;
+  forEachTransformation(apply.transformations, (t) => {
+    if (t.kind !== 'groupby') return;
+    for (const key of t.keys) if (key.path.steps[key.path.steps.length - 1]?.kind === 'dynamic') names.add(key.names.join('/'));
+  });
+  return names;
 }

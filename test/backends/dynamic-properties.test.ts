@@ -174,7 +174,9 @@ describe('dynamic properties: the storage mapping', () => {
   it('SQL Server is refused with its reason; other untyped uses are refused on SQL and MongoDB', () => {
     expect(() => toSql(bind('$filter=dynA eq 1'), { dialect: 'mssql' })).toThrow(/no SQL Server engine/);
     // A grouped dynamic property is an untyped column: SQL orders it not (MongoDB does, by BSON order).
-    expect(() => toSql(bind('$apply=groupby((dynA))&$orderby=dynA'), { dialect: 'sqlite' })).toThrow(/ordering by an untyped value/);
+    expect(() => toSql(bind('$apply=groupby((dynA))&$orderby=dynA'), { dialect: 'sqlite' })).toThrow(/the dynamic property 'dynA' here/);
+    expect(() => toMongo(bind('$apply=groupby((dynA))&$orderby=dynA'))).not.toThrow();
+    expect(() => toMongo(bind("$apply=groupby((dynA))&$filter=dynA eq 'a'"))).toThrow(/the dynamic property 'dynA' here/);
     for (const query of [
       '$filter=length(dynB) eq 1',
       '$filter=dynA add 1 eq 2',

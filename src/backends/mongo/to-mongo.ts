@@ -751,7 +751,7 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   // $apply inside $expand: not yet (its position is given).
   for (const item of query.expand) refuseApply('MongoDB', item.options, '$expand');
   // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
-  refuseUntypedUses(query, 'MongoDB');
+  refuseUntypedUses(query, 'MongoDB', true);
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);

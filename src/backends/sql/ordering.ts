@@ -4,9 +4,8 @@
  * and the key appended when paging (11.2.6.3) so that pages are stable.
  */
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
-import { isPrimitive, isUntyped } from '../../semantic/types.js';
+import { isPrimitive } from '../../semantic/types.js';
 import { readDynamicAs, untypedDynamic } from '../../semantic/dynamic-values.js';
-import { unsupportedFeature } from '../../passes/unsupported.js';
 import { everyExpression } from '../../semantic/walk/index.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
@@ -36,7 +35,7 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     .filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression))
     .map((item) => {
       const expression = item.expression;
-      if (isUntyped(expression.type)) return untypedOrderKeys(compiler, expression, scope, item.direction === 'desc');
+      if (untypedDynamic(expression) !== undefined) return untypedOrderKeys(compiler, expression, scope, item.direction === 'desc');
       const base =
         // Any enum-valued key (a property, a cast, a case) by its members' values, not its names.
         expression.type.kind === 'enum'
@@ -87,7 +86,6 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
  * null where the JSON type is another. Every key is compiled anew (its parameters are its own).
  */
 function untypedOrderKeys(compiler: SqlCompiler, expression: BoundExpression, scope: Scope, descending: boolean): string {
-  if (untypedDynamic(expression) === undefined) throw unsupportedFeature('SQL', 'ordering by an untyped value that is not a dynamic property');
   const read = (as: 'Edm.Double' | 'Edm.String' | 'Edm.Boolean'): string => compiler.expression(readDynamicAs(expression, as), scope);
   const direction = descending ? 'DESC' : 'ASC';
   const rank = `(CASE WHEN ${read('Edm.Double')} IS NOT NULL THEN 0 WHEN ${read('Edm.String')} IS NOT NULL THEN 1 WHEN ${read('Edm.Boolean')} IS NOT NULL THEN 2 END)`;

@@ -5,6 +5,7 @@
  * typed as well, counts as numbers.
  */
 import type { BoundQuery } from '../../semantic/bound-ast.js';
+import { groupedDynamic } from '../../semantic/dynamic-values.js';
 import { jsonRecord, readJson, type JsonValueOptions } from '../../responses/json-values.js';
 import type { SqlQuery } from './to-sql.js';
 
@@ -68,10 +69,7 @@ export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow
     setOwn(target, path[path.length - 1] as string, Object.hasOwn(row, alias) ? row[alias] : null);
   }
   // Dynamic properties grouped by come as their JSON text (see the dialects' dynamicProperties).
-  for (const property of query.apply?.output.properties.values() ?? []) {
-    if (property.type.kind === 'primitive' && property.type.name === 'Edm.Untyped' && !property.collection && Object.hasOwn(record, property.name))
-      setOwn(record, property.name, readJson(record[property.name], property.name));
-  }
+  for (const name of groupedDynamic(query.apply)) if (Object.hasOwn(record, name)) setOwn(record, name, readJson(record[name], name));
   for (const { alias, name, type } of compiled.computed ?? []) {
     const value = Object.hasOwn(row, alias) ? row[alias] : null;
     // A dynamic property in $select comes as its JSON text.
