@@ -109,6 +109,7 @@ export { navigationTarget, containedSet, declaringType } from './model/navigatio
 export type { StorageMapping, NavigationStorage } from './storage/storage-mapping.js';
 export { navigationLink, reverseLink, storedKey, type StoredLink, type DirectLink, type TableLink, type StoredColumn } from './storage/links.js';
 export { storedTables, entityTable, type StoredTable, type EntityTable, type LinkTable, type HiddenColumn } from './storage/tables.js';
+export { dynamicColumn, DYNAMIC_PROPERTIES } from './storage/dynamic-properties.js';
 export { keysetKeys, keysetValues, keysetFilter, continueAfter, type KeysetKey } from './paging/keyset.js';
 export { odataQuery, type ODataQueryResult, type ODataQueryFailure } from './responses/odata-query.js';
 export { jsonRecord, jsonValue, type JsonValueOptions } from './responses/json-values.js';

@@ -13,7 +13,9 @@ import { callFunction, derivedInstance } from './functions.js';
 import { propertyGetter, type Evaluator, type NavigationResolver, type Row, type Scope } from './rows.js';
 import { defaultSearch, type SearchFunction } from './search.js';
 import { unknownTarget, unsupportedFeature } from '../passes/unsupported.js';
-import { compareStrings, domainOf, toBigInt, toNumber } from './values.js';
+import { compareStrings, domainOf, readDynamic, toBigInt, toNumber } from './values.js';
+import type { StorageMapping } from '../storage/storage-mapping.js';
+import { dynamicColumn } from '../storage/dynamic-properties.js';
 
 const NO_SCOPE: Scope = Object.freeze(Object.create(null) as Scope);
 
@@ -30,6 +32,8 @@ export class ReferenceCompiler {
     private readonly resolve: NavigationResolver,
     private readonly search: SearchFunction = defaultSearch,
     private readonly requireTargets = false,
+    /** Rows in the stored form of this mapping: dynamic properties inside their JSON column (storage/dynamic-properties.ts). */
+    private readonly stored?: StorageMapping,
   ) {}
 
   compile(node: BoundExpression): Evaluator {
@@ -105,11 +109,12 @@ export class ReferenceCompiler {
           return (value) => (instance(value) ? value : null);
         }
         case 'dynamic': {
+          // A plain row holds dynamic properties as its own; a stored one in its JSON column.
+          const column = this.stored === undefined || step.owner === undefined ? undefined : dynamicColumn(step.owner, this.stored);
           const get = propertyGetter(step.name);
-          return (value) => {
-            const result = get(value);
-            return result === undefined ? null : result;
-          };
+          const bag = column === undefined ? undefined : propertyGetter(column);
+          const read = step.read;
+          return bag === undefined ? (value) => readDynamic(get(value), read) : (value) => readDynamic(get(bag(value)), read);
         }
       }
     });

@@ -128,17 +128,52 @@ const BINARY: Domain = scalar((v) => {
   }
   return typeof v === 'string' ? v.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '') : null;
 });
-/** Untyped (dynamic) values: natural order within one JavaScript type, else by type name. */
+/** The rank of a JSON type in the order of dynamic values (semantic/dynamic-values.ts): numbers, strings, Booleans, then anything else. */
+function jsonRank(value: unknown): number {
+  switch (typeof value) {
+    case 'number':
+    case 'bigint':
+      return 0;
+    case 'string':
+      return 1;
+    case 'boolean':
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+/**
+ * Untyped (dynamic) values (semantic/dynamic-values.ts): ordered by JSON type (numbers, strings,
+ * Booleans, others), then by value; equal when of one JSON type and equal.
+ */
 const UNTYPED: Domain = {
-  normalize: (v) => (v === undefined ? null : v),
-  compare: (a, b) =>
-    typeof a === typeof b && (typeof a === 'number' || typeof a === 'bigint' || typeof a === 'boolean')
-      ? compareScalars(a, b)
-      : typeof a === 'string' && typeof b === 'string'
-        ? compareStrings(a, b)
-        : compareStrings(typeof a, typeof b),
-  equals: (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b),
+  normalize: (v) => (v === undefined ? null : typeof v === 'bigint' ? Number(v) : v),
+  compare: (a, b) => {
+    const rank = jsonRank(a) - jsonRank(b);
+    if (rank !== 0) return rank;
+    return typeof a === 'string' ? compareStrings(a, b as string) : typeof a === 'object' ? 0 : compareScalars(a, b);
+  },
+  equals: (a, b) => a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b)),
 };
+
+/**
+ * A dynamic property's value read from a row (semantic/dynamic-values.ts): as it is (absent is
+ * null), or, with `read`, as that type where its JSON type is that type's, else null.
+ */
+export function readDynamic(value: unknown, read: 'Edm.String' | 'Edm.Double' | 'Edm.Boolean' | undefined): unknown {
+  if (value === undefined || value === null) return null;
+  switch (read) {
+    case undefined:
+      return value;
+    case 'Edm.String':
+      return typeof value === 'string' ? value : null;
+    case 'Edm.Boolean':
+      return typeof value === 'boolean' ? value : null;
+    case 'Edm.Double':
+      return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : null;
+  }
+}
 
 /** Other values (spatial, complex) are equal when their JSON is. */
 const OPAQUE: Domain = {

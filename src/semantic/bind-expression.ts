@@ -4,6 +4,7 @@
  * written as strings), and enforces the expression limits.
  */
 import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import { dynamicReadFor, readDynamicAs, untypedDynamic } from './dynamic-values.js';
 import {
   derivesFrom,
   findType,
@@ -429,7 +430,7 @@ export class ExpressionBinder {
             }
             if (structured.open) {
               // A dynamic property (URL 5.1): used like a declared one, null where an instance lacks it.
-              steps.push({ kind: 'dynamic', name: segment.name, span: segment.span });
+              steps.push({ kind: 'dynamic', name: segment.name, owner: structured, span: segment.span });
               current = UNTYPED;
               break;
             }
@@ -637,6 +638,11 @@ export class ExpressionBinder {
     this.checkOperatorAllowed(operator, span);
     let left = this.expression(leftNode, scope);
     let right = this.expression(rightNode, scope);
+    if (COMPARISONS.has(operator)) {
+      // A dynamic property compared with a typed value reads as that value's JSON type (dynamic-values.ts).
+      left = readDynamicAs(left, dynamicReadFor(right.type));
+      right = readDynamicAs(right, dynamicReadFor(left.type));
+    }
     left = this.convert(left, right.type);
     right = this.convert(right, left.type);
     const l = left.type;
@@ -721,8 +727,14 @@ export class ExpressionBinder {
 
   private in(leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
     this.checkOperatorAllowed('in', span);
-    const left = this.expression(leftNode, scope);
+    let left = this.expression(leftNode, scope);
     if (rightNode.kind === 'list' || rightNode.kind === 'array') {
+      // A dynamic property in a list of values of one JSON type (no null) reads as that type (dynamic-values.ts).
+      if (untypedDynamic(left) !== undefined) {
+        const reads = new Set(rightNode.items.map((item) => (item.kind === 'literal' ? dynamicReadFor(this.literal(item).type) : undefined)));
+        const [read] = reads;
+        if (reads.size === 1 && read !== undefined) left = readDynamicAs(left, read);
+      }
       const items = rightNode.items.map((item) => {
         this.count(item.span);
         if (item.kind !== 'literal') throw this.error('unsupported_feature', `Only literals are supported in the list of 'in'`, item.span);
@@ -864,6 +876,8 @@ function respan(node: BoundExpression, span: Span): BoundExpression {
     }
   });
 }
+
+const COMPARISONS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
 
 function isBooleanLike(type: ExpressionType): boolean {
   return type.kind === 'null' || isPrimitive(type, 'Edm.Boolean') || isUntyped(type);

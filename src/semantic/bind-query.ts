@@ -17,11 +17,20 @@ import type { ComputeItem, ExpandItem, Expression, ODataQuery, OrderByItem, Quer
 import { navigationTarget } from '../model/navigation.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { bindSearch } from './bind-search.js';
-import type { BoundApply, BoundComputeItem, BoundExpandItem, BoundOrderByItem, BoundQuery, BoundQueryOptions, BoundSelect } from './bound-ast.js';
+import type {
+  BoundApply,
+  BoundComputeItem,
+  BoundExpandItem,
+  BoundExpression,
+  BoundOrderByItem,
+  BoundQuery,
+  BoundQueryOptions,
+  BoundSelect,
+} from './bound-ast.js';
 import { bindApply } from './apply/bind-apply.js';
 import { ExpressionBinder, type Purpose } from './bind-expression.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
-import { isOrderable, isUntyped, typeName } from './types.js';
+import { UNTYPED, isOrderable, isUntyped, typeName } from './types.js';
 
 /** OData.net's SelectBinder_MultiLevelPathInSelect. */
 const MULTI_LEVEL_SELECT =
@@ -178,11 +187,15 @@ class QueryBinder {
     const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level, computed);
     const expandedNames = new Set<string>();
     const expand = this.expand(query.expand ?? [], level, expandedNames);
-    const select = this.select(query.select, level, computed);
+    const dynamic: BoundComputeItem[] = [];
+    const selected = this.select(query.select, level, computed, dynamic);
+    // Dynamic properties in $select are returned as computed values are (and compiled as they are).
+    const compute = dynamic.length === 0 ? computed?.items : [...(computed?.items ?? []), ...dynamic];
+    const select = dynamic.length === 0 ? selected : { ...selected, computed: [...(selected.computed ?? []), ...dynamic.map((d) => d.name)] };
     return {
       entityType: outer.type,
       ...(apply === undefined ? {} : { apply }),
-      ...(computed === undefined ? {} : { compute: computed.items }),
+      ...(compute === undefined ? {} : { compute }),
       ...(filter === undefined ? {} : { filter }),
       ...(query.search === undefined ? {} : { search: bindSearch(query.search, level.type) }),
       ...(orderBy === undefined ? {} : { orderBy }),
@@ -333,7 +346,7 @@ class QueryBinder {
     return cast;
   }
 
-  private select(items: readonly SelectItem[] | undefined, level: Level, computed: Computed | undefined): BoundSelect {
+  private select(items: readonly SelectItem[] | undefined, level: Level, computed: Computed | undefined, dynamic: BoundComputeItem[]): BoundSelect {
     // Without $select, every computed property is returned (PROT 11.2.5.3: SHOULD; see DEVIATIONS).
     if (items === undefined)
       return computed === undefined
@@ -378,6 +391,11 @@ class QueryBinder {
           type = this.castSegment(segment.name, type, option, segment.span.start);
           if (last) fail('unsupported_feature', `A $select item cannot end with a type cast`, option, segment.span.start);
           continue;
+        }
+        if (member === undefined && index === 0 && last && type.open) {
+          // A dynamic property (PROT 11.2.5.1): returned as a value computed under its own name (semantic/dynamic-values.ts).
+          if (!dynamic.some((d) => d.name === segment.name)) dynamic.push(selectedDynamic(segment.name, type, segment.span));
+          break;
         }
         if (member === undefined)
           fail('unknown_property', `Could not find a property named '${segment.name}' on type '${type.name}'.`, option, segment.span.start);
@@ -510,4 +528,10 @@ class QueryBinder {
     }
     return { navigation, entitySet, form, options };
   }
+}
+
+/** A dynamic property named in `$select`, as a computed item: its path, untyped, under its own name. */
+function selectedDynamic(name: string, owner: StructuredType, span: Span): BoundComputeItem {
+  const expression: BoundExpression = { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'dynamic', name, owner, span }], type: UNTYPED, span };
+  return { name, expression, type: UNTYPED, span };
 }

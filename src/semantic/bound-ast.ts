@@ -33,8 +33,23 @@ export type BoundPathStep =
   | { readonly kind: 'navigation'; readonly navigation: NavigationProperty; readonly entitySet: EntitySet | undefined; readonly span: Span }
   /** A cast to a type derived from the path's type (null for an instance of another type); a cast to the path's own type is no step. */
   | { readonly kind: 'typeCast'; readonly target: StructuredType; readonly span: Span }
-  /** A dynamic property of an open type (type `Edm.Untyped`). */
-  | { readonly kind: 'dynamic'; readonly name: string; readonly span: Span };
+  /**
+   * A dynamic property of an open type (src/semantic/dynamic-values.ts): its JSON value (type
+   * `Edm.Untyped`: a string, number, Boolean or null; null where the instance lacks it), or, with
+   * `read`, that value as a value of one type, null where its JSON type is another (what a
+   * comparison with a typed value and the numeric aggregates bind to). `owner` is the open type
+   * the property is looked up on (absent inside an untyped value).
+   */
+  | {
+      readonly kind: 'dynamic';
+      readonly name: string;
+      readonly read?: DynamicRead;
+      readonly owner?: StructuredType;
+      readonly span: Span;
+    };
+
+/** The type a dynamic property is read as (see the `dynamic` step of {@link BoundPathStep}). */
+export type DynamicRead = 'Edm.String' | 'Edm.Double' | 'Edm.Boolean';
 
 /** Where a path starts: the current resource (`$it`), or a lambda variable. */
 export type BoundPathRoot = { readonly kind: 'it' } | { readonly kind: 'variable'; readonly name: string; readonly elementType: ExpressionType };

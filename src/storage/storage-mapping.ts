@@ -19,6 +19,9 @@
  *    - when both sides are single-valued, or both are collections, the side whose
  *      `Type/navigation` sorts first is the owner, and the other side reverses its link.
  *
+ * An open entity type's dynamic properties are stored in one JSON column (MongoDB: an embedded
+ * document) per table, `DynamicProperties` unless `dynamicProperties` names another.
+ *
  * Every generated name can be overridden per navigation property ({@link NavigationStorage}). Names
  * are logical: the SQL backend applies its naming (`snake_case`) to them like to property names,
  * and MongoDB uses them as field and collection names.
@@ -48,6 +51,13 @@ export interface StorageMapping {
    * that declares it): where its relationship is stored, when not where the conventions put it.
    */
   readonly navigation?: Readonly<Record<string, NavigationStorage>>;
+  /**
+   * Per open entity type, keyed by its simple or qualified name: the JSON column (MongoDB: the
+   * embedded document) that holds its instances' dynamic properties, when not
+   * `DynamicProperties` (storage/dynamic-properties.ts). A derived type stores them where its
+   * set's type does.
+   */
+  readonly dynamicProperties?: Readonly<Record<string, string>>;
 }
 
 /** The mapping of calls that pass none. */

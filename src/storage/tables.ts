@@ -9,6 +9,7 @@ import { containedSet } from '../model/navigation.js';
 import { heldProperty, navigationLink, type StoredLink } from './links.js';
 import { modelError } from '../model/build-model.js';
 import { NO_STORAGE, type StorageMapping } from './storage-mapping.js';
+import { dynamicColumn } from './dynamic-properties.js';
 
 /** A column the model does not declare, typed as the key property it holds. */
 export interface HiddenColumn {
@@ -27,6 +28,8 @@ export interface EntityTable {
   readonly hidden: readonly HiddenColumn[];
   /** The primary key: the container's key columns (contained entities), then the type's key properties' names. */
   readonly key: readonly string[];
+  /** For an open type: the JSON column of its rows' dynamic properties (storage/dynamic-properties.ts). */
+  readonly dynamic?: string;
 }
 
 /** A many-to-many link table: its columns hold the source's key and the target's key. */
@@ -71,7 +74,8 @@ export function entityTable(set: EntitySet, storage: StorageMapping = NO_STORAGE
       if (source.column !== undefined && !hidden.some((h) => h.column === source.column)) hidden.push({ column: source.column, holds: source.holds });
     }
   }
-  return { kind: 'entities', name: set.name, set, hidden, key: [...container, ...set.type.key] };
+  const dynamic = dynamicColumn(set.type, storage);
+  return { kind: 'entities', name: set.name, set, hidden, key: [...container, ...set.type.key], ...(dynamic === undefined ? {} : { dynamic }) };
 }
 
 /**
@@ -122,7 +126,8 @@ function checkNames(tables: readonly StoredTable[]): void {
     if (names.has(table.name)) throw modelError(`Two tables would be named '${table.name}': rename one in the storage mapping`);
     names.add(table.name);
     const columns = new Set<string>(table.kind === 'entities' ? table.set.type.properties.keys() : []);
-    for (const { column } of table.kind === 'entities' ? table.hidden : table.columns) {
+    const stored = table.kind === 'entities' ? [...table.hidden, ...(table.dynamic === undefined ? [] : [{ column: table.dynamic }])] : table.columns;
+    for (const { column } of stored) {
       if (columns.has(column)) throw modelError(`Two columns of '${table.name}' would be named '${column}': name one in the storage mapping`);
       columns.add(column);
     }

@@ -4,7 +4,7 @@
  * concats inside branches; most within the default `maxApplyFanOut` of 16, some past it, so that
  * the refusal is exercised too), an optional typed `filter(…)`, then `groupby((…),aggregate(…))` or `aggregate(…)` over the type's
  * properties and single-valued navigation paths (`$count`, `sum`/`average`/`min`/`max` of numbers,
- * `min`/`max`/`countdistinct` of orderable values), then the options the extension allows after
+ * `min`/`max`/`countdistinct` of orderable values; an open type's dynamic properties too), then the options the extension allows after
  * it: `$filter` on the count, `$orderby` of every grouping property (so that the order, and a
  * page, are defined), `$top`, `$skip`, `$count`.
  */
@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
 import type { GeneratedQuery, TypedArbitraryOptions } from './typed-arbitraries.js';
 import { typedFilterArbitrary } from './typed-arbitraries.js';
+import { DYNAMIC_PROPERTY_NAMES } from './stored-data.js';
 
 const NUMERIC = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Single', 'Edm.Double']);
 const GROUPABLE = new Set(['Edm.String', 'Edm.Boolean', 'Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Date', 'Edm.Guid']);
@@ -36,6 +37,11 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
   }
   const numeric = propertiesOf(type, NUMERIC, false).map((p) => p.name);
   const orderable = propertiesOf(type, ORDERABLE, true).map((p) => p.name);
+  // An open type's dynamic properties (generateStoredData's): grouped by, summed, counted.
+  const dynamic: readonly string[] = type.open ? DYNAMIC_PROPERTY_NAMES : [];
+  groupable.push(...dynamic);
+  numeric.push(...dynamic);
+  orderable.push(...dynamic);
   const aggregate = fc.oneof(
     ...(numeric.length === 0 ? [] : [fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('sum', 'average', 'min', 'max'))]),
     ...(orderable.length === 0 ? [] : [fc.tuple(fc.constantFrom(...orderable), fc.constantFrom('min', 'max', 'countdistinct'))]),
@@ -61,8 +67,10 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       ];
       const parts: [string, string][] = [['$apply', transformations.join('/')]];
       if (having !== null) parts.push(['$filter', `n ge ${having}`]);
-      if (keys.length > 0) parts.push(['$orderby', keys.join(',')]);
-      if (page !== null && keys.length > 0) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
+      // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
+      const ordered = keys.length > 0 && !keys.some((k) => dynamic.includes(k));
+      if (ordered) parts.push(['$orderby', keys.join(',')]);
+      if (page !== null && ordered) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
       if (count !== null) parts.push(['$count', String(count)]);
       return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
     });

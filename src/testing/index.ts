@@ -13,7 +13,7 @@ export {
   searchArbitrary,
   type SyntaxArbitraryOptions,
 } from './syntax-arbitraries.js';
-export { generateStoredData, storedDataArbitrary, type StoredDataOptions } from './stored-data.js';
+export { DYNAMIC_PROPERTY_NAMES, generateStoredData, storedDataArbitrary, type StoredDataOptions } from './stored-data.js';
 export { filterArbitrary, modelQueryArbitrary, rowsArbitrary, valueArbitrary, type ModelQueryOptions, type TestRow } from './model-arbitraries.js';
 export { assertBackendMatchesMemory, compareResults, type BackendResult, type BackendRunner, type CompareOptions, type HarnessOptions } from './harness.js';
 export { applyQueryArbitrary, concatArbitrary } from './apply-arbitraries.js';

@@ -282,8 +282,22 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
     }
     data[table.name] = rows;
   }
+  // Open types' dynamic properties: a JSON object per row, of mixed JSON types, some absent (storage/dynamic-properties.ts).
+  for (const table of entityTables) {
+    if (table.dynamic === undefined) continue;
+    for (const row of data[table.name] ?? []) {
+      const bag: Record<string, unknown> = {};
+      for (const name of DYNAMIC_PROPERTY_NAMES) if (next() < 0.75) bag[name] = pick(DYNAMIC_VALUES);
+      row[table.dynamic] = next() < 0.1 ? null : bag;
+    }
+  }
   return data;
 }
+
+/** The names of the dynamic properties `generateStoredData` gives open types' rows (and `typedQueryArbitrary` queries). */
+export const DYNAMIC_PROPERTY_NAMES: readonly string[] = ['dynA', 'dynB', 'dynC'];
+/** Their values: every JSON primitive type, numbers whose sums are exact, strings that differ by case or look like numbers. */
+const DYNAMIC_VALUES: readonly unknown[] = [null, 0, 1, 2, -1.5, 2.5, 'a', 'b', 'B', '', '1', true, false];
 
 /** {@link generateStoredData} as a fast-check arbitrary (over the seed). */
 export function storedDataArbitrary(model: Model, options: StoredDataOptions = {}): fc.Arbitrary<Record<string, TestRow[]>> {

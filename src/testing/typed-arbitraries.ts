@@ -9,6 +9,7 @@
  * type, so most of them bind; the rest are refused with an `ODataError`, which is a valid outcome
  * too.
  */
+import { DYNAMIC_PROPERTY_NAMES } from './stored-data.js';
 import fc from 'fast-check';
 import type { EntitySet, Model, NavigationProperty, Property, StructuredType } from '../model/model.js';
 
@@ -728,6 +729,16 @@ export function typedQueryArbitrary(model: Model, entitySet: string, options: Ty
   );
   // How the first computed property is used: in $filter (compared with null), first in $orderby, or only returned.
   const computedUse = fc.constantFrom('filter', 'orderby', 'select');
+  // An open type's dynamic properties (the names generateStoredData fills): compared with a value of
+  // each JSON type or with null, in $filter, and first in $orderby. Other types draw nothing here
+  // (fc.constant), so their queries stay what their seeds gave before.
+  const dynamicName = fc.constantFrom(...DYNAMIC_PROPERTY_NAMES);
+  const dynamicCondition = fc
+    .tuple(dynamicName, fc.constantFrom('eq', 'ne', 'gt', 'le'), fc.constantFrom('1', '2.5', '-1', "'a'", "'B'", "''", 'true', 'false', 'null'))
+    .map(([name, operator, value]) => `${name} ${value === 'null' ? (operator === 'eq' || operator === 'gt' ? 'eq' : 'ne') : operator} ${value}`);
+  const dynamic = type.open
+    ? fc.option(fc.record({ condition: fc.option(dynamicCondition, { freq: 3 }), order: fc.option(dynamicName, { freq: 2 }) }), { freq: 3 })
+    : fc.constant(null);
   return fc
     .record({
       compute,
@@ -739,10 +750,13 @@ export function typedQueryArbitrary(model: Model, entitySet: string, options: Ty
       count: fc.option(fc.boolean(), { freq: 4 }),
       select: fc.option(fc.subarray(selectable, { minLength: 1 }), { freq: 4 }),
       expand,
+      dynamic,
     })
-    .map(({ compute: c, computedUse, filter: f0, orderBy: o, top: t, skip: s, count, select, expand: e }) => {
+    .map(({ compute: c, computedUse, filter: f00, orderBy: o0, top: t, skip: s, count, select, expand: e, dynamic: d }) => {
       const parts: [string, string][] = [];
       const aliases = c === null ? [] : c.map((_, i) => alias(i));
+      const f0 = d?.condition == null ? f00 : f00 === null ? d.condition : `(${f00}) and ${d.condition}`;
+      const o = d?.order == null ? o0 : { items: [d.order, ...(o0?.items ?? [])], key: o0?.key ?? null };
       if (c !== null) parts.push(['$compute', c.map((expression, i) => `${expression} as ${aliases[i]}`).join(',')]);
       const f = c !== null && computedUse === 'filter' ? `${f0 === null ? '' : `(${f0}) and `}${aliases[0]} ne null` : f0;
       if (f !== null) parts.push(['$filter', f]);

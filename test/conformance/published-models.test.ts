@@ -56,6 +56,11 @@ export const PUBLISHED: Readonly<Record<string, Published>> = {
       ['Photos', '$orderby=Id&$top=5'],
       ['People', "$filter=AddressInfo/any(a: a/City/Name eq 'Boise' or a/City/Region ne null)&$select=UserName,AddressInfo"],
       ['People', '$filter=AddressInfo/$count gt 1 and Friends/any(f: f/AddressInfo/all(a: a/Address ne null))&$select=UserName'],
+      // Person is an open type: dynamic properties (generateStoredData's) in its JSON column.
+      ['People', "$filter=dynA eq 'a' or dynB gt 1&$select=UserName"],
+      ['People', '$filter=Friends/any(f: f/dynC eq true) and dynA ne null&$orderby=dynA,UserName&$select=UserName'],
+      ['People', '$orderby=dynB desc,UserName&$select=UserName&$top=4'],
+      ['People', '$apply=groupby((dynA),aggregate(dynB with countdistinct as n,dynC with sum as s,dynC with max as hi))'],
     ],
   },
   Northwind: {
@@ -100,8 +105,10 @@ export const PUBLISHED: Readonly<Record<string, Published>> = {
         'Person.Photo': { foreignKey: ['photo'] },
         'Person.Trips': { parentColumns: ['traveller'] },
       },
+      dynamicProperties: { Person: 'extras' },
     },
     queries: [
+      ['People', "$filter=dynB eq 'a' or Friends/any(f: f/dynA lt 2)&$orderby=dynC,UserName&$select=UserName"],
       ['People', '$filter=Friends/any(f: f/Friends/any())&$select=UserName'],
       ['People', '$expand=Friends($levels=2;$select=UserName),Photo'],
       ['People', '$filter=Trips/any(t: t/PlanItems/any())&$expand=Trips($select=TripId;$expand=PlanItems($select=PlanItemId))&$select=UserName'],

@@ -11,7 +11,7 @@ import { propertyGetter, type NavigationResolver, type Row } from '../../referen
 import { compareKeys, keyValues, type SortKey } from './ordering.js';
 import { compileApply } from './apply-pipeline.js';
 import { dataResolver } from './data-resolver.js';
-import type { StorageMapping } from '../../storage/storage-mapping.js';
+import { NO_STORAGE, type StorageMapping } from '../../storage/storage-mapping.js';
 import { defaultSearch, type SearchFunction } from '../../reference/search.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import { domainOf, storedForm } from '../../reference/values.js';
@@ -22,7 +22,9 @@ export interface MemoryBackendOptions {
    * Rows of every stored table, by name: entity sets by their names, contained entities by their
    * implicit sets' (`Person_Trips`), link tables by theirs. Navigation properties in `$filter` and
    * `$expand` are followed through them by the storage mapping (referential constraints, foreign
-   * keys, containers' keys and link tables; see `storedTables`).
+   * keys, containers' keys and link tables; see `storedTables`). Rows are then in stored form: an
+   * open type's dynamic properties are members of the object in its JSON column
+   * (`DynamicProperties`, storage/dynamic-properties.ts); without `data`, they are the row's own.
    */
   readonly data?: Readonly<Record<string, readonly Row[]>>;
   /** Overrides of the storage conventions (the same as the SQL and MongoDB mappings'). */
@@ -74,7 +76,13 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = {}): CompiledQuery {
   const fromData = options.data === undefined ? undefined : dataResolver(options.data, options.storage);
   const resolve: NavigationResolver = options.resolve ?? fromData ?? ((navigation) => (navigation.collection ? [] : null));
-  return compileOptions(bound, bound.entityType, resolve, options.search ?? defaultSearch, options.resolve === undefined && fromData !== undefined);
+  return compileOptions(
+    bound,
+    bound.entityType,
+    resolve,
+    options.search ?? defaultSearch,
+    options.resolve === undefined && fromData !== undefined ? (options.storage ?? NO_STORAGE) : undefined,
+  );
 }
 
 function compileOptions(
@@ -82,9 +90,9 @@ function compileOptions(
   entityType: StructuredType,
   resolve: NavigationResolver,
   search: SearchFunction,
-  requireTargets: boolean,
+  stored: StorageMapping | undefined,
 ): CompiledQuery {
-  const compiler = new ReferenceCompiler(resolve, search, requireTargets);
+  const compiler = new ReferenceCompiler(resolve, search, stored !== undefined, stored);
   // $apply first: the other options read the rows it gives, of its output type.
   const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search);
   const type = options.apply?.output ?? entityType;
@@ -131,7 +139,7 @@ function compileOptions(
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
 
   compiler.option = nested ? '$expand' : '$compute';
-  const project = projector(options, type, resolve, search, requireTargets, computedValues(options, compiler));
+  const project = projector(options, type, resolve, search, stored, computedValues(options, compiler));
 
   // What apply needs of the options, read once here: apply closures of every compiled query share
   // their optimized code, and reading the bound options (whose shapes differ from query to query)
@@ -199,14 +207,14 @@ function projector(
   type: StructuredType,
   resolve: NavigationResolver,
   search: SearchFunction,
-  requireTargets: boolean,
+  stored: StorageMapping | undefined,
   computed: readonly ComputedValue[],
 ): (row: Row) => Row {
   const select = options.select;
   const properties = select.all
     ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
     : select.properties.map((item) => item.path);
-  const expansions = options.expand.map((item) => expansion(item, resolve, search, requireTargets));
+  const expansions = options.expand.map((item) => expansion(item, resolve, search, stored));
   // Rows of $apply after an aggregation have only their own properties (a concat branch's: Data
   // Aggregation, examples 74 and 75): one it has not is left out, not made null as an entity's.
   const sparse = options.apply !== undefined && !options.apply.entity;
@@ -269,11 +277,11 @@ function expansion(
   item: BoundExpandItem,
   resolve: NavigationResolver,
   search: SearchFunction,
-  requireTargets: boolean,
+  stored: StorageMapping | undefined,
 ): (row: Row, target: Record<string, unknown>) => void {
   const navigation = item.navigation;
-  if (requireTargets && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), { option: '$expand' });
-  const nested = compileOptions(item.options, navigation.target, resolve, search, requireTargets);
+  if (stored !== undefined && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), { option: '$expand' });
+  const nested = compileOptions(item.options, navigation.target, resolve, search, stored);
   const name = navigation.name;
   if (!navigation.collection) {
     return (row, target) => {

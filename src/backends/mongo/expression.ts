@@ -11,12 +11,24 @@ import { neverNull } from '../../passes/never-null.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundPath, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundExpression, BoundPath, BoundSearch, DynamicRead } from '../../semantic/bound-ast.js';
+import { dynamicColumn } from '../../storage/dynamic-properties.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseInstant } from '../../util/temporal.js';
-import { escapeRegex, fieldOf, linkLookup, reservedField, storedValue, targetSet, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import {
+  escapeRegex,
+  fieldOf,
+  hiddenField,
+  linkLookup,
+  reservedField,
+  storedValue,
+  targetSet,
+  unsupported,
+  type MongoDocument,
+  type MongoMapping,
+} from './mapping.js';
 import { functionValue } from './functions.js';
 import { castOrIsof } from './casts.js';
 import { arithmetic, calendarDate, inRange, isDuration, type ArithmeticContext } from './arithmetic.js';
@@ -75,6 +87,20 @@ export function rootFrame(context: Context): Frame {
 
 const isNull = (x: Aggregation): Aggregation => ({ $eq: [x, null] });
 const notNull = (x: Aggregation): Aggregation => ({ $ne: [x, null] });
+/**
+ * A dynamic property `name` of the embedded document at `bag` (semantic/dynamic-values.ts): its
+ * value (null where absent), or read as `read` (null where its BSON type is another). The name
+ * comes from the request: `$getField` of a `$literal` reads it as one field, whatever it holds
+ * (`$`, dots), never as a path or an operator.
+ */
+function dynamicMember(bag: string, name: string, read: DynamicRead | undefined): Aggregation {
+  const value = { $ifNull: [{ $getField: { field: { $literal: name }, input: { $ifNull: [bag, {}] } } }, null] };
+  if (read === undefined) return value;
+  const type = { $type: value };
+  const matches = read === 'Edm.Double' ? { $in: [type, ['int', 'long', 'double', 'decimal']] } : { $eq: [type, read === 'Edm.String' ? 'string' : 'bool'] };
+  return { $cond: [matches, value, null] };
+}
+
 const literal = (value: unknown): Aggregation => (typeof value === 'number' || typeof value === 'boolean' || value === null ? value : { $literal: value });
 
 type Comparison = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
@@ -212,8 +238,16 @@ export class MongoExpressionCompiler {
         }
         case 'typeCast':
           return this.fail(`the type cast to '${step.target.qualifiedName}', a derived type (a document does not say its type)`, step);
-        case 'dynamic':
-          return this.fail(`the dynamic property '${step.name}'`, step);
+        case 'dynamic': {
+          // A member of the embedded document of dynamic properties (storage/dynamic-properties.ts).
+          if (!last) return this.fail(`a path into the dynamic property '${step.name}'`, step);
+          // BSON field names hold no NUL (a name from the URL has none; one made through the API may).
+          if (step.name.includes('\u0000')) return this.fail('a dynamic property whose name holds NUL', step);
+          // An entity's (of the set, or reached through navigation: `base` is its looked-up field); a complex value's are not stored.
+          const bag = set !== undefined ? dynamicColumn(set.type, this.mapping) : undefined;
+          if (bag === undefined) return this.fail(`the dynamic property '${step.name}' here (only an open entity type's are stored)`, step);
+          return { kind: 'value', ref: dynamicMember(`${prefix}${base}${hiddenField(bag, this.mapping)}`, step.name, step.read) };
+        }
       }
     }
     return this.fail('this path', node);

@@ -409,6 +409,11 @@ export function toMongoCollections(
       for (const column of hidden) {
         if (Object.hasOwn(row, column.column)) document[hiddenField(column.column, options)] = hiddenValue(row[column.column], column, options);
       }
+      // An open type's dynamic properties: an embedded document of JSON primitives (storage/dynamic-properties.ts).
+      if (table.kind === 'entities' && table.dynamic !== undefined && Object.hasOwn(row, table.dynamic)) {
+        const bag = row[table.dynamic];
+        document[hiddenField(table.dynamic, options)] = bag !== null && typeof bag === 'object' && !Array.isArray(bag) ? { ...bag } : null;
+      }
       return document;
     });
   }

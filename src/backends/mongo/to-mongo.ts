@@ -7,6 +7,7 @@
  * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
+import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
 import { refuseApply } from '../../passes/unsupported.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
@@ -752,6 +753,8 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   for (const item of query.expand) refuseApply('MongoDB', item.options, '$expand');
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('MongoDB', query);
+  // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
+  refuseUntypedUses(query, 'MongoDB', true);
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);

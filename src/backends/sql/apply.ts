@@ -36,7 +36,7 @@
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
-import { fromReference, isIntegerType, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { fromReference, isIntegerType, isPrimitive, isUntyped, type ExpressionType } from '../../semantic/types.js';
 import { memberOrdinals } from '../../passes/enums.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
@@ -311,7 +311,12 @@ export class SqlApplyCompiler {
     for (const key of keys) {
       const value = c.expression(key.path, scope);
       const column = this.quote(this.column(output, key.names));
-      if (strings(key.path.type)) {
+      if (isUntyped(key.path.type)) {
+        // A dynamic property's JSON text: its key parameter makes the grouped expression differ
+        // from a selected one (PostgreSQL, DuckDB), so the value is an aggregate of the group's.
+        groups.push(value);
+        select.push(`MIN(${value}) AS ${column}`);
+      } else if (strings(key.path.type)) {
         // Grouped by code point; each group's value is any of its (equal) values.
         groups.push(dialect.binary(value));
         select.push(`MIN(${value}) AS ${column}`);

@@ -22,7 +22,7 @@ import { derivesFrom } from '../../model/model.js';
 import { navigationLink, type StoredColumn } from '../../storage/links.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Dialect, ParameterKind, SqlSearchHook } from './dialect.js';
-import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
+import { columnName, complexLeaves, dynamicColumnName, snake, type SqlMapping } from './mapping.js';
 import { MARK_END, MARK_START, parameterKind, scopeKind } from './parameters.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { CastContext } from './casts.js';
@@ -276,8 +276,27 @@ export class SqlCompiler {
       case 'typeCast':
         throw this.locate(unsupported(`the type cast to '${step.target.qualifiedName}', a derived type (a row does not say its type)`), step);
       case 'dynamic':
-        throw this.locate(unsupported(`the dynamic property '${step.name}' (a table has no column for it)`), step);
+        try {
+          return this.dynamicMember(step, scope, more);
+        } catch (error) {
+          throw this.locate(error, step);
+        }
     }
+  }
+
+  /**
+   * A dynamic property of the row's open type: a member of its table's JSON column, its name a
+   * parameter (it comes from the request), read by the dialect's hook (semantic/dynamic-values.ts).
+   */
+  private dynamicMember(step: Extract<BoundPathStep, { kind: 'dynamic' }>, scope: Scope, more: boolean): string {
+    const hooks = this.dialect.dynamicProperties;
+    if (hooks === undefined) throw unsupported(this.dialect.noDynamicProperties ?? `dynamic properties on ${this.dialect.displayName}`);
+    if (more) throw unsupported(`a path into the dynamic property '${step.name}'`);
+    // No engine takes NUL in text (a name from the URL has none; one made through the API may).
+    if (step.name.includes('\u0000')) throw unsupported('a dynamic property whose name holds NUL');
+    const column = scope.prefix === undefined && scope.element === undefined ? dynamicColumnName(scope.set.type, this.mapping) : undefined;
+    if (column === undefined) throw unsupported(`the dynamic property '${step.name}' here (only an open entity type's are stored)`);
+    return hooks.member(`${scope.alias}.${this.dialect.quote(column)}`, () => this.value(hooks.key(step.name), 'string'), step.read);
   }
 
   /**

@@ -14,6 +14,7 @@ import { unsupportedFeature } from '../../passes/unsupported.js';
 import { toBigInt, toNumber } from '../../reference/values.js';
 import type { BoundExpression, BoundLiteral, BoundPathStep } from '../../semantic/bound-ast.js';
 import { INTEGER_RANGES, isNumeric, isPrimitive } from '../../semantic/types.js';
+import { untypedDynamic } from '../../semantic/dynamic-values.js';
 import type { EnumType, Property, StructuredType } from '../../model/model.js';
 import type { ExpressionType } from '../../semantic/types.js';
 import type { Dialect, ParameterKind } from './dialect.js';
@@ -136,6 +137,8 @@ export class SqlConditions<Scope extends ConditionScope> {
         return this.predicate(node, scope);
       case 'path':
       case 'case':
+        // A dynamic property is no condition here (passes/dynamic-uses.ts).
+        if (untypedDynamic(node) !== undefined) throw unsupported('a dynamic property as a condition: compare it with true');
         // A Boolean property or case as a condition (SQLite and MySQL store 0/1).
         return this.c.dialect.booleanCondition(this.c.expression(node, scope));
       default:

@@ -7,7 +7,7 @@ import type { EntitySet, Model, Property } from '../../model/model.js';
 import { entityTable, storedTables, type LinkTable } from '../../storage/tables.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
-import { columnName, complexLeaves, snake, type SqlMapping } from './mapping.js';
+import { columnName, complexLeaves, dynamicColumnName, snake, type SqlMapping } from './mapping.js';
 import { defaultSrid, geoFamilyOf, geoKindOf } from '../../reference/geo.js';
 
 const resolve = (dialect: DialectName | Dialect): Dialect => (typeof dialect === 'string' ? DIALECTS[dialect] : dialect);
@@ -72,6 +72,9 @@ export function createTableSql(set: EntitySet, dialect: DialectName | Dialect, m
             : [`${d.quote(column(p))} ${columnType(p, dialect, set.type.key.includes(p.name) ? 'key' : 'value')}${p.nullable ? '' : ' NOT NULL'}`],
       ),
   ];
+  // An open type's dynamic properties: one JSON object column (storage/dynamic-properties.ts).
+  const dynamic = dynamicColumnName(set.type, mapping);
+  if (dynamic !== undefined && d.dynamicProperties !== undefined) columns.push(`${d.quote(dynamic)} ${d.dynamicProperties.columnType}`);
   const key = table.key
     .map((k) => {
       const property = set.type.key.includes(k) ? set.type.properties.get(k) : undefined;

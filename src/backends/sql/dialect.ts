@@ -6,7 +6,7 @@
  * needs it with `unsupported_feature`. A custom dialect is an object of this type (spread a
  * built-in one from `DIALECTS` and override what differs).
  */
-import type { BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundSearch, DynamicRead } from '../../semantic/bound-ast.js';
 import type { CheckedPattern } from '../../semantic/pattern-subset.js';
 import type { ExpressionType } from '../../semantic/types.js';
 
@@ -115,6 +115,13 @@ export interface Dialect {
    * refused.
    */
   readonly complexCollections?: ComplexCollections;
+  /**
+   * Dynamic properties of open types, stored as members of one JSON object column per table
+   * (storage/dynamic-properties.ts). Absent: queries that read one are refused.
+   */
+  readonly dynamicProperties?: DynamicPropertyHooks;
+  /** Why the dialect has no {@link dynamicProperties} hook, for its refusals. */
+  readonly noDynamicProperties?: string;
   /**
    * `$expand` of a single-valued navigation property: the JSON object of the related row (null
    * when there is none), as a scalar subquery over `rows`; `key` makes a parameter of a key.
@@ -302,6 +309,25 @@ export interface ComplexCollections {
    * would be; a string (the reason) where this dialect cannot compare that type exactly in JSON.
    */
   typed(raw: string, type: ExpressionType): { readonly sql: string } | { readonly refused: string };
+}
+
+/**
+ * How a dialect reads dynamic properties of open types from their JSON object column
+ * (`dynamicProperties`; semantics in semantic/dynamic-values.ts). A property's name comes from the
+ * request, so it only ever enters SQL as a parameter (what {@link key} makes of it).
+ */
+export interface DynamicPropertyHooks {
+  /** The column type of the JSON object (`jsonb`, `JSON`, `TEXT`). */
+  readonly columnType: string;
+  /** The parameter value that names the member `name` (the name itself, or a JSON path with the name quoted and escaped). */
+  key(name: string): string;
+  /**
+   * The member of the JSON object `column` that the parameter `key` names (each call of `key`
+   * makes the parameter again, for forms that need it twice): with `read`, the value as a column
+   * of that type stores it, SQL NULL where its JSON type is another; without, its JSON text
+   * (compared by code point), SQL NULL where it is absent or JSON null.
+   */
+  member(column: string, key: () => string, read: DynamicRead | undefined): string;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundComputeItem, BoundExpandItem, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import { isUntyped } from '../../semantic/types.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
@@ -98,6 +99,9 @@ function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: S
   if (!keysOnly) {
     const computed = selectedComputed(options);
     if (computed.length > 0) {
+      // A dynamic property (its JSON text) would be a string in the expansion's JSON.
+      const dynamic = computed.find((item) => isUntyped(item.type));
+      if (dynamic !== undefined) throw unsupportedFeature('SQL', `the dynamic property '${dynamic.name}' in $select inside $expand`, { option: '$expand' });
       const values = computedColumns(compiler, computed, scope);
       computed.forEach((item, i) => entries.push({ path: [item.name], value: values[i] as string, kind: 'value' }));
     }

@@ -4,6 +4,7 @@
  */
 import type { Property, StructuredType } from '../../model/model.js';
 import type { StorageMapping } from '../../storage/storage-mapping.js';
+import { dynamicColumn } from '../../storage/dynamic-properties.js';
 
 /**
  * How entity sets and properties map to tables and columns; the storage mapping's overrides
@@ -65,4 +66,15 @@ export function complexLeaves(
   return [...complex.properties.values()]
     .filter((p) => !(p.collection && p.type.kind === 'complex'))
     .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`, [...within, complex]).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
+}
+
+/**
+ * The column of the dynamic properties of rows of `type` (an entity set's type; storage/dynamic-properties.ts)
+ * under the mapping (`columns` by its logical name, else the naming), or `undefined` for a type that is not open.
+ */
+export function dynamicColumnName(type: StructuredType, mapping: SqlMapping): string | undefined {
+  const logical = dynamicColumn(type, mapping);
+  if (logical === undefined) return undefined;
+  const named = mapping.columns !== undefined && Object.hasOwn(mapping.columns, logical) ? mapping.columns[logical] : undefined;
+  return named ?? (mapping.naming === 'snake_case' ? snake(logical) : logical);
 }

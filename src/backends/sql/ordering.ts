@@ -5,6 +5,7 @@
  */
 import type { BoundExpression, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
+import { readDynamicAs, untypedDynamic } from '../../semantic/dynamic-values.js';
 import { everyExpression } from '../../semantic/walk/index.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
@@ -34,6 +35,7 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     .filter((item) => !isConstant(item.expression) && item.expression.type.kind !== 'null' && !partOfNull(item.expression))
     .map((item) => {
       const expression = item.expression;
+      if (untypedDynamic(expression) !== undefined) return untypedOrderKeys(compiler, expression, scope, item.direction === 'desc');
       const base =
         // Any enum-valued key (a property, a cast, a case) by its members' values, not its names.
         expression.type.kind === 'enum'
@@ -76,4 +78,22 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
     }
   }
   return items.join(', ');
+}
+
+/**
+ * The order keys of a dynamic property (semantic/dynamic-values.ts): its JSON type's rank (null
+ * first ascending), then its value read as a number, a string (by code point) and a Boolean, each
+ * null where the JSON type is another. Every key is compiled anew (its parameters are its own).
+ */
+function untypedOrderKeys(compiler: SqlCompiler, expression: BoundExpression, scope: Scope, descending: boolean): string {
+  const read = (as: 'Edm.Double' | 'Edm.String' | 'Edm.Boolean'): string => compiler.expression(readDynamicAs(expression, as), scope);
+  const direction = descending ? 'DESC' : 'ASC';
+  const rank = `(CASE WHEN ${read('Edm.Double')} IS NOT NULL THEN 0 WHEN ${read('Edm.String')} IS NOT NULL THEN 1 WHEN ${read('Edm.Boolean')} IS NOT NULL THEN 2 END)`;
+  const nulls = compiler.dialect.nullsFirstByDefault ? '' : ` NULLS ${descending ? 'LAST' : 'FIRST'}`;
+  return [
+    `${rank} ${direction}${nulls}`,
+    `${read('Edm.Double')} ${direction}`,
+    `${compiler.dialect.binary(read('Edm.String'))} ${direction}`,
+    `${read('Edm.Boolean')} ${direction}`,
+  ].join(', ');
 }

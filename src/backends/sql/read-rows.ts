@@ -5,7 +5,8 @@
  * typed as well, counts as numbers.
  */
 import type { BoundQuery } from '../../semantic/bound-ast.js';
-import { jsonRecord, type JsonValueOptions } from '../../responses/json-values.js';
+import { groupedDynamic } from '../../semantic/dynamic-values.js';
+import { jsonRecord, readJson, type JsonValueOptions } from '../../responses/json-values.js';
 import type { SqlQuery } from './to-sql.js';
 
 /** A result row as the driver gives it: column alias → value. */
@@ -67,7 +68,13 @@ export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow
     }
     setOwn(target, path[path.length - 1] as string, Object.hasOwn(row, alias) ? row[alias] : null);
   }
-  for (const { alias, name } of compiled.computed ?? []) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
+  // Dynamic properties grouped by come as their JSON text (see the dialects' dynamicProperties).
+  for (const name of groupedDynamic(query.apply)) if (Object.hasOwn(record, name)) setOwn(record, name, readJson(record[name], name));
+  for (const { alias, name, type } of compiled.computed ?? []) {
+    const value = Object.hasOwn(row, alias) ? row[alias] : null;
+    // A dynamic property in $select comes as its JSON text.
+    setOwn(record, name, type.kind === 'primitive' && type.name === 'Edm.Untyped' ? readJson(value, name) : value);
+  }
   for (const { alias, name } of compiled.expansions) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
   return jsonRecord(query, record, options);
 }

@@ -2,6 +2,7 @@
  * `toSql`: compiles a bound query to parametrized SQL statements for one dialect (the list, the
  * count, and the pieces for composing), numbering the placeholders in the order of the text.
  */
+import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
 import { refuseApply } from '../../passes/unsupported.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
@@ -154,6 +155,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   for (const item of query.expand) refuseApply('SQL', item.options as Parameters<typeof refuseApply>[1], '$expand');
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('SQL', query);
+  // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
+  refuseUntypedUses(query, 'SQL');
   // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
   // Then literals finer than the database's fraction of a second are made exact or refused.

@@ -15,6 +15,7 @@ import type { ExpressionBinder, Purpose } from '../bind-expression.js';
 import type { ResolvedSettings } from '../settings.js';
 import { INT64, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
+import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
 import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
@@ -298,6 +299,8 @@ class ApplyBinder {
     } else {
       value = this.context.binder(input, 'filter').bind(expression, false);
     }
+    // sum, average, min and max of a dynamic property aggregate its numbers (dynamic-values.ts).
+    if (method !== 'countdistinct') value = readDynamicAs(value, 'Edm.Double');
     const type = aggregateType(method, value.type);
     if (typeof type === 'string') this.fail('type_mismatch', `${type}, but '${alias}' aggregates a value of type '${typeName(value.type)}'.`, expression.span);
     return { kind: 'method', alias, type, method, expression: value, ...(through === undefined ? {} : { through }), span };
@@ -405,7 +408,13 @@ class ApplyBinder {
     const names: string[] = [];
     for (const step of bound.steps) {
       if (step.kind === 'typeCast') continue;
-      if (step.kind === 'dynamic') this.unsupported(`Grouping by the dynamic property '${step.name}'`, step.span);
+      if (step.kind === 'dynamic') {
+        // Grouped by its JSON value (dynamic-values.ts); a path into an untyped value is no property.
+        if (step !== bound.steps[bound.steps.length - 1] || step.owner === undefined)
+          this.unsupported(`Grouping by a path into the dynamic property '${step.name}'`, step.span);
+        names.push(step.name);
+        continue;
+      }
       if (step.kind === 'navigation' && step.navigation.collection)
         this.fail('type_mismatch', `A grouping property cannot go through the collection '${step.navigation.name}'`, step.span);
       names.push(step.kind === 'property' ? step.property.name : step.navigation.name);

@@ -254,3 +254,10 @@ export function jsonMemberType(type: ExpressionType): { readonly name: string } 
   const shown = type.kind === 'primitive' ? type.name : type.kind;
   return { refused: `${shown} values inside collections of complex values` };
 }
+
+/**
+ * The JSON path `$."name"` of one member, with `"` and `\` escaped: a parameter value (never SQL
+ * text) for the dynamic property hooks of MySQL/MariaDB, SQLite and DuckDB, whose path syntax
+ * reads these escapes, so that any name (a dot, `$`, brackets, quotes) is one member's.
+ */
+export const jsonMemberPath = (name: string): string => `$."${name.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;

@@ -21,6 +21,7 @@ import {
   numberedRows,
   upper,
   utcDateTime,
+  jsonMemberPath,
 } from './common.js';
 import { postgres, postgresComplexCollections } from './postgres.js';
 
@@ -83,6 +84,27 @@ export const duckdb: Dialect = {
   fractionalSecondDigits: 6,
   // Collections of complex values as JSON: elements through json_each, members as text (numbers
   // as their JSON text), instants through TIMESTAMPTZ to UTC microseconds (no session time zone).
+  // Dynamic properties in a JSON object (the built-in json extension), the member named by a JSON
+  // path parameter: json_type tells the JSON types apart ('VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE',
+  // 'BOOLEAN', 'NULL'), json_extract_string gives a scalar's text.
+  dynamicProperties: {
+    columnType: 'JSON',
+    key: jsonMemberPath,
+    member: (column, key, read) => {
+      const type = (): string => `json_type(${column}, ${key()})`;
+      const text = (): string => `json_extract_string(${column}, ${key()})`;
+      switch (read) {
+        case undefined:
+          return `(CASE WHEN ${type()} <> 'NULL' THEN CAST(json_extract(${column}, ${key()}) AS VARCHAR) END)`;
+        case 'Edm.String':
+          return `(CASE WHEN ${type()} = 'VARCHAR' THEN ${text()} END)`;
+        case 'Edm.Double':
+          return `(CASE WHEN ${type()} IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE') THEN CAST(${text()} AS DOUBLE) END)`;
+        case 'Edm.Boolean':
+          return `(CASE WHEN ${type()} = 'BOOLEAN' THEN ${text()} = 'true' END)`;
+      }
+    },
+  },
   complexCollections: {
     ...duckdbMembers,
     // DuckDB's INTERVAL reads no ISO 8601 durations ('P1DT2H').

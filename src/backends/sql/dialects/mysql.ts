@@ -17,6 +17,7 @@ import {
   upper,
   utcDateTime,
   fitIdentifier,
+  jsonMemberPath,
 } from './common.js';
 
 /** The column type of a JSON_TABLE column for collection elements of `type`. */
@@ -275,6 +276,27 @@ export const mysql: Dialect = {
   concat: (l, r) => `CONCAT(${l}, ${r})`,
   // DIV fails beyond BIGINT (-2^63 DIV -1): a decimal quotient truncated (30 decimals cannot round up to the next integer).
   integerDivide: (l, r) => `TRUNCATE(CAST(${l} AS DECIMAL(65, 30)) / ${r}, 0)`,
+  // Dynamic properties in a JSON object (MariaDB: LONGTEXT checked as JSON), the member named by a
+  // JSON path parameter; JSON_TYPE says 'NULL' for JSON null, JSON_VALUE gives a scalar's text.
+  dynamicProperties: {
+    columnType: 'JSON',
+    key: jsonMemberPath,
+    member: (column, key, read) => {
+      const type = (): string => `JSON_TYPE(JSON_EXTRACT(${column}, ${key()}))`;
+      const value = (): string => `JSON_VALUE(${column}, ${key()})`;
+      switch (read) {
+        case undefined:
+          return `(CASE WHEN ${type()} <> 'NULL' THEN CAST(JSON_EXTRACT(${column}, ${key()}) AS CHAR CHARACTER SET utf8mb4) COLLATE utf8mb4_bin END)`;
+        case 'Edm.String':
+          return `(CASE WHEN ${type()} = 'STRING' THEN ${value()} END)`;
+        case 'Edm.Double':
+          return `(CASE WHEN ${type()} IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL') THEN CAST(${value()} AS DOUBLE) END)`;
+        case 'Edm.Boolean':
+          // MariaDB's JSON_VALUE of true is '1', MySQL's 'true'.
+          return `(CASE WHEN ${type()} = 'BOOLEAN' THEN ${value()} IN ('true', '1') END)`;
+      }
+    },
+  },
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
   booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {

@@ -196,6 +196,25 @@ export const postgres: Dialect = {
   concat: (l, r) => `(${l} || ${r})`,
   // div() truncates also when an operand is numeric (widened Int64 arithmetic).
   integerDivide: (l, r) => `div(${l}, ${r})`,
+  // Dynamic properties in a jsonb object, the member named by a text parameter (`->` never reads it as a path).
+  dynamicProperties: {
+    columnType: 'jsonb',
+    key: (name) => name,
+    member: (column, key, read) => {
+      const typed = (json: string, sql: string): string => `(CASE WHEN jsonb_typeof(${column} -> CAST(${key()} AS text)) = '${json}' THEN ${sql} END)`;
+      const text = (): string => `${column} ->> CAST(${key()} AS text)`;
+      switch (read) {
+        case undefined:
+          return `(NULLIF(${column} -> CAST(${key()} AS text), 'null'::jsonb))::text`;
+        case 'Edm.String':
+          return typed('string', text());
+        case 'Edm.Double':
+          return typed('number', `CAST(${text()} AS double precision)`);
+        case 'Edm.Boolean':
+          return typed('boolean', `CAST(${text()} AS boolean)`);
+      }
+    },
+  },
   booleanLiteral: (v) => (v ? 'TRUE' : 'FALSE'),
   booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {

@@ -13,6 +13,7 @@ import {
   numberedRows,
   rejectNul,
   utcText,
+  jsonMemberPath,
 } from './common.js';
 
 /** SQLite's derived values: its offset needs a limit (-1: none). */
@@ -198,6 +199,26 @@ export const sqlite: Dialect = {
   truncate: (e) => `(CASE WHEN ${e} >= 4503599627370496 OR ${e} <= -4503599627370496 THEN ${e} ELSE CAST(CAST(${e} AS INTEGER) AS REAL) END)`,
   concat: (l, r) => `(${l} || ${r})`,
   integerDivide: (l, r) => `(${l} / ${r})`,
+  // Dynamic properties in a JSON object stored as text (JSON1), the member named by a JSON path
+  // parameter: json_type tells the JSON types apart ('true', 'false', 'integer', 'real', 'text',
+  // 'null'), `->` gives a member's JSON text.
+  dynamicProperties: {
+    columnType: 'TEXT',
+    key: jsonMemberPath,
+    member: (column, key, read) => {
+      const type = (): string => `json_type(${column}, ${key()})`;
+      switch (read) {
+        case undefined:
+          return `(CASE WHEN ${type()} <> 'null' THEN ${column} -> ${key()} END)`;
+        case 'Edm.String':
+          return `(CASE WHEN ${type()} = 'text' THEN json_extract(${column}, ${key()}) END)`;
+        case 'Edm.Double':
+          return `(CASE WHEN ${type()} IN ('integer', 'real') THEN CAST(json_extract(${column}, ${key()}) AS REAL) END)`;
+        case 'Edm.Boolean':
+          return `(CASE ${type()} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END)`;
+      }
+    },
+  },
   booleanLiteral: (v) => (v ? '1' : '0'),
   booleanValue: (c) => `(${c})`,
   parameter: (value, kind) => {
