@@ -530,10 +530,10 @@ describe('on the live databases', () => {
 describe('spatial properties inside $expand and $compute', () => {
   const QUERIES = ['$expand=next($select=id,p,zone,gp,gzone)&$select=id', '$compute=p as q,gzone as z&$select=id,q,z'];
 
-  it('are read back as the reference on PostGIS (hex EWKB and GeoJSON), and refused as unreadable on MariaDB (bytes in JSON)', async () => {
+  it('are read back as the reference on PostGIS (hex EWKB and GeoJSON) and inside $expand on MariaDB (GeoJSON); $compute refused as unreadable on MariaDB (bytes)', async () => {
     for (const target of live)
       for (const query of QUERIES) {
-        if (target.dialect.name === 'postgres') {
+        if (target.dialect.name === 'postgres' || query.startsWith('$expand')) {
           expect(difference(await runLive(target, query), reference(query)), `${target.name}: ${query}`).toBeLessThanOrEqual(TOLERANCE);
           continue;
         }

@@ -269,6 +269,12 @@ export interface SpatialHooks {
    * where the engine writes one, else the value reads as of its family's default SRID.
    */
   asGeoJson(family: SpatialFamily, value: string): string;
+  /**
+   * A spatial column as a member of the JSON object of an expanded row: a JSON value that reads
+   * back as the reference's (GeoJSON). Absent: the column as it is (PostGIS's `json_build_object`
+   * writes GeoJSON or hex EWKB, which `readSqlRows` reads).
+   */
+  asJsonMember?(family: SpatialFamily, value: string): string;
   /** `geo.distance` of two points: metres on the sphere of radius `radius` (a parameter) for geography, planar for geometry. */
   distance(family: SpatialFamily, a: string, b: string, radius: () => string): string;
   /** `geo.length` of a line string (each use of `line` compiles it again): metres on the sphere for geography, planar for geometry. */

@@ -9,6 +9,7 @@ import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
 import { columnName } from './mapping.js';
+import { geoFamilyOf } from '../../reference/geo.js';
 import { orderByItems } from './ordering.js';
 
 const unsupported = (what: string) => unsupportedFeature('SQL', what);
@@ -81,11 +82,18 @@ function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: S
   const columns = keysOnly
     ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat()
     : selected(compiler, options, scope.type);
-  const entries: JsonEntry[] = columns.map(({ path, column }) => ({
-    path: path.map((p) => p.name),
-    value: `${scope.alias}.${compiler.dialect.quote(column)}`,
-    kind: (path[path.length - 1] as Property).collection ? 'collection' : 'value',
-  }));
+  const spatial = compiler.dialect.spatial;
+  const entries: JsonEntry[] = columns.map(({ path, column }) => {
+    const leaf = path[path.length - 1] as Property;
+    const value = `${scope.alias}.${compiler.dialect.quote(column)}`;
+    // A spatial value as the dialect writes it into JSON (MariaDB: GeoJSON, not the column's bytes).
+    const family = spatial?.asJsonMember === undefined || leaf.collection || leaf.type.kind !== 'primitive' ? undefined : geoFamilyOf(leaf.type.name);
+    return {
+      path: path.map((p) => p.name),
+      value: family === undefined ? value : (spatial?.asJsonMember?.(family, value) ?? value),
+      kind: leaf.collection ? 'collection' : 'value',
+    };
+  });
   if (!keysOnly) {
     const computed = selectedComputed(options);
     if (computed.length > 0) {

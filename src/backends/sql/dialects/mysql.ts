@@ -79,6 +79,8 @@ export const mariadbSpatial: SpatialHooks = {
   // Up to 17 decimals (MariaDB's maximum that keeps a double's digits); the CRS added from the value's SRID.
   asGeoJson: (_, value) =>
     `JSON_INSERT(ST_AsGeoJSON(${value}, 17), '$.crs', JSON_OBJECT('type', 'name', 'properties', JSON_OBJECT('name', CONCAT('EPSG:', ST_SRID(${value})))))`,
+  // Inside JSON_OBJECT the bytes of a spatial column would make the whole object binary text (its other strings' UTF-8 read as Latin-1).
+  asJsonMember: (family, value) => mariadbSpatial.asGeoJson(family, value),
   distance: (family, a, b, radius) => (family === 'geography' ? `ST_Distance_Sphere(${a}, ${b}, ${radius()})` : `ST_Distance(${a}, ${b})`),
   // Geography: the sphere distances of consecutive points (their ordinals from the GeoJSON's positions), 0 for one point.
   length: (family, line, radius) =>
