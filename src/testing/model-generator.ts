@@ -331,8 +331,6 @@ export function generateModelCsdl(options: ModelGeneratorOptions = {}): string {
         type = `Collection(${item})`;
         nullable = false;
       } else ({ type, facets } = scalar(false));
-      // generateStoredData has no spatial values (they are null): a spatial property is nullable.
-      if (type.startsWith('Edm.Geo')) nullable = true;
       entity.properties.push({ name: names.name(entity.scope), type, nullable, facets });
     }
   };
