@@ -29,8 +29,10 @@ import fc from 'fast-check';
 import {
   applyQueryArbitrary,
   fuzzDifferential,
+  generateModel,
   generateStoredData,
   typedQueryArbitrary,
+  type DifferentialTarget,
   type CampaignReport,
   type DistinctFinding,
   type FindingClass,
@@ -73,6 +75,12 @@ const { values } = parseArgs({
     model: { type: 'string' },
     /** The entity set queried with `--model` (default: the model's first in PUBLISHED_CAMPAIGNS). */
     set: { type: 'string' },
+    /** `--model generated`: the first model's seed (`generateModel`). */
+    'model-seed': { type: 'string', default: '1' },
+    /** `--model generated`: how many models (seeds `--model-seed` on); the queries are shared out among them and their entity sets. */
+    models: { type: 'string', default: '1' },
+    /** `--model generated`: leave open types out (`generateModel({ openTypes: false })`). */
+    'no-open': { type: 'boolean', default: false },
   },
 });
 
@@ -84,20 +92,55 @@ const PUBLISHED_CAMPAIGNS: Readonly<Record<string, { file: string; sets?: readon
   sap: { file: 'sap-s4-c_salesordermanage_sd.xml', sets: ['SalesOrderManage', 'SalesOrderItem'], set: 'SalesOrderManage' },
 };
 
-/** The campaign's model, entity set, rows and the other tables' rows: the fuzz model's, or a published model's (`--model`). */
-function campaignData(): { model: Model; set: string; rows: readonly Row[]; data?: Readonly<Record<string, readonly Row[]>>; stored: boolean } {
+/** One campaign: a model, the entity set queried, its rows and the other tables' rows. */
+interface Campaign {
+  readonly model: Model;
+  readonly set: string;
+  readonly rows: readonly Row[];
+  readonly data?: Readonly<Record<string, readonly Row[]>>;
+  readonly stored: boolean;
+  /** The report's name of the campaign (`model 3, set Orders`), when there are several. */
+  readonly label?: string;
+  /** The queries' share of `--count`. */
+  readonly share: number;
+}
+
+/**
+ * The campaigns: the fuzz model's, a published model's (`--model trippin`), or, with
+ * `--model generated`, every entity set of `--models` generated models (seeds from `--model-seed`),
+ * the queries shared out evenly among the models and, within a model, among its entity sets.
+ */
+function campaignData(): Campaign[] {
   const name = values.model;
-  if (name === undefined) return { model: fuzzModel, set: FUZZ_SET, rows: fuzzRows, stored: false };
+  if (name === undefined) return [{ model: fuzzModel, set: FUZZ_SET, rows: fuzzRows, stored: false, share: 1 }];
+  if (name === 'generated') {
+    const first = Number(values['model-seed']);
+    const count = Number(values.models);
+    const campaigns: Campaign[] = [];
+    for (let modelSeed = first; modelSeed < first + count; modelSeed++) {
+      const model = generateModel({ seed: modelSeed, openTypes: values['no-open'] !== true });
+      const data = generateStoredData(model, { seed: modelSeed });
+      const sets = [...model.entitySets.keys()].filter((set) => model.entitySets.get(set)?.container === undefined);
+      for (const set of sets)
+        campaigns.push({ model, set, rows: data[set] ?? [], data, stored: true, label: `model ${modelSeed}, set ${set}`, share: 1 / count / sets.length });
+    }
+    return campaigns;
+  }
   const published = PUBLISHED_CAMPAIGNS[name];
-  if (published === undefined) throw new Error(`unknown --model ${name} (one of ${Object.keys(PUBLISHED_CAMPAIGNS).join(', ')})`);
+  if (published === undefined) throw new Error(`unknown --model ${name} (one of generated, ${Object.keys(PUBLISHED_CAMPAIGNS).join(', ')})`);
   // The corpus is ../shared/conformance from the repository, or where ODATA_CONFORMANCE_DIR says (a worktree elsewhere).
   const corpus = process.env.ODATA_CONFORMANCE_DIR ?? new URL('../../shared/conformance', import.meta.url).pathname;
   const model = modelFromCsdlXml(readFileSync(join(corpus, 'metadata', published.file), 'utf8'));
   const data = generateStoredData(model, { seed: 28, ...(published.sets === undefined ? {} : { sets: published.sets }) });
   const set = values.set ?? published.set;
-  return { model, set, rows: data[set] ?? [], data, stored: true };
+  return [{ model, set, rows: data[set] ?? [], data, stored: true, share: 1 }];
 }
-const CAMPAIGN = campaignData();
+const CAMPAIGNS = campaignData();
+
+/** The generated models' seeds (`--model generated`). */
+function modelSeeds(): number[] {
+  return Array.from({ length: Number(values.models) }, (_, i) => Number(values['model-seed']) + i);
+}
 
 const names = (values.targets as string).split(',').filter((n) => n !== '' && n !== 'memory') as TargetName[];
 for (const name of names) if (!ALL_TARGETS.includes(name)) throw new Error(`unknown target ${name} (one of ${ALL_TARGETS.join(', ')})`);
@@ -121,61 +164,116 @@ const progressLine = (r: CampaignReport, label = ''): string => {
   return `[fuzz${label}] ${r.queries} queries in ${r.seconds.toFixed(0)} s (${(r.queries / Math.max(r.seconds, 0.001)).toFixed(0)}/s), ${((100 * r.bound) / Math.max(r.queries, 1)).toFixed(1)} % bound; ${classes}; ${r.distinct.length} distinct`;
 };
 
-/** Runs the campaign in this process on `targetNames`. */
+/** Runs the campaigns in this process on `targetNames`, one after another (each model's tables loaded once), and merges their reports. */
 async function runHere(targetNames: readonly TargetName[], label: string): Promise<CampaignReport> {
-  let shown = 0;
-  const { targets, skipped, close } = CAMPAIGN.stored
-    ? await openStoredTargets(CAMPAIGN.model, CAMPAIGN.data ?? {}, targetNames, undefined, {}, true)
-    : await openTargets(CAMPAIGN.model, CAMPAIGN.set, CAMPAIGN.rows, targetNames);
-  for (const name of skipped) console.warn(`[fuzz${label}] ${name}: no URL (ODATA_TEST_POSTGRES_URL / ODATA_TEST_MYSQL_URL), skipped`);
-  console.log(`[fuzz${label}] seed ${seed}, targets: memory (reference)${targets.map((t) => `, ${t.name}`).join('')}`);
+  const reports: CampaignReport[] = [];
+  const started = performance.now();
+  let opened: { model: Model; targets: DifferentialTarget[]; close(): Promise<void> } | undefined;
   try {
-    return await fuzzDifferential({
-      model: CAMPAIGN.model,
-      entitySet: CAMPAIGN.set,
-      rows: CAMPAIGN.rows,
-      ...(CAMPAIGN.data === undefined ? {} : { data: CAMPAIGN.data }),
-      // Published models nest lambdas over navigation (Friends/any(f: f/Friends/any(…))).
-      ...(CAMPAIGN.stored ? { settings: { maxAnyAllExpressionDepth: 3 } } : {}),
-      targets,
-      count: Number(values.count),
-      seed,
-      timeLimitMs: Number(values.time) * 1000,
-      signal: stop.signal,
-      concurrency: Number(values.concurrency),
-      maxShrinks: Number(values['max-shrinks']),
-      shrinkTimeLimitMs: Number(values['shrink-time']) * 1000,
-      queries: campaignQueries(),
-      onProgress: (r) => {
-        console.log(progressLine(r, label));
-        // Each new distinct finding as soon as it is known (a long campaign shows them early).
-        for (const f of r.distinct.slice(shown))
-          console.log(`[fuzz${label}] new finding: [${f.target}] ${f.class}: ${f.reproduction}\n    ${f.detail.slice(0, 300)}`);
-        shown = r.distinct.length;
-      },
-    });
+    for (const campaign of CAMPAIGNS) {
+      if (stop.signal.aborted) break;
+      if (opened?.model !== campaign.model) {
+        await opened?.close();
+        opened = undefined;
+        const { targets, skipped, close } = campaign.stored
+          ? await openStoredTargets(campaign.model, campaign.data ?? {}, targetNames, undefined, {}, true)
+          : await openTargets(campaign.model, campaign.set, campaign.rows, targetNames);
+        opened = { model: campaign.model, targets, close };
+        for (const name of skipped) console.warn(`[fuzz${label}] ${name}: no URL (ODATA_TEST_POSTGRES_URL / ODATA_TEST_MYSQL_URL), skipped`);
+        console.log(`[fuzz${label}] seed ${seed}, targets: memory (reference)${targets.map((t) => `, ${t.name}`).join('')}`);
+      }
+      if (campaign.label !== undefined) console.log(`[fuzz${label}] ${campaign.label}`);
+      reports.push(await runCampaign(campaign, opened.targets, label));
+    }
   } finally {
-    await close();
+    await opened?.close();
   }
+  return mergeSequential(reports, (performance.now() - started) / 1000);
 }
 
-/** The campaign's queries: typed queries, and one in `--apply-every` an `$apply` pipeline. */
-function campaignQueries(): ReturnType<typeof typedQueryArbitrary> {
-  const typed = typedQueryArbitrary(CAMPAIGN.model, CAMPAIGN.set, { maxDepth: Number(values.depth) });
+/** One campaign on targets already opened. */
+async function runCampaign(campaign: Campaign, targets: DifferentialTarget[], label: string): Promise<CampaignReport> {
+  let shown = 0;
+  const report = await fuzzDifferential({
+    model: campaign.model,
+    entitySet: campaign.set,
+    rows: campaign.rows,
+    ...(campaign.data === undefined ? {} : { data: campaign.data }),
+    // Published models nest lambdas over navigation (Friends/any(f: f/Friends/any(…))).
+    ...(campaign.stored ? { settings: { maxAnyAllExpressionDepth: 3 } } : {}),
+    targets,
+    count: Math.max(1, Math.round(Number(values.count) * campaign.share)),
+    seed,
+    timeLimitMs: Number(values.time) * 1000 * campaign.share,
+    signal: stop.signal,
+    concurrency: Number(values.concurrency),
+    maxShrinks: Number(values['max-shrinks']),
+    shrinkTimeLimitMs: Number(values['shrink-time']) * 1000,
+    queries: campaignQueries(campaign),
+    onProgress: (r) => {
+      console.log(progressLine(r, label));
+      // Each new distinct finding as soon as it is known (a long campaign shows them early).
+      for (const f of r.distinct.slice(shown))
+        console.log(`[fuzz${label}] new finding: [${f.target}] ${f.class}: ${f.reproduction}\n    ${f.detail.slice(0, 300)}`);
+      shown = r.distinct.length;
+    },
+  });
+  if (campaign.label === undefined) return report;
+  // Findings name their model and entity set (a reproduction is a query on that set).
+  for (const f of report.distinct) Object.assign(f, { reproduction: `[${campaign.label}] ${f.reproduction}` });
+  return report;
+}
+
+/** The reports of campaigns run one after another, as one. */
+function mergeSequential(reports: readonly CampaignReport[], seconds: number): CampaignReport {
+  if (reports.length === 1) return reports[0] as CampaignReport;
+  const merged: CampaignReport = {
+    seed,
+    queries: 0,
+    bound: 0,
+    referenceRows: 0,
+    seconds,
+    byClass: { 'row disagreement': 0, 'ODataError mismatch': 0, 'non-ODataError': 0, 'database error': 0 },
+    targets: {},
+    distinct: [],
+    coverage: {},
+  };
+  for (const report of reports) {
+    merged.queries += report.queries;
+    merged.bound += report.bound;
+    merged.referenceRows += report.referenceRows;
+    for (const [k, v] of Object.entries(report.byClass)) merged.byClass[k as FindingClass] += v;
+    for (const [k, v] of Object.entries(report.coverage)) merged.coverage[k] = (merged.coverage[k] ?? 0) + v;
+    merged.distinct.push(...report.distinct);
+    for (const [name, stats] of Object.entries(report.targets)) {
+      const into = (merged.targets[name] ??= { busyMs: 0, runs: 0, excused: {}, refusals: {} });
+      into.busyMs += stats.busyMs;
+      into.runs += stats.runs;
+      for (const [k, v] of Object.entries(stats.excused)) into.excused[k] = (into.excused[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(stats.refusals)) into.refusals[k] = (into.refusals[k] ?? 0) + v;
+    }
+  }
+  return merged;
+}
+
+/** A campaign's queries: typed queries, and one in `--apply-every` an `$apply` pipeline. */
+function campaignQueries(campaign: Campaign): ReturnType<typeof typedQueryArbitrary> {
+  const typed = typedQueryArbitrary(campaign.model, campaign.set, { maxDepth: Number(values.depth) });
   const every = Number(values['apply-every']);
   if (!(every > 0)) return typed;
-  if (every === 1) return applyQueryArbitrary(CAMPAIGN.model, CAMPAIGN.set);
-  return fc.oneof({ arbitrary: typed, weight: every - 1 }, { arbitrary: applyQueryArbitrary(CAMPAIGN.model, CAMPAIGN.set), weight: 1 });
+  if (every === 1) return applyQueryArbitrary(campaign.model, campaign.set);
+  return fc.oneof({ arbitrary: typed, weight: every - 1 }, { arbitrary: applyQueryArbitrary(campaign.model, campaign.set), weight: 1 });
 }
 
 /** Runs one child process per group of targets and merges their reports. */
 async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<CampaignReport> {
   const merging = values.merge;
   const dir = merging ?? mkdtempSync(join(tmpdir(), 'odata-fuzz-'));
-  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time', 'model', 'set']
+  const passed = ['count', 'seed', 'time', 'concurrency', 'depth', 'apply-every', 'max-shrinks', 'shrink-time', 'model', 'set', 'model-seed', 'models']
     .filter((k) => values[k as keyof typeof values] !== undefined)
     .flatMap((k) => [`--${k}`, String(values[k as keyof typeof values])]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
+  if (values['no-open'] === true) passed.push('--no-open');
   const started = performance.now();
   const children = groups.map(
     (group) =>
@@ -239,6 +337,8 @@ if (childReport !== undefined) {
   process.exit(0);
 }
 console.log(progressLine(report));
+const generated = values.model === 'generated' ? modelSeeds() : undefined;
+if (generated !== undefined) console.log(`[fuzz] over ${generated.length} generated models (seeds ${generated.join(', ')}), ${CAMPAIGNS.length} entity sets`);
 
 console.log('\nPer target (runs, mean latency while queries overlap, excused outcomes):');
 for (const [name, stats] of Object.entries(report.targets)) {
@@ -269,6 +369,8 @@ const run = {
   targets: ['memory', ...Object.keys(report.targets)],
   split,
   ...(stop.signal.aborted || values.merge !== undefined ? { stoppedEarly: true } : {}),
+  ...(values.model === undefined ? {} : { model: values.model }),
+  ...(generated === undefined ? {} : { modelSeeds: generated, entitySets: CAMPAIGNS.length, openTypes: values['no-open'] !== true }),
   queries: report.queries,
   bound: report.bound,
   seconds: Number(report.seconds.toFixed(1)),

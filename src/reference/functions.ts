@@ -406,11 +406,13 @@ function castFunction(node: BoundCall, args: readonly Evaluator[]): Evaluator {
     };
   }
   const domain = domainOf(target);
+  // To Edm.Double: the double nearest the value (an Int64 or a Decimal beyond 2^53 rounds, as every engine's cast does).
+  const toDouble = isPrimitive(target, 'Edm.Double');
   return (row, scope) => {
     const v = value(row, scope);
     if (v === null || v === undefined) return null;
     const normalized = domain.normalize(v);
-    return normalized === null ? null : v;
+    return normalized === null ? null : toDouble ? normalized : v;
   };
 }
 

@@ -170,7 +170,9 @@ function valueJson(type: ExpressionType, value: unknown, options: JsonValueOptio
     } else if (typeof value === 'string' && type.type.members.has(value)) return value;
   }
   const exact = type.kind === 'primitive' && (type.name === 'Edm.Int64' || type.name === 'Edm.Decimal');
-  const input = value instanceof JsonNumber ? (exact ? value.text : Number(value.text)) : value;
+  // A spatial value from JSON text read exactly (its text held a long number somewhere) has JsonNumber coordinates: as numbers.
+  const spatial = type.kind === 'primitive' && type.name.startsWith('Edm.Geo');
+  const input = value instanceof JsonNumber ? (exact ? value.text : Number(value.text)) : spatial ? plain(value) : value;
   const read = domainOf(type).normalize(driverValue(input, type));
   const name = type.kind === 'primitive' ? type.name : type.kind === 'enum' ? type.type.qualifiedName : type.kind;
   if (read === null || read === undefined) throw unreadable(what(), name);

@@ -797,6 +797,12 @@ export class ExpressionBinder {
         node.span,
       );
     }
+    // Items of the two collections are compared with `eq`: of types that `eq` compares (no Date with Double).
+    const [whole, part] = args.map((arg) => arg.type);
+    if ((node.name === 'hassubset' || node.name === 'hassubsequence') && whole?.kind === 'collection' && part?.kind === 'collection') {
+      if (!equalityComparable(whole.element, part.element))
+        throw this.error('type_mismatch', `The items of the two collections of '${node.name}' cannot be compared with each other.`, node.span);
+    }
     const length = node.name === 'substring' ? args[2] : undefined;
     if (length !== undefined && (literalSign(length) ?? 0) < 0) {
       // URL 5.1.1.5.7: "A negative length M is a bad request."

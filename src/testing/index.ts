@@ -46,3 +46,12 @@ export {
 } from './differential.js';
 export { invalidQueryArbitrary, fuzzODataServer, type InvalidQuery, type InvalidQueryOptions, type FuzzServerOptions } from './fuzz.js';
 export { fuzzDifferential, type CampaignOptions, type CampaignReport, type DistinctFinding, type TargetStats } from './campaign.js';
+export {
+  MODEL_SHAPES,
+  generateModel,
+  generateModelCsdl,
+  generatedModelShapes,
+  modelArbitrary,
+  type ModelGeneratorOptions,
+  type ModelShape,
+} from './model-generator.js';

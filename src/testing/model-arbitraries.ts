@@ -131,10 +131,44 @@ export function valueArbitrary(property: Property): fc.Arbitrary<unknown> {
         single = DURATION;
         break;
       default:
-        single = fc.constant(null);
+        single = type.name.startsWith('Edm.Geo') ? spatialArbitrary(type.name) : fc.constant(null);
     }
   }
   return property.collection ? fc.array(single, { maxLength: 4 }) : single;
+}
+
+/** A coordinate in quarters (exact in a double and in every engine's text of it), longitude within ±180, latitude within ±90. */
+const position = fc.tuple(fc.integer({ min: -720, max: 720 }), fc.integer({ min: -360, max: 360 })).map(([x, y]) => [x / 4, y / 4]);
+
+/**
+ * GeoJSON values of a spatial type (without a CRS: of the family's default SRID): points, line
+ * strings of two or three positions, rectangles as polygons; the abstract types and the multi
+ * kinds as points and null.
+ */
+function spatialArbitrary(name: string): fc.Arbitrary<unknown> {
+  const kind = name.replace(/^Edm\.Geography|^Edm\.Geometry/, '');
+  if (kind === 'Point' || kind === '') return position.map((coordinates) => ({ type: 'Point', coordinates }));
+  if (kind === 'LineString') return fc.array(position, { minLength: 2, maxLength: 3 }).map((coordinates) => ({ type: 'LineString', coordinates }));
+  if (kind === 'Polygon')
+    return fc.tuple(position, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 })).map(([[x, y], w, h]) => {
+      const x0 = Math.min(x as number, 180 - w / 4);
+      const y0 = Math.min(y as number, 90 - h / 4);
+      const x1 = x0 + w / 4;
+      const y1 = y0 + h / 4;
+      return {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [x0, y0],
+            [x1, y0],
+            [x1, y1],
+            [x0, y1],
+            [x0, y0],
+          ],
+        ],
+      };
+    });
+  return fc.constant(null);
 }
 
 /** Rows of `entitySet` with unique keys; nullable properties are sometimes null. */

@@ -212,3 +212,22 @@ describe('__proto__, constructor and prototype are ordinary properties', () => {
     expect(second).toEqual({ id: 2, constructor: null, ...JSON.parse('{"__proto__":null}') });
   });
 });
+
+describe('cast to Edm.Double', () => {
+  it('rounds an Int64 beyond 2^53 to the nearest double, as the engines do (found by the generated-model campaign)', () => {
+    const model = defineModel({
+      namespace: 'Casts',
+      entityTypes: { T: { key: ['id'], properties: { id: 'Edm.Int32', n: 'Edm.Int64' } } },
+      entitySets: { ts: { type: 'T' } },
+    });
+    const rows: Row[] = [
+      { id: 1, n: 9223372036854775807n },
+      { id: 2, n: -9007199254740993n },
+    ];
+    const bound = bindQuery('$compute=cast(n,Edm.Double) as d,cast(cast(n,Edm.Double),Edm.Int64) as c&$select=id,d,c', { model, entitySet: 'ts' });
+    expect(compileQuery(bound, { data: { ts: rows } }).apply(rows).value).toEqual([
+      { id: 1, d: 9223372036854775808, c: null },
+      { id: 2, d: -9007199254740992, c: -9007199254740992n },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bindQuery, type BindSettings, type BoundExpression, type BoundQuery } from '../../src/index.js';
+import { bindQuery, defineModel, type BindSettings, type BoundExpression, type BoundQuery } from '../../src/index.js';
 import { assetModel } from '../fixtures/asset-model.js';
 import { failure } from '../helpers/failure.js';
 
@@ -345,5 +345,24 @@ describe('$select and $expand', () => {
 
   it('an expanded property may appear twice only once', () => {
     expect(failure(() => bind('$expand=locality,locality')).message).toContain("'locality' is expanded more than once");
+  });
+});
+
+describe('hassubset and hassubsequence', () => {
+  const model = defineModel({
+    namespace: 'Sets',
+    entityTypes: {
+      T: { key: ['id'], properties: { id: 'Edm.Int32', days: 'Collection(Edm.Date)', ratios: 'Collection(Edm.Double)', counts: 'Collection(Edm.Int32)' } },
+    },
+    entitySets: { ts: { type: 'T' } },
+  });
+
+  it('compare items that eq compares (numbers of any type), and refuse others with type_mismatch (found by the generated-model campaign)', () => {
+    expect(() => bindQuery('$filter=hassubset(ratios,counts)', { model, entitySet: 'ts' })).not.toThrow();
+    for (const name of ['hassubset', 'hassubsequence']) {
+      const error = failure(() => bindQuery(`$filter=${name}(days,ratios)`, { model, entitySet: 'ts' }));
+      expect(error.code).toBe('type_mismatch');
+      expect(error.message).toContain(`The items of the two collections of '${name}' cannot be compared`);
+    }
   });
 });

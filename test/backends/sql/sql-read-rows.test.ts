@@ -294,6 +294,29 @@ describe('readSqlRows values', () => {
   });
 });
 
+describe('readSqlRows spatial values in expanded rows', () => {
+  it('reads a point from JSON text that also holds a long number (read exactly, coordinates included), found by the generated-model campaign', () => {
+    const places = defineModel({
+      namespace: 'Geo',
+      entityTypes: {
+        Place: {
+          key: ['id'],
+          properties: { id: 'Edm.Int32', amount: 'Edm.Decimal', p: 'Edm.GeographyPoint', nextId: 'Edm.Int32' },
+          navigation: { next: { type: 'Place', constraints: { nextId: 'id' } } },
+        },
+      },
+      entitySets: { places: { type: 'Place' } },
+    });
+    const query = bindQuery('$select=id&$expand=next($select=amount,p)', { model: places, entitySet: 'places' });
+    const compiled = toSql(query, { dialect: 'mysql' });
+    const row = { [compiled.columns[0]!.alias]: 1, e0: '{"amount": 0.10000000000000000001, "p": {"type": "Point", "coordinates": [-128, -7.5]}}' };
+    expect(readSqlRows(query, compiled, [row], { ieee754Compatible: true })[0]).toEqual({
+      id: 1,
+      next: { amount: '0.10000000000000000001', p: { type: 'Point', coordinates: [-128, -7.5], crs: { type: 'name', properties: { name: 'EPSG:4326' } } } },
+    });
+  });
+});
+
 describe('the exact JSON reader', () => {
   /** A parsed value with every JsonNumber read as JSON.parse reads it. */
   const asParsed = (value: unknown): unknown =>
