@@ -30,6 +30,12 @@ export interface Dialect {
    * key: an engine that cannot index unbounded text gets one here). Absent: `Edm.String`'s type.
    */
   boundedStringType?(maxLength: number): string;
+  /**
+   * The most bytes one index key may hold, and the bytes a character of a bounded string counts
+   * for in it (MySQL/MariaDB InnoDB: 3 072 and 4 with utf8mb4; SQL Server: 900 and 2): a primary
+   * key of several strings without `MaxLength` shares it (`createTableSql`). Absent: no such limit.
+   */
+  readonly indexKeyLimit?: { readonly bytes: number; readonly bytesPerCharacter: number };
   /** Written after `CREATE TABLE name (…)` (a character set and collation). */
   readonly tableOptions?: string;
   /**

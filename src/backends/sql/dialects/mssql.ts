@@ -32,6 +32,8 @@ export const mssql: Dialect = {
   },
   collectionColumnType: () => 'NVARCHAR(MAX)',
   boundedStringType: (maxLength) => (maxLength <= 4000 ? `NVARCHAR(${maxLength})` : 'NVARCHAR(MAX)'),
+  // A clustered index key's 900 bytes, NVARCHAR's 2 bytes a character.
+  indexKeyLimit: { bytes: 900, bytesPerCharacter: 2 },
   fractionalSecondDigits: 7,
   jsonCollection: (column) => `JSON_QUERY(${column})`,
   doubleSumOverflow: 'null',

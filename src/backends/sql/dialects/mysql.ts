@@ -118,6 +118,8 @@ export const mysql: Dialect = {
   collectionColumnType: () => 'LONGTEXT',
   // An index (a key) needs a bounded VARCHAR: at most 3 072 bytes, 768 characters of utf8mb4.
   boundedStringType: (maxLength) => (maxLength <= 16_383 ? `VARCHAR(${maxLength})` : 'LONGTEXT'),
+  // InnoDB's index key limit (DYNAMIC rows), utf8mb4's 4 bytes a character.
+  indexKeyLimit: { bytes: 3072, bytesPerCharacter: 4 },
   // Collections of complex values as JSON text: elements through JSON_TABLE, members through
   // JSON_VALUE as text (MariaDB keeps a number's digits; true/false are 1/0), cast to the column types.
   complexCollections: {
