@@ -266,9 +266,19 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     // Only an aggregate of a Decimal where Decimals are doubles or hold 18 fractional digits (SQLite,
     // DuckDB, MongoDB as the tests store it, MySQL/MariaDB), or of an Int64 on mingo, and only when
     // an input row holds a value such storage does not keep exactly.
-    applies: ({ target, query, findingClass, differingRows }) => {
+    applies: ({ target, query, findingClass, differingRows, expected, actual }) => {
       if (findingClass !== 'row disagreement' || query.apply === undefined) return false;
       const aggregated = transformationExpressions(query.apply.transformations);
+      // Where Decimals are doubles (SQLite, DuckDB without a precision, mingo), a sum of short ones
+      // is a sum of doubles too and may differ in its last digits (4524.51 as 4524.509999999998):
+      // the same rows, every number equal to 14 digits (found by the generated-model campaign).
+      const doubleSum =
+        /sqlite|duckdb|mongo|mingo/i.test(target) &&
+        aggregated.some((node) => typeIs(node, 'Edm.Decimal')) &&
+        expected.kind === 'rows' &&
+        actual.kind === 'rows' &&
+        compareResults(query, blurNumbers(expected.result), blurNumbers(actual.result), { ordered: orderIsDefined(query) }) === undefined;
+      if (doubleSum) return true;
       const decimal =
         /sqlite|duckdb|mongo|mingo|mariadb|mysql/i.test(target) &&
         aggregated.some((node) => typeIs(node, 'Edm.Decimal')) &&
