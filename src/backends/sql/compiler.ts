@@ -820,6 +820,9 @@ export class SqlCompiler {
         if (['add', 'sub', 'mul', 'div', 'divby', 'mod'].includes(operator)) {
           if (isPrimitive(node.type, 'Edm.DateTimeOffset')) return this.shiftedInstant(node, scope);
           if (!isNumeric(node.type)) throw unsupported('date and duration arithmetic (yet)');
+          // With a null operand: a null of the result's type. `x - NULL` has no type of its own in
+          // MariaDB, which then makes a CASE around it a DOUBLE (an Int64 branch lost its last digits).
+          if (node.left.type.kind === 'null' || node.right.type.kind === 'null') return this.value(null, parameterKind(node.type, node.type));
           const l = this.expression(node.left, scope, node.operandType);
           const r = this.expression(node.right, scope, node.operandType);
           if (operator !== 'divby' && numericKind(node.type) === 'double') return this.doubleOperation(operator as 'add', l, r);

@@ -100,6 +100,10 @@ describe('failed operations yield null on every engine', () => {
       '$filter=(n64 add 9223372036854775807) eq null&$select=id',
       '$filter=(-9223372036854775808 sub n64) ne null&$select=id',
       '$orderby=n64 add n64,id&$select=id',
+      // A null operand makes a typed null: MariaDB typed `x - NULL` as a DOUBLE, and a case around
+      // it then lost an Int64 branch's last digits (found by the generated-model campaign).
+      "$compute=case((name eq 'no such name'):(n16 sub null),true:(n64 sub 2147483648)) as k&$select=id,k",
+      '$compute=case((name eq null):(null add n32),true:(n64 add 1)) as k&$filter=k ne null&$select=id,k',
     ]);
   }, 60_000);
 
