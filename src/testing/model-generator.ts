@@ -338,7 +338,9 @@ export function generateModelCsdl(options: ModelGeneratorOptions = {}): string {
   const total = int(options.minEntityTypes ?? 3, Math.max(options.minEntityTypes ?? 3, options.maxEntityTypes ?? 8));
   const entities: EntityPlan[] = [];
   const newEntity = (base?: EntityPlan, contained = false): EntityPlan => {
-    const scope = new Set(base?.scope ?? []);
+    // A derived type shares its base's scope: a member either adds later (navigation is added to
+    // roots after their derived types exist) is checked against both (seed 313 made 'Review' twice).
+    const scope = base?.scope ?? new Set<string>();
     const entity: EntityPlan = {
       name: names.name(global),
       ...(base === undefined ? {} : { base }),
