@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import type { Model, StructuredType } from '../model/model.js';
 import { modelFromCsdlXml } from '../model/csdl-xml.js';
+import { seededRandom } from './seeded-random.js';
 
 /** What a generated model may contain (every shape is on by default). */
 export interface ModelGeneratorOptions {
@@ -66,17 +67,7 @@ export const MODEL_SHAPES = [
 /** A shape of a model (see {@link MODEL_SHAPES}). */
 export type ModelShape = (typeof MODEL_SHAPES)[number];
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 /**
  * Words for names: some are SQL keywords (`Order`, `Group`, `Select`, …), none is an OData keyword or

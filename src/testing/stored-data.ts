@@ -16,6 +16,7 @@ import { storedTables, type EntityTable, type StoredTable } from '../storage/tab
 import { columnName, navigationLink, storedKey, type StoredColumn } from '../storage/links.js';
 import { navigationTarget } from '../model/navigation.js';
 import { valueArbitrary, type TestRow } from './model-arbitraries.js';
+import { seededRandom } from './seeded-random.js';
 
 /** Options of {@link generateStoredData} and {@link storedDataArbitrary}. */
 export interface StoredDataOptions {
@@ -36,17 +37,7 @@ export interface StoredDataOptions {
   readonly depth?: number;
 }
 
-/** A small deterministic generator (mulberry32) for the choices between rows. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 /** Key strings short enough for every engine's index (and without the edge values that are hundreds of characters long). */
 const keyArbitrary = (property: Property): fc.Arbitrary<unknown> =>
