@@ -75,7 +75,8 @@ export const mssql: Dialect = {
   like: (e, p) => `${e} COLLATE Latin1_General_100_BIN2 LIKE ${p} ESCAPE '\\'`,
   escapeChar: '\\',
   length: (e) => `LEN(${e} + N'x') - 1`,
-  indexOf: (t, s) => `(CHARINDEX(${s}, ${t}) - 1)`,
+  // The database's collation usually ignores case: the text is searched by code units.
+  indexOf: (t, s) => `(CHARINDEX(${s}, ${t} COLLATE Latin1_General_100_BIN2) - 1)`,
   substring: (t, from, length) => `SUBSTRING(${t}, CAST(${from} AS int), CAST(${length ?? '2147483647'} AS int))`,
   greatest: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE GREATEST(${l}, ${r}) END)`,
   least: (l, r) => `(CASE WHEN ${l} IS NULL OR ${r} IS NULL THEN NULL ELSE LEAST(${l}, ${r}) END)`,

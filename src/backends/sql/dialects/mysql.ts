@@ -219,7 +219,8 @@ export const mysql: Dialect = {
   like: (e, p) => `${e} COLLATE utf8mb4_bin LIKE ${p} ESCAPE '\\\\'`,
   escapeChar: '\\',
   length: (e) => `CHAR_LENGTH(${e})`,
-  indexOf: (t, s) => `(INSTR(${t}, ${s}) - 1)`,
+  // Two texts that are not columns compare in the connection's collation, which ignores case.
+  indexOf: (t, s) => `(INSTR(${t} COLLATE utf8mb4_bin, ${s}) - 1)`,
   substring: (t, from, length) => (length === undefined ? `SUBSTRING(${t}, ${from})` : `SUBSTRING(${t}, ${from}, ${length})`),
   greatest: (l, r) => `GREATEST(${l}, ${r})`,
   least: (l, r) => `LEAST(${l}, ${r})`,
