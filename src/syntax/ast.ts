@@ -476,3 +476,37 @@ export interface ODataQuery extends QueryOptions {
   /** Custom query options (names without `$` or `@`), decoded. */
   readonly custom?: Readonly<Record<string, string>>;
 }
+
+// ---- resource paths (OData 4.01 URL Conventions §4, ABNF `resourcePath`) -------------------------
+
+/**
+ * One `/`-separated segment of a resource path, as written: what it means (an entity set, a key, a
+ * navigation property, a type cast, a function) is decided by the binder against the model.
+ */
+export type ResourceSegment =
+  /**
+   * A name, qualified or not, with up to two parenthesised lists: `People`, `People('x')`,
+   * `Categories(ID=1,Size=5)`, `NS.Fn(p=1)`, `NS.Fn(p=1)(2)` (a function's result, then a key).
+   * `text` is the segment as decoded (a key-as-segment value when the binder finds no such name).
+   */
+  | { readonly kind: 'name'; readonly name: string; readonly lists: readonly (readonly SegmentArgument[])[]; readonly text: string; readonly span: Span }
+  /** A segment that is no name: a key-as-segment value (`People/O'Neil`, `Orders/1`) or an ordinal index (`Addresses/-1`). */
+  | { readonly kind: 'text'; readonly text: string; readonly span: Span }
+  /** `$count`, `$ref`, `$value`, `$each`, `$query`, `$all`, `$entity`, `$metadata`, `$batch`. */
+  | { readonly kind: 'system'; readonly name: ResourceSystemSegment; readonly span: Span }
+  /** `$filter(expr)`: the members of the collection for which the expression is true. */
+  | { readonly kind: 'filter'; readonly predicate: Expression; readonly span: Span }
+  /** `$crossjoin(Set1,Set2,…)`. */
+  | { readonly kind: 'crossjoin'; readonly sets: readonly string[]; readonly span: Span };
+
+/** The `$`-segments of a resource path that take no arguments. */
+export type ResourceSystemSegment = '$count' | '$ref' | '$value' | '$each' | '$query' | '$all' | '$entity' | '$metadata' | '$batch';
+
+/** A parsed resource path: the part of a URL between the service root and `?`; no segments for the service root itself. */
+export interface ResourcePath {
+  readonly kind: 'resourcePath';
+  readonly segments: readonly ResourceSegment[];
+  /** The path as percent-decoded (each segment decoded once, `%2F` kept inside its segment); spans are offsets into it. */
+  readonly text: string;
+  readonly span: Span;
+}

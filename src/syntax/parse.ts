@@ -5,7 +5,7 @@
  */
 import type { ILexingError, IRecognitionException, IToken } from 'chevrotain';
 import { ODataError } from '../errors/odata-error.js';
-import type { ApplyTransformation, ComputeItem, ExpandItem, Expression, OrderByItem, SearchExpression, SelectItem } from './ast.js';
+import type { ApplyTransformation, ComputeItem, ExpandItem, Expression, OrderByItem, ResourceSegment, SearchExpression, SelectItem } from './ast.js';
 import * as T from './lexer.js';
 import { sharedParser, type EntryRule, type SearchMode } from './parser.js';
 
@@ -75,6 +75,17 @@ export function parseSearch(text: string, options?: ParseOptions): SearchExpress
 export function parseAliasValue(text: string, name: string, options?: ParseOptions): Expression {
   return run(text, 'aliasValueOption', 'expression', name, options) as Expression;
 }
+
+/**
+ * Parses one segment of a resource path. `padded` is the decoded path up to the segment as blanks,
+ * then the segment, so that positions are offsets into the decoded path (see parseResourcePath).
+ */
+export function parseResourceSegment(padded: string, options?: ParseOptions): ResourceSegment {
+  return run(padded, 'resourceSegmentOption', 'expression', RESOURCE_PATH, options) as ResourceSegment;
+}
+
+/** The `option` of errors in a resource path. */
+export const RESOURCE_PATH = 'the resource path';
 
 export function emptyValue(option: string): ODataError {
   return new ODataError({ code: 'invalid_option_value', reason: `The value of ${option} is empty`, option, position: 0 });

@@ -27,6 +27,7 @@ import type {
   MemberPath,
   OrderByItem,
   PathSegment,
+  ResourceSegment,
   RollupElement,
   SearchExpression,
   SelectItem,
@@ -35,6 +36,7 @@ import type {
 import * as T from './lexer.js';
 import { errorMessages } from './messages.js';
 import { LazyLookaheadStrategy } from './lazy-lookahead.js';
+import { buildNameSegment, buildSystemSegment } from './resource-builders.js';
 import { arrange, type OperatorToken } from './precedence.js';
 import {
   assembleItemPath,
@@ -177,6 +179,44 @@ export class ODataParser extends EmbeddedActionsParser {
   /** `$search` in grammar mode, lexed in `searchTop` mode. */
   public searchOption = this.RULE('searchOption', (): SearchExpression =>
     this.OR([{ ALT: () => this.SUBRULE(this.searchIncomplete) }, { ALT: () => this.SUBRULE(this.searchExpr) }]),
+  );
+
+  /**
+   * One segment of a resource path (parseResourcePath splits the path at its slashes first, as a
+   * URL is split before its segments are decoded): a name with up to two parenthesised lists (keys
+   * or function parameters, told apart by the binder), a `$` segment with its arguments
+   * (`$filter(…)`, `$crossjoin(…)`), or one literal (a key-as-segment value, an ordinal index).
+   */
+  public resourceSegmentOption = this.RULE('resourceSegmentOption', (): ResourceSegment =>
+    this.OR([
+      {
+        ALT: () => {
+          const name = this.CONSUME(T.Identifier);
+          const lists: { args: RawArgument[]; close: IToken }[] = [];
+          this.OPTION(() => {
+            lists.push(this.SUBRULE(this.argumentList));
+            this.OPTION2(() => lists.push(this.SUBRULE2(this.argumentList)));
+          });
+          return this.ACTION(() => buildNameSegment(name, lists, this.text));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.DollarName);
+          let list: { args: RawArgument[]; close: IToken } | undefined;
+          this.OPTION3(() => {
+            list = this.SUBRULE3(this.argumentList);
+          });
+          return this.ACTION(() => buildSystemSegment(token, list));
+        },
+      },
+      {
+        ALT: () => {
+          const token = this.CONSUME(T.LiteralToken);
+          return this.ACTION((): ResourceSegment => ({ kind: 'text', text: token.image, span: span(startOf(token), endOf(token)) }));
+        },
+      },
+    ]),
   );
 
   // -------------------------------------------------------------------------------------------
@@ -1542,7 +1582,15 @@ export function sharedParser(): ODataParser {
 
 /** Names of the parser's entry rules. */
 export type EntryRule =
-  'filterOption' | 'orderByOption' | 'selectOption' | 'expandOption' | 'computeOption' | 'applyOption' | 'aliasValueOption' | 'searchOption';
+  | 'filterOption'
+  | 'orderByOption'
+  | 'selectOption'
+  | 'expandOption'
+  | 'computeOption'
+  | 'applyOption'
+  | 'aliasValueOption'
+  | 'searchOption'
+  | 'resourceSegmentOption';
 
 /** The token types (for the railroad diagram generator and tests). */
 export const tokenVocabulary: readonly TokenType[] = T.allTokens;
