@@ -83,6 +83,10 @@ export type ODataErrorCode =
    * backend's bound (`maxStatementLength`, the dialect's `maxParameters`).
    */
   | 'query_too_complex'
+  /** A resource path segment that names nothing the model has there: an entity set, a property, a key, a type (status 404). */
+  | 'resource_not_found'
+  /** A request this service parses but does not serve (an action, a function, `$crossjoin`; status 501). */
+  | 'not_implemented'
   /** The entity set named in the bind settings does not exist (a programming error: status 500). */
   | 'unknown_entity_set'
   /** The model itself is inconsistent (a programming error: status 500). */

@@ -97,9 +97,17 @@ function fail(code: ODataErrorCode, reason: string, option: string | undefined, 
  * ```
  */
 export function bindQuery(query: ODataQuery | string | URLSearchParams, settings: BindSettings): BoundQuery {
-  const parsed = typeof query === 'string' || query instanceof URLSearchParams ? parseQuery(query, settings.parse) : query;
   const set = settings.model.entitySets.get(settings.entitySet);
   if (set === undefined) fail('unknown_entity_set', `The model has no entity set named '${settings.entitySet}'`, undefined, undefined, 500);
+  return bindQueryToSet(query, settings, set);
+}
+
+/**
+ * {@link bindQuery} for an entity set given as such: one of the model's, or the implicit set of a
+ * containment navigation property (`containedSet`), which has no name in the model.
+ */
+export function bindQueryToSet(query: ODataQuery | string | URLSearchParams, settings: BindSettings, set: EntitySet): BoundQuery {
+  const parsed = typeof query === 'string' || query instanceof URLSearchParams ? parseQuery(query, settings.parse) : query;
   const resolved = resolveSettings(settings);
   const binder = new QueryBinder(settings.model, resolved, parsed.aliases);
   checkAllowedOptions(parsed, resolved);
