@@ -56,6 +56,11 @@ export type {
   ContainerMember,
 } from './model/model.js';
 export { bindQuery } from './semantic/bind-query.js';
+export { parseResourcePath } from './syntax/resource-path.js';
+export { bindResourcePath, type ResourcePathSettings } from './semantic/resource-path/bind-resource-path.js';
+export { checkResourceQuery } from './semantic/resource-path/resource-query.js';
+export type * from './semantic/resource-path/bound-resource-path.js';
+export type { OperationOverload, OperationType } from './semantic/resource-path/operations.js';
 export { restrictQuery } from './semantic/restrict-query.js';
 export { createPlanCache, type PlanCache, type PlanCacheOptions } from './cache/plan-cache.js';
 export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperatorName } from './semantic/settings.js';

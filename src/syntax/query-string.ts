@@ -28,6 +28,11 @@ import {
 export interface ParseQueryOptions extends ParseOptions {
   /** Decode `+` as a space (form encoding). Default `false`: `+` is a literal plus. */
   readonly plusAsSpace?: boolean;
+  /**
+   * Keep `$id` (`id` in OData 4.01) in `passthrough` instead of refusing it: a service that serves
+   * `$entity?$id=…` and `…/$ref?$id=…` checks it against the resource path (`checkResourceQuery`).
+   */
+  readonly allowId?: boolean;
 }
 
 /** System query options this engine parses, by their canonical lower-case name without `$`. */
@@ -208,6 +213,11 @@ export function parseQuery(query: string | URLSearchParams, options: ParseQueryO
     }
     if (seen[canonical] !== undefined) throw duplicate(name, seen[canonical]);
     seen[canonical] = name;
+    if (canonical === 'id' && options.allowId === true) {
+      passthrough ??= createRecord<string>();
+      passthrough.$id = required(name, value);
+      return;
+    }
     if (UNSUPPORTED.has(canonical)) {
       throw new ODataError({
         code: 'unsupported_option',

@@ -14,7 +14,7 @@ import { parseResourcePath } from '../../syntax/resource-path.js';
 import { bindQueryToSet } from '../bind-query.js';
 import type { BindSettings } from '../settings.js';
 import type { BoundResourcePath, BoundResourceSegment, ResourceShape } from './bound-resource-path.js';
-import { bindKey, keyPredicate, segmentLiteral, setOrStandIn } from './keys.js';
+import { bindKey, keyParts, keyPredicate, segmentLiteral, setOrStandIn, type KeyPart } from './keys.js';
 import { containerElement, operationsNamed, type OperationOverload, type OperationType } from './operations.js';
 
 /** Settings of {@link bindResourcePath}. */
@@ -100,8 +100,6 @@ class ResourcePathBinder {
       }
       i += i === 0 ? this.first(segment) : this.next(segment, segments, i);
     }
-    const last = segments[segments.length - 1];
-    if (this.eachNext && last !== undefined) throw invalid(`'$each' must be followed by a bound function or action`, last.span);
     const { shape, type, set, property, operation } = this.state;
     return { kind: 'boundResourcePath', segments: this.segments, shape, type, entitySet: set, property, operation };
   }
@@ -200,7 +198,7 @@ class ResourcePathBinder {
 
   private system(name: string, at: Span): void {
     const { shape, type } = this.state;
-    if (this.eachNext) throw invalid(`'$each' must be followed by a bound function or action`, at);
+    if (this.eachNext) throw invalid(`Only a bound function or action may follow '$each'`, at);
     switch (name) {
       case '$count':
         if (!COLLECTIONS.has(shape)) throw invalid(`'$count' must follow a collection`, at);
@@ -271,21 +269,22 @@ class ResourcePathBinder {
     const type = this.state.type as StructuredType;
     const first = all[index] as ResourceSegment;
     if (this.settings.keyAsSegment === false) throw notFound(`'${segmentText(first)}' is no property, type or operation of '${type.name}'`, first.span);
-    if (type.key.length === 0) throw invalid(`'${type.name}' has no key`, first.span);
-    const pairs = type.key.map((name, k) => {
+    const parts = keyParts(type);
+    if (parts.length === 0) throw invalid(`'${type.name}' has no key`, first.span);
+    const pairs = parts.map((part, k) => {
       const segment = all[index + k];
-      const property = type.properties.get(name) as Property;
-      if (segment === undefined) throw invalid(`The key of '${type.name}' is ${type.key.join(',')}: one segment for each`, first.span);
+      const property = part.steps.at(-1) as Property;
+      if (segment === undefined) throw invalid(`The key of '${type.name}' is ${parts.map((p) => p.name).join(',')}: one segment for each`, first.span);
       const text = segmentText(segment);
       const value = text === undefined ? undefined : segmentLiteral(property, text, segment.span);
       if (value === undefined) {
         throw notFound(`'${text ?? describe(segment)}' is no property, type, operation or key value (${typeText(property)}) of '${type.name}'`, segment.span);
       }
-      return { property, value };
+      return { part, value };
     });
-    const last = all[index + type.key.length - 1] as ResourceSegment;
+    const last = all[index + parts.length - 1] as ResourceSegment;
     this.pushKey(pairs, { start: first.span.start, end: last.span.end });
-    return type.key.length - 1;
+    return parts.length - 1;
   }
 
   private key(args: readonly SegmentArgument[], at: Span): void {
@@ -293,7 +292,7 @@ class ResourcePathBinder {
     this.pushKey(keyPredicate(type, args, at, this.settings.aliases), at);
   }
 
-  private pushKey(pairs: readonly { property: Property; value: Expression }[], at: Span): void {
+  private pushKey(pairs: readonly { part: KeyPart; value: Expression }[], at: Span): void {
     const type = this.state.type as StructuredType;
     const { values, filter } = bindKey(this.model, setOrStandIn(this.state.set, type), pairs, at, this.settings.aliases, this.settings.bind ?? {});
     this.segments.push({ kind: 'key', values, filter, span: at });
@@ -318,6 +317,14 @@ class ResourcePathBinder {
   private name(segment: Extract<ResourceSegment, { kind: 'name' }>, all: readonly ResourceSegment[], index: number): number {
     const at = segment.span;
     const { shape, type } = this.state;
+    if ((shape === 'entityId' || shape === 'all') && this.segments.length === 1) {
+      // `$entity/NS.Type?$id=…`, `$all/NS.Type`: the entities of one type.
+      const cast = findType(this.model, segment.name);
+      if (cast === undefined || cast.kind !== 'entity' || segment.lists.length > 0) throw notFound(`'${segment.text}' is no entity type`, at);
+      this.segments.push({ kind: 'typeCast', type: cast, span: at });
+      this.set(shape, { type: cast, closed: shape === 'all' ? 'query' : 'nothing' });
+      return 0;
+    }
     const structured = type !== undefined && (shape === 'entity' || shape === 'complex');
     if (structured && !this.eachNext && !segment.name.includes('.')) {
       const navigation = type.navigation.get(segment.name);

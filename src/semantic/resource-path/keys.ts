@@ -35,20 +35,58 @@ function literalOf(value: Expression, aliases: Readonly<Record<string, Expressio
   return { ...resolved, span: value.span };
 }
 
-/** The property for each key value, from named values or one positional value. */
-function pairValues(type: StructuredType, args: readonly SegmentArgument[], span: Span): { property: Property; value: SegmentArgument }[] {
-  const key = type.key;
+/**
+ * One key property: its name in a key predicate (the property's name, or its alias where the key
+ * names a property of a complex property: CSDL `<PropertyRef Name="Info/ID" Alias="InfoID"/>`),
+ * and the properties from the entity to it.
+ */
+export interface KeyPart {
+  readonly name: string;
+  readonly steps: readonly Property[];
+}
+
+/** The key of an entity type, with key aliases where its CSDL declares them. */
+export function keyParts(type: StructuredType): KeyPart[] {
+  let declaring: StructuredType | undefined = type;
+  while (declaring?.baseType !== undefined && declaring.csdl?.$Key === undefined) declaring = declaring.baseType;
+  const written = declaring?.csdl?.$Key;
+  const entries: [string, string][] = Array.isArray(written)
+    ? written.flatMap((k): [string, string][] =>
+        typeof k === 'string'
+          ? [[k, k]]
+          : typeof k === 'object' && k !== null && !Array.isArray(k)
+            ? Object.entries(k).flatMap(([alias, path]) => (typeof path === 'string' ? [[alias, path] as [string, string]] : []))
+            : [],
+      )
+    : type.key.map((k) => [k, k]);
+  return entries.map(([name, path]) => {
+    const steps: Property[] = [];
+    let owner: StructuredType | undefined = type;
+    for (const step of path.split('/')) {
+      const property: Property | undefined = owner?.properties.get(step);
+      if (property === undefined) throw new ODataError({ code: 'invalid_model', status: 500, reason: `The key '${path}' of '${type.name}' names no property` });
+      steps.push(property);
+      owner = property.type.kind === 'complex' ? property.type.type : undefined;
+    }
+    return { name, steps };
+  });
+}
+
+/** The key part for each key value, from named values or one positional value. */
+function pairValues(type: StructuredType, args: readonly SegmentArgument[], span: Span): { part: KeyPart; value: SegmentArgument }[] {
+  const key = keyParts(type);
   if (args.length === 1 && args[0]?.name === undefined) {
-    if (key.length !== 1) throw badKey(`The key of '${type.name}' has ${key.length} properties: name each (${key.map((k) => `${k}=…`).join(',')})`, span);
-    return [{ property: type.properties.get(key[0] as string) as Property, value: args[0] }];
+    if (key.length !== 1) throw badKey(`The key of '${type.name}' has ${key.length} properties: name each (${key.map((k) => `${k.name}=…`).join(',')})`, span);
+    return [{ part: key[0] as KeyPart, value: args[0] }];
   }
-  const out: { property: Property; value: SegmentArgument }[] = [];
+  const out: { part: KeyPart; value: SegmentArgument }[] = [];
   for (const arg of args) {
-    if (arg.name === undefined || !key.includes(arg.name)) throw badKey(`'${arg.name ?? ''}' is not a key property of '${type.name}'`, arg.span);
-    if (out.some((pair) => pair.property.name === arg.name)) throw badKey(`The key property '${arg.name}' is given twice`, arg.span);
-    out.push({ property: type.properties.get(arg.name) as Property, value: arg });
+    const part = key.find((k) => k.name === arg.name);
+    if (part === undefined) throw badKey(`'${arg.name ?? ''}' is not a key property of '${type.name}'`, arg.span);
+    if (out.some((pair) => pair.part === part)) throw badKey(`The key property '${arg.name}' is given twice`, arg.span);
+    out.push({ part, value: arg });
   }
-  if (out.length !== key.length) throw badKey(`The key of '${type.name}' is ${key.join(',')}: give every key property`, span);
+  if (out.length !== key.length) throw badKey(`The key of '${type.name}' is ${key.map((k) => k.name).join(',')}: give every key property`, span);
   return out;
 }
 
@@ -69,15 +107,20 @@ export function segmentLiteral(property: Property, text: string, span: Span): Ex
 export function bindKey(
   model: Model,
   set: EntitySet,
-  pairs: readonly { property: Property; value: Expression }[],
+  pairs: readonly { part: KeyPart; value: Expression }[],
   span: Span,
   aliases: Readonly<Record<string, Expression>> | undefined,
   settings: Partial<BindSettings>,
 ): { values: BoundKeyValue[]; filter: import('../bound-ast.js').BoundExpression } {
-  const comparisons: Expression[] = pairs.map(({ property, value }) => ({
+  const comparisons: Expression[] = pairs.map(({ part, value }) => ({
     kind: 'binary',
     operator: 'eq',
-    left: { kind: 'path', head: { kind: 'implicit' }, segments: [{ kind: 'member', name: property.name, span: value.span }], span: value.span },
+    left: {
+      kind: 'path',
+      head: { kind: 'implicit' },
+      segments: part.steps.map((step) => ({ kind: 'member', name: step.name, span: value.span })),
+      span: value.span,
+    },
     right: value,
     span: value.span,
   }));
@@ -96,7 +139,7 @@ export function bindKey(
       collect(node.left);
       collect(node.right);
     } else if (node.kind === 'binary') {
-      values.push({ property: pairs[values.length]?.property as Property, value: node.right });
+      values.push({ property: pairs[values.length]?.part.steps.at(-1) as Property, value: node.right });
     }
   };
   collect(where);
@@ -109,8 +152,8 @@ export function keyPredicate(
   args: readonly SegmentArgument[],
   span: Span,
   aliases: Readonly<Record<string, Expression>> | undefined,
-): { property: Property; value: Expression }[] {
+): { part: KeyPart; value: Expression }[] {
   if (args.length === 0) throw badKey(`Empty key predicate: give the key of '${type.name}' in the parentheses`, span);
   if (type.key.length === 0) throw badKey(`'${type.name}' has no key`, span);
-  return pairValues(type, args, span).map(({ property, value }) => ({ property, value: literalOf(value.value, aliases, value.span) }));
+  return pairValues(type, args, span).map(({ part, value }) => ({ part, value: literalOf(value.value, aliases, value.span) }));
 }
