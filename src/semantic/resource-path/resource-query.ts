@@ -85,7 +85,9 @@ export function checkResourceQuery(path: BoundResourcePath, query: ODataQuery): 
     default: {
       const extra = options.find((name) => !['select', 'expand', 'compute'].includes(name));
       if (extra === undefined) return;
-      if (['filter', 'orderby', 'count', 'skip', 'top', 'search', 'apply'].includes(extra)) throw refuse(NOT_A_COLLECTION, extra);
+      if (['filter', 'orderby', 'count', 'skip', 'top', 'search', 'apply'].includes(extra)) {
+        throw new ODataError({ code: 'query_option_not_supported', reason: NOT_A_COLLECTION, option: `$${extra}`, appendLocation: false });
+      }
       throw refuse(`The query option '$${extra}' is not allowed here`, extra);
     }
   }
