@@ -340,6 +340,15 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
     ]);
   }, 60_000);
 
+  it('sums of the smallest subnormal double (halving it in the overflow check underflows: an error on PostgreSQL; seed 2830)', async () => {
+    await agree([
+      '$compute=(n32 mul 0 add 4.9e-324) add dbl as s&$filter=s ne null&$select=id,s',
+      '$filter=((dbl mul 0e0) add -4.9e-324) sub dbl lt 1e308&$select=id',
+      '$filter=(4.9e-324 add dbl) add 1.7e308 eq null&$select=id',
+      '$filter=(dbl add 4.9e-324) mod 3e0 eq dbl&$select=id',
+    ]);
+  }, 60_000);
+
   it('floor and ceiling of doubles beyond 2^63 (SQLite casts saturate)', async () => {
     await agree([
       '$filter=(not (floor(floor(dbl)) eq dbl))&$select=id',

@@ -1,0 +1,25 @@
+/** `memorySource`: arrays of rows in memory, read by the in-memory backend (the reference). */
+import { compileQuery, type MemoryBackendOptions } from '../../backends/memory/compile-query.js';
+import type { Row } from '../../reference/rows.js';
+import { jsonRecord } from '../../responses/json-values.js';
+import type { ODataSource } from '../source.js';
+
+/**
+ * A source over rows in memory, by stored table name (an entity set's name; contained entities
+ * and link tables by the names of `storedTables`), as the in-memory backend reads them.
+ *
+ * @example
+ * ```ts
+ * const source = memorySource({ People: [{ UserName: 'russellwhyte', FirstName: 'Russell' }] });
+ * const handler = createODataHandler({ model, source });
+ * ```
+ */
+export function memorySource(data: Readonly<Record<string, readonly Row[]>>, options: Omit<MemoryBackendOptions, 'data'> = {}): ODataSource {
+  return {
+    read(query, { ieee754Compatible }) {
+      const result = compileQuery(query, { ...options, data }).apply((data[query.entitySet.name] ?? []) as Row[]);
+      const value = result.value.map((row) => jsonRecord(query, row, { ieee754Compatible }));
+      return Promise.resolve(result.count === undefined ? { value } : { value, count: result.count });
+    },
+  };
+}
