@@ -24,7 +24,8 @@ function segmentArguments(name: string, list: { args: RawArgument[] }): SegmentA
   const args = list.args;
   for (const arg of args) if (arg.then !== undefined) throw syntaxError(`Unexpected ':' in the parentheses after '${name}'`, arg.value.span.end);
   const named = args.filter((arg) => arg.name !== undefined).length;
-  if (named !== 0 && named !== args.length) throw syntaxError(`The values in the parentheses after '${name}' must be all named or all positional`, args[0]?.span.start ?? 0);
+  if (named !== 0 && named !== args.length)
+    throw syntaxError(`The values in the parentheses after '${name}' must be all named or all positional`, args[0]?.span.start ?? 0);
   return args.map((arg) => (arg.name === undefined ? { value: arg.value, span: arg.span } : { name: arg.name, value: arg.value, span: arg.span }));
 }
 
@@ -49,7 +50,13 @@ export function buildSystemSegment(token: IToken, list: { args: RawArgument[]; c
   if (name === '$crossjoin') {
     const sets = (list?.args ?? []).map((arg) => {
       const value = arg.value;
-      if (arg.name !== undefined || value.kind !== 'path' || value.head.kind !== 'implicit' || value.segments.length !== 1 || value.segments[0]?.kind !== 'member')
+      if (
+        arg.name !== undefined ||
+        value.kind !== 'path' ||
+        value.head.kind !== 'implicit' ||
+        value.segments.length !== 1 ||
+        value.segments[0]?.kind !== 'member'
+      )
         throw syntaxError(`'$crossjoin' takes entity set names`, arg.span.start);
       return value.segments[0].name;
     });

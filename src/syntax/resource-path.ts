@@ -42,7 +42,7 @@ function splitPath(raw: string): { segments: RawSegment[]; text: string } {
     else if (char === '(') depth += 1;
     else if (char === ')' && depth > 0) depth -= 1;
   };
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     const char = raw[i] as string;
     if (char === '%') {
       // A run of escapes is decoded together: one character may take several UTF-8 bytes.
@@ -99,7 +99,12 @@ function splitPath(raw: string): { segments: RawSegment[]; text: string } {
 export function parseResourcePath(path: string, options?: ParseOptions): ResourcePath {
   const max = options?.maxLength ?? DEFAULT_MAX_LENGTH;
   if (path.length > max) {
-    throw new ODataError({ code: 'input_too_long', reason: `The path is ${path.length} characters long; the limit is ${max}`, option: RESOURCE_PATH, position: max });
+    throw new ODataError({
+      code: 'input_too_long',
+      reason: `The path is ${path.length} characters long; the limit is ${max}`,
+      option: RESOURCE_PATH,
+      position: max,
+    });
   }
   const hash = path.indexOf('#');
   if (hash >= 0) throw malformed(`Unencoded '#' (a fragment is not sent to the service)`, hash);
