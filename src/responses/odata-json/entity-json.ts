@@ -171,6 +171,11 @@ function canonicalPath(level: EntityLevel, type: StructuredType, record: Readonl
   return `${level.path}${keyPredicate(type, record, { encode: true })}`;
 }
 
+/** A count: a string with `IEEE754Compatible=true` (JSON Format §3.2). */
+function countJson(value: unknown, options: EntityOptions): unknown {
+  return options.ieee754Compatible === true && typeof value === 'number' ? String(value) : value;
+}
+
 function absolute(options: EntityOptions, path: string): string {
   const root = options.serviceRoot;
   return root === undefined ? path : `${root.endsWith('/') ? root : `${root}/`}${path}`;
@@ -219,6 +224,9 @@ export function entityJson(record: Readonly<Record<string, unknown>>, level: Ent
     if (property !== undefined) {
       propertyJson(out, property, value, options);
     } else if (item !== undefined) {
+      // A property's control information comes right before it (JSON Format §4.4): its count first.
+      const count = `${key}@odata.count`;
+      if (Object.hasOwn(record, count)) setOwn(out, controlName('count', options, key), countJson(record[count], options));
       const childLevel = expandedLevel(item, canonicalPath(level, actual, record));
       const one = (child: unknown): unknown => {
         if (child === null || typeof child !== 'object' || Array.isArray(child)) return child ?? null;
@@ -229,8 +237,9 @@ export function entityJson(record: Readonly<Record<string, unknown>>, level: Ent
       };
       setOwn(out, key, Array.isArray(value) ? value.map(one) : one(value));
     } else if (key.endsWith('@odata.count')) {
-      const name = controlName('count', options, key.slice(0, -'@odata.count'.length));
-      setOwn(out, name, options.ieee754Compatible === true && typeof value === 'number' ? String(value) : value);
+      const name = key.slice(0, -'@odata.count'.length);
+      // Written before its expansion when the expansion is there.
+      if (!(expansions.has(name) && Object.hasOwn(record, name))) setOwn(out, controlName('count', options, name), countJson(value, options));
     } else if (computed !== undefined && metadata !== 'none') {
       undeclaredJson(out, key, value, computed, options);
     } else setOwn(out, key, value);

@@ -101,8 +101,9 @@ function selectItems(query: BoundQueryOptions, base: StructuredType, version: OD
     // Properties `compute` of `$apply` added to the entities, returned unless `$select` says otherwise.
     const added = query.apply === undefined || !select.all ? [] : [...query.apply.output.properties.keys()].filter((name) => !base.properties.has(name));
     for (const name of computed) if (!added.includes(name)) added.push(name);
-    // All structural properties and some computed ones: `*` first (an empty list would mean the structural ones only).
-    if (select.all && added.length > 0) items.push('*');
+    // All structural properties and more (computed ones, a navigation property selected): `*` first, as
+    // a list of such names alone would mean those names only (PROT §10.9).
+    if (select.all && (added.length > 0 || select.navigation.length > 0)) items.push('*');
     if (!select.all) items.push(...select.properties.map((item) => propertyPath(item.path, base)));
     items.push(...select.navigation.map((navigation) => memberName(base, navigation)));
     for (const name of added) if (!items.includes(name)) items.push(name);
@@ -118,7 +119,8 @@ function selectItems(query: BoundQueryOptions, base: StructuredType, version: OD
  * The select list a context URL appends to an entity set, a type or a singleton, for one level
  * of bound options: `(Name,Age)` for `$select`, paths into complex properties (`Address/City`),
  * names declared on derived types cast (`NS.Manager/Budget`), computed and selected dynamic
- * properties by name (`*` first when every structural property is returned as well), expanded
+ * properties and selected navigation properties by name (after `*` when every structural
+ * property is returned as well), expanded
  * navigation properties with their own list (`Friends(Name)`; 4.01: `Friends()` without nested
  * `$select`/`$expand`, omitted in 4.0; `DirectReports+(…)` for `$levels`); for `$apply` rows,
  * the grouping and aggregated properties (`Customer(Country),Total`). Empty when the response

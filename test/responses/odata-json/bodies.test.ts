@@ -170,6 +170,12 @@ describe('full metadata: ids, links and types (JSON Format §4.5.3, §4.5.8, §4
     ]);
   });
 
+  it("an expansion's count right before it (JSON Format §4.4), whatever the row's order", () => {
+    const query = people('$expand=Friends($count=true;$select=UserName)');
+    const body = entityJson({ UserName: 'r', Friends: [{ UserName: 's' }], 'Friends@odata.count': 1 }, { type: query.entityType, query }, { version: '4.0' });
+    expect(Object.keys(body)).toEqual(['UserName', 'Friends@odata.count', 'Friends']);
+  });
+
   it('compound keys, contained entities, references and expansion counts', () => {
     const line = entityJson({ OrderId: 1, Line: "O'Neil", Price: 2 }, { type: type('Trippin.OrderLine'), path: 'OrderLines' }, options);
     expect(line['@odata.id']).toBe("http://host/service/OrderLines(OrderId=1,Line='O''Neil')");

@@ -83,12 +83,15 @@ describe('selectList', () => {
   it('an expansion without nested options: Friends() in 4.01, left out in 4.0', () => {
     expect(selectList(people('$expand=Friends'))).toBe('(Friends())');
     expect(selectList(people('$expand=Friends'), { version: '4.0' })).toBe('');
+    expect(selectList(people('$expand=*'))).toBe('(Friends(),BestFriend(),Trips())');
+    expect(selectList(people('$expand=*'), { version: '4.0' })).toBe('');
     expect(selectList(people('$select=FirstName&$expand=Friends,BestFriend($select=Age)'), { version: '4.0' })).toBe('(FirstName,BestFriend(Age))');
   });
 
   it('paths into complex properties, members of derived types cast, navigation selected and expanded', () => {
     expect(selectList(people('$select=HomeAddress/City/Name,Trippin.Employee/Cost'))).toBe('(HomeAddress/City/Name,Trippin.Employee/Cost)');
     expect(selectList(people('$select=Friends&$expand=Friends'))).toBe('(Friends,Friends())');
+    expect(selectList(people('$select=*,Friends'))).toBe('(*,Friends)');
     expect(selectList(people('$expand=Trippin.Manager/DirectReports($select=UserName)'))).toBe('(Trippin.Manager/DirectReports(UserName))');
   });
 
