@@ -18,7 +18,10 @@ export interface BodyOptions extends EntityOptions {
    * properties); a `BoundQuery` also gives the entity set for ids and links.
    */
   readonly query?: BoundQueryOptions | BoundQuery;
-  /** The canonical path of the rows' set when it is not the query's entity set (`People('x')/Trips`). */
+  /**
+   * The canonical path of the rows' set when it is not the query's entity set (`People('x')/Trips`),
+   * as in a URL: key values percent-encoded (`keyPredicate(type, values, { encode: true })`).
+   */
   readonly path?: string;
 }
 

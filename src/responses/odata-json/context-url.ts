@@ -10,8 +10,9 @@ import type { ODataVersion } from './versions.js';
 
 /**
  * What a response holds, for its context URL. `path` is the canonical path of an entity set or
- * of a containment navigation property (`People`, `People('russellwhyte')/Trips`); `cast` a
- * type-cast segment (a type derived from the set's); `query` the bound options whose
+ * of a containment navigation property (`People`, `People('russellwhyte')/Trips`), key values
+ * in canonical form without percent-encoding (`keyPredicate` without `encode`); `cast` a
+ * type-cast segment (a type derived from the set's, or its qualified name); `query` the bound options whose
  * `$select`, `$expand`, `$compute` and `$apply` shape the entities (see {@link selectList}).
  */
 export type ContextTarget =
@@ -49,9 +50,21 @@ function castSegment(cast: StructuredType | string | undefined): string {
   return cast === undefined ? '' : `/${typeof cast === 'string' ? cast : cast.qualifiedName}`;
 }
 
+/** The type a cast names: itself, or the type of that name derived from `from`. */
+function castType(from: StructuredType, cast: StructuredType | string | undefined): StructuredType | undefined {
+  if (cast === undefined || typeof cast === 'object') return cast;
+  if (from.qualifiedName === cast) return from;
+  for (const derived of from.derivedTypes) {
+    const found = castType(derived, cast);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 function list(query: BoundQueryOptions | undefined, cast: StructuredType | string | undefined, version: ODataVersion): string {
   if (query === undefined) return '';
-  return selectList(query, { version, ...(typeof cast === 'object' ? { base: cast } : {}) });
+  const base = castType(query.entityType, cast);
+  return selectList(query, { version, ...(base === undefined ? {} : { base }) });
 }
 
 /**

@@ -33,7 +33,10 @@ export interface EntityOptions extends ControlNaming {
 export interface EntityLevel {
   readonly type: StructuredType;
   readonly query?: BoundQueryOptions | undefined;
-  /** The canonical path of their set (`People`, `People('x')/Trips`); no ids or links without it. */
+  /**
+   * The canonical path of their set (`People`, `People('x')/Trips`), key values percent-encoded as
+   * in a URL; no ids or links without it.
+   */
   readonly path?: string | undefined;
   /** A single-valued containment: the path is the entity's own (no key predicate). */
   readonly single?: boolean;

@@ -39,6 +39,13 @@ describe('contextUrl: the examples of PROT §10', () => {
     );
     const vip = type('Model.VipCustomer', abnfModel);
     expect(contextUrl(root, { kind: 'entity', path: 'Customers', cast: vip })).toBe('http://host/service/$metadata#Customers/Model.VipCustomer/$entity');
+    // Members of the cast type need no cast of their own, whether the cast is given by type or by name.
+    const rating = bindQuery('$select=Name,Model.VipCustomer/Rating', { model: abnfModel, entitySet: 'Customers' });
+    for (const cast of [vip, 'Model.VipCustomer']) {
+      expect(contextUrl(root, { kind: 'collection', path: 'Customers', cast, query: rating })).toBe(
+        'http://host/service/$metadata#Customers/Model.VipCustomer(Name,Rating)',
+      );
+    }
   });
 
   it('projected entities (§10.7, §10.8, examples 18, 19)', () => {
