@@ -92,7 +92,15 @@ export type ODataErrorCode =
   /** The model itself is inconsistent (a programming error: status 500). */
   | 'invalid_model'
   /** A database result that cannot be read as the query's types (a storage or programming error: status 500). */
-  | 'invalid_result';
+  | 'invalid_result'
+  // ---- requests: headers and formats ----
+  /**
+   * No format the service can send is acceptable to the client (`Accept`, `$format`,
+   * `Accept-Charset`, unknown format parameters): status 406 (PROT §7, §8.2.1, §9.2.3).
+   */
+  | 'not_acceptable'
+  /** An `OData-Version` the service cannot read, or an `OData-MaxVersion` below 4.0 or malformed: status 400. */
+  | 'unsupported_version';
 
 /** Where in the request an error was found. */
 export interface ODataErrorInit {
