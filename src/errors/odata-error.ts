@@ -87,6 +87,10 @@ export type ODataErrorCode =
   | 'resource_not_found'
   /** A request this service parses but does not serve (an action, a function, `$crossjoin`; status 501). */
   | 'not_implemented'
+  /** A method the service does not allow on the resource (a write to a read-only service; status 405). */
+  | 'method_not_allowed'
+  /** The data source failed or did not answer in time (status 503): not the client's mistake. */
+  | 'service_unavailable'
   /** The entity set named in the bind settings does not exist (a programming error: status 500). */
   | 'unknown_entity_set'
   /** The model itself is inconsistent (a programming error: status 500). */

@@ -1,0 +1,356 @@
+/**
+ * `createODataHandler`: a read-only OData service over a model and a source, as one function
+ * from a web `Request` to a `Response` (web standards only: Node, Deno, Bun, edge runtimes and
+ * service workers run it). It serves the service document, `$metadata`, collections, single
+ * entities, navigation, properties, `/$count`, `/$value` and `/$ref`, in standard OData JSON
+ * (context URLs, counts, server-driven paging with next links, metadata levels, version
+ * negotiation), and every error as an OData JSON error body.
+ */
+import { ODataError } from '../errors/odata-error.js';
+import type { EntitySet, Model, Property } from '../model/model.js';
+import { csdlJsonFromModel } from '../model/csdl-json-write.js';
+import { csdlXmlFromModel } from '../model/csdl-xml-write.js';
+import { errorResponse } from '../responses/responses.js';
+import { contextUrl } from '../responses/odata-json/context-url.js';
+import { keyPredicate } from '../responses/odata-json/key-predicate.js';
+import { negotiateFormat, type NegotiatedFormat } from '../responses/odata-json/negotiate-format.js';
+import { nextLinkUrl } from '../responses/odata-json/next-link.js';
+import { parsePrefer, preferenceApplied } from '../responses/odata-json/prefer.js';
+import { odataCollectionBody, odataEntityBody, odataPropertyBody } from '../responses/odata-json/bodies.js';
+import { controlName, type ODataVersion } from '../responses/odata-json/versions.js';
+import { bindQueryToSet } from '../semantic/bind-query.js';
+import type { BoundExpression, BoundQuery } from '../semantic/bound-ast.js';
+import { bindResourcePath } from '../semantic/resource-path/bind-resource-path.js';
+import type { BoundResourcePath } from '../semantic/resource-path/bound-resource-path.js';
+import { checkResourceQuery } from '../semantic/resource-path/resource-query.js';
+import type { BindSettings } from '../semantic/settings.js';
+import type { ODataQuery } from '../syntax/ast.js';
+import { parseQuery } from '../syntax/query-string.js';
+import { readPlan, type ReadPlan } from './read-plan.js';
+import { serviceDocument } from './service-document.js';
+import type { ODataSource, SourceResult } from './source.js';
+
+/** Options of {@link createODataHandler}. */
+export interface ODataHandlerOptions {
+  readonly model: Model;
+  readonly source: ODataSource;
+  /** The path the service is served under (`/odata`); default `/`. The service root is the request's origin and this path. */
+  readonly basePath?: string;
+  /** Limits and switches of binding (`maxTop`, `maxExpansionDepth`, `allowedQueryOptions`, …; see `ValidationSettings`). */
+  readonly settings?: Omit<BindSettings, 'model' | 'entitySet'>;
+  /** Server-driven paging: the most entities of a response (default 1000); `Prefer: odata.maxpagesize` asks for fewer. */
+  readonly maxPageSize?: number;
+  /**
+   * Per-request restriction of an entity set's rows (a tenant, a permission), as `$filter` text
+   * over the set (`TenantId eq 5`): applied to the rows of every level a request reads (the set it
+   * starts from, each navigation property of its path, each expansion).
+   */
+  readonly scope?: (request: Request, entitySet: EntitySet) => string | undefined;
+  /** The response version for clients that send no `OData-MaxVersion` (default `4.01`). */
+  readonly defaultVersion?: ODataVersion;
+  /**
+   * Write control information with the `odata.` prefix in 4.01 responses too (`@odata.count`;
+   * default `true`: many clients read only the prefixed names, and 4.01 clients read both).
+   */
+  readonly odataPrefix?: boolean;
+  /** The longest a source may take for one read, in milliseconds (default 30 000): then 503. */
+  readonly timeout?: number;
+  /** Called with every error that is not the client's (a source failing): for logging. */
+  readonly onError?: (error: unknown, request: Request) => void;
+}
+
+/** A read-only OData service: a web `Request` in, a `Response` out. */
+export type ODataHandler = (request: Request) => Promise<Response>;
+
+const DEFAULT_PAGE_SIZE = 1000;
+
+/** The request, parsed and negotiated. */
+interface Context {
+  readonly request: Request;
+  readonly url: URL;
+  readonly root: string;
+  readonly format: NegotiatedFormat;
+  readonly naming: { readonly version: ODataVersion; readonly odataPrefix: boolean };
+  readonly head: boolean;
+}
+
+/**
+ * A read-only OData service over `model` and `source`. GET and HEAD are served; other methods are
+ * 405 (route writes yourself), `$batch` and operations are 501.
+ *
+ * @example
+ * ```ts
+ * const handler = createODataHandler({ model, source: memorySource({ People: rows }), basePath: '/odata' });
+ * const response = await handler(new Request('http://localhost/odata/People?$top=2&$count=true'));
+ * await response.json(); // { '@odata.context': 'http://localhost/odata/$metadata#People', '@odata.count': 20, value: [...], '@odata.nextLink': ... }
+ * ```
+ */
+export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
+  const basePath = `/${(options.basePath ?? '/').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '');
+  const settings = { ...options.settings, model: options.model };
+  const pageSize = options.maxPageSize ?? DEFAULT_PAGE_SIZE;
+  return async (request) => {
+    let naming = { version: options.defaultVersion ?? '4.01', odataPrefix: options.odataPrefix ?? true } as Context['naming'];
+    try {
+      const url = new URL(request.url);
+      const method = request.method.toUpperCase();
+      if (method !== 'GET' && method !== 'HEAD') {
+        throw new ODataError({ code: 'method_not_allowed', status: 405, reason: `The method ${method} is not allowed: this service only reads`, appendLocation: false });
+      }
+      if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) {
+        throw new ODataError({ code: 'resource_not_found', status: 404, reason: `No OData service is served at '${url.pathname}'`, appendLocation: false });
+      }
+      const rawPath = url.pathname.slice(basePath.length + 1);
+      const rawQuery = url.search.startsWith('?') ? url.search.slice(1) : url.search;
+      const query = parseQuery(rawQuery, { ...options.settings?.parse, allowId: true });
+      const path = bindResourcePath(rawPath, { model: options.model, ...(query.aliases === undefined ? {} : { aliases: query.aliases }), bind: options.settings ?? {} });
+      checkResourceQuery(path, query);
+      const format = negotiateFormat(
+        {
+          accept: request.headers.get('accept'),
+          format: query.passthrough?.$format,
+          version: request.headers.get('odata-version'),
+          maxVersion: request.headers.get('odata-maxversion'),
+          resource: path.shape === 'metadata' ? 'metadata' : 'data',
+        },
+        { defaultVersion: naming.version },
+      );
+      naming = { version: format.version, odataPrefix: naming.odataPrefix };
+      const context: Context = { request, url, root: `${url.origin}${basePath}/`, format, naming, head: method === 'HEAD' };
+      const scope = (set: EntitySet): BoundExpression | undefined => {
+        const text = options.scope?.(request, set);
+        return text === undefined ? undefined : (bindQueryToSet(`$filter=${encodeURIComponent(text)}`, { model: options.model, entitySet: set.name }, set).filter as BoundExpression);
+      };
+      const read = async (query: BoundQuery): Promise<SourceResult> => {
+        const controller = new AbortController();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            controller.abort();
+            reject(new ODataError({ code: 'service_unavailable', status: 503, reason: 'The data source did not answer in time', appendLocation: false }));
+          }, options.timeout ?? 30_000);
+        });
+        try {
+          return await Promise.race([options.source.read(query, { ieee754Compatible: format.ieee754Compatible, signal: controller.signal }), timeout]);
+        } catch (error) {
+          if (error instanceof ODataError) throw error;
+          options.onError?.(error, request);
+          throw new ODataError({ code: 'service_unavailable', status: 503, reason: 'The data source failed', appendLocation: false });
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      return await serve(path, query, context, { settings, pageSize, scope, read, model: options.model });
+    } catch (error) {
+      if (!(error instanceof ODataError)) options.onError?.(error, request);
+      const { status, body } = errorResponse(error);
+      const headers = { 'content-type': 'application/json', 'odata-version': naming.version, ...(status === 405 ? { allow: 'GET, HEAD' } : {}) };
+      return new Response(request.method.toUpperCase() === 'HEAD' ? null : JSON.stringify(body), { status, headers });
+    }
+  };
+}
+
+interface Services {
+  readonly settings: Omit<BindSettings, 'entitySet'>;
+  readonly pageSize: number;
+  readonly scope: (set: EntitySet) => BoundExpression | undefined;
+  readonly read: (query: BoundQuery) => Promise<SourceResult>;
+  readonly model: Model;
+}
+
+function respond(context: Context, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  const text = typeof body === 'string' ? body : body === undefined ? null : JSON.stringify(body);
+  return new Response(context.head ? null : text, { status, headers: { ...context.format.headers, ...headers } });
+}
+
+async function serve(path: BoundResourcePath, query: ODataQuery, context: Context, services: Services): Promise<Response> {
+  const { format, naming, root } = context;
+  switch (path.shape) {
+    case 'serviceDocument':
+      return respond(context, 200, serviceDocument(services.model, root, naming));
+    case 'metadata':
+      return format.mediaType === 'application/xml'
+        ? respond(context, 200, csdlXmlFromModel(services.model))
+        : respond(context, 200, csdlJsonFromModel(services.model));
+    case 'entityCollection':
+    case 'entity':
+    case 'count':
+    case 'references':
+    case 'reference':
+    case 'primitive':
+    case 'primitiveCollection':
+    case 'complex':
+    case 'complexCollection':
+    case 'value':
+      if (path.operation) break;
+      return entities(path, query, context, services);
+    default:
+      break;
+  }
+  throw new ODataError({ code: 'not_implemented', status: 501, reason: `This service does not serve ${describeShape(path)}`, appendLocation: false });
+}
+
+function describeShape(path: BoundResourcePath): string {
+  if (path.operation) return 'functions and actions';
+  switch (path.shape) {
+    case 'batch':
+      return '$batch (yet)';
+    case 'stream':
+      return 'media resources and stream properties';
+    case 'entityId':
+      return '$entity (yet)';
+    default:
+      return `'${path.shape}' requests`;
+  }
+}
+
+/** Follows the hops of a plan from a root row to the addressed entities. */
+function descend(plan: ReadPlan, rows: readonly Record<string, unknown>[]): { entities: Record<string, unknown>[]; count: number | undefined; found: boolean } {
+  let current: Record<string, unknown>[] = [...rows];
+  let count: number | undefined;
+  let found = !plan.rootSingle || current.length > 0;
+  for (const hop of plan.hops) {
+    const owner = current[0];
+    if (owner === undefined) return { entities: [], count: undefined, found: false };
+    const value = owner[hop.name];
+    count = typeof owner[`${hop.name}@odata.count`] === 'number' ? (owner[`${hop.name}@odata.count`] as number) : undefined;
+    current = Array.isArray(value) ? (value as Record<string, unknown>[]) : value === null || value === undefined ? [] : [value as Record<string, unknown>];
+    found = hop.collection && !hop.keyed ? true : current.length > 0;
+  }
+  return { entities: current, count, found };
+}
+
+function notFound(): ODataError {
+  return new ODataError({ code: 'resource_not_found', status: 404, reason: 'No entity has this key', appendLocation: false });
+}
+
+/** The skip a `$skiptoken` of this service stands for: the number of entities before the page. */
+function skipOf(query: ODataQuery): number {
+  const token = query.passthrough?.$skiptoken;
+  if (token === undefined) return 0;
+  if (!/^\d{1,15}$/.test(token)) {
+    throw new ODataError({
+      code: 'invalid_option_value',
+      reason: `Unable to parse the skiptoken value '${token}'. Skiptoken value should always be server generated.`,
+      option: '$skiptoken',
+      appendLocation: false,
+    });
+  }
+  return Number(token);
+}
+
+async function entities(path: BoundResourcePath, client: ODataQuery, context: Context, services: Services): Promise<Response> {
+  const { format, naming, root } = context;
+  const collection = path.shape === 'entityCollection' || path.shape === 'references';
+  const prefer = parsePrefer(context.request.headers.get('prefer'));
+  const pageSize = Math.min(services.pageSize, prefer.maxPageSize ?? Number.POSITIVE_INFINITY);
+  // A page: the client's $skip and the token's offset, and one entity more than the page, to know whether another follows.
+  const skipped = skipOf(client);
+  let query: ODataQuery = client;
+  if (collection) {
+    const clientSkip = typeof client.skip === 'number' ? client.skip : 0;
+    const wanted = typeof client.top === 'number' ? client.top : undefined;
+    const top = Math.min(wanted ?? Number.POSITIVE_INFINITY, pageSize + 1);
+    query = { ...client, skip: clientSkip + skipped, ...(Number.isFinite(top) ? { top } : {}) };
+    if (path.shape === 'references') query = { ...query, select: undefined, expand: undefined };
+  } else if (path.shape === 'count') {
+    query = { ...client, count: true, top: 0 };
+  }
+  const plan = readPlan(path, query, services.settings, services.scope);
+  const result = await services.read(plan.query);
+  const { entities: found, count: nestedCount, found: exists } = descend(plan, result.value);
+  if (!exists) throw notFound();
+  const count = plan.hops.length === 0 ? result.count : nestedCount;
+  const body = { ...naming, metadata: format.metadata, ieee754Compatible: format.ieee754Compatible, serviceRoot: root };
+  switch (path.shape) {
+    case 'count':
+      return respond(context, 200, String(count ?? 0), { 'content-type': 'text/plain' });
+    case 'entityCollection':
+    case 'references': {
+      const page = found.slice(0, pageSize);
+      const more = found.length > pageSize;
+      const applied = more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: naming.version }) : undefined;
+      const nextLink = more ? nextLinkUrl(context.url, { skiptoken: String(skipped + pageSize), returned: pageSize }) : undefined;
+      const headers: Record<string, string> = applied === undefined ? {} : { 'preference-applied': applied };
+      if (path.shape === 'references') {
+        const value = page.map((row) => ({ [controlName('id', body)]: `${root}${canonicalPath(plan, row)}` }));
+        const references: Record<string, unknown> = {};
+        if (format.metadata !== 'none') references[controlName('context', body)] = contextUrl(root, { kind: 'references' }, naming);
+        if (client.count === true && count !== undefined) references[controlName('count', body)] = count;
+        references.value = value;
+        if (nextLink !== undefined) references[controlName('nextLink', body)] = nextLink;
+        return respond(context, 200, references, headers);
+      }
+      const contextText = contextUrl(root, { kind: 'collection', path: plan.path, query: plan.level }, naming);
+      return respond(
+        context,
+        200,
+        odataCollectionBody(page, {
+          ...body,
+          context: contextText,
+          query: plan.level,
+          path: plan.path,
+          ...(client.count === true && count !== undefined ? { count } : {}),
+          ...(nextLink === undefined ? {} : { nextLink }),
+        }),
+        headers,
+      );
+    }
+    case 'entity':
+    case 'reference': {
+      const entity = found[0];
+      if (entity === undefined) return respond(context, 204, undefined);
+      if (path.shape === 'reference') {
+        const reference: Record<string, unknown> = {};
+        if (format.metadata !== 'none') reference[controlName('context', body)] = contextUrl(root, { kind: 'reference' }, naming);
+        reference[controlName('id', body)] = `${root}${canonicalPath(plan, entity)}`;
+        return respond(context, 200, reference);
+      }
+      const single = plan.hops.length > 0 ? !(plan.hops[plan.hops.length - 1] as { collection: boolean }).collection : path.segments[0]?.kind === 'singleton';
+      const contextText = contextUrl(root, { kind: 'entity', path: plan.path, query: plan.level, single }, naming);
+      return respond(context, 200, odataEntityBody(entity, { ...body, context: contextText, query: plan.level, path: plan.path }));
+    }
+    default:
+      return property(path, plan, found[0], context, body);
+  }
+}
+
+/** The canonical URL path of an entity of the plan's collection (`People('x')`), key values percent-encoded. */
+function canonicalPath(plan: ReadPlan, row: Readonly<Record<string, unknown>>): string {
+  return `${plan.path}${keyPredicate(plan.type, row, { encode: true })}`;
+}
+
+function property(
+  path: BoundResourcePath,
+  plan: ReadPlan,
+  entity: Record<string, unknown> | undefined,
+  context: Context,
+  body: { readonly version: ODataVersion; readonly odataPrefix: boolean; readonly metadata: NegotiatedFormat['metadata']; readonly ieee754Compatible: boolean },
+): Response {
+  if (entity === undefined) throw notFound();
+  let value: unknown = entity;
+  let declared: Property | undefined;
+  const names: string[] = [];
+  for (const step of plan.properties) {
+    if (typeof step === 'number') {
+      const items = Array.isArray(value) ? value : [];
+      value = items[step < 0 ? items.length + step : step];
+      names.push(String(step));
+      if (value === undefined) throw new ODataError({ code: 'resource_not_found', status: 404, reason: `No item at index ${step}`, appendLocation: false });
+    } else {
+      value = value === null || typeof value !== 'object' ? null : (value as Record<string, unknown>)[step.name];
+      declared = step;
+      names.push(step.name);
+    }
+  }
+  if (value === null || value === undefined) return respond(context, 204, undefined);
+  if (path.shape === 'value') {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return respond(context, 200, text, { 'content-type': 'text/plain' });
+  }
+  // A context URL is not percent-encoded (an id is).
+  const entityPath = `${plan.path}${keyPredicate(plan.type, entity)}`;
+  const contextText = contextUrl(context.root, { kind: 'property', entity: entityPath, property: names.join('/') }, context.naming);
+  return respond(context, 200, odataPropertyBody(value, { ...body, context: contextText, ...(declared === undefined ? {} : { property: declared }) }));
+}
+

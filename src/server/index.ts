@@ -1,0 +1,12 @@
+/**
+ * odata-engine/server: a read-only OData service as a function from a web `Request` to a
+ * `Response` (`createODataHandler`), over a source: rows in memory, any SQL database through a
+ * `query(sql, params)` function, or MongoDB. Web standards only.
+ *
+ * @packageDocumentation
+ */
+export { createODataHandler, type ODataHandler, type ODataHandlerOptions } from './handler.js';
+export type { ODataSource, SourceReadOptions, SourceResult } from './source.js';
+export { memorySource } from './sources/memory.js';
+export { sqlSource, type SqlSourceOptions } from './sources/sql.js';
+export { serviceDocument } from './service-document.js';

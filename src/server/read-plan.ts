@@ -1,0 +1,188 @@
+/**
+ * A bound resource path and the client's query options as one bound query on an entity set the
+ * path starts from, so that any source runs it as it runs any query: the first set (or singleton),
+ * its key as a restriction of its rows, each navigation property of the path as a nested
+ * `$expand` of the entity before it (its key and `$filter(…)` segments as restrictions of that
+ * level), and the client's options at the last level. The rows then hold what the path addresses,
+ * one expansion inside another (see `descend`).
+ */
+import { ODataError } from '../errors/odata-error.js';
+import { ALL_CAPABILITIES, type EntitySet, type Property, type StructuredType } from '../model/model.js';
+import { bindQueryToSet } from '../semantic/bind-query.js';
+import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
+import type { BindSettings } from '../semantic/settings.js';
+import type { BoundResourcePath, BoundResourceSegment } from '../semantic/resource-path/bound-resource-path.js';
+import { keyParts } from '../semantic/resource-path/keys.js';
+import { keyLiteral } from '../responses/odata-json/key-predicate.js';
+import type { ExpandItem, Expression, NestedOptions, ODataQuery, OrderByItem, Span } from '../syntax/ast.js';
+
+/** One navigation step of the rows: a property of the entity before it, one entity or many. */
+export interface Hop {
+  readonly name: string;
+  readonly collection: boolean;
+  /** A key picked one entity of the collection. */
+  readonly keyed: boolean;
+}
+
+/** How a path is read. */
+export interface ReadPlan {
+  /** The query the source runs. */
+  readonly query: BoundQuery;
+  /** The navigation properties from the root rows to the addressed entities. */
+  readonly hops: readonly Hop[];
+  /** The root rows are one entity (a key or a singleton). */
+  readonly rootSingle: boolean;
+  /** The options the addressed entities were read with (the last level). */
+  readonly level: BoundQueryOptions;
+  /** The entity set of the addressed entities, where the model says which. */
+  readonly entitySet: EntitySet | undefined;
+  readonly type: StructuredType;
+  /** The canonical path of the addressed entities' collection (`People('x')/Trips`), for context URLs and ids. */
+  readonly path: string;
+  /** The properties after the entity (`AddressInfo`, `0`, `City`) for a property path. */
+  readonly properties: readonly (Property | number)[];
+}
+
+const NO_SPAN: Span = { start: 0, end: 0 };
+
+/** The set a query starts from: the path's first set, or a stand-in for a singleton. */
+function rootSet(first: BoundResourceSegment): EntitySet {
+  if (first.kind === 'entitySet') return first.entitySet;
+  if (first.kind === 'singleton') return { name: first.name, type: first.type, capabilities: ALL_CAPABILITIES, bindings: new Map() };
+  throw new ODataError({ code: 'not_implemented', status: 501, reason: 'This resource is not served', appendLocation: false });
+}
+
+const member = (name: string): Expression => ({ kind: 'path', head: { kind: 'implicit' }, segments: [{ kind: 'member', name, span: NO_SPAN }], span: NO_SPAN });
+
+/**
+ * The client's `$orderby` ending in the key (when it does not already, and no `$apply` groups the
+ * rows), so that pages follow one order.
+ */
+function withKeyOrder(query: ODataQuery, type: StructuredType): ODataQuery {
+  if (query.apply !== undefined || type.key.length === 0) return query;
+  const items = [...(query.orderBy ?? [])];
+  const named = new Set(items.flatMap((item) => (item.expression.kind === 'path' && item.expression.segments.length === 1 && item.expression.segments[0]?.kind === 'member' ? [item.expression.segments[0].name] : [])));
+  const missing = keyParts(type).filter((part) => part.steps.length === 1 && !named.has(part.name));
+  if (missing.length === 0) return query;
+  const added: OrderByItem[] = missing.map((part) => ({ kind: 'orderByItem', expression: member(part.name), direction: 'asc', span: NO_SPAN }));
+  return { ...query, orderBy: [...items, ...added] };
+}
+
+/** `options` over only the rows `predicates` keep (as `restrictQuery`, for any level). */
+function restrictOptions<T extends BoundQueryOptions>(options: T, predicates: readonly BoundExpression[]): T {
+  let result = options;
+  for (const predicate of predicates) {
+    if (result.apply !== undefined) {
+      const first = { kind: 'filter', predicate, output: result.entityType, span: predicate.span } as const;
+      result = { ...result, apply: { ...result.apply, transformations: [first, ...result.apply.transformations] } };
+    } else {
+      const filter: BoundExpression =
+        result.filter === undefined
+          ? predicate
+          : { kind: 'binary', operator: 'and', left: result.filter, right: predicate, type: predicate.type, operandType: predicate.type, span: result.filter.span };
+      result = { ...result, filter };
+    }
+  }
+  return result;
+}
+
+/**
+ * The read plan of a path that addresses entities or their properties, with the client's
+ * options (`client`) at its last level. `scope` gives each entity set's restriction (tenants).
+ */
+export function readPlan(
+  path: BoundResourcePath,
+  client: ODataQuery,
+  settings: Omit<BindSettings, 'entitySet'>,
+  scope: (set: EntitySet) => BoundExpression | undefined = () => undefined,
+): ReadPlan {
+  const segments = path.segments;
+  const root = rootSet(segments[0] as BoundResourceSegment);
+  // Levels: the root, then one per navigation property; each with its restrictions.
+  const levels: { predicates: BoundExpression[]; hop?: Hop; set: EntitySet | undefined; type: StructuredType; keyText?: string }[] = [
+    { predicates: [], set: root, type: root.type },
+  ];
+  const properties: (Property | number)[] = [];
+  let pathText = root.name;
+  // The path of the last level's collection (without its key): `People`, `People('x')/Trips`.
+  let collectionPath = pathText;
+  for (const segment of segments.slice(1)) {
+    const level = levels[levels.length - 1] as (typeof levels)[number];
+    switch (segment.kind) {
+      case 'key': {
+        level.predicates.push(segment.filter);
+        collectionPath = pathText;
+        if (level.hop !== undefined) level.hop = { ...level.hop, keyed: true };
+        pathText += `(${segment.values.map((v) => (segment.values.length === 1 ? '' : `${v.property.name}=`) + keyLiteral(v.property, literalValue(v.value))).join(',')})`;
+        break;
+      }
+      case 'filter':
+        level.predicates.push(segment.filter);
+        break;
+      case 'navigation':
+        levels.push({ predicates: [], hop: { name: segment.navigation.name, collection: segment.navigation.collection, keyed: false }, set: segment.entitySet, type: segment.navigation.target });
+        pathText = segment.entitySet !== undefined && segment.navigation.containsTarget !== true ? segment.entitySet.name : `${pathText}/${segment.navigation.name}`;
+        collectionPath = pathText;
+        break;
+      case 'property':
+        properties.push(segment.property);
+        break;
+      case 'index':
+        properties.push(segment.index);
+        break;
+      case 'count':
+      case 'value':
+      case 'ref':
+        break;
+      default:
+        throw new ODataError({ code: 'not_implemented', status: 501, reason: `The resource path segment '${segment.kind}' is not served yet`, appendLocation: false });
+    }
+  }
+  const last = levels[levels.length - 1] as (typeof levels)[number];
+  const clientQuery = path.shape === 'entityCollection' || path.shape === 'count' || path.shape === 'references' ? withKeyOrder(client, last.type) : client;
+  // The syntax of the query: the client's options at the last level, nested in one expansion per hop.
+  let syntax: ODataQuery = clientQuery;
+  for (let i = levels.length - 1; i >= 1; i--) {
+    const hop = levels[i]?.hop as Hop;
+    const options: NestedOptions = { ...syntax, kind: 'nestedOptions', span: NO_SPAN };
+    const item: ExpandItem = { kind: 'expandItem', path: [{ kind: 'member', name: hop.name, span: NO_SPAN }], options, span: NO_SPAN };
+    syntax = { kind: 'query', expand: [item], ...(client.aliases === undefined ? {} : { aliases: client.aliases }) };
+  }
+  let bound: BoundQuery;
+  try {
+    bound = bindQueryToSet(syntax, { ...settings, entitySet: root.name }, root);
+  } catch (error) {
+    // A nested option in an expansion is named by its place there; the client wrote it at the top.
+    if (error instanceof ODataError && levels.length > 1) throw error.relocate(error.option);
+    throw error;
+  }
+  // The restrictions, level by level: the path's keys and filters, and the scope of each set.
+  const restrict = <T extends BoundQueryOptions>(options: T, depth: number): T => {
+    const level = levels[depth] as (typeof levels)[number];
+    const scoped = level.set === undefined ? undefined : scope(level.set);
+    const restricted = restrictOptions(options, [...level.predicates, ...(scoped === undefined ? [] : [scoped])]);
+    if (depth + 1 >= levels.length) return restricted;
+    const [item, ...rest] = restricted.expand;
+    if (item === undefined) return restricted;
+    return { ...restricted, expand: [{ ...item, options: restrict(item.options, depth + 1) }, ...rest] };
+  };
+  const query = restrict(bound, 0);
+  let levelOptions: BoundQueryOptions = query;
+  for (let i = 1; i < levels.length; i++) levelOptions = (levelOptions.expand[0] as BoundQueryOptions['expand'][number]).options;
+  return {
+    query,
+    hops: levels.slice(1).map((level) => level.hop as Hop),
+    rootSingle: segments[0]?.kind === 'singleton' || segments[1]?.kind === 'key',
+    level: levelOptions,
+    entitySet: last.set,
+    type: last.type,
+    path: collectionPath,
+    properties,
+  };
+}
+
+/** The value of a bound key literal in its JSON form (Int64 as text). */
+function literalValue(value: BoundExpression): unknown {
+  if (value.kind !== 'literal') return null;
+  return typeof value.value === 'bigint' ? value.value.toString() : value.value;
+}
