@@ -269,7 +269,9 @@ async function entities(path: BoundResourcePath, client: ODataQuery, context: Co
     case 'references': {
       const page = found.slice(0, pageSize);
       const more = found.length > pageSize;
-      const applied = more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: naming.version }) : undefined;
+      // Preference-Applied names the preference as the client did (`odata.maxpagesize` or `maxpagesize`).
+      const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
+      const applied = more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
       const nextLink = more ? nextLinkUrl(context.url, { skiptoken: String(skipped + pageSize), returned: pageSize }) : undefined;
       const headers: Record<string, string> = applied === undefined ? {} : { 'preference-applied': applied };
       if (path.shape === 'references') {

@@ -1,0 +1,154 @@
+/**
+ * `createODataHandler` on TripPin (a published model) with generated rows, over three sources
+ * that must answer alike: the rows in memory (the reference), PGlite and sql.js through
+ * `sqlSource`. Statuses, headers, bodies in OData JSON, paging followed to its end, errors.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelFromCsdlXml, type Model, type Row } from '../../src/index.js';
+import { createODataHandler, memorySource, sqlSource, type ODataHandler } from '../../src/server/index.js';
+import { generateStoredData } from '../../src/testing/index.js';
+import { CORPUS_DIR, corpusAvailable } from '../conformance/corpus.js';
+import { pglite, sqlite, type Engine } from '../fixtures/sql-engines.js';
+import { loadStoredTables } from '../fixtures/stored-tables.js';
+
+const corpus = process.env.ODATA_CONFORMANCE_DIR ?? CORPUS_DIR;
+const available = corpusAvailable || existsSync(corpus);
+const model: Model | undefined = available ? modelFromCsdlXml(readFileSync(resolve(corpus, 'metadata', 'trippin-v4-servicerw.xml'), 'utf8')) : undefined;
+const ROOT = 'http://localhost/odata/';
+
+describe.skipIf(model === undefined)('createODataHandler on TripPin', () => {
+  const trippin = model as Model;
+  const data = generateStoredData(trippin, { seed: 28 }) as Record<string, Row[]>;
+  const people = (data.People ?? []).map((row) => row.UserName as string);
+  const engines: Engine[] = [];
+  const handlers: { name: string; handler: ODataHandler }[] = [];
+  const options = { model: trippin, basePath: '/odata', maxPageSize: 4 };
+
+  beforeAll(async () => {
+    handlers.push({ name: 'memory', handler: createODataHandler({ ...options, source: memorySource(data) }) });
+    for (const [name, open] of [
+      ['PGlite', pglite],
+      ['sql.js', sqlite],
+    ] as const) {
+      const engine = await open();
+      engines.push(engine);
+      await loadStoredTables(engine, trippin, data, {}, true);
+      const dialect = engine.sqlDialect ?? engine.dialect;
+      handlers.push({ name, handler: createODataHandler({ ...options, source: sqlSource({ dialect, query: (sql, params) => engine.query(sql, params) }) }) });
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const engine of engines) await engine.close();
+  });
+
+  async function get(handler: ODataHandler, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: unknown }> {
+    const response = await handler(new Request(`${ROOT}${path}`, { headers }));
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    return { status: response.status, headers: response.headers, body: type.startsWith('application/json') && text !== '' ? JSON.parse(text) : text };
+  }
+
+  /** Every source's answer to `path`, which must be the same; the memory source's is returned. */
+  async function agreed(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: unknown }> {
+    const answers = await Promise.all(handlers.map(async ({ name, handler }) => ({ name, answer: await get(handler, path, headers) })));
+    const [first, ...rest] = answers;
+    for (const other of rest)
+      expect({ source: other.name, status: other.answer.status, body: other.answer.body }).toEqual({
+        source: other.name,
+        status: first?.answer.status,
+        body: first?.answer.body,
+      });
+    return (first as (typeof answers)[number]).answer;
+  }
+
+  it('serves the service document and $metadata', async () => {
+    const service = await agreed('');
+    expect(service.status).toBe(200);
+    expect(service.body).toMatchObject({
+      '@odata.context': `${ROOT}$metadata`,
+      value: expect.arrayContaining([
+        { name: 'People', kind: 'EntitySet', url: 'People' },
+        { name: 'Me', kind: 'Singleton', url: 'Me' },
+      ]),
+    });
+    const xml = await agreed('$metadata');
+    expect(xml.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(xml.body).toMatch(/<EntitySet Name="People"/);
+    const json = await agreed('$metadata?$format=json');
+    expect(json.body).toMatchObject({ $Version: '4.0' });
+  });
+
+  it('serves a collection with a count and follows its next links to the end', async () => {
+    let url: string | undefined = 'People?$select=UserName&$count=true&$orderby=UserName desc';
+    const seen: string[] = [];
+    let pages = 0;
+    while (url !== undefined) {
+      const page = await agreed(url);
+      expect(page.status).toBe(200);
+      const body = page.body as { '@odata.count': number; value: { UserName: string }[]; '@odata.nextLink'?: string };
+      expect(body['@odata.count']).toBe(people.length);
+      expect(body.value.length).toBeLessThanOrEqual(4);
+      seen.push(...body.value.map((row) => row.UserName));
+      url = body['@odata.nextLink']?.slice(ROOT.length);
+      pages += 1;
+      expect(pages).toBeLessThan(10);
+    }
+    expect(seen).toEqual([...people].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)));
+    // A client's $top bounds the whole result across pages; Prefer asks for smaller pages.
+    const topped = await agreed('People?$select=UserName&$top=5&$orderby=UserName', { prefer: 'odata.maxpagesize=2' });
+    expect(topped.headers.get('preference-applied')).toBe('odata.maxpagesize=2');
+    expect((topped.body as { '@odata.nextLink': string })['@odata.nextLink']).toBe(`${ROOT}People?$select=UserName&$top=3&$orderby=UserName&$skiptoken=2`);
+  });
+
+  it('serves entities, navigation, containment, properties, $count, $value and $ref', async () => {
+    const [first] = [...people].sort();
+    const key = `'${String(first).replaceAll("'", "''")}'`;
+    const encoded = encodeURIComponent(key);
+    const entity = await agreed(`People(${encoded})?$select=UserName,FirstName`);
+    expect(entity.status).toBe(200);
+    expect(entity.body).toMatchObject({ '@odata.context': `${ROOT}$metadata#People(UserName,FirstName)/$entity`, UserName: first });
+    const count = await agreed('People/$count');
+    expect(count.body).toBe(String(people.length));
+    expect(count.headers.get('content-type')).toMatch(/^text\/plain/);
+    const friends = await agreed(`People(${encoded})/Friends?$select=UserName&$count=true`);
+    expect(friends.status).toBe(200);
+    const trips = await agreed(`People(${encoded})/Trips?$select=Name,TripId`);
+    expect((trips.body as { '@odata.context': string })['@odata.context']).toBe(`${ROOT}$metadata#People(${key})/Trips(Name,TripId)`);
+    const name = await agreed(`People(${encoded})/FirstName`);
+    expect(name.body).toMatchObject({ value: expect.any(String) });
+    const raw = await agreed(`People(${encoded})/FirstName/$value`);
+    expect(raw.body).toBe((name.body as { value: string }).value);
+    const refs = await agreed(`People(${encoded})/Friends/$ref`);
+    expect(refs.body).toMatchObject({ '@odata.context': `${ROOT}$metadata#Collection($ref)` });
+    await agreed(`People(${encoded})/AddressInfo`);
+    await agreed(`People(${encoded})/Emails/$count`);
+  });
+
+  it('answers errors as OData JSON with the right status', async () => {
+    expect((await agreed("People('no such person')")).status).toBe(404);
+    expect(await agreed('Peeple')).toMatchObject({ status: 404, body: { error: { code: 'resource_not_found' } } });
+    expect(await agreed('People?$filter=FirstName eq')).toMatchObject({ status: 400, body: { error: { code: 'unexpected_end' } } });
+    expect(await agreed('People(1)')).toMatchObject({ status: 400, body: { error: { code: 'type_mismatch' } } });
+    expect(await agreed('People?$skiptoken=abc')).toMatchObject({ status: 400 });
+    expect(await agreed('ResetDataSource')).toMatchObject({ status: 501, body: { error: { code: 'not_implemented' } } });
+    const [{ handler }] = handlers as [{ handler: ODataHandler }];
+    const post = await handler(new Request(`${ROOT}People`, { method: 'POST', body: '{}' }));
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const head = await handler(new Request(`${ROOT}People`, { method: 'HEAD' }));
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect((await handler(new Request('http://localhost/elsewhere/People'))).status).toBe(404);
+  });
+
+  it('negotiates the version and the metadata level', async () => {
+    const v40 = await agreed('People?$top=1&$select=UserName&$count=true', { 'odata-maxversion': '4.0' });
+    expect(v40.headers.get('odata-version')).toBe('4.0');
+    expect(Object.keys(v40.body as object)).toEqual(['@odata.context', '@odata.count', 'value']);
+    const none = await agreed('People?$top=5&$select=UserName', { accept: 'application/json;odata.metadata=none' });
+    expect(Object.keys(none.body as object)).toEqual(['value', '@odata.nextLink']);
+    expect((await agreed('People', { accept: 'application/xml' })).status).toBe(406);
+  });
+});
