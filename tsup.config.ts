@@ -10,6 +10,7 @@ export default defineConfig([
       memory: 'src/backends/memory/index.ts',
       sql: 'src/backends/sql/index.ts',
       mongo: 'src/backends/mongo/index.ts',
+      server: 'src/server/index.ts',
       'testing/index': 'src/testing/index.ts',
     },
     format: ['esm', 'cjs'],

@@ -95,7 +95,12 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       const url = new URL(request.url);
       const method = request.method.toUpperCase();
       if (method !== 'GET' && method !== 'HEAD') {
-        throw new ODataError({ code: 'method_not_allowed', status: 405, reason: `The method ${method} is not allowed: this service only reads`, appendLocation: false });
+        throw new ODataError({
+          code: 'method_not_allowed',
+          status: 405,
+          reason: `The method ${method} is not allowed: this service only reads`,
+          appendLocation: false,
+        });
       }
       if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) {
         throw new ODataError({ code: 'resource_not_found', status: 404, reason: `No OData service is served at '${url.pathname}'`, appendLocation: false });
@@ -103,7 +108,11 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       const rawPath = url.pathname.slice(basePath.length + 1);
       const rawQuery = url.search.startsWith('?') ? url.search.slice(1) : url.search;
       const query = parseQuery(rawQuery, { ...options.settings?.parse, allowId: true });
-      const path = bindResourcePath(rawPath, { model: options.model, ...(query.aliases === undefined ? {} : { aliases: query.aliases }), bind: options.settings ?? {} });
+      const path = bindResourcePath(rawPath, {
+        model: options.model,
+        ...(query.aliases === undefined ? {} : { aliases: query.aliases }),
+        bind: options.settings ?? {},
+      });
       checkResourceQuery(path, query);
       const format = negotiateFormat(
         {
@@ -119,7 +128,9 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       const context: Context = { request, url, root: `${url.origin}${basePath}/`, format, naming, head: method === 'HEAD' };
       const scope = (set: EntitySet): BoundExpression | undefined => {
         const text = options.scope?.(request, set);
-        return text === undefined ? undefined : (bindQueryToSet(`$filter=${encodeURIComponent(text)}`, { model: options.model, entitySet: set.name }, set).filter as BoundExpression);
+        return text === undefined
+          ? undefined
+          : (bindQueryToSet(`$filter=${encodeURIComponent(text)}`, { model: options.model, entitySet: set.name }, set).filter as BoundExpression);
       };
       const read = async (query: BoundQuery): Promise<SourceResult> => {
         const controller = new AbortController();
@@ -271,7 +282,8 @@ async function entities(path: BoundResourcePath, client: ODataQuery, context: Co
       const more = found.length > pageSize;
       // Preference-Applied names the preference as the client did (`odata.maxpagesize` or `maxpagesize`).
       const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
-      const applied = more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
+      const applied =
+        more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
       const nextLink = more ? nextLinkUrl(context.url, { skiptoken: String(skipped + pageSize), returned: pageSize }) : undefined;
       const headers: Record<string, string> = applied === undefined ? {} : { 'preference-applied': applied };
       if (path.shape === 'references') {
@@ -355,4 +367,3 @@ function property(
   const contextText = contextUrl(context.root, { kind: 'property', entity: entityPath, property: names.join('/') }, context.naming);
   return respond(context, 200, odataPropertyBody(value, { ...body, context: contextText, ...(declared === undefined ? {} : { property: declared }) }));
 }
-

@@ -10,3 +10,4 @@ export type { ODataSource, SourceReadOptions, SourceResult } from './source.js';
 export { memorySource } from './sources/memory.js';
 export { sqlSource, type SqlSourceOptions } from './sources/sql.js';
 export { serviceDocument } from './service-document.js';
+export { mongoSource, type MongoDb, type MongoSourceOptions } from './sources/mongo.js';

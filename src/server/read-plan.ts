@@ -61,7 +61,13 @@ const member = (name: string): Expression => ({ kind: 'path', head: { kind: 'imp
 function withKeyOrder(query: ODataQuery, type: StructuredType): ODataQuery {
   if (query.apply !== undefined || type.key.length === 0) return query;
   const items = [...(query.orderBy ?? [])];
-  const named = new Set(items.flatMap((item) => (item.expression.kind === 'path' && item.expression.segments.length === 1 && item.expression.segments[0]?.kind === 'member' ? [item.expression.segments[0].name] : [])));
+  const named = new Set(
+    items.flatMap((item) =>
+      item.expression.kind === 'path' && item.expression.segments.length === 1 && item.expression.segments[0]?.kind === 'member'
+        ? [item.expression.segments[0].name]
+        : [],
+    ),
+  );
   const missing = keyParts(type).filter((part) => part.steps.length === 1 && !named.has(part.name));
   if (missing.length === 0) return query;
   const added: OrderByItem[] = missing.map((part) => ({ kind: 'orderByItem', expression: member(part.name), direction: 'asc', span: NO_SPAN }));
@@ -79,7 +85,15 @@ function restrictOptions<T extends BoundQueryOptions>(options: T, predicates: re
       const filter: BoundExpression =
         result.filter === undefined
           ? predicate
-          : { kind: 'binary', operator: 'and', left: result.filter, right: predicate, type: predicate.type, operandType: predicate.type, span: result.filter.span };
+          : {
+              kind: 'binary',
+              operator: 'and',
+              left: result.filter,
+              right: predicate,
+              type: predicate.type,
+              operandType: predicate.type,
+              span: result.filter.span,
+            };
       result = { ...result, filter };
     }
   }
@@ -120,8 +134,14 @@ export function readPlan(
         level.predicates.push(segment.filter);
         break;
       case 'navigation':
-        levels.push({ predicates: [], hop: { name: segment.navigation.name, collection: segment.navigation.collection, keyed: false }, set: segment.entitySet, type: segment.navigation.target });
-        pathText = segment.entitySet !== undefined && segment.navigation.containsTarget !== true ? segment.entitySet.name : `${pathText}/${segment.navigation.name}`;
+        levels.push({
+          predicates: [],
+          hop: { name: segment.navigation.name, collection: segment.navigation.collection, keyed: false },
+          set: segment.entitySet,
+          type: segment.navigation.target,
+        });
+        pathText =
+          segment.entitySet !== undefined && segment.navigation.containsTarget !== true ? segment.entitySet.name : `${pathText}/${segment.navigation.name}`;
         collectionPath = pathText;
         break;
       case 'property':
@@ -135,7 +155,12 @@ export function readPlan(
       case 'ref':
         break;
       default:
-        throw new ODataError({ code: 'not_implemented', status: 501, reason: `The resource path segment '${segment.kind}' is not served yet`, appendLocation: false });
+        throw new ODataError({
+          code: 'not_implemented',
+          status: 501,
+          reason: `The resource path segment '${segment.kind}' is not served yet`,
+          appendLocation: false,
+        });
     }
   }
   const last = levels[levels.length - 1] as (typeof levels)[number];

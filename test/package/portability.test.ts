@@ -40,7 +40,7 @@ describe('portability', () => {
 
   it('npm run build makes ESM, CJS and .d.ts for both entry points, and they load', () => {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
-    for (const entry of ['index', 'core', 'memory', 'sql', 'mongo', 'testing/index']) {
+    for (const entry of ['index', 'core', 'memory', 'sql', 'mongo', 'server', 'testing/index']) {
       for (const extension of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(existsSync(join(root, 'dist', entry + extension)), entry + extension).toBe(true);
     }
     for (const file of ['cli.js', 'browser/odata-engine.js', 'browser/odata-engine.d.ts']) expect(existsSync(join(root, 'dist', file)), file).toBe(true);

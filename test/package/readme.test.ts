@@ -25,6 +25,7 @@ const ENTRIES: Record<string, string> = {
   'odata-engine/memory': 'src/backends/memory/index.ts',
   'odata-engine/sql': 'src/backends/sql/index.ts',
   'odata-engine/mongo': 'src/backends/mongo/index.ts',
+  'odata-engine/server': 'src/server/index.ts',
   'odata-engine/testing': 'src/testing/index.ts',
 };
 const bundleName = (specifier: string): string => specifier.replace('odata-engine', 'odata-engine-entry').replace('/', '-');

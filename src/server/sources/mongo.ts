@@ -1,0 +1,74 @@
+/** `mongoSource`: MongoDB through the official driver's `Db` (or anything shaped like it), compiled by `toMongo`. */
+import { collectionOf, fromMongoApplyDocument, fromMongoDocument, type MongoDocument } from '../../backends/mongo/mapping.js';
+import { toMongo, type ToMongoOptions } from '../../backends/mongo/to-mongo.js';
+import { jsonRecord } from '../../responses/json-values.js';
+import type { Row } from '../../reference/rows.js';
+import type { ODataSource } from '../source.js';
+
+/** The part of a MongoDB `Db` (the official driver's) a source uses. */
+export interface MongoDb {
+  collection(name: string): {
+    find(
+      filter: MongoDocument,
+      options: { projection?: MongoDocument; sort?: MongoDocument; skip?: number; limit?: number; signal?: AbortSignal },
+    ): { toArray(): Promise<MongoDocument[]> };
+    aggregate(pipeline: MongoDocument[], options?: { signal?: AbortSignal }): { toArray(): Promise<MongoDocument[]> };
+    countDocuments(filter: MongoDocument): Promise<number>;
+  };
+}
+
+/** Options of {@link mongoSource}: `toMongo`'s (the mapping, a plan cache) and the database. */
+export interface MongoSourceOptions extends ToMongoOptions {
+  readonly db: MongoDb;
+}
+
+/**
+ * A source over MongoDB: each read is `toMongo`'s `find` (with `countDocuments` for
+ * `$count=true`) or aggregation pipeline, on the entity set's collection, read back by
+ * `fromMongoDocument` as OData JSON.
+ *
+ * @example
+ * ```ts
+ * const client = await MongoClient.connect(url);
+ * const source = mongoSource({ db: client.db('shop') });
+ * ```
+ */
+export function mongoSource(options: MongoSourceOptions): ODataSource {
+  const { db, ...mapping } = options;
+  return {
+    async read(query, { ieee754Compatible, signal }) {
+      const compiled = toMongo(query, mapping);
+      const collection = db.collection(collectionOf(query.entitySet, mapping));
+      const signalled = signal === undefined ? {} : { signal };
+      let documents: MongoDocument[];
+      let count: number | undefined;
+      if (compiled.kind === 'pipeline') {
+        const counting = compiled.count === undefined ? undefined : collection.aggregate([...compiled.count], signalled).toArray();
+        documents = await collection.aggregate([...compiled.pipeline], signalled).toArray();
+        if (counting !== undefined) count = Number(((await counting)[0] as { count?: unknown } | undefined)?.count ?? 0);
+      } else {
+        const { filter, projection, sort, skip, limit } = compiled;
+        const counting = compiled.count === undefined ? undefined : collection.countDocuments(compiled.count);
+        documents = await collection
+          .find(filter, {
+            ...(projection === undefined ? {} : { projection }),
+            ...(sort === undefined ? {} : { sort }),
+            ...(skip === undefined ? {} : { skip }),
+            ...(limit === undefined ? {} : { limit }),
+            ...signalled,
+          })
+          .toArray();
+        if (counting !== undefined) count = await counting;
+      }
+      const value = documents.map((document) => {
+        const row = (
+          query.apply === undefined
+            ? fromMongoDocument(document, query.entityType, mapping, query.expand, query.select.computed)
+            : fromMongoApplyDocument(document, query, mapping)
+        ) as Row;
+        return jsonRecord(query, row, { ieee754Compatible });
+      });
+      return count === undefined ? { value } : { value, count };
+    },
+  };
+}
