@@ -11,3 +11,5 @@ export { memorySource } from './sources/memory.js';
 export { sqlSource, type SqlSourceOptions } from './sources/sql.js';
 export { serviceDocument } from './service-document.js';
 export { mongoSource, type MongoDb, type MongoSourceOptions } from './sources/mongo.js';
+export { toNodeListener, requestFromNode, writeToNode, type NodeRequestLike, type NodeResponseLike } from './adapters/node.js';
+export { odataFastifyPlugin, type FastifyLike, type FastifyReplyLike } from './adapters/fastify.js';
