@@ -120,3 +120,4 @@ export { odataQuery, type ODataQueryResult, type ODataQueryFailure } from './res
 export { jsonRecord, jsonValue, type JsonValueOptions } from './responses/json-values.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
 export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';
+export * from './responses/odata-json/index.js';
