@@ -26,7 +26,7 @@ import { checkResourceQuery } from '../semantic/resource-path/resource-query.js'
 import type { BindSettings } from '../semantic/settings.js';
 import type { ODataQuery } from '../syntax/ast.js';
 import { parseQuery } from '../syntax/query-string.js';
-import { readPlan, type ReadPlan } from './read-plan.js';
+import { readPlan, restrictPlan, type ReadPlan } from './read-plan.js';
 import { serviceDocument } from './service-document.js';
 import type { ODataSource, SourceResult } from './source.js';
 
@@ -57,7 +57,41 @@ export interface ODataHandlerOptions {
   readonly timeout?: number;
   /** Called with every error that is not the client's (a source failing): for logging. */
   readonly onError?: (error: unknown, request: Request) => void;
+  /**
+   * Requests bound before (the same path and query text) are a lookup: their parsed query, bound
+   * path and read plan are kept, most recent first (default: 1 000 entries of texts up to 8 192
+   * characters; `false`: none). The scope is applied to each request anew.
+   */
+  readonly planCache?: { readonly maxEntries?: number } | false;
 }
+
+/** A request's path and query, parsed and bound, and its read plans by page size: what the plan cache keeps. */
+interface Prepared {
+  readonly query: ODataQuery;
+  readonly path: BoundResourcePath;
+  readonly plans: Map<number, ReadPlan>;
+}
+
+/** A map that keeps its most recently used `max` entries. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
+const MAX_CACHED_TEXT = 8192;
 
 /** A read-only OData service: a web `Request` in, a `Response` out. */
 export type ODataHandler = (request: Request) => Promise<Response>;
@@ -89,6 +123,22 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
   const basePath = `/${(options.basePath ?? '/').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '');
   const settings = { ...options.settings, model: options.model };
   const pageSize = options.maxPageSize ?? DEFAULT_PAGE_SIZE;
+  const cache = options.planCache === false ? undefined : new Recent<Prepared>(options.planCache?.maxEntries ?? 1000);
+  const prepare = (rawPath: string, rawQuery: string): Prepared => {
+    const key = `${rawPath}?${rawQuery}`;
+    const cached = key.length <= MAX_CACHED_TEXT ? cache?.get(key) : undefined;
+    if (cached !== undefined) return cached;
+    const query = parseQuery(rawQuery, { ...options.settings?.parse, allowId: true });
+    const path = bindResourcePath(rawPath, {
+      model: options.model,
+      ...(query.aliases === undefined ? {} : { aliases: query.aliases }),
+      bind: options.settings ?? {},
+    });
+    checkResourceQuery(path, query);
+    const prepared: Prepared = { query, path, plans: new Map() };
+    if (key.length <= MAX_CACHED_TEXT) cache?.set(key, prepared);
+    return prepared;
+  };
   return async (request) => {
     let naming = { version: options.defaultVersion ?? '4.01', odataPrefix: options.odataPrefix ?? true } as Context['naming'];
     try {
@@ -107,13 +157,8 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       }
       const rawPath = url.pathname.slice(basePath.length + 1);
       const rawQuery = url.search.startsWith('?') ? url.search.slice(1) : url.search;
-      const query = parseQuery(rawQuery, { ...options.settings?.parse, allowId: true });
-      const path = bindResourcePath(rawPath, {
-        model: options.model,
-        ...(query.aliases === undefined ? {} : { aliases: query.aliases }),
-        bind: options.settings ?? {},
-      });
-      checkResourceQuery(path, query);
+      const prepared = prepare(rawPath, rawQuery);
+      const { query, path } = prepared;
       const format = negotiateFormat(
         {
           accept: request.headers.get('accept'),
@@ -151,7 +196,7 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
           clearTimeout(timer);
         }
       };
-      return await serve(path, query, context, { settings, pageSize, scope, read, model: options.model });
+      return await serve(prepared, context, { settings, pageSize, scope: options.scope === undefined ? undefined : scope, read, model: options.model });
     } catch (error) {
       if (!(error instanceof ODataError)) options.onError?.(error, request);
       const { status, body } = errorResponse(error);
@@ -164,7 +209,7 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
 interface Services {
   readonly settings: Omit<BindSettings, 'entitySet'>;
   readonly pageSize: number;
-  readonly scope: (set: EntitySet) => BoundExpression | undefined;
+  readonly scope: ((set: EntitySet) => BoundExpression | undefined) | undefined;
   readonly read: (query: BoundQuery) => Promise<SourceResult>;
   readonly model: Model;
 }
@@ -174,8 +219,9 @@ function respond(context: Context, status: number, body: unknown, headers: Recor
   return new Response(context.head ? null : text, { status, headers: { ...context.format.headers, ...headers } });
 }
 
-async function serve(path: BoundResourcePath, query: ODataQuery, context: Context, services: Services): Promise<Response> {
+async function serve(prepared: Prepared, context: Context, services: Services): Promise<Response> {
   const { format, naming, root } = context;
+  const path = prepared.path;
   switch (path.shape) {
     case 'serviceDocument':
       return respond(context, 200, serviceDocument(services.model, root, naming));
@@ -194,7 +240,7 @@ async function serve(path: BoundResourcePath, query: ODataQuery, context: Contex
     case 'complexCollection':
     case 'value':
       if (path.operation) break;
-      return entities(path, query, context, services);
+      return entities(prepared, context, services);
     default:
       break;
   }
@@ -250,8 +296,9 @@ function skipOf(query: ODataQuery): number {
   return Number(token);
 }
 
-async function entities(path: BoundResourcePath, client: ODataQuery, context: Context, services: Services): Promise<Response> {
+async function entities(prepared: Prepared, context: Context, services: Services): Promise<Response> {
   const { format, naming, root } = context;
+  const { path, query: client } = prepared;
   const collection = path.shape === 'entityCollection' || path.shape === 'references';
   const prefer = parsePrefer(context.request.headers.get('prefer'));
   const pageSize = Math.min(services.pageSize, prefer.maxPageSize ?? Number.POSITIVE_INFINITY);
@@ -267,7 +314,13 @@ async function entities(path: BoundResourcePath, client: ODataQuery, context: Co
   } else if (path.shape === 'count') {
     query = { ...client, count: true, top: 0 };
   }
-  const plan = readPlan(path, query, services.settings, services.scope);
+  // The plan for this page size, bound once; the scope (per request) restricts it anew.
+  let unscoped = prepared.plans.get(pageSize);
+  if (unscoped === undefined) {
+    unscoped = readPlan(path, query, services.settings);
+    prepared.plans.set(pageSize, unscoped);
+  }
+  const plan = services.scope === undefined ? unscoped : restrictPlan(unscoped, services.scope);
   const result = await services.read(plan.query);
   const { entities: found, count: nestedCount, found: exists } = descend(plan, result.value);
   if (!exists) throw notFound();

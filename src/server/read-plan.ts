@@ -41,6 +41,10 @@ export interface ReadPlan {
   readonly path: string;
   /** The properties after the entity (`AddressInfo`, `0`, `City`) for a property path. */
   readonly properties: readonly (Property | number)[];
+  /** Each level's restrictions from the path (keys, `$filter(…)`) and its entity set (for `scope`). */
+  readonly levels: readonly { readonly predicates: readonly BoundExpression[]; readonly set: EntitySet | undefined }[];
+  /** The query before any restriction (see {@link restrictPlan}). */
+  readonly unrestricted?: BoundQuery;
 }
 
 const NO_SPAN: Span = { start: 0, end: 0 };
@@ -181,29 +185,50 @@ export function readPlan(
     if (error instanceof ODataError && levels.length > 1) throw error.relocate(error.option);
     throw error;
   }
-  // The restrictions, level by level: the path's keys and filters, and the scope of each set.
-  const restrict = <T extends BoundQueryOptions>(options: T, depth: number): T => {
-    const level = levels[depth] as (typeof levels)[number];
-    const scoped = level.set === undefined ? undefined : scope(level.set);
-    const restricted = restrictOptions(options, [...level.predicates, ...(scoped === undefined ? [] : [scoped])]);
-    if (depth + 1 >= levels.length) return restricted;
-    const [item, ...rest] = restricted.expand;
-    if (item === undefined) return restricted;
-    return { ...restricted, expand: [{ ...item, options: restrict(item.options, depth + 1) }, ...rest] };
-  };
-  const query = restrict(bound, 0);
-  let levelOptions: BoundQueryOptions = query;
-  for (let i = 1; i < levels.length; i++) levelOptions = (levelOptions.expand[0] as BoundQueryOptions['expand'][number]).options;
-  return {
-    query,
+  const unrestricted: ReadPlan = {
+    query: bound,
     hops: levels.slice(1).map((level) => level.hop as Hop),
     rootSingle: segments[0]?.kind === 'singleton' || segments[1]?.kind === 'key',
-    level: levelOptions,
+    level: bound,
     entitySet: last.set,
     type: last.type,
     path: collectionPath,
     properties,
+    levels: levels.map((level) => ({ predicates: level.predicates, set: level.set })),
   };
+  return restrictPlan(unrestricted, scope);
+}
+
+/**
+ * The plan's query over only the rows its levels keep: the path's keys and `$filter(…)` segments,
+ * and `scope` of each level's entity set (per request: a tenant). A plan can be kept (a plan
+ * cache) and restricted again for each request's scope.
+ */
+export function restrictPlan(plan: ReadPlan, scope: (set: EntitySet) => BoundExpression | undefined = () => undefined): ReadPlan {
+  const levels = plan.levels;
+  // The client's own expansions, at any depth, each restricted to its entity set's scope.
+  const expansions = <T extends BoundQueryOptions>(options: T): T => {
+    if (options.expand.length === 0) return options;
+    const expand = options.expand.map((item) => {
+      const scoped = item.entitySet === undefined ? undefined : scope(item.entitySet);
+      return { ...item, options: expansions(restrictOptions(item.options, scoped === undefined ? [] : [scoped])) };
+    });
+    return { ...options, expand };
+  };
+  const restrict = <T extends BoundQueryOptions>(options: T, depth: number): T => {
+    const level = levels[depth] as (typeof levels)[number];
+    const scoped = level.set === undefined ? undefined : scope(level.set);
+    const restricted = restrictOptions(options, [...level.predicates, ...(scoped === undefined ? [] : [scoped])]);
+    if (depth + 1 >= levels.length) return expansions(restricted);
+    const [item, ...rest] = restricted.expand;
+    if (item === undefined) return restricted;
+    return { ...restricted, expand: [{ ...item, options: restrict(item.options, depth + 1) }, ...rest] };
+  };
+  const unrestricted = plan.unrestricted ?? plan.query;
+  const query = restrict(unrestricted, 0);
+  let level: BoundQueryOptions = query;
+  for (let i = 1; i < levels.length; i++) level = (level.expand[0] as BoundQueryOptions['expand'][number]).options;
+  return { ...plan, query, level, unrestricted };
 }
 
 /** The value of a bound key literal in its JSON form (Int64 as text). */

@@ -192,6 +192,36 @@ describe.skipIf(model === undefined)('createODataHandler on TripPin', () => {
     expect((await handler(new Request('http://localhost/elsewhere/People'))).status).toBe(404);
   });
 
+  it('restricts every level a request reads to its scope, per request, through the plan cache', async () => {
+    const sorted = [...people].sort();
+    const hidden = sorted[0] as string;
+    const literal = `'${hidden.replaceAll("'", "''")}'`;
+    const scoped = createODataHandler({
+      ...options,
+      source: memorySource(data),
+      scope: (request, set) => (set.name === 'People' && request.headers.get('x-tenant') === 'b' ? `UserName ne ${literal}` : undefined),
+    });
+    const as = async (tenant: string, path: string) => get(scoped, path, { 'x-tenant': tenant });
+    // The same text for two tenants: the plan is cached, the scope is not.
+    expect((await as('a', 'People/$count')).body).toBe(String(people.length));
+    expect((await as('b', 'People/$count')).body).toBe(String(people.length - 1));
+    expect((await as('a', `People(${encodeURIComponent(literal)})`)).status).toBe(200);
+    expect((await as('b', `People(${encodeURIComponent(literal)})`)).status).toBe(404);
+    const expanded = (await as('b', '$metadata')).status;
+    expect(expanded).toBe(200);
+    const all = (await as('b', 'People?$select=UserName&$expand=Friends($select=UserName)&$top=100')).body as {
+      value: { UserName: string; Friends: { UserName: string }[] }[];
+    };
+    const seen = all.value.flatMap((row) => [row.UserName, ...row.Friends.map((friend) => friend.UserName)]);
+    expect(seen).not.toContain(hidden);
+    for (const other of sorted.slice(1)) {
+      const friends = (await as('b', `People(${encodeURIComponent(`'${other.replaceAll("'", "''")}'`)})/Friends?$select=UserName`)).body as {
+        value: { UserName: string }[];
+      };
+      expect(friends.value.map((row) => row.UserName)).not.toContain(hidden);
+    }
+  });
+
   it('negotiates the version and the metadata level', async () => {
     const v40 = await agreed('People?$top=1&$select=UserName&$count=true', { 'odata-maxversion': '4.0' });
     expect(v40.headers.get('odata-version')).toBe('4.0');

@@ -2,6 +2,7 @@
 import { compileQuery, type MemoryBackendOptions } from '../../backends/memory/compile-query.js';
 import type { Row } from '../../reference/rows.js';
 import { jsonRecord } from '../../responses/json-values.js';
+import type { BoundQuery } from '../../semantic/bound-ast.js';
 import type { ODataSource } from '../source.js';
 
 /**
@@ -15,9 +16,16 @@ import type { ODataSource } from '../source.js';
  * ```
  */
 export function memorySource(data: Readonly<Record<string, readonly Row[]>>, options: Omit<MemoryBackendOptions, 'data'> = {}): ODataSource {
+  // A handler reads a bound query it keeps (its plan cache) again and again: compiled once.
+  const compiledOf = new WeakMap<BoundQuery, ReturnType<typeof compileQuery>>();
   return {
     read(query, { ieee754Compatible }) {
-      const result = compileQuery(query, { ...options, data }).apply((data[query.entitySet.name] ?? []) as Row[]);
+      let compiled = compiledOf.get(query);
+      if (compiled === undefined) {
+        compiled = compileQuery(query, { ...options, data });
+        compiledOf.set(query, compiled);
+      }
+      const result = compiled.apply((data[query.entitySet.name] ?? []) as Row[]);
       const value = result.value.map((row) => jsonRecord(query, row, { ieee754Compatible }));
       return Promise.resolve(result.count === undefined ? { value } : { value, count: result.count });
     },

@@ -2,6 +2,7 @@
 import { collectionOf, fromMongoApplyDocument, fromMongoDocument, type MongoDocument } from '../../backends/mongo/mapping.js';
 import { toMongo, type ToMongoOptions } from '../../backends/mongo/to-mongo.js';
 import { jsonRecord } from '../../responses/json-values.js';
+import type { BoundQuery } from '../../semantic/bound-ast.js';
 import type { Row } from '../../reference/rows.js';
 import type { ODataSource } from '../source.js';
 
@@ -35,9 +36,15 @@ export interface MongoSourceOptions extends ToMongoOptions {
  */
 export function mongoSource(options: MongoSourceOptions): ODataSource {
   const { db, ...mapping } = options;
+  // A handler reads a bound query it keeps (its plan cache) again and again: compiled once.
+  const compiledOf = new WeakMap<BoundQuery, ReturnType<typeof toMongo>>();
   return {
     async read(query, { ieee754Compatible, signal }) {
-      const compiled = toMongo(query, mapping);
+      let compiled = compiledOf.get(query);
+      if (compiled === undefined) {
+        compiled = toMongo(query, mapping);
+        compiledOf.set(query, compiled);
+      }
       const collection = db.collection(collectionOf(query.entitySet, mapping));
       const signalled = signal === undefined ? {} : { signal };
       let documents: MongoDocument[];

@@ -1,6 +1,7 @@
 /** `sqlSource`: any SQL database through a `query(sql, params)` function, compiled by `toSql`. */
 import { readSqlRows, type SqlRow } from '../../backends/sql/read-rows.js';
-import { toSql, type ToSqlOptions } from '../../backends/sql/to-sql.js';
+import { toSql, type SqlQuery, type ToSqlOptions } from '../../backends/sql/to-sql.js';
+import type { BoundQuery } from '../../semantic/bound-ast.js';
 import type { ODataSource } from '../source.js';
 
 /** Options of {@link sqlSource}: `toSql`'s (the dialect, the mapping, a plan cache) and the driver call. */
@@ -24,9 +25,15 @@ export interface SqlSourceOptions extends ToSqlOptions {
  */
 export function sqlSource(options: SqlSourceOptions): ODataSource {
   const { query: run, ...compile } = options;
+  // A handler reads a bound query it keeps (its plan cache) again and again: compiled once.
+  const compiledOf = new WeakMap<BoundQuery, SqlQuery>();
   return {
     async read(query, { ieee754Compatible, signal }) {
-      const compiled = toSql(query, compile);
+      let compiled = compiledOf.get(query);
+      if (compiled === undefined) {
+        compiled = toSql(query, compile);
+        compiledOf.set(query, compiled);
+      }
       const [rows, counted] = await Promise.all([
         run(compiled.sql, compiled.params, signal),
         compiled.count === undefined ? undefined : run(compiled.count.sql, compiled.count.params, signal),
