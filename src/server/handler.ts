@@ -27,6 +27,7 @@ import type { BindSettings } from '../semantic/settings.js';
 import type { ODataQuery } from '../syntax/ast.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { readPlan, restrictPlan, type ReadPlan } from './read-plan.js';
+import { answerBatch, DEFAULT_BATCH_LIMITS, type BatchLimits } from './batch.js';
 import { serviceDocument } from './service-document.js';
 import type { ODataSource, SourceResult } from './source.js';
 
@@ -63,6 +64,8 @@ export interface ODataHandlerOptions {
    * characters; `false`: none). The scope is applied to each request anew.
    */
   readonly planCache?: { readonly maxEntries?: number } | false;
+  /** Limits of `$batch` (`POST /$batch`): its body's bytes (default 1 MiB) and requests (default 100). */
+  readonly batch?: Partial<BatchLimits>;
 }
 
 /** A request's path and query, parsed and bound, and its read plans by page size: what the plan cache keeps. */
@@ -139,16 +142,19 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
     if (key.length <= MAX_CACHED_TEXT) cache?.set(key, prepared);
     return prepared;
   };
-  return async (request) => {
+  const handler: ODataHandler = async (request) => {
     let naming = { version: options.defaultVersion ?? '4.01', odataPrefix: options.odataPrefix ?? true } as Context['naming'];
     try {
       const url = new URL(request.url);
       const method = request.method.toUpperCase();
+      if (method === 'POST' && url.pathname === `${basePath}/$batch`) {
+        return await answerBatch(request, `${url.origin}${basePath}/`, handler, { ...DEFAULT_BATCH_LIMITS, ...options.batch });
+      }
       if (method !== 'GET' && method !== 'HEAD') {
         throw new ODataError({
           code: 'method_not_allowed',
           status: 405,
-          reason: `The method ${method} is not allowed: this service only reads`,
+          reason: `The method ${method} is not allowed: this service only reads (and takes POST for $batch)`,
           appendLocation: false,
         });
       }
@@ -204,6 +210,7 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       return new Response(request.method.toUpperCase() === 'HEAD' ? null : JSON.stringify(body), { status, headers });
     }
   };
+  return handler;
 }
 
 interface Services {
@@ -251,7 +258,7 @@ function describeShape(path: BoundResourcePath): string {
   if (path.operation) return 'functions and actions';
   switch (path.shape) {
     case 'batch':
-      return '$batch (yet)';
+      return '$batch but by POST';
     case 'stream':
       return 'media resources and stream properties';
     case 'entityId':

@@ -222,6 +222,69 @@ describe.skipIf(model === undefined)('createODataHandler on TripPin', () => {
     }
   });
 
+  it('answers $batch in JSON and multipart/mixed, request by request, bounded', async () => {
+    for (const { name, handler } of handlers) {
+      const direct = async (path: string) => (await handler(new Request(`${ROOT}${path}`))).json();
+      const json = await handler(
+        new Request(`${ROOT}$batch`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            requests: [
+              { id: 'a', method: 'GET', url: 'People?$select=UserName&$top=2&$orderby=UserName' },
+              { id: 'b', method: 'get', url: '/odata/People/$count' },
+              { id: 'c', method: 'GET', url: `${ROOT}Peeple` },
+              { id: 'd', method: 'DELETE', url: 'People' },
+            ],
+          }),
+        }),
+      );
+      expect(json.status, name).toBe(200);
+      const { responses } = (await json.json()) as { responses: { id: string; status: number; body?: unknown }[] };
+      expect(
+        responses.map((r) => [r.id, r.status]),
+        name,
+      ).toEqual([
+        ['a', 200],
+        ['b', 200],
+        ['c', 404],
+        ['d', 405],
+      ]);
+      expect(responses[0]?.body, name).toEqual(await direct('People?$select=UserName&$top=2&$orderby=UserName'));
+      expect(responses[1]?.body, name).toBe(String(people.length));
+      const boundary = 'batch_36522ad7-fc75-4b56-8c71-56071383e77b';
+      const part = (path: string, id: string) =>
+        `--${boundary}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: ${id}\r\n\r\nGET ${path} HTTP/1.1\r\nAccept: application/json\r\n\r\n`;
+      const multipart = await handler(
+        new Request(`${ROOT}$batch`, {
+          method: 'POST',
+          headers: { 'content-type': `multipart/mixed; boundary=${boundary}` },
+          body: `${part('People?$select=UserName&$top=1', '1')}${part('People/$count', '2')}--${boundary}--\r\n`,
+        }),
+      );
+      expect(multipart.status, name).toBe(200);
+      const type = multipart.headers.get('content-type') ?? '';
+      const answer = /boundary=(\S+)/.exec(type)?.[1] as string;
+      const text = await multipart.text();
+      const pieces = text.split(`--${answer}`).slice(1, -1);
+      expect(pieces.length, name).toBe(2);
+      expect(pieces[0], name).toContain('HTTP/1.1 200 OK');
+      expect(pieces[0], name).toContain(JSON.stringify(await direct('People?$select=UserName&$top=1')));
+      expect(pieces[1], name).toMatch(new RegExp(`\\r\\n\\r\\n${people.length}\\r\\n$`));
+    }
+    const [{ handler }] = handlers as unknown as [{ handler: ODataHandler }];
+    const many = JSON.stringify({ requests: Array.from({ length: 101 }, (_, i) => ({ id: String(i), method: 'GET', url: 'People/$count' })) });
+    expect((await handler(new Request(`${ROOT}$batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: many }))).status).toBe(400);
+    const big = 'x'.repeat(1024 * 1024 + 1);
+    expect((await handler(new Request(`${ROOT}$batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }))).status).toBe(413);
+    expect((await handler(new Request(`${ROOT}$batch`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }))).status).toBe(415);
+    const nested = JSON.stringify({ requests: [{ id: '1', method: 'POST', url: '$batch' }] });
+    const inner = (await (
+      await handler(new Request(`${ROOT}$batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested }))
+    ).json()) as { responses: { status: number }[] };
+    expect(inner.responses[0]?.status).toBe(400);
+  });
+
   it('negotiates the version and the metadata level', async () => {
     const v40 = await agreed('People?$top=1&$select=UserName&$count=true', { 'odata-maxversion': '4.0' });
     expect(v40.headers.get('odata-version')).toBe('4.0');
