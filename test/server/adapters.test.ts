@@ -9,7 +9,7 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineModel } from '../../src/index.js';
-import { createODataHandler, memorySource, odataFastifyPlugin, toNodeListener, type ODataHandler } from '../../src/server/index.js';
+import { createODataHandler, memorySource, odataFastifyPlugin, sqlSource, toNodeListener, type ODataHandler } from '../../src/server/index.js';
 
 const model = defineModel({
   namespace: 'Shop',
@@ -89,4 +89,23 @@ describe('adapters', () => {
       expect(head.status).toBe(200);
     });
   }
+});
+
+describe('a source that fails', () => {
+  it('is a 503 with a body that tells nothing of the failure, reported to onError; a slow one times out', async () => {
+    const errors: unknown[] = [];
+    const failing = createODataHandler({
+      model,
+      source: sqlSource({ dialect: 'postgres', query: () => Promise.reject(new Error('connection to 10.0.0.7 lost')) }),
+      onError: (error) => errors.push(error),
+    });
+    const response = await failing(new Request('http://localhost/Products'));
+    expect(response.status).toBe(503);
+    const text = await response.text();
+    expect(text).not.toContain('10.0.0.7');
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'service_unavailable' } });
+    expect(errors).toHaveLength(1);
+    const slow = createODataHandler({ model, source: sqlSource({ dialect: 'postgres', query: () => new Promise(() => {}) }), timeout: 50 });
+    expect((await slow(new Request('http://localhost/Products'))).status).toBe(503);
+  });
 });

@@ -285,6 +285,67 @@ describe.skipIf(model === undefined)('createODataHandler on TripPin', () => {
     expect(inner.responses[0]?.status).toBe(400);
   });
 
+  it('never answers 500 for a mistake of the client (generated URLs)', async () => {
+    const [{ handler }] = handlers as unknown as [{ handler: ODataHandler }];
+    const pieces = [
+      'People',
+      "('x')",
+      '(1)',
+      '/',
+      'Friends',
+      'Trips',
+      '(0)',
+      '$count',
+      '$ref',
+      '$value',
+      'FirstName',
+      'AddressInfo',
+      '0',
+      '-1',
+      '?',
+      '$top=',
+      '2',
+      '$filter=',
+      'FirstName eq ',
+      "'a'",
+      '&',
+      '$expand=Friends',
+      '$select=UserName',
+      '%27',
+      '%2F',
+      '%zz',
+      '(',
+      ')',
+      '$skiptoken=',
+      '@k=',
+      '$batch',
+      '$metadata',
+      'Me',
+      'Photos',
+      '$apply=groupby((Gender))',
+      '$orderby=LastName',
+      '$search=a',
+      '#',
+      ';',
+      ' ',
+    ];
+    let seed = 29;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length;
+    for (let i = 0; i < 1500; i++) {
+      const path = Array.from({ length: 1 + (i % 9) }, () => pieces[next()]).join('');
+      let request: Request;
+      try {
+        request = new Request(`${ROOT}${path}`);
+      } catch {
+        continue; // not a URL at all: no client can send it
+      }
+      const response = await handler(request);
+      expect(response.status, path).not.toBe(500);
+      if (response.status >= 400) expect(((await response.json()) as { error: { code: string } }).error.code, path).toEqual(expect.any(String));
+      else await response.arrayBuffer();
+    }
+  });
+
   it('negotiates the version and the metadata level', async () => {
     const v40 = await agreed('People?$top=1&$select=UserName&$count=true', { 'odata-maxversion': '4.0' });
     expect(v40.headers.get('odata-version')).toBe('4.0');
