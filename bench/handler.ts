@@ -15,7 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { createPlanCache, defineModel } from '../src/index.js';
 import { createODataHandler, sqlSource } from '../src/server/index.js';
-import { fmtNum, markdownTable, median } from './measure.js';
+import { fmtNum, markdownTable, median, throughput as measureThroughput } from './measure.js';
+
+const throughput = (request: () => Promise<Response>): Promise<number> => measureThroughput(request, SECONDS, CONCURRENCY);
 import { writeSection } from './results-file.js';
 
 const ROUNDS = 5;
@@ -31,23 +33,6 @@ const model = defineModel({
   entityTypes: { Product: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Decimal', stock: 'Edm.Int32' } } },
   entitySets: { Products: { type: 'Product' } },
 });
-
-/** Requests per second of CONCURRENCY loops sending `request` for SECONDS. */
-async function throughput(request: () => Promise<Response>): Promise<number> {
-  let done = 0;
-  const until = performance.now() + SECONDS * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < until) {
-        const response = await request();
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`status ${response.status}`);
-        done++;
-      }
-    }),
-  );
-  return done / SECONDS;
-}
 
 /** Runs the bench, writes its section, returns it. */
 export async function runHandlerBench(): Promise<string> {

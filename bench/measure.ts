@@ -202,3 +202,20 @@ export async function interleavedSamples(subjects: Record<string, () => unknown>
   }
   return times;
 }
+
+/** Requests per second of `concurrency` loops sending `request` for `seconds` (each answer read whole, and 200). */
+export async function throughput(request: () => Promise<Response>, seconds: number, concurrency: number): Promise<number> {
+  let done = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const response = await request();
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`status ${response.status}`);
+        done++;
+      }
+    }),
+  );
+  return done / seconds;
+}

@@ -20,7 +20,9 @@ import Fastify from 'fastify';
 import { authenticate } from '../examples/asset-service/src/auth.js';
 import { loadConfig } from '../examples/asset-service/src/config.js';
 import { buildServer, startService } from '../examples/asset-service/src/server.js';
-import { fmtNum, markdownTable, median } from './measure.js';
+import { fmtNum, markdownTable, median, throughput as measureThroughput } from './measure.js';
+
+const throughput = (request: () => Promise<Response>): Promise<number> => measureThroughput(request, SECONDS, CONCURRENCY);
 import { writeSection } from './results-file.js';
 
 const ROUNDS = 5;
@@ -31,23 +33,6 @@ const QUERY = "$filter=status eq 'active'&$orderby=code&$top=20&$select=id,code,
 const HAND_SQL = `SELECT id, code, name, status FROM assets WHERE tenant_id = $1 AND status = $2 ORDER BY code COLLATE "C", id LIMIT 20`;
 
 const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
-
-/** Requests per second of `CONCURRENCY` loops sending `request` for SECONDS. */
-async function throughput(request: () => Promise<Response>): Promise<number> {
-  let done = 0;
-  const until = performance.now() + SECONDS * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < until) {
-        const response = await request();
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`status ${response.status}`);
-        done++;
-      }
-    }),
-  );
-  return done / SECONDS;
-}
 
 /** Runs the bench, writes its section, returns it. */
 export async function runServiceBench(): Promise<string> {
