@@ -387,6 +387,8 @@ function arithmetic(operator: string, type: ExpressionType, operandType: Express
   }
   const integer = name !== 'Edm.Double' && name !== 'Edm.Single';
   return (a, b) => {
+    // An integer operand beyond 2^53 (an Int32 product, kept exact): the operation exact too.
+    if (integer && (typeof a === 'bigint' || typeof b === 'bigint')) return exactInteger(operator, a, b);
     const x = toNumber(a);
     const y = toNumber(b);
     if (x === null || y === null) return null;
@@ -411,9 +413,41 @@ function arithmetic(operator: string, type: ExpressionType, operandType: Express
         if (y === 0) return null;
         result = integer ? Math.trunc(x / y) : x / y;
     }
+    // An integer sum, difference or product beyond 2^53 (Int32 operands reach 2^62) is exact as a
+    // bigint, as the SQL engines compute it in 64 bits (seed 2831: (s mul s) div 2.1e-9 as a Decimal).
+    if (integer && !Number.isSafeInteger(result) && Number.isFinite(result) && (operator === 'add' || operator === 'sub' || operator === 'mul')) {
+      return exactInteger(operator, x, y);
+    }
     // A non-finite result from finite operands (an overflow) yields null.
     return !Number.isFinite(result) && Number.isFinite(x) && Number.isFinite(y) ? null : result;
   };
+}
+
+/** Integer arithmetic in bigints: a number again where it is a safe integer, else the exact bigint; null for a zero divisor. */
+function exactInteger(operator: string, a: unknown, b: unknown): number | bigint | null {
+  const x = toBigInt(a);
+  const y = toBigInt(b);
+  if (x === null || y === null) return null;
+  let result: bigint;
+  switch (operator) {
+    case 'add':
+      result = x + y;
+      break;
+    case 'sub':
+      result = x - y;
+      break;
+    case 'mul':
+      result = x * y;
+      break;
+    case 'mod':
+      if (y === 0n) return null;
+      result = x % y;
+      break;
+    default:
+      if (y === 0n) return null;
+      result = x / y;
+  }
+  return result >= -(2n ** 53n) && result <= 2n ** 53n ? Number(result) : result;
 }
 
 function asDecimal(value: unknown): Decimal | null {

@@ -82,6 +82,8 @@ function toBigInt(value: unknown): bigint | null {
 
 const BOOLEAN: Domain = scalar((v) => (typeof v === 'boolean' ? v : null));
 const INTEGER: Domain = scalar((v) => {
+  // An integer result beyond 2^53 (an Int32 product) is an exact bigint; JavaScript compares it with numbers exactly.
+  if (typeof v === 'bigint') return v >= -(2n ** 53n) && v <= 2n ** 53n ? Number(v) : v;
   const n = toNumber(v);
   return n === null || Number.isNaN(n) ? null : n;
 });
