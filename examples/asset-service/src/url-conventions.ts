@@ -35,6 +35,7 @@ export function conventionalUrl(url: string, resources: readonly Resource[]): st
   if (key === undefined) return segment.name === resource.path ? url : `/${resource.path}${tail}${rest}`;
   // One key value, positional or named `id`, a literal (a GUID, or a quoted string).
   const [value, ...others] = key;
-  if (more.length > 0 || others.length > 0 || value === undefined || (value.name !== undefined && value.name !== 'id') || value.value.kind !== 'literal') return url;
+  if (more.length > 0 || others.length > 0 || value === undefined || (value.name !== undefined && value.name !== 'id') || value.value.kind !== 'literal')
+    return url;
   return `/${resource.path}/${encodeURIComponent(String(value.value.value))}${tail}${rest}`;
 }
