@@ -32,7 +32,8 @@ function invalid(reason: string): ODataError {
 /** The body of a request as text, refused past `max` bytes (without reading further). */
 async function readBody(request: Request, max: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  const tooLarge = (): ODataError => new ODataError({ code: 'invalid_option_value', status: 413, reason: `The batch is larger than ${max} bytes`, appendLocation: false });
+  const tooLarge = (): ODataError =>
+    new ODataError({ code: 'invalid_option_value', status: 413, reason: `The batch is larger than ${max} bytes`, appendLocation: false });
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
   if (request.body === null) return '';
   const reader = request.body.getReader();
@@ -136,7 +137,12 @@ function multipartItems(text: string, boundary: string): BatchItem[] {
     const [requestLine, ...headerLines] = message.head;
     const line = /^([A-Za-z]+)\s+(\S+)(?:\s+HTTP\/\d(?:\.\d)?)?$/.exec(requestLine ?? '');
     if (line === null) throw invalid(`A batch part has no request line ('GET People HTTP/1.1')`);
-    items.push({ ...(partHeaders['content-id'] === undefined ? {} : { id: partHeaders['content-id'] }), method: (line[1] as string).toUpperCase(), url: line[2] as string, headers: headerMap(headerLines) });
+    items.push({
+      ...(partHeaders['content-id'] === undefined ? {} : { id: partHeaders['content-id'] }),
+      method: (line[1] as string).toUpperCase(),
+      url: line[2] as string,
+      headers: headerMap(headerLines),
+    });
   }
   return items;
 }
@@ -151,7 +157,17 @@ function innerHeaders(request: Request, item: BatchItem): Headers {
   return headers;
 }
 
-const REASONS: Readonly<Record<number, string>> = { 200: 'OK', 204: 'No Content', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 413: 'Content Too Large', 501: 'Not Implemented', 503: 'Service Unavailable' };
+const REASONS: Readonly<Record<number, string>> = {
+  200: 'OK',
+  204: 'No Content',
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Content Too Large',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
 
 /**
  * Answers a `$batch` request: its requests read (JSON or multipart), each sent to `serve` as a
@@ -164,7 +180,12 @@ export async function answerBatch(request: Request, root: string, serve: (reques
   const json = /^application\/json/i.test(contentType);
   const boundary = json ? undefined : boundaryOf(contentType);
   if (!json && (!/^multipart\/mixed/i.test(contentType) || boundary === undefined)) {
-    throw new ODataError({ code: 'invalid_option_value', status: 415, reason: `A batch is 'application/json' or 'multipart/mixed' with a boundary`, appendLocation: false });
+    throw new ODataError({
+      code: 'invalid_option_value',
+      status: 415,
+      reason: `A batch is 'application/json' or 'multipart/mixed' with a boundary`,
+      appendLocation: false,
+    });
   }
   const items = json ? jsonItems(text) : multipartItems(text, boundary as string);
   if (items.length > limits.maxRequests) throw invalid(`A batch holds at most ${limits.maxRequests} requests; this one has ${items.length}`);
@@ -173,7 +194,10 @@ export async function answerBatch(request: Request, root: string, serve: (reques
     const url = new URL(item.url, root);
     const inner =
       url.pathname.endsWith('/$batch') || !url.href.startsWith(root)
-        ? new Response(JSON.stringify({ error: { code: 'invalid_option_value', message: 'A batch request addresses the service, and is no batch itself', details: [] } }), { status: 400, headers: { 'content-type': 'application/json' } })
+        ? new Response(
+            JSON.stringify({ error: { code: 'invalid_option_value', message: 'A batch request addresses the service, and is no batch itself', details: [] } }),
+            { status: 400, headers: { 'content-type': 'application/json' } },
+          )
         : await serve(new Request(url, { method: item.method, headers: innerHeaders(request, item) }));
     answers.push({ item, response: inner, body: await inner.text() });
   }
