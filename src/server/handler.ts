@@ -27,6 +27,7 @@ import type { BindSettings } from '../semantic/settings.js';
 import type { ODataQuery } from '../syntax/ast.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { readPlan, restrictPlan, type ReadPlan } from './read-plan.js';
+import { continueAfter, keysetKeys, keysetValues } from '../paging/keyset.js';
 import { answerBatch, DEFAULT_BATCH_LIMITS, type BatchLimits } from './batch.js';
 import { serviceDocument } from './service-document.js';
 import type { ODataSource, SourceResult } from './source.js';
@@ -288,19 +289,56 @@ function notFound(): ODataError {
   return new ODataError({ code: 'resource_not_found', status: 404, reason: 'No entity has this key', appendLocation: false });
 }
 
-/** The skip a `$skiptoken` of this service stands for: the number of entities before the page. */
-function skipOf(query: ODataQuery): number {
+/** A `$skiptoken` of this service: an offset (digits), or the keyset values of the last entity before the page (`k.` and base64url JSON). */
+type Token = { readonly kind: 'offset'; readonly skip: number } | { readonly kind: 'keyset'; readonly values: readonly unknown[] };
+
+function badToken(token: string): ODataError {
+  return new ODataError({
+    code: 'invalid_option_value',
+    reason: `Unable to parse the skiptoken value '${token.slice(0, 200)}'. Skiptoken value should always be server generated.`,
+    option: '$skiptoken',
+    appendLocation: false,
+  });
+}
+
+function base64url(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function fromBase64url(text: string): string {
+  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+function tokenOf(query: ODataQuery): Token {
   const token = query.passthrough?.$skiptoken;
-  if (token === undefined) return 0;
-  if (!/^\d{1,15}$/.test(token)) {
-    throw new ODataError({
-      code: 'invalid_option_value',
-      reason: `Unable to parse the skiptoken value '${token}'. Skiptoken value should always be server generated.`,
-      option: '$skiptoken',
-      appendLocation: false,
-    });
+  if (token === undefined) return { kind: 'offset', skip: 0 };
+  if (/^\d{1,15}$/.test(token)) return { kind: 'offset', skip: Number(token) };
+  if (token.startsWith('k.') && token.length <= 8192) {
+    try {
+      const values: unknown = JSON.parse(fromBase64url(token.slice(2)));
+      if (Array.isArray(values)) return { kind: 'keyset', values };
+    } catch {
+      // not one of ours
+    }
   }
-  return Number(token);
+  throw badToken(token);
+}
+
+/**
+ * The keyset token after `last` (the last entity of a page), when the page can be continued so:
+ * the entities of a set itself (no navigation), no `$count` (the continuation would change it), an
+ * order of the entity's own properties, and their values in the entity, exact.
+ */
+function keysetToken(plan: ReadPlan, client: ODataQuery, last: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (last === undefined || plan.hops.length > 0 || client.count === true) return undefined;
+  const keys = keysetKeys(plan.query);
+  if (keys === undefined || keys.some(({ property }) => !Object.hasOwn(last, property.name))) return undefined;
+  const values = keysetValues(keys, last);
+  if (values.some((value) => typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value))) return undefined;
+  return `k.${base64url(JSON.stringify(values))}`;
 }
 
 async function entities(prepared: Prepared, context: Context, services: Services): Promise<Response> {
@@ -310,7 +348,8 @@ async function entities(prepared: Prepared, context: Context, services: Services
   const prefer = parsePrefer(context.request.headers.get('prefer'));
   const pageSize = Math.min(services.pageSize, prefer.maxPageSize ?? Number.POSITIVE_INFINITY);
   // A page: the client's $skip and the token's offset, and one entity more than the page, to know whether another follows.
-  const skipped = skipOf(client);
+  const token = tokenOf(client);
+  const skipped = token.kind === 'offset' ? token.skip : 0;
   let query: ODataQuery = client;
   if (collection) {
     const clientSkip = typeof client.skip === 'number' ? client.skip : 0;
@@ -327,7 +366,10 @@ async function entities(prepared: Prepared, context: Context, services: Services
     unscoped = readPlan(path, query, services.settings);
     prepared.plans.set(pageSize, unscoped);
   }
-  const plan = services.scope === undefined ? unscoped : restrictPlan(unscoped, services.scope);
+  const scoped = services.scope === undefined ? unscoped : restrictPlan(unscoped, services.scope);
+  // A keyset token continues after its entity (a filter every source runs as any other).
+  if (token.kind === 'keyset' && (!collection || scoped.hops.length > 0 || client.count === true)) throw badToken(client.passthrough?.$skiptoken ?? '');
+  const plan = token.kind === 'keyset' ? { ...scoped, query: continueAfter(scoped.query, token.values, services.model) } : scoped;
   const result = await services.read(plan.query);
   const { entities: found, count: nestedCount, found: exists } = descend(plan, result.value);
   if (!exists) throw notFound();
@@ -344,7 +386,8 @@ async function entities(prepared: Prepared, context: Context, services: Services
       const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
       const applied =
         more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
-      const nextLink = more ? nextLinkUrl(context.url, { skiptoken: String(skipped + pageSize), returned: pageSize }) : undefined;
+      const next = more ? (keysetToken(plan, client, page[page.length - 1]) ?? String(skipped + pageSize)) : undefined;
+      const nextLink = next === undefined ? undefined : nextLinkUrl(context.url, { skiptoken: next, returned: pageSize });
       const headers: Record<string, string> = applied === undefined ? {} : { 'preference-applied': applied };
       if (path.shape === 'references') {
         const value = page.map((row) => ({ [controlName('id', body)]: `${root}${canonicalPath(plan, row)}` }));
