@@ -281,6 +281,28 @@ describe('the differential runner', () => {
     expect(more.findings.map((f) => f.class)).toEqual(['row disagreement']);
   });
 
+  it('sees a Decimal difference that cancels in doubles on SQLite, not one off by more (seed 2833, model 704)', async () => {
+    const model = generateModel({ seed: 704 });
+    const data = generateStoredData(model, { seed: 704 });
+    const set = '_Customer';
+    const query = '$compute=((0.1 sub _Price) add floor(_Price)) as zc0&$filter=zc0 ne null';
+    const opened = await openStoredTargets(model, data, ['sqlite'], {}, {}, true);
+    try {
+      const result = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: opened.targets });
+      expect(result.findings).toEqual([]);
+      expect([...result.excused.values()]).toEqual(['decimal-as-double']);
+      const sqlite = opened.targets[0] as DifferentialTarget;
+      const off = wrong('SQLite (fake)', async (bound) => {
+        const rows = (await sqlite.run(bound)) as { value: Row[] };
+        return { value: rows.value.map((row) => ({ ...row, zc0: typeof row.zc0 === 'number' ? row.zc0 + 0.001 : row.zc0 })) };
+      });
+      const more = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: [off] });
+      expect(more.findings.map((f) => f.class)).toEqual(['row disagreement']);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('in a differing order, only the rows out of place differ (not the rows one moved row jumps over)', async () => {
     const reference = await runDifferential('$orderby=dec,id&$select=id', { ...options, targets: [] });
     const ordered = (reference.reference as unknown as { result: { value: { id: number }[] } }).result.value;
