@@ -391,7 +391,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
           if (typeof value === 'number' && Number.isFinite(value)) largest = Math.max(largest, Math.abs(value));
         }
       }
-      const noise = largest * Math.max(differingRows.length, 1) * 2 ** -50;
+      const noise = largest * (Math.max(differingRows.length, 1) * 2 ** -50);
       const blur = (value: unknown): unknown => {
         const x = typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value;
         if (typeof x === 'number' && Number.isFinite(x) && Math.abs(x) <= noise) return 0;

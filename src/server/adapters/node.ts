@@ -53,7 +53,7 @@ export async function writeToNode(response: Response, target: NodeResponseLike):
  *
  * @example
  * ```ts
- * import http from 'node:http';
+ * // `http` is Node's http module (this module itself imports nothing of Node).
  * http.createServer(toNodeListener(createODataHandler({ model, source }))).listen(4004);
  * ```
  */
