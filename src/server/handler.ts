@@ -29,6 +29,7 @@ import { parseQuery } from '../syntax/query-string.js';
 import { readPlan, restrictPlan, type ReadPlan } from './read-plan.js';
 import { continueAfter, keysetKeys, keysetValues } from '../paging/keyset.js';
 import { answerBatch, DEFAULT_BATCH_LIMITS, type BatchLimits } from './batch.js';
+import { deadlines } from './deadlines.js';
 import { serviceDocument } from './service-document.js';
 import type { ODataSource, SourceResult } from './source.js';
 
@@ -55,7 +56,7 @@ export interface ODataHandlerOptions {
    * default `true`: many clients read only the prefixed names, and 4.01 clients read both).
    */
   readonly odataPrefix?: boolean;
-  /** The longest a source may take for one read, in milliseconds (default 30 000): then 503. */
+  /** The longest a source may take for one read, in milliseconds (default 30 000; up to 50 ms more: reads that start together share a deadline): then 503, and the signal given to the source aborts. */
   readonly timeout?: number;
   /** Called with every error that is not the client's (a source failing): for logging. */
   readonly onError?: (error: unknown, request: Request) => void;
@@ -127,6 +128,7 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
   const basePath = `/${(options.basePath ?? '/').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '');
   const settings = { ...options.settings, model: options.model };
   const pageSize = options.maxPageSize ?? DEFAULT_PAGE_SIZE;
+  const nextDeadline = deadlines(options.timeout ?? 30_000);
   const cache = options.planCache === false ? undefined : new Recent<Prepared>(options.planCache?.maxEntries ?? 1000);
   const prepare = (rawPath: string, rawQuery: string): Prepared => {
     const key = `${rawPath}?${rawQuery}`;
@@ -185,22 +187,15 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
           : (bindQueryToSet(`$filter=${encodeURIComponent(text)}`, { model: options.model, entitySet: set.name }, set).filter as BoundExpression);
       };
       const read = async (query: BoundQuery): Promise<SourceResult> => {
-        const controller = new AbortController();
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            controller.abort();
-            reject(new ODataError({ code: 'service_unavailable', status: 503, reason: 'The data source did not answer in time', appendLocation: false }));
-          }, options.timeout ?? 30_000);
-        });
+        const deadline = nextDeadline();
         try {
-          return await Promise.race([options.source.read(query, { ieee754Compatible: format.ieee754Compatible, signal: controller.signal }), timeout]);
+          return await Promise.race([options.source.read(query, { ieee754Compatible: format.ieee754Compatible, signal: deadline.signal }), deadline.expired]);
         } catch (error) {
           if (error instanceof ODataError) throw error;
           options.onError?.(error, request);
           throw new ODataError({ code: 'service_unavailable', status: 503, reason: 'The data source failed', appendLocation: false });
         } finally {
-          clearTimeout(timer);
+          deadline.done();
         }
       };
       return await serve(prepared, context, { settings, pageSize, scope: options.scope === undefined ? undefined : scope, read, model: options.model });

@@ -424,9 +424,12 @@ export class SqlCompiler {
       let value = isNull
         ? this.value(null, parameterKind(node.type, node.type))
         : this.expression(then, scope, then.type.kind === 'null' ? operandType : node.type);
-      // Promoted as the reference promotes: a Date to its midnight UTC, an Int64 to a double.
+      // Promoted as the reference promotes: a Date to its midnight UTC, an Int64 or a Decimal to a double.
       if (isPrimitive(node.type, 'Edm.DateTimeOffset') && isPrimitive(then.type, 'Edm.Date')) value = this.dialect.dateAsInstant(value);
-      if ((isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) && isPrimitive(then.type, 'Edm.Int64'))
+      if (
+        (isPrimitive(node.type, 'Edm.Double') || isPrimitive(node.type, 'Edm.Single')) &&
+        (isPrimitive(then.type, 'Edm.Int64') || isPrimitive(then.type, 'Edm.Decimal'))
+      )
         value = this.dialect.double(value);
       return `WHEN ${this.condition(when, scope)} THEN ${value}`;
     });

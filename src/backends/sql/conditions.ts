@@ -219,8 +219,11 @@ export class SqlConditions<Scope extends ConditionScope> {
           : durations
             ? this.c.durationKey(node, scope, operandType)
             : this.c.expression(node, scope, operandType);
-      // In Double, an Int64 is first rounded to a double, as the reference does (SQLite and MariaDB would compare exactly).
-      if (doubles && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Int64')) sql = this.c.dialect.double(sql);
+      // In Double, an Int64 or a Decimal is first rounded to a double, as the reference does (SQLite
+      // and MariaDB would compare exactly: a Decimal with a Double literal MariaDB is sent as integer
+      // text, seed 2835, model 905).
+      if (doubles && node.kind !== 'literal' && (isPrimitive(node.type, 'Edm.Int64') || isPrimitive(node.type, 'Edm.Decimal')))
+        sql = this.c.dialect.double(sql);
       if (doubles && !equality && ranged === undefined) sql = this.c.dialect.orderedDouble(sql);
       if (instants && node.kind !== 'literal' && isPrimitive(node.type, 'Edm.Date')) sql = this.c.dialect.dateAsInstant(sql);
       return strings && !(equality && this.c.dialect.binaryEquality) ? this.c.dialect.binary(sql) : sql;

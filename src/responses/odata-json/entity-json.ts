@@ -42,11 +42,14 @@ export interface EntityLevel {
   readonly single?: boolean;
 }
 
-const TYPE_MEMBERS = ['@odata.type', '@type'];
+/** The members a row may carry its own type's name in (as the in-memory backend marks rows); never copied. */
+const isTypeMember = (key: string): boolean => key === '@odata.type' || key === '@type';
 
 /** The type a value names as its own among `declared` and the types derived from it. */
 function actualType(declared: StructuredType, value: Readonly<Record<string, unknown>>, options: EntityOptions): StructuredType {
-  const named = options.typeOf?.(value) ?? TYPE_MEMBERS.map((m) => value[m]).find((v) => typeof v === 'string');
+  if (declared.derivedTypes.length === 0) return declared;
+  const marked = typeof value['@odata.type'] === 'string' ? value['@odata.type'] : typeof value['@type'] === 'string' ? value['@type'] : undefined;
+  const named = options.typeOf?.(value) ?? marked;
   if (typeof named !== 'string') return declared;
   const name = named.startsWith('#') ? named.slice(1) : named;
   const find = (type: StructuredType): StructuredType | undefined => {
@@ -102,6 +105,11 @@ function complexJson(declared: StructuredType, value: unknown, options: EntityOp
 /** A declared structural property's value, with its `type` in `full` where JSON does not show it. */
 function propertyJson(out: Record<string, unknown>, property: Property, value: unknown, options: EntityOptions): void {
   const full = options.metadata === 'full';
+  // The most common member: a primitive value, written as it is below `full`.
+  if (!full && property.type.kind !== 'complex' && property.type.kind !== 'entity') {
+    setOwn(out, property.name, value);
+    return;
+  }
   const name = typeName(property.type);
   const structured = property.type.kind === 'complex' || property.type.kind === 'entity' ? property.type.type : undefined;
   if (full && value !== null && value !== undefined) {
@@ -116,11 +124,35 @@ function propertyJson(out: Record<string, unknown>, property: Property, value: u
 /** The members of a structured value other than the type marker: declared properties annotated, the rest as they are. */
 function writeProperties(out: Record<string, unknown>, type: StructuredType, record: Readonly<Record<string, unknown>>, options: EntityOptions): void {
   for (const [key, value] of Object.entries(record)) {
-    if (TYPE_MEMBERS.includes(key)) continue;
+    if (isTypeMember(key)) continue;
     const property = type.properties.get(key);
     if (property !== undefined) propertyJson(out, property, value, options);
     else setOwn(out, key, value);
   }
+}
+
+/** What writing the entities of one level's options needs, worked out once per options and type. */
+interface LevelPlan {
+  readonly expansions: ReadonlyMap<string, BoundExpandItem>;
+  readonly undeclared: ReadonlyMap<string, ExpressionType | Property>;
+}
+
+const NO_OPTIONS: LevelPlan = { expansions: new Map(), undeclared: new Map() };
+const levelPlans = new WeakMap<BoundQueryOptions, Map<StructuredType, LevelPlan>>();
+
+function levelPlan(query: BoundQueryOptions | undefined, type: StructuredType): LevelPlan {
+  if (query === undefined) return NO_OPTIONS;
+  let byType = levelPlans.get(query);
+  if (byType === undefined) {
+    byType = new Map();
+    levelPlans.set(query, byType);
+  }
+  let plan = byType.get(type);
+  if (plan === undefined) {
+    plan = { expansions: new Map(query.expand.map((item) => [item.navigation.name, item])), undeclared: undeclaredTypes(query, type) };
+    byType.set(type, plan);
+  }
+  return plan;
 }
 
 /** The types of the computed (`$compute`), aggregated and grouped (`$apply`) properties of a level. */
@@ -217,10 +249,9 @@ export function entityJson(record: Readonly<Record<string, unknown>>, level: Ent
     if (options.editLink !== false) out[controlName('editLink', options)] = edit;
   }
   const query = level.query;
-  const expansions = new Map((query?.expand ?? []).map((item) => [item.navigation.name, item]));
-  const undeclared = undeclaredTypes(query, actual);
+  const { expansions, undeclared } = levelPlan(query, actual);
   for (const [key, value] of Object.entries(record)) {
-    if (TYPE_MEMBERS.includes(key)) continue;
+    if (isTypeMember(key)) continue;
     const property = actual.properties.get(key);
     const item = expansions.get(key);
     const computed = undeclared.get(key);

@@ -281,6 +281,25 @@ describe('comparisons across types', () => {
       '$expand=children($filter=at eq 1970-01-01;$orderby=id)&$select=id',
     ]);
   }, 60_000);
+
+  it('a Decimal or an Int64 against a Double compares as doubles, a Double literal of integral value included (seed 2835)', async () => {
+    // 9007199254740993 and 12345678901234567890.12… are those doubles only when rounded; MariaDB
+    // had compared the Decimal exactly with the literal it is sent as integer text.
+    await agree([
+      '$filter=cast(n64,Edm.Decimal) eq 9007199254740992e0&$select=id',
+      '$filter=9007199254740992e0 eq cast(n64,Edm.Decimal)&$select=id',
+      '$filter=cast(n64,Edm.Decimal) le 9007199254740992e0&$select=id',
+      '$filter=dec eq 12345678901234567168e0&$select=id',
+      '$filter=dec le 12345678901234567168e0&$select=id',
+      '$filter=dec ne 12345678901234567168e0&$select=id',
+      '$filter=(-9007199254740993 mul (0e0 sub 1)) eq cast(n64,Edm.Decimal)&$select=id',
+      '$filter=n64 eq 9007199254740992e0&$select=id',
+      // A case of Double with a Decimal or Int64 branch: the branch promoted likewise.
+      '$filter=case(id eq 1: dec, true: 1e0) eq 12345678901234567168e0&$select=id',
+      '$filter=case(id eq 4: cast(n64,Edm.Decimal), true: 1e0) eq 9007199254740992e0&$select=id',
+      '$filter=case(id eq 1: dec, true: 1e0) le 12345678901234567168e0&$select=id',
+    ]);
+  }, 60_000);
 });
 
 describe('the rest of issue 12', () => {
