@@ -13,7 +13,8 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { createPlanCache, defineModel } from '../src/index.js';
+import { createPlanCache } from '../src/index.js';
+import { shopModel } from './cap-shared.js';
 import { createODataHandler, sqlSource } from '../src/server/index.js';
 import { fmtNum, markdownTable, median, throughput as measureThroughput } from './measure.js';
 
@@ -28,11 +29,7 @@ const PATH = 'Products?$filter=price gt 10&$orderby=name&$top=20&$select=id,name
 const PAGE_SQL = 'SELECT id, name, price FROM "Products" WHERE price > $1 ORDER BY name COLLATE "C", id LIMIT $2';
 const COUNT_SQL = 'SELECT count(*) AS n FROM "Products" WHERE price > $1';
 
-const model = defineModel({
-  namespace: 'Shop',
-  entityTypes: { Product: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String', price: 'Edm.Decimal', stock: 'Edm.Int32' } } },
-  entitySets: { Products: { type: 'Product' } },
-});
+const model = shopModel;
 
 /** Runs the bench, writes its section, returns it. */
 export async function runHandlerBench(): Promise<string> {

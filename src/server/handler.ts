@@ -2,7 +2,7 @@
  * `createODataHandler`: a read-only OData service over a model and a source, as one function
  * from a web `Request` to a `Response` (web standards only: Node, Deno, Bun, edge runtimes and
  * service workers run it). It serves the service document, `$metadata`, collections, single
- * entities, navigation, properties, `/$count`, `/$value` and `/$ref`, in standard OData JSON
+ * entities, navigation, type casts, properties, `/$count`, `/$value`, `/$ref` and `$entity?$id=`, in standard OData JSON
  * (context URLs, counts, server-driven paging with next links, metadata levels, version
  * negotiation), and every error as an OData JSON error body.
  */
@@ -115,7 +115,7 @@ interface Context {
 
 /**
  * A read-only OData service over `model` and `source`. GET and HEAD are served; other methods are
- * 405 (route writes yourself), `$batch` and operations are 501.
+ * 405 (route writes yourself), `POST /$batch` answers a batch of reads, functions and actions are 501.
  *
  * @example
  * ```ts
@@ -166,7 +166,13 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       }
       const rawPath = url.pathname.slice(basePath.length + 1);
       const rawQuery = url.search.startsWith('?') ? url.search.slice(1) : url.search;
-      const prepared = prepare(rawPath, rawQuery);
+      let prepared = prepare(rawPath, rawQuery);
+      // `$entity?$id=People('x')`: the entity its id names, read as its canonical URL would be.
+      if (prepared.path.shape === 'entityId') {
+        const [idPath, idQuery, refuse] = entityOfId(prepared, rawQuery, `${url.origin}${basePath}/`);
+        prepared = prepare(idPath, idQuery);
+        if (prepared.path.shape !== 'entity') throw refuse('does not name one entity');
+      }
       const { query, path } = prepared;
       const format = negotiateFormat(
         {
@@ -207,6 +213,37 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
     }
   };
   return handler;
+}
+
+/**
+ * The path and query that read the entity an `$entity` request's `$id` names (URL Conventions
+ * §4.1.1): the id resolved against the service root (absolute or relative), its path followed by
+ * the request's type cast, the request's other options kept. An id outside the service, or one
+ * that names no single entity, is the client's mistake (400).
+ */
+function entityOfId(prepared: Prepared, rawQuery: string, serviceRoot: string): [string, string, (why: string) => ODataError] {
+  const id = prepared.query.passthrough?.$id ?? prepared.query.custom?.id ?? '';
+  const refuse = (why: string): ODataError =>
+    new ODataError({ code: 'invalid_option_value', reason: `The entity id '${id.slice(0, 200)}' ${why}`, option: '$id', appendLocation: false });
+  let target: URL;
+  try {
+    target = new URL(id, serviceRoot);
+  } catch {
+    throw refuse('is no URL');
+  }
+  const root = new URL(serviceRoot);
+  if (target.origin !== root.origin || !target.pathname.startsWith(root.pathname) || target.search !== '' || target.hash !== '')
+    throw refuse('is not an entity of this service');
+  const cast = prepared.path.segments.find((segment) => segment.kind === 'typeCast');
+  const path = target.pathname.slice(root.pathname.length);
+  const kept = rawQuery
+    .split('&')
+    .filter((pair) => {
+      const name = decodeURIComponent(pair.split('=')[0] ?? '').toLowerCase();
+      return pair !== '' && name !== '$id' && name !== 'id';
+    })
+    .join('&');
+  return [cast === undefined ? path : `${path}/${cast.type.qualifiedName}`, kept, refuse];
 }
 
 interface Services {
@@ -393,7 +430,7 @@ async function entities(prepared: Prepared, context: Context, services: Services
         if (nextLink !== undefined) references[controlName('nextLink', body)] = nextLink;
         return respond(context, 200, references, headers);
       }
-      const contextText = contextUrl(root, { kind: 'collection', path: plan.path, query: plan.level }, naming);
+      const contextText = contextUrl(root, { kind: 'collection', path: contextPath(plan), query: plan.level }, naming);
       return respond(
         context,
         200,
@@ -419,12 +456,17 @@ async function entities(prepared: Prepared, context: Context, services: Services
         return respond(context, 200, reference);
       }
       const single = plan.hops.length > 0 ? !(plan.hops[plan.hops.length - 1] as { collection: boolean }).collection : path.segments[0]?.kind === 'singleton';
-      const contextText = contextUrl(root, { kind: 'entity', path: plan.path, query: plan.level, single }, naming);
+      const contextText = contextUrl(root, { kind: 'entity', path: contextPath(plan), query: plan.level, single }, naming);
       return respond(context, 200, odataEntityBody(entity, { ...body, context: contextText, query: plan.level, path: plan.path }));
     }
     default:
       return property(path, plan, found[0], context, body);
   }
+}
+
+/** The path of the plan's collection in a context URL: with its type cast (`People/NS.Employee`). */
+function contextPath(plan: ReadPlan): string {
+  return plan.cast === undefined ? plan.path : `${plan.path}/${plan.cast.qualifiedName}`;
 }
 
 /** The canonical URL path of an entity of the plan's collection (`People('x')`), key values percent-encoded. */

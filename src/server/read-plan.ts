@@ -39,6 +39,8 @@ export interface ReadPlan {
   readonly type: StructuredType;
   /** The canonical path of the addressed entities' collection (`People('x')/Trips`), for context URLs and ids. */
   readonly path: string;
+  /** The type cast of the addressed entities (`People/NS.Employee`), for the context URL. */
+  readonly cast?: StructuredType;
   /** The properties after the entity (`AddressInfo`, `0`, `City`) for a property path. */
   readonly properties: readonly (Property | number)[];
   /** Each level's restrictions from the path (keys, `$filter(…)`) and its entity set (for `scope`). */
@@ -117,7 +119,7 @@ export function readPlan(
   const segments = path.segments;
   const root = rootSet(segments[0] as BoundResourceSegment);
   // Levels: the root, then one per navigation property; each with its restrictions.
-  const levels: { predicates: BoundExpression[]; hop?: Hop; set: EntitySet | undefined; type: StructuredType; keyText?: string }[] = [
+  const levels: { predicates: BoundExpression[]; hop?: Hop; set: EntitySet | undefined; type: StructuredType; cast?: StructuredType }[] = [
     { predicates: [], set: root, type: root.type },
   ];
   const properties: (Property | number)[] = [];
@@ -148,6 +150,16 @@ export function readPlan(
           segment.entitySet !== undefined && segment.navigation.containsTarget !== true ? segment.entitySet.name : `${pathText}/${segment.navigation.name}`;
         collectionPath = pathText;
         break;
+      case 'typeCast': {
+        // The entities of a derived type: those `isof` keeps, their options bound against it.
+        if (properties.length > 0) throw notServed('a type cast of a property');
+        if (levels.length > 1) throw notServed('a type cast after a navigation property');
+        if (segment.type === level.type) break;
+        level.predicates.push(isOf(level.set ?? root, level.type, segment.type, settings));
+        level.type = segment.type;
+        level.cast = segment.type;
+        break;
+      }
       case 'property':
         properties.push(segment.property);
         break;
@@ -159,12 +171,7 @@ export function readPlan(
       case 'ref':
         break;
       default:
-        throw new ODataError({
-          code: 'not_implemented',
-          status: 501,
-          reason: `The resource path segment '${segment.kind}' is not served yet`,
-          appendLocation: false,
-        });
+        throw notServed(`the resource path segment '${segment.kind}'`);
     }
   }
   const last = levels[levels.length - 1] as (typeof levels)[number];
@@ -174,12 +181,21 @@ export function readPlan(
   for (let i = levels.length - 1; i >= 1; i--) {
     const hop = levels[i]?.hop as Hop;
     const options: NestedOptions = { ...syntax, kind: 'nestedOptions', span: NO_SPAN };
-    const item: ExpandItem = { kind: 'expandItem', path: [{ kind: 'member', name: hop.name, span: NO_SPAN }], options, span: NO_SPAN };
+    // A cast of the entity before the navigation property is the cast of the $expand path (`NS.Employee/Reports`).
+    const owner = levels[i - 1]?.cast;
+    const path: ExpandItem['path'] = [
+      ...(owner === undefined ? [] : [{ kind: 'member' as const, name: owner.qualifiedName, span: NO_SPAN }]),
+      { kind: 'member', name: hop.name, span: NO_SPAN },
+    ];
+    const item: ExpandItem = { kind: 'expandItem', path, options, span: NO_SPAN };
     syntax = { kind: 'query', expand: [item], ...(client.aliases === undefined ? {} : { aliases: client.aliases }) };
   }
   let bound: BoundQuery;
+  // Cast at the root with nothing after it: the client's options are over the derived type.
+  const rootCast = levels.length === 1 ? levels[0]?.cast : undefined;
+  const bindSet = rootCast === undefined ? root : { ...root, type: rootCast };
   try {
-    bound = bindQueryToSet(syntax, { ...settings, entitySet: root.name }, root);
+    bound = bindQueryToSet(syntax, { ...settings, entitySet: root.name }, bindSet);
   } catch (error) {
     // A nested option in an expansion is named by its place there; the client wrote it at the top.
     if (error instanceof ODataError && levels.length > 1) throw error.relocate(error.option);
@@ -193,6 +209,7 @@ export function readPlan(
     entitySet: last.set,
     type: last.type,
     path: collectionPath,
+    ...(last.cast === undefined ? {} : { cast: last.cast }),
     properties,
     levels: levels.map((level) => ({ predicates: level.predicates, set: level.set })),
   };
@@ -229,6 +246,18 @@ export function restrictPlan(plan: ReadPlan, scope: (set: EntitySet) => BoundExp
   let level: BoundQueryOptions = query;
   for (let i = 1; i < levels.length; i++) level = (level.expand[0] as BoundQueryOptions['expand'][number]).options;
   return { ...plan, query, level, unrestricted };
+}
+
+function notServed(what: string): ODataError {
+  return new ODataError({ code: 'not_implemented', status: 501, reason: `This service does not serve ${what} yet`, appendLocation: false });
+}
+
+/** `isof(Cast)` of the entities of `set` (of type `type`): which of them are of the derived type. */
+function isOf(set: EntitySet, type: StructuredType, cast: StructuredType, settings: Omit<BindSettings, 'entitySet'>): BoundExpression {
+  // The path's own restriction: not subject to the client's limits on $filter.
+  const standIn = { ...set, type, capabilities: ALL_CAPABILITIES };
+  const bound = bindQueryToSet(`$filter=isof('${cast.qualifiedName}')`, { model: settings.model, entitySet: set.name }, standIn);
+  return bound.filter as BoundExpression;
 }
 
 /** The value of a bound key literal in its JSON form (Int64 as text). */

@@ -1,0 +1,5 @@
+using store from '../db/schema';
+
+service Shop @(path: '/odata') {
+  entity Products as projection on store.Products;
+}
