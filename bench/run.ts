@@ -38,6 +38,8 @@ import { runFanOutBench } from './fanout.js';
 import { runCompileGrowthBench } from './compile-growth.js';
 import { runServiceBench } from './service.js';
 import { runServiceLoadBench } from './service-load.js';
+import { runHandlerBench } from './handler.js';
+import { runCapBench } from './cap.js';
 import { BUNDLE_ENTRY, CELL_BUDGET_MS, importBundle, inputs, LIMITS, OURS, type EngineApi, type EngineMode, type SubjectKey } from './shared.js';
 
 /** Rounds; each round runs one child per subject. */
@@ -466,6 +468,8 @@ await runFanOutBench();
 await runCompileGrowthBench();
 await runServiceBench();
 await runServiceLoadBench();
+await runHandlerBench();
+await runCapBench();
 await runPackageBench();
 process.stdout.write(
   `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}\n${pagingOut.results}`,

@@ -15,6 +15,27 @@ const evaluator = new ReferenceCompiler(() => null);
 /** Functions whose value depends on the row or on nothing at all; the latter fold. */
 const CONSTANT_CALLS = new Set(['now', 'mindatetime', 'maxdatetime']);
 
+/**
+ * String functions whose value is null when an argument is (as the reference evaluates them):
+ * with a null literal argument they fold to a null of their type, whatever the other argument
+ * reads. DuckDB's optimizer, folding `NULL LIKE (…)` itself, lost a correlated subquery inside
+ * the other operand ("Failed to bind column reference"; seed 2835, model 922).
+ */
+const NULL_STRICT_CALLS = new Set([
+  'startswith',
+  'endswith',
+  'contains',
+  'substringof',
+  'indexof',
+  'concat',
+  'substring',
+  'length',
+  'tolower',
+  'toupper',
+  'trim',
+  'matchesPattern',
+]);
+
 /** Whether the node itself reads nothing of the row: a literal, an operator, a call with arguments or of a constant function. */
 const readsNothing = (n: BoundExpression): boolean =>
   n.kind === 'literal' || n.kind === 'binary' || n.kind === 'unary' || (n.kind === 'call' && (n.args.length > 0 || CONSTANT_CALLS.has(n.name)));
@@ -43,6 +64,14 @@ export function foldConstants(node: BoundExpression): BoundExpression {
   }
   const folded = mapExpressionChildren(node, foldConstants);
   if (folded.kind === 'binary') return moveDuration(folded) ?? folded;
+  if (
+    folded.kind === 'call' &&
+    folded.type.kind === 'primitive' &&
+    NULL_STRICT_CALLS.has(folded.name) &&
+    folded.args.some((arg) => arg.kind === 'literal' && arg.value === null)
+  ) {
+    return { kind: 'literal', type: folded.type, value: null, span: folded.span };
+  }
   // A NaN item matches nothing (NaN equals nothing; PostgreSQL and MongoDB find NaN = NaN).
   if (folded.kind === 'in' && folded.right.kind === 'list' && folded.right.items.some(isNaNLiteral)) {
     return { ...folded, right: { ...folded.right, items: folded.right.items.filter((item) => !isNaNLiteral(item)) } };

@@ -6,7 +6,9 @@ import type { BoundExpression, BoundTransformation } from '../../src/semantic/bo
 
 const model = defineModel({
   namespace: 'N',
-  entityTypes: { E: { key: ['id'], properties: { id: 'Edm.Int32', at: 'Edm.DateTimeOffset', day: 'Edm.Date', span: 'Edm.Duration', n: 'Edm.Int32' } } },
+  entityTypes: {
+    E: { key: ['id'], properties: { id: 'Edm.Int32', at: 'Edm.DateTimeOffset', day: 'Edm.Date', span: 'Edm.Duration', n: 'Edm.Int32', text: 'Edm.String' } },
+  },
   entitySets: { es: { type: 'E' } },
 });
 const filter = (text: string): BoundExpression => bindQuery(`$filter=${encodeURIComponent(text)}`, { model, entitySet: 'es' }).filter!;
@@ -30,6 +32,25 @@ describe('foldConstants', () => {
     const right = folded(text);
     expect(right).toMatchObject({ kind: 'literal', value });
     expect(right.type).toMatchObject({ kind: 'primitive', name: type });
+  });
+
+  it.each([
+    ['startswith(null,substring(text,n))', 'Edm.Boolean'],
+    ['endswith(text,null)', 'Edm.Boolean'],
+    ['contains(trim(null),text)', 'Edm.Boolean'],
+    ['indexof(text,null) eq 1', 'Edm.Int32'],
+    ["concat(null,text) eq 'a'", 'Edm.String'],
+    ['length(substring(text,null)) eq 1', 'Edm.Int32'],
+    ['matchesPattern(null,text)', 'Edm.Boolean'],
+  ])('a string function of a null literal is a null of its type, whatever its other argument: %s', async (text, type) => {
+    const node = foldConstants(filter(text));
+    const call = node.kind === 'binary' ? node.left : node;
+    expect(call).toMatchObject({ kind: 'literal', value: null, type: { kind: 'primitive', name: type } });
+    // As the reference computes it on a row.
+    const { compileQuery } = await import('../../src/index.js');
+    const rows = [{ id: 1, text: 'abc', n: 1 }];
+    const bound = bindQuery(`$filter=${encodeURIComponent(text)}`, { model, entitySet: 'es' });
+    expect(compileQuery(bound, { data: { es: rows } }).apply(rows).value).toEqual([]);
   });
 
   it('now() becomes the current instant, computed once', () => {

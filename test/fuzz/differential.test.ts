@@ -303,6 +303,26 @@ describe('the differential runner', () => {
     }
   });
 
+  it('a string function of a null literal beside a correlated subquery runs on DuckDB (seed 2835, model 922)', async () => {
+    const model = generateModel({ seed: 922 });
+    const data = generateStoredData(model, { seed: 922 });
+    const set = 'Kind';
+    // DuckDB's optimizer folded `NULL LIKE (…)` and lost the correlated derived table of substring: now folded before.
+    const queries = [
+      '$filter=User/any(v0:case((startswith(trim(null),substring(Asset,0))):(0 mul null),true:(0e0 add 0)) eq 0)',
+      '$filter=User/any(v0:case(endswith(substring(Asset,0),null):1e0,true:0e0) eq 0)',
+    ];
+    const opened = await openStoredTargets(model, data, ['duckdb', 'pglite'], {}, {}, true);
+    try {
+      for (const query of queries) {
+        const result = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: opened.targets });
+        expect(result.findings).toEqual([]);
+      }
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('in a differing order, only the rows out of place differ (not the rows one moved row jumps over)', async () => {
     const reference = await runDifferential('$orderby=dec,id&$select=id', { ...options, targets: [] });
     const ordered = (reference.reference as unknown as { result: { value: { id: number }[] } }).result.value;
