@@ -59,31 +59,50 @@ function writeCapData(): void {
   writeFileSync(`${CAP_DIR}db/data/store-Products.csv`, `${lines.join('\n')}\n`);
 }
 
-/** Starts a server and waits for its port (`listening <port>` for ours, CAP's "server listening on" line). */
-function start(command: string, args: readonly string[], cwd: string, port: number | undefined): Promise<{ child: ChildProcess; port: number }> {
+/** Starts a server and waits until it answers: ours prints `listening <port>`; CAP (quiet, logs at `error`) is polled on `port`. */
+function start(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  port: number | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env });
     let output = '';
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`${args.join(' ')} did not start: ${output.slice(-500)}`));
-    }, 60_000);
+    let settled = false;
+    const finish = (error: Error | undefined, found?: number): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error === undefined) resolve({ child, port: found as number });
+      else {
+        child.kill();
+        reject(error);
+      }
+    };
+    const timer = setTimeout(() => finish(new Error(`${args.join(' ')} did not start: ${output.slice(-500)}`)), 60_000);
     const read = (chunk: Buffer): void => {
       output += chunk.toString();
       const ours = /listening (\d+)/.exec(output);
-      const cap = /server listening on \{ url: 'http:\/\/localhost:(\d+)'/.exec(output);
-      const found = ours?.[1] ?? cap?.[1] ?? (port !== undefined && /server listening/.test(output) ? String(port) : undefined);
-      if (found !== undefined) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(found) });
-      }
+      if (ours !== null) finish(undefined, Number(ours[1]));
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${args.join(' ')} exited (${code}): ${output.slice(-500)}`));
-    });
+    child.on('exit', (code) => finish(new Error(`${args.join(' ')} exited (${code}): ${output.slice(-500)}`)));
+    if (port !== undefined) {
+      const poll = async (): Promise<void> => {
+        while (!settled) {
+          try {
+            if ((await fetch(`http://127.0.0.1:${port}/odata/$metadata`)).ok) return finish(undefined, port);
+          } catch {
+            // not yet listening
+          }
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      };
+      void poll();
+    }
   });
 }
 
@@ -101,14 +120,23 @@ export async function runCapBench(): Promise<string> {
   const capPort = 4300 + Math.floor(Math.random() * 600);
   const servers: ChildProcess[] = [];
   try {
+    // CAP's development profile: its production profile wants XSUAA and deploys nothing in memory.
+    const { NODE_ENV: _nodeEnv, ...development } = process.env;
     const cap = await start(
       process.execPath,
       [`${CAP_DIR}node_modules/@sap/cds/bin/serve.js`, 'all', '--in-memory', '--port', String(capPort)],
       CAP_DIR,
       capPort,
+      development,
     );
     servers.push(cap.child);
-    const ours = await start(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./cap-ours.ts', import.meta.url))], process.cwd(), undefined);
+    const ours = await start(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./cap-ours.ts', import.meta.url))],
+      process.cwd(),
+      undefined,
+      process.env,
+    );
     servers.push(ours.child);
     const urls = { ours: `http://127.0.0.1:${ours.port}/odata/`, cap: `http://127.0.0.1:${cap.port}/odata/` };
     const rows: string[][] = [];
@@ -148,7 +176,7 @@ export async function runCapBench(): Promise<string> {
     }
     const section = `${header}, at end ${fmtNum(os.loadavg()[0] as number)}
 - Model and data: one entity set of ${CAP_ROWS} products (\`id\`, \`name\`, \`price\` Decimal, \`stock\`), the same rows in both (CAP reads them as CSV into SQLite \`:memory:\`; the handler from an array). The entities of each request are checked equal before it is timed.
-- Method: each server in its own Node process (CAP by \`cds-serve all --in-memory\` with \`NODE_ENV=production\` and its logs at \`error\`; the handler by \`toNodeListener\` on \`node:http\`), both on loopback with keep-alive; this process sends ${CONCURRENCY} requests at a time with \`fetch\`; a warm-up of ${SECONDS} s each, then ${ROUNDS} rounds of ${SECONDS} s per subject, interleaved; median over the rounds (min–max). The client shares the machine's ${os.cpus().length} cores with the server it drives.
+- Method: each server in its own Node process (CAP by \`cds-serve all --in-memory\` in its development profile, authentication \`dummy\` and its logs at \`error\`; the handler by \`toNodeListener\` on \`node:http\`), both on loopback with keep-alive; this process sends ${CONCURRENCY} requests at a time with \`fetch\`; a warm-up of ${SECONDS} s each, then ${ROUNDS} rounds of ${SECONDS} s per subject, interleaved; median over the rounds (min–max). The client shares the machine's ${os.cpus().length} cores with the server it drives.
 
 ${markdownTable(['request', 'server', 'throughput', 'vs CAP'], rows, ['l', 'l', 'r', 'r'])}
 `;
