@@ -56,6 +56,12 @@ export interface ODataHandlerOptions {
    * default `true`: many clients read only the prefixed names, and 4.01 clients read both).
    */
   readonly odataPrefix?: boolean;
+  /**
+   * The most navigation properties a resource path may follow (default 8): each is a level the
+   * source joins (`People('a')/Friends('b')/Trips` follows 2). They do not count against
+   * `settings.maxExpansionDepth`, which bounds the client's `$expand` below the last one.
+   */
+  readonly maxNavigations?: number;
   /** The longest a source may take for one read, in milliseconds (default 30 000; up to 50 ms more: reads that start together share a deadline): then 503, and the signal given to the source aborts. */
   readonly timeout?: number;
   /** Called with every error that is not the client's (a source failing): for logging. */
@@ -204,7 +210,14 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
           deadline.done();
         }
       };
-      return await serve(prepared, context, { settings, pageSize, scope: options.scope === undefined ? undefined : scope, read, model: options.model });
+      return await serve(prepared, context, {
+        settings,
+        pageSize,
+        maxNavigations: options.maxNavigations,
+        scope: options.scope === undefined ? undefined : scope,
+        read,
+        model: options.model,
+      });
     } catch (error) {
       if (!(error instanceof ODataError)) options.onError?.(error, request);
       const { status, body } = errorResponse(error);
@@ -248,6 +261,7 @@ function entityOfId(prepared: Prepared, rawQuery: string, serviceRoot: string): 
 
 interface Services {
   readonly settings: Omit<BindSettings, 'entitySet'>;
+  readonly maxNavigations: number | undefined;
   readonly pageSize: number;
   readonly scope: ((set: EntitySet) => BoundExpression | undefined) | undefined;
   readonly read: (query: BoundQuery) => Promise<SourceResult>;
@@ -395,7 +409,7 @@ async function entities(prepared: Prepared, context: Context, services: Services
   // The plan for this page size, bound once; the scope (per request) restricts it anew.
   let unscoped = prepared.plans.get(pageSize);
   if (unscoped === undefined) {
-    unscoped = readPlan(path, query, services.settings);
+    unscoped = readPlan(path, query, services.settings, undefined, { maxNavigations: services.maxNavigations });
     prepared.plans.set(pageSize, unscoped);
   }
   const scoped = services.scope === undefined ? unscoped : restrictPlan(unscoped, services.scope);

@@ -14,6 +14,7 @@ import type { BindSettings } from '../semantic/settings.js';
 import type { BoundResourcePath, BoundResourceSegment } from '../semantic/resource-path/bound-resource-path.js';
 import { keyParts } from '../semantic/resource-path/keys.js';
 import { keyLiteral } from '../responses/odata-json/key-predicate.js';
+import { RESOURCE_PATH } from '../syntax/parse.js';
 import type { ExpandItem, Expression, NestedOptions, ODataQuery, OrderByItem, Span } from '../syntax/ast.js';
 
 /** One navigation step of the rows: a property of the entity before it, one entity or many. */
@@ -50,6 +51,12 @@ export interface ReadPlan {
 }
 
 const NO_SPAN: Span = { start: 0, end: 0 };
+
+/** The most navigation properties a path may follow (see `ODataHandlerOptions.maxNavigations`). */
+export const DEFAULT_MAX_NAVIGATIONS = 8;
+
+/** The most `$filter(…)` segments a path may have (a database nests their conjunction: PostgreSQL's parser ran out of stack at 7 000). */
+const MAX_PATH_FILTERS = 8;
 
 /** The set a query starts from: the path's first set, or a stand-in for a singleton. */
 function rootSet(first: BoundResourceSegment): EntitySet {
@@ -115,6 +122,7 @@ export function readPlan(
   client: ODataQuery,
   settings: Omit<BindSettings, 'entitySet'>,
   scope: (set: EntitySet) => BoundExpression | undefined = () => undefined,
+  limits: { readonly maxNavigations?: number } = {},
 ): ReadPlan {
   const segments = path.segments;
   const root = rootSet(segments[0] as BoundResourceSegment);
@@ -175,6 +183,28 @@ export function readPlan(
     }
   }
   const last = levels[levels.length - 1] as (typeof levels)[number];
+  // Each navigation property is a level the source joins: bounded. The path's own levels do not
+  // count against the client's $expand depth (`maxExpansionDepth`), which starts at the last one.
+  const hops = levels.length - 1;
+  const maxNavigations = limits.maxNavigations ?? DEFAULT_MAX_NAVIGATIONS;
+  if (hops > maxNavigations) {
+    throw new ODataError({
+      code: 'too_deep',
+      reason: `The resource path follows ${hops} navigation properties; the limit is ${maxNavigations}`,
+      option: RESOURCE_PATH,
+      appendLocation: false,
+    });
+  }
+  // Each `$filter(…)` segment is bounded by the bind settings (`maxNodeCount`), their number here.
+  const filters = segments.filter((segment) => segment.kind === 'filter').length;
+  if (filters > MAX_PATH_FILTERS) {
+    throw new ODataError({
+      code: 'too_deep',
+      reason: `The resource path has ${filters} '$filter' segments; the limit is ${MAX_PATH_FILTERS}`,
+      option: RESOURCE_PATH,
+      appendLocation: false,
+    });
+  }
   const clientQuery = path.shape === 'entityCollection' || path.shape === 'count' || path.shape === 'references' ? withKeyOrder(client, last.type) : client;
   // The syntax of the query: the client's options at the last level, nested in one expansion per hop.
   let syntax: ODataQuery = clientQuery;
@@ -195,7 +225,8 @@ export function readPlan(
   const rootCast = levels.length === 1 ? levels[0]?.cast : undefined;
   const bindSet = rootCast === undefined ? root : { ...root, type: rootCast };
   try {
-    bound = bindQueryToSet(syntax, { ...settings, entitySet: root.name }, bindSet);
+    const depth = (settings.maxExpansionDepth ?? 2) + hops;
+    bound = bindQueryToSet(syntax, { ...settings, maxExpansionDepth: depth, entitySet: root.name }, bindSet);
   } catch (error) {
     // A nested option in an expansion is named by its place there; the client wrote it at the top.
     if (error instanceof ODataError && levels.length > 1) throw error.relocate(error.option);

@@ -77,11 +77,11 @@ export function parseAliasValue(text: string, name: string, options?: ParseOptio
 }
 
 /**
- * Parses one segment of a resource path. `padded` is the decoded path up to the segment as blanks,
- * then the segment, so that positions are offsets into the decoded path (see parseResourcePath).
+ * Parses one segment of a resource path (decoded); positions are offsets into it (see
+ * parseResourcePath, which moves them to the segment's place in the path).
  */
-export function parseResourceSegment(padded: string, options?: ParseOptions): ResourceSegment {
-  return run(padded, 'resourceSegmentOption', 'expression', RESOURCE_PATH, options) as ResourceSegment;
+export function parseResourceSegment(text: string, options?: ParseOptions): ResourceSegment {
+  return run(text, 'resourceSegmentOption', 'expression', RESOURCE_PATH, options) as ResourceSegment;
 }
 
 /** The `option` of errors in a resource path. */

@@ -117,12 +117,32 @@ export function parseResourcePath(path: string, options?: ParseOptions): Resourc
 function parseSegment(text: string, start: number): ResourceSegment {
   if (text === '') throw new ODataError({ code: 'syntax_error', reason: 'Empty path segment', option: RESOURCE_PATH, position: start });
   try {
-    return parseResourceSegment(' '.repeat(start) + text);
+    // Parsed alone, its positions then moved to the segment's place in the path (parsing it after
+    // `start` blanks, as nested options are, would make a path of many segments quadratic).
+    return shiftSpans(parseResourceSegment(text), start);
   } catch (error) {
     // Any text is a key-as-segment value (ABNF `keyPathLiteral = *pchar`) unless it has the form of
     // a name with parentheses or of a `$` segment, which must then parse.
     if (error instanceof ODataError && !text.includes('(') && !text.startsWith('$') && error.code !== 'input_too_long' && error.code !== 'too_deep')
       return { kind: 'text', text, span: { start, end: start + text.length } };
-    throw error;
+    throw error instanceof ODataError ? error.relocate(error.option, start) : error;
   }
+}
+
+/** `node` with `by` added to every span in it (plain objects and arrays only: literal values stay as they are). */
+function shiftSpans<T>(node: T, by: number): T {
+  if (by === 0) return node;
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      if (key === 'span' && child !== null && typeof child === 'object') {
+        const span = child as { start: number; end: number };
+        out[key] = { start: span.start + by, end: span.end + by };
+      } else out[key] = visit(child);
+    }
+    return out;
+  };
+  return visit(node) as T;
 }

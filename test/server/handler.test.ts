@@ -342,6 +342,26 @@ describe.skipIf(model === undefined)('createODataHandler on TripPin', () => {
     }
   });
 
+  it('bounds what a path costs: navigation properties, $filter segments, many segments (never the database’s error)', async () => {
+    const key = encodeURIComponent(`'${String([...people].sort()[0]).replaceAll("'", "''")}'`);
+    const long = await agreed(`People(${key})${`/Friends(${key})`.repeat(500)}`);
+    expect(long).toMatchObject({ status: 400, body: { error: { code: 'too_deep' } } });
+    expect((long.body as { error: { message: string } }).error.message).toBe('The resource path follows 500 navigation properties; the limit is 8');
+    // The path's own navigation does not use up the client's $expand depth (2).
+    const deep = await agreed(`People(${key})/Friends/$count`);
+    expect(deep.status).toBe(200);
+    const expanded = await agreed(
+      `People(${key})/Friends?$select=UserName&$expand=Trips($orderby=TripId;$expand=PlanItems($select=PlanItemId;$orderby=PlanItemId))&$top=1`,
+    );
+    expect(expanded.status).toBe(200);
+    // 7 000 `$filter` segments nest 7 000 conjunctions: refused before any database parses them.
+    expect(await agreed(`People${'/$filter(true)'.repeat(7000)}`)).toMatchObject({ status: 400, body: { error: { code: 'too_deep' } } });
+    expect((await agreed(`People${"/$filter(FirstName ne 'x')".repeat(8)}/$count`)).status).toBe(200);
+    // Many segments parse in linear time (each alone, its positions moved), and fail where they fail.
+    const casts = await agreed(`People${'/Microsoft.OData.SampleService.Models.TripPin.Person'.repeat(1500)}`);
+    expect(casts).toMatchObject({ status: 400, body: { error: { code: 'syntax_error', innererror: { position: 59 } } } });
+  }, 60_000);
+
   it('negotiates the version and the metadata level', async () => {
     const v40 = await agreed('People?$top=1&$select=UserName&$count=true', { 'odata-maxversion': '4.0' });
     expect(v40.headers.get('odata-version')).toBe('4.0');
