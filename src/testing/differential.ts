@@ -16,7 +16,7 @@ import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { forEachExpression, transformationExpressions } from '../semantic/walk/index.js';
 import type { BindSettings } from '../semantic/settings.js';
-import { compareResults, rowType, type BackendResult } from './harness.js';
+import { compareResults, keyText, rowType, type BackendResult } from './harness.js';
 import { compareComputed, compareStructured } from './compare-values.js';
 import { jsonRecord } from '../responses/json-values.js';
 import { decimalToString, type Decimal } from '../util/decimal.js';
@@ -583,7 +583,8 @@ function describe(error: unknown): string {
   return `${typeof code === 'string' ? `[${code}] ` : ''}${error.name}: ${error.message}`.slice(0, 400);
 }
 
-const keyOf = (type: BoundQueryOptions['entityType'], row: Row): string => type.key.map((k) => String(row[k]).toLowerCase()).join('|');
+/** A row's key as the comparison reads it (GUIDs ignore case, integer keys beyond 2^53 are compared as doubles: `keyText`). */
+const keyOf = (options: BoundQueryOptions, row: Row): string => keyText(row, options);
 
 /**
  * The rows one result has and the other has not (by key), for the deviation checks, and the same
@@ -603,12 +604,12 @@ function differing(query: BoundQuery, expected: readonly Row[], actual: readonly
   if (query.apply !== undefined && !query.apply.entity) return [...(source ?? [])];
   const rows = differingAt(query, query, expected, actual);
   if (source === undefined) return rows;
-  const byKey = new Map(source.map((row) => [keyOf(query.entityType, row), row]));
-  return [...new Set(rows.map((row) => byKey.get(keyOf(query.entityType, row)) ?? row))];
+  const byKey = new Map(source.map((row) => [keyOf(query, row), row]));
+  return [...new Set(rows.map((row) => byKey.get(keyOf(query, row)) ?? row))];
 }
 
 function differingAt(query: BoundQuery, options: BoundQueryOptions, expected: readonly Row[], actual: readonly Row[]): Row[] {
-  const key = (row: Row): string => keyOf(options.entityType, row);
+  const key = (row: Row): string => keyOf(options, row);
   const a = new Map(actual.map((row) => [key(row), row]));
   const e = new Set(expected.map(key));
   const missing = [...expected.filter((r) => !a.has(key(r))), ...actual.filter((r) => !e.has(key(r)))];
@@ -661,7 +662,7 @@ function onlyReordered(query: BoundQuery, expected: Outcome, actual: Outcome): b
   if (expected.kind !== 'rows' || actual.kind !== 'rows') return false;
   const keys = (rows: readonly Row[]): string =>
     rows
-      .map((row) => keyOf(query.entityType, row))
+      .map((row) => keyOf(query, row))
       .sort()
       .join('\n');
   return keys(expected.result.value) === keys(actual.result.value) && compareResults(query, expected.result, actual.result, { ordered: false }) === undefined;

@@ -56,7 +56,7 @@ export interface HarnessOptions {
 const MAX_EXACT = 2n ** 53n;
 
 /** The key of a row as comparable text (GUIDs ignore case, numbers ignore their JS type). */
-function keyText(row: Row, query: BoundQueryOptions): string {
+export function keyText(row: Row, query: BoundQueryOptions): string {
   const type = rowType(query);
   return type.key
     .map((name) => {

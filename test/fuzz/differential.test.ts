@@ -323,6 +323,32 @@ describe('the differential runner', () => {
     }
   });
 
+  it('keys beyond 2^53 read back as doubles do not make rows differ: only the row outside ASCII does (seed 2836, model 1013)', async () => {
+    const model = generateModel({ seed: 1013 });
+    const data = generateStoredData(model, { seed: 1013 });
+    const set = 'Born';
+    const query = '$filter=substringof(tolower(FlagTitleTableCustomerValueProject),FlagTitleTableCustomerValueProject)&$expand=Product($orderby=Code,Score)';
+    const opened = await openStoredTargets(model, data, ['sqlite'], {}, {}, true);
+    try {
+      const result = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: opened.targets });
+      expect(result.findings).toEqual([]);
+      expect([...result.excused.values()]).toEqual(['case-mapping-outside-ascii']);
+      // The same answer with one more row, of ASCII text only (no case mapping explains it): a finding.
+      const sqlite = opened.targets[0] as DifferentialTarget;
+      const off = wrong('SQLite (fake)', async (bound) => {
+        const rows = ((await sqlite.run(bound)) as { value: Row[] }).value;
+        const plain = (row: Row): boolean =>
+          /^[ -~]*$/.test(JSON.stringify({ ...row, Product: [] }, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)));
+        const ascii = rows.find(plain) as Row;
+        return { value: [...rows, { ...ascii, Code: 12345, Product: [] }] };
+      });
+      const more = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: [off] });
+      expect(more.findings.map((f) => f.class)).toEqual(['row disagreement']);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('in a differing order, only the rows out of place differ (not the rows one moved row jumps over)', async () => {
     const reference = await runDifferential('$orderby=dec,id&$select=id', { ...options, targets: [] });
     const ordered = (reference.reference as unknown as { result: { value: { id: number }[] } }).result.value;
