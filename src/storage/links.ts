@@ -172,12 +172,7 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
     };
   }
   if (own !== undefined && 'linkTable' in own) {
-    return {
-      kind: 'table',
-      table: own.linkTable,
-      source: keys.map((k, i) => ({ link: own.sourceColumns[i] ?? `${declaring.name}_${columnName(k)}`, column: k })),
-      target: targetKeys.map((k, i) => ({ link: own.targetColumns[i] ?? `${navigation.name}_${columnName(k)}`, column: k })),
-    };
+    return { kind: 'table', table: own.linkTable, ...linkColumns(declaring, navigation, keys, targetKeys, own.sourceColumns, own.targetColumns) };
   }
   const partnerOwns =
     partner !== undefined &&
@@ -194,10 +189,29 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
   if (!navigation.collection) {
     return { kind: 'direct', pairs: targetKeys.map((k) => ({ source: column(`${navigation.name}_${columnName(k)}`, heldProperty(k)), target: k })) };
   }
-  return {
-    kind: 'table',
-    table: `${declaring.name}_${navigation.name}`,
-    source: keys.map((k) => ({ link: `${declaring.name}_${columnName(k)}`, column: k })),
-    target: targetKeys.map((k) => ({ link: `${navigation.name}_${columnName(k)}`, column: k })),
-  };
+  return { kind: 'table', table: `${declaring.name}_${navigation.name}`, ...linkColumns(declaring, navigation, keys, targetKeys) };
+}
+
+/**
+ * A link table's columns: the owner's key as `Type_key`, the targets' as `navigation_key` (or as
+ * the mapping names them). A navigation property named as its own type (`Node/Node`) would give
+ * both sides the same names: the targets' are then `navigation_target_key`.
+ */
+function linkColumns(
+  declaring: StructuredType,
+  navigation: NavigationProperty,
+  keys: readonly StoredColumn[],
+  targetKeys: readonly StoredColumn[],
+  sourceNames: readonly string[] = [],
+  targetNames: readonly string[] = [],
+): Pick<Extract<StoredLink, { kind: 'table' }>, 'source' | 'target'> {
+  const source = keys.map((k, i) => ({ link: sourceNames[i] ?? `${declaring.name}_${columnName(k)}`, column: k }));
+  const taken = new Set(source.map((s) => s.link));
+  const target = targetKeys.map((k, i) => {
+    const named = targetNames[i];
+    if (named !== undefined) return { link: named, column: k };
+    const plain = `${navigation.name}_${columnName(k)}`;
+    return { link: taken.has(plain) ? `${navigation.name}_target_${columnName(k)}` : plain, column: k };
+  });
+  return { source, target };
 }

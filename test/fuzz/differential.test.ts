@@ -6,6 +6,7 @@
  * mostly binds, and that the runner tells each class of finding apart.
  */
 import fc from 'fast-check';
+import type { StructuredType } from '../../src/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, CANONICAL_FUNCTIONS, defineModel, ODataError, type BoundQuery, type Row } from '../../src/index.js';
 import {
@@ -344,6 +345,23 @@ describe('the differential runner', () => {
       });
       const more = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: [off] });
       expect(more.findings.map((f) => f.class)).toEqual(['row disagreement']);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('a model with a navigation property named as its own type is stored and read through its link table (seed 2837, model 1119)', async () => {
+    const model = generateModel({ seed: 1119 });
+    const data = generateStoredData(model, { seed: 1119 });
+    const [set, type] = [...model.entitySets.values()]
+      .map((entitySet) => [entitySet.name, entitySet.type] as const)
+      .find(([, t]) => t.navigation.has(t.name)) as readonly [string, StructuredType];
+    const opened = await openStoredTargets(model, data, ['pglite', 'sqlite', 'duckdb', 'mingo'], {}, {}, true);
+    try {
+      for (const query of [`$expand=${type.name}($select=${type.key[0]})&$select=${type.key[0]}`, `$filter=${type.name}/any()&$select=${type.key[0]}`]) {
+        const result = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: opened.targets });
+        expect(result.findings).toEqual([]);
+      }
     } finally {
       await opened.close();
     }

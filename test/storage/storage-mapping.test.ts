@@ -85,6 +85,20 @@ describe('the storage conventions', () => {
     expect(linkOf('Account', 'holder')).toBe('direct #holder_id=id');
     expect(linkOf('Customer', 'account')).toBe('direct id=#holder_id');
   });
+  it("5. a link table of a navigation property named as its own type: the targets' columns named apart (seed 2837, model 1119)", () => {
+    const tree = defineModel({
+      namespace: 'T',
+      entityTypes: { Node: { key: ['id'], properties: { id: 'Edm.Int32' }, navigation: { Node: { type: 'Collection(Node)' } } } },
+      entitySets: { nodes: { type: 'Node' } },
+    });
+    const node = tree.types.get('T.Node') as StructuredType;
+    expect(shown(navigationLink(node, node.navigation.get('Node') as NavigationProperty, {}))).toBe('table Node_Node: Node_id=id | Node_target_id=id');
+    expect(createSchemaSql(tree, 'postgres').join('\n')).toContain('CREATE TABLE "Node_Node" ("Node_id" integer NOT NULL, "Node_target_id" integer NOT NULL');
+    // Names the mapping gives are kept as they are.
+    const named = { navigation: { 'Node.Node': { linkTable: 'edges', sourceColumns: ['parent'], targetColumns: ['child'] } } };
+    expect(shown(navigationLink(node, node.navigation.get('Node') as NavigationProperty, named))).toBe('table edges: parent=id | child=id');
+  });
+
   it('overrides: a foreign key, a link table, the container columns; the partner follows', () => {
     const storage = {
       navigation: {
