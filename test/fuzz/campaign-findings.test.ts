@@ -85,3 +85,24 @@ describe('campaign findings of issue 26', () => {
     }
   });
 });
+
+describe('campaign findings of issue 28 (seed 2837)', () => {
+  it('countdistinct and groupby of durations count and group by length of time, where durations are text too (model 1110)', async () => {
+    const same = "case(id eq 1: duration'-P0D', id eq 2: duration'P0D', id eq 3: duration'PT0.0S', id eq 4: duration'P1D', id eq 5: duration'PT24H')";
+    for (const text of [
+      '$apply=aggregate(span with countdistinct as d)',
+      `$apply=compute(${same} as s)/aggregate(s with countdistinct as d)`,
+      `$apply=groupby((flag),compute(${same} as s)/aggregate(s with countdistinct as d))`,
+      `$apply=compute(${same} as s)/groupby((s),aggregate($count as n))`,
+      `$apply=compute(${same} as s)/groupby((s,flag))`,
+      '$apply=groupby((span),aggregate($count as n))',
+    ]) {
+      const result = await run(text);
+      expect(result.findings, text).toEqual([]);
+    }
+    // The reference itself: five values, two lengths of time (zero, one day) and null.
+    const grouped = await run(`$apply=compute(${same} as s)/groupby((s),aggregate($count as n))`);
+    const rows = (grouped.reference as unknown as { result: { value: { n: number }[] } }).result.value;
+    expect(rows.map((row) => Number(row.n)).sort((a, b) => a - b)).toEqual([2, 3, fuzzRows.length - 5]);
+  }, 60_000);
+});

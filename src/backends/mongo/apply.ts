@@ -523,11 +523,16 @@ class MongoApplyCompiler {
     const sharing = (over: Rows): Context => ({ ...newContext(over.type, over.set), lookups: context.lookups });
     const frame = rootFrame(context);
     const id: MongoDocument = {};
+    // A Duration groups by its length of time (`-P0D`, `P0D` and `PT0S` are one group), its value any of the group's.
+    const representatives: MongoDocument = {};
     t.keys.forEach((key, i) => {
-      id[`k${i}`] = this.expressions.value(key.path, frame);
+      if (isDuration(key.path.type)) {
+        id[`k${i}`] = this.expressions.durationValue(key.path, frame);
+        representatives[`r${i}`] = { $first: this.expressions.value(key.path, frame) };
+      } else id[`k${i}`] = this.expressions.value(key.path, frame);
     });
     stages.push(...context.stages);
-    const group: MongoDocument = { _id: id };
+    const group: MongoDocument = { _id: id, ...representatives };
     if (seq !== undefined) group[seq] = { $min: `$${seq}` };
     const out: MongoDocument = {};
     this.keyOutput(t.keys, t.output, out);
@@ -577,7 +582,7 @@ class MongoApplyCompiler {
         const property = at.properties.get(name) as Property;
         const field = fieldOf(at, property, this.mapping);
         if (j === key.names.length - 1) {
-          into[field] = `$_id.k${i}`;
+          into[field] = isDuration(key.path.type) ? `$r${i}` : `$_id.k${i}`;
           return;
         }
         into[field] ??= {};

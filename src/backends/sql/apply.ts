@@ -320,6 +320,10 @@ export class SqlApplyCompiler {
         // Grouped by code point; each group's value is any of its (equal) values.
         groups.push(dialect.binary(value));
         select.push(`MIN(${value}) AS ${column}`);
+      } else if (isPrimitive(key.path.type, 'Edm.Duration')) {
+        // Grouped by length of time (`-P0D`, `P0D` and `PT0S` are one group where durations are text); any of its values.
+        groups.push(c.durationKey(key.path, scope));
+        select.push(`MIN(${value}) AS ${column}`);
       } else {
         groups.push(value);
         select.push(`${value} AS ${column}`);
@@ -350,6 +354,8 @@ export class SqlApplyCompiler {
     const x = when(c.expression(a.expression, scope));
     switch (a.method) {
       case 'countdistinct':
+        // Durations stored as text count by their length of time (`-P0D` and `PT0S` are one value; seed 2837, model 1110).
+        if (isPrimitive(input, 'Edm.Duration')) return `COUNT(DISTINCT ${when(c.durationKey(a.expression, scope))})`;
         return `COUNT(DISTINCT ${isPrimitive(input, 'Edm.String') && !dialect.binaryEquality ? dialect.binary(x) : x})`;
       case 'sum':
         if (isIntegerType(input)) return dialect.int64Guard(this.integerSum(x), c.value(-(2n ** 63n) - 1n, 'decimal'), c.value(2n ** 63n, 'decimal'));
