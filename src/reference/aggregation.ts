@@ -22,6 +22,15 @@ export function storedValue(value: unknown): unknown {
 /** A key equal for values equal in `domain` (for distinct counts and grouping). */
 export function valueKey(normalized: unknown): string {
   if (normalized === null) return 'null';
+  // A Decimal by its value: 1.0, 1.00 and 1 are one (seed 2837).
+  if (typeof normalized === 'object' && 'coefficient' in normalized && 'scale' in normalized) {
+    let { coefficient, scale } = normalized as Decimal;
+    while (scale > 0 && coefficient % 10n === 0n) {
+      coefficient /= 10n;
+      scale -= 1;
+    }
+    return `d:${coefficient}e${-scale}`;
+  }
   if (typeof normalized === 'object') return `o:${JSON.stringify(normalized, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
   return `${typeof normalized}:${String(normalized)}`;
 }

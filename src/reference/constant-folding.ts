@@ -6,7 +6,7 @@
  */
 import type { BoundExpression, BoundLiteral, BoundQueryOptions } from '../semantic/bound-ast.js';
 import { everyExpression, mapExpressionChildren, mapQueryExpressions } from '../semantic/walk/index.js';
-import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, parseDuration } from '../util/temporal.js';
+import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, formatTimeOfDay, instantFromPicos, parseDuration, parseTimeOfDay } from '../util/temporal.js';
 import { ReferenceCompiler } from './evaluator.js';
 import { storedForm } from './values.js';
 
@@ -50,7 +50,7 @@ function isConstant(node: BoundExpression): boolean {
  * a subexpression whose evaluation fails (division by zero) is left as it is for the backend.
  */
 export function foldConstants(node: BoundExpression): BoundExpression {
-  if (node.kind === 'literal') return node;
+  if (node.kind === 'literal') return canonicalTime(node);
   if (node.type.kind === 'primitive' && isConstant(node)) {
     try {
       const raw = evaluator.compile(node)({}, Object.create(null) as Record<string, unknown>);
@@ -77,6 +77,17 @@ export function foldConstants(node: BoundExpression): BoundExpression {
     return { ...folded, right: { ...folded.right, items: folded.right.items.filter((item) => !isNaNLiteral(item)) } };
   }
   return folded;
+}
+
+/**
+ * A TimeOfDay literal in the form the backends store times of day as text (SQLite, MongoDB):
+ * `HH:MM:SS` and the fraction without trailing zeros (`12:00` and `12:00:00.000` are `12:00:00`),
+ * so that equal times are equal text where they are grouped or counted as text (seed 2837).
+ */
+function canonicalTime(node: BoundLiteral): BoundLiteral {
+  if (node.type.kind !== 'primitive' || node.type.name !== 'Edm.TimeOfDay' || typeof node.value !== 'string') return node;
+  const picos = parseTimeOfDay(node.value);
+  return picos === undefined ? node : { ...node, value: formatTimeOfDay(picos) };
 }
 
 const COMPARISONS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);

@@ -100,6 +100,20 @@ describe('campaign findings of issue 28 (seed 2837)', () => {
       const result = await run(text);
       expect(result.findings, text).toEqual([]);
     }
+    // Their neighbours: times of day written differently (SQLite and MongoDB store text), and the
+    // reference's own grouping of Decimals written differently (1.0, 1.00 and 1 are one value).
+    for (const text of [
+      '$apply=compute(case(id eq 1: 12:00:00, id eq 2: 12:00:00.000, id eq 3: 12:00) as t)/groupby((t),aggregate($count as n))',
+      '$apply=compute(case(id eq 1: 12:00:00, id eq 2: 12:00:00.000, id eq 3: 12:00) as t)/aggregate(t with countdistinct as d)',
+      '$filter=time eq 12:00&$select=id',
+      '$apply=compute(case(id eq 1: 1.0, id eq 2: 1.00, id eq 3: 1) as t)/groupby((t),aggregate($count as n))',
+      '$apply=compute(case(id eq 1: 1.0, id eq 2: 1.00, id eq 3: 1, id eq 4: 10) as t)/aggregate(t with countdistinct as d)',
+    ]) {
+      const result = await run(text);
+      expect(result.findings, text).toEqual([]);
+    }
+    const decimals = await run('$apply=compute(case(id eq 1: 1.0, id eq 2: 1.00, id eq 3: 1) as t)/groupby((t),aggregate($count as n))');
+    expect((decimals.reference as unknown as { result: { value: unknown[] } }).result.value).toHaveLength(2);
     // The reference itself: five values, two lengths of time (zero, one day) and null.
     const grouped = await run(`$apply=compute(${same} as s)/groupby((s),aggregate($count as n))`);
     const rows = (grouped.reference as unknown as { result: { value: { n: number }[] } }).result.value;
