@@ -236,6 +236,12 @@ export type BoundTransformation =
   | {
       readonly kind: 'groupby';
       readonly keys: readonly BoundGroupKey[];
+      /**
+       * The grouping sets of `rollup(…)`: each the indices into `keys` it groups by, the finest
+       * first (`rollup(A,B)`, C: `[[0,1,2],[0,2]]`); a row of a set has only its keys (the
+       * others are absent, not null). Absent: one set of all keys.
+       */
+      readonly sets?: readonly (readonly number[])[];
       /** The transformations applied to each group; empty: each group gives its keys only. */
       readonly apply: readonly BoundTransformation[];
       readonly output: StructuredType;

@@ -370,10 +370,15 @@ export interface AggregateItem extends Node {
   readonly alias?: string;
 }
 
-/** `rollup(…)` or `rolluprecursive(…)` in a `groupby` list (parsed, not evaluated). */
+/** `rollup(…)` or `rolluprecursive(…)` in a `groupby` list. */
 export interface RollupElement extends Node {
   readonly kind: 'rollup';
   readonly recursive: boolean;
+  /**
+   * The grouping properties of `rollup(A, B, …)`, outermost first, or the one name of a leveled
+   * hierarchy (`rollup(Hierarchy)`); empty for `rolluprecursive(…)`.
+   */
+  readonly properties: readonly MemberPath[];
   /** The argument text as written (between the parentheses). */
   readonly text: string;
 }

@@ -993,6 +993,7 @@ export class ODataParser extends EmbeddedActionsParser {
       return {
         kind: 'rollup',
         recursive: name.image === 'rolluprecursive',
+        properties,
         text: this.text.slice(endOf(open), startOf(close)),
         span: span(startOf(name), endOf(close)),
       };

@@ -131,7 +131,7 @@ function nullish(value: unknown): boolean {
 }
 
 /** Compares a structural property of a row (primitive, enum, complex or a collection of them); `storage`: see {@link compareValue}. */
-export function compareProperty(property: Property, expected: unknown, actual: unknown, storage: FormCheck = false): string | undefined {
+export function compareProperty(property: Property, expected: unknown, actual: unknown, storage: FormCheck = false, presence = false): string | undefined {
   if (property.collection) {
     if (nullish(expected) && nullish(actual)) return undefined;
     if (!Array.isArray(expected) || !Array.isArray(actual)) return `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
@@ -142,7 +142,7 @@ export function compareProperty(property: Property, expected: unknown, actual: u
     }
     return undefined;
   }
-  return compareItem(property, expected, actual, storage);
+  return compareItem(property, expected, actual, storage, presence);
 }
 
 /** A value as text for a message (bigints as digits). */
@@ -150,11 +150,12 @@ function showValue(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${v}` : v)) ?? String(value);
 }
 
-function compareItem(property: Property, expected: unknown, actual: unknown, storage: FormCheck): string | undefined {
+function compareItem(property: Property, expected: unknown, actual: unknown, storage: FormCheck, presence = false): string | undefined {
   if (property.type.kind === 'complex') {
     if (nullish(expected) || nullish(actual))
       return nullish(expected) && nullish(actual) ? undefined : `expected ${showValue(expected)}, got ${showValue(actual)}`;
-    return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>, storage);
+    // With `presence`, a grouping path's value: the rolled-up properties of rollup() are absent inside it too.
+    return compareStructured(property.type.type, expected as Record<string, unknown>, actual as Record<string, unknown>, storage, presence);
   }
   return compareValue(fromReference(property.type), expected, actual, storage);
 }
@@ -177,7 +178,7 @@ export function compareStructured(
     const property = type.properties.get(name);
     if (property === undefined || property.kind !== 'property') continue;
     if (presence && !Object.hasOwn(actual, name)) return `${name}: expected ${showValue(value)}, got no such property`;
-    const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined, storage);
+    const difference = compareProperty(property, value, Object.hasOwn(actual, name) ? actual[name] : undefined, storage, presence);
     if (difference !== undefined) return `${name}: ${difference}`;
   }
   if (!presence) return undefined;

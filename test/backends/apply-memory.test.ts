@@ -119,6 +119,23 @@ describe('$apply in memory', () => {
     expect(ids('$apply=identity/skip(1)/top(2)')).toEqual([2, 3]);
   });
 
+  it('rolls up: a group per grouping set, the rolled-up properties absent (not null)', () => {
+    const rows = run('$apply=groupby((rollup(product/category,product/name)),aggregate(amount with sum as total,$count as n))').value;
+    expect(rows).toEqual([
+      { product: { category: 'dairy', name: 'milk' }, total: '11.75', n: 2n },
+      { product: { category: 'spice', name: 'salt' }, total: '4', n: 2n },
+      { product: { category: 'dairy', name: 'cheese' }, total: '2', n: 1n },
+      { product: { category: 'dairy' }, total: '13.75', n: 3n },
+      { product: { category: 'spice' }, total: '4', n: 2n },
+    ]);
+    expect(Object.hasOwn(rows[3]?.product as object, 'name')).toBe(false);
+    // Two rollups: every choice of a level of each (2 x 2 sets), with a plain grouping property in all.
+    const sets = run('$apply=groupby((rollup(region,qty),rollup(product/category,product/name)))&$count=true');
+    expect(new Set(sets.value.map((row) => Object.keys(row).join('+') + ':' + Object.keys(row.product as object).join('+')))).toEqual(
+      new Set(['region+qty+product:category+name', 'region+qty+product:category', 'region+product:category+name', 'region+product:category']),
+    );
+  });
+
   it('concatenates branches over the same input', () => {
     expect(run('$apply=concat(aggregate($count as n),aggregate(qty with sum as n))').value).toEqual([{ n: 5n }, { n: 11n }]);
   });
@@ -128,7 +145,9 @@ describe('$apply in memory', () => {
       ['$apply=aggregate(region with sum as s)', 'type_mismatch', 10],
       ['$apply=aggregate(amount with sum as amount)', 'invalid_option_value', 10],
       ['$apply=groupby((region),aggregate($count as n))&$filter=amount gt 1', 'unknown_property', 0],
-      ['$apply=groupby((rollup(region,product/name)),aggregate($count as n))', 'unsupported_feature', 9],
+      ['$apply=groupby((rolluprecursive($root/sales,H,id)),aggregate($count as n))', 'unsupported_feature', 9],
+      // rollup(A,B,C) has three grouping sets; maxApplyFanOut (16) bounds their product (here 5 x 4).
+      ['$apply=groupby((rollup(region,qty,id,amount,productId),rollup(product/name,product/category,product/price,product/id)))', 'apply_fan_out_exceeded', 9],
       ['$apply=aggregate(amount with Custom.median as m)', 'unsupported_feature', 10],
     ];
     for (const [query, code, position] of cases) {

@@ -85,8 +85,20 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
         return [result];
       };
     }
-    case 'groupby':
-      return groupby(node.keys, node.apply, compiler, search);
+    case 'groupby': {
+      const sets = node.sets;
+      if (sets === undefined) return groupby(node.keys, node.apply, compiler, search);
+      // rollup(…): the groups of each grouping set, the finest first; a row has its set's keys only.
+      const steps = sets.map((set) =>
+        groupby(
+          set.map((i) => node.keys[i] as BoundGroupKey),
+          node.apply,
+          compiler,
+          search,
+        ),
+      );
+      return (rows) => steps.flatMap((step) => step(rows));
+    }
     case 'concat': {
       const branches = node.branches.map((branch) => {
         const rows = pipeline(branch, compiler, search);

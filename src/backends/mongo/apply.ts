@@ -535,7 +535,21 @@ class MongoApplyCompiler {
     const group: MongoDocument = { _id: id, ...representatives };
     if (seq !== undefined) group[seq] = { $min: `$${seq}` };
     const out: MongoDocument = {};
-    this.keyOutput(t.keys, t.output, out);
+    // rollup(…): each document once per grouping set (a field holds the set's index), grouped by
+    // the set and its keys (the others null), each key present only in the sets that have it.
+    const sets = t.sets;
+    const setField = sets === undefined ? undefined : this.temporary('set');
+    const inSets = (indices: readonly number[]): Aggregation => ({
+      $in: ['$_id.s', sets?.flatMap((set, n) => (indices.some((i) => set.includes(i)) ? [n] : [])) ?? []],
+    });
+    if (sets !== undefined) {
+      t.keys.forEach((_key, i) => {
+        const holding = sets.flatMap((set, n) => (set.includes(i) ? [n] : []));
+        id[`k${i}`] = { $cond: [{ $in: [`$${setField}`, holding] }, id[`k${i}`], null] };
+      });
+      id.s = `$${setField}`;
+    }
+    this.keyOutput(t.keys, t.output, out, sets === undefined ? undefined : inSets);
     // Nested transformations: filter and compute per row, then the aggregate.
     let current = rows;
     let keep: string | undefined;
@@ -568,13 +582,19 @@ class MongoApplyCompiler {
       if (Object.keys(after).length > 0) stages.push({ $addFields: after });
     }
     if (seq !== undefined) out[seq] = `$${seq}`;
+    if (setField !== undefined) stages.push({ $addFields: { [setField]: { $literal: sets?.map((_set, n) => n) } } }, { $unwind: `$${setField}` });
     stages.push({ $group: group });
     if (seq !== undefined) stages.push({ $sort: { [seq]: 1 } });
     stages.push({ $replaceRoot: { newRoot: out } });
   }
 
-  /** The grouping values into the output document, nested as the output type says. */
-  private keyOutput(keys: readonly BoundGroupKey[], type: StructuredType, out: MongoDocument): void {
+  /**
+   * The grouping values into the output document, nested as the output type says; with `present`
+   * (rollup), each value and each object of them only in the rows of the sets that have it.
+   */
+  private keyOutput(keys: readonly BoundGroupKey[], type: StructuredType, out: MongoDocument, present?: (indices: readonly number[]) => Aggregation): void {
+    // Per object on a path: the keys beneath it (to know in which sets it is present).
+    const objects: { into: MongoDocument; field: string; indices: number[] }[] = [];
     keys.forEach((key, i) => {
       let into = out;
       let at = type;
@@ -582,13 +602,20 @@ class MongoApplyCompiler {
         const property = at.properties.get(name) as Property;
         const field = fieldOf(at, property, this.mapping);
         if (j === key.names.length - 1) {
-          into[field] = isDuration(key.path.type) ? `$r${i}` : `$_id.k${i}`;
+          const value = isDuration(key.path.type) ? `$r${i}` : `$_id.k${i}`;
+          into[field] = present === undefined ? value : { $cond: [present([i]), value, '$$REMOVE'] };
           return;
         }
-        into[field] ??= {};
+        if (into[field] === undefined) {
+          into[field] = {};
+          objects.push({ into, field, indices: [] });
+        }
+        objects.find((o) => o.into === into && o.field === field)?.indices.push(i);
         into = into[field] as MongoDocument;
         at = (property.type as { type: StructuredType }).type;
       });
     });
+    // The deepest objects first, so that an outer one wraps the inner ones' conditions.
+    if (present !== undefined) for (const { into, field, indices } of objects.reverse()) into[field] = { $cond: [present(indices), into[field], '$$REMOVE'] };
   }
 }

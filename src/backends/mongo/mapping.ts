@@ -449,8 +449,9 @@ export function fromMongoDocument(
   const row: Record<string, unknown> = {};
   for (const property of type.properties.values()) {
     const field = fieldOf(type, property, options, set);
-    if (!Object.hasOwn(document, field)) continue;
+    // A field removed by `$$REMOVE` (a rolled-up grouping property) is absent; mingo gives it as undefined.
     const value = document[field];
+    if (value === undefined || !Object.hasOwn(document, field)) continue;
     if (property.type.kind === 'complex') {
       const complex = property.type.type;
       const read = (item: unknown): unknown => (item === null || typeof item !== 'object' ? null : fromMongoDocument(item as MongoDocument, complex, options));

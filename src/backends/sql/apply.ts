@@ -12,7 +12,9 @@
  *   serves the next `top`/`skip` (ORDER BY … LIMIT in the derived table) or the result when it is
  *   last; `aggregate` one row of aggregate functions, `groupby` a GROUP BY (strings compared by
  *   code point through the dialect's `binary`, nulls one group), without nested transformations
- *   its keys only; `concat` a UNION ALL; `topcount`/`bottomcount` an ORDER BY … LIMIT.
+ *   its keys only, with `rollup` the dialect's GROUPING SETS or a GROUP BY per set (UNION ALL),
+ *   the presence column saying which grouping properties a row has; `concat` a UNION ALL;
+ *   `topcount`/`bottomcount` an ORDER BY … LIMIT.
  * - Rows read more than once (the input of `concat`'s branches, the rows of a `groupby` with
  *   aggregates along navigation paths) are a common table expression of the statement
  *   (`WITH "~w1" AS (…)`, see {@link ApplyRelation.with}) that each reader names, never a copy of
@@ -198,9 +200,11 @@ export class SqlApplyCompiler {
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
         const last = node.apply[node.apply.length - 1];
-        if (last === undefined) return this.aggregate(node.keys, [], [], node.output, input);
-        if (last.kind !== 'aggregate') throw unsupported('a groupby() whose nested transformations do not end with aggregate()', last);
-        return this.aggregate(node.keys, node.apply.slice(0, -1), last.aggregates, node.output, input);
+        if (last !== undefined && last.kind !== 'aggregate') throw unsupported('a groupby() whose nested transformations do not end with aggregate()', last);
+        const steps = node.apply.slice(0, -1);
+        const aggregates = last?.kind === 'aggregate' ? last.aggregates : [];
+        if (node.sets !== undefined) return this.rollup(node.keys, node.sets, steps, aggregates, node.output, input);
+        return this.aggregate(node.keys, steps, aggregates, node.output, input);
       }
       case 'concat':
         return this.concat(node.branches, node.output, input);
@@ -270,6 +274,48 @@ export class SqlApplyCompiler {
   }
 
   /**
+   * `groupby` with `rollup(…)`: the groups of each grouping set, each row with its set's grouping
+   * properties only (the presence column says which). Where the dialect has grouping sets, one
+   * `GROUP BY GROUPING SETS` whose `GROUPING(…)` gives the presence; elsewhere (and for aggregates
+   * along navigation paths, or input rows of several shapes) one `GROUP BY` per set over the
+   * input as a common table expression, their rows one after the other.
+   */
+  private rollup(
+    keys: readonly BoundGroupKey[],
+    sets: readonly (readonly number[])[],
+    steps: readonly BoundTransformation[],
+    aggregates: readonly BoundAggregate[],
+    output: StructuredType,
+    input: ApplyRelation,
+  ): ApplyRelation {
+    const names = sets.map((set) => [...set.map((i) => (keys[i] as BoundGroupKey).names.join('/')), ...aggregates.map((a) => a.alias)]);
+    const presence: ApplyPresence = { column: PRESENCE_COLUMN, sets: names };
+    if (this.compiler.dialect.groupingSets !== undefined && input.presence === undefined && aggregates.every((a) => a.through === undefined)) {
+      return { ...this.aggregate(keys, steps, aggregates, output, input, sets), presence };
+    }
+    const shared = this.shared({ ...input, order: undefined });
+    const leaves = this.leaves(output);
+    const parts = sets.map((set, i) => {
+      const subset = set.map((k) => keys[k] as BoundGroupKey);
+      const result = this.aggregate(subset, steps, aggregates, output, shared);
+      const own = new Set([...subset.map((key) => this.column(output, key.names)), ...aggregates.map((a) => this.column(output, [a.alias]))]);
+      const alias = this.alias();
+      const columns = leaves.map(
+        (leaf) => `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : this.nullOf(leaf.property)} AS ${this.quote(leaf.column)}`,
+      );
+      columns.push(`${this.compiler.value(i, 'integer')} AS ${this.quote(PRESENCE_COLUMN)}`);
+      return `SELECT ${columns.join(', ')} FROM ${result.from} ${alias}`;
+    });
+    return { from: `(${parts.join(' UNION ALL ')})`, type: output, entity: false, presence };
+  }
+
+  /** A null of a column's type (PostgreSQL's UNION matches no text[] with a text null). */
+  private nullOf(property: Property): string {
+    const type = fromReference(property.type);
+    return property.collection ? `CAST(NULL AS ${columnType(property, this.compiler.dialect)})` : this.compiler.value(null, parameterKind(type, type));
+  }
+
+  /**
    * `groupby(keys, steps/aggregate(aggregates))`, or `aggregate(aggregates)` without keys: the
    * row-wise `steps` become conditions inside the aggregates (a group stays one when its rows are
    * all filtered out) and computed columns; aggregates along navigation paths scalar subqueries.
@@ -280,6 +326,8 @@ export class SqlApplyCompiler {
     aggregates: readonly BoundAggregate[],
     output: StructuredType,
     input: ApplyRelation,
+    /** Grouping sets (indices into `keys`) for the dialect's `GROUPING SETS`, with the presence column. */
+    sets?: readonly (readonly number[])[],
   ): ApplyRelation {
     const c = this.compiler;
     const dialect = c.dialect;
@@ -337,7 +385,16 @@ export class SqlApplyCompiler {
       const from = local.length === 0 ? '' : ` FROM ${this.fromOf(rows, scope)}`;
       return { from: `(SELECT ${select.join(', ')}${from})`, type: output, entity: false };
     }
-    const grouped = `(SELECT ${select.join(', ')} FROM ${this.fromOf(rows, scope)} GROUP BY ${groups.join(', ')})`;
+    let by = groups.join(', ');
+    const native = dialect.groupingSets;
+    if (sets !== undefined && native !== undefined) {
+      by = native.by(sets.map((set) => set.map((i) => groups[i] as string)));
+      // The index of the row's set, from the bit mask of the keys it leaves out.
+      const masks = sets.map((set) => groups.reduce((mask, _g, i) => (set.includes(i) ? mask : mask | (1 << (groups.length - 1 - i))), 0));
+      const cases = masks.map((mask, i) => `WHEN ${mask} THEN ${i}`).join(' ');
+      select.push(`(CASE ${native.grouping(groups)} ${cases} END) AS ${this.quote(PRESENCE_COLUMN)}`);
+    }
+    const grouped = `(SELECT ${select.join(', ')} FROM ${this.fromOf(rows, scope)} GROUP BY ${by})`;
     if (related.length === 0) return { from: grouped, type: output, entity: false };
     const g = this.alias();
     const items = related.map((a) => `${this.relatedAggregate(a, rows, keys, keep, { alias: g, output })} AS ${this.quote(this.column(output, [a.alias]))}`);
@@ -484,7 +541,6 @@ export class SqlApplyCompiler {
    * which properties each row has (see {@link ApplyRelation.presence}).
    */
   private concat(branches: readonly (readonly BoundTransformation[])[], output: StructuredType, input: ApplyRelation): ApplyRelation {
-    const c = this.compiler;
     // Every branch reads the input: one common table expression, however many branches and concats.
     const shared = this.shared({ ...input, order: undefined });
     const results = branches.map((branch) => this.pipeline(branch, shared));
@@ -495,12 +551,9 @@ export class SqlApplyCompiler {
       const alias = this.alias();
       if (entity) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
       const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
-      const columns = leaves.map((leaf) => {
-        // A collection's null has the column's type (PostgreSQL's UNION matches no text[] with a text null).
-        const type = fromReference(leaf.property.type);
-        const none = leaf.property.collection ? `CAST(NULL AS ${columnType(leaf.property, c.dialect)})` : c.value(null, parameterKind(type, type));
-        return `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : none} AS ${this.quote(leaf.column)}`;
-      });
+      const columns = leaves.map(
+        (leaf) => `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : this.nullOf(leaf.property)} AS ${this.quote(leaf.column)}`,
+      );
       if (presence !== undefined) columns.push(`${presence.index(i, alias)} AS ${this.quote(PRESENCE_COLUMN)}`);
       return `SELECT ${columns.join(', ')} FROM ${result.from} ${alias}`;
     });

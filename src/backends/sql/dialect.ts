@@ -141,6 +141,16 @@ export interface Dialect {
    * equality and `in` can skip `binary()` and use a plain index on the column.
    */
   readonly binaryEquality: boolean;
+  /**
+   * `GROUP BY` of several grouping sets in one pass (`$apply`'s `rollup`): the GROUP BY clause of
+   * `sets` (each a list of grouped expressions), and the bit mask of which of `expressions` a
+   * row's set leaves out (the most significant bit the first), as SQL's `GROUPING(a, b, …)` gives
+   * it. Absent: one `GROUP BY` per grouping set, their rows one after the other (`UNION ALL`).
+   */
+  readonly groupingSets?: {
+    by(sets: readonly (readonly string[])[]): string;
+    grouping(expressions: readonly string[]): string;
+  };
   /** Makes a string expression compare case-sensitively by code point. */
   binary(expression: string): string;
   /**

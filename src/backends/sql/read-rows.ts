@@ -57,10 +57,11 @@ export function readSqlRows(query: BoundQuery, compiled: ReadableSql, rows: read
 export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow, options: JsonValueOptions = {}): Record<string, unknown> {
   // The record with the driver's values, nested along the columns' paths, then typed as a whole.
   const record: Record<string, unknown> = {};
-  // After concat: the top-level properties this row's branch has (the others are left out).
+  // After concat or rollup: the properties this row has (top-level names, or paths of rollup's
+  // grouping properties such as `Customer/Country`); the others are left out.
   const present = compiled.presence === undefined ? undefined : compiled.presence.sets[Number(row[compiled.presence.alias])];
   for (const { alias, path } of compiled.columns) {
-    if (present !== undefined && !present.includes(path[0] as string)) continue;
+    if (present !== undefined && !isPresent(present, path)) continue;
     let target = record;
     for (const name of path.slice(0, -1)) {
       if (!Object.hasOwn(target, name)) setOwn(target, name, {});
@@ -77,4 +78,15 @@ export function readSqlRow(query: BoundQuery, compiled: ReadableSql, row: SqlRow
   }
   for (const { alias, name } of compiled.expansions) setOwn(record, name, Object.hasOwn(row, alias) ? row[alias] : null);
   return jsonRecord(query, record, options);
+}
+
+/** Whether a column at `path` is among `present`: its top-level property, or a path to it or above it. */
+export function isPresent(present: readonly string[], path: readonly string[]): boolean {
+  let prefix = path[0] as string;
+  if (present.includes(prefix)) return true;
+  for (let i = 1; i < path.length; i++) {
+    prefix += `/${path[i] as string}`;
+    if (present.includes(prefix)) return true;
+  }
+  return false;
 }

@@ -2,8 +2,9 @@
  * Binds `$apply` (OData Extension for Data Aggregation 4.0): each transformation against the type
  * of the rows the previous one gives, with the output type of each (see `output-type.ts`), so that
  * later transformations and the request's other options are type-checked against what they see.
- * What the engine does not evaluate (`rollup`, `join`, `nest`, hierarchies, custom aggregates and
- * functions, `from`) is refused with its position as an `unsupported_feature` error.
+ * `rollup(…)` in a `groupby` list becomes the grouping sets of the bound `groupby`. What the
+ * engine does not evaluate (`join`, `nest`, hierarchies, custom aggregates and functions, `from`)
+ * is refused with its position as an `unsupported_feature` error.
  */
 import { ODataError, type ODataErrorCode } from '../../errors/odata-error.js';
 import type { Capabilities, EntitySet, Property, StructuredType } from '../../model/model.js';
@@ -68,7 +69,7 @@ export function bindApply(
   if (fanOut.over !== undefined) {
     throw new ODataError({
       code: 'apply_fan_out_exceeded',
-      reason: `The fan-out limit of '${max}' for $apply has been exceeded: concat() can give up to ${fanOut.peak} times the rows of the entity set. To increase the limit, set the 'maxApplyFanOut' setting.`,
+      reason: `The fan-out limit of '${max}' for $apply has been exceeded: ${fanOut.over.kind === 'groupby' ? 'rollup()' : 'concat()'} can give up to ${fanOut.peak} times the rows of the entity set. To increase the limit, set the 'maxApplyFanOut' setting.`,
       option: context.option,
       position: fanOut.over.span.start,
       appendLocation: false,
@@ -370,11 +371,28 @@ class ApplyBinder {
 
   private groupby(node: Extract<ApplyTransformation, { kind: 'groupby' }>, input: Input, depth: number): [BoundTransformation, Input] {
     if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, node.span);
-    const keys: BoundGroupKey[] = node.properties.map((property) => {
+    const keys: BoundGroupKey[] = [];
+    // Per element of the list: its levels, the finest first, each the indices into `keys` it groups by.
+    const levels: number[][][] = [];
+    for (const property of node.properties) {
       this.count(property.span);
-      if (property.kind === 'rollup') return this.unsupported(property.recursive ? `rolluprecursive()` : `rollup()`, property.span);
-      return this.groupKey(property, input);
-    });
+      if (property.kind !== 'rollup') {
+        levels.push([[keys.push(this.groupKey(property, input)) - 1]]);
+        continue;
+      }
+      if (property.recursive) this.unsupported(`rolluprecursive()`, property.span);
+      if (property.properties.length < 2) this.unsupported(`rollup() of a leveled hierarchy`, property.span);
+      const indices = property.properties.map((path) => {
+        this.count(path.span);
+        return keys.push(this.groupKey(path, input)) - 1;
+      });
+      // rollup(A,B,C): (A,B,C), (A,B), (A) (Data Aggregation CS04 3.2.3.2: no level without A).
+      levels.push(indices.map((_, n) => indices.slice(0, indices.length - n)));
+    }
+    const sets =
+      levels.length === node.properties.filter((p) => p.kind !== 'rollup').length
+        ? undefined
+        : this.groupingSets(levels, node.properties.find((p) => p.kind === 'rollup')?.span ?? node.span);
     const seen = new Set<string>();
     for (const key of keys) {
       const name = key.names.join('/');
@@ -397,9 +415,28 @@ class ApplyBinder {
     }
     const type = outputType(`${input.type.name}.groupby`, [...grouped, ...added]);
     return [
-      { kind: 'groupby', keys, apply, output: type, span: node.span },
+      { kind: 'groupby', keys, ...(sets === undefined ? {} : { sets }), apply, output: type, span: node.span },
       { type, set: undefined, capabilities: undefined, entity: false },
     ];
+  }
+
+  /**
+   * The grouping sets of a list with rollups: every choice of one level per element, the finest
+   * first. Each set is a pass over the rows, so their number is bounded as concat's branches are.
+   */
+  private groupingSets(levels: readonly (readonly number[][])[], span: Span): number[][] {
+    const max = this.context.settings.maxApplyFanOut;
+    const count = levels.reduce((product, choices) => product * choices.length, 1);
+    if (count > max) {
+      this.fail(
+        'apply_fan_out_exceeded',
+        `The fan-out limit of '${max}' for $apply has been exceeded: rollup() gives ${count} grouping sets. To increase the limit, set the 'maxApplyFanOut' setting.`,
+        span,
+      );
+    }
+    let sets: number[][] = [[]];
+    for (const choices of levels) sets = sets.flatMap((set) => choices.map((choice) => [...set, ...choice]));
+    return sets;
   }
 
   private groupKey(path: MemberPath, input: Input): BoundGroupKey {

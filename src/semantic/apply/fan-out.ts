@@ -6,7 +6,8 @@
  * work of each, whatever the text's length.
  *
  * A bound, not an estimate: `filter`, `top`, `topcount`… may keep fewer rows, but never more; a
- * `groupby` gives at most a group per row; an `aggregate` one row (of any rows, none included).
+ * `groupby` gives at most a group per row and grouping set (`rollup`); an `aggregate` one row (of
+ * any rows, none included).
  */
 import type { BoundTransformation } from '../bound-ast.js';
 
@@ -33,6 +34,12 @@ export function applyFanOut(transformations: readonly BoundTransformation[], lim
         const nested = walk(step.apply, current);
         peak = Math.max(peak, nested.peak);
         if (nested.over !== undefined) return { rows: current, peak, over: nested.over };
+        // rollup(…): each grouping set gives at most a group per row.
+        if (step.sets !== undefined) {
+          current *= step.sets.length;
+          peak = Math.max(peak, current);
+          if (peak > limit) return { rows: current, peak, over: step };
+        }
       } else if (step.kind === 'concat') {
         let sum = 0;
         for (const branch of step.branches) {

@@ -261,3 +261,9 @@ export function jsonMemberType(type: ExpressionType): { readonly name: string } 
  * reads these escapes, so that any name (a dot, `$`, brackets, quotes) is one member's.
  */
 export const jsonMemberPath = (name: string): string => `$."${name.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+
+/** `GROUP BY GROUPING SETS ((…), (…))` and `GROUPING(…)`, as PostgreSQL and DuckDB write them (see `Dialect.groupingSets`). */
+export const GROUPING_SETS: NonNullable<Dialect['groupingSets']> = {
+  by: (sets) => `GROUPING SETS (${sets.map((set) => `(${set.join(', ')})`).join(', ')})`,
+  grouping: (expressions) => `GROUPING(${expressions.join(', ')})`,
+};

@@ -14,6 +14,7 @@ import {
   derivedValues,
   doubleQuote,
   doubleRounding,
+  GROUPING_SETS,
   exactText,
   intervalText,
   jsonObjectOf,
@@ -57,6 +58,7 @@ export const duckdb: Dialect = {
   spatial: undefined,
   noSpatial: 'its spatial extension is a download, not loaded',
   // Its SUM of Doubles is INF past the largest double, as the reference's.
+  groupingSets: GROUPING_SETS,
   doubleSumOverflow: undefined,
   // DuckDB has no bound of its own: PostgreSQL's, so that a statement runs on both.
   maxParameters: 65_535,

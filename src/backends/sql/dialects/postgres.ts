@@ -6,6 +6,7 @@ import {
   derivedValues,
   doubleQuote,
   doubleRounding,
+  GROUPING_SETS,
   exactText,
   intervalText,
   jsonMemberType,
@@ -123,6 +124,7 @@ export const postgres: Dialect = {
   ),
   // Arrays are JSON arrays in json_build_object already.
   jsonCollection: (column) => column,
+  groupingSets: GROUPING_SETS,
   doubleSumOverflow: 'infinity',
   // The protocol's Bind message counts parameters in 16 bits.
   maxParameters: 65_535,

@@ -1,0 +1,74 @@
+/**
+ * `rollup` in `groupby` (Data Aggregation 3.2.3.2) on every engine — PGlite, sql.js, DuckDB,
+ * mingo, and the live PostgreSQL and MariaDB — against the in-memory reference: a group per
+ * grouping set, the rolled-up grouping properties absent from the row (not null), nested paths
+ * through complex and navigation properties, two rollups (every choice of a level of each), the
+ * nested filters of groupby, aggregates along a navigation path, and transformations after it.
+ * PostgreSQL and DuckDB read it as one `GROUP BY GROUPING SETS`; SQLite and MariaDB (which has no
+ * `GROUPING()`) as one `GROUP BY` per set; MongoDB as one `$group` over each document once per set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDifferential } from '../../src/testing/index.js';
+import { openTargets } from '../fixtures/differential-targets.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
+
+const CI = process.env.CI === 'true';
+let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
+beforeAll(async () => {
+  opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
+  if (opened.skipped.length > 0) {
+    if (CI) throw new Error(`CI needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL (missing: ${opened.skipped.join(', ')})`);
+    console.warn(`[apply-rollup-engines] skipped without a URL: ${opened.skipped.join(', ')}`);
+  }
+}, 60_000);
+afterAll(async () => {
+  await opened?.close();
+});
+
+/** Each query, and how many rows the reference gives (a group per set: checked here against the rows). */
+const CASES: readonly string[] = [
+  '$apply=groupby((rollup(status,flag)),aggregate($count as c,n32 with sum as s))',
+  '$apply=groupby((rollup(status,flag),name),aggregate(n32 with sum as s,n32 with countdistinct as d,dbl with average as a))',
+  '$apply=groupby((rollup(status,flag),rollup(name,n32)))&$count=true',
+  '$apply=groupby((rollup(address/city,address/zip),status),aggregate(n32 with sum as t,dec with max as m))',
+  '$apply=groupby((rollup(status,parent/name,parent/address/city)),aggregate(dec with sum as t,parent/n32 with max as m))',
+  '$apply=groupby((rollup(span,born),rollup(guid,dbl)),aggregate($count as c))/filter(c gt 0)&$count=true',
+  '$apply=groupby((rollup(status,flag)),filter(n32 gt 0)/compute(n32 mul 2 as d)/aggregate(d with sum as s))/filter(s ne null)',
+  '$apply=groupby((rollup(name,status)),aggregate(n32 with sum as t))/groupby((name),aggregate(t with sum as u))',
+  '$apply=concat(groupby((rollup(status,flag)),aggregate($count as c)),aggregate($count as c))',
+  '$apply=filter(id gt 2)/groupby((rollup(status,colors,time)),aggregate(n64 with min as lo,n64 with max as hi))&$orderby=lo desc&$select=status,lo',
+];
+
+describe('rollup gives the reference rows on every engine', () => {
+  for (const query of CASES) {
+    it(
+      query,
+      async () => {
+        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [] });
+        expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
+        expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
+        for (const [target, outcome] of result.outcomes)
+          expect(outcome.kind, `${target}: ${outcome.kind === 'odata' ? outcome.message : outcome.kind}`).toBe('rows');
+      },
+      60_000,
+    );
+  }
+
+  it('gives each grouping set its groups, and leaves the rolled-up properties out', async () => {
+    const result = await runDifferential('$apply=groupby((rollup(status,flag)),aggregate($count as c))', {
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+      rows: fuzzRows,
+      targets: [],
+    });
+    if (result.reference.kind !== 'rows') throw new Error(result.reference.kind);
+    const rows = result.reference.result.value;
+    const key = (row: Record<string, unknown>): string => JSON.stringify([row.status ?? null, row.flag ?? null]);
+    const pairs = new Set(fuzzRows.map(key));
+    const statuses = new Set(fuzzRows.map((row) => JSON.stringify(row.status ?? null)));
+    expect(rows.filter((row) => Object.hasOwn(row, 'flag')).length).toBe(pairs.size);
+    expect(rows.filter((row) => !Object.hasOwn(row, 'flag')).length).toBe(statuses.size);
+    // The coarser set counts every row once.
+    expect(rows.filter((row) => !Object.hasOwn(row, 'flag')).reduce((sum, row) => sum + Number(row.c), 0)).toBe(fuzzRows.length);
+  });
+});
