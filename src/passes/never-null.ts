@@ -16,6 +16,7 @@ export function neverNull(node: BoundExpression): boolean {
       return node.value !== null;
     case 'in':
     case 'lambda':
+    case 'defined':
       return true;
     case 'unary':
       return node.operator === 'not' && neverNull(node.operand);

@@ -56,6 +56,18 @@ export class ReferenceCompiler {
         return this.call(node);
       case 'lambda':
         return this.lambda(node);
+      case 'defined': {
+        // The row has each property along the path as its own (a rolled-up one it has not).
+        const names = node.path.steps.map((step) => (step.kind === 'property' ? step.property.name : step.kind === 'dynamic' ? step.name : ''));
+        return (row) => {
+          let value: unknown = row;
+          for (const name of names) {
+            if (value === null || typeof value !== 'object' || !Object.hasOwn(value, name)) return false;
+            value = (value as Record<string, unknown>)[name];
+          }
+          return true;
+        };
+      }
       case 'count': {
         const collection = this.path(node.collection);
         const filter = node.filter === undefined ? undefined : this.compile(node.filter);

@@ -75,6 +75,13 @@ export interface ExpressionContext {
    * `BoundComputeItem`). Absent without `$compute`.
    */
   readonly computed?: ReadonlyMap<string, ComputeItem>;
+  /**
+   * Set where the rows are no longer the entities of `it`'s set but what an aggregation made of
+   * them (after `groupby`, `aggregate`, `concat`…): the entity type they came from. Rows may then
+   * lack properties (`isdefined` asks), and a name of that type the rows no longer have was
+   * aggregated away (`isdefined` of it is false).
+   */
+  readonly aggregatedFrom?: StructuredType;
 }
 
 const OPERATOR_KIND: Readonly<Record<string, string>> = {
@@ -768,8 +775,42 @@ export class ExpressionBinder {
 
   // ---- functions ---------------------------------------------------------------------------------
 
+  /**
+   * `isdefined(path)` (Data Aggregation 3.7): whether the row has the property. Entities have
+   * every declared property (true); a property of the entities that an aggregation did not keep
+   * was aggregated away (false); rows an aggregation made may lack one (a `defined` node).
+   */
+  private isDefined(syntax: CallExpression, scope: Scope): BoundExpression {
+    const arg = syntax.args[0] as Expression;
+    const literal = (value: boolean): BoundExpression => ({ kind: 'literal', value, type: BOOLEAN, span: syntax.span });
+    const source = this.context.aggregatedFrom;
+    let path: BoundExpression;
+    try {
+      path = this.expression(arg, scope);
+    } catch (error) {
+      const first = arg.kind === 'path' && arg.head.kind === 'implicit' ? arg.segments[0] : undefined;
+      const name = first?.kind === 'member' ? first.name : undefined;
+      if (error instanceof ODataError && error.code === 'unknown_property' && source !== undefined && name !== undefined) {
+        if (source.properties.has(name) || source.navigation.has(name)) return literal(false);
+      }
+      throw error;
+    }
+    if (
+      path.kind !== 'path' ||
+      path.root.kind !== 'it' ||
+      path.type.kind === 'collection' ||
+      path.steps.some((step) => step.kind !== 'property' && step.kind !== 'dynamic')
+    ) {
+      throw this.error('type_mismatch', `The argument of 'isdefined' must be a single-valued property path of the current rows`, arg.span);
+    }
+    if (path.steps.some((step) => step.kind === 'dynamic')) {
+      throw this.error('unsupported_feature', `'isdefined' of a dynamic property is not supported`, arg.span);
+    }
+    return source === undefined ? literal(true) : { kind: 'defined', path, type: BOOLEAN, span: syntax.span };
+  }
+
   private call(syntax: CallExpression, scope: Scope): BoundExpression {
-    if (syntax.name === 'isdefined') throw this.error('unsupported_feature', `The function 'isdefined' (Data Aggregation) is not supported`, syntax.span);
+    if (syntax.name === 'isdefined') return this.isDefined(syntax, scope);
     const node = syntax as CallExpression & { readonly name: Exclude<CallExpression['name'], 'isdefined'> };
     const { allowedFunctions, maxFunctionCallDepth } = this.context.settings;
     if (allowedFunctions !== undefined && !allowedFunctions.has(node.name)) {

@@ -58,6 +58,8 @@ interface Level {
   readonly depth: number;
   /** The option whose text the spans of these options point into. */
   readonly option: (name: string) => string;
+  /** After an aggregation: the entity type the rows came from (see `ExpressionContext.aggregatedFrom`). */
+  readonly aggregatedFrom?: StructuredType;
 }
 
 /**
@@ -167,6 +169,7 @@ class QueryBinder {
       entitySet: level.set,
       capabilities: level.capabilities,
       aliases: this.aliases,
+      ...(level.aggregatedFrom === undefined ? {} : { aggregatedFrom: level.aggregatedFrom }),
     });
   }
 
@@ -178,7 +181,7 @@ class QueryBinder {
         ? outer
         : apply.entity
           ? { ...outer, type: apply.output }
-          : { type: apply.output, set: undefined, capabilities: undefined, depth: outer.depth, option: outer.option };
+          : { type: apply.output, set: undefined, capabilities: undefined, depth: outer.depth, option: outer.option, aggregatedFrom: outer.type };
     const capabilities = level.capabilities;
     const where = level.set === undefined ? `type '${level.type.name}'` : `entity set '${level.set.name}'`;
     if (query.search !== undefined && capabilities !== undefined && !capabilities.searchable) {
@@ -239,6 +242,7 @@ class QueryBinder {
           it: input.type,
           entitySet: input.set,
           capabilities: input.capabilities,
+          ...(input.entity ? {} : { aggregatedFrom: level.type }),
           aliases: this.aliases,
         }),
     });

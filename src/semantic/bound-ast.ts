@@ -114,7 +114,18 @@ export interface BoundCase extends BoundNode {
   readonly branches: readonly { readonly when: BoundExpression; readonly then: BoundExpression }[];
 }
 
-export type BoundExpression = BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase;
+/**
+ * `isdefined(path)` (Data Aggregation 3.7) over rows whose properties vary (after `rollup`, or a
+ * `concat` of differently shaped branches): true where the row has the property, even as null.
+ * The binder folds it to a literal where the answer is known (entities: true; a property
+ * aggregated away: false).
+ */
+export interface BoundDefined extends BoundNode {
+  readonly kind: 'defined';
+  readonly path: BoundPath;
+}
+
+export type BoundExpression = BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase | BoundDefined;
 
 /** One node of a bound `$search`: a term, or `NOT`, `AND`, `OR` of nodes. */
 export type BoundSearchNode =

@@ -3,7 +3,8 @@
  * mingo, and the live PostgreSQL and MariaDB — against the in-memory reference: a group per
  * grouping set, the rolled-up grouping properties absent from the row (not null), nested paths
  * through complex and navigation properties, two rollups (every choice of a level of each), the
- * nested filters of groupby, aggregates along a navigation path, and transformations after it.
+ * nested filters of groupby, aggregates along a navigation path, and transformations after it;
+ * `isdefined` (3.7) over such rows, where the presence of a property is what tells them apart.
  * PostgreSQL and DuckDB read it as one `GROUP BY GROUPING SETS`; SQLite and MariaDB (which has no
  * `GROUPING()`) as one `GROUP BY` per set; MongoDB as one `$group` over each document once per set.
  */
@@ -37,6 +38,12 @@ const CASES: readonly string[] = [
   '$apply=groupby((rollup(name,status)),aggregate(n32 with sum as t))/groupby((name),aggregate(t with sum as u))',
   '$apply=concat(groupby((rollup(status,flag)),aggregate($count as c)),aggregate($count as c))',
   '$apply=filter(id gt 2)/groupby((rollup(status,colors,time)),aggregate(n64 with min as lo,n64 with max as hi))&$orderby=lo desc&$select=status,lo',
+  // isdefined (3.7): a rolled-up property is not defined, a null group's is; one aggregated away never is.
+  '$apply=groupby((rollup(status,flag)),aggregate($count as c))&$filter=not isdefined(flag)',
+  '$apply=groupby((rollup(status,address/city,address/zip)),aggregate($count as c))/filter(isdefined(address/zip) or c gt 2)',
+  '$apply=aggregate(n32 with sum as t)&$filter=isdefined(name)',
+  '$apply=concat(groupby((status)),groupby((flag)))&$filter=isdefined(status)&$orderby=status',
+  '$apply=groupby((rollup(status,flag)),aggregate($count as c))/compute(isdefined(flag) as detail)&$filter=detail eq false&$count=true',
 ];
 
 describe('rollup gives the reference rows on every engine', () => {

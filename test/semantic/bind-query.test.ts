@@ -294,12 +294,22 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     });
   });
 
-  it('$apply binds (also in $expand); isdefined and $these/aggregate(…) parse, and are refused by the binder for now', () => {
+  it('$apply binds (also in $expand); $these/aggregate(…) parses, and is refused by the binder for now', () => {
     expect(bind('$apply=groupby((name))').apply?.output.properties.has('name')).toBe(true);
     expect(bind('$expand=tickets($apply=identity)').expand[0]?.options.apply?.entity).toBe(true);
-    expect(failure(() => filter('isdefined(name)'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
     expect(failure(() => filter('$these/aggregate(weightKg with sum) gt 1'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
     expect(failure(() => filter('tickets/aggregate($count) gt 1'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
+  });
+
+  it('isdefined: true of an entity property, false of one aggregated away, a presence test after an aggregation', () => {
+    expect(filter('isdefined(name)')).toMatchObject({ kind: 'literal', value: true });
+    expect(filter('isdefined(code) and true')).toMatchObject({ kind: 'binary', left: { kind: 'literal', value: true } });
+    expect(bind('$apply=aggregate($count as n)&$filter=isdefined(name)').filter).toMatchObject({ kind: 'literal', value: false });
+    expect(bind('$apply=groupby((rollup(name,weightKg)))&$filter=isdefined(weightKg)').filter).toMatchObject({ kind: 'defined', path: { kind: 'path' } });
+    expect(bind('$apply=groupby((name))/filter(isdefined(name))').apply?.transformations[1]).toMatchObject({ predicate: { kind: 'defined' } });
+    expect(failure(() => filter('isdefined(nope)'))).toMatchObject({ code: 'unknown_property', status: 400 });
+    expect(failure(() => bind('$apply=aggregate($count as n)&$filter=isdefined(nope)'))).toMatchObject({ code: 'unknown_property' });
+    expect(failure(() => filter('isdefined(tags)'))).toMatchObject({ code: 'type_mismatch', position: 10 });
   });
 
   it('$search is allowed on inspections', () => {

@@ -43,6 +43,7 @@ const EXPRESSION_KINDS: Record<BoundExpressionKind, true> = {
   lambda: true,
   count: true,
   case: true,
+  defined: true,
 };
 
 const bind = (text: string): BoundQuery => bindQuery(text, { model: assetModel, entitySet: 'assets' });
@@ -53,7 +54,17 @@ const EVERY_KIND_TEXT =
   'tickets/any(t: t/estimatedHours gt 1) and tickets/$count($filter=estimatedHours gt 2) gt 0' +
   " and not (weightKg add 1 gt 3) and status in ('active','retired')" +
   " and case(active:1, true:2) eq 1 and contains(name,'x') and code in tags and tags/all(g: g ne 'b')";
-const EVERY_KIND = filterOf(EVERY_KIND_TEXT);
+/** `isdefined` binds to a node of its own only over rows an aggregation made (a rollup's). */
+const DEFINED = bind('$apply=groupby((rollup(name,weightKg)))&$filter=isdefined(weightKg)').filter!;
+const EVERY_KIND: BoundExpression = {
+  kind: 'binary',
+  operator: 'and',
+  left: filterOf(EVERY_KIND_TEXT),
+  right: DEFINED,
+  operandType: DEFINED.type,
+  type: DEFINED.type,
+  span: { start: 0, end: 0 },
+};
 
 /**
  * An oracle independent of the kit: every expression object reachable through any property of
@@ -156,6 +167,7 @@ describe('expressions', () => {
       lambda: () => 7,
       count: () => 8,
       case: () => 9,
+      defined: () => 10,
     };
     expect(
       all(EVERY_KIND)

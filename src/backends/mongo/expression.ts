@@ -302,6 +302,7 @@ export class MongoExpressionCompiler {
         return this.booleanValue(node, frame);
       case 'in':
       case 'lambda':
+      case 'defined':
         return this.booleanValue(node, frame);
       case 'count': {
         const collection = this.path(node.collection, frame);
@@ -415,10 +416,24 @@ export class MongoExpressionCompiler {
       }
       case 'lambda':
         return where(this.lambda(node, frame));
+      case 'defined':
+        return where(this.defined(node, frame));
       default:
         // A Boolean value: a property, a function, a case.
         return { $eq: [this.value(node, frame), holdsWhen] };
     }
+  }
+
+  /** `isdefined(path)`: the document has the field (a rolled-up grouping property or another concat branch's it has not). */
+  private defined(node: Extract<BoundExpression, { kind: 'defined' }>, frame: Frame): Aggregation {
+    let type = frame.context.type;
+    const fields: string[] = [];
+    for (const step of node.path.steps) {
+      if (step.kind !== 'property') return this.fail('isdefined of this path', node);
+      fields.push(fieldOf(type, step.property, this.mapping));
+      if (step.property.type.kind === 'complex') type = step.property.type.type;
+    }
+    return { $ne: [{ $type: `${frame.it}${fields.join('.')}` }, 'missing'] };
   }
 
   private collectionRef(node: BoundExpression, frame: Frame): Aggregation {

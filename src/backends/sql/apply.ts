@@ -127,7 +127,8 @@ export class SqlApplyCompiler {
 
   /** A scope over `relation` under a fresh alias; navigation paths in it become LEFT JOINs. */
   private scope(relation: ApplyRelation): Scope {
-    return { alias: this.alias(), type: relation.type, set: this.set, variables: new Map(), joins: { clauses: [], scopes: new Map() } };
+    const scope: Scope = { alias: this.alias(), type: relation.type, set: this.set, variables: new Map(), joins: { clauses: [], scopes: new Map() } };
+    return relation.presence === undefined ? scope : { ...scope, presence: relation.presence };
   }
 
   private fromOf(relation: ApplyRelation, scope: Scope): string {

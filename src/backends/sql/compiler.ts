@@ -65,6 +65,11 @@ export interface Scope {
    * of the element's JSON, whose members paths read (`type` is the element's complex type).
    */
   readonly element?: string;
+  /**
+   * Which properties each row has where rows differ in them (after `rollup`, or a `concat` of
+   * differently shaped branches): `isdefined` reads it. Absent: every row has every property.
+   */
+  readonly presence?: { readonly column: string; readonly sets: readonly (readonly string[])[] };
 }
 
 /** A lambda variable (see {@link Scope.variables}). */
@@ -802,6 +807,20 @@ export class SqlCompiler {
     return `(CASE ${sql} ${cases.join(' ')} END)`;
   }
 
+  /**
+   * `isdefined(path)` as a condition: the rows whose set of properties (the presence column's
+   * index, see {@link Scope.presence}) has the path or a path above it; every row where rows do not differ.
+   */
+  defined(node: Extract<BoundExpression, { kind: 'defined' }>, scope: Scope): string {
+    const names = node.path.steps.map((step) => (step.kind === 'property' ? step.property.name : step.kind === 'dynamic' ? step.name : ''));
+    const presence = scope.presence;
+    if (presence === undefined) return '(1 = 1)';
+    const prefixes = names.map((_n, i) => names.slice(0, i + 1).join('/'));
+    const holding = presence.sets.flatMap((set, i) => (prefixes.some((p) => set.includes(p)) ? [i] : []));
+    if (holding.length === 0) return '(1 = 0)';
+    return `${scope.alias}.${this.dialect.quote(presence.column)} IN (${holding.map((i) => this.value(i, 'integer')).join(', ')})`;
+  }
+
   /** A value expression. `operandType` types the parameters of literals. */
   expression(node: BoundExpression, scope: Scope, operandType: ExpressionType = node.type): string {
     try {
@@ -874,6 +893,7 @@ export class SqlCompiler {
         return this.caseValue(node, scope, operandType);
       case 'in':
       case 'lambda':
+      case 'defined':
         // A condition as a value (`(x in (1,2)) eq false`, `$orderby=tags/any()`): OData's three values.
         return this.booleanValue(node, scope);
       default:

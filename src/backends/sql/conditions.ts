@@ -50,6 +50,8 @@ export interface ConditionCompiler<S extends ConditionScope> {
   leaves(type: StructuredType, property: Property, prefix?: string): { column: string }[];
   navigationExists(node: Path, scope: S): string;
   lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: S): string;
+  /** `isdefined(path)`: see `SqlCompiler.defined`. */
+  defined(node: Extract<BoundExpression, { kind: 'defined' }>, scope: S): string;
 }
 
 /** A function predicate (`contains`, `isof`, …) as a condition: compiled with the functions. */
@@ -133,6 +135,8 @@ export class SqlConditions<Scope extends ConditionScope> {
         return this.in(node, definite, scope);
       case 'lambda':
         return this.c.lambda(node, scope);
+      case 'defined':
+        return this.c.defined(node, scope);
       case 'call':
         return this.predicate(node, scope);
       case 'path':

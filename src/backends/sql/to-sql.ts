@@ -20,7 +20,7 @@ import { orderByItems } from './ordering.js';
 import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
-import { SqlApplyCompiler, type ApplyRelation } from './apply.js';
+import { SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
 
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
@@ -193,11 +193,23 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   const expansionNames: { alias: string; name: string }[] = [];
   let presence: SqlQuery['presence'];
   // A fresh root per statement: single-valued navigation in $filter/$orderby becomes its LEFT JOINs.
-  const joinedRoot = (): Scope => ({ alias: root.alias, type: root.type, set: root.set, variables: root.variables, joins: { clauses: [], scopes: new Map() } });
+  const joinedRoot = (compiler: SqlCompiler): Scope => ({
+    alias: root.alias,
+    type: root.type,
+    set: root.set,
+    variables: root.variables,
+    joins: { clauses: [], scopes: new Map() },
+    ...presenceOf(compiler),
+  });
+  // Which properties each row has, after rollup or concat (isdefined reads it).
+  const presenceOf = (compiler: SqlCompiler): { presence?: ApplyPresence } => {
+    const presence = relationOf(compiler)?.presence;
+    return presence === undefined ? {} : { presence };
+  };
   const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
     [`${relationOf(compiler)?.from ?? compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');
   const build = (compiler: SqlCompiler, withPaging: boolean, withOrder: boolean): string => {
-    const scope = joinedRoot();
+    const scope = joinedRoot(compiler);
     let select = selectList(compiler, scope);
     const present = relationOf(compiler)?.presence;
     if (present !== undefined) {
@@ -235,7 +247,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     bound.count === true
       ? statement(
           (c) => {
-            const scope = joinedRoot();
+            const scope = joinedRoot(c);
             const where = c.conditions(bound, scope, apply === undefined);
             const from = fromClause(c, scope);
             return `${relationOf(c)?.with ?? ''}SELECT COUNT(*) AS ${dialect.quote('count')} FROM ${from}${where === '' ? '' : ` WHERE ${where}`}`;
@@ -247,7 +259,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // The pieces compose with other SQL, so they keep navigation in correlated subqueries (no joins).
   // Most callers run the statements only: each piece is compiled when it is first read (own,
   // enumerable getters, so that a spread copies them; see PIECES).
-  const where = once(() => statement((c) => c.conditions(bound, root, apply === undefined), dialect, options));
+  const where = once(() => statement((c) => c.conditions(bound, { ...root, ...presenceOf(c) }, apply === undefined), dialect, options));
   const order = once(() => {
     const piece = statement((c) => orderBy(c, bound, root), dialect, options);
     return piece.sql === '' ? undefined : piece;

@@ -66,6 +66,10 @@ const CHILDREN: { readonly [K in BoundExpressionKind]: (node: BoundExpressionOfK
     const predicate = rewrite(node.predicate);
     return collection === node.collection && predicate === node.predicate ? node : { ...node, collection, predicate };
   },
+  defined: (node, rewrite) => {
+    const path = stayPath(rewrite(node.path), node.path);
+    return path === node.path ? node : { ...node, path };
+  },
   count: (node, rewrite) => {
     const collection = stayPath(rewrite(node.collection), node.collection);
     if (node.filter === undefined) return collection === node.collection ? node : { ...node, collection };
