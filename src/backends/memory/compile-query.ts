@@ -287,6 +287,12 @@ function expansion(
     return (row, target) => {
       const related = resolve(navigation, row, item.entitySet);
       const single = Array.isArray(related) ? (related[0] ?? null) : related;
+      if (item.options.apply !== undefined) {
+        // $apply over the one related entity (or none): the first row it gives, or null.
+        const result = nested.apply(single === null || single === undefined ? [] : [single as Row]);
+        setOwn(target, name, result.value[0] ?? null);
+        return;
+      }
       if (single === null || single === undefined || !nested.predicate(single as Row)) setOwn(target, name, null);
       else setOwn(target, name, item.form === '$ref' ? keyOnly(single as Row, navigation.target) : nested.project(single as Row));
     };

@@ -469,10 +469,13 @@ export function fromMongoDocument(
     if (Object.hasOwn(document, counted)) row[`${name}@odata.count`] = document[counted];
     if (item.form === '$count' || !Object.hasOwn(document, name)) continue;
     const value = document[name];
+    // With $apply, the related rows are of its output type (in the reference's storage forms).
     const read = (d: unknown): unknown =>
       d === null || typeof d !== 'object'
         ? null
-        : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed, item.entitySet);
+        : item.options.apply !== undefined
+          ? fromMongoApplyDocument(d as MongoDocument, item.options, options)
+          : fromMongoDocument(d as MongoDocument, target, options, item.options.expand, item.options.select.computed, item.entitySet);
     row[name] = Array.isArray(value) ? value.map(read) : read(value);
   }
   return row;

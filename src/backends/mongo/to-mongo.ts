@@ -8,7 +8,6 @@
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
 import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
-import { refuseApply } from '../../passes/unsupported.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
@@ -678,6 +677,18 @@ class QueryCompiler {
     const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
     const lookup = (pipeline: MongoDocument[], as: string): MongoDocument => ({ $lookup: { from: link.from, let: link.let, pipeline, as } });
     const counted = countField(context.type, name, this.options);
+    if (item.options.apply !== undefined) {
+      // $apply inside $expand (Data Aggregation 3.8): the pipeline over the related documents.
+      const applied = applyLevel(item.options, set, this, this.options);
+      into.push(lookup([...join, ...applied.pipeline], name));
+      if (!navigation.collection) {
+        into.push({ $set: { [name]: { $ifNull: [{ $arrayElemAt: [`$${name}`, 0] }, null] } } });
+        return [name];
+      }
+      if (item.options.count !== true) return [name];
+      into.push(lookup([...join, ...applied.count], counted), { $set: { [counted]: { $ifNull: [{ $arrayElemAt: [`$${counted}.count`, 0] }, 0] } } });
+      return [name, counted];
+    }
     if (item.form === '$count') {
       // Only the number of related documents that pass the nested $filter/$search.
       into.push(lookup([...join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), {
@@ -749,8 +760,6 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
     const { cache, ...uncached } = options;
     return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
   }
-  // $apply inside $expand: not yet (its position is given).
-  for (const item of query.expand) refuseApply('MongoDB', item.options, '$expand');
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('MongoDB', query);
   // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
@@ -789,6 +798,20 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
  * reference gives them where it matters: ties and pages by the rows' sequence), and `$count`.
  */
 function applyPipeline(bound: BoundQuery, compiler: QueryCompiler, options: ToMongoOptions): MongoPipeline {
+  const { pipeline, count } = applyLevel(bound, bound.entitySet, compiler, options);
+  return { kind: 'pipeline', pipeline, ...(bound.count === true ? { count } : {}) };
+}
+
+/**
+ * The stages of options with `$apply` over the documents of `set` (the request's, or an
+ * expansion's inside its `$lookup`), and the stages that count what they give.
+ */
+function applyLevel(
+  bound: BoundQueryOptions,
+  set: EntitySet | undefined,
+  compiler: QueryCompiler,
+  options: ToMongoOptions,
+): { pipeline: MongoDocument[]; count: MongoDocument[] } {
   const apply = bound.apply as NonNullable<BoundQuery['apply']>;
   const hooks: ApplyHooks = {
     condition: (predicate, context, expressions) => new FilterCompiler(rootFrame(context), expressions, options).condition(predicate),
@@ -796,8 +819,8 @@ function applyPipeline(bound: BoundQuery, compiler: QueryCompiler, options: ToMo
     order: (items, frame, expressions, computed, sort, temporary) => compiler.orderKeys(items, frame, expressions, computed, sort, temporary),
   };
   const ordered = bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined;
-  const { stages, sequence } = applyStages(apply, bound.entityType, bound.entitySet, options, hooks, ordered);
-  const context = newContext(apply.output, apply.entity ? bound.entitySet : undefined);
+  const { stages, sequence } = applyStages(apply, bound.entityType, set, options, hooks, ordered);
+  const context = newContext(apply.output, apply.entity ? set : undefined);
   const rest: BoundQueryOptions = { ...bound, apply: undefined } as BoundQueryOptions;
   const level = compiler.level(rest, context, false);
   let sort = level.sort;
@@ -809,9 +832,5 @@ function applyPipeline(bound: BoundQuery, compiler: QueryCompiler, options: ToMo
     else if (Object.values(project).every((v) => v === 0)) project = { ...project, [sequence]: 0 };
   }
   const pipeline = [...stages, ...context.stages, ...compiler.stages({ ...level, sort, project })];
-  return {
-    kind: 'pipeline',
-    pipeline,
-    ...(bound.count === true ? { count: [...stages, ...context.stages, { $match: level.match }, { $count: 'count' }] } : {}),
-  };
+  return { pipeline, count: [...stages, ...context.stages, { $match: level.match }, { $count: 'count' }] };
 }

@@ -93,6 +93,8 @@ export class SqlApplyCompiler {
   constructor(
     private readonly compiler: SqlCompiler,
     private readonly set: EntitySet,
+    /** The prefix of the derived tables' aliases (another for `$apply` inside `$expand`, within the outer statement). */
+    private readonly prefix = 'a',
   ) {}
 
   /** The rows `apply` gives, read from the entity set's table (restricted by the mapping's scope). */
@@ -110,6 +112,19 @@ export class SqlApplyCompiler {
   }
 
   /**
+   * The rows `apply` gives, read from `rows` (the related entities of one expanded row, a
+   * correlated SELECT): for `$apply` inside `$expand`. Refused where the pipeline reads its rows
+   * more than once (a common table expression cannot be correlated on every engine).
+   */
+  relationOver(apply: BoundApply, rows: string, option: string): ApplyRelation {
+    const start: ApplyRelation = { from: rows, type: this.set.type, entity: true };
+    const result = this.compiler.withOption(option, () => this.pipeline(apply.transformations, start));
+    if (this.tables.length > 0)
+      throw unsupportedFeature('SQL', 'concat(), rollup() or aggregating along a navigation path in $apply inside $expand', { option });
+    return result;
+  }
+
+  /**
    * `relation` as a common table expression of the statement, for rows read more than once: each
    * reader names it instead of repeating its SELECT (a table is named as it is).
    */
@@ -122,7 +137,7 @@ export class SqlApplyCompiler {
   }
 
   private alias(): string {
-    return `a${++this.aliases}`;
+    return `${this.prefix}${++this.aliases}`;
   }
 
   /** A scope over `relation` under a fresh alias; navigation paths in it become LEFT JOINs. */

@@ -151,6 +151,13 @@ export interface Dialect {
     by(sets: readonly (readonly string[])[]): string;
     grouping(expressions: readonly string[]): string;
   };
+  /**
+   * `false` where a derived table (a SELECT in FROM) cannot see the columns of an outer query
+   * (MariaDB: "Unknown column"), or where that is not tested (SQL Server): `$apply` inside
+   * `$expand`, whose pipeline of derived tables reads the related rows of each expanded row, is
+   * then refused. Absent: it can.
+   */
+  readonly correlatedDerivedTables?: false;
   /** Makes a string expression compare case-sensitively by code point. */
   binary(expression: string): string;
   /**

@@ -7,6 +7,7 @@ import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundComputeItem, BoundExpandItem, BoundQueryOptions } from '../../semantic/bound-ast.js';
 import { isUntyped } from '../../semantic/types.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
+import { SqlApplyCompiler } from './apply.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
 import { columnName } from './mapping.js';
@@ -120,6 +121,7 @@ function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: S
 export function expansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scope): [string, () => string][] {
   const options = item.options;
   const name = item.navigation.name;
+  if (options.apply !== undefined) return applyExpansion(compiler, item, from);
   // Every piece is built when the returned function runs (statement() numbers the placeholders
   // in the order of the text, whatever order the pieces are built in).
   const parts = () => {
@@ -170,5 +172,90 @@ export function expansion(compiler: SqlCompiler, item: BoundExpandItem, from: Sc
   };
   const columns: [string, () => string][] = [[name, array]];
   if (options.count === true) columns.push([`${name}@odata.count`, count]);
+  return columns;
+}
+
+/**
+ * An expanded collection with `$apply` (Data Aggregation 3.8): the pipeline over the related
+ * entities of the row (a correlated SELECT), then the expansion's own options over what it gives,
+ * as a JSON array (an `aggregate` of no related entities still gives its one row), or for a
+ * single-valued navigation property the one row it gives (or null). Refused where the rows would
+ * differ in their properties (rollup, concat: the objects are built with every property) and
+ * where the pipeline reads its rows twice.
+ */
+function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scope): [string, () => string][] {
+  const options = item.options;
+  const apply = options.apply as NonNullable<BoundQueryOptions['apply']>;
+  const name = item.navigation.name;
+  const { expandOne, expandMany } = compiler.dialect;
+  if (expandOne === undefined || expandMany === undefined) throw unsupported(`$expand on ${compiler.dialect.displayName} (yet)`);
+  const at = { ...(apply.transformations[0] === undefined ? {} : { node: apply.transformations[0] }), option: '$expand' };
+  if (compiler.dialect.correlatedDerivedTables === false)
+    throw unsupportedFeature('SQL', `$apply inside $expand on ${compiler.dialect.displayName} (a derived table cannot read the expanded row)`, at);
+  const parts = () => {
+    if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
+    const related = compiler.related(item, from);
+    const rows = `(SELECT ${related.scope.alias}.* FROM ${related.from} WHERE ${related.join})`;
+    const relation = new SqlApplyCompiler(compiler, item.entitySet, `${related.scope.alias}a`).relationOver(apply, rows, '$expand');
+    if (relation.presence !== undefined)
+      throw unsupportedFeature('SQL', 'rows of different properties (rollup(), concat()) in $apply inside $expand', { option: '$expand' });
+    const scope: Scope = { alias: `${related.scope.alias}r`, type: relation.type, set: item.entitySet, variables: new Map() };
+    return { relation, scope, where: compiler.conditions(options, scope) || '1 = 1' };
+  };
+  if (!item.navigation.collection) {
+    // The pipeline over the one related entity (or none) gives one row at most (concat, the only
+    // transformation that could give more, is refused above): its object, or null.
+    return [
+      [
+        name,
+        () => {
+          const { relation, scope, where } = parts();
+          return expandOne({ entries: jsonEntries(compiler, options, scope, false), from: `${relation.from} ${scope.alias}`, where }, (text) =>
+            compiler.value(text, 'string'),
+          );
+        },
+      ],
+    ];
+  }
+  const array = (): string => {
+    const { relation, scope, where } = parts();
+    const order = (): string => {
+      const requested = orderByItems(compiler, options, scope);
+      if (requested !== '') return requested;
+      const kept = relation.order?.(scope);
+      // Entities by their key; other rows by every column (a page is the same on every run).
+      const columns = relation.entity
+        ? scope.type.key.map((k) => compiler.column(scope.type, scope.type.properties.get(k) as Property, scope.alias))
+        : allLeaves(compiler, scope.type).map((leaf) => `${scope.alias}.${compiler.dialect.quote(leaf.column)}`);
+      return (
+        [
+          ...(kept === undefined || kept === '' ? [] : [kept]),
+          ...columns.map((c) => (compiler.dialect.nullsFirstByDefault ? `${c} ASC` : `${c} ASC NULLS FIRST`)),
+        ].join(', ') || '1'
+      );
+    };
+    const top = options.top === undefined ? undefined : compiler.value(options.top, 'rowCount');
+    const skip = options.skip === undefined ? undefined : compiler.value(options.skip, 'rowCount');
+    return expandMany(
+      {
+        entries: jsonEntries(compiler, options, scope, false),
+        from: `${relation.from} ${scope.alias}`,
+        where,
+        order,
+        paging: top === undefined && skip === undefined ? '' : compiler.dialect.paging(top, skip),
+      },
+      (text) => compiler.value(text, 'string'),
+    );
+  };
+  const columns: [string, () => string][] = [[name, array]];
+  if (options.count === true) {
+    columns.push([
+      `${name}@odata.count`,
+      () => {
+        const { relation, scope, where } = parts();
+        return `(SELECT COUNT(*) FROM ${relation.from} ${scope.alias} WHERE ${where})`;
+      },
+    ]);
+  }
   return columns;
 }

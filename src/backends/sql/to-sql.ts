@@ -3,7 +3,6 @@
  * count, and the pieces for composing), numbering the placeholders in the order of the text.
  */
 import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
-import { refuseApply } from '../../passes/unsupported.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { requireKnownTargets } from '../../passes/known-targets.js';
@@ -151,8 +150,6 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     const { cache, ...uncached } = options;
     return cache.derive(query, 'sql', uncached, (bound) => Object.freeze(toSql(bound, uncached)));
   }
-  // $apply runs at the top level (apply.ts); inside $expand it is refused with its position.
-  for (const item of query.expand) refuseApply('SQL', item.options as Parameters<typeof refuseApply>[1], '$expand');
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('SQL', query);
   // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).

@@ -185,7 +185,6 @@ describe('$apply on MongoDB (mingo) against the in-memory reference', () => {
         'concat(aggregate($count as n)/'.length,
       ],
       ['$apply=groupby((region),top(1)/aggregate($count as n))', 'top() inside groupby()', 'groupby((region),'.length],
-      ['$expand=product($apply=aggregate($count as n))', '$apply', undefined],
     ] as const;
     for (const [text, what, position] of refused) {
       const bound = bindQuery(text, { model, entitySet: 'sales' });

@@ -213,6 +213,7 @@ export const mysql: Dialect = {
   // The default collations ignore case, and the PAD SPACE ones (utf8mb4_bin too, on MariaDB) pad
   // with spaces: 'a' = 'a ' and '\t' < ''. Bytes (UTF-8, so code-point order) have neither.
   binaryEquality: false,
+  correlatedDerivedTables: false,
   binary: (e) => `CAST(${e} AS BINARY)`,
   // The bytes of UTF-8 order as the code points do; the extreme is read back as text.
   extremeText: (fn, e) => `CONVERT(${fn}(CAST(${e} AS BINARY)) USING utf8mb4)`,
