@@ -14,7 +14,7 @@ import { bindSearch } from '../bind-search.js';
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundPathStep, BoundTransformation, RankDirection, RankMeasure } from '../bound-ast.js';
 import type { ExpressionBinder, Purpose } from '../bind-expression.js';
 import type { ResolvedSettings } from '../settings.js';
-import { INT64, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
+import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
@@ -376,23 +376,23 @@ class ApplyBinder {
     const levels: number[][][] = [];
     for (const property of node.properties) {
       this.count(property.span);
+      // The indices into `keys` of one grouping path (several for an entity or complex value).
+      const add = (path: MemberPath): number[] => this.groupKeys(path, input).map((key) => keys.push(key) - 1);
       if (property.kind !== 'rollup') {
-        levels.push([[keys.push(this.groupKey(property, input)) - 1]]);
+        levels.push([add(property)]);
         continue;
       }
       if (property.recursive) this.unsupported(`rolluprecursive()`, property.span);
       if (property.properties.length < 2) this.unsupported(`rollup() of a leveled hierarchy`, property.span);
       const indices = property.properties.map((path) => {
         this.count(path.span);
-        return keys.push(this.groupKey(path, input)) - 1;
+        return add(path);
       });
       // rollup(A,B,C): (A,B,C), (A,B), (A) (Data Aggregation CS04 3.2.3.2: no level without A).
-      levels.push(indices.map((_, n) => indices.slice(0, indices.length - n)));
+      levels.push(indices.map((_, n) => indices.slice(0, indices.length - n).flat()));
     }
-    const sets =
-      levels.length === node.properties.filter((p) => p.kind !== 'rollup').length
-        ? undefined
-        : this.groupingSets(levels, node.properties.find((p) => p.kind === 'rollup')?.span ?? node.span);
+    const rollup = node.properties.find((p) => p.kind === 'rollup');
+    const sets = rollup === undefined ? undefined : this.groupingSets(levels, rollup.span);
     const seen = new Set<string>();
     for (const key of keys) {
       const name = key.names.join('/');
@@ -439,7 +439,36 @@ class ApplyBinder {
     return sets;
   }
 
-  private groupKey(path: MemberPath, input: Input): BoundGroupKey {
+  /**
+   * The grouping keys of a grouping path: the path itself, or for an entity (a single-valued
+   * navigation property, `groupby((Customer))`) or a complex value its selectable single-valued
+   * properties, nested ones too (Data Aggregation 3.2.3.1: such a grouping property is expanded).
+   * Grouping by all of them groups as by the value: an entity's key is among them.
+   */
+  private groupKeys(path: MemberPath, input: Input): BoundGroupKey[] {
+    const key = this.groupKey(path, input, true);
+    const type = key.path.type;
+    if (type.kind !== 'entity' && type.kind !== 'complex') return [key];
+    const keys: BoundGroupKey[] = [];
+    const leaves = (owner: StructuredType, steps: readonly BoundPathStep[], names: readonly string[], depth: number): void => {
+      for (const property of owner.properties.values()) {
+        if (property.collection || !property.selectable || !property.filterable) continue;
+        const step: BoundPathStep = { kind: 'property', property, span: path.span };
+        if (property.type.kind === 'complex') {
+          if (depth < MAX_APPLY_DEPTH) leaves(property.type.type, [...steps, step], [...names, property.name], depth + 1);
+          continue;
+        }
+        this.count(path.span);
+        const leaf: BoundPath = { ...key.path, steps: [...steps, step], type: fromReference(property.type) };
+        keys.push({ path: leaf, names: [...names, property.name], span: path.span });
+      }
+    };
+    leaves(type.type, key.path.steps, key.names, 0);
+    if (keys.length === 0) this.fail('type_mismatch', `'${key.names.join('/')}' has no property to group by`, path.span);
+    return keys;
+  }
+
+  private groupKey(path: MemberPath, input: Input, structured = false): BoundGroupKey {
     const bound = this.context.binder(input, 'filter').bind(path, false);
     if (bound.kind !== 'path' || bound.root.kind !== 'it') this.fail('type_mismatch', `A grouping property must be a property path`, path.span);
     const names: string[] = [];
@@ -458,7 +487,7 @@ class ApplyBinder {
     }
     if (bound.type.kind === 'collection')
       this.fail('type_mismatch', `A grouping property must be single-valued, but '${names.join('/')}' is a collection`, path.span);
-    if (bound.type.kind !== 'primitive' && bound.type.kind !== 'enum') {
+    if (bound.type.kind !== 'primitive' && bound.type.kind !== 'enum' && !(structured && (bound.type.kind === 'entity' || bound.type.kind === 'complex'))) {
       this.unsupported(`Grouping by a ${bound.type.kind} value ('${names.join('/')}'): group by its properties`, path.span);
     }
     return { path: bound, names, span: path.span };

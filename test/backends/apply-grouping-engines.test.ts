@@ -4,7 +4,8 @@
  * grouping set, the rolled-up grouping properties absent from the row (not null), nested paths
  * through complex and navigation properties, two rollups (every choice of a level of each), the
  * nested filters of groupby, aggregates along a navigation path, and transformations after it;
- * `isdefined` (3.7) over such rows, where the presence of a property is what tells them apart.
+ * `isdefined` (3.7) over such rows, where the presence of a property is what tells them apart;
+ * grouping by an entity-valued navigation property or a complex value (by its properties).
  * PostgreSQL and DuckDB read it as one `GROUP BY GROUPING SETS`; SQLite and MariaDB (which has no
  * `GROUPING()`) as one `GROUP BY` per set; MongoDB as one `$group` over each document once per set.
  */
@@ -19,7 +20,7 @@ beforeAll(async () => {
   opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
   if (opened.skipped.length > 0) {
     if (CI) throw new Error(`CI needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL (missing: ${opened.skipped.join(', ')})`);
-    console.warn(`[apply-rollup-engines] skipped without a URL: ${opened.skipped.join(', ')}`);
+    console.warn(`[apply-grouping-engines] skipped without a URL: ${opened.skipped.join(', ')}`);
   }
 }, 60_000);
 afterAll(async () => {
@@ -44,6 +45,11 @@ const CASES: readonly string[] = [
   '$apply=aggregate(n32 with sum as t)&$filter=isdefined(name)',
   '$apply=concat(groupby((status)),groupby((flag)))&$filter=isdefined(status)&$orderby=status',
   '$apply=groupby((rollup(status,flag)),aggregate($count as c))/compute(isdefined(flag) as detail)&$filter=detail eq false&$count=true',
+  // Grouping by an entity (a single-valued navigation property) or a complex value: by its properties (3.2.3.1).
+  '$apply=groupby((parent),aggregate($count as c))&$select=parent/id,parent/name,parent/address,c',
+  '$apply=groupby((address,status))',
+  '$apply=groupby((rollup(status,parent)),aggregate(n32 with sum as t))&$select=status,t,parent/id,parent/address',
+  '$apply=filter(parentId ne null)/groupby((parent/parent),aggregate(n32 with max as m))&$select=parent/parent/id,m',
 ];
 
 describe('rollup gives the reference rows on every engine', () => {
