@@ -5,7 +5,8 @@
  * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
-import type { BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
+import type { BoundAggregate, BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
+import { aggregation, storedValue } from './aggregation.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { addDecimal, divideDecimal, modDecimal, multiplyDecimal, subtractDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
@@ -27,6 +28,12 @@ const NO_SCOPE: Scope = Object.freeze(Object.create(null) as Scope);
 export class ReferenceCompiler {
   /** The query option being compiled (`$filter`, `$orderby`; `$expand` inside one), for error positions. */
   option: string | undefined;
+  /**
+   * The current collection (Data Aggregation 3.6) that `$these/aggregate(…)` and `$these/$count`
+   * aggregate: whoever evaluates compiled expressions over a collection of rows sets it first (the
+   * rows a `$filter` is applied to, the input rows of a transformation).
+   */
+  collection: readonly Row[] | undefined;
 
   constructor(
     private readonly resolve: NavigationResolver,
@@ -56,6 +63,8 @@ export class ReferenceCompiler {
         return this.call(node);
       case 'lambda':
         return this.lambda(node);
+      case 'aggregateValue':
+        return this.aggregateValue(node);
       case 'defined': {
         // The row has each property along the path as its own (a rolled-up one it has not).
         const names = node.path.steps.map((step) => (step.kind === 'property' ? step.property.name : step.kind === 'dynamic' ? step.name : ''));
@@ -97,6 +106,57 @@ export class ReferenceCompiler {
   predicate(node: BoundExpression): (row: Row) => boolean {
     const evaluate = this.compile(node);
     return (row) => evaluate(row, NO_SCOPE) === true;
+  }
+
+  /** The aggregate function: over the related entities of a path, or once per current collection (`$these`). */
+  private aggregateValue(node: Extract<BoundExpression, { kind: 'aggregateValue' }>): Evaluator {
+    const over = this.aggregateOver(node.aggregate);
+    if (node.collection !== undefined) {
+      const collection = this.path(node.collection);
+      return (row, scope) => {
+        const items = collection(row, scope);
+        return over(Array.isArray(items) ? (items as Row[]) : []);
+      };
+    }
+    // The value depends on the collection only: computed once for each.
+    let rows: readonly Row[] | undefined;
+    let value: unknown = null;
+    return () => {
+      const current = this.collection ?? [];
+      if (current !== rows) {
+        value = over(current);
+        rows = current;
+      }
+      return value;
+    };
+  }
+
+  /** An aggregate expression over rows (as the `aggregate` transformation computes it). */
+  aggregateOver(a: BoundAggregate): (rows: readonly Row[]) => unknown {
+    let source = (rows: readonly Row[]): readonly Row[] => rows;
+    if (a.through !== undefined) {
+      // The related entities reached from all rows, each once (Data Aggregation 3.2.1.1).
+      const follow = this.compile(a.through);
+      source = (rows) => {
+        const seen = new Set<unknown>();
+        const related: Row[] = [];
+        for (const row of rows) {
+          const value = follow(row, NO_SCOPE);
+          for (const entity of Array.isArray(value) ? (value as Row[]) : value === null || value === undefined ? [] : [value as Row]) {
+            if (!seen.has(entity)) {
+              seen.add(entity);
+              related.push(entity);
+            }
+          }
+        }
+        return related;
+      };
+    }
+    if (a.kind === 'count') return (rows) => BigInt(source(rows).length);
+    const evaluate = this.compile(a.expression);
+    const read = (row: Row): unknown => evaluate(row, NO_SCOPE);
+    const combine = aggregation<Row>(a.method, a.expression.type);
+    return (rows) => storedValue(combine(source(rows), read));
   }
 
   private path(node: BoundPath): Evaluator {

@@ -17,9 +17,10 @@ import {
   type StructuredType,
 } from '../model/model.js';
 import { navigationTarget } from '../model/navigation.js';
-import type { CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
+import type { AggregateItem, CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
-import type { BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
+import type { BoundAggregate, BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
+import { bindAggregateItem, type Input as ApplyInput } from './apply/bind-apply.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';
@@ -358,7 +359,7 @@ export class ExpressionBinder {
       case '$root':
         throw this.error('unsupported_feature', `'$root' paths are not supported`, node.span);
       case '$these':
-        throw this.error('unsupported_feature', `'$these' paths (Data Aggregation) are not supported`, node.span);
+        return this.these(node);
       case 'alias': {
         const value = this.alias(node.head.name, node.span, scope);
         throw this.error('unsupported_feature', `A path cannot start at the parameter alias '@${node.head.name}' (${typeName(value.type)})`, node.span);
@@ -537,11 +538,57 @@ export class ExpressionBinder {
           );
         case 'annotation':
           throw this.error('unsupported_feature', `Instance annotations ('@${segment.term}') are not supported in expressions`, segment.span);
-        case 'aggregate':
-          throw this.error('unsupported_feature', `The aggregate function (Data Aggregation) is not supported`, segment.span);
+        case 'aggregate': {
+          // `Sales/aggregate(…)`: over the related entities of the path (Data Aggregation 3.6.1).
+          if (current.kind !== 'collection' || current.element.kind !== 'entity' || index !== segments.length - 1)
+            throw this.error('type_mismatch', `The aggregate function needs a collection of entities, and ends a path`, segment.span);
+          const collection = pathSoFar(segment.span.start - 1);
+          const aggregate = this.aggregateOf(segment.item, { type: current.element.type, set, capabilities: set?.capabilities, entity: true });
+          return { kind: 'aggregateValue', collection, aggregate, type: aggregate.type, span: node.span };
+        }
       }
     }
     return { kind: 'path', root, steps, type: current, span: node.span };
+  }
+
+  /**
+   * `$these/aggregate(…)` or `$these/$count` (Data Aggregation 3.6): an aggregate of the current
+   * collection, the rows of `it` this expression is evaluated among.
+   */
+  private these(node: MemberPath): BoundExpression {
+    const [segment, more] = node.segments;
+    if (segment === undefined || more !== undefined || (segment.kind !== 'aggregate' && segment.kind !== 'count'))
+      throw this.error('syntax_error', `'$these' must be followed by '/aggregate(…)' or '/$count'`, node.span);
+    if (segment.kind === 'count' && (segment.filter !== undefined || segment.search !== undefined))
+      throw this.error('unsupported_feature', `'$these/$count' with options is not supported`, segment.span);
+    const input = {
+      type: this.context.it,
+      set: this.context.entitySet,
+      capabilities: this.context.capabilities,
+      entity: this.context.aggregatedFrom === undefined,
+    };
+    const aggregate: BoundAggregate =
+      segment.kind === 'count' ? { kind: 'count', alias: '~value', type: INT64, span: segment.span } : this.aggregateOf(segment.item, input);
+    return { kind: 'aggregateValue', aggregate, type: aggregate.type, span: node.span };
+  }
+
+  /** An aggregate expression of the aggregate function, bound against the rows of `input`. */
+  private aggregateOf(item: AggregateItem, input: ApplyInput): BoundAggregate {
+    const { aggregatedFrom, computed: _computed, ...context } = this.context;
+    return bindAggregateItem(item, input, {
+      settings: context.settings,
+      option: context.option,
+      model: context.model,
+      binder: (rows, purpose) =>
+        new ExpressionBinder({
+          ...context,
+          purpose,
+          it: rows.type,
+          entitySet: rows.set,
+          capabilities: rows.capabilities,
+          ...(rows.entity || aggregatedFrom === undefined ? {} : { aggregatedFrom }),
+        }),
+    });
   }
 
   /** The computed property named `name` (ignoring case when names are case-insensitive). */

@@ -125,7 +125,22 @@ export interface BoundDefined extends BoundNode {
   readonly path: BoundPath;
 }
 
-export type BoundExpression = BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase | BoundDefined;
+/**
+ * The aggregate function of an expression (Data Aggregation 3.6): `Sales/aggregate(Amount with
+ * sum)` over the related entities of a collection path (each once), or `$these/aggregate(…)` and
+ * `$these/$count` over the current collection (`collection` absent): the input rows of the
+ * `$apply` transformation, or the rows `$filter`, `$orderby`… are applied to. `aggregate` is bound
+ * against the collection's elements (its alias is internal); its value is null for no values, as
+ * the `aggregate` transformation's.
+ */
+export interface BoundAggregateValue extends BoundNode {
+  readonly kind: 'aggregateValue';
+  readonly collection?: BoundPath;
+  readonly aggregate: BoundAggregate;
+}
+
+export type BoundExpression =
+  BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase | BoundDefined | BoundAggregateValue;
 
 /** One node of a bound `$search`: a term, or `NOT`, `AND`, `OR` of nodes. */
 export type BoundSearchNode =

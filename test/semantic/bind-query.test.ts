@@ -294,11 +294,17 @@ describe('bindQuery rejects with OData.net wording, code, status 400 and positio
     });
   });
 
-  it('$apply binds (also in $expand); $these/aggregate(…) parses, and is refused by the binder for now', () => {
+  it('$apply binds (also in $expand); the aggregate function binds over a collection path or $these', () => {
     expect(bind('$apply=groupby((name))').apply?.output.properties.has('name')).toBe(true);
     expect(bind('$expand=tickets($apply=identity)').expand[0]?.options.apply?.entity).toBe(true);
-    expect(failure(() => filter('$these/aggregate(weightKg with sum) gt 1'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
-    expect(failure(() => filter('tickets/aggregate($count) gt 1'))).toMatchObject({ code: 'unsupported_feature', status: 400 });
+    expect(filter('$these/aggregate(weightKg with sum) gt 1')).toMatchObject({
+      left: { kind: 'aggregateValue', aggregate: { method: 'sum' }, type: { name: 'Edm.Double' } },
+    });
+    expect(filter('tickets/aggregate(estimatedHours with max) gt 1')).toMatchObject({ left: { kind: 'aggregateValue', collection: { kind: 'path' } } });
+    expect(filter('$these/$count gt 1')).toMatchObject({ left: { kind: 'aggregateValue', aggregate: { kind: 'count' }, type: { name: 'Edm.Int64' } } });
+    expect(failure(() => filter('$these/aggregate(name with sum) gt 1'))).toMatchObject({ code: 'type_mismatch', status: 400 });
+    expect(failure(() => filter('$these/aggregate(weightKg with sum as s) gt 1'))).toMatchObject({ code: 'syntax_error' });
+    expect(failure(() => filter('name/aggregate($count) gt 1'))).toMatchObject({ status: 400 });
   });
 
   it('isdefined: true of an entity property, false of one aggregated away, a presence test after an aggregation', () => {

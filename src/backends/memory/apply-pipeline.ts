@@ -39,7 +39,11 @@ function pipeline(transformations: readonly BoundTransformation[], compiler: Ref
   const steps = transformations.map((t) => transformation(t, compiler, search));
   return (rows) => {
     let current = rows as Row[];
-    for (const step of steps) current = step(current);
+    for (const step of steps) {
+      // The current collection of $these/aggregate(…): the transformation's input rows.
+      compiler.collection = current;
+      current = step(current);
+    }
     return current;
   };
 }

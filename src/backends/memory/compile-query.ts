@@ -149,6 +149,8 @@ function compileOptions(
   const end = options.top === undefined ? undefined : skip + options.top;
   const paged = skip > 0 || end !== undefined;
   const matches = (rows: readonly Row[]): Row[] => {
+    // The current collection of $these/aggregate(…) in $filter, $orderby and $compute.
+    compiler.collection = rows;
     const matching: Row[] = [];
     if (filterEvaluator !== undefined && searchExpression === undefined) {
       // The common case, without the predicate wrapper: one call per row.

@@ -325,6 +325,8 @@ export class MongoExpressionCompiler {
       }
       case 'call':
         return this.call(node, frame);
+      case 'aggregateValue':
+        return this.fail(`the aggregate function (${node.collection === undefined ? '$these/aggregate(…)' : 'path/aggregate(…)'}) yet`, node);
     }
   }
 

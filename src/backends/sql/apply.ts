@@ -37,9 +37,19 @@
  * above; min/max of Guid, Duration and flag enum values; `$apply` inside `$expand`.
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundApply, BoundGroupKey, BoundOrderByItem, BoundPath, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import type {
+  BoundAggregate,
+  BoundApply,
+  BoundExpression,
+  BoundGroupKey,
+  BoundOrderByItem,
+  BoundPath,
+  BoundSearch,
+  BoundTransformation,
+} from '../../semantic/bound-ast.js';
 import { fromReference, isIntegerType, isPrimitive, isUntyped, type ExpressionType } from '../../semantic/types.js';
 import { memberOrdinals } from '../../passes/enums.js';
+import { someExpression } from '../../semantic/walk/index.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
@@ -142,7 +152,15 @@ export class SqlApplyCompiler {
 
   /** A scope over `relation` under a fresh alias; navigation paths in it become LEFT JOINs. */
   private scope(relation: ApplyRelation): Scope {
-    const scope: Scope = { alias: this.alias(), type: relation.type, set: this.set, variables: new Map(), joins: { clauses: [], scopes: new Map() } };
+    const scope: Scope = {
+      alias: this.alias(),
+      type: relation.type,
+      set: this.set,
+      variables: new Map(),
+      joins: { clauses: [], scopes: new Map() },
+      // $these/aggregate(…): over these rows, where they are named (a table, or a common table expression).
+      ...(relation.from.startsWith('(') ? {} : { these: { from: relation.from, type: relation.type } }),
+    };
     return relation.presence === undefined ? scope : { ...scope, presence: relation.presence };
   }
 
@@ -185,11 +203,13 @@ export class SqlApplyCompiler {
         return input;
       case 'filter':
       case 'search': {
+        if (node.kind === 'filter' && usesThese([node.predicate])) input = this.shared(input);
         const scope = this.scope(input);
         const where = node.kind === 'filter' ? c.condition(node.predicate, scope) : c.search(node.search, scope);
         return { ...input, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(input, scope)} WHERE ${where})`, type: node.output };
       }
       case 'compute': {
+        if (usesThese(node.items.map((item) => item.expression))) input = this.shared(input);
         const scope = this.scope(input);
         const items = node.items.map((item) => `${c.expression(item.expression, scope)} AS ${this.quote(this.column(node.output, [item.alias]))}`);
         const from = `(SELECT ${scope.alias}.*, ${items.join(', ')} FROM ${this.fromOf(input, scope)})`;
@@ -351,6 +371,9 @@ export class SqlApplyCompiler {
     const conditions: ((scope: Scope) => string)[] = [];
     for (const step of steps) {
       if (step.kind === 'identity') continue;
+      // $these inside groupby() is the group's rows: not compiled here.
+      if ((step.kind === 'filter' && usesThese([step.predicate])) || (step.kind === 'compute' && usesThese(step.items.map((item) => item.expression))))
+        throw unsupported(`'$these' inside groupby()`, step);
       if (step.kind === 'filter') {
         const predicate = step.predicate;
         conditions.push((scope) => c.condition(predicate, scope));
@@ -415,6 +438,11 @@ export class SqlApplyCompiler {
     const g = this.alias();
     const items = related.map((a) => `${this.relatedAggregate(a, rows, keys, keep, { alias: g, output })} AS ${this.quote(this.column(output, [a.alias]))}`);
     return { from: `(SELECT ${g}.*, ${items.join(', ')} FROM ${grouped} ${g})`, type: output, entity: false };
+  }
+
+  /** An aggregate expression over the rows of `scope`, as the aggregate function of an expression computes it. */
+  aggregateValue(a: BoundAggregate, scope: Scope): string {
+    return this.compiler.withOption(this.compiler.option ?? '$filter', () => this.aggregateFunction(a, scope, ''));
   }
 
   /** An aggregate function over the rows of `scope` (those meeting `keep` when it is not empty). */
@@ -609,4 +637,9 @@ export class SqlApplyCompiler {
     };
     return { sets, index };
   }
+}
+
+/** Whether expressions use `$these/aggregate(…)` or `$these/$count` (their rows must then be named). */
+function usesThese(expressions: readonly BoundExpression[]): boolean {
+  return expressions.some((expression) => someExpression(expression, (node) => node.kind === 'aggregateValue' && node.collection === undefined));
 }

@@ -29,6 +29,7 @@ import type { CastContext } from './casts.js';
 import { functionCondition, functionValue, type SqlFunctionContext } from './functions.js';
 import { FUNCTIONS } from '../../semantic/functions.js';
 import { SqlConditions } from './conditions.js';
+import { SqlApplyCompiler } from './apply.js';
 import { lowerCondition } from '../../passes/lower-conditions.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
@@ -70,6 +71,12 @@ export interface Scope {
    * differently shaped branches): `isdefined` reads it. Absent: every row has every property.
    */
   readonly presence?: { readonly column: string; readonly sets: readonly (readonly string[])[] };
+  /**
+   * The current collection of `$these/aggregate(…)` and `$these/$count` (Data Aggregation 3.6):
+   * a FROM item (a table or a common table expression) of rows of `type`; `restricted`: the
+   * entity set's table, restricted by the mapping's scope. Absent: `$these` is refused here.
+   */
+  readonly these?: { readonly from: string; readonly type: StructuredType; readonly restricted?: true };
 }
 
 /** A lambda variable (see {@link Scope.variables}). */
@@ -514,6 +521,28 @@ export class SqlCompiler {
     return `NOT EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where} AND ${this.logic.holds(lowerCondition(node.predicate, false), inner)})`;
   }
 
+  /**
+   * The aggregate function (Data Aggregation 3.6): a scalar subquery over the related entities of
+   * a collection path, or over the current collection (`$these`, see {@link Scope.these}).
+   */
+  private aggregateValue(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, scope: Scope): string {
+    const a = node.aggregate;
+    if (a.through !== undefined) throw unsupported('aggregating along a navigation path in the aggregate function');
+    const aggregates = new SqlApplyCompiler(this, scope.set, `${this.nextAlias()}a`);
+    if (node.collection !== undefined) {
+      const rows = this.collection(node.collection, scope);
+      if (rows.kind !== 'entities') throw unsupported('the aggregate function of a collection of values');
+      return `(SELECT ${aggregates.aggregateValue(a, { ...rows.scope, variables: new Map() })} FROM ${rows.from} WHERE ${rows.where})`;
+    }
+    const these = scope.these;
+    if (these === undefined)
+      throw unsupported(`'$these' here (only in $filter, $orderby and $compute without $apply, and in filter() and compute() of $apply)`);
+    const alias = this.nextAlias();
+    const where = these.restricted === true ? this.scopeCondition(alias) : '';
+    const inner: Scope = { alias, type: these.type, set: scope.set, variables: new Map() };
+    return `(SELECT ${aggregates.aggregateValue(a, inner)} FROM ${these.from} ${alias}${where === '' ? '' : ` WHERE ${where}`})`;
+  }
+
   private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
     if (rows.kind === 'json') {
@@ -839,6 +868,8 @@ export class SqlCompiler {
         return this.path(node, scope);
       case 'count':
         return this.count(node, scope);
+      case 'aggregateValue':
+        return this.aggregateValue(node, scope);
       case 'binary': {
         const { operator } = node;
         if (['add', 'sub', 'mul', 'div', 'divby', 'mod'].includes(operator)) {

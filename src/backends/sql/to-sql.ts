@@ -161,7 +161,16 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   // With $apply, the statement reads the rows it gives (a derived table named t0) of its output type.
   const apply = bound.apply;
   const type = apply?.output ?? bound.entityType;
-  const root: Scope = { alias: ROOT, type, set: bound.entitySet, variables: new Map() };
+  // $these in $filter, $orderby and $compute: the rows of the entity set (after $apply: refused).
+  const root: Scope = {
+    alias: ROOT,
+    type,
+    set: bound.entitySet,
+    variables: new Map(),
+    ...(apply === undefined
+      ? { these: { from: new SqlCompiler(dialect, options, options.search).table(bound.entitySet), type, restricted: true as const } }
+      : {}),
+  };
   // The rows $apply gives, compiled with each statement's compiler (its parameters are the statement's).
   const relations = new WeakMap<SqlCompiler, ApplyRelation>();
   const relationOf = (compiler: SqlCompiler): ApplyRelation | undefined => {
@@ -196,6 +205,7 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     set: root.set,
     variables: root.variables,
     joins: { clauses: [], scopes: new Map() },
+    ...(root.these === undefined ? {} : { these: root.these }),
     ...presenceOf(compiler),
   });
   // Which properties each row has, after rollup or concat (isdefined reads it).

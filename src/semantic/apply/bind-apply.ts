@@ -37,7 +37,7 @@ const RANKINGS: { readonly [K in RankingNode['kind']]: { readonly measure: RankM
 export const MAX_APPLY_DEPTH = 8;
 
 /** The rows a transformation reads: their type, and their entity set while they are still its entities. */
-interface Input {
+export interface Input {
   readonly type: StructuredType;
   readonly set: EntitySet | undefined;
   readonly capabilities: Capabilities | undefined;
@@ -76,6 +76,14 @@ export function bindApply(
     });
   }
   return { transformations: bound, output: output.type, entity: output.entity };
+}
+
+/**
+ * One aggregate expression of the aggregate function (`Sales/aggregate(Amount with sum)`,
+ * `$these/aggregate($count)`), bound against the elements of its collection under an internal alias.
+ */
+export function bindAggregateItem(item: AggregateItem, input: Input, context: ApplyContext): BoundAggregate {
+  return new ApplyBinder(context).aggregateItem(item, input);
 }
 
 class ApplyBinder {
@@ -264,6 +272,12 @@ class ApplyBinder {
       items.map((i) => i.span),
     );
     return bound;
+  }
+
+  /** An aggregate expression without alias (the aggregate function's): bound under an internal one. */
+  aggregateItem(item: AggregateItem, input: Input): BoundAggregate {
+    if (item.alias !== undefined) this.fail('syntax_error', `The aggregate function takes no alias`, item.span);
+    return this.aggregate({ ...item, alias: '~value' }, input);
   }
 
   private aggregate(item: AggregateItem, input: Input): BoundAggregate {

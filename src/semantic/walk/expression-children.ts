@@ -66,6 +66,17 @@ const CHILDREN: { readonly [K in BoundExpressionKind]: (node: BoundExpressionOfK
     const predicate = rewrite(node.predicate);
     return collection === node.collection && predicate === node.predicate ? node : { ...node, collection, predicate };
   },
+  aggregateValue: (node, rewrite) => {
+    const collection = node.collection === undefined ? undefined : stayPath(rewrite(node.collection), node.collection);
+    const a = node.aggregate;
+    const expression = a.kind === 'method' ? rewrite(a.expression) : undefined;
+    if (collection === node.collection && (a.kind !== 'method' || expression === a.expression)) return node;
+    return {
+      ...node,
+      ...(collection === undefined ? {} : { collection }),
+      aggregate: a.kind === 'method' ? { ...a, expression: expression as BoundExpression } : a,
+    };
+  },
   defined: (node, rewrite) => {
     const path = stayPath(rewrite(node.path), node.path);
     return path === node.path ? node : { ...node, path };
