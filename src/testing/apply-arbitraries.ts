@@ -6,7 +6,11 @@
  * properties and single-valued navigation paths (`$count`, `sum`/`average`/`min`/`max` of numbers,
  * `min`/`max`/`countdistinct` of orderable values; an open type's dynamic properties too), then the options the extension allows after
  * it: `$filter` on the count, `$orderby` of every grouping property (so that the order, and a
- * page, are defined), `$top`, `$skip`, `$count`.
+ * page, are defined), `$top`, `$skip`, `$count`. Issue 30: two grouping properties are rolled up
+ * one time in three (`rollup(a,b)`: the order then also says which rows have `b`, through
+ * `isdefined(b)`, and `$filter` may ask `isdefined`), a single-valued navigation property is
+ * grouped by as an entity (`groupby((parent))`, left unordered), and the aggregate function
+ * (`$these/aggregate(…)`) sometimes computes each group's share.
  */
 import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
@@ -42,6 +46,8 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
   groupable.push(...dynamic);
   numeric.push(...dynamic);
   orderable.push(...dynamic);
+  // Entities grouped by (their properties): a single-valued navigation property.
+  const entities = [...type.navigation.values()].filter((n) => !n.collection && n.filterable).map((n) => n.name);
   const aggregate = fc.oneof(
     ...(numeric.length === 0 ? [] : [fc.tuple(fc.constantFrom(...numeric), fc.constantFrom('sum', 'average', 'min', 'max'))]),
     ...(orderable.length === 0 ? [] : [fc.tuple(fc.constantFrom(...orderable), fc.constantFrom('min', 'max', 'countdistinct'))]),
@@ -52,24 +58,39 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       concat: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fanOut, weight: 2 }),
       filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: Math.min(options.maxDepth ?? 2, 2) }), { freq: 3 }),
       keys: groupable.length === 0 ? fc.constant([] as string[]) : fc.uniqueArray(fc.constantFrom(...groupable), { maxLength: 2 }),
+      rollup: fc.nat(2).map((n) => n === 0),
+      entity:
+        entities.length === 0
+          ? fc.constant(null)
+          : fc.oneof({ arbitrary: fc.constant(null), weight: 7 }, { arbitrary: fc.constantFrom(...entities), weight: 1 }),
+      share: fc.nat(5).map((n) => n === 0),
       aggregates: fc.uniqueArray(aggregate, { maxLength: 3, selector: (a) => a.join(' ') }),
       having: fc.option(fc.nat(3), { freq: 3 }),
       page: fc.option(fc.tuple(fc.nat(4), fc.nat(3)), { freq: 3 }),
       count: fc.option(fc.boolean(), { freq: 3 }),
     })
-    .map(({ concat, filter, keys, aggregates, having, page, count }) => {
+    .map(({ concat, filter, keys, aggregates, having, page, count, rollup, entity, share }) => {
       // `$count as n` first: every pipeline has a count for $filter to use.
       const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
+      const rolled = rollup && keys.length === 2;
+      // The entity's properties are grouping keys already: not with a path into it.
+      const whole = entity !== null && keys.length > 0 && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
+      const grouping = [...(rolled ? [`rollup(${keys.join(',')})`] : keys), ...(whole === null ? [] : [whole])];
       const transformations = [
         ...(concat === null ? [] : [concat]),
         ...(filter === null ? [] : [`filter(${filter})`]),
-        keys.length === 0 ? `aggregate(${items})` : `groupby((${keys.join(',')}),aggregate(${items}))`,
+        keys.length === 0 ? `aggregate(${items})` : `groupby((${grouping.join(',')}),aggregate(${items}))`,
+        // Each group's share of the rows (SQL reads the groups as a common table expression).
+        ...(share && keys.length > 0 ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
       ];
       const parts: [string, string][] = [['$apply', transformations.join('/')]];
-      if (having !== null) parts.push(['$filter', `n ge ${having}`]);
+      const defined = rolled ? ` and isdefined(${keys[1] as string})` : '';
+      if (having !== null)
+        parts.push(['$filter', having === 0 && rolled ? `not isdefined(${keys[1] as string})` : `n ge ${having}${having === 1 ? defined : ''}`]);
       // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
-      const ordered = keys.length > 0 && !keys.some((k) => dynamic.includes(k));
-      if (ordered) parts.push(['$orderby', keys.join(',')]);
+      // Nor is a grouped entity's (structured) value ordered. With a rollup, which rows have the second key is ordered too.
+      const ordered = keys.length > 0 && !keys.some((k) => dynamic.includes(k)) && whole === null;
+      if (ordered) parts.push(['$orderby', rolled ? `${keys.join(',')},isdefined(${keys[1] as string})` : keys.join(',')]);
       if (page !== null && ordered) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
       if (count !== null) parts.push(['$count', String(count)]);
       return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
