@@ -6,7 +6,7 @@
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
 import type { BoundAggregate, BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
-import { aggregation, storedValue } from './aggregation.js';
+import { aggregation, storedValue, valueKey } from './aggregation.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { addDecimal, divideDecimal, modDecimal, multiplyDecimal, subtractDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
@@ -152,11 +152,36 @@ export class ReferenceCompiler {
         return related;
       };
     }
-    if (a.kind === 'count') return (rows) => BigInt(source(rows).length);
-    const evaluate = this.compile(a.expression);
-    const read = (row: Row): unknown => evaluate(row, NO_SCOPE);
-    const combine = aggregation<Row>(a.method, a.expression.type);
-    return (rows) => storedValue(combine(source(rows), read));
+    let over: (rows: readonly Row[]) => unknown;
+    if (a.kind === 'count') over = (rows) => BigInt(source(rows).length);
+    else {
+      const evaluate = this.compile(a.expression);
+      const read = (row: Row): unknown => evaluate(row, NO_SCOPE);
+      const combine = aggregation<Row>(a.method, a.expression.type);
+      over = (rows) => storedValue(combine(source(rows), read));
+    }
+    // `from` steps (3.2.1.5): the value per group of the step's properties, then the step's method over those values.
+    for (const step of a.from ?? []) {
+      const inner = over;
+      const keys = step.keys.map((key) => ({ evaluate: this.compile(key.path), domain: domainOf(key.path.type) }));
+      const combine = aggregation<unknown>(step.method, step.input);
+      over = (rows) => {
+        const groups = new Map<string, Row[]>();
+        for (const row of rows) {
+          const key = JSON.stringify(
+            keys.map(({ evaluate, domain }) => {
+              const value = storedValue(evaluate(row, NO_SCOPE));
+              return valueKey(value === null ? null : domain.normalize(value));
+            }),
+          );
+          const group = groups.get(key);
+          if (group === undefined) groups.set(key, [row]);
+          else group.push(row);
+        }
+        return storedValue(combine([...groups.values()].map(inner), (value) => value));
+      };
+    }
+    return over;
   }
 
   private path(node: BoundPath): Evaluator {

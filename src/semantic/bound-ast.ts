@@ -232,7 +232,14 @@ export type AggregationMethod = 'sum' | 'min' | 'max' | 'average' | 'countdistin
  */
 export type BoundAggregate =
   /** `$count as alias` (the input rows), or `path/$count as alias` (the related entities of `through`). */
-  | { readonly kind: 'count'; readonly alias: string; readonly type: ExpressionType; readonly through?: BoundPath; readonly span: Span }
+  | {
+      readonly kind: 'count';
+      readonly alias: string;
+      readonly type: ExpressionType;
+      readonly through?: BoundPath;
+      readonly from?: readonly BoundFromStep[];
+      readonly span: Span;
+    }
   /** `expression with method as alias`. */
   | {
       readonly kind: 'method';
@@ -241,8 +248,23 @@ export type BoundAggregate =
       readonly method: AggregationMethod;
       readonly expression: BoundExpression;
       readonly through?: BoundPath;
+      readonly from?: readonly BoundFromStep[];
       readonly span: Span;
     };
+
+/**
+ * One `from` step of an aggregate (Data Aggregation 3.2.1.5): `A from P with g` is the value of
+ * `groupby((P),aggregate(A as v))/aggregate(v with g)`; steps apply in order, the first to the
+ * aggregate itself. `input` is the type of the values the step aggregates, `type` of its result
+ * (the aggregate's `type` is the last step's).
+ */
+export interface BoundFromStep {
+  readonly keys: readonly BoundGroupKey[];
+  readonly method: AggregationMethod;
+  readonly input: ExpressionType;
+  readonly type: ExpressionType;
+  readonly span: Span;
+}
 
 /**
  * A grouping property of `groupby`: the value of `path` (properties, complex properties and

@@ -176,6 +176,8 @@ function relatedOnce(through: BoundPath, compiler: ReferenceCompiler): (rows: re
 }
 
 function aggregate(node: BoundAggregate, compiler: ReferenceCompiler): readonly [string, (rows: readonly Row[]) => unknown] {
+  // With `from` steps: the reference's aggregate expression (the same semantics, grouped first).
+  if (node.from !== undefined) return [node.alias, compiler.aggregateOver(node)];
   const source = node.through === undefined ? (rows: readonly Row[]) => rows : relatedOnce(node.through, compiler);
   if (node.kind === 'count') return [node.alias, (rows) => BigInt(source(rows).length)];
   const evaluate: Evaluator = compiler.compile(node.expression);

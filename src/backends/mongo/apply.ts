@@ -378,6 +378,7 @@ class MongoApplyCompiler {
     after: MongoDocument,
     group: MongoDocument,
   ): Aggregation {
+    if (a.from !== undefined) return this.fail(`'from' in an aggregate`, a);
     const kept = (value: Aggregation, otherwise: Aggregation): Aggregation =>
       keep === undefined ? value : { $cond: [{ $eq: [`$${keep}`, true] }, value, otherwise] };
     if (a.through !== undefined) return this.accumulateRelated(a, context, kept, before, group);

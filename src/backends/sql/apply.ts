@@ -41,6 +41,7 @@ import type {
   BoundAggregate,
   BoundApply,
   BoundExpression,
+  BoundFromStep,
   BoundGroupKey,
   BoundOrderByItem,
   BoundPath,
@@ -50,6 +51,7 @@ import type {
 import { fromReference, isIntegerType, isPrimitive, isUntyped, type ExpressionType } from '../../semantic/types.js';
 import { memberOrdinals } from '../../passes/enums.js';
 import { someExpression } from '../../semantic/walk/index.js';
+import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
@@ -386,9 +388,11 @@ export class SqlApplyCompiler {
         throw unsupported(`the transformation '${step.kind}' inside groupby() before its aggregate()`, step);
       }
     }
-    const related = aggregates.filter((a) => a.through !== undefined);
-    // Each aggregate along a navigation path reads the rows again (an EXISTS over them).
-    if (related.length > 0) rows = this.shared(rows);
+    const related = aggregates.filter((a) => a.through !== undefined && a.from === undefined);
+    if (aggregates.some((a) => a.through !== undefined && a.from !== undefined))
+      throw unsupported(`'from' with an aggregate along a navigation path`, aggregates[0] as BoundAggregate);
+    // Each aggregate along a navigation path, and each with `from` steps, reads the rows again.
+    if (related.length > 0 || aggregates.some((a) => a.from !== undefined)) rows = this.shared(rows);
     const keep = (scope: Scope): string => conditions.map((condition) => condition(scope)).join(' AND ');
     const strings = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.String') && !dialect.binaryEquality;
     const scope = this.scope(rows);
@@ -398,29 +402,21 @@ export class SqlApplyCompiler {
     for (const key of keys) {
       const value = c.expression(key.path, scope);
       const column = this.quote(this.column(output, key.names));
-      if (isUntyped(key.path.type)) {
-        // A dynamic property's JSON text: its key parameter makes the grouped expression differ
-        // from a selected one (PostgreSQL, DuckDB), so the value is an aggregate of the group's.
-        groups.push(value);
-        select.push(`MIN(${value}) AS ${column}`);
-      } else if (strings(key.path.type)) {
-        // Grouped by code point; each group's value is any of its (equal) values.
-        groups.push(dialect.binary(value));
-        select.push(`MIN(${value}) AS ${column}`);
-      } else if (isPrimitive(key.path.type, 'Edm.Duration')) {
-        // Grouped by length of time (`-P0D`, `P0D` and `PT0S` are one group where durations are text); any of its values.
-        groups.push(c.durationKey(key.path, scope));
-        select.push(`MIN(${value}) AS ${column}`);
-      } else {
-        groups.push(value);
-        select.push(`${value} AS ${column}`);
-      }
+      const grouped = this.groupExpression(key, scope, value);
+      groups.push(grouped);
+      // A value grouped by another expression (a dynamic property's JSON text, whose key parameter
+      // makes the expressions differ on PostgreSQL and DuckDB; a string by code point; a Duration by
+      // length of time): each group's value is any of its (equal) values.
+      select.push(grouped === value ? `${value} AS ${column}` : `MIN(${value}) AS ${column}`);
     }
-    const local = aggregates.filter((a) => a.through === undefined);
+    void strings;
+    const local = aggregates.filter((a) => a.through === undefined && a.from === undefined);
+    const derived = aggregates.filter((a) => a.from !== undefined);
     for (const a of local) select.push(`${this.aggregateFunction(a, scope, kept)} AS ${this.quote(this.column(output, [a.alias]))}`);
     if (keys.length === 0) {
       // One row, also for no input rows: aggregate functions over the rows, subqueries for the related entities.
       for (const a of related) select.push(`${this.relatedAggregate(a, rows, [], keep, undefined)} AS ${this.quote(this.column(output, [a.alias]))}`);
+      for (const a of derived) select.push(`${this.fromAggregate(a, rows, [], keep, undefined)} AS ${this.quote(this.column(output, [a.alias]))}`);
       const from = local.length === 0 ? '' : ` FROM ${this.fromOf(rows, scope)}`;
       return { from: `(SELECT ${select.join(', ')}${from})`, type: output, entity: false };
     }
@@ -434,10 +430,94 @@ export class SqlApplyCompiler {
       select.push(`(CASE ${native.grouping(groups)} ${cases} END) AS ${this.quote(PRESENCE_COLUMN)}`);
     }
     const grouped = `(SELECT ${select.join(', ')} FROM ${this.fromOf(rows, scope)} GROUP BY ${by})`;
-    if (related.length === 0) return { from: grouped, type: output, entity: false };
+    if (related.length === 0 && derived.length === 0) return { from: grouped, type: output, entity: false };
     const g = this.alias();
-    const items = related.map((a) => `${this.relatedAggregate(a, rows, keys, keep, { alias: g, output })} AS ${this.quote(this.column(output, [a.alias]))}`);
+    const items = [
+      ...related.map((a) => `${this.relatedAggregate(a, rows, keys, keep, { alias: g, output })} AS ${this.quote(this.column(output, [a.alias]))}`),
+      ...derived.map((a) => `${this.fromAggregate(a, rows, keys, keep, { alias: g, output })} AS ${this.quote(this.column(output, [a.alias]))}`),
+    ];
     return { from: `(SELECT ${g}.*, ${items.join(', ')} FROM ${grouped} ${g})`, type: output, entity: false };
+  }
+
+  /** The expression a grouping key groups by (see `aggregate`); `value` is the key's value. */
+  private groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
+    const dialect = this.compiler.dialect;
+    if (isUntyped(key.path.type)) return `(${value})`;
+    if (isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality) return dialect.binary(value);
+    if (isPrimitive(key.path.type, 'Edm.Duration')) return this.compiler.durationKey(key.path, scope);
+    return value;
+  }
+
+  /**
+   * An aggregate with `from` steps (Data Aggregation 3.2.1.5): the aggregate per group of every
+   * step's properties, then each step's method over the values, grouped by the later steps'
+   * properties, as nested derived tables; the last one row, as a scalar subquery (of the group's
+   * rows, `group`, when grouped).
+   */
+  private fromAggregate(
+    a: BoundAggregate,
+    rows: ApplyRelation,
+    keys: readonly BoundGroupKey[],
+    keep: (scope: Scope) => string,
+    group: { alias: string; output: StructuredType } | undefined,
+  ): string {
+    const c = this.compiler;
+    const dialect = c.dialect;
+    const steps = a.from ?? [];
+    // The group's rows are read inside derived tables: an outer reference there (MariaDB cannot).
+    if (keys.length > 0 && dialect.correlatedDerivedTables === false)
+      throw unsupported(`'from' inside groupby() on ${dialect.displayName} (a derived table cannot read the group)`, a);
+    const scope = this.scope(rows);
+    const conditions: string[] = [];
+    for (const key of keys) {
+      const g = `${group?.alias}.${this.quote(this.column(group?.output as StructuredType, key.names))}`;
+      const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
+      conditions.push(
+        dialect.notDistinct(
+          () => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)),
+          () => (strings ? dialect.binary(g) : g),
+        ),
+      );
+    }
+    const kept = keep(scope);
+    if (kept !== '') conditions.push(kept);
+    // Every step's grouping expressions, as columns k0, k1, … of the innermost table.
+    const owners: number[] = [];
+    const expressions: string[] = [];
+    steps.forEach((step, i) => {
+      for (const key of step.keys) {
+        expressions.push(this.groupExpression(key, scope));
+        owners.push(i);
+      }
+    });
+    const column = (i: number): string => this.quote(`k${i}`);
+    const v = this.quote('v');
+    const base = { ...a, from: undefined, type: (steps[0] as BoundFromStep).input } as BoundAggregate;
+    const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+    let sql =
+      `SELECT ${[...expressions.map((e, i) => `${e} AS ${column(i)}`), `${this.aggregateFunction(base, scope, '')} AS ${v}`].join(', ')} ` +
+      `FROM ${this.fromOf(rows, scope)}${where}${expressions.length === 0 ? '' : ` GROUP BY ${expressions.join(', ')}`}`;
+    steps.forEach((step, i) => {
+      const t = this.alias();
+      const remaining = owners.flatMap((owner, k) => (owner > i ? [`${t}.${column(k)}`] : []));
+      const type = outputType('from', [outputProperty('v', referenceOf(step.input) as never)]);
+      const path: BoundPath = {
+        kind: 'path',
+        root: { kind: 'it' },
+        steps: [{ kind: 'property', property: type.properties.get('v') as Property, span: step.span }],
+        type: step.input,
+        span: step.span,
+      };
+      const value = this.aggregateFunction(
+        { kind: 'method', alias: 'v', type: step.type, method: step.method, expression: path, span: step.span },
+        { alias: t, type, set: this.set, variables: new Map() },
+        '',
+      );
+      const carried = owners.flatMap((owner, k) => (owner > i ? [`${t}.${column(k)} AS ${column(k)}`] : []));
+      sql = `SELECT ${[...carried, `${value} AS ${v}`].join(', ')} FROM (${sql}) ${t}${remaining.length === 0 ? '' : ` GROUP BY ${remaining.join(', ')}`}`;
+    });
+    const z = this.alias();
+    return `(SELECT ${z}.${v} FROM (${sql}) ${z})`;
   }
 
   /** An aggregate expression over the rows of `scope`, as the aggregate function of an expression computes it. */

@@ -154,8 +154,9 @@ export interface Dialect {
   /**
    * `false` where a derived table (a SELECT in FROM) cannot see the columns of an outer query
    * (MariaDB: "Unknown column"), or where that is not tested (SQL Server): `$apply` inside
-   * `$expand`, whose pipeline of derived tables reads the related rows of each expanded row, is
-   * then refused. Absent: it can.
+   * `$expand`, whose pipeline of derived tables reads the related rows of each expanded row, and
+   * `from` in an aggregate inside `groupby` (derived tables over each group's rows) are then
+   * refused. Absent: it can.
    */
   readonly correlatedDerivedTables?: false;
   /** Makes a string expression compare case-sensitively by code point. */

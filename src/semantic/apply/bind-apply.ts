@@ -11,7 +11,17 @@ import type { Capabilities, EntitySet, Property, StructuredType } from '../../mo
 import { navigationTarget } from '../../model/navigation.js';
 import type { AggregateItem, ApplyTransformation, Expression, MemberPath, Span } from '../../syntax/ast.js';
 import { bindSearch } from '../bind-search.js';
-import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundPathStep, BoundTransformation, RankDirection, RankMeasure } from '../bound-ast.js';
+import type {
+  BoundAggregate,
+  BoundFromStep,
+  BoundApply,
+  BoundGroupKey,
+  BoundPath,
+  BoundPathStep,
+  BoundTransformation,
+  RankDirection,
+  RankMeasure,
+} from '../bound-ast.js';
 import type { ExpressionBinder, Purpose } from '../bind-expression.js';
 import type { ResolvedSettings } from '../settings.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
@@ -281,10 +291,30 @@ class ApplyBinder {
   }
 
   private aggregate(item: AggregateItem, input: Input): BoundAggregate {
+    const base = this.plainAggregate(item, input);
+    if (item.from === undefined || item.from.length === 0) return base;
+    // `A from P with g`: per group of P the aggregate, then g over those values (3.2.1.5).
+    let type = base.type;
+    const from = item.from.map((step) => {
+      this.count(step.span);
+      const method = step.method ?? this.fail('syntax_error', `'from' needs 'with' and an aggregation method`, step.span);
+      if (typeof method === 'object') this.unsupported(`The custom aggregation method '${method.custom}'`, step.span);
+      const keys = step.properties.flatMap((path) => this.groupKeys(path, input));
+      const result = aggregateType(method, type);
+      if (typeof result === 'string')
+        this.fail('type_mismatch', `${result}, but '${item.alias ?? ''}' aggregates a value of type '${typeName(type)}' with it.`, step.span);
+      const bound: BoundFromStep = { keys, method, input: type, type: result, span: step.span };
+      type = result;
+      return bound;
+    });
+    return { ...base, type, from };
+  }
+
+  /** An aggregate expression without its `from` steps. */
+  private plainAggregate(item: AggregateItem, input: Input): BoundAggregate {
     this.count(item.span);
     const span = item.span;
     if (item.custom !== undefined) this.unsupported(`The custom aggregate '${item.custom}'`, span);
-    if (item.from !== undefined && item.from.length > 0) this.unsupported(`'from' in an aggregate`, item.from[0]?.span ?? span);
     if (typeof item.method === 'object') this.unsupported(`The custom aggregation method '${item.method.custom}'`, span);
     const alias = item.alias ?? this.fail('syntax_error', `An aggregate needs 'as' and an alias`, span);
     this.checkAlias(alias, input.type, span);

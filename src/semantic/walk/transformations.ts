@@ -31,8 +31,24 @@ const orderItems = (items: readonly BoundOrderByItem[], rewrite: ExpressionRewri
 const aggregate = (a: BoundAggregate, rewrite: ExpressionRewrite): BoundAggregate => {
   const through = a.through === undefined ? undefined : stayPath(rewrite(a.through), a.through);
   const expression = a.kind === 'method' ? rewrite(a.expression) : undefined;
-  if (through === a.through && (a.kind !== 'method' || expression === a.expression)) return a;
-  return { ...a, ...(through === undefined ? {} : { through }), ...(expression === undefined ? {} : { expression }) } as BoundAggregate;
+  // The grouping paths of `from` steps.
+  const from =
+    a.from === undefined
+      ? undefined
+      : mapSame(a.from, (step) => {
+          const keys = mapSame(step.keys, (key) => {
+            const path = stayPath(rewrite(key.path), key.path);
+            return path === key.path ? key : { ...key, path };
+          });
+          return keys === step.keys ? step : { ...step, keys };
+        });
+  if (through === a.through && (a.kind !== 'method' || expression === a.expression) && from === a.from) return a;
+  return {
+    ...a,
+    ...(through === undefined ? {} : { through }),
+    ...(expression === undefined ? {} : { expression }),
+    ...(from === undefined ? {} : { from }),
+  } as BoundAggregate;
 };
 
 /**
