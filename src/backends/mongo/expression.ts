@@ -326,7 +326,7 @@ export class MongoExpressionCompiler {
       case 'call':
         return this.call(node, frame);
       case 'aggregateValue':
-        return this.fail(`the aggregate function (${node.collection === undefined ? '$these/aggregate(…)' : 'path/aggregate(…)'}) yet`, node);
+        return this.aggregateValue(node, frame);
     }
   }
 
@@ -423,6 +423,41 @@ export class MongoExpressionCompiler {
       default:
         // A Boolean value: a property, a function, a case.
         return { $eq: [this.value(node, frame), holdsWhen] };
+    }
+  }
+
+  /**
+   * `path/aggregate(…)` (Data Aggregation 3.6) over the related documents of the path (an array
+   * after its lookups): their values without nulls, then `$sum` (null of none), `$avg`, `$min`,
+   * `$max` or the size of their set; `$count` the array's size. `$these` is refused (it needs the
+   * whole collection beside each document), as are `min`/`max` of values other than numbers and
+   * dates (strings: mingo's `$min` does not order them by code point; enumerations are stored as names).
+   */
+  private aggregateValue(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, frame: Frame): Aggregation {
+    const a = node.aggregate;
+    if (node.collection === undefined) return this.fail('the aggregate function of $these ($these/aggregate(…), $these/$count)', node);
+    if (a.through !== undefined || a.from !== undefined) return this.fail('the aggregate function along a navigation path or with from', node);
+    const collection = this.path(node.collection, frame);
+    if (collection.kind !== 'collection' || collection.context === undefined) return this.fail('the aggregate function of this collection', node);
+    if (a.kind === 'count') return { $size: collection.ref };
+    const type = a.expression.type;
+    if ((a.method === 'min' || a.method === 'max') && !(isNumeric(type) || isPrimitive(type, 'Edm.Date') || isPrimitive(type, 'Edm.DateTimeOffset')))
+      return this.fail(`${a.method} of this type in the aggregate function`, node);
+    const name = `v${this.variableCount++}`;
+    const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
+    const mapped = { $map: { input: collection.ref, as: name, in: this.value(a.expression, inner) } };
+    const values = { $filter: { input: mapped, as: `${name}x`, cond: { $ne: [`$$${name}x`, null] } } };
+    switch (a.method) {
+      case 'sum':
+        return { $cond: [{ $eq: [{ $size: values }, 0] }, null, { $sum: values }] };
+      case 'average':
+        return { $avg: values };
+      case 'min':
+        return { $min: values };
+      case 'max':
+        return { $max: values };
+      case 'countdistinct':
+        return { $size: { $setUnion: [values, []] } };
     }
   }
 
