@@ -1,14 +1,16 @@
 /**
  * Every TypeScript example in the README and in docs/ runs as written (against the source, not a
  * build): the entry points are bundled once from the source (test/fixtures/bundle.ts), and each
- * example is transpiled and run in a Node process of its own.
+ * example is transpiled and run in a Node process of its own. The examples are independent (each
+ * writes its own file and runs in its own process), so a few run at once (the project's
+ * `maxConcurrency` in vitest.config.ts); each is still a test of its own.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { bundleSources } from '../fixtures/bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,11 +57,11 @@ function runNode(file: string): Promise<{ status: number | null; stderr: string 
   });
 }
 
-describe('README and docs/ examples', () => {
-  it('there are examples', () => expect(blocks.length).toBeGreaterThanOrEqual(3));
+describe.concurrent('README and docs/ examples', () => {
+  it('there are examples', ({ expect }) => expect(blocks.length).toBeGreaterThanOrEqual(3));
   blocks.forEach(({ page, index, code }, n) => {
     const title = code.split('\n').find((line) => line.trim() !== '' && !line.startsWith('import')) ?? `block ${index}`;
-    it(`${page} example ${index + 1}: ${title.trim().slice(0, 70)}`, async () => {
+    it(`${page} example ${index + 1}: ${title.trim().slice(0, 70)}`, async ({ expect }) => {
       const source = code.replace(/from '(odata-engine(?:\/[\w-]+)?)'/g, (_whole, specifier: string) => {
         if (ENTRIES[specifier] === undefined) throw new Error(`${page}: unknown import ${specifier}`);
         return `from '${pathToFileURL(bundles[bundleName(specifier)] as string).href}'`;

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../../examples/asset-service/src/db.js';
 import { FairLock, QUIET_MS } from '../../../examples/asset-service/src/limits.js';
+import { writePgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 import { startHarness, type Harness } from './harness.js';
 
 const HEAVY_FILTER = Array.from({ length: 5 }, (_, i) => {
@@ -121,6 +122,8 @@ describe('PGlite memory is given back after a statement that grew it', () => {
 
   it('restarts the worker once its memory grew past PGLITE_MAX_HEAP_MIB, and keeps the data', async () => {
     const restarts: string[] = [];
+    // From the suite's prepared empty cluster: no initdb (seconds of CPU, not what is measured here).
+    writePgliteDataDir(dir);
     const db = await openPglite(dir, 'heap_test', { maxHeapMiB: 256, onRestart: (info) => restarts.push(info.reason) });
     try {
       await db.exec("CREATE TABLE notes AS SELECT g AS id, repeat('abcdefghij', 400) AS body FROM generate_series(1, 2000) g");

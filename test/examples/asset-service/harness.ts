@@ -1,7 +1,9 @@
 /**
  * Starts the Asset Management Service in-process on a free port, on a fresh PGlite in a temp
  * directory or in a schema of its own on a live PostgreSQL server, and talks to it over real
- * HTTP with fetch.
+ * HTTP with fetch. PGlite's directory starts as the suite's prepared empty cluster
+ * (test/fixtures/pglite-data-dir.ts) unless `initdb` is asked for: `initdb` in WebAssembly is
+ * seconds of CPU per service, and only the first start of a data directory runs it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../../examples/asset-service/src/config.js';
 import { ensureClient, ensureTenant } from '../../../examples/asset-service/src/seed.js';
 import { startService, type Service } from '../../../examples/asset-service/src/server.js';
+import { writePgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 import { uniqueName } from '../../fixtures/unique-name.js';
 
 /** A second tenant and its own client, for isolation tests. */
@@ -34,9 +37,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Options of {@link startHarness}. */
+export interface HarnessOptions {
+  /** PGlite only: start from an empty directory, which PGlite initialises itself (`initdb`), as a first start of the demo does. */
+  readonly initdb?: boolean;
+}
+
 /** Starts a service; `postgresUrl` selects a live server instead of PGlite; `env` adds or overrides settings. */
-export async function startHarness(postgresUrl?: string, env: Readonly<Record<string, string>> = {}): Promise<Harness> {
+export async function startHarness(postgresUrl?: string, env: Readonly<Record<string, string>> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'asset-service-test-'));
+  if (postgresUrl === undefined && env.DATA_DIR === undefined && options.initdb !== true) writePgliteDataDir(dataDir);
   const schema = uniqueName('asset_service_test');
   const logs: string[] = [];
   const logStream = new Writable({

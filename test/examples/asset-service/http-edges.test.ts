@@ -117,7 +117,8 @@ function expectEnvelope(result: Exchange | Json, type = 'ValidationException'): 
 describe('asset service HTTP edges (PGlite, short limits)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness(undefined, LIMITS);
+    // A first start (initdb), whose files PGlite leaves world-writable: the service makes them owner-only (checked below).
+    h = await startHarness(undefined, LIMITS, { initdb: true });
     await ensureClient(h.service.db, {
       clientId: THROTTLED.id,
       secret: THROTTLED.secret,

@@ -16,6 +16,7 @@ import { model } from '../../../examples/asset-service/src/model.js';
 import { createSchema } from '../../../examples/asset-service/src/schema.js';
 import { ensureClient, ensureTenant } from '../../../examples/asset-service/src/seed.js';
 import { buildServer } from '../../../examples/asset-service/src/server.js';
+import { writePgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 import { newId } from './harness.js';
 
 describe('asset service on PGlite when its worker thread dies mid-request', () => {
@@ -38,6 +39,8 @@ describe('asset service on PGlite when its worker thread dies mid-request', () =
       // Every request asks the database for its tenant grant: the worker's death is seen by each.
       TENANT_ACCESS_CACHE_SECONDS: '0',
     });
+    // From the suite's prepared empty cluster: no initdb (seconds of CPU that this file does not test).
+    writePgliteDataDir(dataDir);
     db = await openPglite(dataDir, config.databaseSchema, {
       workerUrl: new URL('./failing-db-worker.mjs', import.meta.url),
       onRestart: (info) => restarts.push(info),

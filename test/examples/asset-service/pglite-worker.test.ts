@@ -1,19 +1,18 @@
 /**
  * The embedded database in its worker thread (`db-worker.mjs`): statements run off the event loop,
- * transactions commit and roll back as before, a statement over the time limit ends the worker (a
- * 503 error) and a new worker opens the same data directory without losing committed data, and
- * `npm run demo` (tsx) loses no acknowledged write across `kill -9`.
+ * transactions commit and roll back as before, and a statement over the time limit ends the worker
+ * (a 503 error) and a new worker opens the same data directory without losing committed data.
+ * (That `npm run demo` loses no acknowledged write across `kill -9` is pglite-kill.test.ts: it
+ * measures no time, so it runs beside the rest of the suite.)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite, type Database } from '../../../examples/asset-service/src/db.js';
 import { StatementTimeoutError } from '../../../examples/asset-service/src/limits.js';
+import { writePgliteDataDir } from '../../fixtures/pglite-data-dir.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const dirs: string[] = [];
 const tempDir = (prefix: string): string => {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -33,6 +32,8 @@ describe('PGlite in a worker thread', () => {
   const dataDir = tempDir('pglite-worker-');
 
   beforeAll(async () => {
+    // From the suite's prepared empty cluster (no initdb: seconds of CPU that this file does not test).
+    writePgliteDataDir(dataDir);
     db = await openPglite(dataDir, 'worker_test', { statementTimeoutMs: 1000, onRestart: (info) => restarts.push(info) });
     await db.exec('CREATE TABLE IF NOT EXISTS notes (id int PRIMARY KEY, body text NOT NULL)');
   }, 120_000);
@@ -126,79 +127,4 @@ describe('PGlite in a worker thread', () => {
     db = await openPglite(dataDir, 'worker_test', { statementTimeoutMs: 1000 });
     expect((await db.query('SELECT count(*)::int AS n FROM notes'))[0]?.n).toBe(11);
   }, 60_000);
-});
-
-describe('npm run demo on the PGlite worker', () => {
-  it('loses no acknowledged write across kill -9', async () => {
-    const dataDir = tempDir('pglite-worker-kill-');
-    const start = async (): Promise<{ url: string; tenant: string; clientId: string; secret: string; kill: () => Promise<void> }> => {
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-      for (const name of ['DATABASE_URL', 'DEMO_TENANT_ID', 'DEMO_CLIENT_ID', 'DEMO_CLIENT_SECRET', 'TOKEN_SIGNING_KEY']) delete env[name];
-      const child = spawn(process.execPath, ['--import', 'tsx', 'examples/asset-service/src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-      const begun = Date.now();
-      while (!output.includes('Ctrl-C stops the server.')) {
-        if (child.exitCode !== null) throw new Error(`the demo exited early:\n${output}`);
-        if (Date.now() - begun > 60_000) throw new Error(`no banner after 60 s:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const field = (pattern: RegExp): string => pattern.exec(output)?.[1] ?? '';
-      return {
-        url: field(/listening on (http:\/\/\S+)/),
-        tenant: field(/tenant: +([0-9a-f-]{36})/),
-        clientId: field(/read-write: client_id=(\S+)/),
-        secret: field(/read-write: client_id=\S+ client_secret=(\S+)/),
-        kill: async () => {
-          child.kill('SIGKILL');
-          await exited;
-        },
-      };
-    };
-    const headersFor = async (demo: { url: string; tenant: string; clientId: string; secret: string }): Promise<Record<string, string>> => {
-      const response = await fetch(`${demo.url}/directory/connect/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.secret }).toString(),
-      });
-      const { access_token: token } = (await response.json()) as { access_token: string };
-      return { authorization: `Bearer ${token}`, 'service-tenant-id': demo.tenant, accept: 'application/json', 'content-type': 'application/json' };
-    };
-
-    const first = await start();
-    const headers = await headersFor(first);
-    const acknowledged: string[] = [];
-    let stop = false;
-    // Four writers; the process is killed while they are writing.
-    const writers = Array.from({ length: 4 }, async () => {
-      while (!stop) {
-        const id = crypto.randomUUID();
-        try {
-          const response = await fetch(`${first.url}/localities`, { method: 'POST', headers, body: JSON.stringify({ id, name: `kill test ${id}` }) });
-          if (response.status === 200) acknowledged.push(id);
-        } catch {
-          return; // the connection died with the process
-        }
-      }
-    });
-    while (acknowledged.length < 40) await new Promise((resolve) => setTimeout(resolve, 10));
-    await first.kill();
-    stop = true;
-    await Promise.all(writers);
-
-    const second = await start();
-    try {
-      const headers2 = await headersFor(second);
-      const missing: string[] = [];
-      for (const id of acknowledged) {
-        const response = await fetch(`${second.url}/localities/${id}`, { headers: headers2 });
-        if (response.status !== 200) missing.push(id);
-      }
-      expect(missing).toEqual([]);
-    } finally {
-      await second.kill();
-    }
-  }, 180_000);
 });
