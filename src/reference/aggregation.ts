@@ -327,8 +327,10 @@ class DecimalSum implements Accumulator {
     const scale = this.scale;
     let coefficient = 0n;
     for (let lane = 0; lane <= SHORT_DIGITS; lane++) {
-      const sum = BigInt(this.small[lane] as number) + (this.big === undefined ? 0n : (this.big[lane] as bigint));
-      if (sum !== 0n) coefficient += sum * 10n ** BigInt(scale - lane);
+      const small = this.small[lane] as number;
+      const big = this.big === undefined ? 0n : (this.big[lane] as bigint);
+      if (small === 0 && big === 0n) continue;
+      coefficient += (BigInt(small) + big) * 10n ** BigInt(scale - lane);
     }
     if (this.rest !== undefined) coefficient += this.rest.coefficient * 10n ** BigInt(scale - this.rest.scale);
     const total: Decimal = { coefficient, scale };
