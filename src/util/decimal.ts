@@ -118,12 +118,14 @@ export function roundDecimal(a: Decimal, mode: 'round' | 'floor' | 'ceiling'): D
 
 /** Drops trailing zeros of the fraction. */
 export function normalize(a: Decimal): Decimal {
-  let { coefficient, scale } = a;
-  while (scale > 0 && coefficient % 10n === 0n) {
-    coefficient /= 10n;
-    scale--;
-  }
-  return { coefficient, scale };
+  const { coefficient, scale } = a;
+  if (scale <= 0 || coefficient % 10n !== 0n) return { coefficient, scale };
+  if (coefficient === 0n) return { coefficient, scale: 0 };
+  // Count the zeros in the digits (one conversion) rather than dividing by 10 once per zero.
+  const digits = coefficient.toString();
+  let zeros = 1;
+  while (zeros < scale && digits.charCodeAt(digits.length - 1 - zeros) === 48) zeros++;
+  return { coefficient: coefficient / 10n ** BigInt(zeros), scale: scale - zeros };
 }
 
 /** Canonical text: no exponent, no trailing fraction zeros (`-12.5`, `0.001`, `42`). */

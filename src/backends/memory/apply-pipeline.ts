@@ -7,11 +7,17 @@
  * Choices where the extension leaves room (grammar/DEVIATIONS.md, "$apply"): groups come in the
  * order of their first row; null is a group of its own; `topcount`… give their rows ordered by
  * the value (highest first for `top…`, lowest first for `bottom…`), null values last.
+ *
+ * A `groupby` whose nested pipeline is an `aggregate` (after any `filter`, `search`, `compute`
+ * and `identity`), or nothing, with no aggregate along a navigation path, streams (issue 30): each
+ * row is folded into its group's accumulators (reference/aggregation.ts, `accumulator`) as it is
+ * read, so no group keeps its rows and the rows are read once. Every other `groupby` collects each
+ * group's rows and runs the nested pipeline on them; both give the same rows.
  */
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundTransformation } from '../../semantic/bound-ast.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
 import type { Evaluator, Row } from '../../reference/rows.js';
-import { aggregation, storedValue, valueKey } from '../../reference/aggregation.js';
+import { accumulator, aggregation, CountAccumulator, storedValue, valueKey, type Accumulator } from '../../reference/aggregation.js';
 import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
 import { isPrimitive } from '../../semantic/types.js';
@@ -29,14 +35,21 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-/** Compiles a bound `$apply` into one function from the input rows to the rows it gives. */
-export function compileApply(apply: BoundApply, compiler: ReferenceCompiler, search: SearchFunction): Step {
-  compiler.option = '$apply';
-  return pipeline(apply.transformations, compiler, search);
+/** How {@link compileApply} runs `groupby`: `streaming: false` collects every group's rows (to compare both ways in tests). */
+export interface ApplyOptions {
+  readonly streaming: boolean;
 }
 
-function pipeline(transformations: readonly BoundTransformation[], compiler: ReferenceCompiler, search: SearchFunction): Step {
-  const steps = transformations.map((t) => transformation(t, compiler, search));
+const STREAMING: ApplyOptions = { streaming: true };
+
+/** Compiles a bound `$apply` into one function from the input rows to the rows it gives. */
+export function compileApply(apply: BoundApply, compiler: ReferenceCompiler, search: SearchFunction, options: ApplyOptions = STREAMING): Step {
+  compiler.option = '$apply';
+  return pipeline(apply.transformations, compiler, search, options);
+}
+
+function pipeline(transformations: readonly BoundTransformation[], compiler: ReferenceCompiler, search: SearchFunction, options: ApplyOptions): Step {
+  const steps = transformations.map((t) => transformation(t, compiler, search, options));
   return (rows) => {
     let current = rows as Row[];
     for (const step of steps) {
@@ -48,7 +61,7 @@ function pipeline(transformations: readonly BoundTransformation[], compiler: Ref
   };
 }
 
-function transformation(node: BoundTransformation, compiler: ReferenceCompiler, search: SearchFunction): Step {
+function transformation(node: BoundTransformation, compiler: ReferenceCompiler, search: SearchFunction, options: ApplyOptions): Step {
   switch (node.kind) {
     case 'identity':
       return (rows) => [...rows];
@@ -61,13 +74,8 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
       return (rows) => rows.filter((row) => search(row, bound));
     }
     case 'compute': {
-      const items = node.items.map((item) => [item.alias, compiler.compile(item.expression)] as const);
-      return (rows) =>
-        rows.map((row) => {
-          const result: Record<string, unknown> = { ...row };
-          for (const [alias, evaluate] of items) setOwn(result, alias, storedValue(evaluate(row, NO_VARIABLES)));
-          return result;
-        });
+      const compute = computeRow(node, compiler);
+      return (rows) => rows.map(compute);
     }
     case 'orderby': {
       const keys: SortKey[] = node.items.map((item) => ({
@@ -91,7 +99,7 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
     }
     case 'groupby': {
       const sets = node.sets;
-      if (sets === undefined) return groupby(node.keys, node.apply, compiler, search);
+      if (sets === undefined) return groupby(node.keys, node.apply, compiler, search, options);
       // rollup(…): the groups of each grouping set, the finest first; a row has its set's keys only.
       const steps = sets.map((set) =>
         groupby(
@@ -99,13 +107,14 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
           node.apply,
           compiler,
           search,
+          options,
         ),
       );
       return (rows) => steps.flatMap((step) => step(rows));
     }
     case 'concat': {
       const branches = node.branches.map((branch) => {
-        const rows = pipeline(branch, compiler, search);
+        const rows = pipeline(branch, compiler, search, options);
         const type = branch.at(-1)?.output;
         // A branch of entities (a type with a key, and no groupby, aggregate or concat at its level) gives
         // each its type's properties, null where the row lacks one; the others' rows have theirs already.
@@ -119,6 +128,16 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
     case 'rank':
       return rank(node, compiler);
   }
+}
+
+/** `compute`: a copy of a row with the computed properties. */
+function computeRow(node: Extract<BoundTransformation, { kind: 'compute' }>, compiler: ReferenceCompiler): (row: Row) => Row {
+  const items = node.items.map((item) => [item.alias, compiler.compile(item.expression)] as const);
+  return (row) => {
+    const result: Record<string, unknown> = { ...row };
+    for (const [alias, evaluate] of items) setOwn(result, alias, storedValue(evaluate(row, NO_VARIABLES)));
+    return result;
+  };
 }
 
 /** `row` with every property of `names` (null where it has none); the row itself when it has them all. */
@@ -186,7 +205,13 @@ function aggregate(node: BoundAggregate, compiler: ReferenceCompiler): readonly 
   return [node.alias, (rows) => storedValue(combine(source(rows), read))];
 }
 
-function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransformation[], compiler: ReferenceCompiler, search: SearchFunction): Step {
+function groupby(
+  keys: readonly BoundGroupKey[],
+  nested: readonly BoundTransformation[],
+  compiler: ReferenceCompiler,
+  search: SearchFunction,
+  options: ApplyOptions,
+): Step {
   const readers = keys.map((key) => {
     const domain = domainOf(key.path.type);
     // A string groups by its exact value: no normalization to make.
@@ -199,46 +224,144 @@ function groupby(keys: readonly BoundGroupKey[], nested: readonly BoundTransform
         };
     return { evaluate: compiler.compile(key.path), keyOf, names: key.names };
   });
-  const perGroup = nested.length === 0 ? undefined : pipeline(nested, compiler, search);
+  const streaming = options.streaming ? streamed(nested, compiler, search) : undefined;
+  const perGroup = streaming !== undefined || nested.length === 0 ? undefined : pipeline(nested, compiler, search, options);
+  const last = readers.length - 1;
+  /**
+   * The group of `row` under `root`: one Map per grouping property, nested (no key text made per
+   * row); `create` makes it at its first row (so groups come in first-row order).
+   */
+  const groupOf = <G>(root: Map<unknown, unknown>, row: Row, create: (first: Row) => G): G => {
+    let level = root;
+    for (let i = 0; i < last; i++) {
+      const reader = readers[i] as (typeof readers)[number];
+      const part = reader.keyOf(reader.evaluate(row, NO_VARIABLES));
+      let next = level.get(part) as Map<unknown, unknown> | undefined;
+      if (next === undefined) level.set(part, (next = new Map()));
+      level = next;
+    }
+    const reader = readers[last];
+    const part = reader === undefined ? '' : reader.keyOf(reader.evaluate(row, NO_VARIABLES));
+    let group = level.get(part) as G | undefined;
+    if (group === undefined) level.set(part, (group = create(row)));
+    return group;
+  };
+  /** A row of the grouping properties of `first`, nested along their paths. */
+  const groupRow = (first: Row): Record<string, unknown> => {
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const reader of readers) {
+      let into = out;
+      for (const name of reader.names.slice(0, -1)) {
+        if (typeof into[name] !== 'object' || into[name] === null) setOwn(into, name, {});
+        into = into[name] as Record<string, unknown>;
+      }
+      setOwn(into, reader.names[reader.names.length - 1] as string, storedValue(reader.evaluate(first, NO_VARIABLES)));
+    }
+    return out;
+  };
+
+  if (streaming !== undefined) {
+    const { prepare, aliases, reads, makers } = streaming;
+    const count = makers.length;
+    return (rows) => {
+      type Group = { first: Row; accumulators: Accumulator[] };
+      const groups: Group[] = [];
+      const create = (first: Row): Group => {
+        const group: Group = { first, accumulators: makers.map((make) => make()) };
+        groups.push(group);
+        return group;
+      };
+      const root = new Map<unknown, unknown>();
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r] as Row;
+        const group = groupOf(root, row, create);
+        // The group exists from its first row on, even if the nested filter leaves it no row.
+        const input = prepare === undefined ? row : prepare(row);
+        if (input === undefined) continue;
+        const accumulators = group.accumulators;
+        for (let a = 0; a < count; a++) {
+          const read = reads[a];
+          (accumulators[a] as Accumulator).add(read === undefined ? null : read(input, NO_VARIABLES));
+        }
+      }
+      const result: Row[] = [];
+      for (const group of groups) {
+        const out = groupRow(group.first);
+        for (let a = 0; a < count; a++) setOwn(out, aliases[a] as string, storedValue((group.accumulators[a] as Accumulator).result()));
+        result.push({ ...out });
+      }
+      return result;
+    };
+  }
+
   return (rows) => {
-    // One Map per grouping property, nested (no key text made per row); groups in first-row order.
     type Group = { first: Row; rows: Row[] };
     const groups: Group[] = [];
+    const create = (first: Row): Group => {
+      const group: Group = { first, rows: [] };
+      groups.push(group);
+      return group;
+    };
     const root = new Map<unknown, unknown>();
-    const last = readers.length - 1;
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r] as Row;
-      let level = root;
-      for (let i = 0; i < last; i++) {
-        const reader = readers[i] as (typeof readers)[number];
-        const part = reader.keyOf(reader.evaluate(row, NO_VARIABLES));
-        let next = level.get(part) as Map<unknown, unknown> | undefined;
-        if (next === undefined) level.set(part, (next = new Map()));
-        level = next;
-      }
-      const reader = readers[last];
-      const part = reader === undefined ? '' : reader.keyOf(reader.evaluate(row, NO_VARIABLES));
-      const group = level.get(part) as Group | undefined;
-      if (group === undefined) {
-        const created: Group = { first: row, rows: [row] };
-        level.set(part, created);
-        groups.push(created);
-      } else group.rows.push(row);
+      groupOf(root, row, create).rows.push(row);
     }
     const result: Row[] = [];
     for (const group of groups) {
-      const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-      readers.forEach((reader) => {
-        let into = out;
-        for (const name of reader.names.slice(0, -1)) {
-          if (typeof into[name] !== 'object' || into[name] === null) setOwn(into, name, {});
-          into = into[name] as Record<string, unknown>;
-        }
-        setOwn(into, reader.names[reader.names.length - 1] as string, storedValue(reader.evaluate(group.first, NO_VARIABLES)));
-      });
+      const out = groupRow(group.first);
       if (perGroup !== undefined) for (const aggregated of perGroup(group.rows)) Object.assign(out, aggregated);
       result.push({ ...out });
     }
     return result;
+  };
+}
+
+/** What a streaming `groupby` does with each row: `prepare` (nested filter, search, compute; undefined drops the row), then one accumulator per aggregate. */
+interface Streamed {
+  readonly prepare: ((row: Row) => Row | undefined) | undefined;
+  readonly aliases: readonly string[];
+  /** The value each accumulator is given (none for `$count`). */
+  readonly reads: readonly (Evaluator | undefined)[];
+  readonly makers: readonly (() => Accumulator)[];
+}
+
+/** The nested transformations a streaming `groupby` runs on each row before its `aggregate`. */
+const PER_ROW: ReadonlySet<BoundTransformation['kind']> = new Set(['identity', 'filter', 'search', 'compute']);
+
+/**
+ * The streaming form of a nested pipeline: `filter`, `search`, `compute` and `identity` steps then
+ * one `aggregate` without navigation paths, or nothing; undefined for any other.
+ */
+function streamed(nested: readonly BoundTransformation[], compiler: ReferenceCompiler, search: SearchFunction): Streamed | undefined {
+  const final = nested.at(-1);
+  if (final === undefined) return { prepare: undefined, aliases: [], reads: [], makers: [] };
+  const before = nested.slice(0, -1);
+  if (final.kind !== 'aggregate' || final.aggregates.some((a) => a.through !== undefined) || !before.every((step) => PER_ROW.has(step.kind))) return undefined;
+  const steps: ((row: Row) => Row | undefined)[] = [];
+  for (const step of before) {
+    if (step.kind === 'filter') {
+      const predicate = compiler.predicate(step.predicate);
+      steps.push((row) => (predicate(row) ? row : undefined));
+    } else if (step.kind === 'search') {
+      const bound = step.search;
+      steps.push((row) => (search(row, bound) ? row : undefined));
+    } else if (step.kind === 'compute') steps.push(computeRow(step, compiler));
+  }
+  const prepare =
+    steps.length === 0
+      ? undefined
+      : steps.length === 1
+        ? steps[0]
+        : (row: Row): Row | undefined => {
+            let current: Row | undefined = row;
+            for (let i = 0; i < steps.length && current !== undefined; i++) current = (steps[i] as (row: Row) => Row | undefined)(current);
+            return current;
+          };
+  return {
+    prepare,
+    aliases: final.aggregates.map((a) => a.alias),
+    reads: final.aggregates.map((a) => (a.kind === 'count' ? undefined : compiler.compile(a.expression))),
+    makers: final.aggregates.map((a) => (a.kind === 'count' ? () => new CountAccumulator() : accumulator(a.method, a.expression.type))),
   };
 }
