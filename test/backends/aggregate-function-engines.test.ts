@@ -90,6 +90,24 @@ describe('the aggregate function gives the reference answer on every engine', ()
     );
   });
 
+  it('$these inside groupby() is the group (the reference collects the group, it does not stream it)', async () => {
+    const result = await runDifferential('$apply=groupby((flag),filter(n32 ge $these/aggregate(n32 with average))/aggregate($count as c))', {
+      model: fuzzModel,
+      entitySet: FUZZ_SET,
+      rows: fuzzRows,
+      targets: [],
+    });
+    if (result.reference.kind !== 'rows') throw new Error(result.reference.kind);
+    const expected = new Map<unknown, bigint>();
+    for (const flag of new Set(fuzzRows.map((row) => row.flag ?? null))) {
+      const group = fuzzRows.filter((row) => (row.flag ?? null) === flag);
+      const values = group.map((row) => row.n32).filter((n): n is number => typeof n === 'number');
+      const average = values.reduce((a, b) => a + b, 0) / values.length;
+      expected.set(flag, BigInt(group.filter((row) => typeof row.n32 === 'number' && row.n32 >= average).length));
+    }
+    expect(new Map(result.reference.result.value.map((row) => [row.flag, row.c]))).toEqual(expected);
+  });
+
   it('$these is the current collection: the rows of the set, or of the transformation', async () => {
     const result = await runDifferential('$apply=filter(id le 3)/compute($these/$count as n)&$select=id,n', {
       model: fuzzModel,

@@ -22,6 +22,7 @@ import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { sortRows, type SortKey } from './ordering.js';
+import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
 /** The group key of null (and of a value that is no string) where strings are their own keys. */
@@ -337,7 +338,15 @@ function streamed(nested: readonly BoundTransformation[], compiler: ReferenceCom
   const final = nested.at(-1);
   if (final === undefined) return { prepare: undefined, aliases: [], reads: [], makers: [] };
   const before = nested.slice(0, -1);
-  if (final.kind !== 'aggregate' || final.aggregates.some((a) => a.through !== undefined) || !before.every((step) => PER_ROW.has(step.kind))) return undefined;
+  if (
+    final.kind !== 'aggregate' ||
+    final.aggregates.some((a) => a.through !== undefined || a.from !== undefined) ||
+    !before.every((step) => PER_ROW.has(step.kind))
+  )
+    return undefined;
+  // $these/aggregate(…) inside is the group's rows, which a row read alone does not know.
+  if (transformationExpressions(nested).some((e) => someExpression(e, (node) => node.kind === 'aggregateValue' && node.collection === undefined)))
+    return undefined;
   const steps: ((row: Row) => Row | undefined)[] = [];
   for (const step of before) {
     if (step.kind === 'filter') {
