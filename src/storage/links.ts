@@ -194,7 +194,8 @@ function linkOf(declaring: StructuredType, navigation: NavigationProperty, stora
 
 /**
  * A link table's columns: the owner's key as `Type_key`, the targets' as `navigation_key` (or as
- * the mapping names them). A navigation property named as its own type (`Node/Node`) would give
+ * the mapping names them). A navigation property named as its own type (`Node/Node`, or
+ * `Part/part`: MySQL/MariaDB column names ignore case, and snake_case naming lowers it) would give
  * both sides the same names: the targets' are then `navigation_target_key`.
  */
 function linkColumns(
@@ -206,12 +207,12 @@ function linkColumns(
   targetNames: readonly string[] = [],
 ): Pick<Extract<StoredLink, { kind: 'table' }>, 'source' | 'target'> {
   const source = keys.map((k, i) => ({ link: sourceNames[i] ?? `${declaring.name}_${columnName(k)}`, column: k }));
-  const taken = new Set(source.map((s) => s.link));
+  const taken = new Set(source.map((s) => s.link.toLowerCase()));
   const target = targetKeys.map((k, i) => {
     const named = targetNames[i];
     if (named !== undefined) return { link: named, column: k };
     const plain = `${navigation.name}_${columnName(k)}`;
-    return { link: taken.has(plain) ? `${navigation.name}_target_${columnName(k)}` : plain, column: k };
+    return { link: taken.has(plain.toLowerCase()) ? `${navigation.name}_target_${columnName(k)}` : plain, column: k };
   });
   return { source, target };
 }

@@ -105,6 +105,9 @@ const QUERIES = [
   '$apply=aggregate(dynA with countdistinct as d,dynB with countdistinct as e)',
   '$apply=groupby((Name),aggregate(dynB with countdistinct as d,dynA with max as hi))',
   "$apply=filter(dynB ne 'a')/groupby((dynA),aggregate(dynC with min as m))",
+  // rollup of a dynamic property (model 1318, seed 2901): GROUPING() cannot repeat its parameterised expression, one GROUP BY per level instead.
+  '$apply=groupby((rollup(dynB,Name)),aggregate($count as n,dynA with sum as s))',
+  '$apply=groupby((rollup(Name,dynC)),aggregate($count as n))&$filter=n ge 1',
   // $select: declared properties beside them, and the dynamic properties themselves (null where absent).
   '$filter=dynA ge 1&$select=Name',
   '$select=Id,dynA,dynB,dynC,nothere',

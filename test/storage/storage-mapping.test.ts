@@ -97,6 +97,14 @@ describe('the storage conventions', () => {
     // Names the mapping gives are kept as they are.
     const named = { navigation: { 'Node.Node': { linkTable: 'edges', sourceColumns: ['parent'], targetColumns: ['child'] } } };
     expect(shown(navigationLink(node, node.navigation.get('Node') as NavigationProperty, named))).toBe('table edges: parent=id | child=id');
+    // Named as its own type but for case (model 1312): MySQL/MariaDB column names ignore case.
+    const parts = defineModel({
+      namespace: 'T',
+      entityTypes: { Part: { key: ['kind'], properties: { kind: 'Edm.Int64' }, navigation: { part: { type: 'Collection(Part)' } } } },
+      entitySets: { parts: { type: 'Part' } },
+    });
+    const part = parts.types.get('T.Part') as StructuredType;
+    expect(shown(navigationLink(part, part.navigation.get('part') as NavigationProperty, {}))).toBe('table Part_part: Part_kind=kind | part_target_kind=kind');
   });
 
   it('overrides: a foreign key, a link table, the container columns; the partner follows', () => {

@@ -328,7 +328,15 @@ export class SqlApplyCompiler {
   ): ApplyRelation {
     const names = sets.map((set) => [...set.map((i) => (keys[i] as BoundGroupKey).names.join('/')), ...aggregates.map((a) => a.alias)]);
     const presence: ApplyPresence = { column: PRESENCE_COLUMN, sets: names };
-    if (this.compiler.dialect.groupingSets !== undefined && input.presence === undefined && aggregates.every((a) => a.through === undefined)) {
+    // GROUPING(…) must repeat the grouped expressions: not where one holds a parameter (a dynamic
+    // property's name, a Duration's key), which the statement numbers apart (model 1318, seed 2901).
+    const plain = keys.every((key) => !isUntyped(key.path.type) && !isPrimitive(key.path.type, 'Edm.Duration'));
+    if (
+      this.compiler.dialect.groupingSets !== undefined &&
+      plain &&
+      input.presence === undefined &&
+      aggregates.every((a) => a.through === undefined && a.from === undefined)
+    ) {
       return { ...this.aggregate(keys, steps, aggregates, output, input, sets), presence };
     }
     const shared = this.shared({ ...input, order: undefined });
