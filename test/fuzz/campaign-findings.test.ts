@@ -120,3 +120,17 @@ describe('campaign findings of issue 28 (seed 2837)', () => {
     expect(rows.map((row) => Number(row.n)).sort((a, b) => a - b)).toEqual([2, 3, fuzzRows.length - 5]);
   }, 60_000);
 });
+
+describe('campaign findings of issue 30 (seed 2901, models 1301-1324)', () => {
+  it('arithmetic of two functions of null literals is a typed null (PostgreSQL: "operator is not unique: unknown * unknown")', async () => {
+    for (const text of [
+      '$filter=(round(null) mul indexof(name,null)) eq 1',
+      '$filter=(round(null) add floor(null)) eq 1 or (ceiling(null) sub length(null)) ne 2&$select=id',
+      "$compute='' as zc0&$filter=((round(null) mul indexof(name,null)) eq ((n32 div null) sub (0 div null))) and zc0 ne null&$select=id",
+    ]) {
+      const result = await run(text);
+      expect(result.findings, text).toEqual([]);
+      for (const [target, outcome] of result.outcomes) expect(outcome.kind, `${target}: ${text}`).toBe('rows');
+    }
+  }, 60_000);
+});

@@ -878,8 +878,11 @@ export class SqlCompiler {
           // With a null operand: a null of the result's type. `x - NULL` has no type of its own in
           // MariaDB, which then makes a CASE around it a DOUBLE (an Int64 branch lost its last digits).
           if (node.left.type.kind === 'null' || node.right.type.kind === 'null') return this.value(null, parameterKind(node.type, node.type));
-          const l = this.expression(node.left, scope, node.operandType);
-          const r = this.expression(node.right, scope, node.operandType);
+          // An operand that compiles to a bare NULL (a function of a null literal, `round(null)`) is
+          // typed: `NULL * NULL` has no operator on PostgreSQL ("operator is not unique", seed 2901).
+          const typed = (sql: string): string => (sql === 'NULL' ? this.value(null, parameterKind(node.operandType, node.operandType)) : sql);
+          const l = typed(this.expression(node.left, scope, node.operandType));
+          const r = typed(this.expression(node.right, scope, node.operandType));
           if (operator !== 'divby' && numericKind(node.type) === 'double') return this.doubleOperation(operator as 'add', l, r);
           // A zero divisor yields null (see "Failed operations yield null" in grammar/DEVIATIONS.md).
           const divisor = `NULLIF(${r}, 0)`;
