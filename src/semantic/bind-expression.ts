@@ -20,7 +20,6 @@ import { navigationTarget } from '../model/navigation.js';
 import type { AggregateItem, CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
 import type { BoundAggregate, BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
-import { bindAggregateItem, type Input as ApplyInput } from './apply/bind-apply.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';
@@ -118,6 +117,36 @@ interface Scope {
 }
 
 const ROOT_SCOPE: Scope = { variables: new Map(), anyAllDepth: 0, functionDepth: 0, expanding: new Set() };
+
+/** The rows an aggregate expression of the aggregate function reads (the apply binder's input). */
+export interface AggregateRows {
+  readonly type: StructuredType;
+  readonly set: EntitySet | undefined;
+  readonly capabilities: Capabilities | undefined;
+  readonly entity: boolean;
+}
+
+/**
+ * Binds an aggregate expression of the aggregate function: the `$apply` binder's, which registers
+ * itself here when it loads (it reads this module's types, so this module does not import it).
+ */
+export type AggregateBinder = (
+  item: AggregateItem,
+  rows: AggregateRows,
+  context: {
+    readonly settings: ResolvedSettings;
+    readonly option: string;
+    readonly model: Model;
+    binder(rows: AggregateRows, purpose: Purpose): ExpressionBinder;
+  },
+) => BoundAggregate;
+
+let aggregateBinder: AggregateBinder | undefined;
+
+/** Called by the `$apply` binder (semantic/apply/bind-apply.ts) when it loads. */
+export function registerAggregateBinder(binder: AggregateBinder): void {
+  aggregateBinder = binder;
+}
 
 /** Binds one expression. Create one binder per expression: it counts nodes. */
 /**
@@ -573,9 +602,10 @@ export class ExpressionBinder {
   }
 
   /** An aggregate expression of the aggregate function, bound against the rows of `input`. */
-  private aggregateOf(item: AggregateItem, input: ApplyInput): BoundAggregate {
+  private aggregateOf(item: AggregateItem, input: AggregateRows): BoundAggregate {
     const { aggregatedFrom, computed: _computed, ...context } = this.context;
-    return bindAggregateItem(item, input, {
+    if (aggregateBinder === undefined) throw this.error('unsupported_feature', `The aggregate function needs the $apply binder`, item.span);
+    return aggregateBinder(item, input, {
       settings: context.settings,
       option: context.option,
       model: context.model,

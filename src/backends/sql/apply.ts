@@ -53,7 +53,7 @@ import { memberOrdinals } from '../../passes/enums.js';
 import { someExpression } from '../../semantic/walk/index.js';
 import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
-import type { Scope, SqlCompiler } from './compiler.js';
+import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
@@ -95,6 +95,9 @@ export const PRESENCE_COLUMN = '~present';
 const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
+
+// The aggregate function of expressions (`Sales/aggregate(…)`) compiles its aggregate here.
+registerAggregateCompiler((compiler, aggregate, scope, prefix) => new SqlApplyCompiler(compiler, scope.set, prefix).aggregateValue(aggregate, scope));
 
 /** Compiles the transformations of one `$apply` into nested derived tables, with one statement's compiler. */
 export class SqlApplyCompiler {

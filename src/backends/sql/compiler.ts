@@ -14,7 +14,7 @@ import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, par
 import { toBigInt, toNumber } from '../../reference/values.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundAggregate, BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { declaringType } from '../../model/navigation.js';
@@ -29,7 +29,6 @@ import type { CastContext } from './casts.js';
 import { functionCondition, functionValue, type SqlFunctionContext } from './functions.js';
 import { FUNCTIONS } from '../../semantic/functions.js';
 import { SqlConditions } from './conditions.js';
-import { SqlApplyCompiler } from './apply.js';
 import { lowerCondition } from '../../passes/lower-conditions.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
@@ -77,6 +76,20 @@ export interface Scope {
    * entity set's table, restricted by the mapping's scope. Absent: `$these` is refused here.
    */
   readonly these?: { readonly from: string; readonly type: StructuredType; readonly restricted?: true };
+}
+
+/**
+ * Compiles an aggregate expression over the rows of a scope (the aggregate function's): the
+ * `$apply` compiler's, which registers itself here when it loads (./apply.ts reads this module's
+ * types, so this module does not import it).
+ */
+export type AggregateCompiler = (compiler: SqlCompiler, aggregate: BoundAggregate, scope: Scope, prefix: string) => string;
+
+let aggregateCompiler: AggregateCompiler | undefined;
+
+/** Called by ./apply.ts when it loads. */
+export function registerAggregateCompiler(compile: AggregateCompiler): void {
+  aggregateCompiler = compile;
 }
 
 /** A lambda variable (see {@link Scope.variables}). */
@@ -528,7 +541,9 @@ export class SqlCompiler {
   private aggregateValue(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, scope: Scope): string {
     const a = node.aggregate;
     if (a.through !== undefined) throw unsupported('aggregating along a navigation path in the aggregate function');
-    const aggregates = new SqlApplyCompiler(this, scope.set, `${this.nextAlias()}a`);
+    const compile = aggregateCompiler;
+    if (compile === undefined) throw unsupported('the aggregate function without the $apply compiler');
+    const aggregates = { aggregateValue: (aggregate: BoundAggregate, over: Scope): string => compile(this, aggregate, over, `${this.nextAlias()}a`) };
     if (node.collection !== undefined) {
       const rows = this.collection(node.collection, scope);
       if (rows.kind !== 'entities') throw unsupported('the aggregate function of a collection of values');

@@ -22,7 +22,7 @@ import type {
   RankDirection,
   RankMeasure,
 } from '../bound-ast.js';
-import type { ExpressionBinder, Purpose } from '../bind-expression.js';
+import { registerAggregateBinder, type ExpressionBinder, type Purpose } from '../bind-expression.js';
 import type { ResolvedSettings } from '../settings.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
@@ -95,6 +95,8 @@ export function bindApply(
 export function bindAggregateItem(item: AggregateItem, input: Input, context: ApplyContext): BoundAggregate {
   return new ApplyBinder(context).aggregateItem(item, input);
 }
+
+registerAggregateBinder(bindAggregateItem);
 
 class ApplyBinder {
   private nodes = 0;
