@@ -5,23 +5,12 @@
  * `$compute`; the input rows in `filter()` and `compute()` of `$apply`). MongoDB runs
  * `path/aggregate(…)` over the looked-up array and refuses `$these` (`unsupported_feature`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDifferential } from '../../src/testing/index.js';
-import { openTargets } from '../fixtures/differential-targets.js';
+import { useFuzzTargets } from '../fixtures/fuzz-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
 
-const CI = process.env.CI === 'true';
-let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
-beforeAll(async () => {
-  opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
-  if (opened.skipped.length > 0) {
-    if (CI) throw new Error(`CI needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL (missing: ${opened.skipped.join(', ')})`);
-    console.warn(`[aggregate-function-engines] skipped without a URL: ${opened.skipped.join(', ')}`);
-  }
-}, 60_000);
-afterAll(async () => {
-  await opened?.close();
-});
+const targets = useFuzzTargets('aggregate-function-engines');
 
 const CASES: readonly string[] = [
   '$filter=n16 mul 3 ge $these/aggregate(n16 with max)&$select=id,n16',
@@ -40,7 +29,7 @@ describe('the aggregate function gives the reference answer on every engine', ()
     it(
       query,
       async () => {
-        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [] });
+        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
         expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
         expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
         for (const [target, outcome] of result.outcomes) {
@@ -66,7 +55,7 @@ describe('the aggregate function gives the reference answer on every engine', ()
     it(
       query,
       async () => {
-        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [] });
+        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
         expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
         expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
         for (const [target, outcome] of result.outcomes) {

@@ -6,23 +6,12 @@
  * MariaDB refuses it (`unsupported_feature` at the first transformation): a derived table there
  * cannot read the columns of the expanded row.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDifferential } from '../../src/testing/index.js';
-import { openTargets } from '../fixtures/differential-targets.js';
+import { useFuzzTargets } from '../fixtures/fuzz-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
 
-const CI = process.env.CI === 'true';
-let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
-beforeAll(async () => {
-  opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
-  if (opened.skipped.length > 0) {
-    if (CI) throw new Error(`CI needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL (missing: ${opened.skipped.join(', ')})`);
-    console.warn(`[apply-expand-engines] skipped without a URL: ${opened.skipped.join(', ')}`);
-  }
-}, 60_000);
-afterAll(async () => {
-  await opened?.close();
-});
+const targets = useFuzzTargets('apply-expand-engines');
 
 // Related entities are read with $select of columns every engine stores exactly (mingo has no Int64: DEVIATIONS).
 const CASES: readonly string[] = [
@@ -42,7 +31,7 @@ describe('$apply inside $expand gives the reference rows on every engine', () =>
     it(
       query,
       async () => {
-        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [] });
+        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
         expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
         expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
         for (const [target, outcome] of result.outcomes) {
@@ -59,7 +48,7 @@ describe('$apply inside $expand gives the reference rows on every engine', () =>
       '$expand=children($apply=groupby((rollup(status,flag)),aggregate($count as c)))',
       '$expand=children($apply=concat(identity,identity))',
     ]) {
-      const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [] });
+      const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
       expect(result.reference.kind).toBe('rows');
       for (const [target, outcome] of result.outcomes) {
         if (target.startsWith('MongoDB')) continue;

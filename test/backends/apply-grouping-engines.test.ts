@@ -9,23 +9,12 @@
  * PostgreSQL and DuckDB read it as one `GROUP BY GROUPING SETS`; SQLite and MariaDB (which has no
  * `GROUPING()`) as one `GROUP BY` per set; MongoDB as one `$group` over each document once per set.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDifferential } from '../../src/testing/index.js';
-import { openTargets } from '../fixtures/differential-targets.js';
+import { useFuzzTargets } from '../fixtures/fuzz-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
 
-const CI = process.env.CI === 'true';
-let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
-beforeAll(async () => {
-  opened = await openTargets(fuzzModel, FUZZ_SET, fuzzRows);
-  if (opened.skipped.length > 0) {
-    if (CI) throw new Error(`CI needs ODATA_TEST_POSTGRES_URL and ODATA_TEST_MYSQL_URL (missing: ${opened.skipped.join(', ')})`);
-    console.warn(`[apply-grouping-engines] skipped without a URL: ${opened.skipped.join(', ')}`);
-  }
-}, 60_000);
-afterAll(async () => {
-  await opened?.close();
-});
+const targets = useFuzzTargets('apply-grouping-engines');
 
 /** Each query, and how many rows the reference gives (a group per set: checked here against the rows). */
 const CASES: readonly string[] = [
@@ -57,7 +46,7 @@ describe('rollup gives the reference rows on every engine', () => {
     it(
       query,
       async () => {
-        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: opened?.targets ?? [] });
+        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
         expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
         expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
         for (const [target, outcome] of result.outcomes)

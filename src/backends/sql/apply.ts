@@ -480,18 +480,7 @@ export class SqlApplyCompiler {
       throw unsupported(`'from' inside groupby() on ${dialect.displayName} (a derived table cannot read the group)`, a);
     const scope = this.scope(rows);
     const conditions: string[] = [];
-    for (const key of keys) {
-      const g = `${group?.alias}.${this.quote(this.column(group?.output as StructuredType, key.names))}`;
-      const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
-      conditions.push(
-        dialect.notDistinct(
-          () => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)),
-          () => (strings ? dialect.binary(g) : g),
-        ),
-      );
-    }
-    const kept = keep(scope);
-    if (kept !== '') conditions.push(kept);
+    conditions.push(...this.inGroup(keys, scope, group, keep));
     // Every step's grouping expressions, as columns k0, k1, … of the innermost table.
     const owners: number[] = [];
     const expressions: string[] = [];
@@ -529,6 +518,30 @@ export class SqlApplyCompiler {
     });
     const z = this.alias();
     return `(SELECT ${z}.${v} FROM (${sql}) ${z})`;
+  }
+
+  /**
+   * The conditions that a row of `scope` belongs to the group `group` (its grouping values, null
+   * equal to null, strings by code point) and passes the group's nested filters (`keep`).
+   */
+  private inGroup(
+    keys: readonly BoundGroupKey[],
+    scope: Scope,
+    group: { alias: string; output: StructuredType } | undefined,
+    keep: (scope: Scope) => string,
+  ): string[] {
+    const c = this.compiler;
+    const dialect = c.dialect;
+    const conditions = keys.map((key) => {
+      const g = `${group?.alias}.${this.quote(this.column(group?.output as StructuredType, key.names))}`;
+      const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
+      return dialect.notDistinct(
+        () => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)),
+        () => (strings ? dialect.binary(g) : g),
+      );
+    });
+    const kept = keep(scope);
+    return kept === '' ? conditions : [...conditions, kept];
   }
 
   /** An aggregate expression over the rows of `scope`, as the aggregate function of an expression computes it. */
@@ -635,7 +648,6 @@ export class SqlApplyCompiler {
     group: { alias: string; output: StructuredType } | undefined,
   ): string {
     const c = this.compiler;
-    const dialect = c.dialect;
     const through = a.through as BoundPath;
     const scope = this.scope(rows);
     const hops: string[] = [];
@@ -653,18 +665,7 @@ export class SqlApplyCompiler {
     }
     if (target === undefined) throw unsupported('this aggregated path', a);
     conditions.push(target.join);
-    for (const key of keys) {
-      const g = `${group?.alias}.${this.quote(this.column(group?.output as StructuredType, key.names))}`;
-      const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
-      conditions.push(
-        dialect.notDistinct(
-          () => (strings ? dialect.binary(c.expression(key.path, scope)) : c.expression(key.path, scope)),
-          () => (strings ? dialect.binary(g) : g),
-        ),
-      );
-    }
-    const kept = keep(scope);
-    if (kept !== '') conditions.push(kept);
+    conditions.push(...this.inGroup(keys, scope, group, keep));
     const exists = `EXISTS (SELECT 1 FROM ${this.fromOf(rows, scope)}${hops.length === 0 ? '' : ` ${hops.join(' ')}`} WHERE ${conditions.join(' AND ')})`;
     const value = this.aggregateFunction({ ...a, through: undefined } as BoundAggregate, { ...target.scope, variables: new Map() }, '');
     return `(SELECT ${value} FROM ${target.from} WHERE ${exists})`;
