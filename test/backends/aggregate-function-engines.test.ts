@@ -6,9 +6,8 @@
  * `path/aggregate(…)` over the looked-up array and refuses `$these` (`unsupported_feature`).
  */
 import { describe, expect, it } from 'vitest';
-import { runDifferential } from '../../src/testing/index.js';
-import { useFuzzTargets } from '../fixtures/fuzz-targets.js';
-import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
+import { expectAgreement, referenceRows, useFuzzTargets } from '../fixtures/fuzz-targets.js';
+import { fuzzRows } from '../fixtures/fuzz-data.js';
 
 const targets = useFuzzTargets('aggregate-function-engines');
 
@@ -29,15 +28,7 @@ describe('the aggregate function gives the reference answer on every engine', ()
     it(
       query,
       async () => {
-        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
-        expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
-        expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
-        for (const [target, outcome] of result.outcomes) {
-          // MongoDB refuses $these (the whole collection beside each document), not path/aggregate(…).
-          if (target.startsWith('MongoDB') && query.includes('$these'))
-            expect(outcome.kind === 'odata' && outcome.code === 'unsupported_feature', `${target}: ${outcome.kind}`).toBe(true);
-          else expect(outcome.kind, `${target}: ${outcome.kind === 'odata' ? outcome.message : outcome.kind}`).toBe('rows');
-        }
+        await expectAgreement(query, targets(), (target) => target.startsWith('MongoDB') && query.includes('$these'));
       },
       60_000,
     );
@@ -55,38 +46,20 @@ describe('the aggregate function gives the reference answer on every engine', ()
     it(
       query,
       async () => {
-        const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: targets() });
-        expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
-        expect(result.findings.map((f) => `[${f.target}] ${f.class}: ${f.detail.slice(0, 300)}`)).toEqual([]);
-        for (const [target, outcome] of result.outcomes) {
-          const refused = target.startsWith('MongoDB') || (target.startsWith('MariaDB') && query.includes('groupby'));
-          if (refused) expect(outcome.kind === 'odata' && outcome.code === 'unsupported_feature', `${target}: ${outcome.kind}`).toBe(true);
-          else expect(outcome.kind, `${target}: ${outcome.kind === 'odata' ? outcome.message : outcome.kind}`).toBe('rows');
-        }
+        await expectAgreement(query, targets(), (target) => target.startsWith('MongoDB') || (target.startsWith('MariaDB') && query.includes('groupby')));
       },
       60_000,
     );
   }
 
   it('from is the groupby-then-aggregate it stands for', async () => {
-    const run = async (query: string): Promise<unknown> => {
-      const result = await runDifferential(query, { model: fuzzModel, entitySet: FUZZ_SET, rows: fuzzRows, targets: [] });
-      if (result.reference.kind !== 'rows') throw new Error(result.reference.kind);
-      return result.reference.result.value;
-    };
-    expect(await run('$apply=aggregate(n32 with sum from status with average as a)')).toEqual(
-      await run('$apply=groupby((status),aggregate(n32 with sum as t))/aggregate(t with average as a)'),
+    expect(await referenceRows('$apply=aggregate(n32 with sum from status with average as a)')).toEqual(
+      await referenceRows('$apply=groupby((status),aggregate(n32 with sum as t))/aggregate(t with average as a)'),
     );
   });
 
   it('$these inside groupby() is the group (the reference collects the group, it does not stream it)', async () => {
-    const result = await runDifferential('$apply=groupby((flag),filter(n32 ge $these/aggregate(n32 with average))/aggregate($count as c))', {
-      model: fuzzModel,
-      entitySet: FUZZ_SET,
-      rows: fuzzRows,
-      targets: [],
-    });
-    if (result.reference.kind !== 'rows') throw new Error(result.reference.kind);
+    const rows = await referenceRows('$apply=groupby((flag),filter(n32 ge $these/aggregate(n32 with average))/aggregate($count as c))');
     const expected = new Map<unknown, bigint>();
     for (const flag of new Set(fuzzRows.map((row) => row.flag ?? null))) {
       const group = fuzzRows.filter((row) => (row.flag ?? null) === flag);
@@ -94,17 +67,11 @@ describe('the aggregate function gives the reference answer on every engine', ()
       const average = values.reduce((a, b) => a + b, 0) / values.length;
       expected.set(flag, BigInt(group.filter((row) => typeof row.n32 === 'number' && row.n32 >= average).length));
     }
-    expect(new Map(result.reference.result.value.map((row) => [row.flag, row.c]))).toEqual(expected);
+    expect(new Map(rows.map((row) => [row.flag, row.c]))).toEqual(expected);
   });
 
   it('$these is the current collection: the rows of the set, or of the transformation', async () => {
-    const result = await runDifferential('$apply=filter(id le 3)/compute($these/$count as n)&$select=id,n', {
-      model: fuzzModel,
-      entitySet: FUZZ_SET,
-      rows: fuzzRows,
-      targets: [],
-    });
-    if (result.reference.kind !== 'rows') throw new Error(result.reference.kind);
-    expect(result.reference.result.value.map((row) => row.n)).toEqual([3n, 3n, 3n]);
+    const rows = await referenceRows('$apply=filter(id le 3)/compute($these/$count as n)&$select=id,n');
+    expect(rows.map((row) => row.n)).toEqual([3n, 3n, 3n]);
   });
 });
