@@ -270,7 +270,7 @@ function itemValue(
   if (property.type.kind !== 'complex' && property.type.kind !== 'entity') return valueJson(typeOf(property), value, options, () => path.join('/'));
   const complex = readJson(value, property.name);
   if (typeof complex !== 'object' || complex === null || Array.isArray(complex)) throw unreadable(path.join('/'), property.type.type.qualifiedName);
-  const out = structured(property.type.type, complex as Record<string, unknown>, options, whole, path);
+  const out = structured(property.type.type, complex as Record<string, unknown>, options, whole, path, property.type.kind === 'entity');
   // A whole complex value stored flattened with every column null is null (see DEVIATIONS).
   return !property.collection && whole(path) && allNull(out) ? null : out;
 }
@@ -281,10 +281,13 @@ function structured(
   options: JsonValueOptions,
   whole: (path: readonly string[]) => boolean,
   path: readonly string[],
+  /** An entity held as a value (a row of `join` or `addnested`): its declared properties only, not the columns that link it. */
+  declared = false,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     const property = type.properties.get(key);
+    if (declared && (property === undefined || !property.selectable)) continue;
     setOwn(out, key, property === undefined ? plain(item) : propertyValue(property, item, options, whole, [...path, key]));
   }
   return out;

@@ -308,6 +308,26 @@ export type BoundTransformation =
   | { readonly kind: 'identity'; readonly output: StructuredType; readonly span: Span }
   | { readonly kind: 'concat'; readonly branches: readonly (readonly BoundTransformation[])[]; readonly output: StructuredType; readonly span: Span }
   /**
+   * `join` and `outerjoin` (Data Aggregation 3.4.3, 3.4.4): each input row once per instance of
+   * its collection `path` (after `apply`, run on each row's instances), the instance as the
+   * single-valued property `alias`; `outer` keeps a row without any instance once, `alias` null.
+   */
+  | {
+      readonly kind: 'join';
+      readonly outer: boolean;
+      /** A collection of entities (a navigation property) or of complex values, from the input row. */
+      readonly path: BoundPath;
+      readonly alias: string;
+      /** The transformations of each row's instances (empty: the instances themselves). */
+      readonly apply: readonly BoundTransformation[];
+      readonly output: StructuredType;
+      readonly span: Span;
+    }
+  /** `nest` (3.4.2): one row; each item's property the collection of rows its pipeline gives from the input rows. */
+  | { readonly kind: 'nest'; readonly items: readonly BoundNestItem[]; readonly output: StructuredType; readonly span: Span }
+  /** `addnested` (3.4.1): each input row with each item's property, the rows its pipeline gives from the row's collection `path`. */
+  | { readonly kind: 'addnested'; readonly path: BoundPath; readonly items: readonly BoundNestItem[]; readonly output: StructuredType; readonly span: Span }
+  /**
    * `topcount`, `bottomcount`, `toppercent`, `bottompercent`, `topsum` and `bottomsum` (Data
    * Aggregation 3.2.2), one node: the rows in `value` order (highest first for `top`, lowest first
    * for `bottom`, null values last), cut by `measure`: the first `limit` rows (`count`), or the
@@ -323,6 +343,14 @@ export type BoundTransformation =
       readonly output: StructuredType;
       readonly span: Span;
     };
+
+/** One `pipeline as alias` of `nest` and `addnested`: the property `alias` holds the rows (of type `type`) the pipeline gives. */
+export interface BoundNestItem {
+  readonly alias: string;
+  readonly apply: readonly BoundTransformation[];
+  readonly type: StructuredType;
+  readonly span: Span;
+}
 
 /** What a `rank` transformation limits: the number of rows, a percentage of the values' total, or their sum. */
 export type RankMeasure = 'count' | 'percent' | 'sum';

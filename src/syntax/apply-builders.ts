@@ -68,16 +68,7 @@ const TRANSFORMATIONS: ReadonlySet<string> = new Set<TransformationKind>([
 ]);
 
 /** The transformations whose syntax is checked but that get no tree of their own (`kind: 'other'`). */
-export const OTHER_TRANSFORMATIONS: ReadonlySet<TransformationKind> = new Set<TransformationKind>([
-  'join',
-  'outerjoin',
-  'nest',
-  'addnested',
-  'ancestors',
-  'descendants',
-  'traverse',
-  'custom',
-]);
+export const OTHER_TRANSFORMATIONS: ReadonlySet<TransformationKind> = new Set<TransformationKind>(['ancestors', 'descendants', 'traverse', 'custom']);
 
 /** The kind of the transformation a name token starts, or an error naming the known ones. */
 export function transformationKind(name: IToken): TransformationKind {
@@ -148,6 +139,14 @@ export function checkGroupingPath(path: MemberPath): MemberPath {
   const last = path.segments[path.segments.length - 1];
   if (last?.kind === 'member' && last.name.includes('.')) {
     throw syntaxError(`A grouping path must end with a property, not with the type cast '${last.name}'`, last.span.start);
+  }
+  return path;
+}
+
+/** The path of `join`, `outerjoin` and `addnested`: names and type casts, no annotation (term casts are not in the grammar here). */
+export function checkNestPath(path: MemberPath): MemberPath {
+  for (const segment of path.segments) {
+    if (segment.kind === 'annotation') throw syntaxError(`Annotations are not allowed in a nesting or join path`, segment.span.start);
   }
   return path;
 }

@@ -408,9 +408,25 @@ export type ApplyTransformation =
       readonly value: Expression;
     })
   /**
+   * `join(Path as Alias[, applyExpr])` and `outerjoin(…)` (Data Aggregation 3.4.3, 3.4.4): each
+   * input row once per related instance of the collection `path` (after `apply`), with the
+   * instance as `alias`; `outerjoin` keeps a row without any, its `alias` null.
+   */
+  | (Node & {
+      readonly kind: 'join' | 'outerjoin';
+      readonly path: MemberPath;
+      readonly alias: string;
+      /** The transformations applied to each row's related instances; empty when none. */
+      readonly apply: readonly ApplyTransformation[];
+    })
+  /** `nest(applyExpr as Alias, …)` (3.4.2): one row whose properties are the collections the pipelines give. */
+  | (Node & { readonly kind: 'nest'; readonly items: readonly NestItem[] })
+  /** `addnested(Path, applyExpr as Alias, …)` (3.4.1): each row with the collections the pipelines give over its collection `path`. */
+  | (Node & { readonly kind: 'addnested'; readonly path: MemberPath; readonly items: readonly NestItem[] })
+  /**
    * A transformation the grammar has that this engine parses without giving it a tree of its own
-   * (`join`, `outerjoin`, `nest`, `addnested`, `ancestors`, `descendants`, `traverse`, a custom
-   * function): the binder refuses it with its position.
+   * (`ancestors`, `descendants`, `traverse`, a custom function): the binder refuses it with its
+   * position.
    */
   | (Node & {
       readonly kind: 'other';
@@ -419,6 +435,13 @@ export type ApplyTransformation =
       /** The argument text as written (between the parentheses); the syntax has been checked. */
       readonly text: string;
     });
+
+/** One `applyExpr as Alias` of `nest` and `addnested`. */
+export interface NestItem extends Node {
+  readonly kind: 'nestItem';
+  readonly apply: readonly ApplyTransformation[];
+  readonly alias: string;
+}
 
 /** One step of a `$select` or `$expand` path. */
 export type ItemPathSegment =

@@ -20,6 +20,7 @@ import { EmbeddedActionsParser, EOF, tokenMatcher, type IOrAlt, type IToken, typ
 import type {
   AggregateItem,
   ApplyTransformation,
+  NestItem,
   ComputeItem,
   ExpandItem,
   Expression,
@@ -66,6 +67,7 @@ import {
   checkAlias,
   checkComputeAs,
   checkGroupingPath,
+  checkNestPath,
   checkHierarchyTail,
   checkRootPath,
   endOfFrom,
@@ -787,6 +789,7 @@ export class ODataParser extends EmbeddedActionsParser {
   private buildTransformation(name: IToken, kind: TransformationKind, body: TransformationBody, open: IToken, close: IToken): ApplyTransformation {
     const at = span(startOf(name), endOf(close));
     if (OTHER_TRANSFORMATIONS.has(kind)) return { kind: 'other', name: name.image, text: this.text.slice(endOf(open), startOf(close)), span: at };
+    if (body.kind === 'join') return { ...body, kind: kind as 'join' | 'outerjoin', span: at };
     if (body.kind === 'topcount') {
       // The rank family shares one rule: the kind is the name.
       return { ...body, kind: kind as 'topcount', span: at };
@@ -1033,32 +1036,41 @@ export class ODataParser extends EmbeddedActionsParser {
 
   /** `path as Alias [, applyExpr]` of `join` and `outerjoin`. */
   private joinArguments = this.RULE('joinArguments', (): TransformationBody => {
-    this.SUBRULE(this.aggregationPath);
-    this.SUBRULE(this.asAlias);
+    const path = this.SUBRULE(this.aggregationPath);
+    const alias = this.SUBRULE(this.asAlias);
+    let apply: ApplyTransformation[] = [];
     this.OPTION(() => {
       this.CONSUME(T.Comma);
-      this.SUBRULE(this.applyExpr);
+      apply = this.SUBRULE(this.applyExpr);
     });
-    return OTHER_BODY;
+    // The kind (join or outerjoin) is set from the name afterwards.
+    return this.ACTION((): TransformationBody => ({ kind: 'join', path: checkNestPath(path), alias: alias.name, apply }));
   });
 
   /** `applyExpr as Alias (, applyExpr as Alias)*` of `nest` and `addnested`. */
   private nestList = this.RULE('nestList', (): TransformationBody => {
+    const items: NestItem[] = [];
     this.AT_LEAST_ONE_SEP({
       SEP: T.Comma,
       DEF: () => {
-        this.SUBRULE(this.applyExpr);
-        this.SUBRULE(this.asAlias);
+        const apply = this.SUBRULE(this.applyExpr);
+        const alias = this.SUBRULE(this.asAlias);
+        this.ACTION(() => items.push({ kind: 'nestItem', apply, alias: alias.name, span: span((apply[0] as ApplyTransformation).span.start, alias.end) }));
       },
     });
-    return OTHER_BODY;
+    return { kind: 'nest', items };
   });
 
   /** `path, applyExpr as Alias, …` of `addnested`. */
   private addnestedArguments = this.RULE('addnestedArguments', (): TransformationBody => {
-    this.SUBRULE(this.aggregationPath);
+    const path = this.SUBRULE(this.aggregationPath);
     this.CONSUME(T.Comma);
-    return this.SUBRULE(this.nestList);
+    const list = this.SUBRULE(this.nestList);
+    return this.ACTION((): TransformationBody => ({
+      kind: 'addnested',
+      path: checkNestPath(path),
+      items: (list as Extract<TransformationBody, { kind: 'nest' }>).items,
+    }));
   });
 
   /** `reference, applyExpr [, distance] [, keep start]` of `ancestors` and `descendants`. */

@@ -8,6 +8,7 @@ import type {
   AggregateItem,
   AggregateMethod,
   ApplyTransformation,
+  NestItem,
   ComputeItem,
   ExpandItem,
   Expression,
@@ -312,12 +313,23 @@ function printTransformation(step: ApplyTransformation): string {
       return 'identity';
     case 'concat':
       return `concat(${step.branches.map(printApply).join(',')})`;
+    case 'join':
+    case 'outerjoin':
+      return `${step.kind}(${printExpression(step.path)} as ${step.alias}${step.apply.length === 0 ? '' : `,${printApply(step.apply)}`})`;
+    case 'nest':
+      return `nest(${printNestItems(step.items)})`;
+    case 'addnested':
+      return `addnested(${printExpression(step.path)},${printNestItems(step.items)})`;
     case 'other':
       return `${step.name}(${step.text})`;
     default:
       // The ranking transformations (topcount … bottomsum): name(limit,value).
       return `${step.kind}(${printExpression(step.limit)},${printExpression(step.value)})`;
   }
+}
+
+function printNestItems(items: readonly NestItem[]): string {
+  return items.map((item) => `${printApply(item.apply)} as ${item.alias}`).join(',');
 }
 
 /** Prints `$apply` transformations. */

@@ -14,6 +14,7 @@
  * read, so no group keeps its rows and the rows are read once. Every other `groupby` collects each
  * group's rows and runs the nested pipeline on them; both give the same rows.
  */
+import type { StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundApply, BoundGroupKey, BoundPath, BoundTransformation } from '../../semantic/bound-ast.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
 import type { Evaluator, Row } from '../../reference/rows.js';
@@ -100,12 +101,13 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
     }
     case 'groupby': {
       const sets = node.sets;
-      if (sets === undefined) return groupby(node.keys, node.apply, compiler, search, options);
+      if (sets === undefined) return groupby(node.keys, node.apply, node.output, compiler, search, options);
       // rollup(…): the groups of each grouping set, the finest first; a row has its set's keys only.
       const steps = sets.map((set) =>
         groupby(
           set.map((i) => node.keys[i] as BoundGroupKey),
           node.apply,
+          node.output,
           compiler,
           search,
           options,
@@ -128,7 +130,65 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
     }
     case 'rank':
       return rank(node, compiler);
+    case 'join':
+      return join(node, compiler, search, options);
+    case 'nest': {
+      const items = node.items.map((item) => [item.alias, pipeline(item.apply, compiler, search, options)] as const);
+      return (rows) => {
+        const result: Record<string, unknown> = {};
+        for (const [alias, nested] of items) setOwn(result, alias, nested(rows));
+        return [result];
+      };
+    }
+    case 'addnested': {
+      const collection = collectionOf(node.path, compiler);
+      const items = node.items.map((item) => [item.alias, pipeline(item.apply, compiler, search, options)] as const);
+      return (rows) =>
+        rows.map((row) => {
+          const result: Record<string, unknown> = { ...row };
+          const elements = collection(row);
+          for (const [alias, nested] of items) setOwn(result, alias, nested(elements));
+          return result;
+        });
+    }
   }
+}
+
+/** The elements of the collection a path reaches from a row (none for null). */
+function collectionOf(path: BoundPath, compiler: ReferenceCompiler): (row: Row) => Row[] {
+  const evaluate = compiler.compile(path);
+  return (row) => {
+    const value = evaluate(row, NO_VARIABLES);
+    return Array.isArray(value) ? (value as Row[]) : [];
+  };
+}
+
+/**
+ * `join`/`outerjoin` (Data Aggregation 3.4.3–4): a copy of each row per instance of its collection
+ * (after the nested pipeline, run on each row's instances), the instance as the alias; `outerjoin`
+ * keeps a row without any once, the alias null. The pipeline's `$these` is the row's instances.
+ */
+function join(node: Extract<BoundTransformation, { kind: 'join' }>, compiler: ReferenceCompiler, search: SearchFunction, options: ApplyOptions): Step {
+  const collection = collectionOf(node.path, compiler);
+  const nested = node.apply.length === 0 ? undefined : pipeline(node.apply, compiler, search, options);
+  return (rows) => {
+    const out: Row[] = [];
+    for (const row of rows) {
+      const elements = collection(row);
+      const related = nested === undefined ? elements : nested(elements);
+      if (related.length === 0 && node.outer) {
+        const result: Record<string, unknown> = { ...row };
+        setOwn(result, node.alias, null);
+        out.push(result);
+      }
+      for (const instance of related) {
+        const result: Record<string, unknown> = { ...row };
+        setOwn(result, node.alias, instance);
+        out.push(result);
+      }
+    }
+    return out;
+  };
 }
 
 /** `compute`: a copy of a row with the computed properties. */
@@ -209,10 +269,13 @@ function aggregate(node: BoundAggregate, compiler: ReferenceCompiler): readonly 
 function groupby(
   keys: readonly BoundGroupKey[],
   nested: readonly BoundTransformation[],
+  output: StructuredType,
   compiler: ReferenceCompiler,
   search: SearchFunction,
   options: ApplyOptions,
 ): Step {
+  const grouped = new Set(keys.map((key) => key.names[0]));
+  const added = [...output.properties.keys()].filter((name) => !grouped.has(name));
   const readers = keys.map((key) => {
     const domain = domainOf(key.path.type);
     // A string groups by its exact value: no normalization to make.
@@ -311,8 +374,17 @@ function groupby(
     const result: Row[] = [];
     for (const group of groups) {
       const out = groupRow(group.first);
-      if (perGroup !== undefined) for (const aggregated of perGroup(group.rows)) Object.assign(out, aggregated);
-      result.push({ ...out });
+      if (perGroup === undefined) {
+        result.push({ ...out });
+        continue;
+      }
+      // Each row the nested transformations give, with the group's grouping properties and the
+      // properties those transformations added (3.2.3.1: the others are projected away).
+      for (const made of perGroup(group.rows)) {
+        const row: Record<string, unknown> = { ...out };
+        for (const name of added) if (Object.hasOwn(made, name)) setOwn(row, name, made[name]);
+        result.push(row);
+      }
     }
     return result;
   };

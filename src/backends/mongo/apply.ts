@@ -38,13 +38,14 @@ import type {
   BoundExpression,
   BoundGroupKey,
   BoundOrderByItem,
+  BoundPath,
   BoundSearch,
   BoundTransformation,
 } from '../../semantic/bound-ast.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
-import { fieldOf, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
@@ -235,6 +236,12 @@ class MongoApplyCompiler {
       case 'rank':
         this.rank(t, rows, stages);
         return rows;
+      case 'join':
+        return this.join(t, rows, stages);
+      case 'addnested':
+        return this.addnested(t, rows, stages);
+      case 'nest':
+        return this.nest(t, rows, stages, inFacet);
     }
   }
 
@@ -324,6 +331,86 @@ class MongoApplyCompiler {
     stages.push({ $replaceRoot: { newRoot: seq === undefined ? `$${all}` : { $mergeObjects: [`$${all}`, { [seq]: `$${index}` }] } } });
     const entity = t.output === rows.type;
     return entity ? rows : { type: t.output, set: undefined };
+  }
+
+  /**
+   * The related documents of a navigation step (the only step of `path`), in a `$lookup` whose
+   * pipeline runs `apply` over them (a pipeline of its own: it has no sequence of the outer rows);
+   * a pipeline ending in `aggregate` gives its row for no documents too.
+   */
+  private related(
+    path: BoundPath,
+    apply: readonly BoundTransformation[],
+    rows: Rows,
+    as: string,
+    what: string,
+    node: { span: { start: number } },
+  ): MongoDocument[] {
+    const steps = path.steps.filter((step) => step.kind !== 'typeCast');
+    const step = steps[0];
+    if (steps.length !== 1 || step?.kind !== 'navigation' || path.steps.length !== 1)
+      this.fail(`${what} of a collection of complex values or a path through complex values`, node);
+    const set = step.entitySet ?? this.fail(`${what} of '${step.navigation.name}', whose entity set the model does not say`, node);
+    const link = linkLookup(newContext(rows.type, rows.set), step.navigation, set, this.mapping);
+    const output = apply.at(-1)?.output ?? step.navigation.target;
+    const nested = applyStages(
+      { transformations: apply, output, entity: output === step.navigation.target },
+      step.navigation.target,
+      set,
+      this.mapping,
+      this.hooks,
+      false,
+    );
+    const stages: MongoDocument[] = [{ $lookup: { from: link.from, let: link.let, pipeline: [...link.pipeline, ...nested.stages], as } }];
+    const last = apply.at(-1);
+    if (last?.kind === 'aggregate') stages.push({ $set: { [as]: { $cond: [{ $eq: [{ $size: `$${as}` }, 0] }, [this.aggregateDefaults(last)], `$${as}`] } } });
+    return stages;
+  }
+
+  /** `join`/`outerjoin`: the related documents (after the nested pipeline) in a `$lookup`, unwound; `outerjoin` keeps a row without any, its alias null. */
+  private join(t: Extract<BoundTransformation, { kind: 'join' }>, rows: Rows, stages: MongoDocument[]): Rows {
+    const field = this.field(t.output, t.alias);
+    stages.push(...this.related(t.path, t.apply, rows, field, t.outer ? 'outerjoin()' : 'join()', t));
+    const seq = this.sequence;
+    const index = this.temporary('j');
+    stages.push({ $unwind: { path: `$${field}`, preserveNullAndEmptyArrays: t.outer, ...(seq === undefined ? {} : { includeArrayIndex: index }) } });
+    if (t.outer) stages.push({ $set: { [field]: { $ifNull: [`$${field}`, null] } } });
+    if (seq !== undefined) {
+      // Each row's instances in their order, after the rows before it.
+      stages.push(
+        { $setWindowFields: { sortBy: { [seq]: 1, [index]: 1 }, output: { [seq]: { $documentNumber: {} } } } },
+        { $unset: index },
+        { $sort: { [seq]: 1 } },
+      );
+    }
+    return { type: t.output, set: rows.set };
+  }
+
+  /** `addnested`: each item's rows, a `$lookup` of the related documents with the item's pipeline. */
+  private addnested(t: Extract<BoundTransformation, { kind: 'addnested' }>, rows: Rows, stages: MongoDocument[]): Rows {
+    for (const item of t.items) stages.push(...this.related(t.path, item.apply, rows, this.field(t.output, item.alias), 'addnested()', item));
+    return { type: t.output, set: rows.set };
+  }
+
+  /** `nest`: one document, each item's rows an array of it (`$facet`); an item ending in `aggregate` has its row for no rows too. */
+  private nest(t: Extract<BoundTransformation, { kind: 'nest' }>, rows: Rows, stages: MongoDocument[], inFacet: boolean): Rows {
+    if (inFacet) this.fail('nest() inside concat() or nest()', t);
+    const seq = this.sequence;
+    const facet: MongoDocument = {};
+    const defaults: MongoDocument = {};
+    for (const item of t.items) {
+      const field = this.field(t.output, item.alias);
+      const itemStages: MongoDocument[] = [];
+      this.pipeline(item.apply, rows, itemStages, true);
+      if (seq !== undefined) itemStages.push({ $sort: { [seq]: 1 } }, { $unset: seq });
+      facet[field] = itemStages.length === 0 ? [{ $match: {} }] : itemStages;
+      const last = item.apply.at(-1);
+      if (last?.kind === 'aggregate') defaults[field] = { $cond: [{ $eq: [{ $size: `$${field}` }, 0] }, [this.aggregateDefaults(last)], `$${field}`] };
+    }
+    stages.push({ $facet: facet });
+    if (Object.keys(defaults).length > 0) stages.push({ $set: defaults });
+    if (seq !== undefined) stages.push({ $set: { [seq]: 1 } });
+    return { type: t.output, set: undefined };
   }
 
   /** The field of a property of `type` named `name`. */

@@ -452,7 +452,8 @@ export function fromMongoDocument(
     // A field removed by `$$REMOVE` (a rolled-up grouping property) is absent; mingo gives it as undefined.
     const value = document[field];
     if (value === undefined || !Object.hasOwn(document, field)) continue;
-    if (property.type.kind === 'complex') {
+    // An entity as a value (a row of join or addnested) is read as its document: the key from `_id`.
+    if (property.type.kind === 'complex' || property.type.kind === 'entity') {
       const complex = property.type.type;
       const read = (item: unknown): unknown => (item === null || typeof item !== 'object' ? null : fromMongoDocument(item as MongoDocument, complex, options));
       row[property.name] = property.collection ? (Array.isArray(value) ? value.map(read) : null) : read(value);
@@ -531,7 +532,8 @@ function storedRow(row: Record<string, unknown>, type: StructuredType): Record<s
   for (const property of type.properties.values()) {
     if (!Object.hasOwn(row, property.name)) continue;
     const value = row[property.name];
-    if (property.type.kind === 'complex') {
+    // An entity as a value (a row of join or addnested) is read as its document: the key from `_id`.
+    if (property.type.kind === 'complex' || property.type.kind === 'entity') {
       const complex = property.type.type;
       const read = (item: unknown): void => void (item !== null && typeof item === 'object' && storedRow(item as Record<string, unknown>, complex));
       if (property.collection && Array.isArray(value)) value.forEach(read);

@@ -249,6 +249,10 @@ export class SqlApplyCompiler {
       }
       case 'concat':
         return this.concat(node.branches, node.output, input);
+      case 'join':
+      case 'nest':
+      case 'addnested':
+        throw unsupported(`the transformation '${node.kind === 'join' && node.outer ? 'outerjoin' : node.kind}'`, node);
     }
   }
 

@@ -7,15 +7,16 @@
  * is refused with its position as an `unsupported_feature` error.
  */
 import { ODataError, type ODataErrorCode } from '../../errors/odata-error.js';
-import type { Capabilities, EntitySet, Property, StructuredType } from '../../model/model.js';
+import type { Capabilities, EntitySet, Property, StructuredType, TypeReference } from '../../model/model.js';
 import { navigationTarget } from '../../model/navigation.js';
-import type { AggregateItem, ApplyTransformation, Expression, MemberPath, Span } from '../../syntax/ast.js';
+import type { AggregateItem, ApplyTransformation, Expression, MemberPath, NestItem, Span } from '../../syntax/ast.js';
 import { bindSearch } from '../bind-search.js';
 import type {
   BoundAggregate,
   BoundFromStep,
   BoundApply,
   BoundGroupKey,
+  BoundNestItem,
   BoundPath,
   BoundPathStep,
   BoundTransformation,
@@ -52,6 +53,8 @@ export interface Input {
   readonly set: EntitySet | undefined;
   readonly capabilities: Capabilities | undefined;
   readonly entity: boolean;
+  /** Rows of a `join` (each entity once per related instance): not joined again. */
+  readonly joined?: boolean;
 }
 
 /** What the apply binder needs of the query binder. */
@@ -193,7 +196,7 @@ class ApplyBinder {
         for (const [, output] of results) {
           for (const property of output.type.properties.values()) {
             const known = properties.get(property.name);
-            if (known !== undefined && JSON.stringify(typeKey(known)) !== JSON.stringify(typeKey(property))) {
+            if (known !== undefined && !sameShape(known, property)) {
               this.fail('type_mismatch', `concat() gives the property '${property.name}' two types: '${typeKey(known)}' and '${typeKey(property)}'`, span);
             }
             properties.set(property.name, property);
@@ -206,6 +209,13 @@ class ApplyBinder {
           entity ? input : { type, set: undefined, capabilities: undefined, entity: false },
         ];
       }
+      case 'join':
+      case 'outerjoin':
+        return this.join(node, input, depth);
+      case 'nest':
+        return this.nest(node, input, depth);
+      case 'addnested':
+        return this.addnested(node, input, depth);
       case 'other':
         return this.unsupported(`The transformation '${node.name}'`, span);
       default:
@@ -259,6 +269,101 @@ class ApplyBinder {
     );
     return [
       { kind: 'compute', items: bound, output: type, span },
+      { ...input, type },
+    ];
+  }
+
+  /**
+   * The collection of `join`, `outerjoin` and `addnested`: a path from the row (through
+   * single-valued complex properties) to a collection of entities or complex values, with the
+   * input its elements are (Data Aggregation 3.4: a navigation property's related entities, a
+   * complex collection's values).
+   */
+  private nestedCollection(path: MemberPath, input: Input, what: string): { path: BoundPath; input: Input } {
+    const bound = this.context.binder(input, 'filter').bind(path, false);
+    if (bound.kind !== 'path' || bound.root.kind !== 'it' || bound.type.kind !== 'collection')
+      this.fail('type_mismatch', `The path of ${what}() must be a collection of entities or complex values`, path.span);
+    const element = bound.type.element;
+    if (element.kind !== 'entity' && element.kind !== 'complex')
+      this.fail('type_mismatch', `The path of ${what}() must be a collection of entities or complex values, not of '${typeName(element)}'`, path.span);
+    if (bound.steps.some((step) => step.kind === 'dynamic')) this.unsupported(`A dynamic property in the path of ${what}()`, path.span);
+    const last = [...bound.steps].reverse().find((step) => step.kind !== 'typeCast');
+    const set = last?.kind === 'navigation' ? last.entitySet : undefined;
+    return {
+      path: bound,
+      input: { type: element.type, set, capabilities: set?.capabilities, entity: element.kind === 'entity' },
+    };
+  }
+
+  /** The type reference of rows a nested pipeline gives: an entity type while they are entities, else their structured type. */
+  private static rowReference(output: Input): TypeReference {
+    return output.entity ? { kind: 'entity', type: output.type } : { kind: 'complex', type: output.type };
+  }
+
+  /** `join`/`outerjoin(path as Alias[, pipeline])`: the row with the single-valued `Alias` added; rows repeat, so no longer entities. */
+  private join(node: Extract<ApplyTransformation, { kind: 'join' | 'outerjoin' }>, input: Input, depth: number): [BoundTransformation, Input] {
+    if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, node.span);
+    // Rows of a join repeat their entity: a second join would pair every instance with every
+    // other (n^k rows for k joins). Reading entities (or aggregated rows), a join gives at most a
+    // row per related instance, plus one per row for outerjoin.
+    if (input.joined === true) this.unsupported(`${node.kind}() after a join (the rows would multiply with each join)`, node.span);
+    this.checkAlias(node.alias, input.type, node.span);
+    const collection = this.nestedCollection(node.path, input, node.kind);
+    const [apply, after] = node.apply.length === 0 ? [[], collection.input] : this.pipeline(node.apply, collection.input, depth + 1);
+    const alias = outputProperty(node.alias, ApplyBinder.rowReference(after));
+    const type = extendedType(input.type, [alias]);
+    return [
+      { kind: 'join', outer: node.kind === 'outerjoin', path: collection.path, alias: node.alias, apply, output: type, span: node.span },
+      // The set stays: the input's navigation properties are still followed from these rows.
+      { type, set: input.set, capabilities: undefined, entity: false, joined: true },
+    ];
+  }
+
+  /** The items of `nest` and `addnested`, each pipeline run over `input`: their collection-valued properties. */
+  private nestItems(items: readonly NestItem[], input: Input, owner: StructuredType, depth: number): [BoundNestItem[], Property[]] {
+    const bound: BoundNestItem[] = [];
+    const properties: Property[] = [];
+    for (const item of items) {
+      this.count(item.span);
+      this.checkAlias(item.alias, owner, item.span);
+      const [apply, after] = this.pipeline(item.apply, input, depth + 1);
+      bound.push({ alias: item.alias, apply, type: after.type, span: item.span });
+      properties.push({
+        ...outputProperty(item.alias, ApplyBinder.rowReference(after)),
+        collection: true,
+        nullable: false,
+        filterable: false,
+        sortable: false,
+      });
+    }
+    this.distinctAliases(
+      bound.map((b) => b.alias),
+      items.map((i) => i.span),
+    );
+    return [bound, properties];
+  }
+
+  /** `nest(pipeline as Alias, …)`: one row of the collections the pipelines give. */
+  private nest(node: Extract<ApplyTransformation, { kind: 'nest' }>, input: Input, depth: number): [BoundTransformation, Input] {
+    if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, node.span);
+    const [items, properties] = this.nestItems(node.items, input, input.type, depth);
+    const type = outputType(`${input.type.name}.nest`, properties);
+    return [
+      { kind: 'nest', items, output: type, span: node.span },
+      { type, set: undefined, capabilities: undefined, entity: false },
+    ];
+  }
+
+  /** `addnested(path, pipeline as Alias, …)`: each row with the collections the pipelines give from its collection `path`. */
+  private addnested(node: Extract<ApplyTransformation, { kind: 'addnested' }>, input: Input, depth: number): [BoundTransformation, Input] {
+    if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, node.span);
+    const collection = this.nestedCollection(node.path, input, 'addnested');
+    if (collection.path.steps.filter((step) => step.kind !== 'typeCast').length > 1)
+      this.unsupported(`addnested() of a collection inside a complex value`, node.path.span);
+    const [items, properties] = this.nestItems(node.items, collection.input, input.type, depth);
+    const type = extendedType(input.type, properties);
+    return [
+      { kind: 'addnested', path: collection.path, items, output: type, span: node.span },
       { ...input, type },
     ];
   }
@@ -450,15 +555,9 @@ class ApplyBinder {
       keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
       `${input.type.name}.groupby`,
     );
-    const added = after === undefined ? [] : [...after.type.properties.values()];
-    for (const property of added) {
-      if (grouped.some((g) => g.name === property.name))
-        this.fail('invalid_option_value', `The alias '${property.name}' is also a grouping property`, node.span);
-    }
-    // Nested transformations must end in one row per group (an aggregate): other outputs are no values of a group.
-    if (after !== undefined && (after.entity || apply.at(-1)?.kind !== 'aggregate')) {
-      this.unsupported(`A groupby() whose nested transformations do not end with aggregate()`, node.apply[0]?.span ?? node.span);
-    }
+    // Each row of the nested transformations with the group's grouping properties (3.2.3.1, Π_G):
+    // its other properties stay; a grouping property replaces the row's own of that name.
+    const added = after === undefined ? [] : [...after.type.properties.values()].filter((property) => !grouped.some((g) => g.name === property.name));
     const type = outputType(`${input.type.name}.groupby`, [...grouped, ...added]);
     return [
       { kind: 'groupby', keys, ...(sets === undefined ? {} : { sets }), apply, output: type, span: node.span },
@@ -538,6 +637,27 @@ class ApplyBinder {
     }
     return { path: bound, names, span: path.span };
   }
+}
+
+/**
+ * Whether two properties hold values of one type: the same primitive or model type, or structured
+ * values made by `$apply` (nested grouping paths) with the same properties, each of one type.
+ */
+function sameShape(a: Property, b: Property, depth = 0): boolean {
+  if (a.collection !== b.collection || a.type.kind !== b.type.kind) return false;
+  if (a.type.kind === 'primitive') return a.type.name === (b.type as typeof a.type).name;
+  const x = a.type.type;
+  const y = (b.type as typeof a.type).type;
+  if (x === y || (x.kind !== 'enum' && x.qualifiedName === y.qualifiedName && x.key.length > 0)) return true;
+  if (x.kind === 'enum' || y.kind === 'enum' || depth > MAX_APPLY_DEPTH) return false;
+  const xs = [...x.properties.values()];
+  return (
+    xs.length === y.properties.size &&
+    xs.every((p) => {
+      const q = y.properties.get(p.name);
+      return q !== undefined && sameShape(p, q, depth + 1);
+    })
+  );
 }
 
 function typeKey(property: Property): string {

@@ -88,6 +88,26 @@ const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K
     const branches = mapSame(t.branches, pipeline);
     return branches === t.branches ? t : { ...t, branches };
   },
+  join: (t, rewrite, pipeline) => {
+    const path = stayPath(rewrite(t.path), t.path);
+    const apply = pipeline(t.apply);
+    return path === t.path && apply === t.apply ? t : { ...t, path, apply };
+  },
+  nest: (t, _rewrite, pipeline) => {
+    const items = mapSame(t.items, (item) => {
+      const apply = pipeline(item.apply);
+      return apply === item.apply ? item : { ...item, apply };
+    });
+    return items === t.items ? t : { ...t, items };
+  },
+  addnested: (t, rewrite, pipeline) => {
+    const path = stayPath(rewrite(t.path), t.path);
+    const items = mapSame(t.items, (item) => {
+      const apply = pipeline(item.apply);
+      return apply === item.apply ? item : { ...item, apply };
+    });
+    return path === t.path && items === t.items ? t : { ...t, path, items };
+  },
   search: (t) => t,
   top: (t) => t,
   skip: (t) => t,
