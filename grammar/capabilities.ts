@@ -83,6 +83,12 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ],
   ['`$apply`: `toppercent`, `topsum`', '$apply=toppercent(50,price)/topsum(10,ratio)'],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
+  [
+    '`$apply`: `join`, `outerjoin` (Data Aggregation 3.5.1)',
+    '$apply=outerjoin(children as c,filter(price gt 1))/groupby((name,c/name),aggregate($count as n))',
+  ],
+  ['`$apply`: `nest`, `addnested` (3.4.3, 3.5.2)', '$apply=addnested(children,aggregate(price with sum as total) as sums)/nest(identity as all)'],
+  ['`$apply`: `groupby` whose nested transformations end in other than `aggregate` (3.2.3.1)', '$apply=groupby((level),topcount(1,price))'],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
   ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],
   ['`hassubsequence` of primitive collections', '$filter=hassubsequence(tags,tags)'],

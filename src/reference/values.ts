@@ -181,8 +181,11 @@ export function readDynamic(value: unknown, read: 'Edm.String' | 'Edm.Double' | 
 const OPAQUE: Domain = {
   normalize: (v) => (v === undefined ? null : v),
   compare: () => 0,
-  equals: (a, b) => JSON.stringify(a) === JSON.stringify(b),
+  equals: (a, b) => JSON.stringify(a, jsonSafe) === JSON.stringify(b, jsonSafe),
 };
+
+/** A bigint as its digits in JSON (the storage form of Int64 values inside complex values). */
+const jsonSafe = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : value);
 
 /**
  * Spatial values (src/reference/geo.ts): the canonical GeoJSON object, from GeoJSON (an object or

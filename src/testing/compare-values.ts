@@ -165,7 +165,8 @@ function showValue(value: unknown): string {
 }
 
 function compareItem(property: Property, expected: unknown, actual: unknown, storage: FormCheck, presence = false): string | undefined {
-  if (property.type.kind === 'complex') {
+  // An entity held as a value (a row of join or addnested) compares as its declared properties.
+  if (property.type.kind === 'complex' || property.type.kind === 'entity') {
     if (nullish(expected) || nullish(actual))
       return nullish(expected) && nullish(actual) ? undefined : `expected ${showValue(expected)}, got ${showValue(actual)}`;
     // With `presence`, a grouping path's value: the rolled-up properties of rollup() are absent inside it too.

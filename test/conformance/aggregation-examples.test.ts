@@ -129,8 +129,6 @@ const SQL_NESTING_FAILURES: Readonly<Record<string, string>> = Object.fromEntrie
 );
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   ...SQL_NESTING_FAILURES,
-  'ex-92/mingo':
-    'refused: 400 unsupported_feature, a path through a collection: the MongoDB backend does not follow a navigation property from a joined entity (ProductSales/Product)',
   'ex-101/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile rank() (topcount) at the end of groupby()',
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
   'ex-16/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",

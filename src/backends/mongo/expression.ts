@@ -200,8 +200,8 @@ export class MongoExpressionCompiler {
       if (step === undefined) break;
       switch (step.kind) {
         case 'property': {
-          if (step.property.type.kind === 'complex' && !step.property.collection) {
-            // A complex value is a subdocument: its properties are dotted paths.
+          if ((step.property.type.kind === 'complex' || step.property.type.kind === 'entity') && !step.property.collection) {
+            // A complex value (or an entity held as a value: a row of join) is a subdocument: its properties are dotted paths.
             const field = fieldOf(type, step.property, this.mapping, set);
             if (last) return { kind: 'value', ref: { $ifNull: [`${prefix}${base}${field}`, null] } };
             base = `${base}${field}.`;

@@ -252,7 +252,8 @@ export class SqlApplyCompiler {
       case 'join':
       case 'nest':
       case 'addnested':
-        throw unsupported(`the transformation '${node.kind === 'join' && node.outer ? 'outerjoin' : node.kind}'`, node);
+        // Not compiled yet: the joined entity and the nested collections would be correlated JSON subqueries (issue 30).
+        throw unsupported(`the transformation '${node.kind === 'join' && node.outer ? 'outerjoin' : node.kind}' (not compiled yet)`, node);
     }
   }
 

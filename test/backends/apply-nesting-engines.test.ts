@@ -1,0 +1,115 @@
+/**
+ * `join`, `outerjoin`, `nest` and `addnested` (Data Aggregation 3.4.3, 3.5) and `groupby` whose
+ * nested transformations do not end with `aggregate` (3.2.3.1), on every engine against the
+ * in-memory reference. MongoDB runs them over a collection-valued navigation property (`$lookup`,
+ * `$unwind`, `$facet`); the SQL backend refuses them (`unsupported_feature`), as the capability
+ * table says.
+ */
+import { describe, expect, it } from 'vitest';
+import { bindQuery, ODataError, parseQuery, printQuery } from '../../src/index.js';
+import { expectAgreement, referenceRows, useFuzzTargets } from '../fixtures/fuzz-targets.js';
+import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
+
+const targets = useFuzzTargets('apply-nesting-engines');
+
+/** Queries MongoDB runs too; every SQL engine refuses them. */
+const ON_MONGO: readonly string[] = [
+  '$apply=join(children as c)&$select=id,c&$orderby=id,c/id',
+  '$apply=outerjoin(children as c)&$select=id,c&$orderby=id,c/id',
+  '$apply=join(children as c,filter(n32 gt 0)/compute(n32 mul 2 as twice))&$select=id,c&$orderby=id,c/id',
+  '$apply=outerjoin(children as c,aggregate(n32 with sum as total,$count as n))/groupby((c/n),aggregate($count as rows))',
+  '$apply=join(children as c)/groupby((name,c/status),aggregate(c/n16 with max as m))',
+  '$apply=addnested(children,filter(flag eq true) as kids)&$select=id,kids&$orderby=id',
+  '$apply=addnested(children,aggregate(n32 with sum as total) as sums,orderby(id desc)/top(1) as last)&$select=id,sums,last&$orderby=id',
+  '$apply=filter(n32 gt 0)/nest(groupby((status),aggregate($count as n)) as byStatus,aggregate(dbl with max as m) as top)',
+  '$apply=nest(filter(flag eq true)/orderby(id)/top(3) as first)',
+];
+
+/** Queries only the reference runs (groupby ending in other than aggregate); every other engine refuses them. */
+const REFERENCE_ONLY: readonly string[] = [
+  '$apply=groupby((status),topcount(1,n32))&$orderby=status',
+  '$apply=groupby((flag),nest(groupby((status)) as statuses))&$orderby=flag',
+];
+
+describe('join, outerjoin, nest and addnested give the reference answer where they run', () => {
+  for (const query of ON_MONGO) {
+    it(query, async () => expectAgreement(query, targets(), (target) => !target.startsWith('MongoDB')), 60_000);
+  }
+  for (const query of REFERENCE_ONLY) {
+    it(query, async () => expectAgreement(query, targets(), () => true), 60_000);
+  }
+});
+
+describe('their rows, as the text defines them (reference)', () => {
+  const children = (id: unknown): Record<string, unknown>[] => fuzzRows.filter((row) => row.parentId === id);
+
+  it('join: a row per related entity, the entity as the alias; outerjoin: a row with null for an entity without any', async () => {
+    const pairs = fuzzRows.reduce((n, row) => n + children(row.id).length, 0);
+    const lonely = fuzzRows.filter((row) => children(row.id).length === 0).length;
+    expect(pairs).toBeGreaterThan(0);
+    expect(lonely).toBeGreaterThan(0);
+    const joined = await referenceRows('$apply=join(children as c)&$select=id,c');
+    expect(joined).toHaveLength(pairs);
+    for (const row of joined) expect((row.c as { parentId: unknown }).parentId).toBe(row.id);
+    const outer = await referenceRows('$apply=outerjoin(children as c)&$select=id,c');
+    expect(outer).toHaveLength(pairs + lonely);
+    expect(outer.filter((row) => row.c === null)).toHaveLength(lonely);
+  });
+
+  it('join with transformations: they run on each row’s related entities, an aggregate giving its row for none too (3.5.1 step 2)', async () => {
+    const rows = await referenceRows('$apply=join(children as c,aggregate($count as n))&$select=id,c');
+    expect(rows).toHaveLength(fuzzRows.length);
+    for (const row of rows) expect(Number((row.c as { n: unknown }).n)).toBe(children(row.id).length);
+  });
+
+  it('addnested keeps every row and adds the collection; nest gives one row', async () => {
+    const rows = await referenceRows('$apply=addnested(children,compute(id as childId) as kids)&$select=id,kids');
+    expect(rows).toHaveLength(fuzzRows.length);
+    for (const row of rows) expect((row.kids as unknown[]).length).toBe(children(row.id).length);
+    const nested = await referenceRows('$apply=nest(identity as all,aggregate($count as n) as count)');
+    expect(nested).toHaveLength(1);
+    expect(Number((nested[0]?.count as { n: unknown }[])[0]?.n)).toBe(fuzzRows.length);
+    expect((nested[0]?.all as unknown[]).length).toBe(fuzzRows.length);
+  });
+
+  it('groupby with a nested topcount: the rows it keeps, each with the grouping property (3.2.3.1)', async () => {
+    const rows = await referenceRows('$apply=groupby((status),topcount(1,n32))');
+    const statuses = new Set(fuzzRows.map((row) => row.status ?? null));
+    expect(rows).toHaveLength(statuses.size);
+    for (const row of rows) expect(Object.keys(row)).toContain('n32');
+  });
+});
+
+describe('binding and printing', () => {
+  const bind = (apply: string) => bindQuery(parseQuery(`$apply=${apply}`), { model: fuzzModel, entitySet: FUZZ_SET });
+  const refusal = (apply: string): string => {
+    try {
+      bind(apply);
+    } catch (error) {
+      if (error instanceof ODataError) return `${error.code}: ${error.message}`;
+      throw error;
+    }
+    return 'bound';
+  };
+
+  it('prints what it parses', () => {
+    for (const apply of [
+      'join(children as c)',
+      'outerjoin(children as c,filter(n32 gt 0)/aggregate($count as n))',
+      'nest(groupby((status)) as s,identity as all)',
+      'addnested(children,filter(flag eq true) as kids,aggregate($count as n) as counts)',
+    ]) {
+      expect(printQuery(parseQuery(`$apply=${apply}`))).toBe(`$apply=${apply}`);
+    }
+  });
+
+  it('refuses what the text does not allow, with an ODataError', () => {
+    expect(refusal('join(children as c)/join(children as d)')).toMatch(/^unsupported_feature: .*after a join/);
+    expect(refusal('join(parent as p)')).toMatch(/^type_mismatch: .*collection/);
+    expect(refusal('join(tags as t)')).toMatch(/^type_mismatch: .*collection of entities or complex values/);
+    expect(refusal('join(children as name)')).toMatch(/^invalid_option_value: .*'name'/);
+    expect(refusal('addnested(children,identity as a,identity as a)')).toMatch(/^invalid_option_value: .*more than once/);
+    expect(refusal('nest(identity as id)')).toMatch(/^invalid_option_value: .*'id'/);
+    expect(refusal('join(children as c)/groupby((c/name),aggregate($count as n))')).toBe('bound');
+  });
+});
