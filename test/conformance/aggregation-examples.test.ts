@@ -122,7 +122,10 @@ const SQL_NESTING_FAILURES: Readonly<Record<string, string>> = Object.fromEntrie
     [`ex-38/${engine}`, SQL_NO_NESTING('addnested')],
     [`ex-40/${engine}`, SQL_NO_NESTING('nest')],
     [`ex-77/${engine}`, SQL_NO_NESTING('addnested')],
-    [`ex-92/${engine}`, SQL_NO_NESTING('outerjoin')],
+    [
+      `ex-92/${engine}`,
+      'refused: 400 unsupported_feature, navigation properties of complex types: the SQL backend does not follow Product from the joined sale',
+    ],
     [`ex-101/${engine}`, SQL_NESTED_NOT_AGGREGATE],
     [`ex-129/${engine}`, SQL_NESTED_NOT_AGGREGATE],
   ]),

@@ -53,6 +53,7 @@ import { memberOrdinals } from '../../passes/enums.js';
 import { someExpression } from '../../semantic/walk/index.js';
 import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
+import { joinSelect } from './apply-join.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
 import { columnName } from './mapping.js';
@@ -249,11 +250,22 @@ export class SqlApplyCompiler {
       }
       case 'concat':
         return this.concat(node.branches, node.output, input);
-      case 'join':
+      case 'join': {
+        if (input.presence !== undefined) throw unsupported('join() of rows of different properties (after rollup() or concat())', node);
+        const scope = this.scope(input);
+        const from = joinSelect(node, scope, () => this.fromOf(input, scope), {
+          compiler: c,
+          nested: (apply, table, set) => {
+            const output = (apply.at(-1) as BoundTransformation).output;
+            return new SqlApplyCompiler(c, set, `${this.alias()}j`).relationOver({ transformations: apply, output, entity: true }, table, '$apply').from;
+          },
+        });
+        return { from, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
+      }
       case 'nest':
       case 'addnested':
         // Not compiled yet: the joined entity and the nested collections would be correlated JSON subqueries (issue 30).
-        throw unsupported(`the transformation '${node.kind === 'join' && node.outer ? 'outerjoin' : node.kind}' (not compiled yet)`, node);
+        throw unsupported(`the transformation '${node.kind}' (not compiled yet)`, node);
     }
   }
 

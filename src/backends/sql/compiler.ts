@@ -271,8 +271,8 @@ export class SqlCompiler {
     switch (step.kind) {
       case 'property':
         if (step.property.collection) throw unsupported(`the collection property '${step.property.name}' as a value`);
-        if (step.property.type.kind === 'complex') {
-          // A complex value is stored flattened: its properties are columns with its name as prefix.
+        if (step.property.type.kind === 'complex' || step.property.type.kind === 'entity') {
+          // A complex value (or an entity held as a value: a join's alias) is stored flattened: its properties are columns with its name as prefix.
           if (!more) throw unsupported(`the complex property '${step.property.name}' as a value (compare it with null, or use its properties)`);
           const prefix = `${scope.prefix ?? ''}${columnName(scope.type, step.property, this.mapping)}_`;
           return this.steps(steps, { ...scope, type: step.property.type.type, prefix }, at + 1);

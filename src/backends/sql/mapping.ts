@@ -60,7 +60,8 @@ export function complexLeaves(
   within: readonly StructuredType[] = [],
 ): { path: Property[]; column: string; property: Property }[] {
   const name = prefix + columnName(type, property, mapping);
-  if (property.type.kind !== 'complex' || property.collection) return [{ path: [property], column: name, property }];
+  // An entity held as a value (the alias of a join) is flattened as a complex value is.
+  if ((property.type.kind !== 'complex' && property.type.kind !== 'entity') || property.collection) return [{ path: [property], column: name, property }];
   const complex = property.type.type;
   if (within.includes(complex)) return [];
   return [...complex.properties.values()]

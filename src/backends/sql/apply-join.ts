@@ -1,0 +1,68 @@
+/**
+ * `join` and `outerjoin` of `$apply` in SQL (Data Aggregation 3.5.1): the input rows `JOIN` (or
+ * `LEFT JOIN`) the related entities of a collection-valued navigation property, the related
+ * entity's columns flattened under the alias (`c_id`, `c_name`, as `complexLeaves` names the
+ * columns of a structured value), so that later transformations and options read `c/name` like a
+ * path into a complex value. Nested transformations that keep rows apart (`filter`, `compute`,
+ * `search`, `identity`) run on the related table first, a derived table under the join's alias;
+ * others (`aggregate`, `groupby`, `topcount`…) would need the row's own related entities
+ * (a lateral join) and are refused, as are collections of complex values and link tables with
+ * nested transformations.
+ */
+import type { Property, StructuredType } from '../../model/model.js';
+import type { BoundTransformation } from '../../semantic/bound-ast.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
+import type { Scope, SqlCompiler } from './compiler.js';
+import { complexLeaves } from './mapping.js';
+
+/** The transformations a join runs on the related table before joining it. */
+const ROW_WISE: ReadonlySet<BoundTransformation['kind']> = new Set(['filter', 'compute', 'search', 'identity']);
+
+type Join = Extract<BoundTransformation, { kind: 'join' }>;
+
+/** What the join needs of the apply compiler: the related rows after the nested transformations. */
+export interface JoinContext {
+  readonly compiler: SqlCompiler;
+  /** `FROM` text of the related rows after `apply` (a table or a parenthesized SELECT), read under a fresh alias. */
+  readonly nested: (apply: readonly BoundTransformation[], table: string, set: NonNullable<Scope['set']>) => string;
+}
+
+/**
+ * The SELECT of a join over the input rows (`from`, read under `scope`): the input's columns, then
+ * the related entity's under the alias.
+ */
+export function joinSelect(node: Join, scope: Scope, from: () => string, context: JoinContext): string {
+  const { compiler } = context;
+  const refuse = (what: string): never => {
+    throw unsupportedFeature('SQL', what, { node, option: '$apply' });
+  };
+  const name = node.outer ? 'outerjoin()' : 'join()';
+  const other = node.apply.find((t) => !ROW_WISE.has(t.kind));
+  if (other !== undefined)
+    refuse(
+      `${other.kind === 'rank' ? 'topcount() and its kin' : `${other.kind}()`} inside ${name} (not compiled yet: it needs each row's own related entities)`,
+    );
+  const steps = node.path.steps.filter((step) => step.kind !== 'typeCast');
+  const step = steps[0];
+  if (steps.length !== 1 || step?.kind !== 'navigation' || node.path.steps.length !== 1)
+    return refuse(`${name} of a collection of complex values or a path through complex values (not compiled yet)`);
+  const set = step.entitySet ?? refuse(`${name} of '${step.navigation.name}', whose entity set the model does not say`);
+  const related = compiler.related({ navigation: step.navigation, entitySet: set }, scope);
+  let rows = related.from;
+  if (node.apply.length > 0) {
+    const table = `${compiler.table(set)} ${related.scope.alias}`;
+    if (rows !== table) refuse(`transformations inside ${name} over a link table (not compiled yet)`);
+    rows = `${context.nested(node.apply, compiler.table(set), set)} ${related.scope.alias}`;
+  }
+  // The alias's columns: each leaf of its type from the related rows' column of the same path.
+  const alias = node.output.properties.get(node.alias) as Property;
+  const rowType = (alias.type as { type: StructuredType }).type;
+  const prefix = complexLeaves(node.output, alias, compiler.mapping).map((leaf) => leaf.column);
+  const inner = [...rowType.properties.values()]
+    .filter((p) => !(p.collection && p.type.kind === 'complex'))
+    .flatMap((p) => complexLeaves(rowType, p, compiler.mapping));
+  const quote = compiler.dialect.quote.bind(compiler.dialect);
+  const columns = inner.map((leaf, i) => `${related.scope.alias}.${quote(leaf.column)} AS ${quote(prefix[i] as string)}`);
+  const join = node.outer ? 'LEFT JOIN' : 'INNER JOIN';
+  return `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()} ${join} ${rows} ON ${related.join})`;
+}
