@@ -19,11 +19,13 @@ const EVERYWHERE: readonly string[] = [
   '$apply=join(children as c,filter(n32 gt 0)/compute(n32 mul 2 as twice))&$select=id,c&$orderby=id,c/id',
   '$apply=outerjoin(children as c,filter(flag eq true))/groupby((name,c/status),aggregate(c/n16 with max as m,$count as n))',
   "$apply=join(children as c)/filter(c/name ne 'x')/compute(c/n32 add n32 as s)&$filter=s gt 0&$orderby=s desc,id,c/id&$top=5",
+  '$apply=outerjoin(children as c,aggregate(n32 with sum as total,$count as n))/groupby((c/n),aggregate($count as rows))',
+  '$apply=join(children as c,aggregate(n32 with sum as total,$count as n,dbl with max as top))/groupby((c/n),aggregate($count as rows,c/total with sum as all))',
 ];
 
 /** Queries MongoDB runs too; every SQL engine refuses them. */
 const ON_MONGO: readonly string[] = [
-  '$apply=outerjoin(children as c,aggregate(n32 with sum as total,$count as n))/groupby((c/n),aggregate($count as rows))',
+  '$apply=join(children as c,filter(n32 gt 0)/aggregate($count as n))',
   '$apply=join(children as c)/groupby((c/parent/name),aggregate($count as n))',
   '$apply=addnested(children,filter(flag eq true) as kids)&$select=id,kids&$orderby=id',
   '$apply=addnested(children,aggregate(n32 with sum as total) as sums,orderby(id desc)/top(1) as last)&$select=id,sums,last&$orderby=id',

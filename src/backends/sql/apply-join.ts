@@ -10,7 +10,7 @@
  * nested transformations.
  */
 import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundExpression, BoundTransformation } from '../../semantic/bound-ast.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { complexLeaves } from './mapping.js';
@@ -37,6 +37,8 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
     throw unsupportedFeature('SQL', what, { node, option: '$apply' });
   };
   const name = node.outer ? 'outerjoin()' : 'join()';
+  const last = node.apply.at(-1);
+  if (last?.kind === 'aggregate' && node.apply.length === 1) return aggregatedJoin(node, last, scope, from, compiler);
   const other = node.apply.find((t) => !ROW_WISE.has(t.kind));
   if (other !== undefined)
     refuse(
@@ -65,4 +67,26 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
   const columns = inner.map((leaf, i) => `${related.scope.alias}.${quote(leaf.column)} AS ${quote(prefix[i] as string)}`);
   const join = node.outer ? 'LEFT JOIN' : 'INNER JOIN';
   return `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()} ${join} ${rows} ON ${related.join})`;
+}
+
+/**
+ * `join(Nav as A,aggregate(…))`: one row per input row (an aggregate of no related entities is
+ * still a row, 3.5.1 step 2), each aggregate the aggregate function over the row's related
+ * entities (`Nav/aggregate(…)`, a scalar subquery), a column under the alias.
+ */
+function aggregatedJoin(
+  node: Join,
+  last: Extract<BoundTransformation, { kind: 'aggregate' }>,
+  scope: Scope,
+  from: () => string,
+  compiler: SqlCompiler,
+): string {
+  const alias = node.output.properties.get(node.alias) as Property;
+  const quote = compiler.dialect.quote.bind(compiler.dialect);
+  const columns = last.aggregates.map((aggregate) => {
+    const value: BoundExpression = { kind: 'aggregateValue', collection: node.path, aggregate, type: aggregate.type, span: aggregate.span };
+    const leaf = complexLeaves(node.output, alias, compiler.mapping).find((l) => l.path[1]?.name === aggregate.alias);
+    return `${compiler.expression(value, scope)} AS ${quote((leaf as { column: string }).column)}`;
+  });
+  return `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()})`;
 }
