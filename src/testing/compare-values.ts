@@ -12,6 +12,7 @@ import { domainOf } from '../reference/values.js';
 import type { Property, StructuredType } from '../model/model.js';
 import type { BoundQueryOptions } from '../semantic/bound-ast.js';
 import { fromReference, type ExpressionType } from '../semantic/types.js';
+import { isUnordered } from '../semantic/apply/output-type.js';
 import { driverValue as readable } from '../reference/driver-values.js';
 
 /**
@@ -150,6 +151,16 @@ export function compareProperty(property: Property, expected: unknown, actual: u
     if (nullish(expected) && nullish(actual)) return undefined;
     if (!Array.isArray(expected) || !Array.isArray(actual)) return `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
     if (expected.length !== actual.length) return `expected ${expected.length} items, got ${actual.length}`;
+    if (isUnordered(property)) {
+      // Items in no defined order (the rows of a nest or addnested pipeline): each matched once.
+      const left = [...actual];
+      for (const [i, item] of expected.entries()) {
+        const at = left.findIndex((candidate) => compareItem(property, item, candidate, storage) === undefined);
+        if (at < 0) return `item ${i}: ${showValue(item)} is not among the items`;
+        left.splice(at, 1);
+      }
+      return undefined;
+    }
     for (let i = 0; i < expected.length; i++) {
       const difference = compareItem(property, expected[i], actual[i], storage);
       if (difference !== undefined) return `item ${i}: ${difference}`;

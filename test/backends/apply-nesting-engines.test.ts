@@ -23,14 +23,18 @@ const EVERYWHERE: readonly string[] = [
   '$apply=join(children as c,aggregate(n32 with sum as total,$count as n,dbl with max as top))/groupby((c/n),aggregate($count as rows,c/total with sum as all))',
 ];
 
+/** addnested and nest: MariaDB refuses addnested with transformations (a derived table cannot read the outer row). */
+const NESTING: readonly string[] = [
+  '$apply=nest(filter(flag eq true)/orderby(id)/top(3) as first)',
+  '$apply=filter(n32 gt 0)/nest(groupby((status),aggregate($count as n)) as byStatus,aggregate(dbl with max as m) as top)',
+  '$apply=addnested(children,aggregate(n32 with sum as total) as sums,orderby(id desc)/top(1) as last)&$select=id,sums,last&$orderby=id',
+  '$apply=addnested(children,filter(flag eq true) as kids)&$select=id,kids&$orderby=id',
+];
+
 /** Queries MongoDB runs too; every SQL engine refuses them. */
 const ON_MONGO: readonly string[] = [
   '$apply=join(children as c,filter(n32 gt 0)/aggregate($count as n))',
   '$apply=join(children as c)/groupby((c/parent/name),aggregate($count as n))',
-  '$apply=addnested(children,filter(flag eq true) as kids)&$select=id,kids&$orderby=id',
-  '$apply=addnested(children,aggregate(n32 with sum as total) as sums,orderby(id desc)/top(1) as last)&$select=id,sums,last&$orderby=id',
-  '$apply=filter(n32 gt 0)/nest(groupby((status),aggregate($count as n)) as byStatus,aggregate(dbl with max as m) as top)',
-  '$apply=nest(filter(flag eq true)/orderby(id)/top(3) as first)',
 ];
 
 /** Queries only the reference runs (groupby ending in other than aggregate); every other engine refuses them. */
@@ -42,6 +46,9 @@ const REFERENCE_ONLY: readonly string[] = [
 describe('join, outerjoin, nest and addnested give the reference answer where they run', () => {
   for (const query of EVERYWHERE) {
     it(query, async () => expectAgreement(query, targets()), 60_000);
+  }
+  for (const query of NESTING) {
+    it(query, async () => expectAgreement(query, targets(), (target) => target.startsWith('MariaDB') && query.includes('addnested')), 60_000);
   }
   for (const query of ON_MONGO) {
     it(query, async () => expectAgreement(query, targets(), (target) => !target.startsWith('MongoDB')), 60_000);

@@ -97,6 +97,21 @@ const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double
 
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
 
+/**
+ * The JSON arrays of `addnested` and `nest` (apply-nesting.ts, which registers itself from
+ * to-sql.ts: it builds them as `$expand` does, and expansion.ts reads this module).
+ */
+export interface NestingCompiler {
+  addnested(node: Extract<BoundTransformation, { kind: 'addnested' }>, scope: Scope, from: () => string, compiler: SqlCompiler): string;
+  jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string): string;
+}
+let nesting: NestingCompiler | undefined;
+
+/** Registers {@link NestingCompiler} (once, at import). */
+export function registerNestingCompiler(compiler: NestingCompiler): void {
+  nesting = compiler;
+}
+
 // The aggregate function of expressions (`Sales/aggregate(…)`) compiles its aggregate here.
 registerAggregateCompiler((compiler, aggregate, scope, prefix) => new SqlApplyCompiler(compiler, scope.set, prefix).aggregateValue(aggregate, scope));
 
@@ -262,11 +277,38 @@ export class SqlApplyCompiler {
         });
         return { from, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
       }
+      case 'addnested': {
+        if (input.presence !== undefined) throw unsupported('addnested() of rows of different properties (after rollup() or concat())', node);
+        const scope = this.scope(input);
+        const from = (nesting as NestingCompiler).addnested(node, scope, () => this.fromOf(input, scope), c);
+        return { ...input, from, type: node.output };
+      }
       case 'nest':
-      case 'addnested':
-        // Not compiled yet: the joined entity and the nested collections would be correlated JSON subqueries (issue 30).
-        throw unsupported(`the transformation '${node.kind}' (not compiled yet)`, node);
+        return this.nest(node, input);
     }
+  }
+
+  /**
+   * `nest`: one row, each item's rows (its pipeline over the input, read once per item from a
+   * common table expression) a JSON array column in their kept order (else by every column).
+   */
+  private nest(node: Extract<BoundTransformation, { kind: 'nest' }>, input: ApplyRelation): ApplyRelation {
+    if (input.presence !== undefined) throw unsupported('nest() of rows of different properties (after rollup() or concat())', node);
+    const shared = node.items.length > 1 ? this.shared(input) : input;
+    const columns = node.items.map((item) => {
+      const relation = this.pipeline(item.apply, shared);
+      if (relation.presence !== undefined) throw unsupported('rows of different properties (rollup(), concat()) inside nest()', node);
+      const scope = this.scope(relation);
+      const order = (): string => {
+        const kept = relation.order?.(scope);
+        const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
+        const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
+        return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
+      };
+      const array = (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), order);
+      return `${array} AS ${this.quote(this.column(node.output, [item.alias]))}`;
+    });
+    return { from: `(SELECT ${columns.join(', ')})`, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
   }
 
   /**

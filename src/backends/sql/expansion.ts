@@ -84,7 +84,7 @@ function allLeaves(compiler: SqlCompiler, type: StructuredType): readonly Leaf[]
  * The entries of the JSON object of a row in `scope`: its selected properties (paths into
  * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
  */
-function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
+export function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
   const columns = keysOnly
     ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat()
     : selected(compiler, options, scope.type);

@@ -19,7 +19,11 @@ import { orderByItems } from './ordering.js';
 import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
-import { SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
+import { registerNestingCompiler, SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
+import { NESTING } from './apply-nesting.js';
+
+// addnested's and nest's JSON arrays, built as $expand builds them (expansion.ts reads apply.ts).
+registerNestingCompiler(NESTING);
 
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;

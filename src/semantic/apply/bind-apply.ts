@@ -29,7 +29,7 @@ import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, 
 import { aggregateType } from './aggregate-types.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
-import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
+import { extendedType, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
 /** The ranking transformations of the syntax tree (`topcount` … `bottomsum`). */
 type RankingNode = Extract<ApplyTransformation, { readonly limit: Expression }>;
@@ -328,13 +328,16 @@ class ApplyBinder {
       this.checkAlias(item.alias, owner, item.span);
       const [apply, after] = this.pipeline(item.apply, input, depth + 1);
       bound.push({ alias: item.alias, apply, type: after.type, span: item.span });
-      properties.push({
+      const property: Property = {
         ...outputProperty(item.alias, ApplyBinder.rowReference(after)),
         collection: true,
         nullable: false,
         filterable: false,
         sortable: false,
-      });
+      };
+      // Rows of a pipeline that does not end by ordering them come in no defined order.
+      const last = apply.at(-1)?.kind;
+      properties.push(last === 'orderby' || last === 'top' || last === 'skip' || last === 'rank' ? property : markUnordered(property));
     }
     this.distinctAliases(
       bound.map((b) => b.alias),

@@ -72,3 +72,21 @@ export function nestedProperties(paths: readonly { readonly names: readonly stri
     return outputProperty(name, { kind: 'complex', type: nested });
   });
 }
+
+/** The collection-valued properties whose items come in no defined order (see {@link isUnordered}). */
+const unordered = new WeakSet<Property>();
+
+/**
+ * Marks a collection-valued property of an output type whose items come in no defined order: the
+ * rows of a `nest` or `addnested` pipeline that does not end in `orderby`, `top`, `skip` or a
+ * ranking (Data Aggregation leaves the order of groups undefined). Returns the property.
+ */
+export function markUnordered(property: Property): Property {
+  unordered.add(property);
+  return property;
+}
+
+/** Whether a collection-valued property's items come in no defined order (compared as a multiset). */
+export function isUnordered(property: Property): boolean {
+  return unordered.has(property);
+}
