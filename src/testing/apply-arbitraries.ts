@@ -10,7 +10,9 @@
  * one time in three (`rollup(a,b)`: the order then also says which rows have `b`, through
  * `isdefined(b)`, and `$filter` may ask `isdefined`), a single-valued navigation property is
  * grouped by as an entity (`groupby((parent))`, left unordered), and the aggregate function
- * (`$these/aggregate(…)`) sometimes computes each group's share.
+ * (`$these/aggregate(…)`) sometimes computes each group's share; one pipeline in six first joins a
+ * collection-valued navigation property (`join`/`outerjoin(children as j[,filter(…)])`) and groups
+ * by a property of the joined entity.
  */
 import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
@@ -53,6 +55,25 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
     ...(orderable.length === 0 ? [] : [fc.tuple(fc.constantFrom(...orderable), fc.constantFrom('min', 'max', 'countdistinct'))]),
   );
   const fanOut = concatArbitrary(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }));
+  // join/outerjoin over a collection-valued navigation property (issue 30), grouped by a property of the joined entity.
+  const joins = [...type.navigation.values()].flatMap((navigation) => {
+    if (!navigation.collection || !navigation.filterable) return [];
+    const targetSet = [...model.entitySets.values()].find((candidate) => candidate.type === navigation.target);
+    const keys = propertiesOf(navigation.target, GROUPABLE, true).map((p) => p.name);
+    if (targetSet === undefined || keys.length === 0) return [];
+    return [
+      fc
+        .record({
+          outer: fc.boolean(),
+          key: fc.constantFrom(...keys),
+          filter: fc.option(typedFilterArbitrary(model, targetSet.name, { ...options, maxDepth: 1 }), { freq: 2 }),
+        })
+        .map(({ outer, key, filter }) => ({
+          step: `${outer ? 'outerjoin' : 'join'}(${navigation.name} as j${filter === null ? '' : `,filter(${filter})`})`,
+          key: `j/${key}`,
+        })),
+    ];
+  });
   return fc
     .record({
       concat: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fanOut, weight: 2 }),
@@ -68,8 +89,10 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       having: fc.option(fc.nat(3), { freq: 3 }),
       page: fc.option(fc.tuple(fc.nat(4), fc.nat(3)), { freq: 3 }),
       count: fc.option(fc.boolean(), { freq: 3 }),
+      join: joins.length === 0 ? fc.constant(null) : fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: fc.oneof(...joins), weight: 1 }),
     })
-    .map(({ concat, filter, keys, aggregates, having, page, count, rollup, entity, share }) => {
+    .map(({ concat, filter, keys: chosen, aggregates, having, page, count, rollup, entity, share, join }) => {
+      const keys = join === null ? chosen : [...chosen.slice(0, 1), join.key];
       // `$count as n` first: every pipeline has a count for $filter to use.
       const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
       const rolled = rollup && keys.length === 2;
@@ -77,6 +100,7 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       const whole = entity !== null && keys.length > 0 && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
       const grouping = [...(rolled ? [`rollup(${keys.join(',')})`] : keys), ...(whole === null ? [] : [whole])];
       const transformations = [
+        ...(join === null ? [] : [join.step]),
         ...(concat === null ? [] : [concat]),
         ...(filter === null ? [] : [`filter(${filter})`]),
         keys.length === 0 ? `aggregate(${items})` : `groupby((${grouping.join(',')}),aggregate(${items}))`,

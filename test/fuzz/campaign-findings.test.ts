@@ -134,3 +134,19 @@ describe('campaign findings of issue 30 (seed 2901, models 1301-1324)', () => {
     }
   }, 60_000);
 });
+
+describe('campaign findings of issue 30, join (seed 3003, models 1421-1426)', () => {
+  it('concat of a join’s rows keeps their type: navigation from them, and every column (the open type’s dynamic properties) on SQL', async () => {
+    // Found as a bind error ("no property 'parent' on 'Item.concat'") and, on an open type, as
+    // "column a5.DynamicProperties does not exist" (the UNION ALL listed the declared columns only).
+    for (const text of [
+      '$apply=join(children as c)/concat(identity,filter(n32 gt 0))/groupby((parent/name,c/name),aggregate($count as n))&$orderby=parent/name,c/name',
+      '$apply=outerjoin(children as c)/concat(identity,identity)/groupby((c/status),aggregate($count as n))/compute(n div $these/aggregate(n with sum) as share)&$orderby=c/status',
+    ]) {
+      const result = await run(text);
+      expect(result.reference.kind, text).toBe('rows');
+      expect(result.findings, text).toEqual([]);
+      for (const [target, outcome] of result.outcomes) if (!/mongo|mingo/i.test(target)) expect(outcome.kind, `${target}: ${text}`).toBe('rows');
+    }
+  }, 60_000);
+});

@@ -740,11 +740,13 @@ export class SqlApplyCompiler {
     const shared = this.shared({ ...input, order: undefined });
     const results = branches.map((branch) => this.pipeline(branch, shared));
     const entity = results.every((r) => r.entity && r.type === input.type) && output === input.type;
+    // Branches that keep the input's rows (entities, or a join's rows): every column, hidden ones (dynamic properties, links) too.
+    const same = results.every((r) => r.type === input.type && r.presence === undefined) && output === input.type;
     const leaves = this.leaves(output);
-    const presence = entity ? undefined : this.presence(results, output);
+    const presence = same ? undefined : this.presence(results, output);
     const parts = results.map((result, i) => {
       const alias = this.alias();
-      if (entity) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
+      if (same) return `SELECT ${alias}.* FROM ${result.from} ${alias}`;
       const own = new Set(this.leaves(result.type).map((leaf) => leaf.column));
       const columns = leaves.map(
         (leaf) => `${own.has(leaf.column) ? `${alias}.${this.quote(leaf.column)}` : this.nullOf(leaf.property)} AS ${this.quote(leaf.column)}`,

@@ -202,11 +202,12 @@ class ApplyBinder {
             properties.set(property.name, property);
           }
         }
-        const entity = results.every(([, output]) => output.entity && output.type === input.type);
-        const type = entity ? input.type : outputType(`${input.type.name}.concat`, [...properties.values()]);
+        // Branches that keep the input's rows (entities, or the rows of a join) keep their type: navigation properties and all.
+        const same = results.every(([, output]) => output.type === input.type && output.entity === input.entity);
+        const type = same ? input.type : outputType(`${input.type.name}.concat`, [...properties.values()]);
         return [
           { kind: 'concat', branches: results.map(([b]) => b), output: type, span },
-          entity ? input : { type, set: undefined, capabilities: undefined, entity: false },
+          same ? input : { type, set: undefined, capabilities: undefined, entity: false },
         ];
       }
       case 'join':
