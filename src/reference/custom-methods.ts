@@ -4,6 +4,7 @@
  * order, as rows store them; null when there is none. A method without one is refused with
  * `unsupported_feature`.
  */
+import { ODataError } from '../errors/odata-error.js';
 import { unsupportedFeature } from '../passes/unsupported.js';
 import type { BoundCustomMethod } from '../semantic/bound-ast.js';
 import { decimalToString, type Decimal } from '../util/decimal.js';
@@ -26,7 +27,15 @@ function reducer(method: BoundCustomMethod): (values: readonly unknown[]) => unk
   return (values) => {
     // Null when no value is not null, as on every backend.
     if (values.length === 0) return null;
-    const result = reduce(values);
+    let result: unknown;
+    try {
+      result = reduce(values);
+    } catch (error) {
+      // The host's code failed: a service error, never another exception.
+      if (error instanceof ODataError) throw error;
+      const reason = `The service's custom aggregation method '${method.name}' failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw new ODataError({ code: 'invalid_result', status: 500, reason, appendLocation: false });
+    }
     return result === undefined ? null : result;
   };
 }

@@ -7,7 +7,7 @@
  * host defined it and is refused (`unsupported_feature`) elsewhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindQuery, ODataError, type BindSettings, type CustomAggregationMethods, type EntitySet, type Model } from '../../src/index.js';
+import { bindQuery, compileQuery, ODataError, type BindSettings, type CustomAggregationMethods, type EntitySet, type Model } from '../../src/index.js';
 import { runDifferential, type DifferentialTarget } from '../../src/testing/index.js';
 import { openTargets } from '../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
@@ -250,5 +250,56 @@ describe('what the binder refuses', () => {
       "The definition 'Items' of the custom aggregate 'Total' is invalid: a definition may not use a custom aggregate or method",
     );
     expect(bad('nothing with sum').code).toBe('invalid_model');
+  });
+
+  it('defines custom aggregates per entity set with a function; a failing host function or reducer is a 500 ODataError', () => {
+    const where: unknown[] = [];
+    const customAggregates = (name: string, at: { entitySet: string | undefined; type: string }): string | undefined => {
+      where.push([name, at.entitySet, at.type]);
+      if (name === 'Items') throw new Error('no items here');
+      return name === 'Total' ? 'n32 with sum' : undefined;
+    };
+    const bound = bindQuery('$apply=aggregate(Total)', { model, entitySet: FUZZ_SET, customAggregates });
+    expect(where).toEqual([['Total', 'items', 'Fz.Item']]);
+    expect(compileQuery(bound).apply(fuzzRows).value).toEqual(
+      compileQuery(bindQuery('$apply=aggregate(n32 with sum as Total)', { model, entitySet: FUZZ_SET })).apply(fuzzRows).value,
+    );
+    expect(() => bindQuery('$apply=aggregate(Revenue)', { model, entitySet: FUZZ_SET, customAggregates })).toThrow(
+      expect.objectContaining({ code: 'not_implemented', status: 501 }),
+    );
+    expect(() => bindQuery('$apply=aggregate(Items)', { model, entitySet: FUZZ_SET, customAggregates })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_model',
+        status: 500,
+        message: "The service's definition of the custom aggregate 'Items' failed: no items here",
+      }),
+    );
+    const failing = bindQuery('$apply=aggregate(name with Fz.fail as x)', {
+      model,
+      entitySet: FUZZ_SET,
+      customAggregationMethods: {
+        'Fz.fail': {
+          type: 'Edm.String',
+          memory: () => {
+            throw new TypeError('broken');
+          },
+        },
+      },
+    });
+    expect(() => compileQuery(failing).apply(fuzzRows)).toThrow(
+      expect.objectContaining({ code: 'invalid_result', status: 500, message: "The service's custom aggregation method 'Fz.fail' failed: broken" }),
+    );
+  });
+
+  it('custom aggregates inside $expand($apply=…) aggregate the related entities', () => {
+    const bound = bindQuery('$filter=id le 3&$select=id&$expand=children($apply=aggregate(Total,Items))', { model, entitySet: FUZZ_SET, ...settings });
+    const standard = bindQuery('$filter=id le 3&$select=id&$expand=children($apply=aggregate(n32 with sum as Total,$count as Items))', {
+      model,
+      entitySet: FUZZ_SET,
+    });
+    const data = { [FUZZ_SET]: fuzzRows };
+    const value = compileQuery(bound, { data }).apply(fuzzRows).value;
+    expect(value).toEqual(compileQuery(standard, { data }).apply(fuzzRows).value);
+    expect(value.some((row) => (row.children as { Items: bigint }[])[0]?.Items !== 0n)).toBe(true);
   });
 });

@@ -86,7 +86,16 @@ function usesCustom(item: AggregateItem): boolean {
 function definitionOf(context: ApplyContext, name: string, input: Input): string | undefined {
   const definitions = context.settings.customAggregates;
   if (definitions === undefined) return undefined;
-  if (typeof definitions === 'function') return definitions(name, { entitySet: input.set?.name, type: input.type.qualifiedName });
+  if (typeof definitions === 'function') {
+    try {
+      return definitions(name, { entitySet: input.set?.name, type: input.type.qualifiedName });
+    } catch (error) {
+      // The host's code failed: a service error, never another exception.
+      if (error instanceof ODataError) throw error;
+      const reason = `The service's definition of the custom aggregate '${name}' failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw new ODataError({ code: 'invalid_model', status: 500, reason, option: context.option, appendLocation: false });
+    }
+  }
   return Object.hasOwn(definitions, name) ? definitions[name] : undefined;
 }
 
