@@ -176,8 +176,12 @@ export interface BoundOrderByItem {
 /** `$select`: `all` (no `$select`, or `*`), or the listed properties. */
 export interface BoundSelect {
   readonly all: boolean;
-  /** Selected structural properties (paths into complex properties allowed), in request order. */
-  readonly properties: readonly { readonly path: readonly Property[]; readonly span: Span }[];
+  /**
+   * Selected structural properties (paths into complex properties allowed), in request order; a
+   * collection of complex values with the options of its item (`Places($filter=…;$top=2)`), bound
+   * against the complex type and applied to its elements (semantic/select-options.ts).
+   */
+  readonly properties: readonly { readonly path: readonly Property[]; readonly span: Span; readonly options?: BoundQueryOptions }[];
   /** Navigation properties listed in `$select` (allowed when they are also expanded). */
   readonly navigation: readonly NavigationProperty[];
   /**

@@ -12,6 +12,7 @@ import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondit
 import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
+import { selectOptionsRefusal } from '../../semantic/select-options.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
@@ -636,6 +637,10 @@ class QueryCompiler {
     const expanded: string[] = [];
     for (const item of query.expand) expanded.push(...this.expansion(item, context, expand));
 
+    // Options on $select items (semantic/select-options.ts): memory runs them.
+    const withOptions = query.select.properties.find((item) => item.options !== undefined);
+    if (withOptions !== undefined)
+      throw unsupported(selectOptionsRefusal(withOptions.path[withOptions.path.length - 1] as Property), { node: withOptions, option: '$select' });
     let project: MongoDocument | undefined;
     if (!query.select.all) {
       project = {};

@@ -12,6 +12,7 @@ import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
+import { selectOptionsRefusal } from '../../semantic/select-options.js';
 import { spatialText } from './spatial-text.js';
 
 const unsupported = (what: string) => unsupportedFeature('SQL', what);
@@ -21,6 +22,10 @@ const unsupported = (what: string) => unsupportedFeature('SQL', what);
  * complex values as their flattened leaves, each with its path from the row.
  */
 export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type: StructuredType): readonly Leaf[] {
+  // Options on $select items (semantic/select-options.ts): memory runs them.
+  const withOptions = options.select.properties.find((item) => item.options !== undefined);
+  if (withOptions !== undefined)
+    throw unsupportedFeature('SQL', selectOptionsRefusal(withOptions.path[withOptions.path.length - 1] as Property), { node: withOptions, option: '$select' });
   if (options.select.all) return allLeaves(compiler, type);
   return options.select.properties.flatMap((item) => {
     // A path into a complex value: the leaves under its last step, with the path before it.

@@ -1,0 +1,141 @@
+/**
+ * Options on `$select` items (OData 4.01): `$select=addresses($filter=…;$orderby=…;$top=…;$skip=…;
+ * $count=true;$select=…;$compute=…)` on a collection of complex values, run by the reference
+ * (memory) over the collection's elements and returned by the service with
+ * `addresses@odata.count`; the SQL dialects and MongoDB refuse them (`unsupported_feature`), and
+ * the binder refuses options where OData allows none.
+ */
+import { describe, expect, it } from 'vitest';
+import { bindQuery, compileQuery, defineModel, mongoTarget, ODataError, sqlTarget, validateQuery, type Row } from '../../src/index.js';
+import { createODataHandler, memorySource } from '../../src/server/index.js';
+
+const model = defineModel({
+  namespace: 'P',
+  complexTypes: {
+    Address: { properties: { city: 'Edm.String', zip: 'Edm.Int32', phones: 'Collection(Phone)' } },
+    Phone: { properties: { number: 'Edm.String', kind: 'Edm.String' } },
+    Info: { properties: { note: 'Edm.String', addresses: 'Collection(Address)' } },
+  },
+  entityTypes: {
+    Person: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', name: 'Edm.String', addresses: 'Collection(Address)', tags: 'Collection(Edm.String)', info: 'Info' },
+    },
+  },
+  entitySets: { people: { type: 'Person' } },
+});
+
+const rows: Row[] = [
+  {
+    id: 1,
+    name: 'Ann',
+    addresses: [
+      { city: 'Oslo', zip: 3, phones: [{ number: '1', kind: 'home' }] },
+      { city: 'Bergen', zip: 1, phones: [] },
+      {
+        city: 'Alta',
+        zip: 2,
+        phones: [
+          { number: '2', kind: 'work' },
+          { number: '3', kind: 'home' },
+        ],
+      },
+    ],
+    tags: ['a'],
+    info: { note: 'n', addresses: [{ city: 'Tromsø', zip: 9, phones: [] }] },
+  },
+  { id: 2, name: 'Bo', addresses: [], tags: [], info: null },
+  { id: 3, name: 'Cy', addresses: null, tags: null, info: { note: null, addresses: [] } },
+];
+
+const run = (query: string): Record<string, unknown>[] =>
+  compileQuery(bindQuery(query, { model, entitySet: 'people' })).apply(rows).value as Record<string, unknown>[];
+
+describe('options on $select items in memory', () => {
+  it('filter, order, page and count the elements, and select and compute their properties', () => {
+    expect(run('$select=id,addresses($filter=zip gt 1;$orderby=city;$top=1;$count=true;$select=city)')).toEqual([
+      { id: 1, addresses: [{ city: 'Alta' }], 'addresses@odata.count': 2 },
+      { id: 2, addresses: [], 'addresses@odata.count': 0 },
+      { id: 3, addresses: null },
+    ]);
+    expect(run('$filter=id eq 1&$select=addresses($orderby=zip desc;$skip=1;$compute=zip mul 10 as z;$select=city,z)')).toEqual([
+      {
+        addresses: [
+          { city: 'Alta', z: 20 },
+          { city: 'Bergen', z: 10 },
+        ],
+      },
+    ]);
+  });
+
+  it('nest: options of a selected collection inside the elements, and of a collection inside a complex value', () => {
+    expect(run("$filter=id eq 1&$select=addresses($select=city,phones($filter=kind eq 'home';$select=number))")).toEqual([
+      {
+        addresses: [
+          { city: 'Oslo', phones: [{ number: '1' }] },
+          { city: 'Bergen', phones: [] },
+          { city: 'Alta', phones: [{ number: '3' }] },
+        ],
+      },
+    ]);
+    expect(run('$select=id,info/addresses($select=city)')).toEqual([
+      { id: 1, info: { addresses: [{ city: 'Tromsø' }] } },
+      { id: 2, info: { addresses: null } },
+      { id: 3, info: { addresses: [] } },
+    ]);
+  });
+
+  it('keeps the options of a property listed beside *, and leaves the stored rows unchanged', () => {
+    const before = JSON.stringify(rows);
+    const [first] = run('$filter=id eq 1&$select=*,addresses($top=1;$select=zip)');
+    expect(first).toMatchObject({ id: 1, name: 'Ann', addresses: [{ zip: 3 }], tags: ['a'] });
+    expect(JSON.stringify(rows)).toBe(before);
+  });
+
+  it('returns the elements and their count through the service', async () => {
+    const handler = createODataHandler({ model, basePath: '/s', source: memorySource({ people: rows }) });
+    const response = await handler(
+      new Request("http://localhost/s/people?$filter=id%20eq%201&$select=id,addresses($filter=city%20ne%20'Oslo';$count=true;$select=city)"),
+    );
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { value: unknown }).value).toEqual([
+      { id: 1, addresses: [{ city: 'Bergen' }, { city: 'Alta' }], 'addresses@odata.count': 2 },
+    ]);
+  });
+});
+
+describe('options on $select items elsewhere', () => {
+  it('are refused by every SQL dialect and by MongoDB, at the item', () => {
+    const query = "$select=id,addresses($filter=city eq 'Oslo';$top=1)";
+    for (const target of [sqlTarget('postgres'), sqlTarget('mysql'), sqlTarget('sqlite'), sqlTarget('mssql'), sqlTarget('duckdb'), mongoTarget()]) {
+      const [diagnostic] = validateQuery(query, { model, entitySet: 'people', target });
+      expect([target.name, diagnostic?.code, diagnostic?.message]).toEqual([
+        target.name,
+        'unsupported_feature',
+        expect.stringContaining("options on the $select item 'addresses'"),
+      ]);
+    }
+  });
+
+  it('are refused by the binder where OData allows none', () => {
+    const refusal = (query: string): [string, string] => {
+      try {
+        bindQuery(query, { model, entitySet: 'people' });
+      } catch (error) {
+        if (error instanceof ODataError) return [error.code, error.message];
+        throw error;
+      }
+      return ['bound', query];
+    };
+    expect(refusal('$select=name($top=1)')).toEqual([
+      'invalid_nested_option',
+      "Options on a $select item need a collection-valued property; 'name' is single-valued.",
+    ]);
+    expect(refusal('$select=tags($top=1)')[0]).toBe('unsupported_feature');
+    expect(refusal("$select=addresses($search='x')")[0]).toBe('unsupported_feature');
+    expect(refusal('$select=addresses($filter=nope eq 1)')).toEqual(['unknown_property', "Could not find a property named 'nope' on type 'Address'."]);
+    expect(refusal('$select=info,info/addresses($top=1)')[0]).toBe('unsupported_feature');
+    expect(refusal('$select=*,info/addresses($top=1)')[0]).toBe('unsupported_feature');
+    expect(refusal('$select=addresses($top=100000)')[0]).toBe('top_limit_exceeded');
+  });
+});
