@@ -333,6 +333,18 @@ describe('Data Aggregation spec examples on memory', () => {
     }
   });
 
+  it("custom aggregates with 'from' (examples 17 and 95, no response in the text) answer as the text's equivalent requests (17b, 95b)", async () => {
+    const request = (id: string): string => (SPEC_EXAMPLES.find((example) => example.id === id) as SpecExample).request;
+    for (const [from, equivalent] of [
+      ['ex-17', 'ex-17b'],
+      ['ex-95', 'ex-95b'],
+    ] as const) {
+      const [a, b] = await Promise.all([ask(memory, request(from)), ask(memory, request(equivalent))]);
+      expect(a.status, refusal(a)).toBe(200);
+      expect(comparable(a.body, false)).toEqual(comparable(b.body, false));
+    }
+  });
+
   it('summary', () => {
     const passing = [...results.values()].filter((r) => r.pass).length;
     console.info(`[conformance] Data Aggregation spec examples: ${passing}/${withResponse.length} pass on memory`);
