@@ -51,8 +51,14 @@ const model = defineModel({
     Part: { key: ['n'], properties: { n: 'Edm.Int32' } },
     Special: { baseType: 'Item', properties: { extra: 'Edm.Int32' } },
   },
-  entitySets: { items: { type: 'Item' } },
+  entitySets: { items: { type: 'Item', customAggregates: { Revenue: 'Edm.Decimal' } } },
 });
+
+/** The host's definitions of the probes' custom aggregate and custom aggregation method (docs/aggregation.md). */
+const CUSTOM = {
+  customAggregates: { Revenue: 'price mul 2 with sum' },
+  customAggregationMethods: { 'Probe.sumOfSquares': { expression: '$this mul $this with sum' } },
+} as const;
 
 /** What is probed, and a query that needs it. */
 export const PROBES: readonly (readonly [string, string])[] = [
@@ -82,6 +88,10 @@ export const PROBES: readonly (readonly [string, string])[] = [
     '$apply=concat(aggregate(parent/price with sum as total),compute(price mul 2 as twice)/topcount(3,twice))',
   ],
   ['`$apply`: `toppercent`, `topsum`', '$apply=toppercent(50,price)/topsum(10,ratio)'],
+  [
+    '`$apply`: a custom aggregate and a portable custom aggregation method (defined as standard aggregates)',
+    '$apply=groupby((level),aggregate(Revenue,price with Probe.sumOfSquares as s))',
+  ],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
   ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],
@@ -114,7 +124,7 @@ export function capabilityTable(): string {
   const rows = PROBES.map(([what, query]) => {
     const refusals = new Map<string, string[]>();
     const cells = targets.map((target) => {
-      const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2 });
+      const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2, ...CUSTOM });
       if (diagnostics.some((d) => d.code !== 'unsupported_feature')) throw new Error(`the probe ${query} is not valid: ${JSON.stringify(diagnostics)}`);
       const [first] = diagnostics;
       if (first === undefined) return 'yes';
