@@ -106,7 +106,11 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['dynamic properties of open types: compared, `eq null`, ordered', "$filter=color eq 'red' and size gt 2 and note ne null&$orderby=size"],
   ['dynamic properties of open types: `groupby` and `aggregate`', '$apply=groupby((color),aggregate(size with sum as total,note with countdistinct as notes))'],
   ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],
-  ['options on a `$select` item (OData 4.01) of a collection of complex values', "$select=id,places($filter=city ne 'Oslo';$orderby=city;$top=2;$count=true)"],
+  [
+    'options on a `$select` item (OData 4.01) of a collection of complex values: `$filter`, `$orderby`, `$top`, `$skip`, `$select`',
+    "$select=id,places($filter=city ne 'Oslo';$orderby=city;$skip=1;$top=2;$select=city)",
+  ],
+  ['options on a `$select` item: `$count`, `$compute`', '$select=id,places($count=true;$compute=length(city) as n;$select=n)'],
   ['`$search`', '$search=pump'],
   ['spatial properties, read back as GeoJSON (also inside `$expand`)', '$select=spot&$expand=children($select=spot)'],
   ['`geo.distance`, `geo.length`, `geo.intersects`', "$filter=geo.distance(spot,geography'SRID=4326;Point(1 2)') lt 100 and geo.intersects(spot,area)"],

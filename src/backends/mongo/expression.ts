@@ -78,7 +78,7 @@ export function newContext(type: StructuredType, set: EntitySet | undefined, sta
 }
 
 /** The context of the elements of a collection of complex values: their type, no entity set, no lookups. */
-function elementContext(type: StructuredType): Context {
+export function elementContext(type: StructuredType): Context {
   return { type, set: undefined, stages: [], lookups: new Map(), element: true };
 }
 
