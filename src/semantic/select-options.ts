@@ -34,6 +34,6 @@ export function selectOptionsType(last: Property, options: NestedOptions, option
   return (last.type as { readonly type: StructuredType }).type;
 }
 
-/** What a backend that does not run them says of options on a `$select` item (the SQL backend; memory runs them, MongoDB most). */
+/** What the SQL backend says of options on a `$select` item inside `$expand` (it runs them on the request's rows only). */
 export const selectOptionsRefusal = (property: Property): string =>
   `options on the $select item '${property.name}' (a nested $filter, $orderby, $top, $skip, $count, $compute or $select of a collection of complex values)`;
