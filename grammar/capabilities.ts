@@ -51,8 +51,14 @@ const model = defineModel({
     Part: { key: ['n'], properties: { n: 'Edm.Int32' } },
     Special: { baseType: 'Item', properties: { extra: 'Edm.Int32' } },
   },
-  entitySets: { items: { type: 'Item' } },
+  entitySets: { items: { type: 'Item', customAggregates: { Revenue: 'Edm.Decimal' } } },
 });
+
+/** The host's definitions of the probes' custom aggregate and custom aggregation method (docs/aggregation.md). */
+const CUSTOM = {
+  customAggregates: { Revenue: 'price mul 2 with sum' },
+  customAggregationMethods: { 'Probe.sumOfSquares': { expression: '$this mul $this with sum' } },
+} as const;
 
 /** What is probed, and a query that needs it. */
 export const PROBES: readonly (readonly [string, string])[] = [
@@ -82,6 +88,10 @@ export const PROBES: readonly (readonly [string, string])[] = [
     '$apply=concat(aggregate(parent/price with sum as total),compute(price mul 2 as twice)/topcount(3,twice))',
   ],
   ['`$apply`: `toppercent`, `topsum`', '$apply=toppercent(50,price)/topsum(10,ratio)'],
+  [
+    '`$apply`: a custom aggregate and a portable custom aggregation method (defined as standard aggregates)',
+    '$apply=groupby((level),aggregate(Revenue,price with Probe.sumOfSquares as s))',
+  ],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
   [
     '`$apply`: `join`, `outerjoin` (Data Aggregation 3.5.1)',
@@ -102,6 +112,11 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['dynamic properties of open types: compared, `eq null`, ordered', "$filter=color eq 'red' and size gt 2 and note ne null&$orderby=size"],
   ['dynamic properties of open types: `groupby` and `aggregate`', '$apply=groupby((color),aggregate(size with sum as total,note with countdistinct as notes))'],
   ['`$expand` with nested options', '$expand=children($filter=price gt 1;$orderby=name;$top=2;$count=true)'],
+  [
+    'options on a `$select` item (OData 4.01) of a collection of complex values: `$filter`, `$orderby`, `$top`, `$skip`, `$select`',
+    "$select=id,places($filter=city ne 'Oslo';$orderby=city;$skip=1;$top=2;$select=city)",
+  ],
+  ['options on a `$select` item: `$count`, `$compute`', '$select=id,places($count=true;$compute=length(city) as n;$select=n)'],
   ['`$search`', '$search=pump'],
   ['spatial properties, read back as GeoJSON (also inside `$expand`)', '$select=spot&$expand=children($select=spot)'],
   ['`geo.distance`, `geo.length`, `geo.intersects`', "$filter=geo.distance(spot,geography'SRID=4326;Point(1 2)') lt 100 and geo.intersects(spot,area)"],
@@ -119,7 +134,7 @@ export function capabilityTable(): string {
   const rows = PROBES.map(([what, query]) => {
     const refusals = new Map<string, string[]>();
     const cells = targets.map((target) => {
-      const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2 });
+      const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2, ...CUSTOM });
       if (diagnostics.some((d) => d.code !== 'unsupported_feature')) throw new Error(`the probe ${query} is not valid: ${JSON.stringify(diagnostics)}`);
       const [first] = diagnostics;
       if (first === undefined) return 'yes';

@@ -65,6 +65,8 @@ export { restrictQuery } from './semantic/restrict-query.js';
 export { createPlanCache, type PlanCache, type PlanCacheOptions } from './cache/plan-cache.js';
 export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperatorName } from './semantic/settings.js';
 export { DEFAULT_MAX_TOP } from './semantic/settings.js';
+export type { CustomAggregateDefinitions, CustomAggregationMethod, CustomAggregationMethods } from './semantic/apply/custom-aggregate-settings.js';
+export { declaredCustomAggregates, declaredCustomAggregationMethods, type DeclaredCustomAggregate } from './model/custom-aggregates.js';
 export type * from './semantic/bound-ast.js';
 export {
   mapExpressionChildren,

@@ -189,6 +189,10 @@ function capabilityAnnotations(set: EntitySet, target: CsdlJsonObject, used: Set
   if (c.maxTop !== undefined) annotate(ODATA_ENGINE_VOCABULARY, 'MaxTop', c.maxTop);
   // No transformation supported: $apply is off.
   if (!c.applySupported) annotate(AGGREGATION, 'ApplySupported', { Transformations: [] });
+  // Custom aggregates of a set of `defineModel` (its `customAggregates`).
+  for (const [key, value] of Object.entries(set.csdl ?? {})) {
+    if (key.startsWith(`@${AGGREGATION}.CustomAggregate#`)) annotate(AGGREGATION, key.slice(AGGREGATION.length + 2), value);
+  }
 }
 
 /**

@@ -22,6 +22,7 @@
  */
 import type { Capabilities, EnumType, Model, PrimitiveTypeName } from './model.js';
 import { ODataError } from '../errors/odata-error.js';
+import type { CsdlJsonObject } from './csdl-json-types.js';
 import { buildModel, modelError, type EntitySetSpec, type EnumTypeSpec, type ModelSpec, type StructuredTypeSpec } from './build-model.js';
 
 /** A property: a type name (`'Edm.String'`, `'AssetStatus'`, `'Collection(Edm.String)'`) or an object with options. */
@@ -110,6 +111,12 @@ export type EntitySetDefinition<Types extends Record<string, EntityTypeDefinitio
      * binding the one entity set of the target type is used.
      */
     readonly bindings?: Readonly<Partial<Record<NavigationNames<Types[TypeName]>, string>> & Record<string, string>>;
+    /**
+     * Custom aggregates of the set (`Aggregation.CustomAggregate`, Data Aggregation 6.2): name →
+     * the primitive type of its values. How each is computed is the service's:
+     * `BindSettings.customAggregates` (docs/aggregation.md).
+     */
+    readonly customAggregates?: Readonly<Record<string, PrimitiveTypeName>>;
   };
 }[Extract<keyof Types, string>];
 
@@ -163,6 +170,9 @@ function enumSpec(name: string, definition: EnumDefinition): EnumTypeSpec {
   return { name, isFlags: flags, members, ...(asObject.underlyingType === undefined ? {} : { underlyingType: asObject.underlyingType }) };
 }
 
+/** The Aggregation vocabulary's namespace (of `customAggregates`). */
+const AGGREGATION = 'Org.OData.Aggregation.V1';
+
 function setSpec(name: string, definition: EntitySetDefinition<Record<string, EntityTypeDefinition>>): EntitySetSpec {
   const capabilities: Partial<Capabilities> = {
     ...(definition.maxTop === undefined ? {} : { maxTop: definition.maxTop }),
@@ -181,7 +191,15 @@ function setSpec(name: string, definition: EntitySetDefinition<Record<string, En
     nonExpandableProperties: new Set(definition.nonExpandable ?? []),
     nonCountableProperties: new Set(definition.nonCountable ?? []),
   };
-  return { name, type: definition.type, capabilities, ...(definition.bindings === undefined ? {} : { bindings: definition.bindings }) };
+  // Custom aggregates: the annotations a CSDL document would have (model/custom-aggregates.ts reads them).
+  const custom = Object.entries(definition.customAggregates ?? {}).map(([aggregate, type]) => [`@${AGGREGATION}.CustomAggregate#${aggregate}`, type]);
+  return {
+    name,
+    type: definition.type,
+    capabilities,
+    ...(definition.bindings === undefined ? {} : { bindings: definition.bindings }),
+    ...(custom.length === 0 ? {} : { csdl: Object.fromEntries(custom) as CsdlJsonObject }),
+  };
 }
 
 /**

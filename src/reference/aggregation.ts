@@ -13,6 +13,7 @@
  */
 import type { AggregationMethod } from '../semantic/bound-ast.js';
 import { isIntegerType, isPrimitive, type ExpressionType } from '../semantic/types.js';
+import { customAccumulator, customAggregation } from './custom-methods.js';
 import { addDecimal, decimalToString, divideDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import { domainOf, toBigInt, toNumber, type Domain } from './values.js';
 
@@ -46,6 +47,7 @@ export function valueKey(normalized: unknown): string {
  * each item's value (so that no array of values is made).
  */
 export function aggregation<T>(method: AggregationMethod, input: ExpressionType): (items: readonly T[], read: (item: T) => unknown) => unknown {
+  if (typeof method === 'object') return customAggregation(method);
   const domain = domainOf(input);
   switch (method) {
     case 'countdistinct':
@@ -155,6 +157,7 @@ export class CountAccumulator implements Accumulator {
  * given the values of `aggregation`'s items in order gives its result, for any values.
  */
 export function accumulator(method: AggregationMethod, input: ExpressionType): () => Accumulator {
+  if (typeof method === 'object') return customAccumulator(method);
   const domain = domainOf(input);
   switch (method) {
     case 'countdistinct':

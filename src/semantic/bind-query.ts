@@ -29,6 +29,7 @@ import type {
 } from './bound-ast.js';
 import { bindApply } from './apply/bind-apply.js';
 import { ExpressionBinder, type Purpose } from './bind-expression.js';
+import { selectOptionsType } from './select-options.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
 import { UNTYPED, isOrderable, isUntyped, typeName } from './types.js';
 
@@ -366,7 +367,7 @@ class QueryBinder {
         : { all: true, properties: [], navigation: [], computed: computed.items.map((item) => item.name) };
     const option = level.option('select');
     let all = false;
-    const properties: { path: Property[]; span: Span }[] = [];
+    const properties: { path: Property[]; span: Span; options?: BoundQueryOptions }[] = [];
     const navigation: NavigationProperty[] = [];
     const selectedComputed = computed === undefined ? undefined : new Set<string>();
     for (const item of items) {
@@ -381,7 +382,6 @@ class QueryBinder {
         all = true;
         continue;
       }
-      if (item.options !== undefined) fail('unsupported_feature', `Options on $select items are not supported`, option, item.options.span.start);
       if (item.parameters !== undefined) fail('unsupported_feature', `Operations are not supported in $select`, option, item.span.start);
       let type: StructuredType = level.type;
       const path: Property[] = [];
@@ -426,7 +426,22 @@ class QueryBinder {
           type = member.type.type;
         }
       }
-      if (path.length > 0) properties.push({ path, span: item.span });
+      if (item.options !== undefined && path.length === 0)
+        fail('invalid_nested_option', `Options on a $select item need a collection-valued structural property.`, option, item.options.span.start);
+      if (path.length > 0 && item.options === undefined) properties.push({ path, span: item.span });
+      else if (path.length > 0 && item.options !== undefined) {
+        // Options of a collection of complex values: bound as a request's, against the complex type (select-options.ts).
+        const elements = selectOptionsType(path[path.length - 1] as Property, item.options, option);
+        const nested = this.options(item.options, { type: elements, set: undefined, capabilities: undefined, depth: level.depth, option: () => option });
+        properties.push({ path, span: item.span, options: nested });
+      }
+    }
+    for (const item of properties) {
+      // Options under a complex value also returned whole would change that value (select-options.ts).
+      if (item.options === undefined || item.path.length === 1) continue;
+      const whole = all || properties.some((other) => other.path.length < item.path.length && other.path.every((p, i) => item.path[i] === p));
+      if (whole)
+        fail('unsupported_feature', `Options on a $select path inside a complex value that is also selected whole are not supported.`, option, item.span.start);
     }
     if (computed === undefined) return { all, properties, navigation };
     return {

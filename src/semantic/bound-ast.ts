@@ -5,6 +5,7 @@
  */
 import type { EntitySet, NavigationProperty, Property, StructuredType } from '../model/model.js';
 import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator, Span } from '../syntax/ast.js';
+import type { CustomAggregationMethod } from './apply/custom-aggregate-settings.js';
 import type { ExpressionType } from './types.js';
 
 interface BoundNode {
@@ -175,8 +176,12 @@ export interface BoundOrderByItem {
 /** `$select`: `all` (no `$select`, or `*`), or the listed properties. */
 export interface BoundSelect {
   readonly all: boolean;
-  /** Selected structural properties (paths into complex properties allowed), in request order. */
-  readonly properties: readonly { readonly path: readonly Property[]; readonly span: Span }[];
+  /**
+   * Selected structural properties (paths into complex properties allowed), in request order; a
+   * collection of complex values with the options of its item (`Places($filter=…;$top=2)`), bound
+   * against the complex type and applied to its elements (semantic/select-options.ts).
+   */
+  readonly properties: readonly { readonly path: readonly Property[]; readonly span: Span; readonly options?: BoundQueryOptions }[];
   /** Navigation properties listed in `$select` (allowed when they are also expanded). */
   readonly navigation: readonly NavigationProperty[];
   /**
@@ -221,8 +226,19 @@ export interface BoundExpandItem {
 // $apply (OData Extension for Data Aggregation 4.0)
 // ---------------------------------------------------------------------------------------------
 
-/** A standard aggregation method. */
-export type AggregationMethod = 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
+/** An aggregation method: a standard one, or a custom one defined per backend. */
+export type AggregationMethod = 'sum' | 'min' | 'max' | 'average' | 'countdistinct' | BoundCustomMethod;
+
+/**
+ * A custom aggregation method the host defines per backend (`Custom.concat`; see
+ * semantic/apply/custom-aggregates.ts): each backend runs its own definition or refuses.
+ */
+export interface BoundCustomMethod {
+  readonly kind: 'custom';
+  /** The qualified name, as the request writes it. */
+  readonly name: string;
+  readonly definition: CustomAggregationMethod;
+}
 
 /**
  * One aggregate of `aggregate(…)`, its value a property `alias` of the output.

@@ -5,6 +5,7 @@
 import type { Model } from '../model/model.js';
 import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator } from '../syntax/ast.js';
 import type { ParseQueryOptions } from '../syntax/query-string.js';
+import type { CustomAggregateDefinitions, CustomAggregationMethods } from './apply/custom-aggregate-settings.js';
 
 /** System query options that settings can allow or forbid. */
 export type QueryOptionName = 'filter' | 'orderby' | 'select' | 'expand' | 'top' | 'skip' | 'count' | 'search' | 'compute' | 'apply';
@@ -57,6 +58,14 @@ export interface BindSettings extends ValidationSettings {
   readonly entitySet: string;
   /** How to parse the query when it is given as a string. */
   readonly parse?: ParseQueryOptions;
+  /**
+   * How the custom aggregates the model declares (`Aggregation.CustomAggregate`) are computed:
+   * each an aggregate expression over standard methods (`{ Forecast: 'Amount mul 1.1 with sum' }`).
+   * A declared one without a definition is refused with status 501. See docs/aggregation.md.
+   */
+  readonly customAggregates?: CustomAggregateDefinitions;
+  /** The custom aggregation methods of `$apply` (`Amount with Custom.concat as Names`), by qualified name. See docs/aggregation.md. */
+  readonly customAggregationMethods?: CustomAggregationMethods;
 }
 
 export const DEFAULT_MAX_TOP = 10_000;
@@ -82,12 +91,14 @@ export interface ResolvedSettings {
   readonly allowedLogicalOperators: ReadonlySet<string> | undefined;
   readonly allowedQueryOptions: ReadonlySet<string> | undefined;
   readonly caseInsensitive: boolean;
+  readonly customAggregates: CustomAggregateDefinitions | undefined;
+  readonly customAggregationMethods: CustomAggregationMethods | undefined;
 }
 
 const allowSet = (value: 'all' | readonly string[] | undefined): ReadonlySet<string> | undefined =>
   value === undefined || value === 'all' ? undefined : new Set(value);
 
-export function resolveSettings(settings: ValidationSettings): ResolvedSettings {
+export function resolveSettings(settings: ValidationSettings & Pick<BindSettings, 'customAggregates' | 'customAggregationMethods'>): ResolvedSettings {
   return {
     maxTop: settings.maxTop ?? DEFAULT_MAX_TOP,
     maxSkip: settings.maxSkip,
@@ -103,5 +114,7 @@ export function resolveSettings(settings: ValidationSettings): ResolvedSettings 
     allowedLogicalOperators: allowSet(settings.allowedLogicalOperators),
     allowedQueryOptions: allowSet(settings.allowedQueryOptions),
     caseInsensitive: settings.caseInsensitive ?? false,
+    customAggregates: settings.customAggregates,
+    customAggregationMethods: settings.customAggregationMethods,
   };
 }

@@ -148,7 +148,7 @@ describe('$apply in memory', () => {
       ['$apply=groupby((rolluprecursive($root/sales,H,id)),aggregate($count as n))', 'unsupported_feature', 9],
       // rollup(A,B,C) has three grouping sets; maxApplyFanOut (16) bounds their product (here 5 x 4).
       ['$apply=groupby((rollup(region,qty,id,amount,productId),rollup(product/name,product/category,product/price,product/id)))', 'apply_fan_out_exceeded', 9],
-      ['$apply=aggregate(amount with Custom.median as m)', 'unsupported_feature', 10],
+      ['$apply=aggregate(amount with Custom.median as m)', 'unknown_function', 10],
     ];
     for (const [query, code, position] of cases) {
       const error = refusal(query);

@@ -3,7 +3,7 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
-import type { StructuredType } from '../../model/model.js';
+import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
@@ -213,16 +213,27 @@ function projector(
   computed: readonly ComputedValue[],
 ): (row: Row) => Row {
   const select = options.select;
-  const properties = select.all
-    ? [...type.properties.values()].filter((property) => property.selectable).map((property) => [property])
-    : select.properties.map((item) => item.path);
+  // With `*`, a property listed with options (`*,Places($top=1)`) keeps them.
+  const items: readonly { readonly path: readonly Property[]; readonly options?: BoundQueryOptions }[] = select.all
+    ? [...type.properties.values()]
+        .filter((property) => property.selectable)
+        .map(
+          (property) =>
+            select.properties.find((item) => item.options !== undefined && item.path.length === 1 && item.path[0] === property) ?? { path: [property] },
+        )
+    : select.properties;
+  const properties = items.map((item) => item.path);
   const expansions = options.expand.map((item) => expansion(item, resolve, search, stored));
   // Rows of $apply after an aggregation have only their own properties (a concat branch's: Data
   // Aggregation, examples 74 and 75): one it has not is left out, not made null as an entity's.
   const sparse = options.apply !== undefined && !options.apply.entity;
   // Top-level properties with ordinary names: a plain copy loop.
-  const plain = properties.every(
-    (path) => path.length === 1 && !((path[0] as { name: string }).name in Object.prototype) && (path[0] as { name: string }).name !== '__proto__',
+  const plain = items.every(
+    ({ path, options: nested }) =>
+      nested === undefined &&
+      path.length === 1 &&
+      !((path[0] as { name: string }).name in Object.prototype) &&
+      (path[0] as { name: string }).name !== '__proto__',
   );
   if (plain && expansions.length === 0 && computed.length === 0 && sparse) {
     const names = properties.map((path) => (path[0] as { name: string }).name);
@@ -246,15 +257,24 @@ function projector(
     };
   }
   // Otherwise a copier per path (made only here: the plain loop above needs none).
-  const copiers = properties.map((path) => {
+  const copiers = items.map(({ path, options: nested }) => {
     const getters = path.map((property) => propertyGetter(property.name));
     const names = path.map((property) => property.name);
     const first = names[0] as string;
+    // Options of a collection of complex values (`Places($filter=…;$top=2)`): applied to its elements.
+    const last = path[path.length - 1] as Property;
+    const elements = nested === undefined ? undefined : compileOptions(nested, (last.type as { type: StructuredType }).type, resolve, search, stored);
     return (source: Row, target: Record<string, unknown>): void => {
       if (sparse && !Object.hasOwn(source, first)) return;
       let value: unknown = source;
       for (const get of getters) value = value === null || value === undefined ? undefined : get(value);
       if (value === undefined) value = null;
+      let count: number | undefined;
+      if (elements !== undefined && Array.isArray(value)) {
+        const result = elements.apply(value as Row[]);
+        value = result.value;
+        count = result.count;
+      }
       // A path into a complex value keeps its nesting: {address: {city}}.
       let into = target;
       for (let i = 0; i < names.length - 1; i++) {
@@ -264,6 +284,7 @@ function projector(
         into = into[name] as Record<string, unknown>;
       }
       setOwn(into, names[names.length - 1] as string, value);
+      if (count !== undefined) setOwn(into, `${names[names.length - 1] as string}@odata.count`, count);
     };
   });
   return (row) => {

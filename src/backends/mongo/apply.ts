@@ -46,6 +46,7 @@ import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { customMongoAggregate } from './custom-methods.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
@@ -478,6 +479,11 @@ class MongoApplyCompiler {
     const type = a.expression.type;
     const value = this.temporary('a');
     before[value] = kept(this.expressions.value(a.expression, frame), null);
+    if (typeof a.method === 'object') {
+      const pushed = this.temporary('q');
+      group[pushed] = { $push: `$${value}` };
+      return customMongoAggregate(a.method, `$${pushed}`, a, '$apply');
+    }
     switch (a.method) {
       case 'sum':
       case 'average': {
@@ -598,6 +604,9 @@ class MongoApplyCompiler {
       case 'countdistinct':
         result = { $size: { $setUnion: [`$$${values}`] } };
         break;
+      default:
+        // A custom method (custom-methods.ts).
+        result = customMongoAggregate(a.method, `$$${values}`, a, '$apply');
     }
     return { $let: { vars: { [all]: united }, in: { $let: { vars: { [values]: present }, in: result } } } };
   }

@@ -30,6 +30,7 @@ import {
   type MongoMapping,
 } from './mapping.js';
 import { functionValue } from './functions.js';
+import { customMongoAggregate } from './custom-methods.js';
 import { castOrIsof } from './casts.js';
 import { arithmetic, calendarDate, inRange, isDuration, type ArithmeticContext } from './arithmetic.js';
 
@@ -77,7 +78,7 @@ export function newContext(type: StructuredType, set: EntitySet | undefined, sta
 }
 
 /** The context of the elements of a collection of complex values: their type, no entity set, no lookups. */
-function elementContext(type: StructuredType): Context {
+export function elementContext(type: StructuredType): Context {
   return { type, set: undefined, stages: [], lookups: new Map(), element: true };
 }
 
@@ -447,6 +448,7 @@ export class MongoExpressionCompiler {
     const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
     const mapped = { $map: { input: collection.ref, as: name, in: this.value(a.expression, inner) } };
     const values = { $filter: { input: mapped, as: `${name}x`, cond: { $ne: [`$$${name}x`, null] } } };
+    if (typeof a.method === 'object') return customMongoAggregate(a.method, values, node, this.option);
     switch (a.method) {
       case 'sum':
         return { $cond: [{ $eq: [{ $size: values }, 0] }, null, { $sum: values }] };

@@ -20,6 +20,7 @@ import { limitFraction, type FractionalPrecision } from '../../passes/fractional
 import { REGEX_OF_STRING_MATCH } from './functions.js';
 import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
+import { selectOptionsValue } from './select-options.js';
 import {
   computedField,
   countField,
@@ -636,6 +637,12 @@ class QueryCompiler {
     const expanded: string[] = [];
     for (const item of query.expand) expanded.push(...this.expansion(item, context, expand));
 
+    // Options on $select items (semantic/select-options.ts): the collection replaced by what they give (select-options.ts).
+    for (const item of query.select.properties) {
+      if (item.options === undefined) continue;
+      const field = dottedField(type, item.path, options, context.set);
+      computed[field] = selectOptionsValue(item, field, options, `odata_s${Object.keys(computed).length}`);
+    }
     let project: MongoDocument | undefined;
     if (!query.select.all) {
       project = {};

@@ -54,6 +54,7 @@ import { someExpression } from '../../semantic/walk/index.js';
 import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
+import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
 import { columnName } from './mapping.js';
@@ -616,6 +617,7 @@ export class SqlApplyCompiler {
     if (a.kind === 'count') return keep === '' ? 'COUNT(*)' : `COUNT(${when('1')})`;
     const input = a.expression.type;
     const x = when(c.expression(a.expression, scope));
+    if (typeof a.method === 'object') return customSqlAggregate(a.method, dialect, x, a, c.option ?? '$apply');
     switch (a.method) {
       case 'countdistinct':
         // Durations stored as text count by their length of time (`-P0D` and `PT0S` are one value; seed 2837, model 1110).

@@ -324,6 +324,11 @@ export interface ComplexCollections {
    * of primitives inside an element), as {@link member} reads one.
    */
   elements(array: string, alias: string): { readonly source: string; readonly element: string; readonly atom: string };
+  /**
+   * The elements of a JSON array with their positions (`ordinal`, increasing in array order), for
+   * options on a `$select` item (semantic/select-options.ts: sorted, paged). Absent: refused.
+   */
+  numbered?(array: string, alias: string): { readonly source: string; readonly element: string; readonly ordinal: string };
   /** The JSON (an object or array) at `path` in `element`; SQL NULL where it is absent or JSON null. */
   json(element: string, path: readonly string[]): string;
   /** The primitive at `path` in `element` as the dialect reads it (text, or a number); SQL NULL where absent or JSON null. */

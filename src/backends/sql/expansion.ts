@@ -4,7 +4,7 @@
  * `COUNT(*)`, `/$ref` the keys only; and the stored columns a `$select` returns.
  */
 import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundComputeItem, BoundExpandItem, BoundQueryOptions } from '../../semantic/bound-ast.js';
+import type { BoundComputeItem, BoundExpandItem, BoundQueryOptions, BoundSelect } from '../../semantic/bound-ast.js';
 import { isUntyped } from '../../semantic/types.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import { SqlApplyCompiler } from './apply.js';
@@ -12,6 +12,8 @@ import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
+import { selectOptionsRefusal } from '../../semantic/select-options.js';
+import { selectOptionsRefused } from './select-options.js';
 import { spatialText } from './spatial-text.js';
 
 const unsupported = (what: string) => unsupportedFeature('SQL', what);
@@ -20,7 +22,14 @@ const unsupported = (what: string) => unsupportedFeature('SQL', what);
  * The stored columns to return for a select (every selectable property without `$select`):
  * complex values as their flattened leaves, each with its path from the row.
  */
-export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type: StructuredType): readonly Leaf[] {
+export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type: StructuredType, withOptions = false): readonly Leaf[] {
+  // Options on $select items (semantic/select-options.ts): on the request's rows (select-options.ts), not inside $expand.
+  for (const item of options.select.properties) {
+    if (item.options === undefined) continue;
+    const last = item.path[item.path.length - 1] as Property;
+    const refused = withOptions ? selectOptionsRefused(item, compiler) : `${selectOptionsRefusal(last)} inside $expand`;
+    if (refused !== undefined) throw unsupportedFeature('SQL', refused, { node: item, option: '$select' });
+  }
   if (options.select.all) return allLeaves(compiler, type);
   return options.select.properties.flatMap((item) => {
     // A path into a complex value: the leaves under its last step, with the path before it.
@@ -36,11 +45,14 @@ export function selected(compiler: SqlCompiler, options: BoundQueryOptions, type
       throw unsupported(`selecting the collection of complex values '${last.name}' inside a complex value (it has no column)`);
     if (last.collection && last.type.kind === 'complex' && compiler.dialect.complexCollections === undefined)
       throw unsupported(`selecting the collection of complex values '${last.name}' on ${compiler.dialect.displayName}`);
-    return compiler.leaves(owner, last, prefix).map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path] }));
+    return compiler
+      .leaves(owner, last, prefix)
+      .map((leaf) => ({ ...leaf, path: [...path.slice(0, -1), ...leaf.path], ...(item.options === undefined ? {} : { item }) }));
   });
 }
 
-type Leaf = { readonly path: readonly Property[]; readonly column: string; readonly property: Property };
+/** A stored column to return; with `item`, the options of a `$select` item apply to it (select-options.ts). */
+type Leaf = { readonly path: readonly Property[]; readonly column: string; readonly property: Property; readonly item?: BoundSelect['properties'][number] };
 
 const NONE: readonly BoundComputeItem[] = [];
 

@@ -17,6 +17,7 @@ import type { SqlMapping } from './mapping.js';
 import { ROOT, SqlCompiler, type Scope } from './compiler.js';
 import { orderByItems } from './ordering.js';
 import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
+import { selectOptionsSql } from './select-options.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
 import { registerNestingCompiler, SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
@@ -186,15 +187,23 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
 
   // Without $select: every column-stored property (complex values are not columns yet).
   // Complex values come as their flattened columns, each with its path (see SqlQuery.columns).
-  const leaves = selected(new SqlCompiler(dialect, options, options.search), bound, type);
-  const columns = leaves.map((leaf, index) => ({ alias: `c${index}`, property: leaf.property, path: leaf.path.map((p) => p.name), column: leaf.column }));
+  const leaves = selected(new SqlCompiler(dialect, options, options.search), bound, type, true);
+  const columns = leaves.map((leaf, index) => ({
+    alias: `c${index}`,
+    property: leaf.property,
+    path: leaf.path.map((p) => p.name),
+    column: leaf.column,
+    ...(leaf.item === undefined ? {} : { item: leaf.item }),
+  }));
   // Computed properties get aliases of their own (never their names, which are only ever JSON keys, as parameters).
   const computedItems = selectedComputed(bound);
   const computed = computedItems.map((item, index) => ({ alias: `k${index}`, name: item.name, type: item.type }));
   const selectList = (compiler: SqlCompiler, scope: Scope): string => {
-    const list = columns.map(
-      (c) =>
-        `${spatialText(dialect, c.property.type.kind === 'primitive' ? c.property.type.name : undefined, c.property.collection, `${ROOT}.${dialect.quote(c.column)}`)} AS ${dialect.quote(c.alias)}`,
+    const list = columns.map((c, index) =>
+      c.item !== undefined
+        ? // Options on a $select item: the collection's elements they give (select-options.ts).
+          `${selectOptionsSql(compiler, c.item, `${ROOT}.${dialect.quote(c.column)}`, bound.entitySet, index)} AS ${dialect.quote(c.alias)}`
+        : `${spatialText(dialect, c.property.type.kind === 'primitive' ? c.property.type.name : undefined, c.property.collection, `${ROOT}.${dialect.quote(c.column)}`)} AS ${dialect.quote(c.alias)}`,
     );
     if (computedItems.length > 0) list.push(...computedColumns(compiler, computedItems, scope).map((sql, i) => `${sql} AS ${dialect.quote(`k${i}`)}`));
     return list.join(', ');

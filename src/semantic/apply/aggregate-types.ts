@@ -10,6 +10,8 @@ import { DECIMAL, DOUBLE, INT64, isIntegerType, isNumeric, isOrderable, isPrimit
 
 /** The type of `method` over values of `input`, or a reason it cannot apply. */
 export function aggregateType(method: AggregationMethod, input: ExpressionType): ExpressionType | string {
+  // A custom method's type is its definition's (custom-aggregates.ts binds it).
+  if (typeof method === 'object') return `the custom aggregation method '${method.name}' is typed by its definition`;
   switch (method) {
     case 'countdistinct':
       return input.kind === 'collection' ? 'countdistinct needs a single value' : INT64;

@@ -3,8 +3,8 @@
  * of the rows the previous one gives, with the output type of each (see `output-type.ts`), so that
  * later transformations and the request's other options are type-checked against what they see.
  * `rollup(…)` in a `groupby` list becomes the grouping sets of the bound `groupby`. What the
- * engine does not evaluate (`join`, `nest`, hierarchies, custom aggregates and functions, `from`)
- * is refused with its position as an `unsupported_feature` error.
+ * engine does not evaluate (`join`, `nest`, hierarchies, custom functions) is refused with its
+ * position as an `unsupported_feature` error. Custom aggregates and methods: custom-aggregates.ts.
  */
 import { ODataError, type ODataErrorCode } from '../../errors/odata-error.js';
 import type { Capabilities, EntitySet, Property, StructuredType, TypeReference } from '../../model/model.js';
@@ -27,6 +27,7 @@ import { registerAggregateBinder, type ExpressionBinder, type Purpose } from '..
 import type { ResolvedSettings } from '../settings.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
+import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomBinder } from './custom-aggregates.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
 import { extendedType, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
@@ -402,15 +403,23 @@ class ApplyBinder {
   }
 
   private aggregate(item: AggregateItem, input: Input): BoundAggregate {
-    const base = this.plainAggregate(item, input);
+    // A portable custom method: its definition with the request's value, bound as an item.
+    const portable = bindPortableMethod(item, input, this.customs);
+    if (portable !== undefined) return portable;
+    const base = item.custom === undefined ? this.plainAggregate(item, input) : this.customAggregate(item, input);
     if (item.from === undefined || item.from.length === 0) return base;
     // `A from P with g`: per group of P the aggregate, then g over those values (3.2.1.5).
     let type = base.type;
     const from = item.from.map((step) => {
       this.count(step.span);
       const method = step.method ?? this.fail('syntax_error', `'from' needs 'with' and an aggregation method`, step.span);
-      if (typeof method === 'object') this.unsupported(`The custom aggregation method '${method.custom}'`, step.span);
       const keys = step.properties.flatMap((path) => this.groupKeys(path, input));
+      if (typeof method === 'object') {
+        const custom = bindCustomMethod(method.custom, type, input, step.span, this.context);
+        const bound: BoundFromStep = { keys, method: custom.method, input: type, type: custom.type, span: step.span };
+        type = custom.type;
+        return bound;
+      }
       const result = aggregateType(method, type);
       if (typeof result === 'string')
         this.fail('type_mismatch', `${result}, but '${item.alias ?? ''}' aggregates a value of type '${typeName(type)}' with it.`, step.span);
@@ -418,15 +427,36 @@ class ApplyBinder {
       type = result;
       return bound;
     });
-    return { ...base, type, from };
+    // A custom aggregate's own steps (its definition's) come first.
+    return { ...base, type, from: [...(base.from ?? []), ...from] };
+  }
+
+  /** A custom aggregate (`Forecast`, `Sales/Forecast as F`) without its `from` steps (custom-aggregates.ts). */
+  private customAggregate(item: AggregateItem, input: Input): BoundAggregate {
+    this.count(item.span);
+    // Without an alias the value is named after the custom aggregate, which may be a property's name (example 94).
+    if (item.alias !== undefined) this.checkAlias(item.alias, input.type, item.span);
+    return bindCustomAggregate(item, input, this.customs);
+  }
+
+  /** What the custom aggregates and methods need of this binder (custom-aggregates.ts). */
+  private get customs(): CustomBinder {
+    return {
+      context: this.context,
+      aggregate: (item, input) => this.aggregate(item, input),
+      navigation: (expression, input) => {
+        const prefix = this.navigationPrefix(expression, input, true);
+        if (prefix === undefined) return undefined;
+        const { type, set } = prefix.target;
+        return { path: prefix.path, target: { type, set, capabilities: set?.capabilities, entity: true } };
+      },
+    };
   }
 
   /** An aggregate expression without its `from` steps. */
   private plainAggregate(item: AggregateItem, input: Input): BoundAggregate {
     this.count(item.span);
     const span = item.span;
-    if (item.custom !== undefined) this.unsupported(`The custom aggregate '${item.custom}'`, span);
-    if (typeof item.method === 'object') this.unsupported(`The custom aggregation method '${item.method.custom}'`, span);
     const alias = item.alias ?? this.fail('syntax_error', `An aggregate needs 'as' and an alias`, span);
     this.checkAlias(alias, input.type, span);
     if (item.count === true) {
@@ -454,6 +484,11 @@ class ApplyBinder {
       value = this.context.binder({ type: target.type, set: target.set, capabilities: target.set?.capabilities, entity: true }, 'filter').bind(rest, false);
     } else {
       value = this.context.binder(input, 'filter').bind(expression, false);
+    }
+    if (typeof method === 'object') {
+      // A custom method defined per backend (custom-aggregates.ts).
+      const custom = bindCustomMethod(method.custom, value.type, input, span, this.context);
+      return { kind: 'method', alias, type: custom.type, method: custom.method, expression: value, ...(through === undefined ? {} : { through }), span };
     }
     // sum, average, min and max of a dynamic property aggregate its numbers (dynamic-values.ts).
     if (method !== 'countdistinct') value = readDynamicAs(value, 'Edm.Double');

@@ -116,6 +116,7 @@ export const duckdb: Dialect = {
         : duckdbMembers.typed(raw, type),
     columnType: 'JSON',
     elements: (array, alias) => ({ source: `json_each(${array}) AS ${alias}`, element: `${alias}.value`, atom: `json_extract_string(${alias}.value, '$')` }),
+    numbered: (array, alias) => ({ source: `json_each(${array}) AS ${alias}`, element: `${alias}.value`, ordinal: `CAST(${alias}.key AS BIGINT)` }),
     json: (element, path) => `NULLIF(json_extract(${element}, ${jsonPathLiteral(path)}), CAST('null' AS JSON))`,
     member: (element, path) => `json_extract_string(${element}, ${jsonPathLiteral(path)})`,
   },

@@ -129,6 +129,11 @@ export const mysql: Dialect = {
       element: `${alias}.e`,
       atom: `JSON_VALUE(${alias}.e, '$')`,
     }),
+    numbered: (array, alias) => ({
+      source: `JSON_TABLE(${array}, '$[*]' COLUMNS (n FOR ORDINALITY, e JSON PATH '$')) ${alias}`,
+      element: `${alias}.e`,
+      ordinal: `${alias}.n`,
+    }),
     json: (element, path) =>
       `(CASE WHEN JSON_TYPE(JSON_EXTRACT(${element}, ${jsonPathLiteral(path)})) <> 'NULL' THEN JSON_EXTRACT(${element}, ${jsonPathLiteral(path)}) END)`,
     member: (element, path) => `JSON_VALUE(${element}, ${jsonPathLiteral(path)})`,

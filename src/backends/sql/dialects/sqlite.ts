@@ -64,6 +64,7 @@ export const sqlite: Dialect = {
   complexCollections: {
     columnType: 'TEXT',
     elements: (array, alias) => ({ source: `json_each(${array}) ${alias}`, element: `${alias}.value`, atom: `${alias}.atom` }),
+    numbered: (array, alias) => ({ source: `json_each(${array}) ${alias}`, element: `${alias}.value`, ordinal: `${alias}.key` }),
     json: (element, path) => `json_extract(${element}, ${jsonPathLiteral(path)})`,
     member: (element, path) => `json_extract(${element}, ${jsonPathLiteral(path)})`,
     typed: (raw, type) => {
