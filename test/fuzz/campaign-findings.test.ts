@@ -149,4 +149,11 @@ describe('campaign findings of issue 30, join (seed 3003, models 1421-1426)', ()
       for (const [target, outcome] of result.outcomes) if (!/mongo|mingo/i.test(target)) expect(outcome.kind, `${target}: ${text}`).toBe('rows');
     }
   }, 60_000);
+
+  it('concat of entities and an aggregate: the branch without the primitive collection gives NULL on MariaDB (no CAST to LONGTEXT)', async () => {
+    const text = '$apply=concat(topcount(2,n32),aggregate(n16 with max as m))';
+    const result = await run(text);
+    expect(result.findings).toEqual([]);
+    for (const [target, outcome] of result.outcomes) expect(outcome.kind, `${target}: ${text}`).toBe('rows');
+  }, 60_000);
 });

@@ -421,7 +421,8 @@ export class SqlApplyCompiler {
   /** A null of a column's type (PostgreSQL's UNION matches no text[] with a text null). */
   private nullOf(property: Property): string {
     const type = fromReference(property.type);
-    return property.collection ? `CAST(NULL AS ${columnType(property, this.compiler.dialect)})` : this.compiler.value(null, parameterKind(type, type));
+    if (!property.collection) return this.compiler.value(null, parameterKind(type, type));
+    return this.compiler.dialect.castsToCollectionType === false ? 'NULL' : `CAST(NULL AS ${columnType(property, this.compiler.dialect)})`;
   }
 
   /**

@@ -122,6 +122,11 @@ export interface Dialect {
    */
   readonly complexCollections?: ComplexCollections;
   /**
+   * `false` where a collection column's type is no CAST target (MySQL/MariaDB: `LONGTEXT`): a
+   * branch of `concat` without the column gives a plain NULL, which the UNION types by the others.
+   */
+  readonly castsToCollectionType?: false;
+  /**
    * Dynamic properties of open types, stored as members of one JSON object column per table
    * (storage/dynamic-properties.ts). Absent: queries that read one are refused.
    */

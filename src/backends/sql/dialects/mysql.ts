@@ -122,6 +122,7 @@ export const mysql: Dialect = {
   indexKeyLimit: { bytes: 3072, bytesPerCharacter: 4 },
   // Collections of complex values as JSON text: elements through JSON_TABLE, members through
   // JSON_VALUE as text (MariaDB keeps a number's digits; true/false are 1/0), cast to the column types.
+  castsToCollectionType: false,
   complexCollections: {
     columnType: 'LONGTEXT',
     elements: (array, alias) => ({

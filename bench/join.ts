@@ -1,0 +1,139 @@
+/**
+ * The `join` bench (issue 30): `customers?$apply=outerjoin(orders as o)/groupby((region,o/status),
+ * aggregate($count as n,o/amount with sum as total))` over 10 000 customers and 100 000 orders,
+ * `toSql` + `readSqlRows` against a hand-written `LEFT JOIN … GROUP BY` with a hand-written mapping,
+ * on PGlite and on the live PostgreSQL (`ODATA_TEST_POSTGRES_URL`, in a schema of its own, dropped
+ * after). Both sides give the same rows (checked); the plans are compared by their node types
+ * (`EXPLAIN (FORMAT JSON)`). Steady state: warm-up, then SAMPLES interleaved samples; median and
+ * min–max. Run alone with `tsx bench/join.ts`, or by `npm run bench`; writes the `join` section of
+ * bench/RESULTS.md.
+ */
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type Row } from '../src/index.js';
+import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { writeSection } from './results-file.js';
+
+const CUSTOMERS = 10_000;
+const ORDERS = 100_000;
+const SAMPLES = 9;
+const QUERY = '$apply=outerjoin(orders as o)/groupby((region,o/status),aggregate($count as n,o/amount with sum as total))';
+const HAND_SQL =
+  'SELECT c.region, o.status, COUNT(*) AS n, SUM(o.amount) AS total FROM customers c LEFT JOIN orders o ON o.customerid = c.id GROUP BY c.region, o.status';
+
+const model = defineModel({
+  namespace: 'Bench',
+  entityTypes: {
+    Customer: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', region: 'Edm.String' },
+      navigation: { orders: { type: 'Collection(Order)', partner: 'customer' } },
+    },
+    Order: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', customerid: 'Edm.Int32', status: 'Edm.String', amount: 'Edm.Decimal' },
+      navigation: { customer: { type: 'Customer', constraints: { customerid: 'id' }, partner: 'orders' } },
+    },
+  },
+  entitySets: { customers: { type: 'Customer' }, orders: { type: 'Order' } },
+});
+
+type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
+
+const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+
+/** Rows in a canonical order and form, to check that both sides agree. */
+function canonical(rows: readonly Row[]): string {
+  return rows
+    .map((r) => JSON.stringify([r.region, r.status ?? null, Number(r.n), r.total === null ? null : Number(r.total)]))
+    .sort()
+    .join('\n');
+}
+
+/** The node types of a plan, depth first. */
+function planShape(plan: unknown): string {
+  const node = plan as { 'Node Type': string; Strategy?: string; 'Join Type'?: string; Plans?: unknown[] };
+  const own = `${node['Node Type']}${node.Strategy === undefined ? '' : ` (${node.Strategy})`}${node['Join Type'] === undefined ? '' : ` (${node['Join Type']})`}`;
+  return [own, ...(node.Plans ?? []).map(planShape)].join(' > ');
+}
+
+async function measure(label: string, query: Query): Promise<string[][]> {
+  const bound = bindQuery(QUERY, { model, entitySet: 'customers' });
+  const statement = toSql(bound, { dialect: 'postgres' });
+  const ours = async (): Promise<Row[]> =>
+    (readSqlRows(bound, statement, await query(statement.sql, [...statement.params])) as Row[]).map((r) => ({
+      region: r.region,
+      status: (r.o as { status?: unknown } | null)?.status ?? null,
+      n: r.n,
+      total: r.total,
+    }));
+  const hand = async (): Promise<Row[]> => await query(HAND_SQL);
+  if (canonical(await ours()) !== canonical(await hand())) throw new Error(`${label}: toSql and the hand-written LEFT JOIN disagree`);
+  const explain = async (sql: string, params: readonly unknown[] = []): Promise<string> =>
+    planShape(((await query(`EXPLAIN (FORMAT JSON) ${sql}`, params))[0] as { 'QUERY PLAN': { Plan: unknown }[] })['QUERY PLAN'][0]?.Plan);
+  const plans = [await explain(statement.sql, [...statement.params]), await explain(HAND_SQL)];
+  const times = await interleavedSamples({ ours, hand }, SAMPLES, 2);
+  return [
+    [
+      `${label}: \`toSql\` + \`readSqlRows\` vs hand-written \`LEFT JOIN … GROUP BY\` and mapping`,
+      ms(times.ours!),
+      ms(times.hand!),
+      `${fmtNum(median(times.ours!) / median(times.hand!))}x`,
+    ],
+    [`${label} plans`, plans[0] as string, plans[1] as string, plans[0] === plans[1] ? 'same' : 'differ'],
+  ];
+}
+
+const REGIONS = ['north', 'south', 'east', 'west', 'centre'];
+const STATUSES = ['open', 'paid', 'shipped', 'returned'];
+const LOAD = `INSERT INTO customers SELECT i + 1, (ARRAY[${REGIONS.map((r) => `'${r}'`).join(',')}])[(i % ${REGIONS.length}) + 1]
+  FROM generate_series(0, ${CUSTOMERS - 1}) AS i;
+INSERT INTO orders SELECT i + 1, ((i * 7) % ${CUSTOMERS - 100}) + 1, (ARRAY[${STATUSES.map((s) => `'${s}'`).join(',')}])[(i % ${STATUSES.length}) + 1],
+  ((i % 1000) / 100.0)::numeric(10,2) FROM generate_series(0, ${ORDERS - 1}) AS i;
+CREATE INDEX orders_customer ON orders (customerid)`;
+
+const tables = (): string => `${createTableSql(model.entitySets.get('customers')!, 'postgres')}; ${createTableSql(model.entitySets.get('orders')!, 'postgres')}`;
+
+export async function runJoinBench(): Promise<string> {
+  const load = os.loadavg()[0]!;
+  const table: string[][] = [];
+  const db = new PGlite();
+  try {
+    await db.exec(`${tables()}; ${LOAD}; ANALYZE customers; ANALYZE orders`);
+    table.push(...(await measure('PGlite', async (sql, params = []) => (await db.query<Row>(sql, [...params])).rows)));
+  } finally {
+    await db.close();
+  }
+  let liveNote = '';
+  const url = process.env.ODATA_TEST_POSTGRES_URL;
+  if (url === undefined) liveNote = '\nThe live PostgreSQL: not measured (set `ODATA_TEST_POSTGRES_URL`).\n';
+  else {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const schema = `bench_join_${process.pid}`;
+    try {
+      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; SET jit = off`);
+      await client.query(`${tables()}; ${LOAD}; ANALYZE customers; ANALYZE orders`);
+      table.push(...(await measure('PostgreSQL 15', async (sql, params = []) => (await client.query(sql, [...params])).rows as Row[])));
+    } finally {
+      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await client.end();
+    }
+  }
+  const section = `# \`$apply\`: outerjoin then groupby over ${CUSTOMERS.toLocaleString('en-US')} customers and ${ORDERS.toLocaleString('en-US')} orders (issue 30)
+
+- Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}
+- Query: \`customers?${QUERY}\` (100 customers have no order: their rows have \`o\` null); the hand-written SQL: \`${HAND_SQL}\`.
+- Method: both sides give the same rows (checked); 2 warm-up calls, then ${SAMPLES} interleaved samples; median (min–max). Plans: the node types (and join types) of \`EXPLAIN (FORMAT JSON)\`, depth first. The engine's statement also guards the Int64 range of integer sums and compares strings by code point (\`COLLATE "C"\` where it groups).
+
+${markdownTable(['subject', 'odata-engine', 'hand-written', 'ratio'], table, ['l', 'l', 'l', 'r'])}
+${liveNote}`;
+  writeSection('join', section);
+  return section;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.stdout.write(await runJoinBench());
+}
