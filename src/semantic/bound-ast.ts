@@ -322,7 +322,62 @@ export type BoundTransformation =
       readonly value: BoundExpression;
       readonly output: StructuredType;
       readonly span: Span;
-    };
+    }
+  | BoundHierarchyFilter
+  | BoundTraverse;
+
+/**
+ * A recursive hierarchy (Data Aggregation 5.5.2) as the hierarchical transformations read it: the
+ * nodes (an entity set, `$root/Set`) and, from the `RecursiveHierarchy` annotation with
+ * `qualifier` on their type, each node's identifier and its parent's. Only single-valued parent
+ * navigation properties are bound (one parent per node).
+ */
+export interface BoundHierarchy {
+  readonly qualifier: string;
+  readonly nodes: EntitySet;
+  /** `NodeProperty`: a node's identifier, a path from the node. */
+  readonly node: BoundPath;
+  /** The parent's identifier: `ParentNavigationProperty/NodeProperty`, a path from the node (null for a root or an orphan). */
+  readonly parent: BoundPath;
+}
+
+/**
+ * `ancestors` and `descendants` (Data Aggregation 6.2.1): the start nodes are the node identifiers
+ * (`path`) of the rows `start` keeps of the input; the output is the input rows whose node
+ * identifier is an ancestor (a descendant) of a start node within `distance` steps (absent: any),
+ * or, with `keepStart`, a start node itself. Each input row once, in no defined order.
+ */
+export interface BoundHierarchyFilter {
+  readonly kind: 'ancestors' | 'descendants';
+  readonly hierarchy: BoundHierarchy;
+  /** The node identifier of an input row (single-valued steps only). */
+  readonly path: BoundPath;
+  readonly start: readonly BoundTransformation[];
+  readonly distance?: number;
+  readonly keepStart: boolean;
+  readonly output: StructuredType;
+  readonly span: Span;
+}
+
+/**
+ * `traverse` (Data Aggregation 6.2.2): the input rows in the tree order (`preorder`: a node before
+ * its children; `postorder`: after them) of the nodes their `path` names, walked down from the
+ * start nodes (the nodes `start` keeps of the hierarchy's, or its roots when absent), start nodes
+ * and siblings in `orderBy` order, then by key. A row whose node is reached from several start
+ * nodes comes once per start node; a row whose node is not reached is left out. The walk stops
+ * after as many levels as there are nodes, so a cycle (which the spec forbids) ends it.
+ */
+export interface BoundTraverse {
+  readonly kind: 'traverse';
+  readonly hierarchy: BoundHierarchy;
+  readonly path: BoundPath;
+  readonly order: 'preorder' | 'postorder';
+  readonly start?: readonly BoundTransformation[];
+  /** Sibling order, bound against the nodes' type. */
+  readonly orderBy: readonly BoundOrderByItem[];
+  readonly output: StructuredType;
+  readonly span: Span;
+}
 
 /** What a `rank` transformation limits: the number of rows, a percentage of the values' total, or their sum. */
 export type RankMeasure = 'count' | 'percent' | 'sum';

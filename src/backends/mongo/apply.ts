@@ -235,6 +235,10 @@ class MongoApplyCompiler {
       case 'rank':
         this.rank(t, rows, stages);
         return rows;
+      case 'ancestors':
+      case 'descendants':
+      case 'traverse':
+        return this.fail(`the transformation '${t.kind}'`, t);
     }
   }
 

@@ -249,6 +249,10 @@ export class SqlApplyCompiler {
       }
       case 'concat':
         return this.concat(node.branches, node.output, input);
+      case 'ancestors':
+      case 'descendants':
+      case 'traverse':
+        throw unsupported(`the transformation '${node.kind}'`, node);
     }
   }
 
