@@ -116,13 +116,7 @@ const SQL_NO_RANK_IN_GROUPBY =
 /** `id/engine` (engine: pglite, sqlite, duckdb, mingo, postgres, mysql): examples passing on memory whose answer differs there, and how. */
 const MONGO_AGGREGATE_FUNCTION =
   'refused: unsupported_feature, the MongoDB backend does not compile $these/aggregate(…) (the whole collection beside each document)';
-const SQL_NO_HIERARCHY = "refused: 400 unsupported_feature, the SQL backend does not support the transformation 'descendants'";
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
-  'ex-61/pglite': SQL_NO_HIERARCHY,
-  'ex-61/sqlite': SQL_NO_HIERARCHY,
-  'ex-61/duckdb': SQL_NO_HIERARCHY,
-  'ex-61/postgres': SQL_NO_HIERARCHY,
-  'ex-61/mysql': SQL_NO_HIERARCHY,
   'ex-61/mingo': "refused: 400 unsupported_feature, the MongoDB backend does not support the transformation 'descendants'",
   'ex-16/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
   'ex-18/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
