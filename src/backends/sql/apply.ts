@@ -110,7 +110,7 @@ export class SqlApplyCompiler {
 
   constructor(
     readonly compiler: SqlCompiler,
-    private readonly set: EntitySet,
+    readonly set: EntitySet,
     /** The prefix of the derived tables' aliases (another for `$apply` inside `$expand`, within the outer statement). */
     private readonly prefix = 'a',
   ) {}

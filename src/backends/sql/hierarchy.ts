@@ -21,7 +21,7 @@
  * Every value is a parameter; identifiers come from the model.
  */
 import type { EntitySet, Property } from '../../model/model.js';
-import type { BoundHierarchyFilter, BoundTraverse } from '../../semantic/bound-ast.js';
+import type { BoundHierarchyFilter, BoundPath, BoundTraverse } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { navigationLink } from '../../storage/links.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
@@ -101,37 +101,59 @@ function closure(host: SqlApplyCompiler, node: BoundHierarchyFilter, input: Appl
   const start = host.pipeline(node.start, rows);
   const startScope = host.scope(start);
   const startId = c.expression(node.path, startScope);
-  const starts = host.define(['n'], `SELECT ${startId} FROM ${host.fromOf(start, startScope)} WHERE ${startId} IS NOT NULL`);
-
-  // Distance 0: the start nodes that are nodes.
-  const anchor = nodeScope(host, hierarchy.nodes);
-  const anchorId = c.expression(hierarchy.node, anchor.scope);
-  const anchorSql = `SELECT ${anchorId}, 0 FROM ${anchor.from()} WHERE ${memberOf(host, node, anchorId, `SELECT ${q('n')} FROM ${starts}`)}`;
-  // One step up or down from a reached node r.
+  // The input rows are the hierarchy's nodes, each its own node: the start rows are the start nodes.
+  const own = rows.entity && rows.type === hierarchy.nodes.type && host.set === hierarchy.nodes && samePath(node.path, hierarchy.node);
+  // Without a distance and with the start nodes kept, a node's distance does not matter: one column.
+  const plain = node.distance === undefined && node.keepStart;
+  const tagged = (distance: string): string => (plain ? '' : `, ${distance}`);
+  let starts: string | undefined;
+  let anchorSql: string;
+  if (own) anchorSql = `SELECT ${startId}${tagged('0')} FROM ${host.fromOf(start, startScope)}`;
+  else {
+    starts = host.define(['n'], `SELECT ${startId} FROM ${host.fromOf(start, startScope)} WHERE ${startId} IS NOT NULL`);
+    // Distance 0: the start nodes that are nodes.
+    const anchor = nodeScope(host, hierarchy.nodes);
+    const anchorId = c.expression(hierarchy.node, anchor.scope);
+    anchorSql = `SELECT ${anchorId}${tagged('0')} FROM ${anchor.from()} WHERE ${memberOf(host, node, anchorId, `SELECT ${q('n')} FROM ${starts}`)}`;
+  }
+  // One step up or down from a reached node.
   const step = nodeScope(host, hierarchy.nodes);
   const walked = host.alias();
   const reached = `${walked}.${q('n')}`;
   const distance = node.distance !== undefined ? `${walked}.${q('d')} + 1` : '1';
-  const within = node.distance !== undefined ? ` AND ${walked}.${q('d')} < ${c.value(node.distance, 'integer')}` : '';
+  const within = node.distance !== undefined ? ` WHERE ${walked}.${q('d')} < ${c.value(node.distance, 'integer')}` : '';
   let stepSql: (self: string) => string;
   if (node.kind === 'descendants') {
     const column = parentColumn(host, node, step.scope.alias);
     const childId = c.expression(hierarchy.node, step.scope);
     const parentId = column ?? c.expression(hierarchy.parent, step.scope);
-    stepSql = (self) =>
-      `SELECT ${childId}, ${distance} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, parentId, reached)} WHERE ${childId} IS NOT NULL${within}`;
+    stepSql = (self) => `SELECT ${childId}${tagged(distance)} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, parentId, reached)}${within}`;
   } else {
     const ownId = c.expression(hierarchy.node, step.scope);
     const parentId = c.expression(hierarchy.parent, step.scope);
-    stepSql = (self) =>
-      `SELECT ${parentId}, ${distance} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, ownId, reached)} WHERE ${parentId} IS NOT NULL${within}`;
+    stepSql = (self) => `SELECT ${parentId}${tagged(distance)} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, ownId, reached)}${within}`;
   }
-  const name = host.define(['n', 'd'], (self) => `${anchorSql} UNION ${stepSql(self)}`, true);
-  const members = `SELECT ${q('n')} FROM ${name} WHERE ${q('d')} > 0${node.keepStart ? ` UNION SELECT ${q('n')} FROM ${starts}` : ''}`;
+  const name = host.define(plain ? ['n'] : ['n', 'd'], (self) => `${anchorSql} UNION ${stepSql(self)}`, true);
+  // The reached nodes; with `keep start` the start nodes too (distance 0), and the start identifiers that are no nodes.
+  let members = `SELECT ${q('n')} FROM ${name}${node.keepStart ? '' : ` WHERE ${q('d')} > 0`}`;
+  if (node.keepStart && starts !== undefined) members += ` UNION SELECT ${q('n')} FROM ${starts}`;
   const scope = host.scope(rows);
   const rowId = c.expression(node.path, scope);
   // No order of its own: the input's, if any, is kept (as in the reference, which keeps the input order).
   return { ...rows, from: `(SELECT ${scope.alias}.* FROM ${host.fromOf(rows, scope)} WHERE ${memberOf(host, node, rowId, members)})` };
+}
+
+/** Whether two paths read the same properties. */
+function samePath(a: BoundPath, b: BoundPath): boolean {
+  return (
+    a.root.kind === 'it' &&
+    b.root.kind === 'it' &&
+    a.steps.length === b.steps.length &&
+    a.steps.every((step, i) => {
+      const other = b.steps[i];
+      return step.kind === 'property' && other?.kind === 'property' && step.property === other.property;
+    })
+  );
 }
 
 /** `traverse`. */
