@@ -117,7 +117,6 @@ const SQL_NO_RANK_IN_GROUPBY =
 const MONGO_AGGREGATE_FUNCTION =
   'refused: unsupported_feature, the MongoDB backend does not compile $these/aggregate(…) (the whole collection beside each document)';
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
-  'ex-61/mingo': "refused: 400 unsupported_feature, the MongoDB backend does not support the transformation 'descendants'",
   'ex-16/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
   'ex-18/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
   'ex-41/mingo': MONGO_AGGREGATE_FUNCTION,

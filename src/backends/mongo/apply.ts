@@ -45,6 +45,7 @@ import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { hierarchyStages } from './hierarchy.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
@@ -237,8 +238,18 @@ class MongoApplyCompiler {
         return rows;
       case 'ancestors':
       case 'descendants':
+        if (inFacet) this.fail(`${t.kind}() inside concat() or inside the start transformations of ancestors() or descendants() (a $facet does not nest)`, t);
+        hierarchyStages(t, rows, stages, {
+          mapping: this.mapping,
+          expressions: this.expressions,
+          temporary: (name) => this.temporary(name),
+          pipeline: (transformations, input, into) => void this.pipeline(transformations, input, into, true),
+          dropLookups: (context, into, more) => this.dropLookups(context, into, more),
+          fail: (what) => this.fail(what, t),
+        });
+        return rows;
       case 'traverse':
-        return this.fail(`the transformation '${t.kind}'`, t);
+        return this.fail(`the transformation 'traverse' (sibling ranks along each path are not compiled for MongoDB)`, t);
     }
   }
 
