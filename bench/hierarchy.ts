@@ -18,7 +18,7 @@ import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js'
 import { writeSection } from './results-file.js';
 
 const NODES = 100_000;
-const SAMPLES = 9;
+const SAMPLES = 15;
 const QUERY = '$apply=descendants($root/nodes,Tree,id,filter(id eq 2),keep start)';
 const HAND_SQL =
   'WITH RECURSIVE sub(id) AS (SELECT id FROM nodes WHERE id = $1 UNION SELECT c.id FROM nodes c JOIN sub s ON c."parentId" = s.id) SELECT n.id, n.name, n."parentId" FROM nodes n WHERE n.id IN (SELECT id FROM sub)';
@@ -70,9 +70,21 @@ async function measure(label: string, query: Query): Promise<{ rows: string[][];
   const explain = async (sql: string, params: readonly unknown[] = []): Promise<string> =>
     planShape(((await query(`EXPLAIN (FORMAT JSON) ${sql}`, params))[0] as { 'QUERY PLAN': { Plan: unknown }[] })['QUERY PLAN'][0]?.Plan);
   const plans = [await explain(statement.sql, [...statement.params]), await explain(HAND_SQL, [2])];
+  // The statements alone (the driver's rows, no mapping), then with the rows mapped.
+  const sqlOnly = await interleavedSamples(
+    { ours: async () => query(statement.sql, [...statement.params]), hand: async () => query(HAND_SQL, [2]) },
+    SAMPLES,
+    2,
+  );
   const times = await interleavedSamples({ ours, hand }, SAMPLES, 2);
   return {
     rows: [
+      [
+        `${label}: the statements alone (\`toSql\` vs hand-written)`,
+        ms(sqlOnly.ours!),
+        ms(sqlOnly.hand!),
+        `${fmtNum(median(sqlOnly.ours!) / median(sqlOnly.hand!))}x`,
+      ],
       [
         `${label}: \`toSql\` + \`readSqlRows\` vs hand-written \`WITH RECURSIVE\` and mapping`,
         ms(times.ours!),

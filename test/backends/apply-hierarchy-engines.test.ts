@@ -7,7 +7,7 @@
  * every engine must still end, and give the reference's rows). `traverse` is checked in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelFromCsdl } from '../../src/index.js';
+import { bindQuery, modelFromCsdl, ODataError } from '../../src/index.js';
 import type { Row } from '../../src/reference/rows.js';
 import { runDifferential, type DifferentialTarget } from '../../src/testing/index.js';
 import { openTargets } from '../fixtures/differential-targets.js';
@@ -83,6 +83,9 @@ const CASES: readonly string[] = [
   `$apply=descendants(${H},filter(id eq 1))/groupby((rank),aggregate($count as c))`,
   `$apply=ancestors(${H},topcount(3,rank))`,
   `$apply=descendants(${H},filter(id eq 999999))`,
+  // Over rows that are no nodes: aggregated rows, related to nodes by a property.
+  `$apply=groupby((parentId),aggregate($count as c))/descendants(${H.replace(',id', ',parentId')},filter(c gt 1),keep start)`,
+  `$apply=groupby((parentId),aggregate($count as c))/ancestors(${H.replace(',id', ',parentId')},filter(parentId eq 150),2)`,
 ];
 
 /** `traverse` queries, compared in order (the key breaks ties of sibling order). */
@@ -95,6 +98,7 @@ const ORDERED: readonly string[] = [
   `$apply=filter(id ne 100)/traverse(${H},preorder,filter(id eq 50 or id eq 3001),name desc)`,
   `$apply=descendants(${H},filter(id eq 1001 or id eq 1002),keep start)/traverse(${H},postorder)/top(5)`,
   `$apply=traverse(${H},preorder,filter(id le 3),rank)/skip(150)`,
+  `$apply=groupby((parentId),aggregate($count as c))/traverse(${H.replace(',id', ',parentId')},postorder,filter(id eq 1))`,
 ];
 
 let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
@@ -136,6 +140,30 @@ describe('ancestors and descendants give the reference rows on every engine', ()
 
 describe('traverse gives the reference rows, in its order, on every engine', () => {
   for (const query of ORDERED) it(query, async () => agree(query, true), 60_000);
+});
+
+describe('the binder', () => {
+  const refusal = (query: string): string => {
+    try {
+      bindQuery(query, { model, entitySet: SET });
+    } catch (error) {
+      if (error instanceof ODataError) return `${error.code}@${String(error.position)}`;
+      throw error;
+    }
+    return 'bound';
+  };
+
+  it('refuses what it cannot bind, with its position', () => {
+    expect(refusal(`$apply=descendants($root/nodes,Other,id,filter(id eq 1))`)).toBe('invalid_option_value@24');
+    expect(refusal(`$apply=descendants($root/things,Tree,id,filter(id eq 1))`)).toBe('unknown_property@18');
+    expect(refusal(`$apply=descendants($root/nodes(1),Tree,id,filter(id eq 1))`)).toBe('unsupported_feature@12');
+    expect(refusal(`$apply=descendants(${H},filter(id eq 1),0)`)).toBe('invalid_option_value@0');
+    expect(refusal(`$apply=descendants(${H},aggregate($count as c))`)).toBe('invalid_option_value@32');
+    expect(refusal(`$apply=descendants($root/nodes,Tree,name,filter(id eq 1))`)).toBe('type_mismatch@29');
+    expect(refusal(`$apply=traverse(${H},preorder,parent)`)).toBe('type_mismatch@38');
+    expect(refusal(`$apply=traverse(${H},inorder)`)).toBe('syntax_error@29');
+    expect(refusal(`$apply=descendants(${H},filter(id eq 1),99999999999999999999)`)).toBe('bound');
+  });
 });
 
 describe('the reference', () => {
