@@ -96,3 +96,18 @@ export function recursiveHierarchy(model: Model, type: StructuredType, qualifier
   }
   return undefined;
 }
+
+/** Every `RecursiveHierarchy` annotation on `type` (or a base type) that names both paths, the nearest first for a qualifier. */
+export function recursiveHierarchies(model: Model, type: StructuredType): RecursiveHierarchyAnnotation[] {
+  const qualifiers = new Set<string>();
+  const vocabularies = vocabularyNames(model);
+  for (let current: StructuredType | undefined = type; current !== undefined; current = current.baseType) {
+    for (const annotations of annotationObjects(model, current)) {
+      for (const key of Object.keys(annotations)) {
+        const match = /^@(.+)\.RecursiveHierarchy#(.+)$/.exec(key);
+        if (match !== null && vocabularies.has(match[1] as string)) qualifiers.add(match[2] as string);
+      }
+    }
+  }
+  return [...qualifiers].flatMap((qualifier) => recursiveHierarchy(model, type, qualifier) ?? []);
+}
