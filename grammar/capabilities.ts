@@ -89,6 +89,10 @@ export const PROBES: readonly (readonly [string, string])[] = [
     "$apply=descendants($root/items,Tree,id,filter(name eq 'a'),2,keep start)/ancestors($root/items,Tree,id,filter(price gt 1))",
   ],
   ['`$apply`: `traverse` (recursive hierarchies)', '$apply=traverse($root/items,Tree,id,preorder,name desc)'],
+  [
+    'the hierarchy functions (`Aggregation.isdescendant`, `isancestor`, `isroot`, `isleaf`, `issibling`, `isnode`)',
+    "$filter=Aggregation.isdescendant(HierarchyNodes=$root/items,HierarchyQualifier='Tree',Node=id,Ancestor=1,MaxDistance=2)",
+  ],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
   ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],
   ['`hassubsequence` of primitive collections', '$filter=hassubsequence(tags,tags)'],

@@ -42,6 +42,11 @@ export class HierarchyIndex {
     return this.nodes.filter((node) => parent(node) === undefined);
   }
 
+  /** The parents' identifiers of the nodes whose identifier is `key`. */
+  parentsOf(key: NodeKey): readonly NodeKey[] {
+    return this.parents.get(key) ?? [];
+  }
+
   /** The nodes whose parent's identifier is `key`. */
   childrenOf(key: NodeKey): readonly Row[] {
     return this.children.get(key) ?? [];

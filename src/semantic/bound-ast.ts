@@ -139,8 +139,37 @@ export interface BoundAggregateValue extends BoundNode {
   readonly aggregate: BoundAggregate;
 }
 
+/**
+ * A hierarchy function of the Aggregation vocabulary (Data Aggregation 5.5.2.1), e.g.
+ * `Aggregation.isdescendant(HierarchyNodes=$root/Orgs,HierarchyQualifier='Q',Node=ID,Ancestor='EMEA')`:
+ * whether the node identifier `node` is a node (`isnode`), a root, a leaf, a descendant of `other`
+ * within `distance` steps (or `other` itself with `includeSelf`), an ancestor of it, or its
+ * sibling (another node with a parent in common, or another root). False where `node` is null.
+ */
+export interface BoundHierarchyTest extends BoundNode {
+  readonly kind: 'hierarchyTest';
+  readonly test: 'isnode' | 'isroot' | 'isleaf' | 'isdescendant' | 'isancestor' | 'issibling';
+  readonly hierarchy: BoundHierarchy;
+  readonly node: BoundExpression;
+  /** `Ancestor`, `Descendant` or `Other`. */
+  readonly other?: BoundExpression;
+  readonly distance?: number;
+  readonly includeSelf: boolean;
+}
+
 export type BoundExpression =
-  BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase | BoundDefined | BoundAggregateValue;
+  | BoundLiteral
+  | BoundPath
+  | BoundBinary
+  | BoundUnary
+  | BoundIn
+  | BoundCall
+  | BoundLambda
+  | BoundCount
+  | BoundCase
+  | BoundDefined
+  | BoundAggregateValue
+  | BoundHierarchyTest;
 
 /** One node of a bound `$search`: a term, or `NOT`, `AND`, `OR` of nodes. */
 export type BoundSearchNode =

@@ -190,6 +190,18 @@ describe('the reference', () => {
     expect((await reference(`$apply=ancestors(${H},filter(id eq 4002))`)).sort()).toEqual([4001, 4002, 4003]);
   });
 
+  it('the hierarchy functions in $filter (in memory)', async () => {
+    const f = (call: string): string => `$filter=Aggregation.${call}&$orderby=id`;
+    const on = "HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=id";
+    expect(await reference(f(`isroot(${on})`))).toHaveLength(1 + 50 + 5);
+    expect(await reference(f(`isdescendant(${on},Ancestor=1,MaxDistance=2)`))).toEqual([2, 3]);
+    expect(await reference(f(`isdescendant(${on},Ancestor=1001,IncludeSelf=true)`))).toEqual([1001, 2001, 2002]);
+    expect(await reference(f(`isancestor(${on},Descendant=4004)`))).toEqual([4001, 4002, 4003]);
+    expect(await reference(f(`issibling(${on},Other=2001)`))).toEqual([2002]);
+    expect(await reference(f(`isleaf(${on})&$top=3`))).toEqual([550, 600, 650]);
+    expect(await reference(f(`isnode(HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=parentId)`))).not.toContain(3001);
+  });
+
   it('traverse: preorder and postorder, siblings by the order items then the key; a cycle is walked once round', async () => {
     expect(await reference(`$apply=traverse(${H},preorder,filter(id eq 1001 or id eq 1002))`)).toEqual([1001, 2001, 2002, 1002, 2003, 2004]);
     expect(await reference(`$apply=traverse(${H},postorder,filter(id eq 1001 or id eq 1002),id desc)`)).toEqual([2004, 2003, 1002, 2002, 2001, 1001]);

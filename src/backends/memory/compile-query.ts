@@ -99,6 +99,7 @@ function compileOptions(
   let queried: readonly Row[] = [];
   const nodes = (set: EntitySet): readonly Row[] | undefined =>
     data !== undefined ? (Object.hasOwn(data, set.name) ? data[set.name] : undefined) : set.type === entityType ? queried : undefined;
+  compiler.nodes = nodes;
   // $apply first: the other options read the rows it gives, of its output type.
   const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search, { streaming: true, nodes });
   const type = options.apply?.output ?? entityType;
@@ -198,13 +199,10 @@ function compileOptions(
     predicate,
     compare,
     project,
-    apply:
-      transform === undefined
-        ? apply
-        : (rows) => {
-            queried = rows;
-            return apply(transform(rows));
-          },
+    apply: (rows) => {
+      queried = rows;
+      return transform === undefined ? apply(rows) : apply(transform(rows));
+    },
   };
 }
 

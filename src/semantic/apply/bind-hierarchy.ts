@@ -9,11 +9,11 @@
  * valued `ParentNavigationProperty` (several parents per node: the general case of `traverse`
  * with `Aggregation.UpPath`), a path `p` through a collection.
  */
-import type { EntitySet, StructuredType } from '../../model/model.js';
+import type { EntitySet, Model, StructuredType } from '../../model/model.js';
 import { recursiveHierarchy } from '../../model/recursive-hierarchy.js';
 import type { ODataErrorCode as ErrorCode } from '../../errors/odata-error.js';
-import type { ApplyTransformation, MemberPath, Span } from '../../syntax/ast.js';
-import type { BoundHierarchy, BoundOrderByItem, BoundPath, BoundTransformation } from '../bound-ast.js';
+import type { ApplyTransformation, Expression, MemberPath, Span } from '../../syntax/ast.js';
+import type { BoundExpression, BoundHierarchy, BoundOrderByItem, BoundPath, BoundTransformation } from '../bound-ast.js';
 import { isNumeric, isOrderable, typeName } from '../types.js';
 import type { ApplyContext, Input } from './bind-apply.js';
 
@@ -102,12 +102,34 @@ function subset(apply: readonly ApplyTransformation[], input: Input, depth: numb
   return bound;
 }
 
-/** The hierarchy `(H, Q)`: the entity set of `$root/Set` and its type's `RecursiveHierarchy` annotation with qualifier `Q`. */
+/** What resolving a hierarchy needs: the model, failing with a position, and binding a path on the nodes. */
+export interface HierarchyResolver {
+  readonly model: Model;
+  fail(code: ErrorCode, reason: string, span: Span | undefined): never;
+  unsupported(what: string, span: Span): never;
+  /** Binds `path` against the entities of `set`. */
+  bindOn(set: EntitySet, path: MemberPath): BoundExpression;
+}
+
+/** The hierarchy `(H, Q)` of a transformation. */
 function bindHierarchy(transformation: HierarchicalNode, binder: HierarchyBinder): BoundHierarchy {
-  const reference = transformation.hierarchy;
-  const nodes = reference.nodes;
-  const model = binder.context.model;
-  const segments = nodes.kind === 'path' ? nodes.segments : [];
+  return resolveHierarchy(transformation.hierarchy.nodes, transformation.hierarchy.qualifier, {
+    model: binder.context.model,
+    fail: (code, reason, span) => binder.fail(code, reason, span),
+    unsupported: (what, span) => binder.unsupported(what, span),
+    bindOn: (set, path) => binder.context.binder({ type: set.type, set, capabilities: set.capabilities, entity: true }, 'filter').bind(path, false),
+  });
+}
+
+/**
+ * The hierarchy `(H, Q)`: the entity set of `$root/Set` (`nodes`) and its type's
+ * `RecursiveHierarchy` annotation with qualifier `Q`, its paths bound (the hierarchical
+ * transformations' and the hierarchy functions').
+ */
+export function resolveHierarchy(nodes: Expression, qualifier: { readonly name: string; readonly span: Span }, binder: HierarchyResolver): BoundHierarchy {
+  const reference = { qualifier };
+  const model = binder.model;
+  const segments = nodes.kind === 'path' && nodes.head.kind === '$root' ? nodes.segments : [];
   const first = segments[0];
   if (segments.length !== 1 || first?.kind !== 'member') {
     return binder.unsupported(`A hierarchy whose nodes are not an entity set ('$root/Set')`, nodes.span);
@@ -124,10 +146,9 @@ function bindHierarchy(transformation: HierarchicalNode, binder: HierarchyBinder
     );
   }
   const at = reference.qualifier.span;
-  const nodesInput: Input = { type, set, capabilities: set.capabilities, entity: true };
   const bind = (path: string): BoundPath => {
     const parsed = memberPath(path, at);
-    const bound = binder.context.binder(nodesInput, 'filter').bind(parsed, false);
+    const bound = binder.bindOn(set, parsed);
     if (bound.kind !== 'path') return binder.fail('type_mismatch', `The hierarchy path '${path}' is not a property path`, at);
     return bound;
   };
