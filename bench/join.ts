@@ -94,7 +94,8 @@ INSERT INTO orders SELECT i + 1, ((i * 7) % ${CUSTOMERS - 100}) + 1, (ARRAY[${ST
   ((i % 1000) / 100.0)::numeric(10,2) FROM generate_series(0, ${ORDERS - 1}) AS i;
 CREATE INDEX orders_customer ON orders (customerid)`;
 
-const tables = (): string => `${createTableSql(model.entitySets.get('customers')!, 'postgres')}; ${createTableSql(model.entitySets.get('orders')!, 'postgres')}`;
+const tables = (): string =>
+  `${createTableSql(model.entitySets.get('customers')!, 'postgres')}; ${createTableSql(model.entitySets.get('orders')!, 'postgres')}`;
 
 export async function runJoinBench(): Promise<string> {
   const load = os.loadavg()[0]!;

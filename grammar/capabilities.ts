@@ -47,6 +47,7 @@ const model = defineModel({
         parts: { type: 'Collection(Part)', containsTarget: true },
       },
       open: true,
+      recursiveHierarchies: { Tree: { nodeProperty: 'id', parentNavigationProperty: 'parent' } },
     },
     Part: { key: ['n'], properties: { n: 'Edm.Int32' } },
     Special: { baseType: 'Item', properties: { extra: 'Edm.Int32' } },
@@ -99,6 +100,15 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ],
   ['`$apply`: `nest`, `addnested` (3.4.3, 3.5.2)', '$apply=addnested(children,aggregate(price with sum as total) as sums)/nest(identity as all)'],
   ['`$apply`: `groupby` whose nested transformations end in other than `aggregate` (3.2.3.1)', '$apply=groupby((level),topcount(1,price))'],
+  [
+    '`$apply`: `ancestors`, `descendants` (recursive hierarchies)',
+    "$apply=descendants($root/items,Tree,id,filter(name eq 'a'),2,keep start)/ancestors($root/items,Tree,id,filter(price gt 1))",
+  ],
+  ['`$apply`: `traverse` (recursive hierarchies)', '$apply=traverse($root/items,Tree,id,preorder,name desc)'],
+  [
+    'the hierarchy functions (`Aggregation.isdescendant`, `isancestor`, `isroot`, `isleaf`, `issibling`, `isnode`)',
+    "$filter=Aggregation.isdescendant(HierarchyNodes=$root/items,HierarchyQualifier='Tree',Node=id,Ancestor=1,MaxDistance=2)",
+  ],
   ['`any`/`all` on primitive collections', "$filter=tags/any(t:t eq 'a')"],
   ['`hassubset` of primitive collections', '$filter=hassubset(tags,tags)'],
   ['`hassubsequence` of primitive collections', '$filter=hassubsequence(tags,tags)'],

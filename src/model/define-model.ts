@@ -69,6 +69,12 @@ export interface EntityTypeDefinition<
 > extends StructuredTypeDefinition<P> {
   /** Key property names; may be omitted on a derived type. */
   readonly key?: readonly Extract<keyof P, string>[];
+  /**
+   * Recursive hierarchies of the type's entities, by qualifier (the `Aggregation.RecursiveHierarchy`
+   * annotation, Data Aggregation 5.5.2): the property path of a node's identifier, and the
+   * navigation property to its parent. `$apply`'s `ancestors`, `descendants` and `traverse` name them.
+   */
+  readonly recursiveHierarchies?: Readonly<Record<string, { readonly nodeProperty: string; readonly parentNavigationProperty: string }>>;
 }
 
 /** An enum: member names (values 0, 1, 2, …) or a name → value record, optionally flags. */
@@ -146,6 +152,16 @@ function structuredSpec(kind: 'entity' | 'complex', name: string, definition: En
     name,
     ...(definition.baseType === undefined ? {} : { baseType: definition.baseType }),
     ...(definition.open === undefined ? {} : { open: definition.open }),
+    ...(definition.recursiveHierarchies === undefined
+      ? {}
+      : {
+          csdl: Object.fromEntries(
+            Object.entries(definition.recursiveHierarchies).map(([qualifier, h]) => [
+              `@Aggregation.RecursiveHierarchy#${qualifier}`,
+              { NodeProperty: { $PropertyPath: h.nodeProperty }, ParentNavigationProperty: { $NavigationPropertyPath: h.parentNavigationProperty } },
+            ]),
+          ),
+        }),
     key,
     properties: Object.entries(definition.properties).map(([p, d]) => propertySpec(p, d, key.includes(p))),
     navigation: Object.entries(definition.navigation ?? {}).map(([n, d]) => ({

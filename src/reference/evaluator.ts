@@ -11,6 +11,8 @@ import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.j
 import { addDecimal, divideDecimal, modDecimal, multiplyDecimal, subtractDecimal, toDecimal, type Decimal } from '../util/decimal.js';
 import { daysFromCivil, formatDate, instantFromPicos, parseDate, parseInstant, PICOS_PER_DAY } from '../util/temporal.js';
 import { callFunction, derivedInstance } from './functions.js';
+import { hierarchyTestEvaluator } from './hierarchy-functions.js';
+import type { EntitySet } from '../model/model.js';
 import { propertyGetter, type Evaluator, type NavigationResolver, type Row, type Scope } from './rows.js';
 import { defaultSearch, type SearchFunction } from './search.js';
 import { unknownTarget, unsupportedFeature } from '../passes/unsupported.js';
@@ -34,6 +36,8 @@ export class ReferenceCompiler {
    * rows a `$filter` is applied to, the input rows of a transformation).
    */
   collection: readonly Row[] | undefined;
+  /** The rows of an entity set, for the nodes of a hierarchy function (`undefined`: not at hand). */
+  nodes: ((set: EntitySet) => readonly Row[] | undefined) | undefined;
 
   constructor(
     private readonly resolve: NavigationResolver,
@@ -65,6 +69,22 @@ export class ReferenceCompiler {
         return this.lambda(node);
       case 'aggregateValue':
         return this.aggregateValue(node);
+      case 'hierarchyTest':
+        return hierarchyTestEvaluator(
+          node,
+          (expression) => this.compile(expression),
+          () => this.nodes?.(node.hierarchy.nodes),
+          () => {
+            throw unsupportedFeature(
+              'in-memory',
+              `the hierarchy '${node.hierarchy.qualifier}' without the rows of '${node.hierarchy.nodes.name}' (give them in 'data')`,
+              {
+                node,
+                option: this.option ?? '$filter',
+              },
+            );
+          },
+        );
       case 'defined': {
         // The row has each property along the path as its own (a rolled-up one it has not).
         const names = node.path.steps.map((step) => (step.kind === 'property' ? step.property.name : step.kind === 'dynamic' ? step.name : ''));

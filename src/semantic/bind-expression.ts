@@ -19,7 +19,8 @@ import {
 import { navigationTarget } from '../model/navigation.js';
 import type { AggregateItem, CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
-import type { BoundAggregate, BoundCall, BoundExpression, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
+import type { BoundAggregate, BoundCall, BoundExpression, BoundHierarchyTest, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
+import { resolveHierarchy } from './apply/bind-hierarchy.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';
@@ -143,6 +144,18 @@ export type AggregateBinder = (
 
 let aggregateBinder: AggregateBinder | undefined;
 
+/** The hierarchy functions of the Aggregation vocabulary (Data Aggregation 5.5.2.1), by alias or namespace. */
+const HIERARCHY_FUNCTION = /^(?:Aggregation|Org\.OData\.Aggregation\.V1)\.(?:isnode|isroot|isleaf|isdescendant|isancestor|issibling)$/;
+/** The parameters of each hierarchy function beyond `HierarchyNodes`, `HierarchyQualifier` and `Node`. */
+const HIERARCHY_PARAMETERS: Readonly<Record<BoundHierarchyTest['test'], readonly string[]>> = {
+  isnode: [],
+  isroot: [],
+  isleaf: [],
+  isdescendant: ['Ancestor', 'MaxDistance', 'IncludeSelf'],
+  isancestor: ['Descendant', 'MaxDistance', 'IncludeSelf'],
+  issibling: ['Other'],
+};
+
 /** Called by the `$apply` binder (semantic/apply/bind-apply.ts) when it loads. */
 export function registerAggregateBinder(binder: AggregateBinder): void {
   aggregateBinder = binder;
@@ -178,6 +191,77 @@ export class ExpressionBinder {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** A hierarchy function (`Aggregation.isdescendant(HierarchyNodes=…,HierarchyQualifier='…',Node=…,Ancestor=…)`). */
+  private hierarchyTest(segment: Extract<PathSegment, { kind: 'invoke' }>, span: Span): BoundHierarchyTest {
+    const test = segment.name.slice(segment.name.lastIndexOf('.') + 1) as BoundHierarchyTest['test'];
+    const allowed = ['HierarchyNodes', 'HierarchyQualifier', 'Node', ...HIERARCHY_PARAMETERS[test]];
+    const args = new Map<string, Expression>();
+    for (const argument of segment.args) {
+      if (argument.name === undefined || !allowed.includes(argument.name))
+        throw this.error('invalid_option_value', `${segment.name} takes the parameters ${allowed.join(', ')} by name`, argument.value.span);
+      if (args.has(argument.name)) throw this.error('invalid_option_value', `The parameter '${argument.name}' is given twice`, argument.value.span);
+      args.set(argument.name, argument.value);
+    }
+    const required = (name: string): Expression =>
+      args.get(name) ?? this.fail('invalid_option_value', `${segment.name} needs the parameter '${name}'`, segment.span);
+    const nodes = required('HierarchyNodes');
+    const qualifier = required('HierarchyQualifier');
+    if (qualifier.kind !== 'literal' || typeof qualifier.value !== 'string')
+      throw this.error('invalid_option_value', `HierarchyQualifier must be a string literal`, qualifier.span);
+    const hierarchy = resolveHierarchy(
+      nodes,
+      { name: qualifier.value, span: qualifier.span },
+      {
+        model: this.context.model,
+        fail: (code, reason, at) => this.fail(code, reason, at ?? span),
+        unsupported: (what, at) => this.fail('unsupported_feature', `${what} is not supported`, at),
+        bindOn: (set, path) =>
+          new ExpressionBinder({ ...this.context, it: set.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(path, false),
+      },
+    );
+    const comparable = (name: string): BoundExpression => {
+      const value = this.bind(required(name), false);
+      const want = hierarchy.node.type;
+      if (value.type.kind !== 'null' && typeName(value.type) !== typeName(want) && !(isNumeric(value.type) && isNumeric(want)))
+        throw this.error(
+          'type_mismatch',
+          `${name} is of type '${typeName(value.type)}', the hierarchy's node identifiers of type '${typeName(want)}'`,
+          required(name).span,
+        );
+      return value;
+    };
+    const node = comparable('Node');
+    const otherName = HIERARCHY_PARAMETERS[test][0];
+    const other = otherName === undefined ? undefined : comparable(otherName);
+    const distanceArg = args.get('MaxDistance');
+    let distance: number | undefined;
+    if (distanceArg !== undefined) {
+      const value = distanceArg.kind === 'literal' ? distanceArg.value : undefined;
+      if ((typeof value !== 'number' && typeof value !== 'bigint') || Number(value) < 1 || !Number.isInteger(Number(value)))
+        throw this.error('invalid_option_value', `MaxDistance must be an integer literal of 1 or more`, distanceArg.span);
+      if (Number(value) <= Number.MAX_SAFE_INTEGER) distance = Number(value);
+    }
+    const selfArg = args.get('IncludeSelf');
+    if (selfArg !== undefined && (selfArg.kind !== 'literal' || typeof selfArg.value !== 'boolean'))
+      throw this.error('invalid_option_value', `IncludeSelf must be true or false`, selfArg.span);
+    const includeSelf = selfArg?.kind === 'literal' && selfArg.value === true;
+    return {
+      kind: 'hierarchyTest',
+      test,
+      hierarchy,
+      node,
+      ...(other === undefined ? {} : { other }),
+      ...(distance === undefined ? {} : { distance }),
+      includeSelf,
+      type: BOOLEAN,
+      span,
+    };
+  }
+
+  private fail(code: ODataErrorCode, reason: string, span: Span): never {
+    throw this.error(code, reason, span);
+  }
 
   private error(code: ODataErrorCode, reason: string, span: Span): ODataError {
     return new ODataError({ code, reason, option: this.context.option, position: this.context.offset + span.start, appendLocation: false });
@@ -560,6 +644,8 @@ export class ExpressionBinder {
         case 'filter':
           throw this.error('unsupported_feature', `$filter(…) path segments are not supported`, segment.span);
         case 'invoke':
+          if (index === 0 && root.kind === 'it' && segments.length === 1 && HIERARCHY_FUNCTION.test(segment.name))
+            return this.hierarchyTest(segment, node.span);
           throw this.error(
             'unknown_function',
             `An unknown function with name '${segment.name}' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.`,

@@ -140,8 +140,37 @@ export interface BoundAggregateValue extends BoundNode {
   readonly aggregate: BoundAggregate;
 }
 
+/**
+ * A hierarchy function of the Aggregation vocabulary (Data Aggregation 5.5.2.1), e.g.
+ * `Aggregation.isdescendant(HierarchyNodes=$root/Orgs,HierarchyQualifier='Q',Node=ID,Ancestor='EMEA')`:
+ * whether the node identifier `node` is a node (`isnode`), a root, a leaf, a descendant of `other`
+ * within `distance` steps (or `other` itself with `includeSelf`), an ancestor of it, or its
+ * sibling (another node with a parent in common, or another root). False where `node` is null.
+ */
+export interface BoundHierarchyTest extends BoundNode {
+  readonly kind: 'hierarchyTest';
+  readonly test: 'isnode' | 'isroot' | 'isleaf' | 'isdescendant' | 'isancestor' | 'issibling';
+  readonly hierarchy: BoundHierarchy;
+  readonly node: BoundExpression;
+  /** `Ancestor`, `Descendant` or `Other`. */
+  readonly other?: BoundExpression;
+  readonly distance?: number;
+  readonly includeSelf: boolean;
+}
+
 export type BoundExpression =
-  BoundLiteral | BoundPath | BoundBinary | BoundUnary | BoundIn | BoundCall | BoundLambda | BoundCount | BoundCase | BoundDefined | BoundAggregateValue;
+  | BoundLiteral
+  | BoundPath
+  | BoundBinary
+  | BoundUnary
+  | BoundIn
+  | BoundCall
+  | BoundLambda
+  | BoundCount
+  | BoundCase
+  | BoundDefined
+  | BoundAggregateValue
+  | BoundHierarchyTest;
 
 /** One node of a bound `$search`: a term, or `NOT`, `AND`, `OR` of nodes. */
 export type BoundSearchNode =
@@ -358,7 +387,62 @@ export type BoundTransformation =
       readonly value: BoundExpression;
       readonly output: StructuredType;
       readonly span: Span;
-    };
+    }
+  | BoundHierarchyFilter
+  | BoundTraverse;
+
+/**
+ * A recursive hierarchy (Data Aggregation 5.5.2) as the hierarchical transformations read it: the
+ * nodes (an entity set, `$root/Set`) and, from the `RecursiveHierarchy` annotation with
+ * `qualifier` on their type, each node's identifier and its parent's. Only single-valued parent
+ * navigation properties are bound (one parent per node).
+ */
+export interface BoundHierarchy {
+  readonly qualifier: string;
+  readonly nodes: EntitySet;
+  /** `NodeProperty`: a node's identifier, a path from the node. */
+  readonly node: BoundPath;
+  /** The parent's identifier: `ParentNavigationProperty/NodeProperty`, a path from the node (null for a root or an orphan). */
+  readonly parent: BoundPath;
+}
+
+/**
+ * `ancestors` and `descendants` (Data Aggregation 6.2.1): the start nodes are the node identifiers
+ * (`path`) of the rows `start` keeps of the input; the output is the input rows whose node
+ * identifier is an ancestor (a descendant) of a start node within `distance` steps (absent: any),
+ * or, with `keepStart`, a start node itself. Each input row once, in no defined order.
+ */
+export interface BoundHierarchyFilter {
+  readonly kind: 'ancestors' | 'descendants';
+  readonly hierarchy: BoundHierarchy;
+  /** The node identifier of an input row (single-valued steps only). */
+  readonly path: BoundPath;
+  readonly start: readonly BoundTransformation[];
+  readonly distance?: number;
+  readonly keepStart: boolean;
+  readonly output: StructuredType;
+  readonly span: Span;
+}
+
+/**
+ * `traverse` (Data Aggregation 6.2.2): the input rows in the tree order (`preorder`: a node before
+ * its children; `postorder`: after them) of the nodes their `path` names, walked down from the
+ * start nodes (the nodes `start` keeps of the hierarchy's, or its roots when absent), start nodes
+ * and siblings in `orderBy` order, then by key. A row whose node is reached from several start
+ * nodes comes once per start node; a row whose node is not reached is left out. The walk stops
+ * after as many levels as there are nodes, so a cycle (which the spec forbids) ends it.
+ */
+export interface BoundTraverse {
+  readonly kind: 'traverse';
+  readonly hierarchy: BoundHierarchy;
+  readonly path: BoundPath;
+  readonly order: 'preorder' | 'postorder';
+  readonly start?: readonly BoundTransformation[];
+  /** Sibling order, bound against the nodes' type. */
+  readonly orderBy: readonly BoundOrderByItem[];
+  readonly output: StructuredType;
+  readonly span: Span;
+}
 
 /** One `pipeline as alias` of `nest` and `addnested`: the property `alias` holds the rows (of type `type`) the pipeline gives. */
 export interface BoundNestItem {

@@ -68,7 +68,7 @@ const TRANSFORMATIONS: ReadonlySet<string> = new Set<TransformationKind>([
 ]);
 
 /** The transformations whose syntax is checked but that get no tree of their own (`kind: 'other'`). */
-export const OTHER_TRANSFORMATIONS: ReadonlySet<TransformationKind> = new Set<TransformationKind>(['ancestors', 'descendants', 'traverse', 'custom']);
+export const OTHER_TRANSFORMATIONS: ReadonlySet<TransformationKind> = new Set<TransformationKind>(['custom']);
 
 /** The kind of the transformation a name token starts, or an error naming the known ones. */
 export function transformationKind(name: IToken): TransformationKind {

@@ -383,6 +383,21 @@ export interface RollupElement extends Node {
   readonly text: string;
 }
 
+/**
+ * `$root/Set, Qualifier, path`: the recursive hierarchy of a hierarchical transformation (Data
+ * Aggregation 6.1): the collection of its nodes, the qualifier of the `RecursiveHierarchy`
+ * annotation on their entity type, and the path from an input row to its node identifier.
+ */
+export interface HierarchyReference extends Node {
+  readonly kind: 'hierarchyReference';
+  /** The nodes: a `$root/…` path to an entity set. */
+  readonly nodes: Expression;
+  /** The qualifier of the `RecursiveHierarchy` annotation. */
+  readonly qualifier: { readonly name: string; readonly span: Span };
+  /** The node identifier of an input row (a data aggregation path ending in a primitive property). */
+  readonly path: MemberPath;
+}
+
 /** One transformation of an `$apply` pipeline. */
 export type ApplyTransformation =
   | (Node & { readonly kind: 'aggregate'; readonly items: readonly AggregateItem[] })
@@ -424,13 +439,38 @@ export type ApplyTransformation =
   /** `addnested(Path, applyExpr as Alias, …)` (3.4.1): each row with the collections the pipelines give over its collection `path`. */
   | (Node & { readonly kind: 'addnested'; readonly path: MemberPath; readonly items: readonly NestItem[] })
   /**
+   * `ancestors(H,Q,p,T[,d][,keep start])` and `descendants(…)` (Data Aggregation 6.2.1): the
+   * input rows related to ancestors (descendants) of the start nodes, the nodes of the rows `apply`
+   * keeps, within `distance` steps, with the start nodes themselves under `keep start`.
+   */
+  | (Node & {
+      readonly kind: 'ancestors' | 'descendants';
+      readonly hierarchy: HierarchyReference;
+      readonly apply: readonly ApplyTransformation[];
+      /** The maximum distance (a `bigint` beyond 2^53 − 1); absent: any. */
+      readonly distance?: number | bigint;
+      readonly keepStart: boolean;
+    })
+  /**
+   * `traverse(H,Q,p,preorder|postorder[,S][,orderby items])` (Data Aggregation 6.2.2): the input
+   * rows in the tree order of their nodes, from the start nodes (`apply` over the hierarchy's nodes,
+   * or its roots), siblings ordered by `orderBy`.
+   */
+  | (Node & {
+      readonly kind: 'traverse';
+      readonly hierarchy: HierarchyReference;
+      readonly order: 'preorder' | 'postorder';
+      /** Transformations over the hierarchy's nodes that give the start nodes; empty: the roots. */
+      readonly apply: readonly ApplyTransformation[];
+      readonly orderBy: readonly OrderByItem[];
+    })
+  /**
    * A transformation the grammar has that this engine parses without giving it a tree of its own
-   * (`ancestors`, `descendants`, `traverse`, a custom function): the binder refuses it with its
-   * position.
+   * (a custom function): the binder refuses it with its position.
    */
   | (Node & {
       readonly kind: 'other';
-      /** The transformation's name as written, e.g. `join` or `Self.TopCountAndBalance`. */
+      /** The transformation's name as written, e.g. `Self.TopCountAndBalance`. */
       readonly name: string;
       /** The argument text as written (between the parentheses); the syntax has been checked. */
       readonly text: string;

@@ -24,6 +24,7 @@ import type {
   ComputeItem,
   ExpandItem,
   Expression,
+  HierarchyReference,
   NestedOptions,
   MemberPath,
   OrderByItem,
@@ -794,6 +795,8 @@ export class ODataParser extends EmbeddedActionsParser {
       // The rank family shares one rule: the kind is the name.
       return { ...body, kind: kind as 'topcount', span: at };
     }
+    // So do ancestors and descendants.
+    if (body.kind === 'descendants') return { ...body, kind: kind as 'ancestors' | 'descendants', span: at };
     const node = { ...body, span: at } as ApplyTransformation;
     if (node.kind === 'search' && this.searchMode === 'grammar') {
       this.pendingSearches.push({ node: node as { search: SearchExpression }, start: node.search.span.start, end: node.search.span.end });
@@ -1004,7 +1007,7 @@ export class ODataParser extends EmbeddedActionsParser {
   });
 
   /** `$root/Set, Qualifier, node property path` of the hierarchy transformations. */
-  private hierarchyReference = this.RULE('hierarchyReference', (): void => {
+  private hierarchyReference = this.RULE('hierarchyReference', (): HierarchyReference => {
     const root = this.SUBRULE(this.expression);
     this.ACTION(() => checkRootPath(root));
     this.CONSUME(T.Comma);
@@ -1013,7 +1016,14 @@ export class ODataParser extends EmbeddedActionsParser {
       if (qualifier.image.includes('.')) throw syntaxError(`A hierarchy qualifier must be a simple name`, startOf(qualifier));
     });
     this.CONSUME2(T.Comma);
-    this.SUBRULE(this.groupingProperty);
+    const path = this.SUBRULE(this.groupingProperty);
+    return this.ACTION(() => ({
+      kind: 'hierarchyReference' as const,
+      nodes: root,
+      qualifier: { name: qualifier.image, span: span(startOf(qualifier), endOf(qualifier)) },
+      path,
+      span: span(root.span.start, path.span.end),
+    }));
   });
 
   /** `applyExpr, applyExpr (, applyExpr)*` of `concat`. */
@@ -1075,39 +1085,51 @@ export class ODataParser extends EmbeddedActionsParser {
 
   /** `reference, applyExpr [, distance] [, keep start]` of `ancestors` and `descendants`. */
   private hierarchyArguments = this.RULE('hierarchyArguments', (): TransformationBody => {
-    this.SUBRULE(this.hierarchyReference);
+    const hierarchy = this.SUBRULE(this.hierarchyReference);
     this.CONSUME(T.Comma);
-    this.SUBRULE(this.applyExpr);
+    const apply = this.SUBRULE(this.applyExpr);
     const tail: (IToken | [IToken, IToken])[] = [];
     this.MANY(() => {
       this.CONSUME2(T.Comma);
       this.OR([{ ALT: () => tail.push(this.CONSUME(T.NumberLiteral)) }, { ALT: () => tail.push([this.CONSUME(T.Identifier), this.CONSUME2(T.Identifier)]) }]);
     });
-    this.ACTION(() => checkHierarchyTail(tail));
-    return OTHER_BODY;
+    return this.ACTION((): TransformationBody => {
+      checkHierarchyTail(tail);
+      const distance = tail.find((part): part is IToken => !Array.isArray(part));
+      return {
+        // The kind is set from the name afterwards.
+        kind: 'descendants',
+        hierarchy,
+        apply,
+        ...(distance === undefined ? {} : { distance: decodeCount(distance.image, 'the distance of a hierarchical transformation', startOf(distance)) }),
+        keepStart: tail.some((part) => Array.isArray(part)),
+      };
+    });
   });
 
   /** `reference, preorder|postorder [, applyExpr] [, orderby items]` of `traverse`. */
   private traverseArguments = this.RULE('traverseArguments', (): TransformationBody => {
-    this.SUBRULE(this.hierarchyReference);
+    const hierarchy = this.SUBRULE(this.hierarchyReference);
     this.CONSUME(T.Comma);
     const order = this.CONSUME(T.Identifier);
     this.ACTION(() => {
       if (order.image !== 'preorder' && order.image !== 'postorder')
         throw syntaxError(`Expected 'preorder' or 'postorder' but found '${order.image}'`, startOf(order));
     });
+    let apply: ApplyTransformation[] = [];
     this.OPTION({
       GATE: () => tokenMatcher(this.LA(2), T.Identifier) && startsTransformation(this.LA(2), this.LA(3)),
       DEF: () => {
         this.CONSUME2(T.Comma);
-        this.SUBRULE(this.applyExpr);
+        apply = this.SUBRULE(this.applyExpr);
       },
     });
+    const orderBy: OrderByItem[] = [];
     this.MANY(() => {
       this.CONSUME3(T.Comma);
-      this.SUBRULE(this.orderByItem);
+      orderBy.push(this.SUBRULE(this.orderByItem));
     });
-    return OTHER_BODY;
+    return this.ACTION((): TransformationBody => ({ kind: 'traverse', hierarchy, order: order.image as 'preorder' | 'postorder', apply, orderBy }));
   });
 
   /** `( [argument (, argument)*] )` content of a custom function `Ns.fn(…)`. */

@@ -12,6 +12,7 @@ import type {
   ComputeItem,
   ExpandItem,
   Expression,
+  HierarchyReference,
   ItemPathSegment,
   Literal,
   NestedOptions,
@@ -288,6 +289,11 @@ function printAggregateItem(item: AggregateItem): string {
   return text;
 }
 
+/** `$root/Set,Qualifier,path` of a hierarchical transformation. */
+function printHierarchy(reference: HierarchyReference): string {
+  return `${printExpression(reference.nodes)},${reference.qualifier.name},${printExpression(reference.path)}`;
+}
+
 function printTransformation(step: ApplyTransformation): string {
   switch (step.kind) {
     case 'aggregate':
@@ -320,6 +326,16 @@ function printTransformation(step: ApplyTransformation): string {
       return `nest(${printNestItems(step.items)})`;
     case 'addnested':
       return `addnested(${printExpression(step.path)},${printNestItems(step.items)})`;
+    case 'ancestors':
+    case 'descendants': {
+      const tail = `${step.distance === undefined ? '' : `,${String(step.distance)}`}${step.keepStart ? ',keep start' : ''}`;
+      return `${step.kind}(${printHierarchy(step.hierarchy)},${printApply(step.apply)}${tail})`;
+    }
+    case 'traverse': {
+      const apply = step.apply.length === 0 ? '' : `,${printApply(step.apply)}`;
+      const orderBy = step.orderBy.length === 0 ? '' : `,${printOrderBy(step.orderBy)}`;
+      return `traverse(${printHierarchy(step.hierarchy)},${step.order}${apply}${orderBy})`;
+    }
     case 'other':
       return `${step.name}(${step.text})`;
     default:

@@ -12,13 +12,17 @@
  * grouped by as an entity (`groupby((parent))`, left unordered), and the aggregate function
  * (`$these/aggregate(…)`) sometimes computes each group's share; one pipeline in six first joins a
  * collection-valued navigation property (`join`/`outerjoin(children as j[,filter(…)])`) and groups
- * by a property of the joined entity.
+ * by a property of the joined entity. Where the set's type has a
+ * recursive hierarchy (an `Aggregation.RecursiveHierarchy` annotation), one pipeline in five starts
+ * with `ancestors(…)` or `descendants(…)` of a typed filter's rows (a distance and `keep start` at
+ * random), and one in ten with `traverse(…)`.
  */
 import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
 import type { GeneratedQuery, TypedArbitraryOptions } from './typed-arbitraries.js';
 import { typedFilterArbitrary } from './typed-arbitraries.js';
 import { DYNAMIC_PROPERTY_NAMES } from './stored-data.js';
+import { recursiveHierarchies } from '../model/recursive-hierarchy.js';
 
 const NUMERIC = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Single', 'Edm.Double']);
 const GROUPABLE = new Set(['Edm.String', 'Edm.Boolean', 'Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Date', 'Edm.Guid']);
@@ -74,8 +78,43 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
         })),
     ];
   });
+  // Hierarchical transformations over the set's own hierarchies (each node its own row).
+  const reference = (h: { qualifier: string; nodeProperty: string }): string => `$root/${entitySet},${h.qualifier},${h.nodeProperty}`;
+  const hierarchies = recursiveHierarchies(model, type).filter((h) => !h.nodeProperty.includes('/') && type.properties.has(h.nodeProperty));
+  const hierarchical =
+    hierarchies.length === 0
+      ? fc.constant(null)
+      : fc.oneof(
+          { arbitrary: fc.constant(null), weight: 7 },
+          {
+            arbitrary: fc
+              .tuple(
+                fc.constantFrom(...hierarchies),
+                fc.constantFrom('ancestors', 'descendants'),
+                typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }),
+                fc.option(fc.integer({ min: 1, max: 3 }), { freq: 2 }),
+                fc.boolean(),
+              )
+              .map(
+                ([h, kind, start, distance, keep]) =>
+                  `${kind}(${reference(h)},filter(${start})${distance === null ? '' : `,${distance}`}${keep ? ',keep start' : ''})`,
+              ),
+            weight: 2,
+          },
+          {
+            arbitrary: fc
+              .tuple(
+                fc.constantFrom(...hierarchies),
+                fc.constantFrom('preorder', 'postorder'),
+                fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 2 }),
+              )
+              .map(([h, order, start]) => `traverse(${reference(h)},${order}${start === null ? '' : `,filter(${start})`})`),
+            weight: 1,
+          },
+        );
   return fc
     .record({
+      hierarchy: hierarchical,
       concat: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fanOut, weight: 2 }),
       filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: Math.min(options.maxDepth ?? 2, 2) }), { freq: 3 }),
       keys: groupable.length === 0 ? fc.constant([] as string[]) : fc.uniqueArray(fc.constantFrom(...groupable), { maxLength: 2 }),
@@ -91,7 +130,7 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       count: fc.option(fc.boolean(), { freq: 3 }),
       join: joins.length === 0 ? fc.constant(null) : fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: fc.oneof(...joins), weight: 1 }),
     })
-    .map(({ concat, filter, keys: chosen, aggregates, having, page, count, rollup, entity, share, join }) => {
+    .map(({ hierarchy, concat, filter, keys: chosen, aggregates, having, page, count, rollup, entity, share, join }) => {
       const keys = join === null ? chosen : [...chosen.slice(0, 1), join.key];
       // `$count as n` first: every pipeline has a count for $filter to use.
       const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
@@ -100,6 +139,7 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       const whole = entity !== null && keys.length > 0 && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
       const grouping = [...(rolled ? [`rollup(${keys.join(',')})`] : keys), ...(whole === null ? [] : [whole])];
       const transformations = [
+        ...(hierarchy === null ? [] : [hierarchy]),
         ...(join === null ? [] : [join.step]),
         ...(concat === null ? [] : [concat]),
         ...(filter === null ? [] : [`filter(${filter})`]),

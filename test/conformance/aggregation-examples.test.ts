@@ -83,12 +83,11 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {
   // $crossjoin
   'ex-48': "refused: 501 not_implemented, this service does not serve 'crossjoin' requests",
   // hierarchies
-  'ex-58': "refused: 400 unknown_function, an unknown function with name 'Aggregation.isdescendant'",
-  'ex-60': "refused: 400 unsupported_feature, the transformation 'ancestors' is not supported in $apply",
-  'ex-61': "refused: 400 unsupported_feature, the transformation 'descendants' is not supported in $apply",
-  'ex-62': "refused: 400 unsupported_feature, the transformation 'ancestors' is not supported in $apply",
-  'ex-107': "refused: 400 unsupported_feature, the transformation 'descendants' is not supported in $apply",
-  'ex-112': "refused: 400 unsupported_feature, the transformation 'traverse' is not supported in $apply",
+  'ex-60': "wrong answer by the text's data only: the right three organizations, but the data names the root 'Corporate Sales' where the response says 'Sales'",
+  'ex-62':
+    'wrong answer by the text only: the right five sales, without SalesOrganization, which the response has expanded although the request has no $expand',
+  'ex-107': REFUSED_ROLLUPRECURSIVE,
+  'ex-112': 'refused: 400 unsupported_feature, a hierarchy node path through a collection (Sales/SalesOrganization/ID) is not supported in $apply',
   'ex-65': REFUSED_ROLLUPRECURSIVE,
   'ex-66': REFUSED_ROLLUPRECURSIVE,
   'ex-67': REFUSED_ROLLUPRECURSIVE,
@@ -125,7 +124,14 @@ const SQL_NESTING_FAILURES: Readonly<Record<string, string>> = Object.fromEntrie
   ]),
 );
 const MARIADB_ADDNESTED = 'refused: 400 unsupported_feature, addnested() with transformations on MariaDB: a derived table cannot read the outer row';
+const NO_HIERARCHY_FUNCTIONS = 'refused: 400 unsupported_feature, the hierarchy functions (Aggregation.isdescendant, …) run in memory only so far';
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
+  'ex-58/pglite': NO_HIERARCHY_FUNCTIONS,
+  'ex-58/sqlite': NO_HIERARCHY_FUNCTIONS,
+  'ex-58/duckdb': NO_HIERARCHY_FUNCTIONS,
+  'ex-58/postgres': NO_HIERARCHY_FUNCTIONS,
+  'ex-58/mysql': NO_HIERARCHY_FUNCTIONS,
+  'ex-58/mingo': NO_HIERARCHY_FUNCTIONS,
   ...SQL_NESTING_FAILURES,
   'ex-38/mysql': MARIADB_ADDNESTED,
   'ex-77/mysql': MARIADB_ADDNESTED,

@@ -31,6 +31,7 @@ import {
 import { limitFraction } from '../../src/passes/fractional-precision.js';
 import { foldQuery } from '../../src/reference/constant-folding.js';
 import { assetModel } from '../fixtures/asset-model.js';
+import { FUZZ_SET, fuzzModel } from '../fixtures/fuzz-data.js';
 
 /** Every kind of bound expression (a compile error when a kind is added and not listed here). */
 const EXPRESSION_KINDS: Record<BoundExpressionKind, true> = {
@@ -45,6 +46,7 @@ const EXPRESSION_KINDS: Record<BoundExpressionKind, true> = {
   case: true,
   defined: true,
   aggregateValue: true,
+  hierarchyTest: true,
 };
 
 const bind = (text: string): BoundQuery => bindQuery(text, { model: assetModel, entitySet: 'assets' });
@@ -58,11 +60,16 @@ const EVERY_KIND_TEXT =
   ' and tickets/aggregate(estimatedHours with sum) gt 1';
 /** `isdefined` binds to a node of its own only over rows an aggregation made (a rollup's). */
 const DEFINED = bind('$apply=groupby((rollup(name,weightKg)))&$filter=isdefined(weightKg)').filter!;
+/** A hierarchy function binds only where the model has a recursive hierarchy (the fuzz model's). */
+const HIERARCHY = bindQuery(
+  "$filter=Aggregation.isdescendant(HierarchyNodes=$root/items,HierarchyQualifier='Tree',Node=parentId,Ancestor=id add 1,MaxDistance=2)",
+  { model: fuzzModel, entitySet: FUZZ_SET },
+).filter!;
 const EVERY_KIND: BoundExpression = {
   kind: 'binary',
   operator: 'and',
   left: filterOf(EVERY_KIND_TEXT),
-  right: DEFINED,
+  right: { kind: 'binary', operator: 'and', left: DEFINED, right: HIERARCHY, operandType: DEFINED.type, type: DEFINED.type, span: { start: 0, end: 0 } },
   operandType: DEFINED.type,
   type: DEFINED.type,
   span: { start: 0, end: 0 },
@@ -72,7 +79,8 @@ const EVERY_KIND: BoundExpression = {
  * An oracle independent of the kit: every expression object reachable through any property of
  * the tree (model objects, types and path steps aside), found by looking at the objects, not at kinds.
  */
-const SKIPPED = new Set(['type', 'steps', 'root', 'search', 'span']);
+// A hierarchy function's hierarchy holds paths from the hierarchy's nodes, not expressions of the row.
+const SKIPPED = new Set(['type', 'steps', 'root', 'search', 'span', 'hierarchy']);
 function scanned(node: unknown, out: object[] = []): object[] {
   if (Array.isArray(node)) {
     for (const item of node) scanned(item, out);
@@ -172,6 +180,7 @@ describe('expressions', () => {
       case: () => 9,
       defined: () => 10,
       aggregateValue: () => 11,
+      hierarchyTest: () => 12,
     };
     expect(
       all(EVERY_KIND)

@@ -23,6 +23,7 @@ import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { sortRows, type SortKey } from './ordering.js';
+import { hierarchyStep, type NodeRows } from './hierarchy.js';
 import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
@@ -40,6 +41,8 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 /** How {@link compileApply} runs `groupby`: `streaming: false` collects every group's rows (to compare both ways in tests). */
 export interface ApplyOptions {
   readonly streaming: boolean;
+  /** The rows of an entity set, for the nodes of a hierarchy (`ancestors`, `descendants`, `traverse`). */
+  readonly nodes?: NodeRows;
 }
 
 const STREAMING: ApplyOptions = { streaming: true };
@@ -151,6 +154,10 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
           return result;
         });
     }
+    case 'ancestors':
+    case 'descendants':
+    case 'traverse':
+      return hierarchyStep(node, compiler, (steps) => pipeline(steps, compiler, search, options), options.nodes ?? (() => undefined));
   }
 }
 

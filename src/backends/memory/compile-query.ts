@@ -3,7 +3,7 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
-import type { Property, StructuredType } from '../../model/model.js';
+import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
@@ -82,6 +82,7 @@ export function compileQuery(bound: BoundQuery, options: MemoryBackendOptions = 
     resolve,
     options.search ?? defaultSearch,
     options.resolve === undefined && fromData !== undefined ? (options.storage ?? NO_STORAGE) : undefined,
+    options.data,
   );
 }
 
@@ -91,10 +92,16 @@ function compileOptions(
   resolve: NavigationResolver,
   search: SearchFunction,
   stored: StorageMapping | undefined,
+  data?: Readonly<Record<string, readonly Row[]>>,
 ): CompiledQuery {
   const compiler = new ReferenceCompiler(resolve, search, stored !== undefined, stored);
+  // The nodes of a hierarchy in $apply: its entity set's rows in `data`, else the rows queried when they are of its type.
+  let queried: readonly Row[] = [];
+  const nodes = (set: EntitySet): readonly Row[] | undefined =>
+    data !== undefined ? (Object.hasOwn(data, set.name) ? data[set.name] : undefined) : set.type === entityType ? queried : undefined;
+  compiler.nodes = nodes;
   // $apply first: the other options read the rows it gives, of its output type.
-  const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search);
+  const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search, { streaming: true, nodes });
   const type = options.apply?.output ?? entityType;
   // Errors inside an expansion's options are placed in $expand, as the SQL and MongoDB backends place them.
   const nested = !('kind' in options);
@@ -188,7 +195,15 @@ function compileOptions(
           const value = page.map(project);
           return count === undefined ? { value } : { value, count };
         };
-  return { predicate, compare, project, apply: transform === undefined ? apply : (rows) => apply(transform(rows)) };
+  return {
+    predicate,
+    compare,
+    project,
+    apply: (rows) => {
+      queried = rows;
+      return transform === undefined ? apply(rows) : apply(transform(rows));
+    },
+  };
 }
 
 /** The computed properties `$select` returns (`select.computed`), each its name and value as rows store values of its type. */

@@ -47,6 +47,7 @@ import { forEachTransformation, someTransformation } from '../../semantic/walk/i
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { customMongoAggregate } from './custom-methods.js';
+import { hierarchyStages } from './hierarchy.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
@@ -243,6 +244,20 @@ class MongoApplyCompiler {
         return this.addnested(t, rows, stages);
       case 'nest':
         return this.nest(t, rows, stages, inFacet);
+      case 'ancestors':
+      case 'descendants':
+        if (inFacet) this.fail(`${t.kind}() inside concat() or inside the start transformations of ancestors() or descendants() (a $facet does not nest)`, t);
+        hierarchyStages(t, rows, stages, {
+          mapping: this.mapping,
+          expressions: this.expressions,
+          temporary: (name) => this.temporary(name),
+          pipeline: (transformations, input, into) => void this.pipeline(transformations, input, into, true),
+          dropLookups: (context, into, more) => this.dropLookups(context, into, more),
+          fail: (what) => this.fail(what, t),
+        });
+        return rows;
+      case 'traverse':
+        return this.fail(`the transformation 'traverse' (sibling ranks along each path are not compiled for MongoDB)`, t);
     }
   }
 

@@ -328,6 +328,8 @@ export class MongoExpressionCompiler {
         return this.call(node, frame);
       case 'aggregateValue':
         return this.aggregateValue(node, frame);
+      case 'hierarchyTest':
+        return this.fail('the hierarchy functions (Aggregation.isdescendant, …)', node);
     }
   }
 

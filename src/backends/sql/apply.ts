@@ -57,6 +57,7 @@ import { joinSelect } from './apply-join.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
+import { hierarchyRelation } from './hierarchy.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
 import { parameterKind } from './parameters.js';
@@ -121,10 +122,12 @@ export class SqlApplyCompiler {
   private aliases = 0;
   /** The common table expressions of the statement, in definition order (each may read the ones before). */
   private readonly tables: string[] = [];
+  /** Whether a common table expression of the statement is recursive (the hierarchical transformations'). */
+  private recursive = false;
 
   constructor(
-    private readonly compiler: SqlCompiler,
-    private readonly set: EntitySet,
+    readonly compiler: SqlCompiler,
+    readonly set: EntitySet,
     /** The prefix of the derived tables' aliases (another for `$apply` inside `$expand`, within the outer statement). */
     private readonly prefix = 'a',
   ) {}
@@ -140,7 +143,8 @@ export class SqlApplyCompiler {
       entity: true,
     };
     const rows = this.compiler.withOption('$apply', () => this.pipeline(apply.transformations, start));
-    return this.tables.length === 0 ? rows : { ...rows, with: `WITH ${this.tables.join(', ')} ` };
+    const recursive = this.recursive ? (this.compiler.dialect.hierarchy?.recursive ?? '') : '';
+    return this.tables.length === 0 ? rows : { ...rows, with: `WITH ${recursive}${this.tables.join(', ')} ` };
   }
 
   /**
@@ -160,7 +164,7 @@ export class SqlApplyCompiler {
    * `relation` as a common table expression of the statement, for rows read more than once: each
    * reader names it instead of repeating its SELECT (a table is named as it is).
    */
-  private shared(relation: ApplyRelation): ApplyRelation {
+  shared(relation: ApplyRelation): ApplyRelation {
     if (!relation.from.startsWith('(')) return relation;
     // A name no OData identifier has (nor, then, a table of the model's conventions).
     const name = this.quote(`~w${this.tables.length + 1}`);
@@ -168,12 +172,21 @@ export class SqlApplyCompiler {
     return { ...relation, from: name };
   }
 
-  private alias(): string {
+  /** A common table expression of the statement, `name(columns) AS (body)` (a recursive one makes the list `WITH RECURSIVE`): its name. */
+  define(columns: readonly string[], body: string | ((name: string) => string), recursive = false): string {
+    const name = this.quote(`~w${this.tables.length + 1}`);
+    const sql = typeof body === 'string' ? body : body(name);
+    this.tables.push(`${name}(${columns.map((column) => this.quote(column)).join(', ')}) AS (${sql})`);
+    this.recursive ||= recursive;
+    return name;
+  }
+
+  alias(): string {
     return `${this.prefix}${++this.aliases}`;
   }
 
   /** A scope over `relation` under a fresh alias; navigation paths in it become LEFT JOINs. */
-  private scope(relation: ApplyRelation): Scope {
+  scope(relation: ApplyRelation): Scope {
     const scope: Scope = {
       alias: this.alias(),
       type: relation.type,
@@ -186,11 +199,11 @@ export class SqlApplyCompiler {
     return relation.presence === undefined ? scope : { ...scope, presence: relation.presence };
   }
 
-  private fromOf(relation: ApplyRelation, scope: Scope): string {
+  fromOf(relation: ApplyRelation, scope: Scope): string {
     return [`${relation.from} ${scope.alias}`, ...(scope.joins?.clauses ?? [])].join(' ');
   }
 
-  private pipeline(transformations: readonly BoundTransformation[], input: ApplyRelation): ApplyRelation {
+  pipeline(transformations: readonly BoundTransformation[], input: ApplyRelation): ApplyRelation {
     let current = input;
     for (const node of transformations) current = this.transformation(node, current);
     return current;
@@ -214,7 +227,7 @@ export class SqlApplyCompiler {
     throw new Error('internal error: an empty grouping path');
   }
 
-  private quote(column: string): string {
+  quote(column: string): string {
     return this.compiler.dialect.quote(column);
   }
 
@@ -286,6 +299,10 @@ export class SqlApplyCompiler {
       }
       case 'nest':
         return this.nest(node, input);
+      case 'ancestors':
+      case 'descendants':
+      case 'traverse':
+        return hierarchyRelation(this, node, input);
     }
   }
 
@@ -344,7 +361,7 @@ export class SqlApplyCompiler {
   }
 
   /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */
-  private orderItems(items: readonly BoundOrderByItem[], scope: Scope): string {
+  orderItems(items: readonly BoundOrderByItem[], scope: Scope): string {
     return orderByItems(
       this.compiler,
       { entityType: scope.type, orderBy: items, select: { all: true, properties: [], navigation: [] }, expand: [] },

@@ -137,6 +137,8 @@ export class SqlConditions<Scope extends ConditionScope> {
         return this.c.lambda(node, scope);
       case 'defined':
         return this.c.defined(node, scope);
+      case 'hierarchyTest':
+        throw unsupported('the hierarchy functions (Aggregation.isdescendant, …)');
       case 'call':
         return this.predicate(node, scope);
       case 'path':

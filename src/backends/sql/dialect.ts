@@ -283,6 +283,24 @@ export interface Dialect {
   readonly spatial?: SpatialHooks;
   /** Why the dialect has no {@link spatial} hook, for its refusals and the capability table (default: no spatial types). */
   readonly noSpatial?: string;
+  /**
+   * Recursive common table expressions, for the hierarchical transformations of `$apply`
+   * (`ancestors`, `descendants`, `traverse`); absent: they are refused, `noHierarchy` saying why.
+   */
+  readonly hierarchy?: HierarchyHooks;
+  readonly noHierarchy?: string;
+}
+
+/** What the hierarchical transformations need of a dialect (backends/sql/hierarchy.ts). */
+export interface HierarchyHooks {
+  /** What follows `WITH` when a common table expression of the list is recursive (`RECURSIVE `, or nothing). */
+  readonly recursive: string;
+  /** A positive integer below 10^10 as text of ten digits, zero-padded (a sibling rank in a sort path). */
+  rankText(rank: string): string;
+  /** The anchor's sort path as text long enough for the recursive rows' (where a recursive table's column types come from its anchor). */
+  widePath?(path: string): string;
+  /** ORDER BY items of a sort path, where the engine sorts by a prefix of long text only (their last one takes the direction). */
+  orderByPath?(path: string): string;
 }
 
 /** The family of a spatial type: `Edm.Geography…` (on the sphere) or `Edm.Geometry…` (in the plane). */

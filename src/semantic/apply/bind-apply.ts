@@ -3,8 +3,8 @@
  * of the rows the previous one gives, with the output type of each (see `output-type.ts`), so that
  * later transformations and the request's other options are type-checked against what they see.
  * `rollup(…)` in a `groupby` list becomes the grouping sets of the bound `groupby`. What the
- * engine does not evaluate (`join`, `nest`, hierarchies, custom functions) is refused with its
- * position as an `unsupported_feature` error. Custom aggregates and methods: custom-aggregates.ts.
+ * engine does not evaluate (`rolluprecursive`, custom functions) is refused with its position as an
+ * `unsupported_feature` error. Custom aggregates and methods: custom-aggregates.ts; hierarchies: bind-hierarchy.ts.
  */
 import { ODataError, type ODataErrorCode } from '../../errors/odata-error.js';
 import type { Capabilities, EntitySet, Property, StructuredType, TypeReference } from '../../model/model.js';
@@ -30,6 +30,7 @@ import { aggregateType } from './aggregate-types.js';
 import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomBinder } from './custom-aggregates.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
+import { bindHierarchical } from './bind-hierarchy.js';
 import { extendedType, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
 /** The ranking transformations of the syntax tree (`topcount` … `bottomsum`). */
@@ -105,13 +106,13 @@ registerAggregateBinder(bindAggregateItem);
 class ApplyBinder {
   private nodes = 0;
 
-  constructor(private readonly context: ApplyContext) {}
+  constructor(readonly context: ApplyContext) {}
 
-  private fail(code: ODataErrorCode, reason: string, span: Span | undefined): never {
+  fail(code: ODataErrorCode, reason: string, span: Span | undefined): never {
     throw new ODataError({ code, reason, option: this.context.option, ...(span === undefined ? {} : { position: span.start }), appendLocation: false });
   }
 
-  private unsupported(what: string, span: Span): never {
+  unsupported(what: string, span: Span): never {
     this.fail('unsupported_feature', `${what} is not supported in $apply`, span);
   }
 
@@ -218,6 +219,11 @@ class ApplyBinder {
         return this.nest(node, input, depth);
       case 'addnested':
         return this.addnested(node, input, depth);
+      case 'ancestors':
+      case 'descendants':
+      case 'traverse':
+        if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, span);
+        return same(bindHierarchical(node, input, depth, this));
       case 'other':
         return this.unsupported(`The transformation '${node.name}'`, span);
       default:

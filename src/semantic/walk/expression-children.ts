@@ -56,6 +56,11 @@ const CHILDREN: { readonly [K in BoundExpressionKind]: (node: BoundExpressionOfK
         : ((collection) => (collection === was.collection ? was : { ...was, collection }))(rewrite(was.collection));
     return left === node.left && right === was ? node : { ...node, left, right };
   },
+  hierarchyTest: (node, rewrite) => {
+    const tested = rewrite(node.node);
+    const other = node.other === undefined ? undefined : rewrite(node.other);
+    return tested === node.node && other === node.other ? node : { ...node, node: tested, ...(other === undefined ? {} : { other }) };
+  },
   call: (node, rewrite) => {
     const args = mapSame(node.args, rewrite);
     return args === node.args ? node : { ...node, args };

@@ -5,7 +5,7 @@
  * `concat`'s branches). Both the rewrite and the listing of a pipeline's expressions read it.
  */
 import { mapSame } from '../../util/same.js';
-import type { BoundAggregate, BoundExpression, BoundOrderByItem, BoundTransformation } from '../bound-ast.js';
+import type { BoundAggregate, BoundExpression, BoundHierarchyFilter, BoundOrderByItem, BoundTransformation } from '../bound-ast.js';
 import { stayPath, type ExpressionRewrite } from './expression-children.js';
 
 /** The kinds of `$apply` transformations. */
@@ -49,6 +49,13 @@ const aggregate = (a: BoundAggregate, rewrite: ExpressionRewrite): BoundAggregat
     ...(expression === undefined ? {} : { expression }),
     ...(from === undefined ? {} : { from }),
   } as BoundAggregate;
+};
+
+/** `ancestors`/`descendants`: the node identifier path of the input rows, and the start pipeline. */
+const hierarchyFilter = (t: BoundHierarchyFilter, rewrite: ExpressionRewrite, pipeline: (steps: Pipeline) => Pipeline): BoundTransformation => {
+  const path = stayPath(rewrite(t.path), t.path);
+  const start = pipeline(t.start);
+  return path === t.path && start === t.start ? t : { ...t, path, start };
 };
 
 /**
@@ -112,6 +119,14 @@ const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K
   top: (t) => t,
   skip: (t) => t,
   identity: (t) => t,
+  ancestors: (t, rewrite, pipeline) => hierarchyFilter(t, rewrite, pipeline),
+  descendants: (t, rewrite, pipeline) => hierarchyFilter(t, rewrite, pipeline),
+  traverse: (t, rewrite, pipeline) => {
+    const path = stayPath(rewrite(t.path), t.path);
+    const start = t.start === undefined ? undefined : pipeline(t.start);
+    const orderBy = orderItems(t.orderBy, rewrite);
+    return path === t.path && start === t.start && orderBy === t.orderBy ? t : { ...t, path, orderBy, ...(start === undefined ? {} : { start }) };
+  },
   rank: (t, rewrite) => {
     const value = rewrite(t.value);
     return value === t.value ? t : { ...t, value };

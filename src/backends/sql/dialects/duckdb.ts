@@ -149,6 +149,7 @@ export const duckdb: Dialect = {
   expandMany: (rows, key) =>
     `(SELECT COALESCE(to_json(list(sub.o ORDER BY sub.n)), CAST('[]' AS JSON)) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key))}) sub)`,
   // The default collation compares bytes (UTF-8: code points).
+  hierarchy: { recursive: 'RECURSIVE ', rankText: (rank) => `LPAD(CAST(${rank} AS VARCHAR), 10, '0')` },
   binaryEquality: true,
   binary: (e) => e,
   length: (e) => `length(${e})`,

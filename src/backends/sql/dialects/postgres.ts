@@ -157,6 +157,7 @@ export const postgres: Dialect = {
   expandMany: (rows, key) =>
     `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
   // Deterministic collations (every built-in one) compare equal only on equal bytes.
+  hierarchy: { recursive: 'RECURSIVE ', rankText: (rank) => `LPAD(CAST(${rank} AS TEXT), 10, '0')` },
   binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
   like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,

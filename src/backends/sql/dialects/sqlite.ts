@@ -144,6 +144,7 @@ export const sqlite: Dialect = {
   expandMany: (rows, key) =>
     `json((SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key))}) sub))`,
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
+  hierarchy: { recursive: 'RECURSIVE ', rankText: (rank) => `substr('0000000000' || (${rank}), -10, 10)` },
   binaryEquality: true,
   binary: (e) => e,
   // SUM of integers fails with 'integer overflow' beyond 64 bits: summed as high and low 32 bits

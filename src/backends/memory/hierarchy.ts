@@ -1,0 +1,110 @@
+/**
+ * `ancestors`, `descendants` and `traverse` in memory (Data Aggregation 6.2), over the rows of
+ * the hierarchy's entity set (reference/hierarchy.ts has the closures and the walk):
+ * - `ancestors`/`descendants`: the start pipeline runs on the input rows; the node identifiers of
+ *   the rows it keeps are the start nodes; the output is the input rows (in input order) whose
+ *   node identifier is in the closure.
+ * - `traverse`: the start nodes are the hierarchy's nodes the start pipeline keeps (or its roots),
+ *   in the order of the order items then the key, as are siblings; each visited node gives the
+ *   input rows whose node identifier is its own, in input order.
+ */
+import type { EntitySet, Property } from '../../model/model.js';
+import type { BoundHierarchyFilter, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
+import { fromReference } from '../../semantic/types.js';
+import { valueKey } from '../../reference/aggregation.js';
+import type { ReferenceCompiler } from '../../reference/evaluator.js';
+import { HierarchyIndex, type NodeKey } from '../../reference/hierarchy.js';
+import { propertyGetter, type Row } from '../../reference/rows.js';
+import { domainOf } from '../../reference/values.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
+import { sortRows, type SortKey } from './ordering.js';
+
+const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
+
+type Step = (rows: readonly Row[]) => Row[];
+
+/** The rows of an entity set (the hierarchy's nodes), or `undefined` when they are not at hand. */
+export type NodeRows = (set: EntitySet) => readonly Row[] | undefined;
+
+/** Compiles a hierarchical transformation; `pipeline` compiles its start transformations. */
+export function hierarchyStep(
+  node: BoundHierarchyFilter | BoundTraverse,
+  compiler: ReferenceCompiler,
+  pipeline: (transformations: readonly BoundTransformation[]) => Step,
+  nodeRows: NodeRows,
+): Step {
+  const hierarchy = node.hierarchy;
+  const domain = domainOf(hierarchy.node.type);
+  const keyOf = (value: unknown): NodeKey | undefined => {
+    if (value === null || value === undefined) return undefined;
+    const normalized = domain.normalize(value);
+    return normalized === null || normalized === undefined ? undefined : valueKey(normalized);
+  };
+  const nodeId = compiler.compile(hierarchy.node);
+  const parentId = compiler.compile(hierarchy.parent);
+  const rowId = compiler.compile(node.path);
+  const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
+  const parent = (row: Row): NodeKey | undefined => keyOf(parentId(row, NO_VARIABLES));
+  const related = (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES));
+  const set = hierarchy.nodes;
+  const nodesOf = (): readonly Row[] => {
+    const rows = nodeRows(set);
+    if (rows === undefined)
+      throw unsupportedFeature('in-memory', `the hierarchy '${hierarchy.qualifier}' without the rows of '${set.name}' (give them in 'data')`, {
+        node,
+        option: '$apply',
+      });
+    return rows;
+  };
+  const start = node.start === undefined ? undefined : pipeline(node.start);
+
+  if (node.kind !== 'traverse') {
+    const up = node.kind === 'ancestors';
+    return (rows) => {
+      const index = new HierarchyIndex(nodesOf(), own, parent);
+      const starts = new Set<NodeKey>();
+      for (const row of (start as Step)(rows)) {
+        const key = related(row);
+        if (key !== undefined) starts.add(key);
+      }
+      const keys = index.closure(starts, up, node.distance, node.keepStart);
+      return rows.filter((row) => {
+        const key = related(row);
+        return key !== undefined && keys.has(key);
+      });
+    };
+  }
+
+  // Siblings (and start nodes) by the order items, then by the nodes' key.
+  const keys: SortKey[] = node.orderBy.map((item) => ({
+    evaluate: compiler.compile(item.expression),
+    domain: domainOf(item.expression.type),
+    descending: item.direction === 'desc',
+  }));
+  for (const name of set.type.key) {
+    const property = set.type.properties.get(name) as Property;
+    const get = propertyGetter(name);
+    keys.push({ evaluate: (row) => get(row) ?? null, domain: domainOf(fromReference(property.type)), descending: false });
+  }
+  const sort = (nodes: readonly Row[]): Row[] => sortRows(keys, nodes);
+  return (rows) => {
+    const nodes = nodesOf();
+    const index = new HierarchyIndex(nodes, own, parent);
+    const starts = start === undefined ? index.roots(parent) : start(nodes);
+    const byNode = new Map<NodeKey, Row[]>();
+    for (const row of rows) {
+      const key = related(row);
+      if (key === undefined) continue;
+      const list = byNode.get(key);
+      if (list === undefined) byNode.set(key, [row]);
+      else list.push(row);
+    }
+    const result: Row[] = [];
+    for (const visited of index.walk(sort(starts), node.order, sort)) {
+      const key = index.keyOf.get(visited);
+      const matching = key === undefined ? undefined : byNode.get(key);
+      if (matching !== undefined) for (const row of matching) result.push(row);
+    }
+    return result;
+  };
+}
