@@ -20,7 +20,7 @@ import { navigationTarget } from '../model/navigation.js';
 import type { AggregateItem, CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
 import type { BoundAggregate, BoundCall, BoundExpression, BoundHierarchyTest, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
-import { resolveHierarchy } from './apply/bind-hierarchy.js';
+import { resolveHierarchy } from './hierarchy-reference.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';

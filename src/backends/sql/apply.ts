@@ -57,7 +57,6 @@ import { joinSelect } from './apply-join.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
-import { hierarchyRelation } from './hierarchy.js';
 import { columnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
 import { parameterKind } from './parameters.js';
@@ -108,6 +107,19 @@ export interface NestingCompiler {
   jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string): string;
 }
 let nesting: NestingCompiler | undefined;
+
+/** The relation of `ancestors`, `descendants` and `traverse` (hierarchy.ts, registered by to-sql.ts: it reads this module). */
+export type HierarchyCompiler = (
+  host: SqlApplyCompiler,
+  node: Extract<BoundTransformation, { kind: 'ancestors' | 'descendants' | 'traverse' }>,
+  input: ApplyRelation,
+) => ApplyRelation;
+let hierarchy: HierarchyCompiler | undefined;
+
+/** Registers {@link HierarchyCompiler} (once, at import). */
+export function registerHierarchyCompiler(compiler: HierarchyCompiler): void {
+  hierarchy = compiler;
+}
 
 /** Registers {@link NestingCompiler} (once, at import). */
 export function registerNestingCompiler(compiler: NestingCompiler): void {
@@ -302,7 +314,7 @@ export class SqlApplyCompiler {
       case 'ancestors':
       case 'descendants':
       case 'traverse':
-        return hierarchyRelation(this, node, input);
+        return (hierarchy as HierarchyCompiler)(this, node, input);
     }
   }
 

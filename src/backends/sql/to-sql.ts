@@ -20,11 +20,14 @@ import { computedColumns, expansion, selected, selectedComputed } from './expans
 import { selectOptionsSql } from './select-options.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
-import { registerNestingCompiler, SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
+import { registerHierarchyCompiler, registerNestingCompiler, SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
+import { hierarchyRelation } from './hierarchy.js';
 import { NESTING } from './apply-nesting.js';
 
 // addnested's and nest's JSON arrays, built as $expand builds them (expansion.ts reads apply.ts).
 registerNestingCompiler(NESTING);
+// ancestors', descendants' and traverse's recursive common table expressions.
+registerHierarchyCompiler(hierarchyRelation);
 
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;

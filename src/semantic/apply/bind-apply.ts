@@ -7,7 +7,7 @@
  * `unsupported_feature` error. Custom aggregates and methods: custom-aggregates.ts; hierarchies: bind-hierarchy.ts.
  */
 import { ODataError, type ODataErrorCode } from '../../errors/odata-error.js';
-import type { Capabilities, EntitySet, Property, StructuredType, TypeReference } from '../../model/model.js';
+import type { EntitySet, Property, StructuredType, TypeReference } from '../../model/model.js';
 import { navigationTarget } from '../../model/navigation.js';
 import type { AggregateItem, ApplyTransformation, Expression, MemberPath, NestItem, Span } from '../../syntax/ast.js';
 import { bindSearch } from '../bind-search.js';
@@ -23,8 +23,8 @@ import type {
   RankDirection,
   RankMeasure,
 } from '../bound-ast.js';
-import { registerAggregateBinder, type ExpressionBinder, type Purpose } from '../bind-expression.js';
-import type { ResolvedSettings } from '../settings.js';
+import { registerAggregateBinder } from '../bind-expression.js';
+import type { ApplyContext, Input } from './apply-context.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
 import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomBinder } from './custom-aggregates.js';
@@ -49,24 +49,7 @@ const RANKINGS: { readonly [K in RankingNode['kind']]: { readonly measure: RankM
 /** Deepest nesting of `groupby(…, …)` and `concat(…)` pipelines. */
 export const MAX_APPLY_DEPTH = 8;
 
-/** The rows a transformation reads: their type, and their entity set while they are still its entities. */
-export interface Input {
-  readonly type: StructuredType;
-  readonly set: EntitySet | undefined;
-  readonly capabilities: Capabilities | undefined;
-  readonly entity: boolean;
-  /** Rows of a `join` (each entity once per related instance): not joined again. */
-  readonly joined?: boolean;
-}
-
-/** What the apply binder needs of the query binder. */
-export interface ApplyContext {
-  readonly settings: ResolvedSettings;
-  readonly option: string;
-  readonly model: import('../../model/model.js').Model;
-  /** An expression binder for rows of `input` (a fresh one per expression: it counts nodes). */
-  binder(input: Input, purpose: Purpose): ExpressionBinder;
-}
+export type { ApplyContext, Input } from './apply-context.js';
 
 /** Binds the transformations of `$apply` read from rows of `type` (entities of `set`). */
 export function bindApply(
