@@ -11,10 +11,9 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { bindQuery, createTableSql, modelFromCsdl, readSqlRows, toSql, type Row } from '../src/index.js';
 import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { onPostgresEngines, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 
 const NODES = 100_000;
@@ -39,8 +38,6 @@ const model = modelFromCsdl({
     Container: { $Kind: 'EntityContainer', nodes: { $Collection: true, $Type: 'Tree.Node', $NavigationPropertyBinding: { parent: 'nodes' } } },
   },
 });
-
-type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
 
 const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
 
@@ -103,36 +100,11 @@ const LOAD = `INSERT INTO nodes SELECT i, 'node ' || i, CASE WHEN i = 1 THEN NUL
 
 export async function runHierarchyBench(): Promise<string> {
   const load = os.loadavg()[0]!;
-  const table: string[][] = [];
   const set = model.entitySets.get('nodes')!;
-  let sql = '';
-  let count = 0;
-  const db = new PGlite();
-  try {
-    await db.exec(`${createTableSql(set, 'postgres')}; ${LOAD}; ANALYZE nodes`);
-    const result = await measure('PGlite', async (text, params = []) => (await db.query<Row>(text, [...params])).rows);
-    table.push(...result.rows);
-    sql = result.sql;
-    count = result.count;
-  } finally {
-    await db.close();
-  }
-  let liveNote = '';
-  const url = process.env.ODATA_TEST_POSTGRES_URL;
-  if (url === undefined) liveNote = '\nThe live PostgreSQL: not measured (set `ODATA_TEST_POSTGRES_URL`).\n';
-  else {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const schema = `bench_hierarchy_${process.pid}`;
-    try {
-      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; SET jit = off`);
-      await client.query(`${createTableSql(set, 'postgres')}; ${LOAD}; ANALYZE nodes`);
-      table.push(...(await measure('PostgreSQL', async (text, params = []) => (await client.query(text, [...params])).rows as Row[])).rows);
-    } finally {
-      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
-      await client.end();
-    }
-  }
+  const { results, liveNote } = await onPostgresEngines('hierarchy', `${createTableSql(set, 'postgres')}; ${LOAD}; ANALYZE nodes`, measure);
+  const table = results.flatMap((result) => result.rows);
+  const sql = results[0]?.sql ?? '';
+  const count = results[0]?.count ?? 0;
   const section = `# \`$apply\`: descendants in a tree of ${NODES.toLocaleString('en-US')} nodes (issue 30)
 
 - Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}

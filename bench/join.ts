@@ -10,10 +10,9 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type Row } from '../src/index.js';
 import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { onPostgresEngines, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 
 const CUSTOMERS = 10_000;
@@ -39,8 +38,6 @@ const model = defineModel({
   },
   entitySets: { customers: { type: 'Customer' }, orders: { type: 'Order' } },
 });
-
-type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
 
 const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
 
@@ -99,30 +96,8 @@ const tables = (): string =>
 
 export async function runJoinBench(): Promise<string> {
   const load = os.loadavg()[0]!;
-  const table: string[][] = [];
-  const db = new PGlite();
-  try {
-    await db.exec(`${tables()}; ${LOAD}; ANALYZE customers; ANALYZE orders`);
-    table.push(...(await measure('PGlite', async (sql, params = []) => (await db.query<Row>(sql, [...params])).rows)));
-  } finally {
-    await db.close();
-  }
-  let liveNote = '';
-  const url = process.env.ODATA_TEST_POSTGRES_URL;
-  if (url === undefined) liveNote = '\nThe live PostgreSQL: not measured (set `ODATA_TEST_POSTGRES_URL`).\n';
-  else {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const schema = `bench_join_${process.pid}`;
-    try {
-      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; SET jit = off`);
-      await client.query(`${tables()}; ${LOAD}; ANALYZE customers; ANALYZE orders`);
-      table.push(...(await measure('PostgreSQL 15', async (sql, params = []) => (await client.query(sql, [...params])).rows as Row[])));
-    } finally {
-      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
-      await client.end();
-    }
-  }
+  const { results, liveNote } = await onPostgresEngines('join', `${tables()}; ${LOAD}; ANALYZE customers; ANALYZE orders`, measure);
+  const table = results.flat();
   const section = `# \`$apply\`: outerjoin then groupby over ${CUSTOMERS.toLocaleString('en-US')} customers and ${ORDERS.toLocaleString('en-US')} orders (issue 30)
 
 - Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}

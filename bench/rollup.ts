@@ -9,10 +9,9 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type Row } from '../src/index.js';
 import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { onPostgresEngines, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 
 const ROWS = 100_000;
@@ -28,8 +27,6 @@ const model = defineModel({
   entityTypes: { Sale: { key: ['id'], properties: { id: 'Edm.Int32', region: 'Edm.String', category: 'Edm.String', amount: 'Edm.Decimal' } } },
   entitySets: { sales: { type: 'Sale' } },
 });
-
-type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
 
 const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
 
@@ -81,30 +78,12 @@ const LOAD = `INSERT INTO sales SELECT i + 1, (ARRAY[${REGIONS.map((r) => `'${r}
 
 export async function runRollupBench(): Promise<string> {
   const load = os.loadavg()[0]!;
-  const table: string[][] = [];
-  const db = new PGlite();
-  try {
-    await db.exec(`${createTableSql(model.entitySets.get('sales')!, 'postgres')}; ${LOAD}; ANALYZE sales`);
-    table.push(...(await measure('PGlite', async (sql, params = []) => (await db.query<Row>(sql, [...params])).rows)));
-  } finally {
-    await db.close();
-  }
-  let liveNote = '';
-  const url = process.env.ODATA_TEST_POSTGRES_URL;
-  if (url === undefined) liveNote = '\nThe live PostgreSQL: not measured (set `ODATA_TEST_POSTGRES_URL`).\n';
-  else {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const schema = `bench_rollup_${process.pid}`;
-    try {
-      await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}; SET jit = off`);
-      await client.query(`${createTableSql(model.entitySets.get('sales')!, 'postgres')}; ${LOAD}; ANALYZE sales`);
-      table.push(...(await measure('PostgreSQL 15', async (sql, params = []) => (await client.query(sql, [...params])).rows as Row[])));
-    } finally {
-      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
-      await client.end();
-    }
-  }
+  const { results, liveNote } = await onPostgresEngines(
+    'rollup',
+    `${createTableSql(model.entitySets.get('sales')!, 'postgres')}; ${LOAD}; ANALYZE sales`,
+    measure,
+  );
+  const table = results.flat();
   const section = `# \`$apply\`: rollup over ${ROWS.toLocaleString('en-US')} rows (issue 30)
 
 - Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}
