@@ -5,10 +5,8 @@
  * index once per set of rows; each closure is computed once per distinct other node).
  */
 import type { BoundExpression, BoundHierarchyTest } from '../semantic/bound-ast.js';
-import { valueKey } from './aggregation.js';
-import { HierarchyIndex, type NodeKey } from './hierarchy.js';
+import { HierarchyIndex, nodeKeyOf, type NodeKey } from './hierarchy.js';
 import type { Evaluator, Row } from './rows.js';
-import { domainOf } from './values.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
 
@@ -30,12 +28,7 @@ export function hierarchyTestEvaluator(
   missing: () => never,
 ): Evaluator {
   const hierarchy = node.hierarchy;
-  const domain = domainOf(hierarchy.node.type);
-  const keyOf = (value: unknown): NodeKey | undefined => {
-    if (value === null || value === undefined) return undefined;
-    const normalized = domain.normalize(value);
-    return normalized === null || normalized === undefined ? undefined : valueKey(normalized);
-  };
+  const keyOf = nodeKeyOf(hierarchy.node.type);
   const own = compile(hierarchy.node);
   const parent = compile(hierarchy.parent);
   const tested = compile(node.node);

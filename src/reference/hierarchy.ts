@@ -8,10 +8,27 @@
  * - a walk does not go back into its start node (the only way a walk with one parent per node can
  *   meet a cycle) and goes no deeper than there are nodes.
  */
+import type { ExpressionType } from '../semantic/types.js';
+import { valueKey } from './aggregation.js';
+import { domainOf } from './values.js';
 import type { Row } from './rows.js';
 
 /** The key of a node identifier (equal keys for equal identifiers), `undefined` for null. */
 export type NodeKey = string;
+
+/**
+ * The key of a node identifier of `type`: its normalized value as a map key (numbers and bigints,
+ * a Date and its text, alike), `undefined` for null. One rule for the transformations and the
+ * hierarchy functions.
+ */
+export function nodeKeyOf(type: ExpressionType): (value: unknown) => NodeKey | undefined {
+  const domain = domainOf(type);
+  return (value) => {
+    if (value === null || value === undefined) return undefined;
+    const normalized = domain.normalize(value);
+    return normalized === null || normalized === undefined ? undefined : valueKey(normalized);
+  };
+}
 
 /** The nodes of a hierarchy with their identifiers and their parents' identifiers. */
 export class HierarchyIndex {

@@ -11,9 +11,8 @@
 import type { EntitySet, Property } from '../../model/model.js';
 import type { BoundHierarchyFilter, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
-import { valueKey } from '../../reference/aggregation.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
-import { HierarchyIndex, type NodeKey } from '../../reference/hierarchy.js';
+import { HierarchyIndex, nodeKeyOf, type NodeKey } from '../../reference/hierarchy.js';
 import { propertyGetter, type Row } from '../../reference/rows.js';
 import { domainOf } from '../../reference/values.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
@@ -34,12 +33,7 @@ export function hierarchyStep(
   nodeRows: NodeRows,
 ): Step {
   const hierarchy = node.hierarchy;
-  const domain = domainOf(hierarchy.node.type);
-  const keyOf = (value: unknown): NodeKey | undefined => {
-    if (value === null || value === undefined) return undefined;
-    const normalized = domain.normalize(value);
-    return normalized === null || normalized === undefined ? undefined : valueKey(normalized);
-  };
+  const keyOf = nodeKeyOf(hierarchy.node.type);
   const nodeId = compiler.compile(hierarchy.node);
   const parentId = compiler.compile(hierarchy.parent);
   const rowId = compiler.compile(node.path);
