@@ -84,6 +84,11 @@ const BOOLEAN: Domain = scalar((v) => (typeof v === 'boolean' ? v : null));
 const INTEGER: Domain = scalar((v) => {
   // An integer result beyond 2^53 (an Int32 product) is an exact bigint; JavaScript compares it with numbers exactly.
   if (typeof v === 'bigint') return v >= -(2n ** 53n) && v <= 2n ** 53n ? Number(v) : v;
+  // The same from a driver's text (node-postgres gives a 64-bit product as digits): exact too.
+  if (typeof v === 'string' && /^[-+]?\d{16,}$/.test(v)) {
+    const exact = BigInt(v);
+    return exact >= -(2n ** 53n) && exact <= 2n ** 53n ? Number(exact) : exact;
+  }
   const n = toNumber(v);
   return n === null || Number.isNaN(n) ? null : n;
 });

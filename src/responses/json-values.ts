@@ -185,6 +185,12 @@ function valueJson(type: ExpressionType, value: unknown, options: JsonValueOptio
   switch (type.name) {
     case 'Edm.Int64':
       return options.ieee754Compatible === true ? String(read) : Number(read);
+    case 'Edm.Int32':
+    case 'Edm.Int16':
+    case 'Edm.Byte':
+    case 'Edm.SByte':
+      // An integer result past 2^53 (a product of Int32 values, computed in 64 bits): written as an Int64 is.
+      return typeof read === 'bigint' ? (options.ieee754Compatible === true ? String(read) : Number(read)) : read;
     case 'Edm.Decimal': {
       const text = decimalToString(read as Decimal);
       return options.ieee754Compatible === true ? text : Number(text);

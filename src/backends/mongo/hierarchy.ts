@@ -4,11 +4,15 @@
  * foreign key to the node identifier's field:
  *
  * 1. each input row gets its node identifier (a temporary field);
- * 2. a `$facet` keeps the rows and, beside them, the start pipeline's rows' identifiers (`$addToSet`);
- * 3. each row looks its node up and walks the hierarchy with `$graphLookup` (which visits a node
- *    once, so a cycle ends): for `descendants` up from its node's parents, for `ancestors` down
- *    from its node to its children, within `maxDepth` distance − 1;
- * 4. a row stays when the walk met a start node (or, with `keep start`, its node is one).
+ * 2. a `$facet` keeps the rows and, beside them, the identifiers reached from the start pipeline's
+ *    rows' identifiers (each once) by `$graphLookup` (which visits a node once, so a cycle ends):
+ *    for `descendants` down to the nodes whose parent is a start identifier, their children, …;
+ *    for `ancestors` up from the start nodes' parents (a parent identifier counts whether or not
+ *    a node has it), within the distance; with `keep start`, the start identifiers too;
+ * 3. a row stays when its node identifier is among them.
+ *
+ * The walks start from the start nodes, not from every row, so the work grows with the rows reached
+ * (an index on the parent field serves the walk down, one on the identifier the walk up).
  *
  * Refused (`unsupported_feature`): `traverse` (sibling ranks along each path are not compiled for
  * MongoDB), a parent navigation property that is not such a foreign key, a mapping scope, and
@@ -74,10 +78,38 @@ export function hierarchyStages(
   const value = host.expressions.value(node.path, rootFrame(context));
   stages.push(...context.stages, { $addFields: { [id]: value } });
   host.dropLookups(context, stages);
-  // 2. The rows, and the start nodes' identifiers beside them.
+  // 2. The rows, and beside them the identifiers the walks from the start nodes reach.
   const startStages: MongoDocument[] = [];
   host.pipeline(node.start, rows, startStages);
-  startStages.push({ $match: { [id]: { $ne: null } } }, { $group: { _id: null, ids: { $addToSet: `$${id}` } } });
+  // Each start identifier once (`_id`), then its walk.
+  startStages.push({ $match: { [id]: { $ne: null } } }, { $group: { _id: `$${id}` } });
+  const reached: unknown[] = [];
+  if (node.keepStart) reached.push(['$_id']);
+  const withoutNull = (input: unknown): MongoDocument => ({ $filter: { input, cond: { $ne: ['$$this', null] } } });
+  if (node.kind === 'descendants') {
+    // Down from the start identifier: the nodes whose parent it is (distance 1), their children, …
+    const walk: MongoDocument = { from, startWith: '$_id', connectFromField: fields.id, connectToField: fields.parent, as: walked };
+    if (node.distance !== undefined) walk.maxDepth = node.distance - 1;
+    startStages.push({ $graphLookup: walk });
+    reached.push(withoutNull(`$${walked}.${fields.id}`));
+  } else {
+    // Up from the start nodes' parents (distance 1, nodes or not); the parents of the nodes met are one step further.
+    startStages.push({ $lookup: { from, localField: '_id', foreignField: fields.id, as: found } });
+    reached.push(withoutNull(`$${found}.${fields.parent}`));
+    if (node.distance === undefined || node.distance > 1) {
+      const walk: MongoDocument = {
+        from,
+        startWith: withoutNull(`$${found}.${fields.parent}`),
+        connectFromField: fields.parent,
+        connectToField: fields.id,
+        as: walked,
+      };
+      if (node.distance !== undefined) walk.maxDepth = node.distance - 2;
+      startStages.push({ $graphLookup: walk });
+      reached.push(withoutNull(`$${walked}.${fields.parent}`));
+    }
+  }
+  startStages.push({ $project: { _id: 0, ids: { $concatArrays: reached } } }, { $unwind: '$ids' }, { $group: { _id: null, ids: { $addToSet: '$ids' } } });
   stages.push(
     { $facet: { [kept]: [{ $match: {} }], [starts]: startStages } },
     { $unwind: `$${kept}` },
@@ -87,30 +119,6 @@ export function hierarchyStages(
       },
     },
   );
-  // 3. The row's node, and the walk from it.
-  const present = { $and: [{ $ne: [`$${id}`, null] }, { $gt: [{ $size: `$${found}` }, 0] }] };
-  const walk: MongoDocument =
-    node.kind === 'descendants'
-      ? {
-          from,
-          // Up from the node's parents: a start node among its ancestors.
-          startWith: { $filter: { input: `$${found}.${fields.parent}`, cond: { $ne: ['$$this', null] } } },
-          connectFromField: fields.parent,
-          connectToField: fields.id,
-          as: walked,
-        }
-      : {
-          from,
-          // Down from the node (when it is one) to its children: a start node among its descendants.
-          startWith: { $cond: [present, `$${id}`, []] },
-          connectFromField: fields.id,
-          connectToField: fields.parent,
-          as: walked,
-        };
-  if (node.distance !== undefined) walk.maxDepth = node.distance - 1;
-  stages.push({ $lookup: { from, localField: id, foreignField: fields.id, as: found } }, { $graphLookup: walk });
-  // 4. The rows whose walk met a start node, or whose node is one (keep start).
-  const met = { $gt: [{ $size: { $filter: { input: `$${walked}`, cond: { $in: [`$$this.${fields.id}`, `$${starts}`] } } } }, 0] };
-  const condition = node.keepStart ? { $or: [met, { $and: [{ $ne: [`$${id}`, null] }, { $in: [`$${id}`, `$${starts}`] }] }] } : met;
-  stages.push({ $match: { $expr: condition } }, { $unset: [id, starts, found, walked] });
+  // 3. The rows whose node the walks reached.
+  stages.push({ $match: { $expr: { $and: [{ $ne: [`$${id}`, null] }, { $in: [`$${id}`, `$${starts}`] }] } } }, { $unset: [id, starts] });
 }

@@ -365,6 +365,10 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
       '$compute=cast(n32 mul n32,Edm.String) as t&$select=id,t',
       '$filter=((n32 mul n32) mod 7) eq 1&$select=id',
       '$filter=((n32 mul n32) add 1) gt (n32 mul n32)&$select=id',
+      // The product itself as a property (seed 3010): past 2^53 it is written as an Int64 is, the same from every engine.
+      '$compute=n32 mul 2147483647 as p&$select=id,p',
+      '$compute=case(n32 gt 0:(n32 mul 2147483647),true:n32) as p&$select=id,p',
+      '$compute=(n32 mul n32) sub 1 as p&$orderby=p desc,id&$select=id,p',
     ]);
   }, 60_000);
 
