@@ -106,6 +106,10 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ],
   ['`$apply`: `traverse` (recursive hierarchies)', '$apply=traverse($root/items,Tree,id,preorder,name desc)'],
   [
+    '`$apply`: `groupby` with `rolluprecursive` (a portion per node of a recursive hierarchy, 6.3)',
+    "$apply=groupby((rolluprecursive($root/items,Tree,id,filter(name ne 'x'))),aggregate(price with sum as total))",
+  ],
+  [
     'the hierarchy functions (`Aggregation.isdescendant`, `isancestor`, `isroot`, `isleaf`, `issibling`, `isnode`)',
     "$filter=Aggregation.isdescendant(HierarchyNodes=$root/items,HierarchyQualifier='Tree',Node=id,Ancestor=1,MaxDistance=2)",
   ],

@@ -146,6 +146,8 @@ let aggregateBinder: AggregateBinder | undefined;
 
 /** The hierarchy functions of the Aggregation vocabulary (Data Aggregation 5.5.2.1), by alias or namespace. */
 const HIERARCHY_FUNCTION = /^(?:Aggregation|Org\.OData\.Aggregation\.V1)\.(?:isnode|isroot|isleaf|isdescendant|isancestor|issibling)$/;
+/** `Aggregation.rollupnode(…)`, the node of a `rolluprecursive` portion. */
+const ROLLUP_NODE = /^(?:Aggregation|Org\.OData\.Aggregation\.V1)\.rollupnode$/;
 /** The parameters of each hierarchy function beyond `HierarchyNodes`, `HierarchyQualifier` and `Node`. */
 const HIERARCHY_PARAMETERS: Readonly<Record<BoundHierarchyTest['test'], readonly string[]>> = {
   isnode: [],
@@ -646,6 +648,9 @@ export class ExpressionBinder {
         case 'invoke':
           if (index === 0 && root.kind === 'it' && segments.length === 1 && HIERARCHY_FUNCTION.test(segment.name))
             return this.hierarchyTest(segment, node.span);
+          // The node of a rolluprecursive portion (Data Aggregation 6.3): known, not evaluated.
+          if (index === 0 && root.kind === 'it' && segments.length === 1 && ROLLUP_NODE.test(segment.name))
+            throw this.error('unsupported_feature', `The function '${segment.name}' (the node of a rolluprecursive() portion) is not supported`, segment.span);
           throw this.error(
             'unknown_function',
             `An unknown function with name '${segment.name}' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.`,

@@ -323,6 +323,28 @@ export interface BoundGroupKey {
   readonly span: Span;
 }
 
+/**
+ * `rolluprecursive(H, Q, p[, S])` in a `groupby` (Data Aggregation 6.3): for each node `x` of the
+ * hierarchy `(H′, Q)` reached from its roots, the input rows whose node (`p`) is `x` or one of its
+ * descendants in `H′` (H′ is `H` after `S`) are a portion; the nested transformations (grouped by
+ * the other grouping properties, if any) run on each portion, and `x` is written into every row
+ * they give, as `into` says (σ(x) of the `traverse` section).
+ */
+export interface BoundRollupRecursive {
+  readonly hierarchy: BoundHierarchy;
+  /** `p`: the node identifier of an input row. */
+  readonly path: BoundPath;
+  /** `S`: the transformations over the nodes that give `H′`. */
+  readonly start?: readonly BoundTransformation[];
+  /**
+   * Where `x` goes: `node`, the whole node (the input rows are the nodes, `p` is the node
+   * property); `entity`, the node as the value at `names` (`p` is a navigation path to a node,
+   * then the node property); `value`, its node identifier at `names` (`p`'s names).
+   */
+  readonly into: { readonly kind: 'node' } | { readonly kind: 'entity' | 'value'; readonly names: readonly string[] };
+  readonly span: Span;
+}
+
 /** One transformation of a bound `$apply`, with the type of the rows it gives. */
 export type BoundTransformation =
   | { readonly kind: 'aggregate'; readonly aggregates: readonly BoundAggregate[]; readonly output: StructuredType; readonly span: Span }
@@ -335,6 +357,8 @@ export type BoundTransformation =
        * others are absent, not null). Absent: one set of all keys.
        */
       readonly sets?: readonly (readonly number[])[];
+      /** `rolluprecursive(…)` among the grouping properties (Data Aggregation 6.3): one portion per node. */
+      readonly recursive?: BoundRollupRecursive;
       /** The transformations applied to each group; empty: each group gives its keys only. */
       readonly apply: readonly BoundTransformation[];
       readonly output: StructuredType;

@@ -379,6 +379,10 @@ export interface RollupElement extends Node {
    * hierarchy (`rollup(Hierarchy)`); empty for `rolluprecursive(…)`.
    */
   readonly properties: readonly MemberPath[];
+  /** `rolluprecursive(H, Q, p[, S])`: the hierarchy and the path from an input row to its node. */
+  readonly hierarchy?: HierarchyReference;
+  /** `rolluprecursive(…, S)`: the transformations that restrict the hierarchy's nodes (H′). */
+  readonly apply?: readonly ApplyTransformation[];
   /** The argument text as written (between the parentheses). */
   readonly text: string;
 }

@@ -970,16 +970,18 @@ export class ODataParser extends EmbeddedActionsParser {
     const name = this.CONSUME(T.Identifier);
     const open = this.CONSUME(T.LParen);
     const properties: MemberPath[] = [];
+    let hierarchy: HierarchyReference | undefined;
+    let apply: ApplyTransformation[] | undefined;
     this.OR({
       IGNORE_AMBIGUITIES: true,
       DEF: [
         {
           GATE: () => name.image === 'rolluprecursive',
           ALT: () => {
-            this.SUBRULE(this.hierarchyReference);
+            hierarchy = this.SUBRULE(this.hierarchyReference);
             this.OPTION(() => {
               this.CONSUME(T.Comma);
-              this.SUBRULE(this.applyExpr);
+              apply = this.SUBRULE(this.applyExpr);
             });
           },
         },
@@ -1000,6 +1002,8 @@ export class ODataParser extends EmbeddedActionsParser {
         kind: 'rollup',
         recursive: name.image === 'rolluprecursive',
         properties,
+        ...(hierarchy === undefined ? {} : { hierarchy }),
+        ...(apply === undefined ? {} : { apply }),
         text: this.text.slice(endOf(open), startOf(close)),
         span: span(startOf(name), endOf(close)),
       };

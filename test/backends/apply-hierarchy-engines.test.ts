@@ -145,6 +145,17 @@ describe('traverse gives the reference rows, in its order, on every engine', () 
   for (const query of ORDERED) it(query, async () => agree(query, true), 60_000);
 });
 
+describe('rolluprecursive', () => {
+  it('runs in memory; SQL and MongoDB refuse it before a statement is sent', async () => {
+    const result = await runDifferential(`$apply=groupby((rolluprecursive(${H})),aggregate($count as c))`, { model, entitySet: SET, rows, targets: targets() });
+    expect(result.reference.kind).toBe('rows');
+    expect(result.outcomes.size).toBe(targets().length);
+    for (const [target, outcome] of result.outcomes) {
+      expect(outcome.kind === 'odata' && outcome.code === 'unsupported_feature' && /rolluprecursive/.test(outcome.message), target).toBe(true);
+    }
+  });
+});
+
 describe('the binder', () => {
   const refusal = (query: string): string => {
     try {
@@ -166,6 +177,10 @@ describe('the binder', () => {
     expect(refusal(`$apply=traverse(${H},preorder,parent)`)).toBe('type_mismatch@38');
     expect(refusal(`$apply=traverse(${H},inorder)`)).toBe('syntax_error@29');
     expect(refusal(`$apply=descendants(${H},filter(id eq 1),99999999999999999999)`)).toBe('bound');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H}),rolluprecursive(${H})),aggregate($count as c))`)).toBe('unsupported_feature@46');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H}),rollup(rank,name)),aggregate($count as c))`)).toBe('unsupported_feature@9');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H},aggregate($count as n))),aggregate($count as c))`)).toBe('invalid_option_value@45');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H})),compute(Aggregation.rollupnode() as x)/aggregate($count as c))`)).toBe('unsupported_feature@55');
   });
 });
 
@@ -200,6 +215,47 @@ describe('the reference', () => {
     expect(await reference(f(`issibling(${on},Other=2001)`))).toEqual([2002]);
     expect(await reference(f(`isleaf(${on})&$top=3`))).toEqual([550, 600, 650]);
     expect(await reference(f(`isnode(HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=parentId)`))).not.toContain(3001);
+  });
+
+  it('rolluprecursive: a portion per node reached from a root, its descendants included; the node written into each row', async () => {
+    const rolled = async (query: string): Promise<Record<string, unknown>[]> => {
+      const result = await runDifferential(query, { model, entitySet: SET, rows, targets: [] });
+      if (result.reference.kind !== 'rows') throw new Error(`${query}: ${result.reference.kind === 'odata' ? result.reference.message : ''}`);
+      return result.reference.result.value;
+    };
+    const count = (found: Record<string, unknown>[], key: string): Map<number, number> => new Map(found.map((row) => [Number(row[key]), Number(row.c)]));
+    // The rows are the nodes (p is the node property): each node with its properties, and the count of its subtree.
+    const all = await rolled(`$apply=groupby((rolluprecursive(${H})),aggregate($count as c))`);
+    expect(all).toHaveLength(rows.length - 4); // not the cycle's nodes: no root reaches them
+    const byId = count(all, 'id');
+    expect([byId.get(1), byId.get(50), byId.get(200), byId.get(1001), byId.get(3001), byId.get(3006)]).toEqual([204, 155, 2, 3, 2, 1]);
+    expect(all.find((row) => row.id === 150)).toMatchObject({ name: 'n7', rank: 3, parentId: 149 });
+    // S restricts the hierarchy to H′: its roots start, portions count descendants in H′ only.
+    const some = count(await rolled(`$apply=groupby((rolluprecursive(${H},filter(id le 10 or id eq 550))),aggregate($count as c))`), 'id');
+    expect([...some.entries()].sort(([a], [b]) => a - b)).toEqual([
+      [1, 10],
+      [2, 9],
+      [3, 8],
+      [4, 7],
+      [5, 6],
+      [6, 5],
+      [7, 4],
+      [8, 3],
+      [9, 2],
+      [10, 1],
+      [550, 1],
+    ]);
+    // p is not the node property: the node identifier goes to p; every node of H has a row, an empty portion too.
+    const parents = count(await rolled(`$apply=groupby((rolluprecursive($root/nodes,Tree,parentId)),aggregate($count as c))`), 'parentId');
+    expect([parents.get(1), parents.get(199), parents.get(200), parents.get(1001), parents.get(3001)]).toEqual([203, 2, 1, 2, 1]);
+    // Other grouping properties group each portion; they keep their values beside the node's.
+    const ranked = await rolled(`$apply=groupby((rolluprecursive(${H},filter(id eq 1001 or id eq 2001 or id eq 2002)),rank),aggregate($count as c))`);
+    expect(ranked.map((row) => [row.id, row.rank, Number(row.c)])).toEqual([
+      [1001, 0, 1],
+      [1001, 1, 2],
+      [2001, 1, 1],
+      [2002, 1, 1],
+    ]);
   });
 
   it('traverse: preorder and postorder, siblings by the order items then the key; a cycle is walked once round', async () => {

@@ -23,7 +23,7 @@ import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { sortRows, type SortKey } from './ordering.js';
-import { hierarchyStep, type NodeRows } from './hierarchy.js';
+import { hierarchyStep, rollupRecursiveStep, type NodeRows } from './hierarchy.js';
 import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
@@ -103,6 +103,26 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
       };
     }
     case 'groupby': {
+      const recursive = node.recursive;
+      if (recursive !== undefined) {
+        // rolluprecursive(…): the other grouping properties and the nested transformations on each node's portion;
+        // without either, one row per node (as aggregate() would give).
+        const portion: Step =
+          node.keys.length > 0
+            ? groupby(node.keys, node.apply, node.output, compiler, search, options)
+            : node.apply.length > 0
+              ? pipeline(node.apply, compiler, search, options)
+              : () => [{}];
+        const grouped = node.keys.map((key) => key.names[0] as string);
+        return rollupRecursiveStep(
+          recursive,
+          portion,
+          grouped,
+          compiler,
+          (steps) => pipeline(steps, compiler, search, options),
+          options.nodes ?? (() => undefined),
+        );
+      }
       const sets = node.sets;
       if (sets === undefined) return groupby(node.keys, node.apply, node.output, compiler, search, options);
       // rollup(…): the groups of each grouping set, the finest first; a row has its set's keys only.

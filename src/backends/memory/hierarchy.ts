@@ -9,7 +9,7 @@
  *   input rows whose node identifier is its own, in input order.
  */
 import type { EntitySet, Property } from '../../model/model.js';
-import type { BoundHierarchyFilter, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
+import type { BoundHierarchyFilter, BoundRollupRecursive, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
 import { HierarchyIndex, nodeKeyOf, type NodeKey } from '../../reference/hierarchy.js';
@@ -98,6 +98,109 @@ export function hierarchyStep(
       const key = index.keyOf.get(visited);
       const matching = key === undefined ? undefined : byNode.get(key);
       if (matching !== undefined) for (const row of matching) result.push(row);
+    }
+    return result;
+  };
+}
+
+/**
+ * `groupby` with `rolluprecursive(H, Q, p[, S])` (Data Aggregation 6.3): `H′` is the hierarchy's
+ * nodes after `S`; for each node `x` reached from the roots of `H′` (a node whose parent is not in
+ * `H′`), in preorder, `portion` (the other grouping properties and the nested transformations)
+ * runs on the input rows whose node is `x` or a descendant of it in `H′`, an empty portion too, and
+ * every row it gives gets `x` (σ(x)). Each row's node is walked up once (each node identifier
+ * once, so a cycle ends): the work is the rows times the depth of their nodes.
+ */
+export function rollupRecursiveStep(
+  node: BoundRollupRecursive,
+  portion: Step,
+  grouped: readonly string[],
+  compiler: ReferenceCompiler,
+  pipeline: (transformations: readonly BoundTransformation[]) => Step,
+  nodeRows: NodeRows,
+): Step {
+  const hierarchy = node.hierarchy;
+  const keyOf = nodeKeyOf(hierarchy.node.type);
+  const nodeId = compiler.compile(hierarchy.node);
+  const parentId = compiler.compile(hierarchy.parent);
+  const rowId = compiler.compile(node.path);
+  const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
+  const parent = (row: Row): NodeKey | undefined => keyOf(parentId(row, NO_VARIABLES));
+  const related = (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES));
+  const set = hierarchy.nodes;
+  const start = node.start === undefined ? undefined : pipeline(node.start);
+  const into = node.into;
+  /** The row `made` of node `x`'s portion with `x` written into it; the grouping properties (`grouped`) stay the group's. */
+  const place = (made: Row, x: Row): Row => {
+    if (into.kind === 'node') {
+      const out: Record<string, unknown> = { ...made, ...x };
+      for (const name of grouped) if (Object.hasOwn(made, name)) out[name] = made[name];
+      return out;
+    }
+    const out: Record<string, unknown> = { ...made };
+    let target = out;
+    for (const name of into.names.slice(0, -1)) {
+      const next = target[name];
+      target[name] = typeof next === 'object' && next !== null ? { ...(next as Record<string, unknown>) } : {};
+      target = target[name] as Record<string, unknown>;
+    }
+    target[into.names[into.names.length - 1] as string] = into.kind === 'entity' ? { ...x } : (nodeId(x, NO_VARIABLES) ?? null);
+    return out;
+  };
+  return (rows) => {
+    const all = nodeRows(set);
+    if (all === undefined)
+      throw unsupportedFeature('in-memory', `the hierarchy '${hierarchy.qualifier}' without the rows of '${set.name}' (give them in 'data')`, {
+        node,
+        option: '$apply',
+      });
+    const nodes = start === undefined ? all : start(all);
+    const index = new HierarchyIndex(nodes, own, parent);
+    const present = new Set<NodeKey>();
+    for (const n of nodes) {
+      const key = index.keyOf.get(n);
+      if (key !== undefined) present.add(key);
+    }
+    // The nodes of H′ a node identifier is, or descends from (itself first), each once.
+    const lines = new Map<NodeKey, NodeKey[]>();
+    const line = (key: NodeKey): NodeKey[] => {
+      let found = lines.get(key);
+      if (found !== undefined) return found;
+      found = [];
+      const seen = new Set<NodeKey>();
+      let frontier = present.has(key) ? [key] : [];
+      while (frontier.length > 0) {
+        const next: NodeKey[] = [];
+        for (const k of frontier) {
+          if (seen.has(k)) continue;
+          seen.add(k);
+          found.push(k);
+          for (const up of index.parentsOf(k)) if (present.has(up) && !seen.has(up)) next.push(up);
+        }
+        frontier = next;
+      }
+      lines.set(key, found);
+      return found;
+    };
+    const portions = new Map<NodeKey, Row[]>();
+    for (const row of rows) {
+      const key = related(row);
+      if (key === undefined) continue;
+      for (const x of line(key)) {
+        const list = portions.get(x);
+        if (list === undefined) portions.set(x, [row]);
+        else list.push(row);
+      }
+    }
+    const roots = nodes.filter((n) => {
+      const up = parent(n);
+      return up === undefined || !present.has(up);
+    });
+    const result: Row[] = [];
+    for (const x of index.walk(roots, 'preorder', (children) => children)) {
+      const key = index.keyOf.get(x);
+      const rowsOf = key === undefined ? [] : (portions.get(key) ?? []);
+      for (const made of portion(rowsOf)) result.push(place(made, x));
     }
     return result;
   };

@@ -231,6 +231,7 @@ class MongoApplyCompiler {
         this.aggregate(t, rows, stages, inFacet);
         return { type: t.output, set: undefined };
       case 'groupby':
+        if (t.recursive !== undefined) return this.fail(`rolluprecursive() (a portion per node of the hierarchy is not compiled for MongoDB)`, t.recursive);
         this.groupby(t, rows, stages);
         return { type: t.output, set: undefined };
       case 'concat':

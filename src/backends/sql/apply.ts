@@ -282,6 +282,7 @@ export class SqlApplyCompiler {
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
+        if (node.recursive !== undefined) throw unsupported('rolluprecursive() (a portion per node of the hierarchy is not compiled to SQL)', node.recursive);
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') throw unsupported('a groupby() whose nested transformations do not end with aggregate()', last);
         const steps = node.apply.slice(0, -1);

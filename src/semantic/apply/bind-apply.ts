@@ -19,6 +19,7 @@ import type {
   BoundNestItem,
   BoundPath,
   BoundPathStep,
+  BoundRollupRecursive,
   BoundTransformation,
   RankDirection,
   RankMeasure,
@@ -30,7 +31,7 @@ import { aggregateType } from './aggregate-types.js';
 import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomBinder } from './custom-aggregates.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
-import { bindHierarchical } from './bind-hierarchy.js';
+import { bindHierarchical, bindRollupRecursive } from './bind-hierarchy.js';
 import { extendedType, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
 /** The ranking transformations of the syntax tree (`topcount` … `bottomsum`). */
@@ -553,6 +554,7 @@ class ApplyBinder {
     const keys: BoundGroupKey[] = [];
     // Per element of the list: its levels, the finest first, each the indices into `keys` it groups by.
     const levels: number[][][] = [];
+    let recursive: BoundRollupRecursive | undefined;
     for (const property of node.properties) {
       this.count(property.span);
       // The indices into `keys` of one grouping path (several for an entity or complex value).
@@ -561,7 +563,13 @@ class ApplyBinder {
         levels.push([add(property)]);
         continue;
       }
-      if (property.recursive) this.unsupported(`rolluprecursive()`, property.span);
+      if (property.recursive) {
+        // Several (6.3's algorithm recurs over them) or beside rollup(…): not evaluated.
+        if (recursive !== undefined) this.unsupported(`more than one rolluprecursive() in a groupby()`, property.span);
+        if (node.properties.some((p) => p.kind === 'rollup' && !p.recursive)) this.unsupported(`rollup() beside rolluprecursive()`, property.span);
+        recursive = bindRollupRecursive(property, input, depth, this);
+        continue;
+      }
       if (property.properties.length < 2) this.unsupported(`rollup() of a leveled hierarchy`, property.span);
       const indices = property.properties.map((path) => {
         this.count(path.span);
@@ -570,7 +578,7 @@ class ApplyBinder {
       // rollup(A,B,C): (A,B,C), (A,B), (A) (Data Aggregation CS04 3.2.3.2: no level without A).
       levels.push(indices.map((_, n) => indices.slice(0, indices.length - n).flat()));
     }
-    const rollup = node.properties.find((p) => p.kind === 'rollup');
+    const rollup = node.properties.find((p) => p.kind === 'rollup' && !p.recursive);
     const sets = rollup === undefined ? undefined : this.groupingSets(levels, rollup.span);
     const seen = new Set<string>();
     for (const key of keys) {
@@ -586,9 +594,44 @@ class ApplyBinder {
     // Each row of the nested transformations with the group's grouping properties (3.2.3.1, Π_G):
     // its other properties stay; a grouping property replaces the row's own of that name.
     const added = after === undefined ? [] : [...after.type.properties.values()].filter((property) => !grouped.some((g) => g.name === property.name));
+    if (recursive !== undefined) return this.rolluprecursive(node, keys, apply, recursive, grouped, added, input);
     const type = outputType(`${input.type.name}.groupby`, [...grouped, ...added]);
     return [
       { kind: 'groupby', keys, ...(sets === undefined ? {} : { sets }), apply, output: type, span: node.span },
+      { type, set: undefined, capabilities: undefined, entity: false },
+    ];
+  }
+
+  /**
+   * The rows of a `groupby` with `rolluprecursive` (6.3): each row gets its portion's node (σ(x)):
+   * rows that are the nodes keep the nodes' type (key and navigation properties too), with the
+   * nested transformations' properties added; else the node (an entity value) or its identifier
+   * at its path, beside the grouping properties and the nested transformations' properties.
+   */
+  private rolluprecursive(
+    node: Extract<ApplyTransformation, { kind: 'groupby' }>,
+    keys: readonly BoundGroupKey[],
+    apply: readonly BoundTransformation[],
+    recursive: BoundRollupRecursive,
+    grouped: readonly Property[],
+    added: readonly Property[],
+    input: Input,
+  ): [BoundTransformation, Input] {
+    const into = recursive.into;
+    const nodes = recursive.hierarchy.nodes;
+    if (into.kind === 'node') {
+      const type = extendedType(input.type, [...grouped, ...added]);
+      return [
+        { kind: 'groupby', keys, recursive, apply, output: type, span: node.span },
+        { type, set: nodes, capabilities: nodes.capabilities, entity: true },
+      ];
+    }
+    const leaf = into.kind === 'entity' ? ({ kind: 'entity', type: nodes.type } as never) : (referenceOf(recursive.hierarchy.node.type) as never);
+    const placed = nestedProperties([{ names: into.names, leaf }], `${input.type.name}.groupby`);
+    const names = new Set(placed.map((property) => property.name));
+    const type = outputType(`${input.type.name}.groupby`, [...placed, ...[...grouped, ...added].filter((property) => !names.has(property.name))]);
+    return [
+      { kind: 'groupby', keys, recursive, apply, output: type, span: node.span },
       { type, set: undefined, capabilities: undefined, entity: false },
     ];
   }

@@ -11,8 +11,8 @@
  */
 import type { StructuredType } from '../../model/model.js';
 import type { ODataErrorCode as ErrorCode } from '../../errors/odata-error.js';
-import type { ApplyTransformation, MemberPath, Span } from '../../syntax/ast.js';
-import type { BoundHierarchy, BoundOrderByItem, BoundPath, BoundTransformation } from '../bound-ast.js';
+import type { ApplyTransformation, HierarchyReference, MemberPath, RollupElement, Span } from '../../syntax/ast.js';
+import type { BoundHierarchy, BoundOrderByItem, BoundPath, BoundRollupRecursive, BoundTransformation } from '../bound-ast.js';
 import { isNumeric, isOrderable, typeName } from '../types.js';
 import type { ApplyContext, Input } from './apply-context.js';
 import { resolveHierarchy } from '../hierarchy-reference.js';
@@ -86,6 +86,37 @@ export function bindHierarchical(node: HierarchicalNode, input: Input, depth: nu
   };
 }
 
+/**
+ * `rolluprecursive(H, Q, p[, S])` of a `groupby` over rows of `input` (Data Aggregation 6.3): the
+ * hierarchy, `p`, `S` over the nodes, and where each row gets its node (σ(x) of 6.2.2: the whole
+ * node when the rows are the nodes and `p` is the node property; the node at a navigation path
+ * that ends in the node property; else the node identifier at `p`).
+ */
+export function bindRollupRecursive(element: RollupElement, input: Input, depth: number, binder: HierarchyBinder): BoundRollupRecursive {
+  const reference = element.hierarchy as HierarchyReference;
+  const hierarchy = bindHierarchy({ hierarchy: reference }, binder);
+  const path = nodePath(reference.path, input, hierarchy, binder);
+  const nodesInput: Input = { type: hierarchy.nodes.type, set: hierarchy.nodes, capabilities: hierarchy.nodes.capabilities, entity: true };
+  const start = element.apply === undefined || element.apply.length === 0 ? undefined : subset(element.apply, nodesInput, depth, binder, 'rolluprecursive');
+  const names = path.steps.map((step) => (step.kind === 'navigation' ? step.navigation.name : step.kind === 'property' ? step.property.name : ''));
+  const own = hierarchy.node.steps.map((step) => (step.kind === 'property' ? step.property.name : ''));
+  const tail = names.slice(names.length - own.length);
+  const endsInNodeProperty = names.length >= own.length && own.every((name, i) => name !== '' && tail[i] === name);
+  const prefix = path.steps.slice(0, names.length - own.length);
+  let into: BoundRollupRecursive['into'] = { kind: 'value', names };
+  if (endsInNodeProperty && prefix.length === 0 && input.entity && input.type === hierarchy.nodes.type) into = { kind: 'node' };
+  else if (
+    endsInNodeProperty &&
+    prefix.length > 0 &&
+    prefix.every((step) => step.kind === 'navigation' || step.kind === 'property') &&
+    prefix.at(-1)?.kind === 'navigation' &&
+    (prefix.at(-1) as Extract<(typeof prefix)[number], { kind: 'navigation' }>).navigation.target === hierarchy.nodes.type
+  ) {
+    into = { kind: 'entity', names: names.slice(0, prefix.length) };
+  }
+  return { hierarchy, path, ...(start === undefined ? {} : { start }), into, span: element.span };
+}
+
 /** The transformations that pick the start nodes: each must give a subset of its input. */
 function subset(apply: readonly ApplyTransformation[], input: Input, depth: number, binder: HierarchyBinder, name: string): BoundTransformation[] {
   const [bound, output] = binder.pipeline(apply, input, depth + 1);
@@ -103,7 +134,7 @@ function subset(apply: readonly ApplyTransformation[], input: Input, depth: numb
 }
 
 /** The hierarchy `(H, Q)` of a transformation. */
-function bindHierarchy(transformation: HierarchicalNode, binder: HierarchyBinder): BoundHierarchy {
+function bindHierarchy(transformation: { readonly hierarchy: HierarchyReference }, binder: HierarchyBinder): BoundHierarchy {
   return resolveHierarchy(transformation.hierarchy.nodes, transformation.hierarchy.qualifier, {
     model: binder.context.model,
     fail: (code, reason, span) => binder.fail(code, reason, span),

@@ -89,7 +89,15 @@ const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K
       return path === key.path ? key : { ...key, path };
     });
     const apply = pipeline(t.apply);
-    return keys === t.keys && apply === t.apply ? t : { ...t, keys, apply };
+    // rolluprecursive(…): its node path and the transformations over the nodes.
+    const recursive = t.recursive;
+    let rolled = recursive;
+    if (recursive !== undefined) {
+      const path = stayPath(rewrite(recursive.path), recursive.path);
+      const start = recursive.start === undefined ? undefined : pipeline(recursive.start);
+      if (path !== recursive.path || start !== recursive.start) rolled = { ...recursive, path, ...(start === undefined ? {} : { start }) };
+    }
+    return keys === t.keys && apply === t.apply && rolled === recursive ? t : { ...t, keys, apply, ...(rolled === undefined ? {} : { recursive: rolled }) };
   },
   concat: (t, _rewrite, pipeline) => {
     const branches = mapSame(t.branches, pipeline);
