@@ -218,12 +218,13 @@ describe('the reference', () => {
   });
 
   it('rolluprecursive: a portion per node reached from a root, its descendants included; the node written into each row', async () => {
-    const rolled = async (query: string): Promise<Record<string, unknown>[]> => {
+    const rolled = async (query: string): Promise<readonly Readonly<Record<string, unknown>>[]> => {
       const result = await runDifferential(query, { model, entitySet: SET, rows, targets: [] });
       if (result.reference.kind !== 'rows') throw new Error(`${query}: ${result.reference.kind === 'odata' ? result.reference.message : ''}`);
       return result.reference.result.value;
     };
-    const count = (found: Record<string, unknown>[], key: string): Map<number, number> => new Map(found.map((row) => [Number(row[key]), Number(row.c)]));
+    const count = (found: readonly Readonly<Record<string, unknown>>[], key: string): Map<number, number> =>
+      new Map(found.map((row) => [Number(row[key]), Number(row.c)]));
     // The rows are the nodes (p is the node property): each node with its properties, and the count of its subtree.
     const all = await rolled(`$apply=groupby((rolluprecursive(${H})),aggregate($count as c))`);
     expect(all).toHaveLength(rows.length - 4); // not the cycle's nodes: no root reaches them
@@ -256,6 +257,32 @@ describe('the reference', () => {
       [2001, 1, 1],
       [2002, 1, 1],
     ]);
+  });
+
+  it('rolluprecursive: the rows of all portions are bounded (a chain of 5 000 nodes would hold 12.5 million)', async () => {
+    const chain: Row[] = Array.from({ length: 5000 }, (_, i) => ({ id: i + 1, name: null, rank: null, parentId: i === 0 ? null : i }));
+    const query = `$apply=groupby((rolluprecursive(${H})),aggregate($count as c))`;
+    const deep = await runDifferential(query, { model, entitySet: SET, rows: chain, targets: [] });
+    expect(deep.reference.kind === 'odata' && deep.reference.code).toBe('apply_fan_out_exceeded');
+    const shallow = await runDifferential(query, { model, entitySet: SET, rows: chain.slice(0, 2000), targets: [] });
+    expect(shallow.reference.kind === 'rows' && shallow.reference.result.value.length).toBe(2000);
+  });
+
+  it("rolluprecursive: each node's row is what the text's F(x) gives (Aggregation.isdescendant with IncludeSelf), then T", async () => {
+    const value = async (query: string): Promise<readonly Readonly<Record<string, unknown>>[]> => {
+      const result = await runDifferential(query, { model, entitySet: SET, rows, targets: [] });
+      if (result.reference.kind !== 'rows') throw new Error(`${query}: ${result.reference.kind === 'odata' ? result.reference.message : ''}`);
+      return result.reference.result.value;
+    };
+    const T = 'aggregate($count as c,rank with sum as s,name with max as m)';
+    const rolled = await value(`$apply=groupby((rolluprecursive($root/nodes,Tree,parentId)),${T})`);
+    for (const x of [1, 50, 199, 1001, 1050, 3001, 3006]) {
+      const [expected] = await value(
+        `$apply=filter(Aggregation.isdescendant(HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=parentId,Ancestor=${x},IncludeSelf=true))/${T}`,
+      );
+      const row = rolled.find((r) => Number(r.parentId) === x);
+      expect(row, String(x)).toEqual({ parentId: x, ...expected });
+    }
   });
 
   it('traverse: preorder and postorder, siblings by the order items then the key; a cycle is walked once round', async () => {

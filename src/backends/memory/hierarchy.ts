@@ -16,6 +16,7 @@ import { HierarchyIndex, nodeKeyOf, type NodeKey } from '../../reference/hierarc
 import { propertyGetter, type Row } from '../../reference/rows.js';
 import { domainOf } from '../../reference/values.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
+import { ODataError } from '../../errors/odata-error.js';
 import { sortRows, type SortKey } from './ordering.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
@@ -103,13 +104,18 @@ export function hierarchyStep(
   };
 }
 
+/** The most rows the portions of one `rolluprecursive` hold together (a row is in its node's and every ancestor's). */
+export const MAX_PORTION_ROWS = 10_000_000;
+
 /**
  * `groupby` with `rolluprecursive(H, Q, p[, S])` (Data Aggregation 6.3): `H′` is the hierarchy's
  * nodes after `S`; for each node `x` reached from the roots of `H′` (a node whose parent is not in
  * `H′`), in preorder, `portion` (the other grouping properties and the nested transformations)
  * runs on the input rows whose node is `x` or a descendant of it in `H′`, an empty portion too, and
- * every row it gives gets `x` (σ(x)). Each row's node is walked up once (each node identifier
- * once, so a cycle ends): the work is the rows times the depth of their nodes.
+ * every row it gives gets `x` (σ(x)). The nodes are walked once from the roots (a cycle ends: no
+ * root reaches it); the rows, laid out in that preorder, make each portion one slice: the work is
+ * the nodes, the rows, and the portions' rows, at most {@link MAX_PORTION_ROWS} in all (else
+ * `apply_fan_out_exceeded`).
  */
 export function rollupRecursiveStep(
   node: BoundRollupRecursive,
@@ -161,46 +167,65 @@ export function rollupRecursiveStep(
       const key = index.keyOf.get(n);
       if (key !== undefined) present.add(key);
     }
-    // The nodes of H′ a node identifier is, or descends from (itself first), each once.
-    const lines = new Map<NodeKey, NodeKey[]>();
-    const line = (key: NodeKey): NodeKey[] => {
-      let found = lines.get(key);
-      if (found !== undefined) return found;
-      found = [];
-      const seen = new Set<NodeKey>();
-      let frontier = present.has(key) ? [key] : [];
-      while (frontier.length > 0) {
-        const next: NodeKey[] = [];
-        for (const k of frontier) {
-          if (seen.has(k)) continue;
-          seen.add(k);
-          found.push(k);
-          for (const up of index.parentsOf(k)) if (present.has(up) && !seen.has(up)) next.push(up);
-        }
-        frontier = next;
-      }
-      lines.set(key, found);
-      return found;
-    };
-    const portions = new Map<NodeKey, Row[]>();
-    for (const row of rows) {
-      const key = related(row);
-      if (key === undefined) continue;
-      for (const x of line(key)) {
-        const list = portions.get(x);
-        if (list === undefined) portions.set(x, [row]);
-        else list.push(row);
-      }
-    }
     const roots = nodes.filter((n) => {
       const up = parent(n);
       return up === undefined || !present.has(up);
     });
+    // The nodes reached from the roots in preorder: a node's subtree is the run of nodes after it,
+    // `size` long; nodes no root reaches (a cycle, and what hangs below it) give no portion.
+    const order = index.walk(roots, 'preorder', (children) => children);
+    const count = order.length;
+    const position = new Map<NodeKey, number>();
+    const size = new Array<number>(count).fill(1);
+    const keys = order.map((n) => index.keyOf.get(n));
+    keys.forEach((key, i) => {
+      if (key !== undefined && !position.has(key)) position.set(key, i);
+    });
+    for (let i = count - 1; i > 0; i--) {
+      const key = keys[i];
+      if (key === undefined) continue;
+      // Its parent: the one reached before it (a root's is not in H′).
+      for (const up of index.parentsOf(key)) {
+        const at = position.get(up);
+        if (at !== undefined && at < i) {
+          (size as number[])[at] = (size[at] as number) + (size[i] as number);
+          break;
+        }
+      }
+    }
+    // The input rows by node, laid out in preorder: a node's portion is one slice.
+    const byNode = new Map<NodeKey, Row[]>();
+    for (const row of rows) {
+      const key = related(row);
+      if (key === undefined || !position.has(key)) continue;
+      const list = byNode.get(key);
+      if (list === undefined) byNode.set(key, [row]);
+      else list.push(row);
+    }
+    const flat: Row[] = [];
+    const offset = new Array<number>(count + 1);
+    for (let i = 0; i < count; i++) {
+      offset[i] = flat.length;
+      const key = keys[i];
+      const own = key === undefined || position.get(key) !== i ? undefined : byNode.get(key);
+      if (own !== undefined) for (const row of own) flat.push(row);
+    }
+    offset[count] = flat.length;
+    let members = 0;
+    for (let i = 0; i < count; i++) members += (offset[i + (size[i] as number)] as number) - (offset[i] as number);
+    if (members > MAX_PORTION_ROWS) {
+      throw new ODataError({
+        code: 'apply_fan_out_exceeded',
+        reason: `rolluprecursive() would put ${members} rows into its portions, more than ${MAX_PORTION_ROWS} (each row is in its node's portion and every ancestor's): the hierarchy is too deep for these rows.`,
+        option: '$apply',
+        position: node.span.start,
+        appendLocation: false,
+      });
+    }
     const result: Row[] = [];
-    for (const x of index.walk(roots, 'preorder', (children) => children)) {
-      const key = index.keyOf.get(x);
-      const rowsOf = key === undefined ? [] : (portions.get(key) ?? []);
-      for (const made of portion(rowsOf)) result.push(place(made, x));
+    for (let i = 0; i < count; i++) {
+      const x = order[i] as Row;
+      for (const made of portion(flat.slice(offset[i], offset[i + (size[i] as number)]))) result.push(place(made, x));
     }
     return result;
   };
