@@ -14,7 +14,7 @@ const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.cre
 interface Indexed {
   readonly index: HierarchyIndex;
   readonly keys: ReadonlySet<NodeKey>;
-  readonly closures: Map<string, Set<NodeKey>>;
+  readonly closures: Map<NodeKey, Set<NodeKey>>;
 }
 
 /**

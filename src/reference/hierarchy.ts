@@ -8,13 +8,13 @@
  * - a walk does not go back into its start node (the only way a walk with one parent per node can
  *   meet a cycle) and goes no deeper than there are nodes.
  */
-import type { ExpressionType } from '../semantic/types.js';
+import { isIntegerType, type ExpressionType } from '../semantic/types.js';
 import { valueKey } from './aggregation.js';
 import { domainOf } from './values.js';
 import type { Row } from './rows.js';
 
-/** The key of a node identifier (equal keys for equal identifiers), `undefined` for null. */
-export type NodeKey = string;
+/** The key of a node identifier (equal keys for equal identifiers), `undefined` for null: a safe integer itself, else text. */
+export type NodeKey = string | number;
 
 /**
  * The key of a node identifier of `type`: its normalized value as a map key (numbers and bigints,
@@ -26,7 +26,9 @@ export function nodeKeyOf(type: ExpressionType): (value: unknown) => NodeKey | u
   return (value) => {
     if (value === null || value === undefined) return undefined;
     const normalized = domain.normalize(value);
-    return normalized === null || normalized === undefined ? undefined : valueKey(normalized);
+    if (normalized === null || normalized === undefined) return undefined;
+    // A safe integer is its own key (no text made per node); the integer domains normalize every form of it to the number.
+    return typeof normalized === 'number' && Number.isSafeInteger(normalized) && isIntegerType(type) ? normalized : valueKey(normalized);
   };
 }
 

@@ -89,6 +89,9 @@ const CASES: readonly string[] = [
   // Over rows that are no nodes: aggregated rows, related to nodes by a property.
   `$apply=groupby((parentId),aggregate($count as c))/descendants(${H.replace(',id', ',parentId')},filter(c gt 1),keep start)`,
   `$apply=groupby((parentId),aggregate($count as c))/ancestors(${H.replace(',id', ',parentId')},filter(parentId eq 150),2)`,
+  // An orphan's missing parent (9999) is no ancestor: the group of its children is not kept.
+  `$apply=groupby((parentId),aggregate($count as c))/ancestors(${H.replace(',id', ',parentId')},filter(parentId eq 3001 or parentId eq 9999),keep start)`,
+  `$apply=groupby((parentId),aggregate($count as c))/ancestors(${H.replace(',id', ',parentId')},filter(parentId eq 3001))`,
 ];
 
 /** `traverse` queries, compared in order (the key breaks ties of sibling order). */

@@ -23,7 +23,7 @@ import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { sortRows, type SortKey } from './ordering.js';
-import { hierarchyStep, rollupRecursiveStep, type NodeRows } from './hierarchy.js';
+import { hierarchyStep, rollupRecursiveStep, type NodeRows, type Portion } from './hierarchy.js';
 import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
 
 const NO_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null) as Record<string, unknown>);
@@ -107,12 +107,33 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
       if (recursive !== undefined) {
         // rolluprecursive(…): the other grouping properties and the nested transformations on each node's portion;
         // without either, one row per node (as aggregate() would give).
-        const portion: Step =
+        const steps: Step =
           node.keys.length > 0
             ? groupby(node.keys, node.apply, node.output, compiler, search, options)
             : node.apply.length > 0
               ? pipeline(node.apply, compiler, search, options)
               : () => [{}];
+        // A nested pipeline that streams (per-row steps, then one aggregate): each portion's rows
+        // folded into accumulators where they lie, no portion made.
+        const streaming = node.keys.length === 0 && options.streaming ? streamed(node.apply, compiler, search) : undefined;
+        const portion: Portion =
+          streaming === undefined
+            ? (rows, from, to) => steps(rows.slice(from, to))
+            : (rows, from, to) => {
+                const { prepare, aliases, reads, makers } = streaming;
+                const accumulators = makers.map((make) => make());
+                for (let r = from; r < to; r++) {
+                  const input = prepare === undefined ? (rows[r] as Row) : prepare(rows[r] as Row);
+                  if (input === undefined) continue;
+                  for (let a = 0; a < accumulators.length; a++) {
+                    const read = reads[a];
+                    (accumulators[a] as Accumulator).add(read === undefined ? null : read(input, NO_VARIABLES));
+                  }
+                }
+                const out: Record<string, unknown> = {};
+                for (let a = 0; a < accumulators.length; a++) setOwn(out, aliases[a] as string, storedValue((accumulators[a] as Accumulator).result()));
+                return [out];
+              };
         const grouped = node.keys.map((key) => key.names[0] as string);
         return rollupRecursiveStep(
           recursive,

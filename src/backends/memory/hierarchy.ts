@@ -9,7 +9,7 @@
  *   input rows whose node identifier is its own, in input order.
  */
 import type { EntitySet, Property } from '../../model/model.js';
-import type { BoundHierarchyFilter, BoundRollupRecursive, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
+import type { BoundHierarchy, BoundHierarchyFilter, BoundRollupRecursive, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
 import { HierarchyIndex, nodeKeyOf, type NodeKey } from '../../reference/hierarchy.js';
@@ -26,6 +26,49 @@ type Step = (rows: readonly Row[]) => Row[];
 /** The rows of an entity set (the hierarchy's nodes), or `undefined` when they are not at hand. */
 export type NodeRows = (set: EntitySet) => readonly Row[] | undefined;
 
+/**
+ * How a node's parent's key is read, for the nodes `nodes`: the key of the node its parent
+ * navigation property leads to (none when that node is missing, as for an orphan). Where the
+ * navigation property is a referential constraint from one property to the node property, that
+ * property is read and kept when a node has it (no navigation followed per node); else the
+ * navigation property is followed.
+ */
+function parentReader(
+  hierarchy: BoundHierarchy,
+  compiler: ReferenceCompiler,
+  own: (row: Row) => NodeKey | undefined,
+): (nodes: readonly Row[]) => (row: Row) => NodeKey | undefined {
+  const keyOf = nodeKeyOf(hierarchy.node.type);
+  const [navigation, target] = hierarchy.parent.steps;
+  const [property] = hierarchy.node.steps;
+  const constraint =
+    hierarchy.parent.steps.length === 2 &&
+    hierarchy.node.steps.length === 1 &&
+    navigation?.kind === 'navigation' &&
+    target?.kind === 'property' &&
+    property?.kind === 'property' &&
+    target.property === property.property &&
+    navigation.navigation.constraints.length === 1
+      ? navigation.navigation.constraints.find((c) => c.referencedProperty === property.property.name)
+      : undefined;
+  if (constraint === undefined) {
+    const parentId = compiler.compile(hierarchy.parent);
+    return () => (row) => keyOf(parentId(row, NO_VARIABLES));
+  }
+  const foreign = propertyGetter(constraint.property);
+  return (nodes) => {
+    const keys = new Set<NodeKey>();
+    for (const n of nodes) {
+      const key = own(n);
+      if (key !== undefined) keys.add(key);
+    }
+    return (row) => {
+      const key = keyOf(foreign(row) ?? null);
+      return key !== undefined && keys.has(key) ? key : undefined;
+    };
+  };
+}
+
 /** Compiles a hierarchical transformation; `pipeline` compiles its start transformations. */
 export function hierarchyStep(
   node: BoundHierarchyFilter | BoundTraverse,
@@ -36,10 +79,9 @@ export function hierarchyStep(
   const hierarchy = node.hierarchy;
   const keyOf = nodeKeyOf(hierarchy.node.type);
   const nodeId = compiler.compile(hierarchy.node);
-  const parentId = compiler.compile(hierarchy.parent);
   const rowId = compiler.compile(node.path);
   const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
-  const parent = (row: Row): NodeKey | undefined => keyOf(parentId(row, NO_VARIABLES));
+  const parentOf = parentReader(hierarchy, compiler, own);
   const related = (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES));
   const set = hierarchy.nodes;
   const nodesOf = (): readonly Row[] => {
@@ -56,7 +98,8 @@ export function hierarchyStep(
   if (node.kind !== 'traverse') {
     const up = node.kind === 'ancestors';
     return (rows) => {
-      const index = new HierarchyIndex(nodesOf(), own, parent);
+      const nodes = nodesOf();
+      const index = new HierarchyIndex(nodes, own, parentOf(nodes));
       const starts = new Set<NodeKey>();
       for (const row of (start as Step)(rows)) {
         const key = related(row);
@@ -84,6 +127,7 @@ export function hierarchyStep(
   const sort = (nodes: readonly Row[]): Row[] => sortRows(keys, nodes);
   return (rows) => {
     const nodes = nodesOf();
+    const parent = parentOf(nodes);
     const index = new HierarchyIndex(nodes, own, parent);
     const starts = start === undefined ? index.roots(parent) : start(nodes);
     const byNode = new Map<NodeKey, Row[]>();
@@ -104,6 +148,9 @@ export function hierarchyStep(
   };
 }
 
+/** What `rolluprecursive` gives for one node's portion, the rows `from` to `to` (excluded) of `rows`. */
+export type Portion = (rows: readonly Row[], from: number, to: number) => Row[];
+
 /** The most rows the portions of one `rolluprecursive` hold together (a row is in its node's and every ancestor's). */
 export const MAX_PORTION_ROWS = 10_000_000;
 
@@ -119,7 +166,7 @@ export const MAX_PORTION_ROWS = 10_000_000;
  */
 export function rollupRecursiveStep(
   node: BoundRollupRecursive,
-  portion: Step,
+  portion: Portion,
   grouped: readonly string[],
   compiler: ReferenceCompiler,
   pipeline: (transformations: readonly BoundTransformation[]) => Step,
@@ -128,10 +175,9 @@ export function rollupRecursiveStep(
   const hierarchy = node.hierarchy;
   const keyOf = nodeKeyOf(hierarchy.node.type);
   const nodeId = compiler.compile(hierarchy.node);
-  const parentId = compiler.compile(hierarchy.parent);
   const rowId = compiler.compile(node.path);
   const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
-  const parent = (row: Row): NodeKey | undefined => keyOf(parentId(row, NO_VARIABLES));
+  const parentOf = parentReader(hierarchy, compiler, own);
   const related = (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES));
   const set = hierarchy.nodes;
   const start = node.start === undefined ? undefined : pipeline(node.start);
@@ -161,6 +207,7 @@ export function rollupRecursiveStep(
         option: '$apply',
       });
     const nodes = start === undefined ? all : start(all);
+    const parent = parentOf(all);
     const index = new HierarchyIndex(nodes, own, parent);
     const present = new Set<NodeKey>();
     for (const n of nodes) {
@@ -225,7 +272,7 @@ export function rollupRecursiveStep(
     const result: Row[] = [];
     for (let i = 0; i < count; i++) {
       const x = order[i] as Row;
-      for (const made of portion(flat.slice(offset[i], offset[i + (size[i] as number)]))) result.push(place(made, x));
+      for (const made of portion(flat, offset[i] as number, offset[i + (size[i] as number)] as number)) result.push(place(made, x));
     }
     return result;
   };

@@ -7,8 +7,8 @@
  * 2. a `$facet` keeps the rows and, beside them, the identifiers reached from the start pipeline's
  *    rows' identifiers (each once) by `$graphLookup` (which visits a node once, so a cycle ends):
  *    for `descendants` down to the nodes whose parent is a start identifier, their children, …;
- *    for `ancestors` up from the start nodes' parents (a parent identifier counts whether or not
- *    a node has it), within the distance; with `keep start`, the start identifiers too;
+ *    for `ancestors` up to the start nodes' parents that are nodes (an orphan's missing parent is
+ *    none), theirs, …; within the distance; with `keep start`, the start identifiers too;
  * 3. a row stays when its node identifier is among them.
  *
  * The walks start from the start nodes, not from every row, so the work grows with the rows reached
@@ -93,21 +93,18 @@ export function hierarchyStages(
     startStages.push({ $graphLookup: walk });
     reached.push(withoutNull(`$${walked}.${fields.id}`));
   } else {
-    // Up from the start nodes' parents (distance 1, nodes or not); the parents of the nodes met are one step further.
+    // Up from the start nodes to their parents that are nodes (distance 1; an orphan's missing parent is none), theirs, …
     startStages.push({ $lookup: { from, localField: '_id', foreignField: fields.id, as: found } });
-    reached.push(withoutNull(`$${found}.${fields.parent}`));
-    if (node.distance === undefined || node.distance > 1) {
-      const walk: MongoDocument = {
-        from,
-        startWith: withoutNull(`$${found}.${fields.parent}`),
-        connectFromField: fields.parent,
-        connectToField: fields.id,
-        as: walked,
-      };
-      if (node.distance !== undefined) walk.maxDepth = node.distance - 2;
-      startStages.push({ $graphLookup: walk });
-      reached.push(withoutNull(`$${walked}.${fields.parent}`));
-    }
+    const walk: MongoDocument = {
+      from,
+      startWith: withoutNull(`$${found}.${fields.parent}`),
+      connectFromField: fields.parent,
+      connectToField: fields.id,
+      as: walked,
+    };
+    if (node.distance !== undefined) walk.maxDepth = node.distance - 1;
+    startStages.push({ $graphLookup: walk });
+    reached.push(withoutNull(`$${walked}.${fields.id}`));
   }
   startStages.push({ $project: { _id: 0, ids: { $concatArrays: reached } } }, { $unwind: '$ids' }, { $group: { _id: null, ids: { $addToSet: '$ids' } } });
   stages.push(
