@@ -94,6 +94,7 @@ export const PROBES: readonly (readonly [string, string])[] = [
     '$apply=groupby((level),aggregate(Revenue,price with Probe.sumOfSquares as s))',
   ],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
+  ['`$apply`: `from` in an aggregate (3.2.1.5), inside `groupby`', '$apply=groupby((level),aggregate(price with sum from name with max as m))'],
   [
     '`$apply`: `join`, `outerjoin` (Data Aggregation 3.5.1)',
     '$apply=outerjoin(children as c,filter(price gt 1))/groupby((name,c/name),aggregate($count as n))',

@@ -137,8 +137,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   'ex-77/mysql': MARIADB_ADDNESTED,
   'ex-101/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile rank() (topcount) at the end of groupby()',
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
-  'ex-16/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
-  'ex-18/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
   'ex-41/mingo': MONGO_AGGREGATE_FUNCTION,
   'ex-85/mingo': MONGO_AGGREGATE_FUNCTION,
   'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
