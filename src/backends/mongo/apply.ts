@@ -48,7 +48,7 @@ import type {
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
-import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
+import { MongoExpressionCompiler, isDuration, newContext, rootFrame, theseContext, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { customMongoAggregate } from './custom-methods.js';
 import { hierarchyStages } from './hierarchy.js';
@@ -211,7 +211,7 @@ class MongoApplyCompiler {
       case 'identity':
         return rows;
       case 'filter': {
-        const context = newContext(rows.type, rows.set);
+        const context = theseContext(rows.type, rows.set);
         const condition = this.hooks.condition(t.predicate, context, this.expressions);
         stages.push(...context.stages, { $match: condition });
         this.dropLookups(context, stages);
@@ -223,7 +223,7 @@ class MongoApplyCompiler {
         return rows;
       }
       case 'compute': {
-        const context = newContext(rows.type, rows.set);
+        const context = theseContext(rows.type, rows.set);
         const frame = rootFrame(context);
         const fields: MongoDocument = {};
         for (const item of t.items)
@@ -233,7 +233,7 @@ class MongoApplyCompiler {
         return { type: t.output, set: rows.set };
       }
       case 'orderby': {
-        const context = newContext(rows.type, rows.set);
+        const context = theseContext(rows.type, rows.set);
         const computed: MongoDocument = {};
         const sort: MongoDocument = {};
         const temporary: string[] = [];

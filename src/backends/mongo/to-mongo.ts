@@ -18,7 +18,17 @@ import { foldQuery } from '../../reference/constant-folding.js';
 import { requireKnownTargets } from '../../passes/known-targets.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
-import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
+import {
+  MongoExpressionCompiler,
+  isDuration,
+  mixesDates,
+  newContext,
+  subMillisecond,
+  rootFrame,
+  theseContext,
+  type Context,
+  type Frame,
+} from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { selectOptionsValue } from './select-options.js';
 import {
@@ -776,7 +786,8 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
   const compiler = new QueryCompiler(options);
   if (bound.apply !== undefined) return applyPipeline(bound, compiler, options);
-  const context = newContext(bound.entityType, bound.entitySet);
+  // Its documents are the current collection of $these in $filter, $orderby and $compute.
+  const context = theseContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);
   const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
   if (needsPipeline) {
