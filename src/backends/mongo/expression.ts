@@ -57,8 +57,8 @@ export interface Context {
   readonly element?: true;
   /**
    * These documents are the current collection of `$these/aggregate(…)` and `$these/$count` (Data
-   * Aggregation 3.6) where they are read (the entity set in `$filter`, `$orderby` and `$compute`;
-   * the input rows of `filter()`, `compute()` and `orderby()` of `$apply`): its aggregates are
+   * Aggregation 3.6) where they are read (the entity set in `$filter`, `$orderby` and `$compute`,
+   * or the rows `$apply` gives; the input rows of `filter()`, `compute()` and `orderby()` of `$apply`): its aggregates are
    * computed over them by `$setWindowFields` stages in `stages`. Elsewhere `$these` is refused.
    */
   readonly these?: true;
@@ -486,15 +486,15 @@ export class MongoExpressionCompiler {
    * document within the partition of its value and sums the firsts. Each a stage or two whose
    * windows hold nothing but numbers: no array of the collection's values on every document, so
    * aggregating along a navigation path, `from` and custom methods (which need those arrays) are
-   * refused here, as where the context is not the current collection (inside `groupby()`, `$expand`,
-   * the options after `$apply`, the aggregate expression of another aggregate function).
+   * refused here, as where the context is not the current collection (inside `groupby()`, the options
+   * of `$expand` without `$apply`, the aggregate expression of another aggregate function).
    */
   private these(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, frame: Frame): Aggregation {
     const context = frame.context;
     const a = node.aggregate;
     if (context.these !== true || frame.it !== '$')
       return this.fail(
-        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute without $apply, and in filter(), compute() and orderby() of $apply outside groupby())`,
+        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute, and in filter(), compute() and orderby() of $apply outside groupby())`,
         node,
       );
     if (a.through !== undefined || a.from !== undefined) return this.fail(`$these/aggregate(…) along a navigation path or with 'from'`, node);
