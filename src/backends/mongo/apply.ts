@@ -661,7 +661,14 @@ class MongoApplyCompiler {
     const context = newContext(rows.type, rows.set);
     // The lookups of the grouping values, the nested filters and computes and the aggregates stay
     // on the documents until the $group: one map of them, so that each has a field of its own.
-    const sharing = (over: Rows): Context => ({ ...newContext(over.type, over.set), lookups: context.lookups });
+    // $these there is the group's rows (that the nested filters kept so far): windows partitioned so.
+    let keep: string | undefined;
+    const groupOf = (): Aggregation => ({ ...id, ...(keep === undefined ? {} : { keep: `$${keep}` }) });
+    const sharing = (over: Rows): Context => ({
+      ...newContext(over.type, over.set),
+      lookups: context.lookups,
+      ...(t.sets === undefined ? { these: { partitionBy: groupOf() } } : {}),
+    });
     const frame = rootFrame(context);
     const id: MongoDocument = {};
     // A Duration groups by its length of time (`-P0D`, `P0D` and `PT0S` are one group), its value any of the group's.
@@ -693,7 +700,6 @@ class MongoApplyCompiler {
     this.keyOutput(t.keys, t.output, out, sets === undefined ? undefined : inSets);
     // Nested transformations: filter and compute per row, then the aggregate.
     let current = rows;
-    let keep: string | undefined;
     const derived: FromAggregate[] = [];
     const last = t.apply.at(-1);
     for (const nested of t.apply.slice(0, -1)) {

@@ -59,9 +59,10 @@ export interface Context {
    * These documents are the current collection of `$these/aggregate(…)` and `$these/$count` (Data
    * Aggregation 3.6) where they are read (the entity set in `$filter`, `$orderby` and `$compute`,
    * or the rows `$apply` gives; the input rows of `filter()`, `compute()` and `orderby()` of `$apply`): its aggregates are
-   * computed over them by `$setWindowFields` stages in `stages`. Elsewhere `$these` is refused.
+   * computed over them by `$setWindowFields` stages in `stages`; with `partitionBy`, over each
+   * partition of them (the rows of a group inside `groupby()`). Elsewhere `$these` is refused.
    */
-  readonly these?: true;
+  readonly these?: true | { readonly partitionBy: Aggregation };
 }
 
 /**
@@ -486,15 +487,17 @@ export class MongoExpressionCompiler {
    * document within the partition of its value and sums the firsts. Each a stage or two whose
    * windows hold nothing but numbers: no array of the collection's values on every document, so
    * aggregating along a navigation path, `from` and custom methods (which need those arrays) are
-   * refused here, as where the context is not the current collection (inside `groupby()`, the options
-   * of `$expand` without `$apply`, the aggregate expression of another aggregate function).
+   * refused here, as where the context is not the current collection (the options of `$expand`
+   * without `$apply`, the aggregate expression of another aggregate function, `groupby()` with
+   * `rollup`). Inside `groupby()` the windows are partitioned by the group (and the rows its
+   * filters kept so far).
    */
   private these(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, frame: Frame): Aggregation {
     const context = frame.context;
     const a = node.aggregate;
-    if (context.these !== true || frame.it !== '$')
+    if (context.these === undefined || frame.it !== '$')
       return this.fail(
-        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute, and in filter(), compute() and orderby() of $apply outside groupby())`,
+        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute, and in filter(), compute() and orderby() of $apply and in groupby() without rollup)`,
         node,
       );
     if (a.through !== undefined || a.from !== undefined) return this.fail(`$these/aggregate(…) along a navigation path or with 'from'`, node);
@@ -504,7 +507,8 @@ export class MongoExpressionCompiler {
     const field = reservedField(context.type, this.mapping, `these${n}`);
     context.lookups.set(`$these/${n}`, { field, context: undefined });
     const whole = { documents: ['unbounded', 'unbounded'] };
-    const window = (output: MongoDocument, sortBy?: MongoDocument, partitionBy?: Aggregation): MongoDocument => ({
+    const partition = context.these === true ? undefined : context.these.partitionBy;
+    const window = (output: MongoDocument, sortBy?: MongoDocument, partitionBy: Aggregation = partition): MongoDocument => ({
       $setWindowFields: { ...(partitionBy === undefined ? {} : { partitionBy }), ...(sortBy === undefined ? {} : { sortBy }), output },
     });
     if (a.kind === 'count') {
@@ -548,7 +552,7 @@ export class MongoExpressionCompiler {
       case 'countdistinct': {
         const r = `${field}_r`;
         temporary.push(r);
-        context.stages.push(window({ [r]: { $documentNumber: {} } }, { [v]: 1 }, `$${v}`));
+        context.stages.push(window({ [r]: { $documentNumber: {} } }, { [v]: 1 }, partition === undefined ? `$${v}` : { p: partition, v: `$${v}` }));
         context.stages.push(window({ [field]: { $sum: { $cond: [{ $and: [{ $eq: [`$${r}`, 1] }, { $ne: [`$${v}`, null] }] }, 1, 0] }, window: whole } }));
         break;
       }
