@@ -299,7 +299,7 @@ class MongoApplyCompiler {
   /** `rank` (topcount …: highest first; bottom…: lowest first; null values last either way). */
   private rank(t: Extract<BoundTransformation, { kind: 'rank' }>, rows: Rows, stages: MongoDocument[]): void {
     const seq = this.sequence as string;
-    const context = newContext(rows.type, rows.set);
+    const context = theseContext(rows.type, rows.set);
     const value = this.temporary('v');
     const isNull = this.temporary('n');
     const fields: MongoDocument = { [value]: this.expressions.value(t.value, rootFrame(context)) };
@@ -467,7 +467,7 @@ class MongoApplyCompiler {
 
   /** `aggregate` of all rows: one row, also for no rows. */
   private aggregate(t: Extract<BoundTransformation, { kind: 'aggregate' }>, rows: Rows, stages: MongoDocument[], inFacet: boolean): void {
-    const context = newContext(rows.type, rows.set);
+    const context = theseContext(rows.type, rows.set);
     const before: MongoDocument = {};
     const after: MongoDocument = {};
     const group: MongoDocument = { _id: null };

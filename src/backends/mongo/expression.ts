@@ -58,7 +58,8 @@ export interface Context {
   /**
    * These documents are the current collection of `$these/aggregate(…)` and `$these/$count` (Data
    * Aggregation 3.6) where they are read (the entity set in `$filter`, `$orderby` and `$compute`,
-   * or the rows `$apply` gives; the input rows of `filter()`, `compute()` and `orderby()` of `$apply`): its aggregates are
+   * or the rows `$apply` gives; the input rows of `filter()`, `compute()`, `orderby()`, `aggregate()`
+   * and `topcount()`… of `$apply`, and a group's inside `groupby()`): its aggregates are
    * computed over them by `$setWindowFields` stages in `stages`; with `partitionBy`, over each
    * partition of them (the rows of a group inside `groupby()`). Elsewhere `$these` is refused.
    */
@@ -497,7 +498,7 @@ export class MongoExpressionCompiler {
     const a = node.aggregate;
     if (context.these === undefined || frame.it !== '$')
       return this.fail(
-        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute, and in filter(), compute() and orderby() of $apply and in groupby() without rollup)`,
+        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute, and in the transformations of $apply other than groupby() with rollup)`,
         node,
       );
     if (a.through !== undefined || a.from !== undefined) return this.fail(`$these/aggregate(…) along a navigation path or with 'from'`, node);
