@@ -95,6 +95,15 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
   [
+    'the aggregate function of the current collection (`$these/aggregate(…)`, `$these/$count`, 3.6) in `$filter`, `$compute`',
+    '$filter=price ge $these/aggregate(price with average)&$compute=$these/$count as n&$select=id,n',
+  ],
+  [
+    '`$apply`: `$these/aggregate(…)` in `compute`, `filter`',
+    '$apply=compute(ratio div $these/aggregate(ratio with sum) as share)/filter(share ge $these/aggregate(share with average))',
+  ],
+  ['`$apply`: `from` in an aggregate (3.2.1.5), inside `groupby`', '$apply=groupby((level),aggregate(price with sum from name with max as m))'],
+  [
     '`$apply`: `join`, `outerjoin` (Data Aggregation 3.5.1)',
     '$apply=outerjoin(children as c,filter(price gt 1))/groupby((name,c/name),aggregate($count as n))',
   ],

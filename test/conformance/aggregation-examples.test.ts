@@ -110,8 +110,6 @@ const SQL_NO_RANK_IN_GROUPBY =
   "refused: 400 unsupported_feature, the SQL backend does not support the transformation 'rank' (topcount) inside groupby() before its aggregate()";
 
 /** `id/engine` (engine: pglite, sqlite, duckdb, mingo, postgres, mysql): examples passing on memory whose answer differs there, and how. */
-const MONGO_AGGREGATE_FUNCTION =
-  'refused: unsupported_feature, the MongoDB backend does not compile $these/aggregate(…) (the whole collection beside each document)';
 const SQL_NESTED_NOT_AGGREGATE =
   'refused: 400 unsupported_feature, the SQL backend compiles a groupby() only when its nested transformations end with aggregate()';
 const SQL_ENGINES = ['pglite', 'sqlite', 'duckdb', 'postgres', 'mysql'] as const;
@@ -140,10 +138,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   'ex-77/mysql': MARIADB_ADDNESTED,
   'ex-101/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile rank() (topcount) at the end of groupby()',
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
-  'ex-16/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
-  'ex-18/mingo': "refused: unsupported_feature, the MongoDB backend does not compile 'from' yet",
-  'ex-41/mingo': MONGO_AGGREGATE_FUNCTION,
-  'ex-85/mingo': MONGO_AGGREGATE_FUNCTION,
   'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
   'ex-102/pglite': SQL_NO_RANK_IN_GROUPBY,
   'ex-102/sqlite': SQL_NO_RANK_IN_GROUPBY,

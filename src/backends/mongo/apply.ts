@@ -17,7 +17,9 @@
  *   related entity counts once;
  * - `concat` is a `$facet` of the branches, their arrays concatenated and unwound;
  * - `topcount`/`bottomcount` a numbering in value order (nulls last), `toppercent`/`topsum`… a
- *   running sum over that order (`$setWindowFields`).
+ *   running sum over that order (`$setWindowFields`);
+ * - an aggregate with `from` steps: nested `$group` stages over a branch of the rows of its own
+ *   (`fromGroups`).
  *
  * Order: the reference keeps input order (groups in the order of their first row). Where anything
  * depends on order (`orderby`, `top`, `skip`, `topcount`…, or the request's `$orderby`, `$top`,
@@ -36,6 +38,7 @@ import type {
   BoundAggregate,
   BoundApply,
   BoundExpression,
+  BoundFromStep,
   BoundGroupKey,
   BoundOrderByItem,
   BoundPath,
@@ -44,7 +47,8 @@ import type {
 } from '../../semantic/bound-ast.js';
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
-import { MongoExpressionCompiler, isDuration, newContext, rootFrame, type Aggregation, type Context, type Frame } from './expression.js';
+import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import { MongoExpressionCompiler, isDuration, newContext, rootFrame, theseContext, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { customMongoAggregate } from './custom-methods.js';
 import { hierarchyStages } from './hierarchy.js';
@@ -81,6 +85,25 @@ export interface ApplyStages {
   readonly stages: MongoDocument[];
   /** The field of the sequence number, when `ordered`: the result's order, ascending. */
   readonly sequence: string | undefined;
+}
+
+/** An aggregate with `from` steps, compiled as a branch of its grouping (`fromGroups`). */
+interface FromAggregate {
+  readonly aggregate: BoundAggregate;
+  readonly steps: readonly BoundFromStep[];
+  /** The output field of its value. */
+  readonly field: string;
+  /** Its value per group of every step's properties, after the first `$group` (the aggregate without its steps). */
+  readonly value: Aggregation;
+  /** Per step, the fields of its grouping values. */
+  readonly keys: readonly (readonly string[])[];
+}
+
+/** The value of an aggregate over no rows: 0 for counts (the last step's method when it has `from` steps), else null. */
+function ofNothing(a: BoundAggregate): 0 | null {
+  const last = a.from?.at(-1);
+  if (last !== undefined) return last.method === 'countdistinct' ? 0 : null;
+  return a.kind === 'count' || (a.kind === 'method' && a.method === 'countdistinct') ? 0 : null;
 }
 
 /** The transformations that depend on the order of their input rows. */
@@ -188,7 +211,7 @@ class MongoApplyCompiler {
       case 'identity':
         return rows;
       case 'filter': {
-        const context = newContext(rows.type, rows.set);
+        const context = theseContext(rows.type, rows.set);
         const condition = this.hooks.condition(t.predicate, context, this.expressions);
         stages.push(...context.stages, { $match: condition });
         this.dropLookups(context, stages);
@@ -200,7 +223,7 @@ class MongoApplyCompiler {
         return rows;
       }
       case 'compute': {
-        const context = newContext(rows.type, rows.set);
+        const context = theseContext(rows.type, rows.set);
         const frame = rootFrame(context);
         const fields: MongoDocument = {};
         for (const item of t.items)
@@ -210,7 +233,7 @@ class MongoApplyCompiler {
         return { type: t.output, set: rows.set };
       }
       case 'orderby': {
-        const context = newContext(rows.type, rows.set);
+        const context = theseContext(rows.type, rows.set);
         const computed: MongoDocument = {};
         const sort: MongoDocument = {};
         const temporary: string[] = [];
@@ -277,7 +300,7 @@ class MongoApplyCompiler {
   /** `rank` (topcount …: highest first; bottom…: lowest first; null values last either way). */
   private rank(t: Extract<BoundTransformation, { kind: 'rank' }>, rows: Rows, stages: MongoDocument[]): void {
     const seq = this.sequence as string;
-    const context = newContext(rows.type, rows.set);
+    const context = theseContext(rows.type, rows.set);
     const value = this.temporary('v');
     const isNull = this.temporary('n');
     const fields: MongoDocument = { [value]: this.expressions.value(t.value, rootFrame(context)) };
@@ -438,24 +461,29 @@ class MongoApplyCompiler {
   /** The row of an aggregate of no rows: counts 0, everything else null. */
   private aggregateDefaults(t: Extract<BoundTransformation, { kind: 'aggregate' }>): MongoDocument {
     const row: MongoDocument = {};
-    for (const a of t.aggregates) row[this.field(t.output, a.alias)] = a.kind === 'count' || (a.kind === 'method' && a.method === 'countdistinct') ? 0 : null;
+    for (const a of t.aggregates) row[this.field(t.output, a.alias)] = ofNothing(a);
     if (this.sequence !== undefined) row[this.sequence] = 1;
     return { $literal: row };
   }
 
   /** `aggregate` of all rows: one row, also for no rows. */
   private aggregate(t: Extract<BoundTransformation, { kind: 'aggregate' }>, rows: Rows, stages: MongoDocument[], inFacet: boolean): void {
-    const context = newContext(rows.type, rows.set);
+    const context = theseContext(rows.type, rows.set);
     const before: MongoDocument = {};
     const after: MongoDocument = {};
     const group: MongoDocument = { _id: null };
     const out: MongoDocument = {};
-    for (const a of t.aggregates) out[this.field(t.output, a.alias)] = this.accumulate(a, context, undefined, before, after, group);
+    const derived: FromAggregate[] = [];
+    for (const a of t.aggregates) {
+      const field = this.field(t.output, a.alias);
+      if (a.from !== undefined) derived.push(this.fromBase(a, field, context, before, after, group));
+      else out[field] = this.accumulate(a, context, undefined, before, after, group);
+    }
     if (this.sequence !== undefined) out[this.sequence] = { $literal: 1 };
     const prepared: MongoDocument[] = [...context.stages];
     if (Object.keys(before).length > 0) prepared.push({ $addFields: before });
     if (Object.keys(after).length > 0) prepared.push({ $addFields: after });
-    const grouped = [{ $group: group }, { $replaceRoot: { newRoot: out } }];
+    const grouped = derived.length === 0 ? [{ $group: group }, { $replaceRoot: { newRoot: out } }] : this.fromGroups(undefined, group, out, derived, undefined);
     if (inFacet) {
       stages.push(...prepared, ...grouped);
       return;
@@ -482,7 +510,8 @@ class MongoApplyCompiler {
     after: MongoDocument,
     group: MongoDocument,
   ): Aggregation {
-    if (a.from !== undefined) return this.fail(`'from' in an aggregate`, a);
+    // `from` steps are compiled by fromBase/fromGroups (nested $group stages), never here.
+    if (a.from !== undefined) return this.fail(`'from' in an aggregate here`, a);
     const kept = (value: Aggregation, otherwise: Aggregation): Aggregation =>
       keep === undefined ? value : { $cond: [{ $eq: [`$${keep}`, true] }, value, otherwise] };
     if (a.through !== undefined) return this.accumulateRelated(a, context, kept, before, group);
@@ -633,7 +662,14 @@ class MongoApplyCompiler {
     const context = newContext(rows.type, rows.set);
     // The lookups of the grouping values, the nested filters and computes and the aggregates stay
     // on the documents until the $group: one map of them, so that each has a field of its own.
-    const sharing = (over: Rows): Context => ({ ...newContext(over.type, over.set), lookups: context.lookups });
+    // $these there is the group's rows (that the nested filters kept so far): windows partitioned so.
+    let keep: string | undefined;
+    const groupOf = (): Aggregation => ({ ...id, ...(keep === undefined ? {} : { keep: `$${keep}` }) });
+    const sharing = (over: Rows): Context => ({
+      ...newContext(over.type, over.set),
+      lookups: context.lookups,
+      ...(t.sets === undefined ? { these: { partitionBy: groupOf() } } : {}),
+    });
     const frame = rootFrame(context);
     const id: MongoDocument = {};
     // A Duration groups by its length of time (`-P0D`, `P0D` and `PT0S` are one group), its value any of the group's.
@@ -665,7 +701,7 @@ class MongoApplyCompiler {
     this.keyOutput(t.keys, t.output, out, sets === undefined ? undefined : inSets);
     // Nested transformations: filter and compute per row, then the aggregate.
     let current = rows;
-    let keep: string | undefined;
+    const derived: FromAggregate[] = [];
     const last = t.apply.at(-1);
     for (const nested of t.apply.slice(0, -1)) {
       const nestedContext = sharing(current);
@@ -689,16 +725,153 @@ class MongoApplyCompiler {
       const aggregateContext = sharing(current);
       const before: MongoDocument = {};
       const after: MongoDocument = {};
-      for (const a of last.aggregates) out[this.field(t.output, a.alias)] = this.accumulate(a, aggregateContext, keep, before, after, group);
+      for (const a of last.aggregates) {
+        const field = this.field(t.output, a.alias);
+        if (a.from !== undefined) derived.push(this.fromBase(a, field, aggregateContext, before, after, group));
+        else out[field] = this.accumulate(a, aggregateContext, keep, before, after, group);
+      }
       stages.push(...aggregateContext.stages);
       if (Object.keys(before).length > 0) stages.push({ $addFields: before });
       if (Object.keys(after).length > 0) stages.push({ $addFields: after });
     }
     if (seq !== undefined) out[seq] = `$${seq}`;
     if (setField !== undefined) stages.push({ $addFields: { [setField]: { $literal: sets?.map((_set, n) => n) } } }, { $unwind: `$${setField}` });
+    if (derived.length > 0) {
+      stages.push(...this.fromGroups(id, group, out, derived, keep));
+      if (seq !== undefined) stages.push({ $sort: { [seq]: 1 } });
+      return;
+    }
     stages.push({ $group: group });
     if (seq !== undefined) stages.push({ $sort: { [seq]: 1 } });
     stages.push({ $replaceRoot: { newRoot: out } });
+  }
+
+  /**
+   * The first level of an aggregate with `from` steps (Data Aggregation 3.2.1.5): the aggregate
+   * itself without its steps (its accumulators into `group`, read per group of every step's
+   * properties by `fromGroups`), and the fields of the steps' grouping values (into `before`).
+   */
+  private fromBase(a: BoundAggregate, field: string, context: Context, before: MongoDocument, after: MongoDocument, group: MongoDocument): FromAggregate {
+    const steps = a.from as readonly BoundFromStep[];
+    const base = { ...a, from: undefined, type: (steps[0] as BoundFromStep).input } as BoundAggregate;
+    const frame = rootFrame(context);
+    const keys = steps.map((step) =>
+      step.keys.map((key) => {
+        const name = this.temporary('x');
+        // A Duration groups by its length of time, as groupby's keys do.
+        before[name] = isDuration(key.path.type) ? this.expressions.durationValue(key.path, frame) : this.expressions.value(key.path, frame);
+        return name;
+      }),
+    );
+    // Rows the group's filters leave out never reach a step's groups: the branch drops them (fromGroups).
+    const value = this.accumulate(base, context, undefined, before, after, group);
+    return { aggregate: a, steps, field, value, keys };
+  }
+
+  /**
+   * The `$group` of `group` (its `_id` the grouping values `id`, none for `aggregate`) when some
+   * aggregates have `from` steps: each row once per branch (the branch 0 for the other aggregates,
+   * one per such aggregate), grouped by the branch, the grouping values and the branch's step
+   * properties; then one `$group` per step level, each branch applying its step's method to the
+   * values of the level before and grouping by its later steps' properties (a branch without a
+   * step there, and branch 0, pass through); then one document per group, branch 0's output with
+   * each aggregate's value (over no rows, where the group's filters left none: as `aggregate` of nothing).
+   * The cost: the rows times (1 + such aggregates), one `$group` per level.
+   */
+  private fromGroups(
+    id: MongoDocument | undefined,
+    group: MongoDocument,
+    out: MongoDocument,
+    derived: readonly FromAggregate[],
+    keep: string | undefined,
+  ): MongoDocument[] {
+    const branch = this.temporary('b');
+    const stages: MongoDocument[] = [{ $addFields: { [branch]: { $literal: [0, ...derived.map((_d, i) => i + 1)] } } }, { $unwind: `$${branch}` }];
+    if (keep !== undefined) stages.push({ $match: { $or: [{ [branch]: 0 }, { [keep]: true }] } });
+    const outer = Object.keys(id ?? {});
+    const stepKey = (i: number, s: number, m: number): string => `x${i}_${s}_${m}`;
+    const first: MongoDocument = { ...(id ?? {}), b: `$${branch}` };
+    derived.forEach((d, i) =>
+      d.keys.forEach((fields, s) =>
+        fields.forEach((field, m) => {
+          first[stepKey(i, s, m)] = { $cond: [{ $eq: [`$${branch}`, i + 1] }, `$${field}`, null] };
+        }),
+      ),
+    );
+    const main = this.temporary('main');
+    const v = this.temporary('v');
+    const inBranch = (i: number): Aggregation => ({ $eq: ['$_id.b', i + 1] });
+    const choose = (values: { branch: number; value: Aggregation }[], otherwise: Aggregation): Aggregation =>
+      values.length === 0 ? otherwise : { $switch: { branches: values.map((c) => ({ case: inBranch(c.branch), then: c.value })), default: otherwise } };
+    stages.push(
+      { $group: { ...group, _id: first } },
+      {
+        $replaceRoot: {
+          newRoot: {
+            _id: '$_id',
+            [main]: { $cond: [{ $eq: ['$_id.b', 0] }, out, null] },
+            [v]: choose(
+              derived.map((d, i) => ({ branch: i, value: d.value })),
+              null,
+            ),
+          },
+        },
+      },
+    );
+    const levels = Math.max(...derived.map((d) => d.steps.length));
+    for (let s = 0; s < levels; s++) {
+      const levelId: MongoDocument = { b: '$_id.b' };
+      for (const name of outer) levelId[name] = `$_id.${name}`;
+      derived.forEach((d, i) =>
+        d.keys.forEach((fields, later) => {
+          if (later > s) fields.forEach((_f, m) => (levelId[stepKey(i, later, m)] = `$_id.${stepKey(i, later, m)}`));
+        }),
+      );
+      const carried = this.temporary('c');
+      const levelGroup: MongoDocument = { _id: levelId, [main]: { $first: `$${main}` }, [carried]: { $first: `$${v}` } };
+      const flags: MongoDocument = {};
+      const before: MongoDocument = {};
+      const after: MongoDocument = {};
+      const values: { branch: number; value: Aggregation }[] = [];
+      derived.forEach((d, i) => {
+        const step = d.steps[s];
+        if (step === undefined) return;
+        // The step's method over the values of the level before, as an aggregate of a property `v`.
+        const property = outputProperty(v, referenceOf(step.input) as never);
+        const type = outputType('from', [property]);
+        const path: BoundPath = {
+          kind: 'path',
+          root: { kind: 'it' },
+          steps: [{ kind: 'property', property, span: step.span }],
+          type: step.input,
+          span: step.span,
+        };
+        const flag = this.temporary('in');
+        flags[flag] = inBranch(i);
+        const aggregate: BoundAggregate = { kind: 'method', alias: v, type: step.type, method: step.method, expression: path, span: step.span };
+        values.push({ branch: i, value: this.accumulate(aggregate, newContext(type, undefined), flag, before, after, levelGroup) });
+      });
+      stages.push({ $addFields: flags });
+      if (Object.keys(before).length > 0) stages.push({ $addFields: before });
+      if (Object.keys(after).length > 0) stages.push({ $addFields: after });
+      stages.push({ $group: levelGroup }, { $replaceRoot: { newRoot: { _id: '$_id', [main]: `$${main}`, [v]: choose(values, `$${carried}`) } } });
+    }
+    // One document per group: branch 0's output, each aggregate's value beside it.
+    const all = this.temporary('all');
+    const finalId: MongoDocument | null = id === undefined ? null : Object.fromEntries(outer.map((name) => [name, `$_id.${name}`]));
+    const pick = (b: number, field: 'm' | 'v'): Aggregation => ({
+      $let: {
+        vars: { odata_p: { $arrayElemAt: [{ $filter: { input: `$${all}`, as: 'odata_f', cond: { $eq: ['$$odata_f.b', b] } } }, 0] } },
+        in: `$$odata_p.${field}`,
+      },
+    });
+    const values: MongoDocument = {};
+    derived.forEach((d, i) => (values[d.field] = { $ifNull: [pick(i + 1, 'v'), ofNothing(d.aggregate)] }));
+    stages.push(
+      { $group: { _id: finalId, [all]: { $push: { b: '$_id.b', m: `$${main}`, v: `$${v}` } } } },
+      { $replaceRoot: { newRoot: { $mergeObjects: [pick(0, 'm'), values] } } },
+    );
+    return stages;
   }
 
   /**

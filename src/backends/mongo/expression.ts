@@ -14,7 +14,7 @@ import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '..
 import type { BoundExpression, BoundPath, BoundSearch, DynamicRead } from '../../semantic/bound-ast.js';
 import { dynamicColumn } from '../../storage/dynamic-properties.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
+import { isIntegerType, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { bitsOf, flagBits, memberOrdinals, membersCarrying } from '../../passes/enums.js';
 import { parseDate, parseInstant } from '../../util/temporal.js';
 import {
@@ -55,6 +55,15 @@ export interface Context {
   readonly lookups: Map<string, { field: string; context: Context | undefined }>;
   /** The elements of a collection of complex values (`$count($filter=…)` over them): no lookups from here. */
   readonly element?: true;
+  /**
+   * These documents are the current collection of `$these/aggregate(…)` and `$these/$count` (Data
+   * Aggregation 3.6) where they are read (the entity set in `$filter`, `$orderby` and `$compute`,
+   * or the rows `$apply` gives; the input rows of `filter()`, `compute()`, `orderby()`, `aggregate()`
+   * and `topcount()`… of `$apply`, and a group's inside `groupby()`): its aggregates are
+   * computed over them by `$setWindowFields` stages in `stages`; with `partitionBy`, over each
+   * partition of them (the rows of a group inside `groupby()`). Elsewhere `$these` is refused.
+   */
+  readonly these?: true | { readonly partitionBy: Aggregation };
 }
 
 /**
@@ -75,6 +84,11 @@ export interface Frame {
 
 export function newContext(type: StructuredType, set: EntitySet | undefined, stages: MongoDocument[] = []): Context {
   return { type, set, stages, lookups: new Map() };
+}
+
+/** A context whose documents are the current collection of `$these` (see {@link Context.these}). */
+export function theseContext(type: StructuredType, set: EntitySet | undefined): Context {
+  return { type, set, stages: [], lookups: new Map(), these: true };
 }
 
 /** The context of the elements of a collection of complex values: their type, no entity set, no lookups. */
@@ -432,13 +446,13 @@ export class MongoExpressionCompiler {
   /**
    * `path/aggregate(…)` (Data Aggregation 3.6) over the related documents of the path (an array
    * after its lookups): their values without nulls, then `$sum` (null of none), `$avg`, `$min`,
-   * `$max` or the size of their set; `$count` the array's size. `$these` is refused (it needs the
-   * whole collection beside each document), as are `min`/`max` of values other than numbers and
+   * `$max` or the size of their set; `$count` the array's size (`$these`: {@link these}). Refused:
+   * `min`/`max` of values other than numbers and
    * dates (strings: mingo's `$min` does not order them by code point; enumerations are stored as names).
    */
   private aggregateValue(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, frame: Frame): Aggregation {
     const a = node.aggregate;
-    if (node.collection === undefined) return this.fail('the aggregate function of $these ($these/aggregate(…), $these/$count)', node);
+    if (node.collection === undefined) return this.these(node, frame);
     if (a.through !== undefined || a.from !== undefined) return this.fail('the aggregate function along a navigation path or with from', node);
     const collection = this.path(node.collection, frame);
     if (collection.kind !== 'collection' || collection.context === undefined) return this.fail('the aggregate function of this collection', node);
@@ -463,6 +477,89 @@ export class MongoExpressionCompiler {
       case 'countdistinct':
         return { $size: { $setUnion: [values, []] } };
     }
+  }
+
+  /**
+   * `$these/aggregate(…)` and `$these/$count`: the aggregate over every document of the context
+   * (the current collection), computed once by `$setWindowFields` over the whole partition into a
+   * reserved field of each document (dropped with the context's lookups), then read there. `sum`,
+   * `average` and `$count` are window sums; `min`/`max` the first value of the documents sorted with
+   * nulls last (as the `aggregate` transformation orders them); `countdistinct` numbers each
+   * document within the partition of its value and sums the firsts. Each a stage or two whose
+   * windows hold nothing but numbers: no array of the collection's values on every document, so
+   * aggregating along a navigation path, `from` and custom methods (which need those arrays) are
+   * refused here, as where the context is not the current collection (the options of `$expand`
+   * without `$apply`, the aggregate expression of another aggregate function, `groupby()` with
+   * `rollup`). Inside `groupby()` the windows are partitioned by the group (and the rows its
+   * filters kept so far).
+   */
+  private these(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, frame: Frame): Aggregation {
+    const context = frame.context;
+    const a = node.aggregate;
+    if (context.these === undefined || frame.it !== '$')
+      return this.fail(
+        `$these/aggregate(…) and $these/$count here (only in $filter, $orderby and $compute, and in the transformations of $apply other than groupby() with rollup)`,
+        node,
+      );
+    if (a.through !== undefined || a.from !== undefined) return this.fail(`$these/aggregate(…) along a navigation path or with 'from'`, node);
+    if (a.kind === 'method' && typeof a.method === 'object') return this.fail(`a custom aggregation method in $these/aggregate(…)`, node);
+    let n = 0;
+    while (context.lookups.has(`$these/${n}`)) n++;
+    const field = reservedField(context.type, this.mapping, `these${n}`);
+    context.lookups.set(`$these/${n}`, { field, context: undefined });
+    const whole = { documents: ['unbounded', 'unbounded'] };
+    const partition = context.these === true ? undefined : context.these.partitionBy;
+    const window = (output: MongoDocument, sortBy?: MongoDocument, partitionBy: Aggregation = partition): MongoDocument => ({
+      $setWindowFields: { ...(partitionBy === undefined ? {} : { partitionBy }), ...(sortBy === undefined ? {} : { sortBy }), output },
+    });
+    if (a.kind === 'count') {
+      context.stages.push(window({ [field]: { $sum: 1, window: whole } }));
+      return `$${field}`;
+    }
+    const type = a.expression.type;
+    const v = `${field}_v`;
+    const value = isDuration(type) && a.method === 'countdistinct' ? this.durationValue(a.expression, frame) : this.value(a.expression, frame);
+    context.stages.push({ $addFields: { [v]: { $ifNull: [value, null] } } });
+    const temporary = [v];
+    switch (a.method) {
+      case 'sum':
+      case 'average': {
+        const s = `${field}_s`;
+        const c = `${field}_c`;
+        temporary.push(s, c);
+        context.stages.push(window({ [s]: { $sum: `$${v}`, window: whole }, [c]: { $sum: { $cond: [{ $eq: [`$${v}`, null] }, 0, 1] }, window: whole } }));
+        const sum = `$${s}`;
+        const result =
+          a.method === 'average'
+            ? { $divide: [sum, `$${c}`] }
+            : isIntegerType(type)
+              ? { $cond: [{ $and: [{ $gte: [sum, -(2 ** 63)] }, { $lt: [sum, 2 ** 63] }] }, sum, null] }
+              : sum;
+        context.stages.push({ $addFields: { [field]: { $cond: [{ $eq: [`$${c}`, 0] }, null, result] } } });
+        break;
+      }
+      case 'min':
+      case 'max': {
+        if (type.kind === 'enum' && type.type.isFlags) return this.fail(`${a.method} of a flag enumeration value`, node);
+        const flag = `${field}_f`;
+        const key = `${field}_k`;
+        temporary.push(flag, key);
+        // Enums by member value, Durations by length; null values last.
+        const ordered = type.kind === 'enum' ? this.orderable(a.expression, type, frame) : isDuration(type) ? this.durationSeconds(`$${v}`) : `$${v}`;
+        context.stages.push({ $addFields: { [flag]: { $cond: [{ $eq: [`$${v}`, null] }, 1, 0] }, [key]: ordered } });
+        context.stages.push(window({ [field]: { $first: `$${v}`, window: whole } }, { [flag]: 1, [key]: a.method === 'min' ? 1 : -1 }));
+        break;
+      }
+      case 'countdistinct': {
+        const r = `${field}_r`;
+        temporary.push(r);
+        context.stages.push(window({ [r]: { $documentNumber: {} } }, { [v]: 1 }, partition === undefined ? `$${v}` : { p: partition, v: `$${v}` }));
+        context.stages.push(window({ [field]: { $sum: { $cond: [{ $and: [{ $eq: [`$${r}`, 1] }, { $ne: [`$${v}`, null] }] }, 1, 0] }, window: whole } }));
+        break;
+      }
+    }
+    context.stages.push({ $unset: temporary });
+    return `$${field}`;
   }
 
   /** `isdefined(path)`: the document has the field (a rolled-up grouping property or another concat branch's it has not). */

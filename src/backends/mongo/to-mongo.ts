@@ -18,7 +18,17 @@ import { foldQuery } from '../../reference/constant-folding.js';
 import { requireKnownTargets } from '../../passes/known-targets.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
-import { MongoExpressionCompiler, isDuration, mixesDates, newContext, subMillisecond, rootFrame, type Context, type Frame } from './expression.js';
+import {
+  MongoExpressionCompiler,
+  isDuration,
+  mixesDates,
+  newContext,
+  subMillisecond,
+  rootFrame,
+  theseContext,
+  type Context,
+  type Frame,
+} from './expression.js';
 import { integerComparison, integerRange, type IntegerRange } from './integer-range.js';
 import { selectOptionsValue } from './select-options.js';
 import {
@@ -681,7 +691,6 @@ class QueryCompiler {
     const link = linkLookup(context, navigation, set, this.options);
     const join = link.pipeline;
     const inner = newContext(navigation.target, set);
-    const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
     const lookup = (pipeline: MongoDocument[], as: string): MongoDocument => ({ $lookup: { from: link.from, let: link.let, pipeline, as } });
     const counted = countField(context.type, name, this.options);
     if (item.options.apply !== undefined) {
@@ -696,6 +705,8 @@ class QueryCompiler {
       into.push(lookup([...join, ...applied.count], counted), { $set: { [counted]: { $ifNull: [{ $arrayElemAt: [`$${counted}.count`, 0] }, 0] } } });
       return [name, counted];
     }
+    // (With $apply, its options are compiled over the rows it gives, above.)
+    const nested = this.level(item.form === '$ref' ? { ...item.options, select: keySelect(navigation.target), expand: [] } : item.options, inner);
     if (item.form === '$count') {
       // Only the number of related documents that pass the nested $filter/$search.
       into.push(lookup([...join, ...inner.stages, { $match: nested.match }, { $project: { _id: 1 } }], counted), {
@@ -776,7 +787,8 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
   const compiler = new QueryCompiler(options);
   if (bound.apply !== undefined) return applyPipeline(bound, compiler, options);
-  const context = newContext(bound.entityType, bound.entitySet);
+  // Its documents are the current collection of $these in $filter, $orderby and $compute.
+  const context = theseContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);
   const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
   if (needsPipeline) {
@@ -827,7 +839,8 @@ function applyLevel(
   };
   const ordered = bound.orderBy !== undefined || bound.top !== undefined || bound.skip !== undefined;
   const { stages, sequence } = applyStages(apply, bound.entityType, set, options, hooks, ordered);
-  const context = newContext(apply.output, apply.entity ? set : undefined);
+  // The rows $apply gives are the current collection of $these in the options after it.
+  const context = theseContext(apply.output, apply.entity ? set : undefined);
   const rest: BoundQueryOptions = { ...bound, apply: undefined } as BoundQueryOptions;
   const level = compiler.level(rest, context, false);
   let sort = level.sort;
