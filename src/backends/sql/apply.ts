@@ -490,6 +490,9 @@ export class SqlApplyCompiler {
         throw unsupported(`the transformation '${step.kind}' inside groupby() before its aggregate()`, step);
       }
     }
+    // In a groupby's aggregate too (not in a plain aggregate(), whose rows are the whole input).
+    const inGroup = keys.length > 0 ? aggregates.find((a) => a.kind === 'method' && usesThese([a.expression])) : undefined;
+    if (inGroup !== undefined) throw unsupported(`'$these' inside groupby()`, inGroup);
     const related = aggregates.filter((a) => a.through !== undefined && a.from === undefined);
     if (aggregates.some((a) => a.through !== undefined && a.from !== undefined))
       throw unsupported(`'from' with an aggregate along a navigation path`, aggregates[0] as BoundAggregate);
