@@ -17,6 +17,7 @@ export function neverNull(node: BoundExpression): boolean {
     case 'in':
     case 'lambda':
     case 'defined':
+    case 'hierarchyTest':
       return true;
     case 'unary':
       return node.operator === 'not' && neverNull(node.operand);

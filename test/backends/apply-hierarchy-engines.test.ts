@@ -5,58 +5,16 @@
  * hierarchy's parent navigation property: a chain 200 levels deep, fifty roots with two children
  * each, orphans (their parent is missing: they are roots), and a cycle (which the spec forbids:
  * every engine must still end, and give the reference's rows). `traverse` is checked in order.
+ * The hierarchy functions (`Aggregation.isdescendant`, …, Data Aggregation 5.5.2.1) too, in
+ * `$filter`, `filter()` of `$apply`, `$compute` and `$orderby`: MongoDB refuses them, and SQL an
+ * `Ancestor` or `Descendant` that is not a literal.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindQuery, modelFromCsdl, ODataError } from '../../src/index.js';
+import { bindQuery, ODataError, toSql } from '../../src/index.js';
 import type { Row } from '../../src/reference/rows.js';
 import { runDifferential, type DifferentialTarget } from '../../src/testing/index.js';
 import { openTargets } from '../fixtures/differential-targets.js';
-
-const model = modelFromCsdl({
-  $Version: '4.01',
-  $EntityContainer: 'Tree.Container',
-  Tree: {
-    Node: {
-      $Kind: 'EntityType',
-      $Key: ['id'],
-      id: { $Type: 'Edm.Int32' },
-      name: { $Nullable: true },
-      rank: { $Type: 'Edm.Int32', $Nullable: true },
-      parentId: { $Type: 'Edm.Int32', $Nullable: true },
-      parent: { $Kind: 'NavigationProperty', $Type: 'Tree.Node', $Nullable: true, $ReferentialConstraint: { parentId: 'id' } },
-      '@Aggregation.RecursiveHierarchy#Tree': { NodeProperty: { $PropertyPath: 'id' }, ParentNavigationProperty: { $NavigationPropertyPath: 'parent' } },
-    },
-    Container: { $Kind: 'EntityContainer', nodes: { $Collection: true, $Type: 'Tree.Node', $NavigationPropertyBinding: { parent: 'nodes' } } },
-  },
-});
-
-const SET = 'nodes';
-
-/** The trees: a deep chain, many roots, orphans, a cycle. */
-function trees(): Row[] {
-  const rows: Row[] = [];
-  const node = (id: number, parentId: number | null, rank: number | null = id % 7): void => {
-    rows.push({ id, name: `n${id % 13}`, rank, parentId });
-  };
-  // A chain of 200 levels: 1 ← 2 ← … ← 200, with a side branch every 50 levels.
-  for (let id = 1; id <= 200; id++) node(id, id === 1 ? null : id - 1);
-  for (let id = 50; id <= 200; id += 50) node(500 + id, id);
-  // Fifty roots with two children each (siblings tied on rank: ordered by key then).
-  for (let k = 0; k < 50; k++) {
-    node(1001 + k, null, k % 3);
-    node(2001 + 2 * k, 1001 + k, 1);
-    node(2002 + 2 * k, 1001 + k, 1);
-  }
-  // Orphans: their parent 9999 is missing; 3006 is a child of the orphan 3001.
-  for (let id = 3001; id <= 3005; id++) node(id, 9999);
-  node(3006, 3001, null);
-  // A cycle 4001 → 4002 → 4003 → 4001, with 4004 hanging below 4001.
-  node(4001, 4003);
-  node(4002, 4001);
-  node(4003, 4002);
-  node(4004, 4001);
-  return rows;
-}
+import { model, SET, trees } from '../fixtures/hierarchy-tree.js';
 
 const rows = trees();
 const H = '$root/nodes,Tree,id';
@@ -105,6 +63,29 @@ const ORDERED: readonly string[] = [
   `$apply=descendants(${H},filter(id eq 1001 or id eq 1002),keep start)/traverse(${H},postorder)/top(5)`,
   `$apply=traverse(${H},preorder,filter(id le 3),rank)/skip(150)`,
   `$apply=groupby((parentId),aggregate($count as c))/traverse(${H.replace(',id', ',parentId')},postorder,filter(id eq 1))`,
+];
+
+const ON = "HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=id";
+const fn = (call: string): string => `Aggregation.${call}`;
+
+/** Queries whose rows every SQL engine must give as the reference does, with how many rows the reference gives. */
+const FUNCTION_CASES: readonly (readonly [string, number])[] = [
+  [`$filter=${fn(`isroot(${ON})`)}`, 1 + 50 + 5],
+  [`$filter=${fn(`isleaf(${ON})`)} and id lt 3000`, 4 + 100],
+  [`$filter=${fn(`isnode(HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=parentId)`)}`, rows.length - 1 - 50 - 5],
+  [`$filter=${fn(`isdescendant(${ON},Ancestor=1)`)}`, 199 + 4],
+  [`$filter=${fn(`isdescendant(${ON},Ancestor=1,MaxDistance=2,IncludeSelf=true)`)}`, 3],
+  // The cycle with a distance far beyond the number of nodes: the walk must stop anyway.
+  [`$filter=${fn(`isdescendant(${ON},Ancestor=4002,MaxDistance=1000000000)`)}`, 4],
+  [`$filter=${fn(`isancestor(${ON},Descendant=4004)`)}`, 3],
+  [`$filter=${fn(`isancestor(${ON},Descendant=200,MaxDistance=150)`)} and id le 60`, 11],
+  [`$filter=${fn(`issibling(${ON},Other=2001)`)}`, 1],
+  // The roots are siblings: the chain's, the fifty, the orphans (not 1 itself).
+  [`$filter=${fn(`issibling(${ON},Other=1)`)}`, 50 + 5],
+  [`$filter=not ${fn(`isleaf(${ON})`)} and id gt 3000`, 4],
+  [`$apply=filter(${fn(`isancestor(${ON},Descendant=3006,IncludeSelf=true)`)})/aggregate($count as c)`, 1],
+  [`$compute=${fn(`isdescendant(${ON},Ancestor=4001,MaxDistance=2)`)} as d&$filter=id gt 3000&$select=id,d`, 10],
+  [`$orderby=${fn(`isroot(${ON})`)} desc,id&$top=8&$select=id`, 8],
 ];
 
 let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
@@ -156,6 +137,59 @@ describe('rolluprecursive', () => {
     for (const [target, outcome] of result.outcomes) {
       expect(outcome.kind === 'odata' && outcome.code === 'unsupported_feature' && /rolluprecursive/.test(outcome.message), target).toBe(true);
     }
+  });
+});
+
+/** The engines that refuse every hierarchy function. */
+const REFUSING_FUNCTIONS: ReadonlySet<string> = new Set(['MongoDB (mingo)']);
+
+describe('the hierarchy functions give the reference rows on every SQL engine', () => {
+  for (const [query, count] of FUNCTION_CASES)
+    it(query, async () => {
+      const result = await runDifferential(query, { model, entitySet: SET, rows, targets: targets() });
+      const reference = result.reference;
+      expect(reference.kind, reference.kind === 'odata' ? reference.message : '').toBe('rows');
+      if (reference.kind === 'rows') expect(reference.result.value).toHaveLength(count);
+      expect(result.findings.map((finding) => `[${finding.target}] ${finding.class}: ${finding.detail.slice(0, 300)}`)).toEqual([]);
+      expect(result.outcomes.size).toBe(targets().length);
+      for (const [target, outcome] of result.outcomes) {
+        if (REFUSING_FUNCTIONS.has(target)) expect(outcome.kind === 'odata' && outcome.code, target).toBe('unsupported_feature');
+        else expect(outcome.kind, `${target}: ${outcome.kind === 'odata' ? outcome.message : outcome.kind}`).toBe('rows');
+      }
+    });
+});
+
+describe('what SQL refuses', () => {
+  it('an Ancestor that depends on the row (a recursion per row), with its position', async () => {
+    const query = `$filter=${fn(`isdescendant(${ON},Ancestor=parentId)`)}`;
+    const result = await runDifferential(query, { model, entitySet: SET, rows, targets: targets() });
+    expect(result.reference.kind).toBe('rows');
+    expect(result.outcomes.size).toBeGreaterThan(0);
+    for (const [target, outcome] of result.outcomes) {
+      expect(outcome.kind === 'odata' && outcome.code, target).toBe('unsupported_feature');
+      if (!REFUSING_FUNCTIONS.has(target))
+        expect(outcome.kind === 'odata' && outcome.message, target).toMatch(/isdescendant with an Ancestor that is not a literal/);
+    }
+    // At the Ancestor's position, on every dialect that runs hierarchies.
+    const bound = bindQuery(query, { model, entitySet: SET });
+    for (const dialect of ['postgres', 'sqlite', 'duckdb', 'mysql'] as const) {
+      const error = (() => {
+        try {
+          toSql(bound, { dialect });
+        } catch (thrown) {
+          return thrown;
+        }
+        return undefined;
+      })();
+      expect(error instanceof ODataError && `${error.code}@${String(error.position)}`, dialect).toBe(
+        `unsupported_feature@${query.indexOf('parentId') - '$filter='.length}`,
+      );
+    }
+  });
+
+  it('every hierarchy function on SQL Server, for the reason the hierarchical transformations are refused', () => {
+    const bound = bindQuery(`$filter=${fn(`isleaf(${ON})`)}`, { model, entitySet: SET });
+    expect(() => toSql(bound, { dialect: 'mssql' })).toThrow(/recursive common table expressions stop at 100 levels/);
   });
 });
 

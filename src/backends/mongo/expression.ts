@@ -343,7 +343,12 @@ export class MongoExpressionCompiler {
       case 'aggregateValue':
         return this.aggregateValue(node, frame);
       case 'hierarchyTest':
-        return this.fail('the hierarchy functions (Aggregation.isdescendant, …)', node);
+        // An aggregation expression reads the current document only; the closure would need
+        // $graphLookup stages before the $match (and before every other place an expression goes).
+        return this.fail(
+          `the hierarchy functions (Aggregation.${node.test}, …): an aggregation expression cannot read the other documents of the hierarchy's collection`,
+          node,
+        );
     }
   }
 

@@ -92,6 +92,16 @@ export function registerAggregateCompiler(compile: AggregateCompiler): void {
   aggregateCompiler = compile;
 }
 
+/** Compiles a hierarchy function as a condition (hierarchy-functions.ts, which reads this module's types; registered by to-sql.ts). */
+export type HierarchyTestCompiler = (compiler: SqlCompiler, node: Extract<BoundExpression, { kind: 'hierarchyTest' }>, scope: Scope) => string;
+
+let hierarchyTestCompiler: HierarchyTestCompiler | undefined;
+
+/** Called by ./to-sql.ts when it loads. */
+export function registerHierarchyTestCompiler(compile: HierarchyTestCompiler): void {
+  hierarchyTestCompiler = compile;
+}
+
 /** A lambda variable (see {@link Scope.variables}). */
 export type Variable =
   | { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet }
@@ -138,6 +148,17 @@ export class SqlCompiler {
   private nextAlias(): string {
     this.aliases++;
     return `t${this.aliases}`;
+  }
+
+  /** A table alias no other of the statement has (for the helpers of other files: hierarchy-functions.ts). */
+  freshAlias(): string {
+    return this.nextAlias();
+  }
+
+  /** A hierarchy function (`Aggregation.isdescendant`, …) as a condition, TRUE or FALSE: hierarchy-functions.ts. */
+  hierarchyTest(node: Extract<BoundExpression, { kind: 'hierarchyTest' }>, scope: Scope): string {
+    if (hierarchyTestCompiler === undefined) throw unsupported('the hierarchy functions without their compiler');
+    return hierarchyTestCompiler(this, node, scope);
   }
 
   /**
@@ -943,6 +964,7 @@ export class SqlCompiler {
       case 'in':
       case 'lambda':
       case 'defined':
+      case 'hierarchyTest':
         // A condition as a value (`(x in (1,2)) eq false`, `$orderby=tags/any()`): OData's three values.
         return this.booleanValue(node, scope);
       default:

@@ -50,6 +50,8 @@ export interface ConditionCompiler<S extends ConditionScope> {
   leaves(type: StructuredType, property: Property, prefix?: string): { column: string }[];
   navigationExists(node: Path, scope: S): string;
   lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: S): string;
+  /** A hierarchy function (`Aggregation.isdescendant`, …), TRUE or FALSE: see `SqlCompiler.hierarchyTest`. */
+  hierarchyTest(node: Extract<BoundExpression, { kind: 'hierarchyTest' }>, scope: S): string;
   /** `isdefined(path)`: see `SqlCompiler.defined`. */
   defined(node: Extract<BoundExpression, { kind: 'defined' }>, scope: S): string;
 }
@@ -138,7 +140,7 @@ export class SqlConditions<Scope extends ConditionScope> {
       case 'defined':
         return this.c.defined(node, scope);
       case 'hierarchyTest':
-        throw unsupported('the hierarchy functions (Aggregation.isdescendant, …)');
+        return this.c.hierarchyTest(node, scope);
       case 'call':
         return this.predicate(node, scope);
       case 'path':

@@ -14,7 +14,8 @@ import type { ExpressionType } from '../../semantic/types.js';
 import type { Dialect, DialectName, SqlSearchHook } from './dialect.js';
 import { DIALECTS } from './dialects/index.js';
 import type { SqlMapping } from './mapping.js';
-import { ROOT, SqlCompiler, type Scope } from './compiler.js';
+import { registerHierarchyTestCompiler, ROOT, SqlCompiler, type Scope } from './compiler.js';
+import { hierarchyTestSql } from './hierarchy-functions.js';
 import { orderByItems } from './ordering.js';
 import { computedColumns, expansion, selected, selectedComputed } from './expansion.js';
 import { selectOptionsSql } from './select-options.js';
@@ -28,6 +29,8 @@ import { NESTING } from './apply-nesting.js';
 registerNestingCompiler(NESTING);
 // ancestors', descendants' and traverse's recursive common table expressions.
 registerHierarchyCompiler(hierarchyRelation);
+// The hierarchy functions' subqueries (Aggregation.isdescendant, …).
+registerHierarchyTestCompiler(hierarchyTestSql);
 
 export interface ToSqlOptions extends SqlMapping {
   readonly dialect: DialectName | Dialect;
