@@ -66,6 +66,7 @@ const ORDERED: readonly string[] = [
 ];
 
 const ON = "HierarchyNodes=$root/nodes,HierarchyQualifier='Tree',Node=id";
+const NAMES = "HierarchyNodes=$root/nodes,HierarchyQualifier='Names',Node=name";
 const fn = (call: string): string => `Aggregation.${call}`;
 
 /** Queries whose rows every SQL engine must give as the reference does, with how many rows the reference gives. */
@@ -86,6 +87,10 @@ const FUNCTION_CASES: readonly (readonly [string, number])[] = [
   [`$apply=filter(${fn(`isancestor(${ON},Descendant=3006,IncludeSelf=true)`)})/aggregate($count as c)`, 1],
   [`$compute=${fn(`isdescendant(${ON},Ancestor=4001,MaxDistance=2)`)} as d&$filter=id gt 3000&$select=id,d`, 10],
   [`$orderby=${fn(`isroot(${ON})`)} desc,id&$top=8&$select=id`, 8],
+  // String node identifiers used many times, by code point: N2 is no n2.
+  [`$filter=${fn(`isdescendant(${NAMES},Ancestor='N2')`)}`, 0],
+  [`$filter=${fn(`isancestor(${NAMES},Descendant='N2',MaxDistance=1000000000)`)} and id lt 40`, 39],
+  [`$filter=${fn(`issibling(${NAMES},Other='n2')`)} or ${fn(`isleaf(${NAMES})`)}`, 169],
 ];
 
 let opened: Awaited<ReturnType<typeof openTargets>> | undefined;
