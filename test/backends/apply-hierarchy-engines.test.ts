@@ -32,6 +32,9 @@ const CASES: readonly string[] = [
   `$apply=descendants(${H},filter(id lt 3 or id eq 4001 or id eq 3001))`,
   `$apply=descendants(${H},filter(parentId eq null),keep start)&$count=true`,
   `$apply=descendants(${H},filter(id eq 4002),1,keep start)`,
+  // Round the cycle with a distance far beyond the number of nodes: the walk must stop anyway.
+  `$apply=descendants(${H},filter(id eq 4002),1000000000)`,
+  `$apply=ancestors(${H},filter(id eq 4004),1000000000,keep start)`,
   `$apply=ancestors(${H},filter(id eq 200))`,
   `$apply=ancestors(${H},filter(id eq 200 or id eq 650),2,keep start)`,
   `$apply=ancestors(${H},filter(id eq 4002),keep start)`,

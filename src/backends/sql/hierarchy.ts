@@ -6,7 +6,8 @@
  * - `ancestors`/`descendants`: the start nodes (the node identifiers of the input rows the start
  *   pipeline keeps) that are nodes, at distance 0, then their parents (children) at distance 1, …
  *   `UNION` keeps each (node, distance) once, and without a maximum distance every reached node
- *   has distance 1: the table is finite, so a cycle ends. The output is the input rows whose node
+ *   has distance 1: the table is finite, so a cycle ends; with one, the walk also stops after as
+ *   many levels as there are nodes (no node is farther). The output is the input rows whose node
  *   identifier was reached (or is a start node, with `keep start`).
  * - `traverse`: every node ranked among its siblings (`ROW_NUMBER() OVER (PARTITION BY parent …)`
  *   in the order items' order, then by key), the start nodes ranked among themselves; the walk
@@ -105,7 +106,11 @@ function closure(host: SqlApplyCompiler, node: BoundHierarchyFilter, input: Appl
   const own = rows.entity && rows.type === hierarchy.nodes.type && host.set === hierarchy.nodes && samePath(node.path, hierarchy.node);
   // Without a distance and with the start nodes kept, a node's distance does not matter: one column.
   const plain = node.distance === undefined && node.keepStart;
-  const tagged = (distance: string): string => (plain ? '' : `, ${distance}`);
+  // With a distance, each row carries the number of nodes too: no node is farther than that, and
+  // the walk stops there (round a cycle it would otherwise go on to the distance, 10^9 levels say).
+  const bounded = node.distance !== undefined;
+  const total = (): string => `(SELECT COUNT(*) FROM ${tableOf(host, hierarchy.nodes)} ${host.alias()})`;
+  const tagged = (distance: string, count?: string): string => (plain ? '' : `, ${distance}${bounded ? `, ${count ?? total()}` : ''}`);
   let starts: string | undefined;
   let anchorSql: string;
   if (own) anchorSql = `SELECT ${startId}${tagged('0')} FROM ${host.fromOf(start, startScope)}`;
@@ -121,19 +126,23 @@ function closure(host: SqlApplyCompiler, node: BoundHierarchyFilter, input: Appl
   const walked = host.alias();
   const reached = `${walked}.${q('n')}`;
   const distance = node.distance !== undefined ? `${walked}.${q('d')} + 1` : '1';
-  const within = node.distance !== undefined ? ` WHERE ${walked}.${q('d')} < ${c.value(node.distance, 'integer')}` : '';
+  const within =
+    node.distance !== undefined ? ` WHERE ${walked}.${q('d')} < ${c.value(node.distance, 'integer')} AND ${walked}.${q('d')} < ${walked}.${q('m')}` : '';
+  const carried = `${walked}.${q('m')}`;
   let stepSql: (self: string) => string;
   if (node.kind === 'descendants') {
     const column = parentColumn(host, node, step.scope.alias);
     const childId = c.expression(hierarchy.node, step.scope);
     const parentId = column ?? c.expression(hierarchy.parent, step.scope);
-    stepSql = (self) => `SELECT ${childId}${tagged(distance)} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, parentId, reached)}${within}`;
+    stepSql = (self) =>
+      `SELECT ${childId}${tagged(distance, carried)} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, parentId, reached)}${within}`;
   } else {
     const ownId = c.expression(hierarchy.node, step.scope);
     const parentId = c.expression(hierarchy.parent, step.scope);
-    stepSql = (self) => `SELECT ${parentId}${tagged(distance)} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, ownId, reached)}${within}`;
+    stepSql = (self) =>
+      `SELECT ${parentId}${tagged(distance, carried)} FROM ${step.from()} JOIN ${self} ${walked} ON ${equal(host, node, ownId, reached)}${within}`;
   }
-  const name = host.define(plain ? ['n'] : ['n', 'd'], (self) => `${anchorSql} UNION ${stepSql(self)}`, true);
+  const name = host.define(plain ? ['n'] : bounded ? ['n', 'd', 'm'] : ['n', 'd'], (self) => `${anchorSql} UNION ${stepSql(self)}`, true);
   // The reached nodes; with `keep start` the start nodes too (distance 0), and the start identifiers that are no nodes.
   let members = `SELECT ${q('n')} FROM ${name}${node.keepStart ? '' : ` WHERE ${q('d')} > 0`}`;
   if (node.keepStart && starts !== undefined) members += ` UNION SELECT ${q('n')} FROM ${starts}`;
