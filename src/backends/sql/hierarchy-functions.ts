@@ -51,8 +51,9 @@ export function hierarchyTestSql(c: SqlCompiler, node: BoundHierarchyTest, scope
   const strings = isPrimitive(hierarchy.node.type, 'Edm.String') && !c.dialect.binaryEquality;
   /** A node identifier as compared: strings by code point where the dialect's equality is not. */
   const key = (sql: string): string => (strings ? c.dialect.binary(sql) : sql);
+  // Each value as its own type: a Decimal `Ancestor` of integer identifiers compares as a Decimal (1.5 is no node), not cast.
   const value = (expression: BoundExpression): string | undefined =>
-    expression.kind === 'literal' && expression.value === null ? undefined : c.expression(expression, scope, hierarchy.node.type);
+    expression.kind === 'literal' && expression.value === null ? undefined : c.expression(expression, scope);
   const tested = value(node.node);
   if (tested === undefined) return '1 = 0';
   const a = key(tested);
