@@ -8,7 +8,7 @@
  *   parent (an orphan's parent is missing: read through the parent navigation property, it is
  *   null); `isleaf`: and no node has it as its parent's identifier.
  * - `issibling`: both are nodes, they differ, and they are both roots or a node of the one and a
- *   node of the other have the same parent (a correlated subquery, no recursion).
+ *   node of the other have the same parent (no recursion; computed once where `Other` is a literal).
  * - `isdescendant`/`isancestor`: `Node IN` a recursive subquery (`WITH RECURSIVE` inside the
  *   subquery, so that the condition stands alone, as `where` of `toSql` does) of the descendants
  *   (ancestors) of the literal `Ancestor` (`Descendant`). Without `MaxDistance`, `UNION` keeps each
@@ -83,9 +83,15 @@ export function hierarchyTestSql(c: SqlCompiler, node: BoundHierarchyTest, scope
       const b = key(otherSql);
       const x = nodeScope(c, set, node);
       const y = nodeScope(c, set, node);
+      // The nodes whose parent is a parent of Other: uncorrelated (computed once) where Other is a literal.
+      // One join of two derived tables, not nested IN subqueries (which MariaDB runs as a dependent subquery per row).
+      const q = (name: string): string => c.dialect.quote(name);
+      const [mine, theirs] = [c.freshAlias(), c.freshAlias()];
       const sameParent =
-        `EXISTS (SELECT 1 FROM ${x.from()} WHERE ${key(x.id)} = ${a} AND ${x.up} IS NOT NULL AND ` +
-        `${key(x.up)} IN (SELECT ${key(y.up)} FROM ${y.from()} WHERE ${key(y.id)} = ${b} AND ${y.up} IS NOT NULL))`;
+        `${a} IN (SELECT ${mine}.${q('n')} FROM ` +
+        `(SELECT ${key(x.id)} AS ${q('n')}, ${key(x.up)} AS ${q('up')} FROM ${x.from()} WHERE ${x.id} IS NOT NULL AND ${x.up} IS NOT NULL) ${mine} JOIN ` +
+        `(SELECT ${key(y.up)} AS ${q('up')} FROM ${y.from()} WHERE ${key(y.id)} = ${b} AND ${y.up} IS NOT NULL) ${theirs} ` +
+        `ON ${mine}.${q('up')} = ${theirs}.${q('up')})`;
       return `(${guard} AND ${otherSql} IS NOT NULL AND NOT (${a} = ${b}) AND ${isNode(a)} AND ${isNode(b)} AND ((${noParent(a)} AND ${noParent(b)}) OR ${sameParent}))`;
     }
     default: {
