@@ -92,6 +92,8 @@ const FUNCTION_CASES: readonly (readonly [string, number])[] = [
   [`$apply=filter(${fn(`isancestor(${ON},Descendant=3006,IncludeSelf=true)`)})/aggregate($count as c)`, 1],
   [`$compute=${fn(`isdescendant(${ON},Ancestor=4001,MaxDistance=2)`)} as d&$filter=id gt 3000&$select=id,d`, 10],
   [`$orderby=${fn(`isroot(${ON})`)} desc,id&$top=8&$select=id`, 8],
+  // Inside $expand(…): the hierarchy is the set's nodes, not the related rows (in memory too).
+  [`$filter=id le 3 or id eq 2001&$expand=parent($filter=${fn(`isroot(${ON})`)};$select=id)&$select=id`, 4],
   // A Decimal Ancestor of Int32 identifiers compares as a Decimal: 1.5 is no node (not cast to 1 or 2), 1.0 is 1.
   [`$filter=${fn(`isdescendant(${ON},Ancestor=1.5)`)} or ${fn(`isdescendant(${ON},Ancestor=1.0,MaxDistance=1)`)}`, 1],
   // String node identifiers used many times (cycles of names), by code point: N2 is no n2.

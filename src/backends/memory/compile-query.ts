@@ -3,7 +3,8 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
-import type { EntitySet, Property, StructuredType } from '../../model/model.js';
+import type { Property, StructuredType } from '../../model/model.js';
+import type { NodeRows } from './hierarchy.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
@@ -93,12 +94,14 @@ function compileOptions(
   search: SearchFunction,
   stored: StorageMapping | undefined,
   data?: Readonly<Record<string, readonly Row[]>>,
+  outer?: NodeRows,
 ): CompiledQuery {
   const compiler = new ReferenceCompiler(resolve, search, stored !== undefined, stored);
-  // The nodes of a hierarchy in $apply: its entity set's rows in `data`, else the rows queried when they are of its type.
+  // The nodes of a hierarchy: its entity set's rows in `data`, else the rows queried when they are
+  // of its type; inside `$expand(…)` and `$select(…)` options, the request's (not the related rows).
   let queried: readonly Row[] = [];
-  const nodes = (set: EntitySet): readonly Row[] | undefined =>
-    data !== undefined ? (Object.hasOwn(data, set.name) ? data[set.name] : undefined) : set.type === entityType ? queried : undefined;
+  const nodes: NodeRows =
+    outer ?? ((set) => (data !== undefined ? (Object.hasOwn(data, set.name) ? data[set.name] : undefined) : set.type === entityType ? queried : undefined));
   compiler.nodes = nodes;
   // $apply first: the other options read the rows it gives, of its output type.
   const transform = options.apply === undefined ? undefined : compileApply(options.apply, compiler, search, { streaming: true, nodes });
@@ -146,7 +149,7 @@ function compileOptions(
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
 
   compiler.option = nested ? '$expand' : '$compute';
-  const project = projector(options, type, resolve, search, stored, computedValues(options, compiler));
+  const project = projector(options, type, resolve, search, stored, computedValues(options, compiler), nodes);
 
   // What apply needs of the options, read once here: apply closures of every compiled query share
   // their optimized code, and reading the bound options (whose shapes differ from query to query)
@@ -226,6 +229,7 @@ function projector(
   search: SearchFunction,
   stored: StorageMapping | undefined,
   computed: readonly ComputedValue[],
+  nodes: NodeRows,
 ): (row: Row) => Row {
   const select = options.select;
   // With `*`, a property listed with options (`*,Places($top=1)`) keeps them.
@@ -238,7 +242,7 @@ function projector(
         )
     : select.properties;
   const properties = items.map((item) => item.path);
-  const expansions = options.expand.map((item) => expansion(item, resolve, search, stored));
+  const expansions = options.expand.map((item) => expansion(item, resolve, search, stored, nodes));
   // Rows of $apply after an aggregation have only their own properties (a concat branch's: Data
   // Aggregation, examples 74 and 75): one it has not is left out, not made null as an entity's.
   const sparse = options.apply !== undefined && !options.apply.entity;
@@ -278,7 +282,8 @@ function projector(
     const first = names[0] as string;
     // Options of a collection of complex values (`Places($filter=…;$top=2)`): applied to its elements.
     const last = path[path.length - 1] as Property;
-    const elements = nested === undefined ? undefined : compileOptions(nested, (last.type as { type: StructuredType }).type, resolve, search, stored);
+    const elements =
+      nested === undefined ? undefined : compileOptions(nested, (last.type as { type: StructuredType }).type, resolve, search, stored, undefined, nodes);
     return (source: Row, target: Record<string, unknown>): void => {
       if (sparse && !Object.hasOwn(source, first)) return;
       let value: unknown = source;
@@ -316,10 +321,11 @@ function expansion(
   resolve: NavigationResolver,
   search: SearchFunction,
   stored: StorageMapping | undefined,
+  nodes: NodeRows,
 ): (row: Row, target: Record<string, unknown>) => void {
   const navigation = item.navigation;
   if (stored !== undefined && item.entitySet === undefined) throw unsupportedFeature('in-memory', unknownTarget(navigation), { option: '$expand' });
-  const nested = compileOptions(item.options, navigation.target, resolve, search, stored);
+  const nested = compileOptions(item.options, navigation.target, resolve, search, stored, undefined, nodes);
   const name = navigation.name;
   if (!navigation.collection) {
     return (row, target) => {
