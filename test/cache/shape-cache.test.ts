@@ -147,7 +147,7 @@ describe('shape cache', () => {
           if (checkAgainstFresh(cache, variantOf(shape, random), settings)) hits++;
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 250 },
     );
     // The property is not vacuous: many texts have a shape, and many of their variants are served from a shape's plan.
     expect(shaped).toBeGreaterThan(25);

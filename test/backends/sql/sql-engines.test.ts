@@ -287,7 +287,7 @@ for (const [name, open, decimal, skip] of ENGINES) {
       await assertBackendMatchesMemory({
         model,
         entitySet: 'items',
-        numRuns: 300,
+        numRuns: 150,
         queries: modelQueryArbitrary(model, 'items'),
         // Letters outside ASCII whose case mapping differs between engines (ß → SS or ẞ; SQLite's
         // upper/lower are ASCII-only) are the documented tolower/toupper deviation: not generated.
