@@ -69,6 +69,32 @@ function parentReader(
   };
 }
 
+/** What every hierarchical step reads: a node's key, its parent's, an input row's node key, and the nodes (or the refusal without them). */
+function readers(node: BoundHierarchyFilter | BoundTraverse | BoundRollupRecursive, compiler: ReferenceCompiler, nodeRows: NodeRows) {
+  const hierarchy = node.hierarchy;
+  const keyOf = nodeKeyOf(hierarchy.node.type);
+  const nodeId = compiler.compile(hierarchy.node);
+  const rowId = compiler.compile(node.path);
+  const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
+  const set = hierarchy.nodes;
+  return {
+    set,
+    nodeId,
+    own,
+    parentOf: parentReader(hierarchy, compiler, own),
+    related: (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES)),
+    nodesOf: (): readonly Row[] => {
+      const rows = nodeRows(set);
+      if (rows === undefined)
+        throw unsupportedFeature('in-memory', `the hierarchy '${hierarchy.qualifier}' without the rows of '${set.name}' (give them in 'data')`, {
+          node,
+          option: '$apply',
+        });
+      return rows;
+    },
+  };
+}
+
 /** Compiles a hierarchical transformation; `pipeline` compiles its start transformations. */
 export function hierarchyStep(
   node: BoundHierarchyFilter | BoundTraverse,
@@ -76,23 +102,7 @@ export function hierarchyStep(
   pipeline: (transformations: readonly BoundTransformation[]) => Step,
   nodeRows: NodeRows,
 ): Step {
-  const hierarchy = node.hierarchy;
-  const keyOf = nodeKeyOf(hierarchy.node.type);
-  const nodeId = compiler.compile(hierarchy.node);
-  const rowId = compiler.compile(node.path);
-  const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
-  const parentOf = parentReader(hierarchy, compiler, own);
-  const related = (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES));
-  const set = hierarchy.nodes;
-  const nodesOf = (): readonly Row[] => {
-    const rows = nodeRows(set);
-    if (rows === undefined)
-      throw unsupportedFeature('in-memory', `the hierarchy '${hierarchy.qualifier}' without the rows of '${set.name}' (give them in 'data')`, {
-        node,
-        option: '$apply',
-      });
-    return rows;
-  };
+  const { set, own, parentOf, related, nodesOf } = readers(node, compiler, nodeRows);
   const start = node.start === undefined ? undefined : pipeline(node.start);
 
   if (node.kind !== 'traverse') {
@@ -172,14 +182,7 @@ export function rollupRecursiveStep(
   pipeline: (transformations: readonly BoundTransformation[]) => Step,
   nodeRows: NodeRows,
 ): Step {
-  const hierarchy = node.hierarchy;
-  const keyOf = nodeKeyOf(hierarchy.node.type);
-  const nodeId = compiler.compile(hierarchy.node);
-  const rowId = compiler.compile(node.path);
-  const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
-  const parentOf = parentReader(hierarchy, compiler, own);
-  const related = (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES));
-  const set = hierarchy.nodes;
+  const { own, parentOf, related, nodesOf, nodeId } = readers(node, compiler, nodeRows);
   const start = node.start === undefined ? undefined : pipeline(node.start);
   const into = node.into;
   /** The row `made` of node `x`'s portion with `x` written into it; the grouping properties (`grouped`) stay the group's. */
@@ -200,12 +203,7 @@ export function rollupRecursiveStep(
     return out;
   };
   return (rows) => {
-    const all = nodeRows(set);
-    if (all === undefined)
-      throw unsupportedFeature('in-memory', `the hierarchy '${hierarchy.qualifier}' without the rows of '${set.name}' (give them in 'data')`, {
-        node,
-        option: '$apply',
-      });
+    const all = nodesOf();
     const nodes = start === undefined ? all : start(all);
     const parent = parentOf(all);
     const index = new HierarchyIndex(nodes, own, parent);
