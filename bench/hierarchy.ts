@@ -11,10 +11,11 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { bindQuery, createTableSql, modelFromCsdl, readSqlRows, toSql, type Row } from '../src/index.js';
+import { bindQuery, createTableSql, readSqlRows, toSql, type Row } from '../src/index.js';
 import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
 import { onPostgresEngines, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
+import { treeModel } from './tree-model.js';
 
 const NODES = 100_000;
 const SAMPLES = 15;
@@ -22,22 +23,7 @@ const QUERY = '$apply=descendants($root/nodes,Tree,id,filter(id eq 2),keep start
 const HAND_SQL =
   'WITH RECURSIVE sub(id) AS (SELECT id FROM nodes WHERE id = $1 UNION SELECT c.id FROM nodes c JOIN sub s ON c."parentId" = s.id) SELECT n.id, n.name, n."parentId" FROM nodes n WHERE n.id IN (SELECT id FROM sub)';
 
-const model = modelFromCsdl({
-  $Version: '4.01',
-  $EntityContainer: 'Tree.Container',
-  Tree: {
-    Node: {
-      $Kind: 'EntityType',
-      $Key: ['id'],
-      id: { $Type: 'Edm.Int32' },
-      name: { $Nullable: true },
-      parentId: { $Type: 'Edm.Int32', $Nullable: true },
-      parent: { $Kind: 'NavigationProperty', $Type: 'Tree.Node', $Nullable: true, $ReferentialConstraint: { parentId: 'id' } },
-      '@Aggregation.RecursiveHierarchy#Tree': { NodeProperty: { $PropertyPath: 'id' }, ParentNavigationProperty: { $NavigationPropertyPath: 'parent' } },
-    },
-    Container: { $Kind: 'EntityContainer', nodes: { $Collection: true, $Type: 'Tree.Node', $NavigationPropertyBinding: { parent: 'nodes' } } },
-  },
-});
+const model = treeModel({ name: { $Nullable: true } });
 
 const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
 

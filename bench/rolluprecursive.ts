@@ -11,30 +11,16 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { bindQuery, compileQuery, modelFromCsdl, type Row } from '../src/index.js';
+import { bindQuery, compileQuery, type Row } from '../src/index.js';
 import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
 import { writeSection } from './results-file.js';
+import { treeModel } from './tree-model.js';
 
 const NODES = 100_000;
 const SAMPLES = 9;
 const QUERY = '$apply=groupby((rolluprecursive($root/nodes,Tree,id)),aggregate($count as n,amount with sum as total))';
 
-const model = modelFromCsdl({
-  $Version: '4.01',
-  $EntityContainer: 'Tree.Container',
-  Tree: {
-    Node: {
-      $Kind: 'EntityType',
-      $Key: ['id'],
-      id: { $Type: 'Edm.Int32' },
-      amount: { $Type: 'Edm.Int32' },
-      parentId: { $Type: 'Edm.Int32', $Nullable: true },
-      parent: { $Kind: 'NavigationProperty', $Type: 'Tree.Node', $Nullable: true, $ReferentialConstraint: { parentId: 'id' } },
-      '@Aggregation.RecursiveHierarchy#Tree': { NodeProperty: { $PropertyPath: 'id' }, ParentNavigationProperty: { $NavigationPropertyPath: 'parent' } },
-    },
-    Container: { $Kind: 'EntityContainer', nodes: { $Collection: true, $Type: 'Tree.Node', $NavigationPropertyBinding: { parent: 'nodes' } } },
-  },
-});
+const model = treeModel({ amount: { $Type: 'Edm.Int32' } });
 
 const nodes: Row[] = Array.from({ length: NODES }, (_, i) => ({ id: i + 1, amount: i % 100, parentId: i === 0 ? null : Math.floor((i - 1) / 4) + 1 }));
 
