@@ -15,12 +15,15 @@
  * by a property of the joined entity. Where the set's type has a
  * recursive hierarchy (an `Aggregation.RecursiveHierarchy` annotation), one pipeline in five starts
  * with `ancestors(…)` or `descendants(…)` of a typed filter's rows (a distance and `keep start` at
- * random), and one in ten with `traverse(…)`.
+ * random), and one in ten with `traverse(…)`; one in eight groups by `rolluprecursive(…)` of a
+ * hierarchy (a portion per node, with a start filter at random; ordered by the node), and one in
+ * eight filters with a hierarchy function (`Aggregation.isroot`, `isleaf`, `isnode`, or
+ * `isdescendant`/`isancestor`/`issibling` of a literal of the node's type, sometimes negated).
  */
 import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
 import type { GeneratedQuery, TypedArbitraryOptions } from './typed-arbitraries.js';
-import { typedFilterArbitrary } from './typed-arbitraries.js';
+import { typedFilterArbitrary, typedLiteralArbitrary } from './typed-arbitraries.js';
 import { DYNAMIC_PROPERTY_NAMES } from './stored-data.js';
 import { recursiveHierarchies } from '../model/recursive-hierarchy.js';
 
@@ -112,9 +115,57 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
             weight: 1,
           },
         );
+  // A portion per node of a hierarchy (6.3): the node property is the output's grouping property.
+  const recursive =
+    hierarchies.length === 0
+      ? fc.constant(null)
+      : fc.oneof(
+          { arbitrary: fc.constant(null), weight: 7 },
+          {
+            arbitrary: fc
+              .tuple(fc.constantFrom(...hierarchies), fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 2 }))
+              .map(([h, start]) => ({ text: `rolluprecursive(${reference(h)}${start === null ? '' : `,filter(${start})`})`, node: h.nodeProperty })),
+            weight: 1,
+          },
+        );
+  // The hierarchy functions (5.5.2.1) over the row's own node, against a literal node where they take one.
+  const nodeType = (h: { nodeProperty: string }): string => {
+    const property = type.properties.get(h.nodeProperty);
+    return property?.type.kind === 'primitive' ? property.type.name : 'Edm.String';
+  };
+  const tests =
+    hierarchies.length === 0
+      ? fc.constant(null)
+      : fc.oneof(
+          { arbitrary: fc.constant(null), weight: 7 },
+          {
+            arbitrary: fc.constantFrom(...hierarchies).chain((h) =>
+              fc
+                .tuple(
+                  fc.constantFrom('isroot', 'isleaf', 'isnode', 'isdescendant', 'isancestor', 'issibling'),
+                  typedLiteralArbitrary(model, nodeType(h)),
+                  fc.option(fc.integer({ min: 1, max: 3 }), { freq: 2 }),
+                  fc.boolean(),
+                  fc.nat(3).map((n) => n === 0),
+                )
+                .map(([test, literal, distance, self, negated]) => {
+                  const on = `HierarchyNodes=$root/${entitySet},HierarchyQualifier='${h.qualifier}',Node=${h.nodeProperty}`;
+                  const other = { isdescendant: 'Ancestor', isancestor: 'Descendant', issibling: 'Other' }[test as 'isdescendant'];
+                  const extra =
+                    other === undefined
+                      ? ''
+                      : `,${other}=${literal}${test === 'issibling' ? '' : `${distance === null ? '' : `,MaxDistance=${distance}`}${self ? ',IncludeSelf=true' : ''}`}`;
+                  return `filter(${negated ? 'not ' : ''}Aggregation.${test}(${on}${extra}))`;
+                }),
+            ),
+            weight: 1,
+          },
+        );
   return fc
     .record({
       hierarchy: hierarchical,
+      recursive,
+      tests,
       concat: fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fanOut, weight: 2 }),
       filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: Math.min(options.maxDepth ?? 2, 2) }), { freq: 3 }),
       keys: groupable.length === 0 ? fc.constant([] as string[]) : fc.uniqueArray(fc.constantFrom(...groupable), { maxLength: 2 }),
@@ -130,20 +181,28 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       count: fc.option(fc.boolean(), { freq: 3 }),
       join: joins.length === 0 ? fc.constant(null) : fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: fc.oneof(...joins), weight: 1 }),
     })
-    .map(({ hierarchy, concat, filter, keys: chosen, aggregates, having, page, count, rollup, entity, share, join }) => {
+    .map(({ hierarchy, recursive: portions, tests: test, concat, filter, keys: picked, aggregates, having, page, count, rollup, entity, share, join }) => {
+      // A portion per node: beside one other grouping property at most, not beside a join's, a rollup or an entity.
+      const recursive = join === null ? portions : null;
+      const chosen = recursive === null ? picked : picked.filter((k) => k !== recursive.node).slice(0, 1);
       const keys = join === null ? chosen : [...chosen.slice(0, 1), join.key];
       // `$count as n` first: every pipeline has a count for $filter to use.
       const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
-      const rolled = rollup && keys.length === 2;
+      const rolled = rollup && keys.length === 2 && recursive === null;
       // The entity's properties are grouping keys already: not with a path into it.
-      const whole = entity !== null && keys.length > 0 && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
-      const grouping = [...(rolled ? [`rollup(${keys.join(',')})`] : keys), ...(whole === null ? [] : [whole])];
+      const whole = entity !== null && keys.length > 0 && recursive === null && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
+      const grouping = [
+        ...(recursive === null ? [] : [recursive.text]),
+        ...(rolled ? [`rollup(${keys.join(',')})`] : keys),
+        ...(whole === null ? [] : [whole]),
+      ];
       const transformations = [
         ...(hierarchy === null ? [] : [hierarchy]),
         ...(join === null ? [] : [join.step]),
         ...(concat === null ? [] : [concat]),
+        ...(test === null ? [] : [test]),
         ...(filter === null ? [] : [`filter(${filter})`]),
-        keys.length === 0 ? `aggregate(${items})` : `groupby((${grouping.join(',')}),aggregate(${items}))`,
+        grouping.length === 0 ? `aggregate(${items})` : `groupby((${grouping.join(',')}),aggregate(${items}))`,
         // Each group's share of the rows (SQL reads the groups as a common table expression).
         ...(share && keys.length > 0 ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
       ];
@@ -153,8 +212,9 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
         parts.push(['$filter', having === 0 && rolled ? `not isdefined(${keys[1] as string})` : `n ge ${having}${having === 1 ? defined : ''}`]);
       // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
       // Nor is a grouped entity's (structured) value ordered. With a rollup, which rows have the second key is ordered too.
-      const ordered = keys.length > 0 && !keys.some((k) => dynamic.includes(k)) && whole === null;
-      if (ordered) parts.push(['$orderby', rolled ? `${keys.join(',')},isdefined(${keys[1] as string})` : keys.join(',')]);
+      const ordered = grouping.length > 0 && !keys.some((k) => dynamic.includes(k)) && whole === null;
+      const order = [...(recursive === null ? [] : [recursive.node]), ...keys];
+      if (ordered) parts.push(['$orderby', rolled ? `${keys.join(',')},isdefined(${keys[1] as string})` : order.join(',')]);
       if (page !== null && ordered) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
       if (count !== null) parts.push(['$count', String(count)]);
       return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };

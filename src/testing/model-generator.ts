@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import type { Model, StructuredType } from '../model/model.js';
 import { modelFromCsdlXml } from '../model/csdl-xml.js';
+import { recursiveHierarchies } from '../model/recursive-hierarchy.js';
 import { seededRandom } from './seeded-random.js';
 
 /** What a generated model may contain (every shape is on by default). */
@@ -31,6 +32,12 @@ export interface ModelGeneratorOptions {
   readonly containment?: boolean;
   /** Derived entity types (`BaseType`). Default true. */
   readonly derivedTypes?: boolean;
+  /**
+   * A recursive hierarchy (`Aggregation.RecursiveHierarchy`) over one entity set's own rows, one
+   * model in two: a nullable property holding the parent's key and a single-valued navigation
+   * property to the same type constrained by it. Default true.
+   */
+  readonly hierarchies?: boolean;
   /** The schema's namespace. Default `Gen` followed by the seed. */
   readonly namespace?: string;
 }
@@ -41,6 +48,7 @@ export const MODEL_SHAPES = [
   'navigation without constraint: collection with a single-valued partner',
   'navigation without constraint: many-to-many without partner',
   'navigation with a referential constraint',
+  'recursive hierarchy',
   'containment',
   'containment nested two levels',
   'collection of complex values',
@@ -209,6 +217,8 @@ interface EntityPlan {
   readonly scope: Set<string>;
   /** Contained: reached only through its container's navigation. */
   contained: boolean;
+  /** A recursive hierarchy over its rows: its qualifier, node property (the key) and parent navigation property. */
+  hierarchy?: { readonly qualifier: string; readonly node: string; readonly parent: string };
 }
 
 /** A primitive property's type and facets. */
@@ -407,6 +417,19 @@ export function generateModelCsdl(options: ModelGeneratorOptions = {}): string {
     }
   }
   for (const root of roots) root.set = names.name(global);
+  // A recursive hierarchy over a root's own rows, one model in two (a stream of its own, and names
+  // drawn last: every other choice of the seed stays as it was before hierarchies were generated).
+  const draw = random(seed * 40503 + 7919);
+  const single = roots.filter((r) => r.key.length === 1);
+  if (on(options.hierarchies) && draw() < 0.5 && single.length > 0) {
+    const root = single[Math.floor(draw() * single.length)] as EntityPlan;
+    const key = root.key[0] as PropertyPlan;
+    const property = names.name(root.scope);
+    root.properties.push({ name: property, type: key.type, nullable: true, facets: key.facets });
+    const parent = names.name(root.scope);
+    root.navigation.push({ name: parent, target: root, collection: false, constraints: [[property, key.name]], nullable: true });
+    root.hierarchy = { qualifier: names.name(new Set<string>()), node: key.name, parent };
+  }
 
   const property = (p: PropertyPlan): string => `<Property Name="${escape(p.name)}" Type="${p.type}"${p.nullable ? '' : ' Nullable="false"'}${p.facets}/>`;
   const lines: string[] = [
@@ -442,6 +465,12 @@ export function generateModelCsdl(options: ModelGeneratorOptions = {}): string {
           '</NavigationProperty>',
         );
     }
+    if (e.hierarchy !== undefined)
+      lines.push(
+        `<Annotation Term="Org.OData.Aggregation.V1.RecursiveHierarchy" Qualifier="${e.hierarchy.qualifier}">`,
+        `<Record><PropertyValue Property="NodeProperty" PropertyPath="${e.hierarchy.node}"/><PropertyValue Property="ParentNavigationProperty" NavigationPropertyPath="${e.hierarchy.parent}"/></Record>`,
+        '</Annotation>',
+      );
     lines.push('</EntityType>');
   }
   lines.push('<EntityContainer Name="Container">');
@@ -489,6 +518,7 @@ export function generatedModelShapes(model: Model): ModelShape[] {
   }
   for (const type of types) {
     if (type.kind === 'entity') {
+      if (recursiveHierarchies(model, type).length > 0) found.add('recursive hierarchy');
       if (type.open) found.add('open type');
       if (type.baseType !== undefined) found.add('derived type');
       if (type.baseType === undefined && type.key.length > 1) found.add('compound key');

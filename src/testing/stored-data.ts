@@ -15,6 +15,7 @@ import type { StorageMapping } from '../storage/storage-mapping.js';
 import { storedTables, type EntityTable, type StoredTable } from '../storage/tables.js';
 import { columnName, navigationLink, storedKey, type StoredColumn } from '../storage/links.js';
 import { navigationTarget } from '../model/navigation.js';
+import { recursiveHierarchies } from '../model/recursive-hierarchy.js';
 import { valueArbitrary, type TestRow } from './model-arbitraries.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -217,7 +218,9 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
   for (const table of entityTables) {
     const type = table.set.type;
     // The links that this row holds the target's stored key for: every target column is one of the target's key columns.
-    const foreign: { pairs: readonly { source: StoredColumn; target: StoredColumn }[]; targets: TestRow[]; nullable: boolean }[] = [];
+    const foreign: { pairs: readonly { source: StoredColumn; target: StoredColumn }[]; targets: TestRow[]; nullable: boolean; tree: boolean }[] = [];
+    // The parent navigation properties of the type's recursive hierarchies: their rows make trees.
+    const parents = new Set(recursiveHierarchies(model, type).map((h) => h.parentNavigationProperty));
     for (const navigation of type.navigation.values()) {
       const link = navigationLink(type, navigation, options.storage);
       if (link?.kind !== 'direct' || link.pairs.length === 0) continue;
@@ -226,12 +229,17 @@ export function generateStoredData(model: Model, options: StoredDataOptions & { 
       // The way back to this row's own container is already set.
       if (link.pairs.some((p) => p.source.column !== undefined && table.key.includes(p.source.column))) continue;
       const nullable = link.pairs.every((p) => p.source.property === undefined || (p.source.property.nullable && !type.key.includes(p.source.property.name)));
-      foreign.push({ pairs: link.pairs, targets: rowsOfSet(navigationTarget(model, table.set, navigation)), nullable });
+      const targetSet = navigationTarget(model, table.set, navigation);
+      foreign.push({ pairs: link.pairs, targets: rowsOfSet(targetSet), nullable, tree: parents.has(navigation.name) && targetSet === table.set });
     }
     const rows = data[table.name] ?? [];
-    for (const row of rows) {
+    for (const [index, row] of rows.entries()) {
       for (const f of foreign) {
-        const target = f.nullable && next() < 0.2 ? undefined : pick(f.targets);
+        // A hierarchy's parent is an earlier row (a forest with chains; one row in five a root),
+        // and one time in forty any row (then a cycle may close: the spec forbids it, every engine
+        // must still end and agree).
+        const tree = f.tree && index > 0 && next() >= 0.025 ? f.targets.slice(0, index) : f.targets;
+        const target = f.nullable && (next() < 0.2 || (f.tree && index === 0)) ? undefined : pick(tree);
         // A property with no row to refer to keeps its own value (it is not null where the model says so).
         if (target === undefined && !f.nullable) continue;
         for (const { source, target: there } of f.pairs) row[columnName(source)] = target === undefined ? null : target[columnName(there)];

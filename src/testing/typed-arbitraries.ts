@@ -647,6 +647,14 @@ export function typedExpressionArbitrary(model: Model, entitySet: string, type: 
   return new ExpressionGenerator(model, options).of(type, scopeOf(set.type, set.capabilities.nonFilterableProperties), options.maxDepth ?? 2);
 }
 
+/**
+ * Literals of one primitive type (`'Edm.Int32'`, `'Edm.Guid'`, …; the edges of
+ * {@link EDGE_LITERALS} most often), in OData syntax: `null` for a type it has none of.
+ */
+export function typedLiteralArbitrary(model: Model, type: string): fc.Arbitrary<string> {
+  return new ExpressionGenerator(model, {}).literal(type);
+}
+
 /** A generated query: the query string and its parts. */
 export interface GeneratedQuery {
   /** The query string (`$filter=…&$orderby=…`), URL-encoded. */
