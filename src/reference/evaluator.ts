@@ -5,7 +5,7 @@
  * under a strict Content-Security-Policy). Semantics are the spec's: three-valued logic with
  * `null`, null-propagating arithmetic and functions, exact Int64 and Decimal.
  */
-import type { BoundAggregate, BoundCall, BoundExpression, BoundPath } from '../semantic/bound-ast.js';
+import { OUTER_IT, type BoundAggregate, type BoundCall, type BoundExpression, type BoundPath } from '../semantic/bound-ast.js';
 import { aggregation, storedValue, valueKey } from './aggregation.js';
 import { isNumeric, isPrimitive, type ExpressionType } from '../semantic/types.js';
 import { addDecimal, divideDecimal, modDecimal, multiplyDecimal, subtractDecimal, toDecimal, type Decimal } from '../util/decimal.js';
@@ -133,9 +133,10 @@ export class ReferenceCompiler {
     const over = this.aggregateOver(node.aggregate);
     if (node.collection !== undefined) {
       const collection = this.path(node.collection);
+      // `$it` in the aggregate expression is the row the path starts from (the variable OUTER_IT).
       return (row, scope) => {
         const items = collection(row, scope);
-        return over(Array.isArray(items) ? (items as Row[]) : []);
+        return over(Array.isArray(items) ? (items as Row[]) : [], { [OUTER_IT]: scope[OUTER_IT] ?? row });
       };
     }
     // The value depends on the collection only: computed once for each.
@@ -152,7 +153,7 @@ export class ReferenceCompiler {
   }
 
   /** An aggregate expression over rows (as the `aggregate` transformation computes it). */
-  aggregateOver(a: BoundAggregate): (rows: readonly Row[]) => unknown {
+  aggregateOver(a: BoundAggregate): (rows: readonly Row[], scope?: Scope) => unknown {
     let source = (rows: readonly Row[]): readonly Row[] => rows;
     if (a.through !== undefined) {
       // The related entities reached from all rows, each once (Data Aggregation 3.2.1.1).
@@ -172,20 +173,21 @@ export class ReferenceCompiler {
         return related;
       };
     }
-    let over: (rows: readonly Row[]) => unknown;
+    let over: (rows: readonly Row[], scope?: Scope) => unknown;
     if (a.kind === 'count') over = (rows) => BigInt(source(rows).length);
     else {
       const evaluate = this.compile(a.expression);
       const read = (row: Row): unknown => evaluate(row, NO_SCOPE);
       const combine = aggregation<Row>(a.method, a.expression.type);
-      over = (rows) => storedValue(combine(source(rows), read));
+      // With a scope (the aggregate function's `$it`), each value is read in it.
+      over = (rows, scope) => storedValue(combine(source(rows), scope === undefined ? read : (row) => evaluate(row, scope)));
     }
     // `from` steps (3.2.1.5): the value per group of the step's properties, then the step's method over those values.
     for (const step of a.from ?? []) {
       const inner = over;
       const keys = step.keys.map((key) => ({ evaluate: this.compile(key.path), domain: domainOf(key.path.type) }));
       const combine = aggregation<unknown>(step.method, step.input);
-      over = (rows) => {
+      over = (rows, scope) => {
         const groups = new Map<string, Row[]>();
         for (const row of rows) {
           const key = JSON.stringify(
@@ -198,7 +200,12 @@ export class ReferenceCompiler {
           if (group === undefined) groups.set(key, [row]);
           else group.push(row);
         }
-        return storedValue(combine([...groups.values()].map(inner), (value) => value));
+        return storedValue(
+          combine(
+            [...groups.values()].map((group) => inner(group, scope)),
+            (value) => value,
+          ),
+        );
       };
     }
     return over;

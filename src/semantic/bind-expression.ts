@@ -19,7 +19,17 @@ import {
 import { navigationTarget } from '../model/navigation.js';
 import type { AggregateItem, CallExpression, ComputeItem, Expression, Literal, MemberPath, PathSegment, Span, TypeName } from '../syntax/ast.js';
 import { checkDuration } from '../syntax/literals.js';
-import type { BoundAggregate, BoundCall, BoundExpression, BoundHierarchyTest, BoundLiteral, BoundPath, BoundPathRoot, BoundPathStep } from './bound-ast.js';
+import {
+  OUTER_IT,
+  type BoundAggregate,
+  type BoundCall,
+  type BoundExpression,
+  type BoundHierarchyTest,
+  type BoundLiteral,
+  type BoundPath,
+  type BoundPathRoot,
+  type BoundPathStep,
+} from './bound-ast.js';
 import { resolveHierarchy } from './hierarchy-reference.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
@@ -83,6 +93,13 @@ export interface ExpressionContext {
    * aggregated away (`isdefined` of it is false).
    */
   readonly aggregatedFrom?: StructuredType;
+  /**
+   * Inside the aggregate expression of the aggregate function over related entities
+   * (`Sales/aggregate(Amount mul $it/TaxRate with sum)`, Data Aggregation 3.6.1): what `$it`
+   * stands for there, the entity the path started from (the expression's own properties are the
+   * related entities'). Bound as the variable {@link OUTER_IT}.
+   */
+  readonly outerIt?: { readonly type: StructuredType; readonly set: EntitySet | undefined };
 }
 
 const OPERATOR_KIND: Readonly<Record<string, string>> = {
@@ -469,6 +486,13 @@ export class ExpressionBinder {
     let index = 0;
     switch (node.head.kind) {
       case '$it':
+        if (this.context.outerIt !== undefined) {
+          const outer = this.context.outerIt;
+          current = { kind: 'entity', type: outer.type };
+          root = { kind: 'variable', name: OUTER_IT, elementType: current };
+          set = outer.set;
+        }
+        break;
       case '$this':
         break;
       case '$root':
@@ -663,7 +687,9 @@ export class ExpressionBinder {
           if (current.kind !== 'collection' || current.element.kind !== 'entity' || index !== segments.length - 1)
             throw this.error('type_mismatch', `The aggregate function needs a collection of entities, and ends a path`, segment.span);
           const collection = pathSoFar(segment.span.start - 1);
-          const aggregate = this.aggregateOf(segment.item, { type: current.element.type, set, capabilities: set?.capabilities, entity: true });
+          // `$it` in its expression: the entity this path starts from (the outermost one's, in an aggregate function inside another).
+          const outerIt = this.context.outerIt ?? { type: this.context.it, set: this.context.entitySet };
+          const aggregate = this.aggregateOf(segment.item, { type: current.element.type, set, capabilities: set?.capabilities, entity: true }, outerIt);
           return { kind: 'aggregateValue', collection, aggregate, type: aggregate.type, span: node.span };
         }
       }
@@ -693,8 +719,8 @@ export class ExpressionBinder {
   }
 
   /** An aggregate expression of the aggregate function, bound against the rows of `input`. */
-  private aggregateOf(item: AggregateItem, input: AggregateRows): BoundAggregate {
-    const { aggregatedFrom, computed: _computed, ...context } = this.context;
+  private aggregateOf(item: AggregateItem, input: AggregateRows, outerIt?: ExpressionContext['outerIt']): BoundAggregate {
+    const { aggregatedFrom, computed: _computed, outerIt: _outer, ...context } = this.context;
     if (aggregateBinder === undefined) throw this.error('unsupported_feature', `The aggregate function needs the $apply binder`, item.span);
     return aggregateBinder(item, input, {
       settings: context.settings,
@@ -708,6 +734,7 @@ export class ExpressionBinder {
           entitySet: rows.set,
           capabilities: rows.capabilities,
           ...(rows.entity || aggregatedFrom === undefined ? {} : { aggregatedFrom }),
+          ...(outerIt === undefined ? {} : { outerIt }),
         }),
     });
   }

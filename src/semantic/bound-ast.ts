@@ -53,6 +53,14 @@ export type BoundPathStep =
 export type DynamicRead = 'Edm.String' | 'Edm.Double' | 'Edm.Boolean';
 
 /** Where a path starts: the current resource (`$it`), or a lambda variable. */
+/**
+ * The name of the variable `$it` is bound to inside the aggregate expression of the aggregate
+ * function over related entities (`Sales/aggregate(Amount mul $it/TaxRate with sum)`, Data
+ * Aggregation 3.6.1): the entity the collection path starts from. Backends give it that row as
+ * they give a lambda variable its element.
+ */
+export const OUTER_IT = '$it';
+
 export type BoundPathRoot = { readonly kind: 'it' } | { readonly kind: 'variable'; readonly name: string; readonly elementType: ExpressionType };
 
 /** A property path such as `name`, `locality/name`, `t/priority` (lambda variable) or `$it`. */

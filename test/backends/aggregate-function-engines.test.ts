@@ -32,6 +32,14 @@ const CASES: readonly string[] = [
   '$expand=children($apply=filter(n32 gt -5);$filter=n32 ge $these/aggregate(n32 with average);$select=id)&$select=id',
   '$apply=filter(n32 gt -10)/aggregate(n32 mul $these/$count with sum as s,n16 sub $these/aggregate(n16 with min) with max as m)',
   '$apply=topcount(3,n16 sub $these/aggregate(n16 with average))&$select=id',
+  // `$it` in the aggregate expression (3.6.1, example 42): the row the path starts from, not the related entity.
+  '$filter=children/aggregate(n16 mul $it/n32 with sum) gt 0&$select=id',
+  '$filter=children/aggregate(n32 sub $it/n32 with max) lt 0 and id gt 2&$select=id',
+  '$compute=children/aggregate(dbl add $it/dbl with min) as lo,children/aggregate($it/n32 with sum) as s&$select=id,lo,s',
+  "$orderby=children/aggregate(n32 add $it/parent/n32 with average),id&$select=id&$filter=$it/parent/name ne 'x'",
+  '$filter=children/any(c: c/children/aggregate(n32 with sum) gt $it/n32)&$select=id',
+  '$apply=compute(children/aggregate(n16 mul $it/n16 with sum) as s)/groupby((flag),aggregate(s with sum as t))',
+  '$compute=children/aggregate(n32 add $it/parent/n32 with average) as a&$select=id,a',
 ];
 
 describe('the aggregate function gives the reference answer on every engine', () => {

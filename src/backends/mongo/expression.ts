@@ -11,7 +11,7 @@ import { neverNull } from '../../passes/never-null.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundPath, BoundSearch, DynamicRead } from '../../semantic/bound-ast.js';
+import { OUTER_IT, type BoundExpression, type BoundPath, type BoundSearch, type DynamicRead } from '../../semantic/bound-ast.js';
 import { dynamicColumn } from '../../storage/dynamic-properties.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
@@ -466,7 +466,13 @@ export class MongoExpressionCompiler {
     if ((a.method === 'min' || a.method === 'max') && !(isNumeric(type) || isPrimitive(type, 'Edm.Date') || isPrimitive(type, 'Edm.DateTimeOffset')))
       return this.fail(`${a.method} of this type in the aggregate function`, node);
     const name = `v${this.variableCount++}`;
-    const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map() };
+    // `$it` in the aggregate expression: the document the path starts from (OUTER_IT), as a lambda variable.
+    const outer: Variable = frame.variables.get(OUTER_IT) ?? {
+      kind: 'entity',
+      ref: frame.it === '$' ? '$$CURRENT' : frame.it.slice(0, -1),
+      context: frame.context,
+    };
+    const inner: Frame = { context: collection.context, it: `$$${name}.`, variables: new Map([[OUTER_IT, outer]]) };
     const mapped = { $map: { input: collection.ref, as: name, in: this.value(a.expression, inner) } };
     const values = { $filter: { input: mapped, as: `${name}x`, cond: { $ne: [`$$${name}x`, null] } } };
     if (typeof a.method === 'object') return customMongoAggregate(a.method, values, node, this.option);
@@ -474,7 +480,8 @@ export class MongoExpressionCompiler {
       case 'sum':
         return { $cond: [{ $eq: [{ $size: values }, 0] }, null, { $sum: values }] };
       case 'average':
-        return { $avg: values };
+        // Null over no values (mingo's $avg of an empty array is 0).
+        return { $cond: [{ $eq: [{ $size: values }, 0] }, null, { $avg: values }] };
       case 'min':
         return { $min: values };
       case 'max':

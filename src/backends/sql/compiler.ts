@@ -14,7 +14,15 @@ import { FIRST_STORED_DAY, LAST_STORED_DAY, formatInstant, instantFromPicos, par
 import { toBigInt, toNumber } from '../../reference/values.js';
 import { ODataError } from '../../errors/odata-error.js';
 import type { EntitySet, EnumType, NavigationProperty, Property, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundExpression, BoundLiteral, BoundPathStep, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import {
+  OUTER_IT,
+  type BoundAggregate,
+  type BoundExpression,
+  type BoundLiteral,
+  type BoundPathStep,
+  type BoundQueryOptions,
+  type BoundSearch,
+} from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { fromReference, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
 import { declaringType } from '../../model/navigation.js';
@@ -104,7 +112,14 @@ export function registerHierarchyTestCompiler(compile: HierarchyTestCompiler): v
 
 /** A lambda variable (see {@link Scope.variables}). */
 export type Variable =
-  | { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet }
+  /**
+   * A row of an entity. `level`: where the row is an outer query's (`$it` in the aggregate function,
+   * OUTER_IT), a condition on the aggregated rows that always holds; a value read from the row is
+   * `(SELECT value WHERE level)`, which ties each aggregate over it to the subquery's rows (an
+   * aggregate whose argument reads outer columns only belongs to the outer query, and SQLite
+   * places one that reads both there too).
+   */
+  | { readonly alias: string; readonly type: StructuredType; readonly set: EntitySet; readonly level?: string }
   | { readonly value: string }
   | { readonly element: string; readonly type: StructuredType };
 
@@ -232,7 +247,9 @@ export class SqlCompiler {
         return variable.value;
       }
       if ('element' in variable) return this.memberValue(node.steps, variable.element, variable.type);
-      current = { ...variable, variables: scope.variables };
+      const { level, ...row } = variable;
+      current = { ...row, variables: scope.variables };
+      if (level !== undefined) return `(SELECT ${this.steps(node.steps, current)} WHERE ${level})`;
     } else if (scope.element !== undefined) {
       return this.memberValue(node.steps, scope.element, scope.type);
     }
@@ -568,7 +585,16 @@ export class SqlCompiler {
     if (node.collection !== undefined) {
       const rows = this.collection(node.collection, scope);
       if (rows.kind !== 'entities') throw unsupported('the aggregate function of a collection of values');
-      return `(SELECT ${aggregates.aggregateValue(a, { ...rows.scope, variables: new Map() })} FROM ${rows.from} WHERE ${rows.where})`;
+      // `$it` in the aggregate expression: the row the path starts from (OUTER_IT), a correlated reference.
+      const found = scope.variables.get(OUTER_IT);
+      const outer = found !== undefined && 'alias' in found ? found : scope.element === undefined && scope.prefix === undefined ? scope : undefined;
+      const key = rows.scope.type.key.map((name) => rows.scope.type.properties.get(name)).find((p) => p !== undefined);
+      const variables = new Map<string, Variable>();
+      if (outer !== undefined && key !== undefined) {
+        const level = `${this.steps([{ kind: 'property', property: key, span: node.span }], { ...rows.scope, variables })} IS NOT NULL`;
+        variables.set(OUTER_IT, { alias: outer.alias, type: outer.type, set: outer.set, level });
+      }
+      return `(SELECT ${aggregates.aggregateValue(a, { ...rows.scope, variables })} FROM ${rows.from} WHERE ${rows.where})`;
     }
     const these = scope.these;
     if (these === undefined)
