@@ -416,6 +416,11 @@ export type BoundTransformation =
       readonly direction: RankDirection;
       /** The count (an integer), the percentage (0–100) or the sum limit. */
       readonly limit: number;
+      /**
+       * Instead of `limit`: a limit computed from the input collection, the same for every row
+       * (`topcount($these/$count div 3,Amount)`, 3.6.2); a count below 0 or null keeps no row.
+       */
+      readonly limitOver?: BoundExpression;
       readonly value: BoundExpression;
       readonly output: StructuredType;
       readonly span: Span;

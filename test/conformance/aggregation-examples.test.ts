@@ -39,7 +39,6 @@ const ROOT = 'http://localhost/service/';
 
 const REFUSED_ENTITY_GROUPING =
   'grouping by an entity-valued navigation property works (its properties are the keys); what fails is the rest of the request: $expand of it after the groupby (71b), $these/aggregate (87), topcount inside groupby (103)';
-const REFUSED_THESE = "refused: 400 unsupported_feature, '$these' paths (Data Aggregation) are not supported";
 const REFUSED_EXPAND_ALIAS =
   "refused: 400 type_mismatch, $expand of a join's or addnested's alias: the engine makes it a structured property, in the response without $expand (grammar/DEVIATIONS.md)";
 const REFUSED_ROLLUPNODE = "refused: 400 unsupported_feature, the function 'Aggregation.rollupnode' (the node of a rolluprecursive() portion) is not supported";
@@ -76,7 +75,6 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {
   'ex-99':
     "refused: 400 unknown_property, 'Sales' after the first groupby: its rows are no products (the text's note: by 3.2.3.1 the Sales were aggregated away)",
   // $these, the aggregate function, isdefined
-  'ex-44': REFUSED_THESE,
   'ex-83': "wrong answer, by the text's data: the response includes Paper, whose sales sum to 8 (example 76), below 10; the engine gives Coffee (12) only",
   // $crossjoin
   'ex-48': "refused: 501 not_implemented, this service does not serve 'crossjoin' requests",

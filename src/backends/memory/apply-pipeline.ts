@@ -266,10 +266,19 @@ function rank(node: Extract<BoundTransformation, { kind: 'rank' }>, compiler: Re
     { evaluate: (row) => (evaluate(row, NO_VARIABLES) === null ? 1 : 0), domain: domainOf({ kind: 'primitive', name: 'Edm.Int32' }), descending: false },
     { evaluate, domain, descending: node.direction === 'top' },
   ];
-  const limit = node.limit;
-  if (node.measure === 'count') return (rows) => sortRows(keys, rows).slice(0, limit);
+  // The limit: a literal, or computed once over the input (the current collection of $these).
+  const over = node.limitOver === undefined ? undefined : compiler.compile(node.limitOver);
+  const limitOf = (rows: readonly Row[]): number | null =>
+    over === undefined ? node.limit : toNumber(over(rows[0] ?? Object.create(null), NO_VARIABLES) as never);
+  if (node.measure === 'count')
+    return (rows) => {
+      const limit = limitOf(rows);
+      return limit === null || limit <= 0 ? [] : sortRows(keys, rows).slice(0, limit);
+    };
   const percent = node.measure === 'percent';
   return (rows) => {
+    const limit = limitOf(rows);
+    if (limit === null) return [];
     const sorted = sortRows(keys, rows);
     const values = sorted.map((row) => toNumber(evaluate(row, NO_VARIABLES)) ?? 0);
     const total = values.reduce((a, b) => a + b, 0);

@@ -305,10 +305,19 @@ class MongoApplyCompiler {
     const isNull = this.temporary('n');
     const fields: MongoDocument = { [value]: this.expressions.value(t.value, rootFrame(context)) };
     fields[isNull] = { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] };
+    // A limit computed from the input ($these): on every document, by the context's windows.
+    const limit = this.temporary('limit');
+    if (t.limitOver !== undefined) fields[limit] = this.expressions.value(t.limitOver, rootFrame(context));
     stages.push(...context.stages, { $addFields: { [value]: fields[value] } }, { $addFields: { [isNull]: fields[isNull] } });
+    if (t.limitOver !== undefined) stages.push({ $addFields: { [limit]: fields[limit] } });
     const sort = { [isNull]: 1, [value]: t.direction === 'top' ? -1 : 1 };
-    const temporary = [value, isNull];
-    if (t.measure === 'count') {
+    const temporary = t.limitOver === undefined ? [value, isNull] : [value, isNull, limit];
+    const bound: Aggregation = t.limitOver === undefined ? t.limit : `$${limit}`;
+    if (t.measure === 'count' && t.limitOver !== undefined) {
+      this.renumber(sort, stages);
+      // None where the limit is null.
+      stages.push({ $match: { $expr: { $and: [{ $ne: [`$${limit}`, null] }, { $lte: [`$${seq}`, `$${limit}`] }] } } });
+    } else if (t.measure === 'count') {
       this.renumber(sort, stages);
       stages.push({ $match: t.limit === 0 ? NOTHING : { [seq]: { $lte: t.limit } } });
     } else {
@@ -321,8 +330,13 @@ class MongoApplyCompiler {
         [before]: { $sum: `$${value}`, window: { documents: ['unbounded', -1] } },
         [total]: { $sum: `$${value}`, window: { documents: ['unbounded', 'unbounded'] } },
       });
-      const target = t.measure === 'percent' ? { $divide: [{ $multiply: [`$${total}`, t.limit] }, 100] } : t.limit;
-      stages.push({ $addFields: { [reached]: { $cond: [{ $gte: [{ $ifNull: [`$${before}`, 0] }, target] }, 1, 0] } } });
+      const target = t.measure === 'percent' ? { $divide: [{ $multiply: [`$${total}`, bound] }, 100] } : bound;
+      // (A null limit keeps no row.)
+      const reachedNow =
+        t.limitOver === undefined
+          ? { $gte: [{ $ifNull: [`$${before}`, 0] }, target] }
+          : { $or: [{ $eq: [`$${limit}`, null] }, { $gte: [{ $ifNull: [`$${before}`, 0] }, target] }] };
+      stages.push({ $addFields: { [reached]: { $cond: [reachedNow, 1, 0] } } });
       // Once reached, every later row is out too (values may be negative).
       stages.push({
         $setWindowFields: { sortBy: { [seq]: 1 }, output: { [reached]: { $max: `$${reached}`, window: { documents: ['unbounded', 'current'] } } } },

@@ -344,9 +344,10 @@ export class SqlApplyCompiler {
 
   /**
    * `rank` (topcount … bottomsum), in the value's order (highest first for `top`), null values last
-   * either way: `count` an ORDER BY … LIMIT; `percent` and `sum` the fewest rows (nulls counted as 0)
-   * whose values reach the limit (`percent`: that percentage of the total): a row is kept while the
-   * sum of the rows before it is below the limit. Sums in doubles, in that order, as the reference adds them.
+   * either way: `count` an ORDER BY … LIMIT (a limit computed from the input: the rows numbered up
+   * to it); `percent` and `sum` the fewest rows (nulls counted as 0) whose values reach the limit
+   * (`percent`: that percentage of the total): a row is kept until the sum of the rows before it
+   * first reaches the limit. Sums in doubles, in that order, as the reference adds them.
    */
   private rank(node: Extract<BoundTransformation, { kind: 'rank' }>, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
@@ -354,8 +355,17 @@ export class SqlApplyCompiler {
     const direction = node.direction === 'top' ? 'desc' : 'asc';
     const order = (scope: Scope): string =>
       `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
-    const ordered: ApplyRelation = { ...input, order };
+    // A limit computed from the input ($these): the input named, the limit a scalar subquery over it.
+    const over = node.limitOver;
+    const ordered: ApplyRelation = { ...(over === undefined ? input : this.shared(input)), order };
     const scope = this.scope(ordered);
+    if (node.measure === 'count' && over !== undefined) {
+      // The rows numbered in order; those numbered up to the limit (none where it is null).
+      const number = this.quote(`~number ${scope.alias}`);
+      const numbered = `(SELECT ${scope.alias}.*, ROW_NUMBER() OVER (ORDER BY ${this.totalOrder(ordered, scope)}) AS ${number} FROM ${this.fromOf(ordered, scope)})`;
+      const outer = this.alias();
+      return { ...ordered, from: `(SELECT ${outer}.* FROM ${numbered} ${outer} WHERE ${outer}.${number} <= ${c.expression(over, scope)})` };
+    }
     if (node.measure === 'count') {
       const paging = c.dialect.paging(c.value(node.limit, 'rowCount'), undefined);
       return { ...ordered, from: `(SELECT ${scope.alias}.* FROM ${this.fromOf(ordered, scope)} ORDER BY ${this.totalOrder(ordered, scope)} ${paging})` };
@@ -364,13 +374,22 @@ export class SqlApplyCompiler {
     // Helper columns under names no OData identifier has (they ride along in later `*` selects).
     const before = this.quote(`~before ${scope.alias}`);
     const total = this.quote(`~total ${scope.alias}`);
-    const frame = `ORDER BY ${this.totalOrder(ordered, scope)} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
-    const sums = `SUM(${amount}) OVER (${frame}) AS ${before}, SUM(${amount}) OVER () AS ${total}`;
+    const sequence = this.quote(`~sequence ${scope.alias}`);
+    const reached = this.quote(`~reached ${scope.alias}`);
+    const rowOrder = this.totalOrder(ordered, scope);
+    const frame = `ORDER BY ${rowOrder} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING`;
+    const sums = `SUM(${amount}) OVER (${frame}) AS ${before}, SUM(${amount}) OVER () AS ${total}, ROW_NUMBER() OVER (ORDER BY ${rowOrder}) AS ${sequence}`;
     const windowed = `(SELECT ${scope.alias}.*, ${sums} FROM ${this.fromOf(ordered, scope)})`;
+    const middle = this.alias();
+    const limit = over === undefined ? c.value(node.limit, 'double') : c.dialect.double(c.expression(over, scope));
+    const target = node.measure === 'percent' ? `(${middle}.${total} * ${limit}) / 100` : limit;
+    // Once the sum before a row reaches the target, that row and every later one are out, though
+    // values may be negative and the sum fall back below it (a null target: every row).
+    const reaches = `${over === undefined ? '' : `${target} IS NULL OR `}COALESCE(${middle}.${before}, 0) >= ${target}`;
+    const flag = `MAX(CASE WHEN ${reaches} THEN 1 ELSE 0 END) OVER (ORDER BY ${middle}.${sequence} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+    const flagged = `(SELECT ${middle}.*, ${flag} AS ${reached} FROM ${windowed} ${middle})`;
     const outer = this.alias();
-    const limit = c.value(node.limit, 'double');
-    const target = node.measure === 'percent' ? `(${outer}.${total} * ${limit}) / 100` : limit;
-    return { ...ordered, from: `(SELECT ${outer}.* FROM ${windowed} ${outer} WHERE COALESCE(${outer}.${before}, 0) < ${target})` };
+    return { ...ordered, from: `(SELECT ${outer}.* FROM ${flagged} ${outer} WHERE ${outer}.${reached} = 0)` };
   }
 
   /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */

@@ -15,6 +15,7 @@ import type {
   BoundAggregate,
   BoundFromStep,
   BoundApply,
+  BoundExpression,
   BoundGroupKey,
   BoundNestItem,
   BoundPath,
@@ -25,6 +26,7 @@ import type {
   RankMeasure,
 } from '../bound-ast.js';
 import { registerAggregateBinder } from '../bind-expression.js';
+import { expressionChildren } from '../walk/expression-children.js';
 import type { ApplyContext, Input } from './apply-context.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
 import { aggregateType } from './aggregate-types.js';
@@ -219,6 +221,23 @@ class ApplyBinder {
   private rank(node: RankingNode, input: Input): BoundTransformation {
     const { measure, direction } = RANKINGS[node.kind];
     const limitExpression = this.context.binder(input, 'filter').bind(node.limit, false);
+    // A limit computed from the input collection (`topcount($these/$count div 3,Amount)`, 3.6.2):
+    // the same for every row, evaluated once over the transformation's input.
+    if (limitExpression.kind !== 'literal' && sameForEveryRow(limitExpression)) {
+      const counted = measure === 'count';
+      if (counted ? !isIntegerType(limitExpression.type) : !isNumeric(limitExpression.type)) {
+        const wanted = counted ? 'an integer' : 'a number';
+        this.fail(
+          'type_mismatch',
+          `The first argument of ${node.kind}() must be ${wanted}, but is of type '${typeName(limitExpression.type)}'.`,
+          node.limit.span,
+        );
+      }
+      const value = this.context.binder(input, 'orderby').bind(node.value, false);
+      if (!isNumeric(value.type))
+        this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
+      return { kind: 'rank', measure, direction, limit: 0, limitOver: limitExpression, value, output: input.type, span: node.span };
+    }
     const literal = limitExpression.kind === 'literal' ? limitExpression.value : null;
     const limit = typeof literal === 'number' || typeof literal === 'bigint' || typeof literal === 'string' ? Number(literal) : Number.NaN;
     const counted = measure === 'count';
@@ -734,4 +753,23 @@ function sameShape(a: Property, b: Property, depth = 0): boolean {
 function typeKey(property: Property): string {
   const type = property.type;
   return type.kind === 'primitive' ? type.name : type.type.qualifiedName;
+}
+
+/**
+ * Whether `node` has the same value for every row of the collection it is evaluated among: it
+ * reads no row, only literals, `$these/aggregate(…)` and `$these/$count`, and functions of them.
+ */
+function sameForEveryRow(node: BoundExpression): boolean {
+  switch (node.kind) {
+    case 'aggregateValue':
+      return node.collection === undefined;
+    case 'path':
+    case 'lambda':
+    case 'count':
+    case 'defined':
+    case 'hierarchyTest':
+      return false;
+    default:
+      return expressionChildren(node).every(sameForEveryRow);
+  }
 }

@@ -136,8 +136,9 @@ const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K
     return path === t.path && start === t.start && orderBy === t.orderBy ? t : { ...t, path, orderBy, ...(start === undefined ? {} : { start }) };
   },
   rank: (t, rewrite) => {
+    const limitOver = t.limitOver === undefined ? undefined : rewrite(t.limitOver);
     const value = rewrite(t.value);
-    return value === t.value ? t : { ...t, value };
+    return value === t.value && limitOver === t.limitOver ? t : { ...t, value, ...(limitOver === undefined ? {} : { limitOver }) };
   },
 };
 
