@@ -198,9 +198,14 @@ class QueryBinder {
     const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter', computed).bind(query.filter, true);
     const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level, computed);
     const expandedNames = new Set<string>();
-    const expand = this.expand(query.expand ?? [], level, expandedNames);
+    const made: { property: Property; span: Span }[] = [];
+    const expand = this.expand(query.expand ?? [], level, expandedNames, made);
     const dynamic: BoundComputeItem[] = [];
-    const selected = this.select(query.select, level, computed, dynamic);
+    const chosen = this.select(query.select, level, computed, dynamic);
+    // An alias of join, addnested or rolluprecursive expanded (examples 39, 91): returned with the row, selected or not.
+    const missing = chosen.all ? [] : made.filter(({ property }) => !chosen.properties.some((p) => p.path.length === 1 && p.path[0] === property));
+    const selected =
+      missing.length === 0 ? chosen : { ...chosen, properties: [...chosen.properties, ...missing.map(({ property, span }) => ({ path: [property], span }))] };
     // Dynamic properties in $select are returned as computed values are (and compiled as they are).
     const compute = dynamic.length === 0 ? computed?.items : [...(computed?.items ?? []), ...dynamic];
     const select = dynamic.length === 0 ? selected : { ...selected, computed: [...(selected.computed ?? []), ...dynamic.map((d) => d.name)] };
@@ -452,7 +457,13 @@ class QueryBinder {
     };
   }
 
-  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>): BoundExpandItem[] {
+  /**
+   * `made` collects the structured properties `$apply` made (the alias of `join`, `outerjoin`,
+   * `addnested` or `rolluprecursive`, Data Aggregation 3.4.3, 3.5.2, 6.3) that are expanded
+   * without options: the spec expands them as navigation properties; here they are values of the
+   * row, returned whole.
+   */
+  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>, made: { property: Property; span: Span }[] = []): BoundExpandItem[] {
     const option = level.option('expand');
     const result: BoundExpandItem[] = [];
     for (const item of items) {
@@ -487,6 +498,19 @@ class QueryBinder {
           member = found;
         }
         if (member === undefined) fail('type_mismatch', `An $expand path must end with a navigation property`, option, item.span.start);
+        if (member.kind !== 'navigation' && item.path.length === 1 && this.madeByApply(type, member)) {
+          if (item.options !== undefined)
+            fail(
+              'unsupported_feature',
+              `Options in $expand of '${member.name}', which $apply made a value of the row, are not supported`,
+              option,
+              item.span.start,
+            );
+          if (expanded.has(member.name)) fail('syntax_error', `The property '${member.name}' is expanded more than once.`, option, item.span.start);
+          expanded.add(member.name);
+          made.push({ property: member, span: item.span });
+          continue;
+        }
         if (member.kind !== 'navigation')
           fail(
             'type_mismatch',
@@ -506,6 +530,13 @@ class QueryBinder {
       }
     }
     return result;
+  }
+
+  /** Whether `property` of `type` is a structured value `$apply` made (no property of the model's own type). */
+  private madeByApply(type: StructuredType, property: Property): boolean {
+    if (property.type.kind !== 'entity' && property.type.kind !== 'complex') return false;
+    const declared = this.model.types.get(type.qualifiedName);
+    return declared === undefined || declared.kind === 'enum' || declared.properties.get(property.name) !== property;
   }
 
   private expandable(level: Level, navigation: NavigationProperty): boolean {

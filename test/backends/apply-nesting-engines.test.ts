@@ -21,6 +21,9 @@ const EVERYWHERE: readonly string[] = [
   "$apply=join(children as c)/filter(c/name ne 'x')/compute(c/n32 add n32 as s)&$filter=s gt 0&$orderby=s desc,id,c/id&$top=5",
   '$apply=outerjoin(children as c,aggregate(n32 with sum as total,$count as n))/groupby((c/n),aggregate($count as rows))',
   '$apply=join(children as c,aggregate(n32 with sum as total,$count as n,dbl with max as top))/groupby((c/n),aggregate($count as rows,c/total with sum as all))',
+  // $expand of the alias (example 39): it is a value of the row, returned though $select leaves it out.
+  '$apply=join(children as c)&$select=id&$expand=c&$orderby=id,c/id',
+  '$apply=outerjoin(children as c)&$expand=c&$orderby=id,c/id',
 ];
 
 /** addnested and nest: MariaDB refuses addnested with transformations (a derived table cannot read the outer row). */
@@ -119,6 +122,25 @@ describe('binding and printing', () => {
     ]) {
       expect(printQuery(parseQuery(`$apply=${apply}`))).toBe(`$apply=${apply}`);
     }
+  });
+
+  it("$expand of an alias $apply made: without options it returns the value; with options, or of a model's own complex property, refused", () => {
+    const query = (text: string): string => {
+      try {
+        const bound = bindQuery(parseQuery(text), { model: fuzzModel, entitySet: FUZZ_SET });
+        return bound.select.properties.map((p) => p.path.map((q) => q.name).join('/')).join(',');
+      } catch (error) {
+        if (error instanceof ODataError) return `${error.code}`;
+        throw error;
+      }
+    };
+    expect(query('$apply=join(children as c)&$select=id&$expand=c')).toBe('id,c');
+    expect(query('$apply=addnested(children,filter(flag eq true) as kids)&$select=id&$expand=kids')).toBe('id,kids');
+    expect(query('$apply=join(children as c)&$select=id,c&$expand=c')).toBe('id,c');
+    expect(query('$apply=join(children as c)&$expand=c($select=id)')).toBe('unsupported_feature');
+    expect(query('$apply=join(children as c)&$expand=c,c')).toBe('syntax_error');
+    expect(query('$apply=join(children as c)&$expand=address')).toBe('type_mismatch');
+    expect(query('$expand=address')).toBe('type_mismatch');
   });
 
   it('refuses what the text does not allow, with an ODataError', () => {
