@@ -108,7 +108,14 @@ export const PROBES: readonly (readonly [string, string])[] = [
     '$apply=outerjoin(children as c,filter(price gt 1))/groupby((name,c/name),aggregate($count as n))',
   ],
   ['`$apply`: `nest`, `addnested` (3.4.3, 3.5.2)', '$apply=addnested(children,aggregate(price with sum as total) as sums)/nest(identity as all)'],
-  ['`$apply`: `groupby` whose nested transformations end in other than `aggregate` (3.2.3.1)', '$apply=groupby((level),topcount(1,price))'],
+  [
+    '`$apply`: `groupby` whose nested transformations end in `topcount`, `bottomcount` or `orderby` with `top`/`skip` (3.2.3.1)',
+    '$apply=groupby((level),filter(price gt 0)/topcount(1,price))/groupby((name),orderby(ratio)/skip(1)/top(2))',
+  ],
+  [
+    '`$apply`: `groupby` whose nested transformations end in another transformation (`nest`, `toppercent`…, 3.2.3.1)',
+    '$apply=groupby((level),nest(filter(price gt 0) as cheap))',
+  ],
   [
     '`$apply`: `ancestors`, `descendants` (recursive hierarchies)',
     "$apply=descendants($root/items,Tree,id,filter(name eq 'a'),2,keep start)/ancestors($root/items,Tree,id,filter(price gt 1))",

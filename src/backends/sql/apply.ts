@@ -284,7 +284,10 @@ export class SqlApplyCompiler {
       case 'groupby': {
         if (node.recursive !== undefined) throw unsupported('rolluprecursive() (a portion per node of the hierarchy is not compiled to SQL)', node.recursive);
         const last = node.apply[node.apply.length - 1];
-        if (last !== undefined && last.kind !== 'aggregate') throw unsupported('a groupby() whose nested transformations do not end with aggregate()', last);
+        if (last !== undefined && last.kind !== 'aggregate') {
+          if (node.sets !== undefined) throw unsupported('a groupby() with rollup whose nested transformations do not end with aggregate()', last);
+          return this.groupRows(node.keys, node.apply, node.output, input);
+        }
         const steps = node.apply.slice(0, -1);
         const aggregates = last?.kind === 'aggregate' ? last.aggregates : [];
         if (node.sets !== undefined) return this.rollup(node.keys, node.sets, steps, aggregates, node.output, input);
@@ -564,6 +567,87 @@ export class SqlApplyCompiler {
   }
 
   /** The expression a grouping key groups by (see `aggregate`); `value` is the key's value. */
+  /**
+   * A `groupby` whose nested transformations end in other than `aggregate` (Data Aggregation
+   * 3.2.3.1): each row they give, with the group's grouping properties. Row-wise ones (`filter`,
+   * `search`, `compute`) run on the whole input (a group's rows pass them as they would alone);
+   * then a ranking by count (`topcount`, `bottomcount`) or an `orderby` with `top`/`skip` numbers each
+   * group's rows in that order (`ROW_NUMBER() OVER (PARTITION BY` the grouping values, strings by
+   * code point) and keeps those in range. Other endings are refused.
+   */
+  private groupRows(keys: readonly BoundGroupKey[], nested: readonly BoundTransformation[], output: StructuredType, input: ApplyRelation): ApplyRelation {
+    const c = this.compiler;
+    let rows = input;
+    let at = 0;
+    for (; at < nested.length; at++) {
+      const step = nested[at] as BoundTransformation;
+      if (step.kind === 'identity') continue;
+      if (step.kind !== 'filter' && step.kind !== 'search' && step.kind !== 'compute') break;
+      // $these inside groupby() is the group's rows: not compiled here.
+      if ((step.kind === 'filter' && usesThese([step.predicate])) || (step.kind === 'compute' && usesThese(step.items.map((item) => item.expression))))
+        throw unsupported(`'$these' inside groupby()`, step);
+      rows = this.transformation(step, rows);
+    }
+    if (rows.presence !== undefined)
+      throw unsupported('groupby() of rows of different properties (after rollup() or concat()) without aggregate()', nested[0] as BoundTransformation);
+    // The order within each group, and which rows of it are kept: [from, to) of the numbers 1, 2, ….
+    let order: ((scope: Scope) => string) | undefined;
+    let from = 0;
+    let to = Number.POSITIVE_INFINITY;
+    const tail = nested.slice(at);
+    const rank = tail[0]?.kind === 'rank' && tail.length === 1 ? tail[0] : undefined;
+    if (rank !== undefined) {
+      if (rank.measure !== 'count' || rank.limitOver !== undefined)
+        throw unsupported(
+          `the transformation '${rank.measure === 'count' ? 'topcount' : `top${rank.measure}`}' with this limit inside groupby() without aggregate()`,
+          rank,
+        );
+      const value = rank.value;
+      const direction = rank.direction === 'top' ? 'desc' : 'asc';
+      order = (scope) =>
+        `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+      to = rank.limit;
+    } else {
+      for (const [i, step] of tail.entries()) {
+        if (step.kind === 'orderby' && i === 0) {
+          const items = step.items;
+          order = (scope) => this.orderItems(items, scope);
+        } else if (step.kind === 'top') to = Math.min(to, from + step.count);
+        else if (step.kind === 'skip') from = Math.min(from + step.count, to);
+        else
+          throw unsupported(
+            `the transformation '${step.kind}' at the end of groupby() (only filter, search, compute, then orderby, top, skip, or a topcount)`,
+            step,
+          );
+      }
+    }
+    const ordered: ApplyRelation = order === undefined ? rows : { ...rows, order };
+    const scope = this.scope(ordered);
+    const grouped = new Set(keys.map((key) => key.names[0]));
+    const columns = keys.map((key) => `${c.expression(key.path, scope)} AS ${this.quote(this.column(output, key.names))}`);
+    const own = this.leaves(rows.type);
+    for (const leaf of this.leaves(output)) {
+      if (grouped.has(leaf.path[0]?.name as string)) continue;
+      const names = leaf.path.map((p) => p.name).join('/');
+      const found = own.find((candidate) => candidate.path.map((p) => p.name).join('/') === names);
+      if (found === undefined) throw unsupported(`the property '${names}' of a groupby() without aggregate()`, nested[0] as BoundTransformation);
+      columns.push(`${scope.alias}.${this.quote(found.column)} AS ${this.quote(leaf.column)}`);
+    }
+    const base = { type: output, entity: false, ...(rows.with === undefined ? {} : { with: rows.with }) };
+    if (from === 0 && to === Number.POSITIVE_INFINITY) return { ...base, from: `(SELECT ${columns.join(', ')} FROM ${this.fromOf(ordered, scope)})` };
+    if (to <= from) return { ...base, from: `(SELECT ${columns.join(', ')} FROM ${this.fromOf(ordered, scope)} WHERE 1 = 0)` };
+    const partition = keys.map((key) => this.groupExpression(key, scope)).join(', ');
+    const number = this.quote(`~number ${scope.alias}`);
+    const window = `ROW_NUMBER() OVER (${partition === '' ? '' : `PARTITION BY ${partition} `}ORDER BY ${this.totalOrder(ordered, scope)})`;
+    const numbered = `(SELECT ${columns.join(', ')}, ${window} AS ${number} FROM ${this.fromOf(ordered, scope)})`;
+    const outer = this.alias();
+    const range = [
+      ...(from > 0 ? [`${outer}.${number} > ${c.value(from, 'rowCount')}`] : []),
+      ...(to < Number.POSITIVE_INFINITY ? [`${outer}.${number} <= ${c.value(to, 'rowCount')}`] : []),
+    ];
+    return { ...base, from: `(SELECT ${outer}.* FROM ${numbered} ${outer} WHERE ${range.join(' AND ')})` };
+  }
+
   private groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
     const dialect = this.compiler.dialect;
     if (isUntyped(key.path.type)) return `(${value})`;
