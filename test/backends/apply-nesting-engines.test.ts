@@ -24,6 +24,10 @@ const EVERYWHERE: readonly string[] = [
   // $expand of the alias (example 39): it is a value of the row, returned though $select leaves it out.
   '$apply=join(children as c)&$select=id&$expand=c&$orderby=id,c/id',
   '$apply=outerjoin(children as c)&$expand=c&$orderby=id,c/id',
+  // Filters before the aggregate: a condition of each scalar subquery.
+  '$apply=join(children as c,filter(n32 gt 0)/aggregate($count as n))',
+  "$apply=outerjoin(children as c,filter(flag eq true)/filter(name ne 'x')/aggregate(n32 with sum as s,$count as n,dbl with max as m))/groupby((c/n),aggregate($count as rows))",
+  '$apply=join(children as c,identity/filter(n16 lt 0)/aggregate(n32 mul $it/n16 with max as m))',
 ];
 
 /** addnested and nest: MariaDB refuses addnested with transformations (a derived table cannot read the outer row). */
@@ -35,10 +39,7 @@ const NESTING: readonly string[] = [
 ];
 
 /** Queries MongoDB runs too; every SQL engine refuses them. */
-const ON_MONGO: readonly string[] = [
-  '$apply=join(children as c,filter(n32 gt 0)/aggregate($count as n))',
-  '$apply=join(children as c)/groupby((c/parent/name),aggregate($count as n))',
-];
+const ON_MONGO: readonly string[] = ['$apply=join(children as c)/groupby((c/parent/name),aggregate($count as n))'];
 
 /** groupby ending in other than aggregate (3.2.3.1) that SQL runs (row-wise steps, then a topcount or orderby/top/skip per group); MongoDB refuses them. */
 const ON_SQL: readonly string[] = [

@@ -5,12 +5,13 @@
  * columns of a structured value), so that later transformations and options read `c/name` like a
  * path into a complex value. Nested transformations that keep rows apart (`filter`, `compute`,
  * `search`, `identity`) run on the related table first, a derived table under the join's alias;
- * others (`aggregate`, `groupby`, `topcount`…) would need the row's own related entities
+ * an `aggregate` (after filters) is a scalar subquery per aggregate; others (`groupby`,
+ * `topcount`…, an `aggregate` after `compute`) would need the row's own related entities
  * (a lateral join) and are refused, as are collections of complex values and link tables with
  * nested transformations.
  */
 import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundExpression, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundTransformation } from '../../semantic/bound-ast.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { complexLeaves } from './mapping.js';
@@ -38,7 +39,9 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
   };
   const name = node.outer ? 'outerjoin()' : 'join()';
   const last = node.apply.at(-1);
-  if (last?.kind === 'aggregate' && node.apply.length === 1) return aggregatedJoin(node, last, scope, from, compiler);
+  const before = node.apply.slice(0, -1);
+  if (last?.kind === 'aggregate' && before.every((t) => t.kind === 'filter' || t.kind === 'search' || t.kind === 'identity'))
+    return aggregatedJoin(node, last, before, scope, from, compiler);
   const other = node.apply.find((t) => !ROW_WISE.has(t.kind));
   if (other !== undefined)
     refuse(
@@ -70,23 +73,28 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
 }
 
 /**
- * `join(Nav as A,aggregate(…))`: one row per input row (an aggregate of no related entities is
- * still a row, 3.5.1 step 2), each aggregate the aggregate function over the row's related
- * entities (`Nav/aggregate(…)`, a scalar subquery), a column under the alias.
+ * `join(Nav as A,aggregate(…))`, also after `filter`/`search`: one row per input row (an aggregate
+ * of no related entities is still a row, 3.5.1 step 2), each aggregate the aggregate function over
+ * the row's related entities that pass the filters (`Nav/aggregate(…)`, a scalar subquery), a
+ * column under the alias.
  */
 function aggregatedJoin(
   node: Join,
   last: Extract<BoundTransformation, { kind: 'aggregate' }>,
+  before: readonly BoundTransformation[],
   scope: Scope,
   from: () => string,
   compiler: SqlCompiler,
 ): string {
   const alias = node.output.properties.get(node.alias) as Property;
   const quote = compiler.dialect.quote.bind(compiler.dialect);
+  const conditions = (related: Scope): string[] =>
+    before.flatMap((t) => (t.kind === 'filter' ? [compiler.condition(t.predicate, related)] : t.kind === 'search' ? [compiler.search(t.search, related)] : []));
+  const keep = before.some((t) => t.kind !== 'identity') ? (related: Scope): string => conditions(related).join(' AND ') : undefined;
   const columns = last.aggregates.map((aggregate) => {
-    const value: BoundExpression = { kind: 'aggregateValue', collection: node.path, aggregate, type: aggregate.type, span: aggregate.span };
     const leaf = complexLeaves(node.output, alias, compiler.mapping).find((l) => l.path[1]?.name === aggregate.alias);
-    return `${compiler.expression(value, scope)} AS ${quote((leaf as { column: string }).column)}`;
+    const value = compiler.relatedAggregate(node.path, aggregate, scope, aggregate.span, keep);
+    return `${value} AS ${quote((leaf as { column: string }).column)}`;
   });
   return `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()})`;
 }

@@ -19,6 +19,7 @@ import {
   type BoundAggregate,
   type BoundExpression,
   type BoundLiteral,
+  type BoundPath,
   type BoundPathStep,
   type BoundQueryOptions,
   type BoundSearch,
@@ -579,23 +580,10 @@ export class SqlCompiler {
   private aggregateValue(node: Extract<BoundExpression, { kind: 'aggregateValue' }>, scope: Scope): string {
     const a = node.aggregate;
     if (a.through !== undefined) throw unsupported('aggregating along a navigation path in the aggregate function');
+    if (node.collection !== undefined) return this.relatedAggregate(node.collection, a, scope, node.span);
     const compile = aggregateCompiler;
     if (compile === undefined) throw unsupported('the aggregate function without the $apply compiler');
     const aggregates = { aggregateValue: (aggregate: BoundAggregate, over: Scope): string => compile(this, aggregate, over, `${this.nextAlias()}a`) };
-    if (node.collection !== undefined) {
-      const rows = this.collection(node.collection, scope);
-      if (rows.kind !== 'entities') throw unsupported('the aggregate function of a collection of values');
-      // `$it` in the aggregate expression: the row the path starts from (OUTER_IT), a correlated reference.
-      const found = scope.variables.get(OUTER_IT);
-      const outer = found !== undefined && 'alias' in found ? found : scope.element === undefined && scope.prefix === undefined ? scope : undefined;
-      const key = rows.scope.type.key.map((name) => rows.scope.type.properties.get(name)).find((p) => p !== undefined);
-      const variables = new Map<string, Variable>();
-      if (outer !== undefined && key !== undefined) {
-        const level = `${this.steps([{ kind: 'property', property: key, span: node.span }], { ...rows.scope, variables })} IS NOT NULL`;
-        variables.set(OUTER_IT, { alias: outer.alias, type: outer.type, set: outer.set, level });
-      }
-      return `(SELECT ${aggregates.aggregateValue(a, { ...rows.scope, variables })} FROM ${rows.from} WHERE ${rows.where})`;
-    }
     const these = scope.these;
     if (these === undefined)
       throw unsupported(`'$these' here (only in $filter, $orderby and $compute without $apply, and in filter() and compute() of $apply)`);
@@ -603,6 +591,31 @@ export class SqlCompiler {
     const where = these.restricted === true ? this.scopeCondition(alias) : '';
     const inner: Scope = { alias, type: these.type, set: scope.set, variables: new Map() };
     return `(SELECT ${aggregates.aggregateValue(a, inner)} FROM ${these.from} ${alias}${where === '' ? '' : ` WHERE ${where}`})`;
+  }
+
+  /**
+   * The aggregate function over the related entities of `collection` (a scalar subquery), only
+   * those `keep` holds for when it is given (the filters of a `join`'s nested transformations).
+   */
+  relatedAggregate(collection: BoundPath, a: BoundAggregate, scope: Scope, span: BoundAggregate['span'], keep?: (related: Scope) => string): string {
+    if (a.through !== undefined) throw unsupported('aggregating along a navigation path in the aggregate function');
+    const compile = aggregateCompiler;
+    if (compile === undefined) throw unsupported('the aggregate function without the $apply compiler');
+    const aggregates = { aggregateValue: (aggregate: BoundAggregate, over: Scope): string => compile(this, aggregate, over, `${this.nextAlias()}a`) };
+    const rows = this.collection(collection, scope);
+    if (rows.kind !== 'entities') throw unsupported('the aggregate function of a collection of values');
+    // `$it` in the aggregate expression: the row the path starts from (OUTER_IT), a correlated reference.
+    const found = scope.variables.get(OUTER_IT);
+    const outer = found !== undefined && 'alias' in found ? found : scope.element === undefined && scope.prefix === undefined ? scope : undefined;
+    const key = rows.scope.type.key.map((name) => rows.scope.type.properties.get(name)).find((p) => p !== undefined);
+    const variables = new Map<string, Variable>();
+    if (outer !== undefined && key !== undefined) {
+      const level = `${this.steps([{ kind: 'property', property: key, span }], { ...rows.scope, variables })} IS NOT NULL`;
+      variables.set(OUTER_IT, { alias: outer.alias, type: outer.type, set: outer.set, level });
+    }
+    const related: Scope = { ...rows.scope, variables };
+    const kept = keep === undefined ? '' : ` AND ${keep(related)}`;
+    return `(SELECT ${aggregates.aggregateValue(a, related)} FROM ${rows.from} WHERE ${rows.where}${kept})`;
   }
 
   private count(node: Extract<BoundExpression, { kind: 'count' }>, scope: Scope): string {
