@@ -184,15 +184,17 @@ export class SqlCompiler {
    */
   private storedColumn(
     column: StoredColumn,
-    scope: { alias: string; type: StructuredType },
+    scope: { alias: string; type: StructuredType; prefix?: string },
     navigation: NavigationProperty,
     declaring: StructuredType,
   ): string {
     if (column.property !== undefined) {
       if (scope.type.properties.get(column.property.name) === undefined)
         throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${column.property.name}'`);
-      return this.column(scope.type, column.property, scope.alias);
+      return this.column(scope.type, column.property, scope.alias, scope.prefix);
     }
+    // An entity held as a value (a join's alias) keeps its declared properties only: no foreign key column.
+    if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types without a referential constraint');
     if (!derivesFrom(scope.type, declaring) && !derivesFrom(declaring, scope.type) && scope.type !== navigation.target)
       throw unsupported(`the navigation property '${navigation.name}' on rows without its column '${column.column}'`);
     return `${scope.alias}.${this.dialect.quote(this.storedName(column.column))}`;
@@ -319,11 +321,11 @@ export class SqlCompiler {
         if (more) throw unsupported('paths into this property');
         return this.column(scope.type, step.property, scope.alias, scope.prefix);
       case 'navigation': {
-        if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types');
+        // From a value held flattened (a join's alias, a complex value): through a referential constraint, whose properties are its columns.
         if (step.navigation.collection) throw unsupported(`the collection '${step.navigation.name}' as a value; use any(), all() or $count`);
         const joins = scope.joins;
         if (joins !== undefined) {
-          const key = `${scope.alias}/${step.navigation.name}`;
+          const key = `${scope.alias}/${scope.prefix ?? ''}/${step.navigation.name}`;
           let joined = joins.scopes.get(key);
           if (joined === undefined) {
             const related = this.related(step, scope);
