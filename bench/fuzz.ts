@@ -81,6 +81,8 @@ const { values } = parseArgs({
     models: { type: 'string', default: '1' },
     /** `--model generated`: leave open types out (`generateModel({ openTypes: false })`). */
     'no-open': { type: 'boolean', default: false },
+    /** `--model generated`: leave recursive hierarchies out (`generateModel({ hierarchies: false })`: the models of campaigns before 2026-11-28). */
+    'no-hierarchies': { type: 'boolean', default: false },
   },
 });
 
@@ -118,7 +120,7 @@ function campaignData(): Campaign[] {
     const count = Number(values.models);
     const campaigns: Campaign[] = [];
     for (let modelSeed = first; modelSeed < first + count; modelSeed++) {
-      const model = generateModel({ seed: modelSeed, openTypes: values['no-open'] !== true });
+      const model = generateModel({ seed: modelSeed, openTypes: values['no-open'] !== true, hierarchies: values['no-hierarchies'] !== true });
       const data = generateStoredData(model, { seed: modelSeed });
       const sets = [...model.entitySets.keys()].filter((set) => model.entitySets.get(set)?.container === undefined);
       for (const set of sets)
@@ -274,6 +276,7 @@ async function runSplit(groups: readonly (readonly TargetName[])[]): Promise<Cam
     .flatMap((k) => [`--${k}`, String(values[k as keyof typeof values])]);
   passed[passed.indexOf('--seed') + 1] = String(seed);
   if (values['no-open'] === true) passed.push('--no-open');
+  if (values['no-hierarchies'] === true) passed.push('--no-hierarchies');
   const started = performance.now();
   const children = groups.map(
     (group) =>
@@ -370,7 +373,9 @@ const run = {
   split,
   ...(stop.signal.aborted || values.merge !== undefined ? { stoppedEarly: true } : {}),
   ...(values.model === undefined ? {} : { model: values.model }),
-  ...(generated === undefined ? {} : { modelSeeds: generated, entitySets: CAMPAIGNS.length, openTypes: values['no-open'] !== true }),
+  ...(generated === undefined
+    ? {}
+    : { modelSeeds: generated, entitySets: CAMPAIGNS.length, openTypes: values['no-open'] !== true, hierarchies: values['no-hierarchies'] !== true }),
   queries: report.queries,
   bound: report.bound,
   seconds: Number(report.seconds.toFixed(1)),

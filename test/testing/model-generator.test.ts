@@ -66,9 +66,19 @@ describe('generateModel', () => {
   it('leaves out what the options turn off', () => {
     for (const seed of SEEDS.slice(0, 20)) {
       const shapes = generatedModelShapes(
-        generateModel({ seed, openTypes: false, geo: false, containment: false, derivedTypes: false, primitiveCollections: false, complexCollections: false }),
+        generateModel({
+          seed,
+          openTypes: false,
+          geo: false,
+          containment: false,
+          derivedTypes: false,
+          primitiveCollections: false,
+          complexCollections: false,
+          hierarchies: false,
+        }),
       );
       for (const off of [
+        'recursive hierarchy',
         'open type',
         'spatial property',
         'containment',

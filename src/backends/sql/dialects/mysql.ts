@@ -49,6 +49,15 @@ function decimalScale(value: unknown): number {
   return Math.min(30, Math.max(0, (match[1]?.length ?? 0) - Number(match[2] ?? 0)));
 }
 
+/** The digits after the point a decimal number's text needs, trailing zeros left out (`1e-300` → 300, `1.50` → 1). */
+function fractionDigits(value: unknown): number {
+  const match = /^[-+]?(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(String(value));
+  if (match === null) return 0;
+  const digits = `${match[1] ?? ''}${match[2] ?? ''}`.replace(/0+$/, '');
+  if (/^0*$/.test(digits)) return 0;
+  return Math.max(0, digits.length - (match[1]?.length ?? 0) - Number(match[3] ?? 0));
+}
+
 /** The digits before the point of a decimal number's text (`1.5e3` → 4, `0.01` → 0). */
 function integerDigits(value: unknown): number {
   const match = /^[-+]?0*(\d*)(?:\.\d*)?(?:[eE]([-+]?\d+))?$/.exec(String(value));
@@ -330,6 +339,14 @@ export const mysql: Dialect = {
     // would saturate to 65 nines (seed 20261136); it is refused instead.
     if (kind === 'decimal' && value !== null && integerDigits(value) + decimalScale(value) > 65) {
       throw new ODataError({ code: 'unsupported_feature', reason: 'MySQL and MariaDB hold at most 65 digits of a Decimal', appendLocation: false });
+    }
+    // And 30 after the point: a value with more (`cast(1e-300,Edm.Decimal)`) would be rounded (to 0).
+    if (kind === 'decimal' && value !== null && fractionDigits(value) > 30) {
+      throw new ODataError({
+        code: 'unsupported_feature',
+        reason: 'MySQL and MariaDB hold at most 30 digits after the point of a Decimal',
+        appendLocation: false,
+      });
     }
     if (kind === 'guid' && typeof value === 'string') return value.toLowerCase();
     if (kind === 'timestamp') return utcDateTime(value);
