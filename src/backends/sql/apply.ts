@@ -356,8 +356,7 @@ export class SqlApplyCompiler {
     const c = this.compiler;
     const value = node.value;
     const direction = node.direction === 'top' ? 'desc' : 'asc';
-    const order = (scope: Scope): string =>
-      `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+    const order = (scope: Scope): string => this.rankOrder(value, direction, scope);
     // A limit computed from the input ($these): the input named, the limit a scalar subquery over it.
     const over = node.limitOver;
     const ordered: ApplyRelation = { ...(over === undefined ? input : this.shared(input)), order };
@@ -393,6 +392,15 @@ export class SqlApplyCompiler {
     const flagged = `(SELECT ${middle}.*, ${flag} AS ${reached} FROM ${windowed} ${middle})`;
     const outer = this.alias();
     return { ...ordered, from: `(SELECT ${outer}.* FROM ${flagged} ${outer} WHERE ${outer}.${reached} = 0)` };
+  }
+
+  /**
+   * A ranking's order: by the value (highest first for `desc`), null values last either way. A
+   * descending order puts nulls last already; an ascending one needs a first key for them.
+   */
+  private rankOrder(value: BoundExpression, direction: 'asc' | 'desc', scope: Scope): string {
+    const items = this.orderItems([{ expression: value, direction }], scope);
+    return direction === 'desc' ? items : `(CASE WHEN ${this.compiler.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${items}`;
   }
 
   /** ORDER BY items of `items` over `scope` (nulls first ascending, strings by code point, NaN lowest). */
@@ -604,8 +612,7 @@ export class SqlApplyCompiler {
         );
       const value = rank.value;
       const direction = rank.direction === 'top' ? 'desc' : 'asc';
-      order = (scope) =>
-        `(CASE WHEN ${c.expression(value, scope)} IS NULL THEN 1 ELSE 0 END) ASC, ${this.orderItems([{ expression: value, direction }], scope)}`;
+      order = (scope) => this.rankOrder(value, direction, scope);
       to = rank.limit;
     } else {
       for (const [i, step] of tail.entries()) {
