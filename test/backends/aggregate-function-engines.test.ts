@@ -46,6 +46,9 @@ const CASES: readonly string[] = [
   '$apply=topsum(40000,n32)&$select=id',
   '$apply=bottomsum(-5,n32)&$select=id',
   '$apply=bottompercent(50,n32)&$select=id',
+  // countdistinct of a navigation property (3.2.1.3.5, example 13): the distinct related entities.
+  '$apply=aggregate(parent with countdistinct as parents,$count as n)',
+  '$apply=groupby((flag),aggregate(parent with countdistinct as parents))',
   // `$it` in the aggregate expression (3.6.1, example 42): the row the path starts from, not the related entity.
   '$filter=children/aggregate(n16 mul $it/n32 with sum) gt 0&$select=id',
   '$filter=children/aggregate(n32 sub $it/n32 with max) lt 0 and id gt 2&$select=id',

@@ -482,13 +482,24 @@ class ApplyBinder {
     let through: BoundPath | undefined;
     if (prefix !== undefined) {
       through = prefix.path;
-      if (prefix.rest.length === 0) this.fail('type_mismatch', `An aggregated path must end with a property of the related entities`, expression.span);
       const target = prefix.target;
+      let segments = prefix.rest;
+      if (segments.length === 0) {
+        // `Product with countdistinct` (3.2.1.3.5, example 13): the distinct related entities, counted by their key.
+        const [key, more] = target.type.key;
+        if (method !== 'countdistinct' || key === undefined || more !== undefined)
+          this.fail(
+            'type_mismatch',
+            `An aggregated path must end with a property of the related entities (or, with countdistinct, a navigation property to entities of one key property)`,
+            expression.span,
+          );
+        segments = [{ kind: 'member', name: key, span: { start: expression.span.end, end: expression.span.end } }];
+      }
       const rest: MemberPath = {
         kind: 'path',
         head: { kind: 'implicit' },
-        segments: prefix.rest,
-        span: { start: prefix.rest[0]?.span.start ?? expression.span.start, end: expression.span.end },
+        segments,
+        span: { start: segments[0]?.span.start ?? expression.span.start, end: expression.span.end },
       };
       value = this.context.binder({ type: target.type, set: target.set, capabilities: target.set?.capabilities, entity: true }, 'filter').bind(rest, false);
     } else {
