@@ -198,14 +198,12 @@ class QueryBinder {
     const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter', computed).bind(query.filter, true);
     const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level, computed);
     const expandedNames = new Set<string>();
-    const made: { property: Property; span: Span }[] = [];
+    const made: { path: Property[]; span: Span }[] = [];
     const expand = this.expand(query.expand ?? [], level, expandedNames, made);
     const dynamic: BoundComputeItem[] = [];
     const chosen = this.select(query.select, level, computed, dynamic);
-    // An alias of join, addnested or rolluprecursive expanded (examples 39, 91): returned with the row, selected or not.
-    const missing = chosen.all ? [] : made.filter(({ property }) => !chosen.properties.some((p) => p.path.length === 1 && p.path[0] === property));
-    const selected =
-      missing.length === 0 ? chosen : { ...chosen, properties: [...chosen.properties, ...missing.map(({ property, span }) => ({ path: [property], span }))] };
+    // An alias of join, addnested or rolluprecursive expanded (examples 39, 71, 91): returned with the row, selected or not.
+    const selected = withMade(chosen, made, level.type);
     // Dynamic properties in $select are returned as computed values are (and compiled as they are).
     const compute = dynamic.length === 0 ? computed?.items : [...(computed?.items ?? []), ...dynamic];
     const select = dynamic.length === 0 ? selected : { ...selected, computed: [...(selected.computed ?? []), ...dynamic.map((d) => d.name)] };
@@ -463,7 +461,7 @@ class QueryBinder {
    * without options: the spec expands them as navigation properties; here they are values of the
    * row, returned whole.
    */
-  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>, made: { property: Property; span: Span }[] = []): BoundExpandItem[] {
+  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>, made: { path: Property[]; span: Span }[] = []): BoundExpandItem[] {
     const option = level.option('expand');
     const result: BoundExpandItem[] = [];
     for (const item of items) {
@@ -499,16 +497,9 @@ class QueryBinder {
         }
         if (member === undefined) fail('type_mismatch', `An $expand path must end with a navigation property`, option, item.span.start);
         if (member.kind !== 'navigation' && item.path.length === 1 && this.madeByApply(type, member)) {
-          if (item.options !== undefined)
-            fail(
-              'unsupported_feature',
-              `Options in $expand of '${member.name}', which $apply made a value of the row, are not supported`,
-              option,
-              item.span.start,
-            );
           if (expanded.has(member.name)) fail('syntax_error', `The property '${member.name}' is expanded more than once.`, option, item.span.start);
           expanded.add(member.name);
-          made.push({ property: member, span: item.span });
+          made.push(...this.madeSelection(member, item, option));
           continue;
         }
         if (member.kind !== 'navigation')
@@ -530,6 +521,38 @@ class QueryBinder {
       }
     }
     return result;
+  }
+
+  /**
+   * What `$expand` of a value `$apply` made selects: the value whole, or with a nested `$select` of
+   * its own properties (`$expand=Customer($select=Name,ID)`, examples 71 and 103) those paths into
+   * it. Other nested options are refused.
+   */
+  private madeSelection(member: Property, item: ExpandItem, option: string): { path: Property[]; span: Span }[] {
+    if (item.suffix !== undefined)
+      fail(
+        'unsupported_feature',
+        `'${item.suffix}' in $expand of '${member.name}', which $apply made a value of the row, is not supported`,
+        option,
+        item.span.start,
+      );
+    const { kind: _kind, span: _span, select, ...others } = item.options ?? { kind: 'nestedOptions', span: item.span };
+    if (Object.values(others).some((value) => value !== undefined))
+      fail(
+        'unsupported_feature',
+        `Options other than $select in $expand of '${member.name}', which $apply made a value of the row, are not supported`,
+        option,
+        item.span.start,
+      );
+    if (select === undefined || select.some((nested) => nested.star === '*')) return [{ path: [member], span: item.span }];
+    const type = (member.type as { readonly type: StructuredType }).type;
+    return select.map((nested) => {
+      const [segment, more] = nested.path;
+      const property = segment?.kind === 'member' ? this.findMember(type, segment.name) : undefined;
+      if (property === undefined || property.kind !== 'property' || more !== undefined || nested.star !== undefined || nested.options !== undefined)
+        fail('unsupported_feature', `Only properties of '${member.name}' may be selected in its $expand`, option, nested.span.start);
+      return { path: [member, property], span: nested.span };
+    });
   }
 
   /** Whether `property` of `type` is a structured value `$apply` made (no property of the model's own type). */
@@ -592,4 +615,22 @@ class QueryBinder {
 function selectedDynamic(name: string, owner: StructuredType, span: Span): BoundComputeItem {
   const expression: BoundExpression = { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'dynamic', name, owner, span }], type: UNTYPED, span };
   return { name, expression, type: UNTYPED, span };
+}
+
+/**
+ * `select` with the values `$apply` made that `$expand` names (`made`: each whole, or paths into
+ * it): added where `$select` leaves them out; without `$select` (every property), the value's
+ * own paths replace it whole.
+ */
+function withMade(select: BoundSelect, made: readonly { path: Property[]; span: Span }[], type: StructuredType): BoundSelect {
+  if (made.length === 0) return select;
+  const same = (a: readonly Property[], b: readonly Property[]): boolean => a.length === b.length && a.every((p, k) => p === b[k]);
+  if (select.all) {
+    const narrowed = new Set(made.filter((m) => m.path.length > 1).map((m) => m.path[0]));
+    if (narrowed.size === 0) return select;
+    const others = [...type.properties.values()].filter((p) => p.selectable && !narrowed.has(p)).map((p) => ({ path: [p], span: made[0]!.span }));
+    return { ...select, all: false, properties: [...others, ...made.filter((m) => m.path.length > 1)] };
+  }
+  const missing = made.filter(({ path }) => !select.properties.some((p) => same(p.path, path) || (p.path.length === 1 && p.path[0] === path[0])));
+  return missing.length === 0 ? select : { ...select, properties: [...select.properties, ...missing] };
 }

@@ -24,6 +24,7 @@ const EVERYWHERE: readonly string[] = [
   // $expand of the alias (example 39): it is a value of the row, returned though $select leaves it out.
   '$apply=join(children as c)&$select=id&$expand=c&$orderby=id,c/id',
   '$apply=outerjoin(children as c)&$expand=c&$orderby=id,c/id',
+  '$apply=join(children as c)&$expand=c($select=id,name)&$orderby=id,c/id',
   // Navigation from the alias through a referential constraint (its property is one of the alias's columns).
   '$apply=join(children as c)/groupby((c/parent/name),aggregate($count as n))',
   "$apply=outerjoin(children as c)/filter(c/parent/name ne 'zz')/compute(c/parent/n32 add 1 as p)&$select=id,p&$orderby=id,p",
@@ -148,7 +149,10 @@ describe('binding and printing', () => {
     expect(query('$apply=join(children as c)&$select=id&$expand=c')).toBe('id,c');
     expect(query('$apply=addnested(children,filter(flag eq true) as kids)&$select=id&$expand=kids')).toBe('id,kids');
     expect(query('$apply=join(children as c)&$select=id,c&$expand=c')).toBe('id,c');
-    expect(query('$apply=join(children as c)&$expand=c($select=id)')).toBe('unsupported_feature');
+    expect(query('$apply=join(children as c)&$select=id&$expand=c($select=id,name)')).toBe('id,c/id,c/name');
+    expect(query('$apply=join(children as c)&$expand=c($filter=id gt 1)')).toBe('unsupported_feature');
+    expect(query('$apply=join(children as c)&$expand=c($select=parent)')).toBe('unsupported_feature');
+    expect(query('$apply=join(children as c)&$expand=c/$ref')).toBe('unsupported_feature');
     expect(query('$apply=join(children as c)&$expand=c,c')).toBe('syntax_error');
     expect(query('$apply=join(children as c)&$expand=address')).toBe('type_mismatch');
     expect(query('$expand=address')).toBe('type_mismatch');
