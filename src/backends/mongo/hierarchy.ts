@@ -18,12 +18,11 @@
  * MongoDB), a parent navigation property that is not such a foreign key, a mapping scope, and
  * hierarchies inside a `concat` branch (a `$facet` does not nest).
  */
-import type { Property } from '../../model/model.js';
 import type { BoundHierarchyFilter, BoundTransformation } from '../../semantic/bound-ast.js';
 import type { StructuredType, EntitySet } from '../../model/model.js';
-import { navigationLink } from '../../storage/links.js';
 import { newContext, rootFrame, type Context, type MongoExpressionCompiler } from './expression.js';
-import { collectionOf, fieldOf, hiddenField, scopeFilter, type MongoDocument, type MongoMapping } from './mapping.js';
+import { collectionOf, type MongoDocument, type MongoMapping } from './mapping.js';
+import { nodeFields } from './hierarchy-nodes.js';
 
 /** What compiling a hierarchical transformation needs of the apply compiler. */
 export interface MongoHierarchyHost {
@@ -38,27 +37,6 @@ export interface MongoHierarchyHost {
   fail(what: string): never;
 }
 
-/** The fields of a node document: its identifier, and its parent's identifier (the foreign key). */
-function nodeFields(node: BoundHierarchyFilter, host: MongoHierarchyHost): { id: string; parent: string } {
-  const hierarchy = node.hierarchy;
-  const type = hierarchy.nodes.type;
-  const navigation = hierarchy.parent.steps[0];
-  const own = hierarchy.node.steps;
-  if (scopeFilter(host.mapping) !== undefined) host.fail(`hierarchies with a mapping scope`);
-  const link = navigation?.kind === 'navigation' ? navigationLink(type, navigation.navigation, host.mapping) : undefined;
-  const pair = link?.kind === 'direct' && link.pairs.length === 1 ? link.pairs[0] : undefined;
-  if (pair === undefined || own.length !== 1 || own[0]?.kind !== 'property' || pair.target.property !== own[0].property) {
-    return host.fail(`the hierarchy '${hierarchy.qualifier}', whose parent navigation property is no foreign key to its node identifier`);
-  }
-  const id = fieldOf(type, own[0].property, host.mapping, hierarchy.nodes);
-  const source = pair.source;
-  const parent =
-    source.property !== undefined
-      ? fieldOf(type, type.properties.get(source.property.name) as Property, host.mapping, hierarchy.nodes)
-      : hiddenField(source.column, host.mapping);
-  return { id, parent };
-}
-
 /** The stages of `ancestors` or `descendants` over rows of `rows`; the rows keep their type. */
 export function hierarchyStages(
   node: BoundHierarchyFilter,
@@ -66,7 +44,7 @@ export function hierarchyStages(
   stages: MongoDocument[],
   host: MongoHierarchyHost,
 ): void {
-  const fields = nodeFields(node, host);
+  const fields = nodeFields(node.hierarchy, host.mapping, (what) => host.fail(what));
   const from = collectionOf(node.hierarchy.nodes, host.mapping);
   const id = host.temporary('node');
   const kept = host.temporary('rows');
