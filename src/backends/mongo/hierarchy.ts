@@ -1,5 +1,5 @@
 /**
- * `ancestors` and `descendants` on MongoDB (Data Aggregation 6.2.1), with the reference's
+ * `ancestors` and `descendants` on MongoDB (Data Aggregation 6.2.1; `traverse`, 6.2.2, below), with the reference's
  * semantics (reference/hierarchy.ts), for a hierarchy whose parent navigation property is a
  * foreign key to the node identifier's field:
  *
@@ -14,9 +14,11 @@
  * The walks start from the start nodes, not from every row, so the work grows with the rows reached
  * (an index on the parent field serves the walk down, one on the identifier the walk up).
  *
- * Refused (`unsupported_feature`): `traverse` (sibling ranks along each path are not compiled for
- * MongoDB), a parent navigation property that is not such a foreign key, a mapping scope, and
- * hierarchies inside a `concat` branch (a `$facet` does not nest).
+ * `traverse`: {@link traverseStages}.
+ *
+ * Refused (`unsupported_feature`): a parent navigation property that is not such a foreign key, a
+ * mapping scope, and hierarchies inside a `concat` branch or inside the start transformations of
+ * another (a `$facet` does not nest).
  */
 import type { BoundHierarchyFilter, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
 import type { StructuredType, EntitySet } from '../../model/model.js';
@@ -175,7 +177,9 @@ export function traverseStages(
     host.order(node.orderBy, order, computed, sort, temporary);
     const out: MongoDocument[] = [...order.stages];
     if (Object.keys(computed).length > 0) out.push({ $addFields: computed });
-    const window: MongoDocument = { sortBy: { ...sort, ...host.keySort(set.type) }, output: { [rank]: { $documentNumber: {} } } };
+    // Then by key (a key field among the order items keeps its place and direction).
+    for (const [field, direction] of Object.entries(host.keySort(set.type))) if (!(field in sort)) sort[field] = direction;
+    const window: MongoDocument = { sortBy: sort, output: { [rank]: { $documentNumber: {} } } };
     if (partitionBy !== undefined) window.partitionBy = partitionBy;
     out.push({ $setWindowFields: window });
     return out;
