@@ -6,8 +6,9 @@
  * each, orphans (their parent is missing: they are roots), and a cycle (which the spec forbids:
  * every engine must still end, and give the reference's rows). `traverse` is checked in order.
  * The hierarchy functions (`Aggregation.isdescendant`, …, Data Aggregation 5.5.2.1) too, in
- * `$filter`, `filter()` of `$apply`, `$compute` and `$orderby`: MongoDB refuses them, and SQL an
- * `Ancestor` or `Descendant` that is not a literal.
+ * `$filter`, `filter()` of `$apply`, `$compute` and `$orderby`: SQL refuses an `Ancestor` or
+ * `Descendant` that is not a literal (MongoDB runs it), MongoDB a hierarchy whose parent navigation
+ * property is no foreign key to its node identifier (`Names`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindQuery, ODataError, toSql } from '../../src/index.js';
