@@ -143,7 +143,8 @@ function rankText(rank: string): unknown {
  *    digit, so a node after its children), then in their order before.
  *
  * The walk looks the children of each reached node up among the groups of siblings: its cost is
- * the visits times the groups (the nodes with children), and the visits are at most the nodes
+ * the visits times the groups (the nodes with children), plus the visits times the levels (each
+ * level's visits are appended to the array of those before); the visits are at most the nodes
  * times the levels.
  */
 export function traverseStages(
@@ -238,11 +239,18 @@ export function traverseStages(
               $reduce: {
                 input: { $range: [0, levels] },
                 initialValue: { f: '$$first', out: '$$first' },
+                // Once no node is left to expand, the remaining levels keep the visits as they are.
                 in: {
-                  $let: {
-                    vars: { next: { $reduce: { input: '$$value.f', initialValue: [], in: { $concatArrays: ['$$value', children] } } } },
-                    in: { f: '$$next', out: { $concatArrays: ['$$value.out', '$$next'] } },
-                  },
+                  $cond: [
+                    { $eq: [{ $size: '$$value.f' }, 0] },
+                    '$$value',
+                    {
+                      $let: {
+                        vars: { next: { $reduce: { input: '$$value.f', initialValue: [], in: { $concatArrays: ['$$value', children] } } } },
+                        in: { f: '$$next', out: { $concatArrays: ['$$value.out', '$$next'] } },
+                      },
+                    },
+                  ],
                 },
               },
             },
