@@ -116,10 +116,7 @@ const SQL_NESTING_FAILURES: Readonly<Record<string, string>> = Object.fromEntrie
   ]),
 );
 const MARIADB_ADDNESTED = 'refused: 400 unsupported_feature, addnested() with transformations on MariaDB: a derived table cannot read the outer row';
-const NO_HIERARCHY_FUNCTIONS =
-  'refused: 400 unsupported_feature, the hierarchy functions (Aggregation.isdescendant, …) run in memory and on SQL (an aggregation expression cannot read the other documents)';
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
-  'ex-58/mingo': NO_HIERARCHY_FUNCTIONS,
   ...SQL_NESTING_FAILURES,
   'ex-38/mysql': MARIADB_ADDNESTED,
   'ex-77/mysql': MARIADB_ADDNESTED,

@@ -51,7 +51,7 @@ import { outputProperty, outputType, referenceOf } from '../../semantic/apply/ou
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, theseContext, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { customMongoAggregate } from './custom-methods.js';
-import { hierarchyStages } from './hierarchy.js';
+import { hierarchyStages, traverseStages } from './hierarchy.js';
 
 /** What the apply compiler needs of the query compiler (to reuse its filter and sort-key compilers). */
 export interface ApplyHooks {
@@ -107,7 +107,7 @@ function ofNothing(a: BoundAggregate): 0 | null {
 }
 
 /** The transformations that depend on the order of their input rows. */
-const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set(['orderby', 'top', 'skip', 'rank']);
+const ORDER_DEPENDENT: ReadonlySet<BoundTransformation['kind']> = new Set(['orderby', 'top', 'skip', 'rank', 'traverse']);
 
 /** Whether a transformation (or one nested in it) depends on the order of its input rows. */
 function orderDependent(transformations: readonly BoundTransformation[]): boolean {
@@ -280,8 +280,23 @@ class MongoApplyCompiler {
           fail: (what) => this.fail(what, t),
         });
         return rows;
-      case 'traverse':
-        return this.fail(`the transformation 'traverse' (sibling ranks along each path are not compiled for MongoDB)`, t);
+      case 'traverse': {
+        if (inFacet) this.fail(`traverse() inside concat() or inside the start transformations of a hierarchical transformation (a $facet does not nest)`, t);
+        const sequence = this.sequence as string;
+        traverseStages(t, rows, stages, {
+          mapping: this.mapping,
+          expressions: this.expressions,
+          sequence,
+          temporary: (name) => this.temporary(name),
+          pipeline: (transformations, input, into) => void this.pipeline(transformations, input, into, true),
+          dropLookups: (context, into, more) => this.dropLookups(context, into, more),
+          keySort: (type) => this.keySort(type),
+          order: (items, context, computed, sort, temporary) => this.hooks.order(items, rootFrame(context), this.expressions, computed, sort, temporary),
+          renumber: (sort, into) => this.renumber(sort, into),
+          fail: (what) => this.fail(what, t),
+        });
+        return rows;
+      }
     }
   }
 

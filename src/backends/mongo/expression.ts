@@ -11,7 +11,7 @@ import { neverNull } from '../../passes/never-null.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { partOfNull } from '../../passes/null-parts.js';
 import type { EntitySet, EnumType, NavigationProperty, StructuredType } from '../../model/model.js';
-import { OUTER_IT, type BoundExpression, type BoundPath, type BoundSearch, type DynamicRead } from '../../semantic/bound-ast.js';
+import { OUTER_IT, type BoundExpression, type BoundHierarchyTest, type BoundPath, type BoundSearch, type DynamicRead } from '../../semantic/bound-ast.js';
 import { dynamicColumn } from '../../storage/dynamic-properties.js';
 import { foldSearch } from '../../semantic/bind-search.js';
 import { isIntegerType, isNumeric, isPrimitive, type ExpressionType } from '../../semantic/types.js';
@@ -32,6 +32,7 @@ import {
 import { functionValue } from './functions.js';
 import { customMongoAggregate } from './custom-methods.js';
 import { castOrIsof } from './casts.js';
+import { hierarchyTestCondition, readsVariables } from './hierarchy-functions.js';
 import { arithmetic, calendarDate, inRange, isDuration, type ArithmeticContext } from './arithmetic.js';
 
 export { isDuration } from './arithmetic.js';
@@ -343,13 +344,33 @@ export class MongoExpressionCompiler {
       case 'aggregateValue':
         return this.aggregateValue(node, frame);
       case 'hierarchyTest':
-        // An aggregation expression reads the current document only; the closure would need
-        // $graphLookup stages before the $match (and before every other place an expression goes).
-        return this.fail(
-          `the hierarchy functions (Aggregation.${node.test}, …): an aggregation expression cannot read the other documents of the hierarchy's collection`,
-          node,
-        );
+        return this.hierarchyTest(node, frame);
     }
+  }
+
+  /**
+   * A hierarchy function (./hierarchy-functions.ts): a condition on the fields of `$graphLookup`
+   * stages that run on the frame's documents before it (each distinct walk once). Its values must
+   * be those documents': inside a lambda, or on an element of a collection, it is refused.
+   */
+  private hierarchyTest(node: BoundHierarchyTest, frame: Frame): Aggregation {
+    const context = frame.context;
+    if (frame.it !== '$' || context.element === true || readsVariables(node))
+      return this.fail(`the hierarchy functions (Aggregation.${node.test}) inside a lambda expression (their walks are stages on the current documents)`, node);
+    return hierarchyTestCondition(node, {
+      mapping: this.mapping,
+      value: (expression) => this.value(expression, frame),
+      walk: (graphLookup) => {
+        const key = `~hierarchy ${JSON.stringify(graphLookup)}`;
+        const known = context.lookups.get(key);
+        if (known !== undefined) return known.field;
+        const field = reservedField(context.type, this.mapping, `walk${context.lookups.size}`);
+        context.stages.push({ $graphLookup: { ...graphLookup, as: field } });
+        context.lookups.set(key, { field, context: undefined });
+        return field;
+      },
+      fail: (what, at) => this.fail(what, at),
+    });
   }
 
   /**
