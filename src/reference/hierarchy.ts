@@ -32,6 +32,13 @@ export function nodeKeyOf(type: ExpressionType): (value: unknown) => NodeKey | u
   };
 }
 
+/**
+ * The most nodes a walk visits, and rows a hierarchical transformation gives, in memory: node
+ * identifiers used more than once and cycles (which the spec forbids) multiply the paths, up to
+ * exponentially in the nodes; past it the transformation is refused (`apply_fan_out_exceeded`).
+ */
+export const MAX_HIERARCHY_ROWS = 10_000_000;
+
 /** The nodes of a hierarchy with their identifiers and their parents' identifiers. */
 export class HierarchyIndex {
   /** The parents' keys of the nodes with a key. */
@@ -104,7 +111,7 @@ export class HierarchyIndex {
    * nodes comes twice. A walk does not enter its start node again, nor go deeper than
    * `this.nodes.length` levels.
    */
-  walk(starts: readonly Row[], order: 'preorder' | 'postorder', sort: (nodes: readonly Row[]) => readonly Row[]): Row[] {
+  walk(starts: readonly Row[], order: 'preorder' | 'postorder', sort: (nodes: readonly Row[]) => readonly Row[], tooMany: () => never): Row[] {
     const result: Row[] = [];
     const limit = this.nodes.length;
     for (const start of starts) {
@@ -114,7 +121,7 @@ export class HierarchyIndex {
       while (stack.length > 0) {
         const top = stack[stack.length - 1] as (typeof stack)[number];
         if (top.children === undefined) {
-          if (order === 'preorder') result.push(top.node);
+          if (order === 'preorder' && result.push(top.node) > MAX_HIERARCHY_ROWS) tooMany();
           const key = this.keyOf.get(top.node);
           // A child without an identifier names no row; the start node again would be a cycle.
           const children =
@@ -131,7 +138,7 @@ export class HierarchyIndex {
           stack.push({ node: child, level: top.level + 1, next: 0 });
           continue;
         }
-        if (order === 'postorder') result.push(top.node);
+        if (order === 'postorder' && result.push(top.node) > MAX_HIERARCHY_ROWS) tooMany();
         stack.pop();
       }
     }

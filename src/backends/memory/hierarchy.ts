@@ -12,7 +12,7 @@ import type { EntitySet, Property } from '../../model/model.js';
 import type { BoundHierarchy, BoundHierarchyFilter, BoundRollupRecursive, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
-import { HierarchyIndex, nodeKeyOf, type NodeKey } from '../../reference/hierarchy.js';
+import { HierarchyIndex, MAX_HIERARCHY_ROWS, nodeKeyOf, type NodeKey } from '../../reference/hierarchy.js';
 import { propertyGetter, type Row } from '../../reference/rows.js';
 import { domainOf } from '../../reference/values.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
@@ -149,10 +149,19 @@ export function hierarchyStep(
       else list.push(row);
     }
     const result: Row[] = [];
-    for (const visited of index.walk(sort(starts), node.order, sort)) {
+    const tooMany = (): never => {
+      throw new ODataError({
+        code: 'apply_fan_out_exceeded',
+        reason: `traverse() would give more than ${MAX_HIERARCHY_ROWS} rows (node identifiers used more than once, or cycles, multiply the paths through the hierarchy).`,
+        option: '$apply',
+        position: node.span.start,
+        appendLocation: false,
+      });
+    };
+    for (const visited of index.walk(sort(starts), node.order, sort, tooMany)) {
       const key = index.keyOf.get(visited);
       const matching = key === undefined ? undefined : byNode.get(key);
-      if (matching !== undefined) for (const row of matching) result.push(row);
+      if (matching !== undefined) for (const row of matching) if (result.push(row) > MAX_HIERARCHY_ROWS) tooMany();
     }
     return result;
   };
@@ -162,7 +171,7 @@ export function hierarchyStep(
 export type Portion = (rows: readonly Row[], from: number, to: number) => Row[];
 
 /** The most rows the portions of one `rolluprecursive` hold together (a row is in its node's and every ancestor's). */
-export const MAX_PORTION_ROWS = 10_000_000;
+export const MAX_PORTION_ROWS = MAX_HIERARCHY_ROWS;
 
 /**
  * `groupby` with `rolluprecursive(H, Q, p[, S])` (Data Aggregation 6.3): `H′` is the hierarchy's
@@ -218,7 +227,20 @@ export function rollupRecursiveStep(
     });
     // The nodes reached from the roots in preorder: a node's subtree is the run of nodes after it,
     // `size` long; nodes no root reaches (a cycle, and what hangs below it) give no portion.
-    const order = index.walk(roots, 'preorder', (children) => children);
+    const order = index.walk(
+      roots,
+      'preorder',
+      (children) => children,
+      () => {
+        throw new ODataError({
+          code: 'apply_fan_out_exceeded',
+          reason: `rolluprecursive() would walk more than ${MAX_HIERARCHY_ROWS} nodes (node identifiers used more than once multiply the paths through the hierarchy).`,
+          option: '$apply',
+          position: node.span.start,
+          appendLocation: false,
+        });
+      },
+    );
     const count = order.length;
     const position = new Map<NodeKey, number>();
     const size = new Array<number>(count).fill(1);

@@ -172,6 +172,16 @@ function traverse(host: SqlApplyCompiler, node: BoundTraverse, input: ApplyRelat
   const hooks = c.dialect.hierarchy as NonNullable<typeof c.dialect.hierarchy>;
   const hierarchy = node.hierarchy;
   const set = hierarchy.nodes;
+  if (!identifiedByKey(hierarchy)) {
+    throw unsupportedFeature(
+      'SQL',
+      `traverse() of a hierarchy whose node identifiers are not its nodes' key (they may repeat, and a walk through repeated identifiers has no bound in SQL)`,
+      {
+        node,
+        option: '$apply',
+      },
+    );
+  }
   const keyOrder = (scope: Scope): string =>
     set.type.key
       .map((name) => {
@@ -236,4 +246,15 @@ function tableOf(host: SqlApplyCompiler, set: EntitySet): string {
   const alias = host.alias();
   const restricted = c.scopeCondition(alias);
   return restricted === '' ? c.table(set) : `(SELECT ${alias}.* FROM ${c.table(set)} ${alias} WHERE ${restricted})`;
+}
+
+/**
+ * Whether the hierarchy's node identifier is its nodes' key (one property): then identifiers do not
+ * repeat, and a walk visits each node once per start node and level (a cycle is cut by the level
+ * bound). Repeated identifiers (which the spec forbids) multiply the paths, up to exponentially.
+ */
+export function identifiedByKey(hierarchy: BoundTraverse['hierarchy']): boolean {
+  const [step, more] = hierarchy.node.steps;
+  const key = hierarchy.nodes.type.key;
+  return more === undefined && step?.kind === 'property' && key.length === 1 && key[0] === step.property.name;
 }
