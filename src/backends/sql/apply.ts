@@ -116,6 +116,15 @@ export type HierarchyCompiler = (
 ) => ApplyRelation;
 let hierarchy: HierarchyCompiler | undefined;
 
+/** The relation of a `groupby` with `rolluprecursive` (rollup-recursive.ts, registered by to-sql.ts: it reads this module). */
+export type RollupRecursiveCompiler = (host: SqlApplyCompiler, node: Extract<BoundTransformation, { kind: 'groupby' }>, input: ApplyRelation) => ApplyRelation;
+let rollupRecursive: RollupRecursiveCompiler | undefined;
+
+/** Registers {@link RollupRecursiveCompiler} (once, at import). */
+export function registerRollupRecursiveCompiler(compiler: RollupRecursiveCompiler): void {
+  rollupRecursive = compiler;
+}
+
 /** Registers {@link HierarchyCompiler} (once, at import). */
 export function registerHierarchyCompiler(compiler: HierarchyCompiler): void {
   hierarchy = compiler;
@@ -222,12 +231,12 @@ export class SqlApplyCompiler {
   }
 
   /** The flattened columns of a type's properties, as `complexLeaves` names them. */
-  private leaves(type: StructuredType): { path: readonly Property[]; column: string; property: Property }[] {
+  leaves(type: StructuredType): { path: readonly Property[]; column: string; property: Property }[] {
     return [...type.properties.values()].filter((p) => !(p.collection && p.type.kind === 'complex')).flatMap((p) => this.compiler.leaves(type, p));
   }
 
   /** The flattened column of the value at `names` of a (nested) output type. */
-  private column(type: StructuredType, names: readonly string[]): string {
+  column(type: StructuredType, names: readonly string[]): string {
     let owner = type;
     let prefix = '';
     for (const [i, name] of names.entries()) {
@@ -282,7 +291,7 @@ export class SqlApplyCompiler {
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
-        if (node.recursive !== undefined) throw unsupported('rolluprecursive() (a portion per node of the hierarchy is not compiled to SQL)', node.recursive);
+        if (node.recursive !== undefined) return (rollupRecursive as RollupRecursiveCompiler)(this, node, input);
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') throw unsupported('a groupby() whose nested transformations do not end with aggregate()', last);
         const steps = node.apply.slice(0, -1);
@@ -479,7 +488,7 @@ export class SqlApplyCompiler {
    * row-wise `steps` become conditions inside the aggregates (a group stays one when its rows are
    * all filtered out) and computed columns; aggregates along navigation paths scalar subqueries.
    */
-  private aggregate(
+  aggregate(
     keys: readonly BoundGroupKey[],
     steps: readonly BoundTransformation[],
     aggregates: readonly BoundAggregate[],
@@ -487,11 +496,13 @@ export class SqlApplyCompiler {
     input: ApplyRelation,
     /** Grouping sets (indices into `keys`) for the dialect's `GROUPING SETS`, with the presence column. */
     sets?: readonly (readonly number[])[],
+    /** A condition a row must meet to be aggregated besides the nested filters (a row that stands for none: `rolluprecursive`'s empty portion). */
+    member?: (scope: Scope) => string,
   ): ApplyRelation {
     const c = this.compiler;
     const dialect = c.dialect;
     let rows = input;
-    const conditions: ((scope: Scope) => string)[] = [];
+    const conditions: ((scope: Scope) => string)[] = member === undefined ? [] : [member];
     for (const step of steps) {
       if (step.kind === 'identity') continue;
       // $these inside groupby() is the group's rows: not compiled here.
