@@ -20,7 +20,7 @@
  * Node identifiers are assumed unique, as the text requires: where one is used twice, the nodes
  * with it share their portion. Every value is a parameter; identifiers come from the model.
  */
-import type { EntitySet, Property, StructuredType } from '../../model/model.js';
+import type { EntitySet, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
 import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { isPrimitive } from '../../semantic/types.js';
@@ -44,8 +44,13 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const fail = (what: string, at: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node: at, option: '$apply' });
   if (c.dialect.hierarchy === undefined) throw fail(c.dialect.noHierarchy ?? `rolluprecursive() on ${c.dialect.displayName}`, recursive);
   if (input.presence !== undefined) throw fail('rolluprecursive() over rows of different properties (after rollup() or concat())', recursive);
-  const last = node.apply.at(-1);
-  if (last !== undefined && last.kind !== 'aggregate') throw fail('a groupby() whose nested transformations do not end with aggregate()', last);
+  // T: row-wise steps, aggregate, then row-wise steps over its row (`aggregate(…)/compute(…)`, example 65).
+  const at = node.apply.map((step) => step.kind).lastIndexOf('aggregate');
+  const last = at < 0 ? undefined : (node.apply[at] as Extract<BoundTransformation, { kind: 'aggregate' }>);
+  const after = node.apply.slice(at + 1);
+  const unsupportedAfter = after.find((step) => step.kind !== 'compute' && step.kind !== 'filter' && step.kind !== 'identity');
+  if (unsupportedAfter !== undefined || (last === undefined && node.apply.length > 0))
+    throw fail('a groupby() whose nested transformations do not end with aggregate()', unsupportedAfter ?? (node.apply.at(-1) as BoundTransformation));
   const q = (name: string): string => c.dialect.quote(name);
   const hierarchy = recursive.hierarchy;
   const set = hierarchy.nodes;
@@ -113,7 +118,7 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   if (input.with !== undefined) joined = { ...joined, with: input.with };
 
   // T over each portion, grouped by its node and P.
-  const aggregates: readonly BoundAggregate[] = last?.kind === 'aggregate' ? last.aggregates : [];
+  const aggregates: readonly BoundAggregate[] = last?.aggregates ?? [];
   const span = recursive.span;
   const nodeKey: BoundGroupKey = {
     path: { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property: nodeProperty, span }], type: hierarchy.node.type, span } as BoundPath,
@@ -124,23 +129,22 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
     node.keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
     '~rolluprecursive',
   );
-  const made = outputType('~rolluprecursive', [
-    nodeProperty,
-    ...grouped,
-    ...aggregates.map((a) => (last as Extract<BoundTransformation, { kind: 'aggregate' }>).output.properties.get(a.alias) as Property),
-  ]);
-  const groups = host.aggregate([nodeKey, ...node.keys], node.apply.slice(0, -1), aggregates, made, joined, undefined, present);
+  // The properties T gives (the aggregates, and what compute adds after them).
+  const madeByT = [...((after.at(-1) ?? last)?.output.properties.values() ?? [])].filter((p) => !grouped.some((g) => g.name === p.name));
+  const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...madeByT]);
+  const aggregated = host.aggregate([nodeKey, ...node.keys], node.apply.slice(0, Math.max(at, 0)), aggregates, made, joined, undefined, present);
+  const groups = host.pipeline(after, { ...aggregated, type: made });
 
   // Each group with its node x of H′.
   const xs = nodesOf();
   const g = host.alias();
-  const ownNames = new Set([...node.keys.map((key) => key.names[0] as string), ...aggregates.map((a) => a.alias)]);
+  const ownNames = new Set([...node.keys.map((key) => key.names[0] as string), ...madeByT.map((p) => p.name)]);
   const fromGroup = (names: readonly string[]): string => `${g}.${q(host.column(made, names))}`;
   const into = recursive.into;
   const columns: string[] = [];
   if (into.kind === 'node' && node.keys.length === 0) {
     columns.push(`${xs.scope.alias}.*`);
-    for (const a of aggregates) columns.push(`${fromGroup([a.alias])} AS ${q(host.column(node.output, [a.alias]))}`);
+    for (const p of madeByT) columns.push(`${fromGroup([p.name])} AS ${q(host.column(node.output, [p.name]))}`);
   } else {
     const nodeColumns = nodeLeaves(host, set.type, xs.scope.alias);
     for (const leaf of host.leaves(node.output)) {
