@@ -9,7 +9,8 @@
  * - The nodes reached from the roots of `H′` (a node whose parent is not in `H′`), walked down
  *   (`UNION`: each identifier once, so a cycle, which no root reaches, ends and gives no portion).
  * - The portions: for each node identifier of an input row that was reached, it and its ancestors
- *   up to its root (`UNION` again); the input rows joined to those pairs are each row once per
+ *   up to its root (`UNION` again; a root's parent outside `H′` is one more, whose group no node
+ *   joins: with unique identifiers the ancestors of a reached node are reached); the input rows joined to those pairs are each row once per
  *   portion it is in, so the work is the reached nodes plus the rows of all portions (as the
  *   reference's). Without other grouping properties every reached node keeps a row of none (a
  *   LEFT JOIN), which the aggregates leave out: an empty portion aggregates as no rows.
@@ -82,14 +83,13 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const rows = host.shared({ ...input, order: undefined });
   const rowScope = host.scope(rows);
   const rowId = c.expression(recursive.path, rowScope);
-  const [u, x, w] = [host.alias(), host.alias(), host.alias()];
+  const [u, x] = [host.alias(), host.alias()];
   const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
   const pairs = host.define(
     ['d', 'a'],
     (self) =>
       `SELECT ${x}.${q('n')}, ${x}.${q('n')} FROM ${reached} ${x} WHERE ${memberOf(host, recursive, `${x}.${q('n')}`, own)} ` +
-      `UNION SELECT ${u}.${q('d')}, ${e}.${q('up')} FROM ${self} ${u} JOIN ${edges} ${e} ON ${eq(`${e}.${q('n')}`, `${u}.${q('a')}`)} ` +
-      `JOIN ${reached} ${w} ON ${eq(`${w}.${q('n')}`, `${e}.${q('up')}`)}`,
+      `UNION SELECT ${u}.${q('d')}, ${e}.${q('up')} FROM ${self} ${u} JOIN ${edges} ${e} ON ${eq(`${e}.${q('n')}`, `${u}.${q('a')}`)} WHERE ${e}.${q('up')} IS NOT NULL`,
     true,
   );
 
