@@ -496,13 +496,11 @@ export class SqlApplyCompiler {
     input: ApplyRelation,
     /** Grouping sets (indices into `keys`) for the dialect's `GROUPING SETS`, with the presence column. */
     sets?: readonly (readonly number[])[],
-    /** A condition a row must meet to be aggregated besides the nested filters (a row that stands for none: `rolluprecursive`'s empty portion). */
-    member?: (scope: Scope) => string,
   ): ApplyRelation {
     const c = this.compiler;
     const dialect = c.dialect;
     let rows = input;
-    const conditions: ((scope: Scope) => string)[] = member === undefined ? [] : [member];
+    const conditions: ((scope: Scope) => string)[] = [];
     for (const step of steps) {
       if (step.kind === 'identity') continue;
       // $these inside groupby() is the group's rows: not compiled here.

@@ -12,8 +12,8 @@
  *   up to its root (`UNION` again; a root's parent outside `H′` is one more, whose group no node
  *   joins: with unique identifiers the ancestors of a reached node are reached); the input rows joined to those pairs are each row once per
  *   portion it is in, so the work is the reached nodes plus the rows of all portions (as the
- *   reference's). Without other grouping properties every reached node keeps a row of none (a
- *   LEFT JOIN), which the aggregates leave out: an empty portion aggregates as no rows.
+ *   reference's). Without other grouping properties every reached node has a portion: where it
+ *   has no group, `T` over no rows (one row of the aggregates over none).
  * - `T` (and `P`) is the `groupby`'s aggregation over those rows, grouped by the portion's node
  *   too; each group then joins its node `x` of `H′`, which goes into the row as `into` says: the
  *   whole node (its columns), the node as an entity value, or its identifier.
@@ -100,21 +100,8 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const member = host.alias();
   const inPortions = `SELECT ${joinedScope.alias}.*, ${member}.${q('a')} AS ${q(IN)} FROM ${host.fromOf(rows, joinedScope)} JOIN ${pairs} ${member} ON ${eq(joinedId, `${member}.${q('d')}`)}`;
   const type = extendedType(input.type, [nodeProperty]);
-  let joined: ApplyRelation;
-  let present: ((scope: Scope) => string) | undefined;
-  if (node.keys.length === 0) {
-    // Every reached node has a portion, an empty one too: a row of nulls that no aggregate reads.
-    const [n, j] = [host.alias(), host.alias()];
-    joined = {
-      from: `(SELECT ${j}.*, ${n}.${q('n')} AS ${q(NODE)} FROM ${reached} ${n} LEFT JOIN (${inPortions}) ${j} ON ${eq(`${j}.${q(IN)}`, `${n}.${q('n')}`)})`,
-      type,
-      entity: input.entity,
-    };
-    present = (scope) => `${scope.alias}.${q(IN)} IS NOT NULL`;
-  } else {
-    const j = host.alias();
-    joined = { from: `(SELECT ${j}.*, ${j}.${q(IN)} AS ${q(NODE)} FROM (${inPortions}) ${j})`, type, entity: input.entity };
-  }
+  const j = host.alias();
+  let joined: ApplyRelation = { from: `(SELECT ${j}.*, ${j}.${q(IN)} AS ${q(NODE)} FROM (${inPortions}) ${j})`, type, entity: input.entity };
   if (input.with !== undefined) joined = { ...joined, with: input.with };
 
   // T over each portion, grouped by its node and P.
@@ -132,7 +119,32 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   // The properties T gives (the aggregates, and what compute adds after them).
   const madeByT = [...((after.at(-1) ?? last)?.output.properties.values() ?? [])].filter((p) => !grouped.some((g) => g.name === p.name));
   const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...madeByT]);
-  const aggregated = host.aggregate([nodeKey, ...node.keys], node.apply.slice(0, Math.max(at, 0)), aggregates, made, joined, undefined, present);
+  const before = node.apply.slice(0, Math.max(at, 0));
+  let aggregated = host.aggregate([nodeKey, ...node.keys], before, aggregates, made, joined);
+  if (node.keys.length === 0 && aggregates.length === 0) {
+    // One row per reached node.
+    const n = host.alias();
+    aggregated = { from: `(SELECT ${n}.${q('n')} AS ${q(NODE)} FROM ${reached} ${n})`, type: made, entity: false };
+  } else if (node.keys.length === 0) {
+    // Every reached node has a portion, an empty one too: T over no rows where the node has no group
+    // (the groups hashed first, then joined to the nodes: no sort of the portions' rows).
+    const z = host.alias();
+    const none: ApplyRelation = { from: `(SELECT ${z}.* FROM ${joined.from} ${z} WHERE 1 = 0)`, type, entity: input.entity };
+    const empty = host.aggregate([], before, aggregates, made, none);
+    const [n, k, v] = [host.alias(), host.alias(), host.alias()];
+    const items = [
+      `${n}.${q('n')} AS ${q(NODE)}`,
+      ...aggregates.map((a) => {
+        const column = q(host.column(made, [a.alias]));
+        return `(CASE WHEN ${k}.${q(NODE)} IS NULL THEN ${v}.${column} ELSE ${k}.${column} END) AS ${column}`;
+      }),
+    ];
+    aggregated = {
+      from: `(SELECT ${items.join(', ')} FROM ${reached} ${n} LEFT JOIN ${aggregated.from} ${k} ON ${eq(`${k}.${q(NODE)}`, `${n}.${q('n')}`)} CROSS JOIN ${empty.from} ${v})`,
+      type: made,
+      entity: false,
+    };
+  }
   const groups = host.pipeline(after, { ...aggregated, type: made });
 
   // Each group with its node x of H′.
