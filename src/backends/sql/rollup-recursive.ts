@@ -69,13 +69,14 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const h = nodesOf();
   const edges = host.define(['n', 'up'], `SELECT ${h.id}, ${h.up} FROM ${h.from()}`);
 
-  // The nodes reached from the roots of H′.
+  // The nodes reached from the roots of H′; the recursive steps read H′ itself (the table, where S
+  // is absent: an index on the parent column, or the key's, serves each level).
+  const down = nodesOf();
   const [e, f, r] = [host.alias(), host.alias(), host.alias()];
   const roots = `SELECT ${e}.${q('n')} FROM ${edges} ${e} WHERE ${e}.${q('up')} IS NULL OR NOT EXISTS (SELECT 1 FROM ${edges} ${f} WHERE ${eq(`${f}.${q('n')}`, `${e}.${q('up')}`)})`;
   const reached = host.define(
     ['n'],
-    (self) =>
-      `${roots} UNION SELECT ${e}.${q('n')} FROM ${edges} ${e} JOIN ${self} ${r} ON ${eq(`${e}.${q('up')}`, `${r}.${q('n')}`)} WHERE ${e}.${q('n')} IS NOT NULL`,
+    (self) => `${roots} UNION SELECT ${down.id} FROM ${down.from()} JOIN ${self} ${r} ON ${eq(down.up, `${r}.${q('n')}`)} WHERE ${down.id} IS NOT NULL`,
     true,
   );
 
@@ -84,12 +85,13 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const rowScope = host.scope(rows);
   const rowId = c.expression(recursive.path, rowScope);
   const [u, x] = [host.alias(), host.alias()];
+  const up = nodesOf();
   const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
   const pairs = host.define(
     ['d', 'a'],
     (self) =>
       `SELECT ${x}.${q('n')}, ${x}.${q('n')} FROM ${reached} ${x} WHERE ${memberOf(host, recursive, `${x}.${q('n')}`, own)} ` +
-      `UNION SELECT ${u}.${q('d')}, ${e}.${q('up')} FROM ${self} ${u} JOIN ${edges} ${e} ON ${eq(`${e}.${q('n')}`, `${u}.${q('a')}`)} WHERE ${e}.${q('up')} IS NOT NULL`,
+      `UNION SELECT ${u}.${q('d')}, ${up.up} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
     true,
   );
 
