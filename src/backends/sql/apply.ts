@@ -116,6 +116,15 @@ export type HierarchyCompiler = (
 ) => ApplyRelation;
 let hierarchy: HierarchyCompiler | undefined;
 
+/** The relation of a `groupby` with `rolluprecursive` (rollup-recursive.ts, registered by to-sql.ts: it reads this module). */
+export type RollupRecursiveCompiler = (host: SqlApplyCompiler, node: Extract<BoundTransformation, { kind: 'groupby' }>, input: ApplyRelation) => ApplyRelation;
+let rollupRecursive: RollupRecursiveCompiler | undefined;
+
+/** Registers {@link RollupRecursiveCompiler} (once, at import). */
+export function registerRollupRecursiveCompiler(compiler: RollupRecursiveCompiler): void {
+  rollupRecursive = compiler;
+}
+
 /** Registers {@link HierarchyCompiler} (once, at import). */
 export function registerHierarchyCompiler(compiler: HierarchyCompiler): void {
   hierarchy = compiler;
@@ -222,12 +231,12 @@ export class SqlApplyCompiler {
   }
 
   /** The flattened columns of a type's properties, as `complexLeaves` names them. */
-  private leaves(type: StructuredType): { path: readonly Property[]; column: string; property: Property }[] {
+  leaves(type: StructuredType): { path: readonly Property[]; column: string; property: Property }[] {
     return [...type.properties.values()].filter((p) => !(p.collection && p.type.kind === 'complex')).flatMap((p) => this.compiler.leaves(type, p));
   }
 
   /** The flattened column of the value at `names` of a (nested) output type. */
-  private column(type: StructuredType, names: readonly string[]): string {
+  column(type: StructuredType, names: readonly string[]): string {
     let owner = type;
     let prefix = '';
     for (const [i, name] of names.entries()) {
@@ -282,7 +291,7 @@ export class SqlApplyCompiler {
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
-        if (node.recursive !== undefined) throw unsupported('rolluprecursive() (a portion per node of the hierarchy is not compiled to SQL)', node.recursive);
+        if (node.recursive !== undefined) return (rollupRecursive as RollupRecursiveCompiler)(this, node, input);
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') {
           if (node.sets !== undefined) throw unsupported('a groupby() with rollup whose nested transformations do not end with aggregate()', last);
@@ -490,7 +499,7 @@ export class SqlApplyCompiler {
    * row-wise `steps` become conditions inside the aggregates (a group stays one when its rows are
    * all filtered out) and computed columns; aggregates along navigation paths scalar subqueries.
    */
-  private aggregate(
+  aggregate(
     keys: readonly BoundGroupKey[],
     steps: readonly BoundTransformation[],
     aggregates: readonly BoundAggregate[],

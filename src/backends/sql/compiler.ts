@@ -195,7 +195,9 @@ export class SqlCompiler {
     }
     // An entity held as a value (a join's alias) keeps its declared properties only: no foreign key column.
     if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types without a referential constraint');
-    if (!derivesFrom(scope.type, declaring) && !derivesFrom(declaring, scope.type) && scope.type !== navigation.target)
+    // A type extended with more properties (compute, rolluprecursive's node with its aggregates: extendedType) keeps the entity's columns.
+    const extended = scope.type.kind === 'entity' && scope.type.qualifiedName === declaring.qualifiedName;
+    if (!extended && !derivesFrom(scope.type, declaring) && !derivesFrom(declaring, scope.type) && scope.type !== navigation.target)
       throw unsupported(`the navigation property '${navigation.name}' on rows without its column '${column.column}'`);
     return `${scope.alias}.${this.dialect.quote(this.storedName(column.column))}`;
   }

@@ -22,7 +22,7 @@
  * Every value is a parameter; identifiers come from the model.
  */
 import type { EntitySet, Property } from '../../model/model.js';
-import type { BoundHierarchyFilter, BoundPath, BoundTraverse } from '../../semantic/bound-ast.js';
+import type { BoundHierarchy, BoundHierarchyFilter, BoundPath, BoundTraverse } from '../../semantic/bound-ast.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { navigationLink } from '../../storage/links.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
@@ -56,14 +56,14 @@ function nodeScope(host: SqlApplyCompiler, set: EntitySet): NodeScope {
 }
 
 /** `left = right` of node identifiers: strings by code point where the dialect's equality is not. */
-function equal(host: SqlApplyCompiler, node: BoundHierarchyFilter | BoundTraverse, left: string, right: string): string {
+export function equal(host: SqlApplyCompiler, node: { readonly hierarchy: BoundHierarchy }, left: string, right: string): string {
   const dialect = host.compiler.dialect;
   if (isPrimitive(node.hierarchy.node.type, 'Edm.String') && !dialect.binaryEquality) return `${dialect.binary(left)} = ${dialect.binary(right)}`;
   return `${left} = ${right}`;
 }
 
 /** `value IN (list)` for a SELECT of node identifiers `n`: strings by code point where the dialect's equality is not. */
-function memberOf(host: SqlApplyCompiler, node: BoundHierarchyFilter, value: string, list: string): string {
+export function memberOf(host: SqlApplyCompiler, node: { readonly hierarchy: BoundHierarchy }, value: string, list: string): string {
   const dialect = host.compiler.dialect;
   if (!isPrimitive(node.hierarchy.node.type, 'Edm.String') || dialect.binaryEquality) return `${value} IN (${list})`;
   const alias = host.alias();
@@ -75,7 +75,7 @@ function memberOf(host: SqlApplyCompiler, node: BoundHierarchyFilter, value: str
  * property is a foreign key to the node identifier's column (and no mapping scope restricts the
  * parents); `undefined` otherwise.
  */
-function parentColumn(host: SqlApplyCompiler, node: BoundHierarchyFilter | BoundTraverse, alias: string): string | undefined {
+export function parentColumn(host: SqlApplyCompiler, node: { readonly hierarchy: BoundHierarchy }, alias: string): string | undefined {
   const c = host.compiler;
   const hierarchy = node.hierarchy;
   const navigation = hierarchy.parent.steps[0];
@@ -241,7 +241,7 @@ function traverse(host: SqlApplyCompiler, node: BoundTraverse, input: ApplyRelat
 }
 
 /** The hierarchy's table as a relation's FROM item (restricted by the mapping's scope). */
-function tableOf(host: SqlApplyCompiler, set: EntitySet): string {
+export function tableOf(host: SqlApplyCompiler, set: EntitySet): string {
   const c = host.compiler;
   const alias = host.alias();
   const restricted = c.scopeCondition(alias);

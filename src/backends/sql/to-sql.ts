@@ -21,14 +21,24 @@ import { computedColumns, expansion, selected, selectedComputed } from './expans
 import { selectOptionsSql } from './select-options.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
-import { registerHierarchyCompiler, registerNestingCompiler, SqlApplyCompiler, type ApplyPresence, type ApplyRelation } from './apply.js';
+import {
+  registerHierarchyCompiler,
+  registerNestingCompiler,
+  registerRollupRecursiveCompiler,
+  SqlApplyCompiler,
+  type ApplyPresence,
+  type ApplyRelation,
+} from './apply.js';
 import { hierarchyRelation } from './hierarchy.js';
+import { rollupRecursiveRelation } from './rollup-recursive.js';
 import { NESTING } from './apply-nesting.js';
 
 // addnested's and nest's JSON arrays, built as $expand builds them (expansion.ts reads apply.ts).
 registerNestingCompiler(NESTING);
 // ancestors', descendants' and traverse's recursive common table expressions.
 registerHierarchyCompiler(hierarchyRelation);
+// groupby's rolluprecursive: a portion per node of the hierarchy.
+registerRollupRecursiveCompiler(rollupRecursiveRelation);
 // The hierarchy functions' subqueries (Aggregation.isdescendant, …).
 registerHierarchyTestCompiler(hierarchyTestSql);
 

@@ -1,0 +1,84 @@
+/**
+ * rolluprecursive in SQL: `groupby((rolluprecursive($root/nodes,Tree,id)),aggregate($count as
+ * n,amount with sum as total))` compiled by `toSql` for PostgreSQL, against the `WITH RECURSIVE` a
+ * developer would write (each node with its ancestors, the rows joined to them, grouped by the
+ * ancestor), over a tree of NODES nodes (four children per node), on PGlite and on the live
+ * PostgreSQL (`ODATA_TEST_POSTGRES_URL`; small data only). Both sides give the same totals
+ * (checked). Warm-up, then SAMPLES interleaved samples; median and min–max. Prints its section
+ * (bench/RESULTS.md is not written): `tsx bench/rolluprecursive-sql.ts`.
+ */
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { bindQuery, createTableSql, readSqlRows, toSql, type Row } from '../src/index.js';
+import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { onPostgresEngines, type Query } from './postgres-engines.js';
+import { treeModel } from './tree-model.js';
+
+const NODES = Number(process.env.RR_NODES ?? 10_000);
+const SAMPLES = 9;
+const QUERY = '$apply=groupby((rolluprecursive($root/nodes,Tree,id)),aggregate($count as n,amount with sum as total))';
+const HAND_SQL =
+  'WITH RECURSIVE up(d, a) AS (SELECT id, id FROM nodes UNION ALL SELECT u.d, p."parentId" FROM up u JOIN nodes p ON p.id = u.a WHERE p."parentId" IS NOT NULL) ' +
+  'SELECT x.id, x.amount, x."parentId", t.n, t.total FROM nodes x JOIN (SELECT u.a, COUNT(*) AS n, SUM(r.amount) AS total FROM up u JOIN nodes r ON r.id = u.d GROUP BY u.a) t ON t.a = x.id';
+
+/** The same, with the sum exact as the engine computes every integer sum (numeric, checked against Int64's range). */
+const HAND_EXACT_SQL = HAND_SQL.replace('SUM(r.amount)', 'SUM(CAST(r.amount AS numeric))');
+
+const model = treeModel({ amount: { $Type: 'Edm.Int32' } });
+
+const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+
+function canonical(rows: readonly Row[]): string {
+  return rows
+    .map((r) => JSON.stringify([Number(r.id), Number(r.n), Number(r.total)]))
+    .sort()
+    .join('\n');
+}
+
+async function measure(label: string, query: Query): Promise<string[][]> {
+  const bound = bindQuery(QUERY, { model, entitySet: 'nodes' });
+  const statement = toSql(bound, { dialect: 'postgres' });
+  const ours = async (): Promise<Row[]> => readSqlRows(bound, statement, await query(statement.sql, [...statement.params])) as Row[];
+  const hand = async (): Promise<Row[]> => query(HAND_SQL);
+  if (canonical(await ours()) !== canonical(await hand())) throw new Error(`${label}: toSql and the hand-written WITH RECURSIVE disagree`);
+  const sqlOnly = await interleavedSamples({ ours: async () => query(statement.sql, [...statement.params]), hand: async () => query(HAND_SQL) }, SAMPLES, 2);
+  const exact = await interleavedSamples(
+    { ours: async () => query(statement.sql, [...statement.params]), hand: async () => query(HAND_EXACT_SQL) },
+    SAMPLES,
+    2,
+  );
+  return [
+    [
+      `${label}: the statements alone (\`toSql\` vs hand-written)`,
+      ms(sqlOnly.ours!),
+      ms(sqlOnly.hand!),
+      `${fmtNum(median(sqlOnly.ours!) / median(sqlOnly.hand!))}x`,
+    ],
+    [
+      `${label}: against the hand-written one with an exact (numeric) sum, as the engine's`,
+      ms(exact.ours!),
+      ms(exact.hand!),
+      `${fmtNum(median(exact.ours!) / median(exact.hand!))}x`,
+    ],
+  ];
+}
+
+const LOAD = `INSERT INTO nodes SELECT i, i % 100, CASE WHEN i = 1 THEN NULL ELSE (i - 2) / 4 + 1 END FROM generate_series(1, ${NODES}) AS i;
+  CREATE INDEX nodes_parent ON nodes ("parentId")`;
+
+export async function runRolluprecursiveSqlBench(): Promise<string> {
+  const load = os.loadavg()[0]!;
+  const set = model.entitySets.get('nodes')!;
+  const { results, liveNote } = await onPostgresEngines('rolluprecursive', `${createTableSql(set, 'postgres')}; ${LOAD}; ANALYZE nodes`, measure);
+  return `# \`$apply\`: rolluprecursive in SQL over a tree of ${NODES.toLocaleString('en-US')} nodes
+
+- Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}
+- Query: \`${QUERY}\`; the hand-written side: \`${HAND_SQL}\`.
+- Method: both sides give the same totals (checked); 2 warm-up calls, then ${SAMPLES} interleaved samples; median (min–max).
+
+${markdownTable(['subject', 'odata-engine', 'hand-written', 'ratio'], results.flat(), ['l', 'l', 'l', 'r'])}${liveNote}`;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.stdout.write(await runRolluprecursiveSqlBench());
+}

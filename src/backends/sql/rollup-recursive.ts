@@ -1,0 +1,211 @@
+/**
+ * `groupby((rolluprecursive(H,Q,p[,S])[,P…]),T)` in SQL (Data Aggregation 6.3), with the
+ * reference's semantics (memory/hierarchy.ts, `rollupRecursiveStep`): common table expressions of
+ * the statement (the dialect's `hierarchy` hooks, as `ancestors`/`descendants`):
+ *
+ * - `H′`: the hierarchy's nodes the start pipeline `S` keeps (all without it), each with its node
+ *   identifier and its parent's (read in the whole hierarchy: a parent foreign key that holds the
+ *   node identifier directly, else through the parent navigation property).
+ * - The nodes reached from the roots of `H′` (a node whose parent is not in `H′`), walked down
+ *   (`UNION`: each identifier once, so a cycle, which no root reaches, ends and gives no portion).
+ * - The portions: for each node identifier of an input row that was reached, it and its ancestors
+ *   up to its root (`UNION` again; a root's parent outside `H′` is one more, whose group no node
+ *   joins: with unique identifiers the ancestors of a reached node are reached); the input rows joined to those pairs are each row once per
+ *   portion it is in, so the work is the reached nodes plus the rows of all portions (as the
+ *   reference's). Without other grouping properties every reached node has a portion: where it
+ *   has no group, `T` over no rows (one row of the aggregates over none).
+ * - `T` (and `P`) is the `groupby`'s aggregation over those rows, grouped by the portion's node
+ *   too; each group then joins its node `x` of `H′`, which goes into the row as `into` says: the
+ *   whole node (its columns), the node as an entity value, or its identifier.
+ *
+ * The node identifiers must be the nodes' key (one property), so that none repeats, as the text
+ * requires (else refused). Every value is a parameter; identifiers come from the model.
+ */
+import type { EntitySet, StructuredType } from '../../model/model.js';
+import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
+import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import { isPrimitive } from '../../semantic/types.js';
+import { entityTable } from '../../storage/tables.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
+import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
+import type { Scope } from './compiler.js';
+import { equal, identifiedByKey, memberOf, parentColumn, tableOf } from './hierarchy.js';
+import { dynamicColumnName } from './mapping.js';
+
+type Groupby = Extract<BoundTransformation, { kind: 'groupby' }>;
+
+/** The column of a row's portion node (and of the pairs' reached row), under names no OData identifier has. */
+const NODE = '~node';
+const IN = '~in';
+
+/** The rows of a `groupby` with `rolluprecursive`, read from `input`. */
+export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, input: ApplyRelation): ApplyRelation {
+  const c = host.compiler;
+  const recursive = node.recursive as BoundRollupRecursive;
+  const fail = (what: string, at: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node: at, option: '$apply' });
+  if (c.dialect.hierarchy === undefined) throw fail(c.dialect.noHierarchy ?? `rolluprecursive() on ${c.dialect.displayName}`, recursive);
+  if (input.presence !== undefined) throw fail('rolluprecursive() over rows of different properties (after rollup() or concat())', recursive);
+  // Repeated identifiers (which the spec forbids) would share a portion where the reference's walk multiplies them.
+  if (!identifiedByKey(recursive.hierarchy))
+    throw fail(`rolluprecursive() of a hierarchy whose node identifiers are not its nodes' key (they may repeat)`, recursive);
+  // T: row-wise steps, aggregate, then row-wise steps over its row (`aggregate(…)/compute(…)`, example 65).
+  const at = node.apply.map((step) => step.kind).lastIndexOf('aggregate');
+  const last = at < 0 ? undefined : (node.apply[at] as Extract<BoundTransformation, { kind: 'aggregate' }>);
+  const after = node.apply.slice(at + 1);
+  const unsupportedAfter = after.find((step) => step.kind !== 'compute' && step.kind !== 'filter' && step.kind !== 'identity');
+  if (unsupportedAfter !== undefined || (last === undefined && node.apply.length > 0))
+    throw fail('a groupby() whose nested transformations do not end with aggregate()', unsupportedAfter ?? (node.apply.at(-1) as BoundTransformation));
+  const q = (name: string): string => c.dialect.quote(name);
+  const hierarchy = recursive.hierarchy;
+  const set = hierarchy.nodes;
+  const eq = (left: string, right: string): string => equal(host, recursive, left, right);
+
+  // H′: the nodes S keeps, named (read for their identifiers and again for the output's nodes).
+  const all: ApplyRelation = { from: tableOf(host, set), type: set.type, entity: true };
+  const kept = host.shared({ ...(recursive.start === undefined ? all : host.pipeline(recursive.start, all)), order: undefined });
+  const nodesOf = (): { scope: Scope; id: string; up: string; from: () => string } => {
+    const scope = nodeScope(host, set);
+    const id = c.expression(hierarchy.node, scope);
+    const up = parentColumn(host, recursive, scope.alias) ?? c.expression(hierarchy.parent, scope);
+    return { scope, id, up, from: () => [`${kept.from} ${scope.alias}`, ...(scope.joins?.clauses ?? [])].join(' ') };
+  };
+  const h = nodesOf();
+  const edges = host.define(['n', 'up'], `SELECT ${h.id}, ${h.up} FROM ${h.from()}`);
+
+  // The nodes reached from the roots of H′; the recursive steps read H′ itself (the table, where S
+  // is absent: an index on the parent column, or the key's, serves each level).
+  const down = nodesOf();
+  const [e, f, r] = [host.alias(), host.alias(), host.alias()];
+  const roots = `SELECT ${e}.${q('n')} FROM ${edges} ${e} WHERE ${e}.${q('up')} IS NULL OR NOT EXISTS (SELECT 1 FROM ${edges} ${f} WHERE ${eq(`${f}.${q('n')}`, `${e}.${q('up')}`)})`;
+  const reached = host.define(
+    ['n'],
+    (self) => `${roots} UNION SELECT ${down.id} FROM ${down.from()} JOIN ${self} ${r} ON ${eq(down.up, `${r}.${q('n')}`)} WHERE ${down.id} IS NOT NULL`,
+    true,
+  );
+
+  // The input rows' nodes that were reached, each with itself and its ancestors (the portions it is in).
+  const rows = host.shared({ ...input, order: undefined });
+  const rowScope = host.scope(rows);
+  const rowId = c.expression(recursive.path, rowScope);
+  const [u, x] = [host.alias(), host.alias()];
+  const up = nodesOf();
+  const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
+  const pairs = host.define(
+    ['d', 'a'],
+    (self) =>
+      `SELECT ${x}.${q('n')}, ${x}.${q('n')} FROM ${reached} ${x} WHERE ${memberOf(host, recursive, `${x}.${q('n')}`, own)} ` +
+      `UNION SELECT ${u}.${q('d')}, ${up.up} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
+    true,
+  );
+
+  // Each input row once per portion it is in, its portion's node in a column of its own.
+  const nodeProperty = outputProperty(NODE, referenceOf(hierarchy.node.type) as never);
+  const joinedScope = host.scope(rows);
+  const joinedId = c.expression(recursive.path, joinedScope);
+  const member = host.alias();
+  const inPortions = `SELECT ${joinedScope.alias}.*, ${member}.${q('a')} AS ${q(IN)} FROM ${host.fromOf(rows, joinedScope)} JOIN ${pairs} ${member} ON ${eq(joinedId, `${member}.${q('d')}`)}`;
+  const type = extendedType(input.type, [nodeProperty]);
+  const j = host.alias();
+  let joined: ApplyRelation = { from: `(SELECT ${j}.*, ${j}.${q(IN)} AS ${q(NODE)} FROM (${inPortions}) ${j})`, type, entity: input.entity };
+  if (input.with !== undefined) joined = { ...joined, with: input.with };
+
+  // T over each portion, grouped by its node and P.
+  const aggregates: readonly BoundAggregate[] = last?.aggregates ?? [];
+  const span = recursive.span;
+  const nodeKey: BoundGroupKey = {
+    path: { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property: nodeProperty, span }], type: hierarchy.node.type, span } as BoundPath,
+    names: [NODE],
+    span,
+  };
+  const grouped = nestedProperties(
+    node.keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
+    '~rolluprecursive',
+  );
+  // The properties T gives (the aggregates, and what compute adds after them).
+  const madeByT = [...((after.at(-1) ?? last)?.output.properties.values() ?? [])].filter((p) => !grouped.some((g) => g.name === p.name));
+  const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...madeByT]);
+  const before = node.apply.slice(0, Math.max(at, 0));
+  let aggregated = host.aggregate([nodeKey, ...node.keys], before, aggregates, made, joined);
+  if (node.keys.length === 0 && aggregates.length === 0) {
+    // One row per reached node.
+    const n = host.alias();
+    aggregated = { from: `(SELECT ${n}.${q('n')} AS ${q(NODE)} FROM ${reached} ${n})`, type: made, entity: false };
+  } else if (node.keys.length === 0) {
+    // Every reached node has a portion, an empty one too: T over no rows where the node has no group
+    // (the groups hashed first, then joined to the nodes: no sort of the portions' rows).
+    const z = host.alias();
+    const none: ApplyRelation = { from: `(SELECT ${z}.* FROM ${joined.from} ${z} WHERE 1 = 0)`, type, entity: input.entity };
+    const empty = host.aggregate([], before, aggregates, made, none);
+    const [n, k, v] = [host.alias(), host.alias(), host.alias()];
+    const items = [
+      `${n}.${q('n')} AS ${q(NODE)}`,
+      ...aggregates.map((a) => {
+        const column = q(host.column(made, [a.alias]));
+        return `(CASE WHEN ${k}.${q(NODE)} IS NULL THEN ${v}.${column} ELSE ${k}.${column} END) AS ${column}`;
+      }),
+    ];
+    aggregated = {
+      from: `(SELECT ${items.join(', ')} FROM ${reached} ${n} LEFT JOIN ${aggregated.from} ${k} ON ${eq(`${k}.${q(NODE)}`, `${n}.${q('n')}`)} CROSS JOIN ${empty.from} ${v})`,
+      type: made,
+      entity: false,
+    };
+  }
+  const groups = host.pipeline(after, { ...aggregated, type: made });
+
+  // Each group with its node x of H′.
+  const xs = nodesOf();
+  const g = host.alias();
+  const ownNames = new Set([...node.keys.map((key) => key.names[0] as string), ...madeByT.map((p) => p.name)]);
+  const fromGroup = (names: readonly string[]): string => `${g}.${q(host.column(made, names))}`;
+  const into = recursive.into;
+  const columns: string[] = [];
+  if (into.kind === 'node' && node.keys.length === 0) {
+    columns.push(`${xs.scope.alias}.*`);
+    for (const p of madeByT) columns.push(`${fromGroup([p.name])} AS ${q(host.column(node.output, [p.name]))}`);
+  } else {
+    const nodeColumns = nodeLeaves(host, set.type, xs.scope.alias);
+    for (const leaf of host.leaves(node.output)) {
+      const names = leaf.path.map((p) => p.name);
+      let value: string;
+      if (into.kind === 'node') value = ownNames.has(names[0] as string) ? fromGroup(names) : (nodeColumns.get(names.join('/')) as string);
+      else if (startsWith(names, into.names)) value = into.kind === 'value' ? xs.id : (nodeColumns.get(names.slice(into.names.length).join('/')) as string);
+      else value = fromGroup(names);
+      columns.push(`${value} AS ${q(leaf.column)}`);
+    }
+    if (into.kind === 'node') {
+      // The node's columns that are no properties: foreign keys, dynamic properties.
+      for (const hidden of entityTable(set, c.mapping).hidden) columns.push(`${xs.scope.alias}.${q(c.storedName(hidden.column))}`);
+      const dynamic = dynamicColumnName(set.type, c.mapping);
+      if (dynamic !== undefined) columns.push(`${xs.scope.alias}.${q(dynamic)}`);
+    }
+  }
+  const strings = isPrimitive(hierarchy.node.type, 'Edm.String') && !c.dialect.binaryEquality;
+  const key = (sql: string): string => (strings ? c.dialect.binary(sql) : sql);
+  // An equality join (hashed), not IS NOT DISTINCT FROM (a nested loop that reads the groups once per node).
+  let from = `SELECT ${columns.join(', ')} FROM ${xs.from()} JOIN ${groups.from} ${g} ON ${key(xs.id)} = ${key(`${g}.${q(NODE)}`)}`;
+  const nullable = hierarchy.node.steps.some((step) => step.kind !== 'property' || step.property.nullable);
+  if (node.keys.length === 0 && nullable) {
+    // A node without an identifier is reached only as a root, with an empty portion (the reached nodes' null stands for those).
+    const o = host.alias();
+    const root = `${xs.up} IS NULL OR NOT EXISTS (SELECT 1 FROM ${edges} ${o} WHERE ${eq(`${o}.${q('n')}`, xs.up)})`;
+    from += ` UNION ALL SELECT ${columns.join(', ')} FROM ${xs.from()} JOIN ${groups.from} ${g} ON ${g}.${q(NODE)} IS NULL WHERE ${xs.id} IS NULL AND (${root})`;
+  }
+  from = `(${from})`;
+  return { from, type: node.output, entity: into.kind === 'node', ...(input.with === undefined ? {} : { with: input.with }) };
+}
+
+/** A scope over the rows of the hierarchy's set (whose navigation its expressions join) under a fresh alias. */
+function nodeScope(host: SqlApplyCompiler, set: EntitySet): Scope {
+  return { alias: host.alias(), type: set.type, set, variables: new Map(), joins: { clauses: [], scopes: new Map() } };
+}
+
+/** The columns of a node's properties (complex values flattened), by the path of property names. */
+function nodeLeaves(host: SqlApplyCompiler, type: StructuredType, alias: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const leaf of host.leaves(type)) found.set(leaf.path.map((p) => p.name).join('/'), `${alias}.${host.quote(leaf.column)}`);
+  return found;
+}
+
+function startsWith(names: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.every((name, i) => names[i] === name);
+}
