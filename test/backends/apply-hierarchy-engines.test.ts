@@ -273,6 +273,23 @@ describe('what SQL refuses', () => {
     }
   });
 
+  it('traverse and rolluprecursive where node identifiers repeat (Names): bounded in memory, refused by SQL (its walk had no end)', async () => {
+    for (const query of [
+      '$apply=traverse($root/nodes,Names,name,preorder)',
+      '$apply=groupby((rolluprecursive($root/nodes,Names,name)),aggregate($count as c))',
+    ]) {
+      const started = performance.now();
+      const result = await runDifferential(query, { model, entitySet: SET, rows, targets: targets() });
+      // The reference's walk multiplies the paths through repeated identifiers: refused past 10 million rows, not a crash.
+      expect(result.reference.kind === 'odata' && result.reference.code, query).toBe('apply_fan_out_exceeded');
+      expect(performance.now() - started, query).toBeLessThan(30_000);
+      for (const [target, outcome] of result.outcomes) {
+        expect(outcome.kind === 'odata' && outcome.code, `${target} ${query}`).toBe('unsupported_feature');
+        if (!target.startsWith('MongoDB')) expect(outcome.kind === 'odata' && outcome.message, target).toMatch(/not its nodes' key/);
+      }
+    }
+  }, 120_000);
+
   it('every hierarchy function on SQL Server, for the reason the hierarchical transformations are refused', () => {
     const bound = bindQuery(`$filter=${fn(`isleaf(${ON})`)}`, { model, entitySet: SET });
     expect(() => toSql(bound, { dialect: 'mssql' })).toThrow(/recursive common table expressions stop at 100 levels/);
