@@ -66,6 +66,8 @@ const ORDERED: readonly string[] = [
   `$apply=filter(id ne 100)/traverse(${H},preorder,filter(id eq 50 or id eq 3001),name desc)`,
   `$apply=descendants(${H},filter(id eq 1001 or id eq 1002),keep start)/traverse(${H},postorder)/top(5)`,
   `$apply=traverse(${H},preorder,filter(id le 3),rank)/skip(150)`,
+  // Paths past MariaDB's max_sort_length (1024 bytes) under skip then top: deep nodes tied there before.
+  `$apply=traverse(${H},postorder,filter(id eq 4001 or id eq 1 or id eq 3001),id desc)/skip(2)/top(40)`,
   `$apply=groupby((parentId),aggregate($count as c))/traverse(${H.replace(',id', ',parentId')},postorder,filter(id eq 1))`,
   // Start nodes along one chain: the nodes below two of them come twice.
   `$apply=traverse(${H},preorder,filter(rank eq 2 and id lt 1100),name desc,rank)`,

@@ -234,7 +234,9 @@ export const mysql: Dialect = {
     recursive: 'RECURSIVE ',
     rankText: (rank) => `LPAD(${rank}, 10, '0')`,
     widePath: (path) => `CAST(${path} AS CHAR(16000))`,
-    orderByPath: (path) => Array.from({ length: 16 }, (_, i) => `SUBSTRING(${path}, ${i * 1000 + 1}, 1000)`).join(' ASC, '),
+    // max_sort_length (1024 bytes) cuts each sort key: chunks of 1000 digits, as bytes (in utf8mb4
+    // a 1000-character key would be cut at about 256 characters, and deep paths tied).
+    orderByPath: (path) => Array.from({ length: 16 }, (_, i) => `CAST(SUBSTRING(${path}, ${i * 1000 + 1}, 1000) AS BINARY)`).join(' ASC, '),
   },
   binaryEquality: false,
   correlatedDerivedTables: false,
