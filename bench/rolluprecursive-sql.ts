@@ -4,8 +4,9 @@
  * developer would write (each node with its ancestors, the rows joined to them, grouped by the
  * ancestor), over a tree of NODES nodes (four children per node), on PGlite and on the live
  * PostgreSQL (`ODATA_TEST_POSTGRES_URL`; small data only). Both sides give the same totals
- * (checked). Warm-up, then SAMPLES interleaved samples; median and min–max. Prints its section
- * (bench/RESULTS.md is not written): `tsx bench/rolluprecursive-sql.ts`.
+ * (checked). Warm-up, then SAMPLES interleaved samples; median and min–max. Run alone with
+ * `tsx bench/rolluprecursive-sql.ts`, or by `npm run bench`; writes the `rolluprecursive-sql`
+ * section of bench/RESULTS.md.
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { bindQuery, createTableSql, readSqlRows, toSql, type Row } from '../src/
 import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
 import { onPostgresEngines, type Query } from './postgres-engines.js';
 import { treeModel } from './tree-model.js';
+import { writeSection } from './results-file.js';
 
 const NODES = Number(process.env.RR_NODES ?? 10_000);
 const SAMPLES = 9;
@@ -70,13 +72,15 @@ export async function runRolluprecursiveSqlBench(): Promise<string> {
   const load = os.loadavg()[0]!;
   const set = model.entitySets.get('nodes')!;
   const { results, liveNote } = await onPostgresEngines('rolluprecursive', `${createTableSql(set, 'postgres')}; ${LOAD}; ANALYZE nodes`, measure);
-  return `# \`$apply\`: rolluprecursive in SQL over a tree of ${NODES.toLocaleString('en-US')} nodes
+  const section = `# \`$apply\`: rolluprecursive in SQL over a tree of ${NODES.toLocaleString('en-US')} nodes (issue 30)
 
 - Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores; 1-minute load average at start ${fmtNum(load)}, at end ${fmtNum(os.loadavg()[0]!)}
 - Query: \`${QUERY}\`; the hand-written side: \`${HAND_SQL}\`.
 - Method: both sides give the same totals (checked); 2 warm-up calls, then ${SAMPLES} interleaved samples; median (min–max).
 
 ${markdownTable(['subject', 'odata-engine', 'hand-written', 'ratio'], results.flat(), ['l', 'l', 'l', 'r'])}${liveNote}`;
+  writeSection('rolluprecursive-sql', section);
+  return section;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
