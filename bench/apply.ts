@@ -12,7 +12,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { bindQuery, compileQuery, createTableSql, defineModel, ODataError, readSqlRows, toSql, type CompiledQuery, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
 import { writeSection } from './results-file.js';
 
 /** Row counts of the in-memory side; PGlite runs at SQL_ROWS. */
@@ -83,7 +83,7 @@ function canonical(rows: readonly Row[]): string {
   );
 }
 
-const ms = (values: number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 const load1 = (): string => fmtNum(os.loadavg()[0]!);
 
 /** One size of the in-memory side: ms per call of each side, per sample, and the load average around it. */

@@ -12,8 +12,8 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, createTableSql, readSqlRows, toSql, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
-import { onPostgresEngines, type Query } from './postgres-engines.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
+import { onPostgresEngines, planShape, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 import { treeModel } from './tree-model.js';
 
@@ -25,7 +25,7 @@ const HAND_SQL =
 
 const model = treeModel({ name: { $Nullable: true } });
 
-const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 
 /** Rows in a canonical order and form, to check that both sides agree. */
 function canonical(rows: readonly Row[]): string {
@@ -33,13 +33,6 @@ function canonical(rows: readonly Row[]): string {
     .map((r) => JSON.stringify([Number(r.id), r.name, r.parentId === null ? null : Number(r.parentId)]))
     .sort()
     .join('\n');
-}
-
-/** The node types of a plan, depth first. */
-function planShape(plan: unknown): string {
-  const node = plan as { 'Node Type': string; Strategy?: string; Plans?: unknown[] };
-  const own = node.Strategy === undefined ? node['Node Type'] : `${node['Node Type']} (${node.Strategy})`;
-  return [own, ...(node.Plans ?? []).map(planShape)].join(' > ');
 }
 
 async function measure(label: string, query: Query): Promise<{ rows: string[][]; sql: string; count: number }> {

@@ -11,8 +11,8 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
-import { onPostgresEngines, type Query } from './postgres-engines.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
+import { onPostgresEngines, planShape, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 
 const CUSTOMERS = 10_000;
@@ -39,7 +39,7 @@ const model = defineModel({
   entitySets: { customers: { type: 'Customer' }, orders: { type: 'Order' } },
 });
 
-const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 
 /** Rows in a canonical order and form, to check that both sides agree. */
 function canonical(rows: readonly Row[]): string {
@@ -47,13 +47,6 @@ function canonical(rows: readonly Row[]): string {
     .map((r) => JSON.stringify([r.region, r.status ?? null, Number(r.n), r.total === null ? null : Number(r.total)]))
     .sort()
     .join('\n');
-}
-
-/** The node types of a plan, depth first. */
-function planShape(plan: unknown): string {
-  const node = plan as { 'Node Type': string; Strategy?: string; 'Join Type'?: string; Plans?: unknown[] };
-  const own = `${node['Node Type']}${node.Strategy === undefined ? '' : ` (${node.Strategy})`}${node['Join Type'] === undefined ? '' : ` (${node['Join Type']})`}`;
-  return [own, ...(node.Plans ?? []).map(planShape)].join(' > ');
 }
 
 async function measure(label: string, query: Query): Promise<string[][]> {

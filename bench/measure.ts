@@ -219,3 +219,8 @@ export async function throughput(request: () => Promise<Response>, seconds: numb
   );
   return done / seconds;
 }
+
+/** Milliseconds as the SQL benches report them: the median, then the min–max. */
+export function msRange(values: readonly number[]): string {
+  return `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+}

@@ -42,3 +42,10 @@ export async function onPostgresEngines<T>(
   }
   return { results, liveNote: '' };
 }
+
+/** The node types of a PostgreSQL plan (`EXPLAIN (FORMAT JSON)`'s), depth first, with each node's strategy and join type. */
+export function planShape(plan: unknown): string {
+  const node = plan as { 'Node Type': string; Strategy?: string; 'Join Type'?: string; Plans?: unknown[] };
+  const own = `${node['Node Type']}${node.Strategy === undefined ? '' : ` (${node.Strategy})`}${node['Join Type'] === undefined ? '' : ` (${node['Join Type']})`}`;
+  return [own, ...(node.Plans ?? []).map(planShape)].join(' > ');
+}

@@ -10,8 +10,8 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
-import { onPostgresEngines, type Query } from './postgres-engines.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
+import { onPostgresEngines, planShape, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 
 const ROWS = 100_000;
@@ -28,7 +28,7 @@ const model = defineModel({
   entitySets: { sales: { type: 'Sale' } },
 });
 
-const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 
 /** Rows in a canonical order and form, to check that both sides agree. */
 function canonical(rows: readonly Row[]): string {
@@ -36,13 +36,6 @@ function canonical(rows: readonly Row[]): string {
     .map((r) => JSON.stringify([r.region, Object.hasOwn(r, 'category') ? r.category : '~', Number(r.total), Number(r.n)]))
     .sort()
     .join('\n');
-}
-
-/** The node types of a plan, depth first. */
-function planShape(plan: unknown): string {
-  const node = plan as { 'Node Type': string; Strategy?: string; Plans?: unknown[] };
-  const own = node.Strategy === undefined ? node['Node Type'] : `${node['Node Type']} (${node.Strategy})`;
-  return [own, ...(node.Plans ?? []).map(planShape)].join(' > ');
 }
 
 async function measure(label: string, query: Query): Promise<string[][]> {

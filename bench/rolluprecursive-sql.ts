@@ -11,7 +11,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, createTableSql, readSqlRows, toSql, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
 import { onPostgresEngines, type Query } from './postgres-engines.js';
 import { treeModel } from './tree-model.js';
 import { writeSection } from './results-file.js';
@@ -28,7 +28,7 @@ const HAND_EXACT_SQL = HAND_SQL.replace('SUM(r.amount)', 'SUM(CAST(r.amount AS n
 
 const model = treeModel({ amount: { $Type: 'Edm.Int32' } });
 
-const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 
 function canonical(rows: readonly Row[]): string {
   return rows

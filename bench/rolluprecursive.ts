@@ -12,7 +12,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, compileQuery, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
 import { writeSection } from './results-file.js';
 import { treeModel } from './tree-model.js';
 
@@ -42,7 +42,7 @@ function handWritten(rows: readonly Row[]): Map<number, { n: number; total: numb
   return totals;
 }
 
-const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 
 export async function runRolluprecursiveBench(): Promise<string> {
   const load = os.loadavg()[0]!;

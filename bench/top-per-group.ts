@@ -11,8 +11,8 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, createTableSql, defineModel, readSqlRows, toSql, type Row } from '../src/index.js';
-import { fmtNum, interleavedSamples, markdownTable, median } from './measure.js';
-import { onPostgresEngines, type Query } from './postgres-engines.js';
+import { fmtNum, interleavedSamples, markdownTable, median, msRange } from './measure.js';
+import { onPostgresEngines, planShape, type Query } from './postgres-engines.js';
 import { writeSection } from './results-file.js';
 
 const ORDERS = 100_000;
@@ -29,7 +29,7 @@ const model = defineModel({
   entitySets: { orders: { type: 'Order' } },
 });
 
-const ms = (values: readonly number[]): string => `${fmtNum(median(values))} ms (${fmtNum(Math.min(...values))}–${fmtNum(Math.max(...values))})`;
+const ms = msRange;
 
 /** Rows in a canonical order and form, to check that both sides agree. */
 function canonical(rows: readonly Row[]): string {
@@ -37,13 +37,6 @@ function canonical(rows: readonly Row[]): string {
     .map((r) => JSON.stringify([Number(r.id), Number(r.customerid), r.status, Number(r.amount)]))
     .sort()
     .join('\n');
-}
-
-/** The node types of a plan, depth first. */
-function planShape(plan: unknown): string {
-  const node = plan as { 'Node Type': string; Strategy?: string; Plans?: unknown[] };
-  const own = `${node['Node Type']}${node.Strategy === undefined ? '' : ` (${node.Strategy})`}`;
-  return [own, ...(node.Plans ?? []).map(planShape)].join(' > ');
 }
 
 async function measure(label: string, query: Query): Promise<string[][]> {
