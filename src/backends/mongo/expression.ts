@@ -361,7 +361,8 @@ export class MongoExpressionCompiler {
       mapping: this.mapping,
       value: (expression) => this.value(expression, frame),
       walk: (graphLookup) => {
-        const key = `~hierarchy ${JSON.stringify(graphLookup)}`;
+        // (An Int64 value of the walk is a bigint: written as its digits, marked apart from a string.)
+        const key = `~hierarchy ${JSON.stringify(graphLookup, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
         const known = context.lookups.get(key);
         if (known !== undefined) return known.field;
         const field = reservedField(context.type, this.mapping, `walk${context.lookups.size}`);
