@@ -173,8 +173,22 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
       columns.push(`${value} AS ${q(leaf.column)}`);
     }
     if (into.kind === 'node') {
+      // The node's collections of complex values (a JSON column each, no leaves).
+      for (const p of set.type.properties.values())
+        if (p.collection && p.type.kind === 'complex' && !ownNames.has(p.name))
+          columns.push(`${xs.scope.alias}.${q(host.column(set.type, [p.name]))} AS ${q(host.column(node.output, [p.name]))}`);
       // The node's columns that are no properties: foreign keys, dynamic properties.
-      for (const hidden of entityTable(set, c.mapping).hidden) columns.push(`${xs.scope.alias}.${q(c.storedName(hidden.column))}`);
+      const named = new Set(host.leaves(node.output).map((leaf) => leaf.column));
+      for (const hidden of entityTable(set, c.mapping).hidden) {
+        const column = c.storedName(hidden.column);
+        // A grouping path flattened to the name of one of the node's foreign keys (`Sensor/Value`, `Sensor_Value`).
+        if (named.has(column))
+          throw fail(
+            `rolluprecursive() with the grouping property '${column.replace('_', '/')}', whose column the node's foreign key of the same name holds`,
+            recursive,
+          );
+        columns.push(`${xs.scope.alias}.${q(column)}`);
+      }
       const dynamic = dynamicColumnName(set.type, c.mapping);
       if (dynamic !== undefined) columns.push(`${xs.scope.alias}.${q(dynamic)}`);
     }
