@@ -36,6 +36,11 @@ export class ReferenceCompiler {
    * rows a `$filter` is applied to, the input rows of a transformation).
    */
   collection: readonly Row[] | undefined;
+  /**
+   * The node `x` of the `rolluprecursive` portion being evaluated (`Aggregation.rollupnode()`):
+   * whoever runs a portion's transformations sets it first.
+   */
+  rollupNode: Row | undefined;
   /** The rows of an entity set, for the nodes of a hierarchy function (`undefined`: not at hand). */
   nodes: ((set: EntitySet) => readonly Row[] | undefined) | undefined;
 
@@ -110,6 +115,13 @@ export class ReferenceCompiler {
           for (const item of items)
             if ((search === undefined || matches(item as Row, search)) && (filter === undefined || filter(item as Row, NO_SCOPE) === true)) count++;
           return count;
+        };
+      }
+      case 'rollupNode': {
+        const name = node.property.name;
+        return () => {
+          const x = this.rollupNode;
+          return x === undefined ? null : (x[name] ?? null);
         };
       }
       case 'case': {

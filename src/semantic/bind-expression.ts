@@ -100,6 +100,11 @@ export interface ExpressionContext {
    * related entities'). Bound as the variable {@link OUTER_IT}.
    */
   readonly outerIt?: { readonly type: StructuredType; readonly set: EntitySet | undefined };
+  /**
+   * Inside the transformations of a `groupby` with `rolluprecursive` (Data Aggregation 6.3): the
+   * hierarchy's nodes, of which `Aggregation.rollupnode()` is the current portion's one.
+   */
+  readonly rollupNode?: EntitySet;
 }
 
 const OPERATOR_KIND: Readonly<Record<string, string>> = {
@@ -155,7 +160,7 @@ export type AggregateBinder = (
     readonly settings: ResolvedSettings;
     readonly option: string;
     readonly model: Model;
-    binder(rows: AggregateRows, purpose: Purpose): ExpressionBinder;
+    binder(rows: AggregateRows, purpose: Purpose, rollupNode?: EntitySet): ExpressionBinder;
   },
 ) => BoundAggregate;
 
@@ -672,9 +677,15 @@ export class ExpressionBinder {
         case 'invoke':
           if (index === 0 && root.kind === 'it' && segments.length === 1 && HIERARCHY_FUNCTION.test(segment.name))
             return this.hierarchyTest(segment, node.span);
-          // The node of a rolluprecursive portion (Data Aggregation 6.3): known, not evaluated.
-          if (index === 0 && root.kind === 'it' && segments.length === 1 && ROLLUP_NODE.test(segment.name))
-            throw this.error('unsupported_feature', `The function '${segment.name}' (the node of a rolluprecursive() portion) is not supported`, segment.span);
+          // The node of a rolluprecursive portion (Data Aggregation 6.3): an entity, compared with eq or ne (see `rollupNodeEquality`).
+          if (index === 0 && root.kind === 'it' && segments.length === 1 && ROLLUP_NODE.test(segment.name)) {
+            this.rollupNodeSet(segment);
+            throw this.error(
+              'unsupported_feature',
+              `The function '${segment.name}' (the node of a rolluprecursive() portion) is supported only as an operand of eq or ne with an entity of its type`,
+              segment.span,
+            );
+          }
           throw this.error(
             'unknown_function',
             `An unknown function with name '${segment.name}' was found. This may also be a function import or a key lookup on a navigation property, which is not allowed.`,
@@ -726,9 +737,10 @@ export class ExpressionBinder {
       settings: context.settings,
       option: context.option,
       model: context.model,
-      binder: (rows, purpose) =>
+      binder: (rows, purpose, rollupNode) =>
         new ExpressionBinder({
           ...context,
+          ...(rollupNode === undefined ? {} : { rollupNode }),
           purpose,
           it: rows.type,
           entitySet: rows.set,
@@ -838,6 +850,10 @@ export class ExpressionBinder {
 
   private binary(operator: string, leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
     this.checkOperatorAllowed(operator, span);
+    if (operator === 'eq' || operator === 'ne') {
+      const node = rollupNodeCall(rightNode) ?? rollupNodeCall(leftNode);
+      if (node !== undefined) return this.rollupNodeEquality(operator, node, node === rightNode ? leftNode : rightNode, span, scope);
+    }
     let left = this.expression(leftNode, scope);
     let right = this.expression(rightNode, scope);
     if (COMPARISONS.has(operator)) {
@@ -882,6 +898,61 @@ export class ExpressionBinder {
         return result(type, operandType);
       }
     }
+  }
+
+  /**
+   * The nodes of the `rolluprecursive` that `Aggregation.rollupnode(…)` names: only inside its
+   * nested transformations, and `Position` (1, the default) the only one a `groupby` may have.
+   */
+  private rollupNodeSet(segment: Extract<PathSegment, { kind: 'invoke' }>): EntitySet {
+    const set = this.context.rollupNode;
+    if (set === undefined)
+      throw this.error(
+        'invalid_option_value',
+        `'${segment.name}' is only defined inside the transformations of a groupby() with rolluprecursive()`,
+        segment.span,
+      );
+    for (const argument of segment.args) {
+      if (argument.name !== 'Position') throw this.error('invalid_option_value', `${segment.name} takes the parameter Position by name`, argument.value.span);
+      const value = argument.value;
+      if (value.kind !== 'literal' || (value.value !== 1 && value.value !== 1n))
+        throw this.error('invalid_option_value', `Position must be 1: a groupby() has one rolluprecursive()`, value.span);
+    }
+    if (segment.args.length > 1) throw this.error('invalid_option_value', `The parameter 'Position' is given twice`, segment.span);
+    return set;
+  }
+
+  /**
+   * `entity eq Aggregation.rollupnode()` (or `ne`): whether an entity is the current portion's node,
+   * compared by key (each key property of the entity against the node's, `and`ed; `ne` is its
+   * negation: a null entity is not the node).
+   */
+  private rollupNodeEquality(operator: 'eq' | 'ne', call: MemberPath, otherNode: Expression, span: Span, scope: Scope): BoundExpression {
+    const set = this.rollupNodeSet(call.segments[0] as Extract<PathSegment, { kind: 'invoke' }>);
+    const other = this.expression(otherNode, scope);
+    const key = set.type.key;
+    const entity = other.type.kind === 'entity' ? other.type.type : undefined;
+    if (other.kind !== 'path' || entity === undefined || key.length === 0 || !sameHierarchy(entity, set.type))
+      throw this.error(
+        'type_mismatch',
+        `'${(call.segments[0] as { name: string }).name}()' is an entity of type '${set.type.qualifiedName}', compared here with a value of type '${typeName(other.type)}'`,
+        otherNode.span,
+      );
+    let test: BoundExpression | undefined;
+    for (const name of key) {
+      const property = set.type.properties.get(name) as Property;
+      const type = fromReference(property.type);
+      const left: BoundExpression = {
+        ...other,
+        steps: [...other.steps, { kind: 'property', property, span: other.span }],
+        type,
+      };
+      const right: BoundExpression = { kind: 'rollupNode', property, type, span: call.span };
+      const equal: BoundExpression = { kind: 'binary', operator: 'eq', left, right, type: BOOLEAN, operandType: type, span };
+      test = test === undefined ? equal : { kind: 'binary', operator: 'and', left: test, right: equal, type: BOOLEAN, operandType: BOOLEAN, span };
+    }
+    const found = test as BoundExpression;
+    return operator === 'eq' ? found : { kind: 'unary', operator: 'not', operand: found, type: BOOLEAN, span };
   }
 
   /**
@@ -1203,4 +1274,20 @@ function literalSign(node: BoundExpression): number | undefined {
     return /[1-9]/.test(mantissa) ? (mantissa.startsWith('-') ? -1 : 1) : 0;
   }
   return undefined;
+}
+
+/** `Aggregation.rollupnode(…)` as a whole expression, else undefined. */
+function rollupNodeCall(node: Expression): MemberPath | undefined {
+  if (node.kind !== 'path' || (node.head.kind !== 'implicit' && node.head.kind !== '$it') || node.segments.length !== 1) return undefined;
+  const [segment] = node.segments;
+  return segment?.kind === 'invoke' && ROLLUP_NODE.test(segment.name) ? node : undefined;
+}
+
+/** Whether one type is the other or derives from it (their keys are the same properties). */
+function sameHierarchy(a: StructuredType, b: StructuredType): boolean {
+  const derives = (x: StructuredType, y: StructuredType): boolean => {
+    for (let t: StructuredType | undefined = x; t !== undefined; t = t.baseType) if (t === y) return true;
+    return false;
+  };
+  return derives(a, b) || derives(b, a);
 }

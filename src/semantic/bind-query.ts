@@ -236,7 +236,7 @@ class QueryBinder {
       settings: this.settings,
       option,
       model: this.model,
-      binder: (input, purpose) =>
+      binder: (input, purpose, rollupNode) =>
         new ExpressionBinder({
           model: this.model,
           settings: this.settings,
@@ -247,6 +247,7 @@ class QueryBinder {
           entitySet: input.set,
           capabilities: input.capabilities,
           ...(input.entity ? {} : { aggregatedFrom: level.type }),
+          ...(rollupNode === undefined ? {} : { rollupNode }),
           aliases: this.aliases,
         }),
     });

@@ -166,6 +166,16 @@ export interface BoundHierarchyTest extends BoundNode {
   readonly includeSelf: boolean;
 }
 
+/**
+ * A key property of `Aggregation.rollupnode()` (Data Aggregation 6.3): of the node `x` of the
+ * `rolluprecursive` portion the expression is evaluated in. The binder compares an entity with the
+ * node by key (`SalesOrganization eq Aggregation.rollupnode()` is `SalesOrganization/ID eq` this).
+ */
+export interface BoundRollupNode extends BoundNode {
+  readonly kind: 'rollupNode';
+  readonly property: Property;
+}
+
 export type BoundExpression =
   | BoundLiteral
   | BoundPath
@@ -178,7 +188,8 @@ export type BoundExpression =
   | BoundCase
   | BoundDefined
   | BoundAggregateValue
-  | BoundHierarchyTest;
+  | BoundHierarchyTest
+  | BoundRollupNode;
 
 /** One node of a bound `$search`: a term, or `NOT`, `AND`, `OR` of nodes. */
 export type BoundSearchNode =

@@ -16,7 +16,9 @@
  * recursive hierarchy (an `Aggregation.RecursiveHierarchy` annotation), one pipeline in five starts
  * with `ancestors(…)` or `descendants(…)` of a typed filter's rows (a distance and `keep start` at
  * random), and one in ten with `traverse(…)`; one in eight groups by `rolluprecursive(…)` of a
- * hierarchy (a portion per node, with a start filter at random; ordered by the node), and one in
+ * hierarchy (a portion per node, with a start filter at random, and one time in three a filter of the
+ * portion's rows by `Aggregation.rollupnode()`: the node's own row, its children, or the others;
+ * ordered by the node), and one in
  * eight filters with a hierarchy function (`Aggregation.isroot`, `isleaf`, `isnode`, or
  * `isdescendant`/`isancestor`/`issibling` of a literal of the node's type, sometimes negated).
  */
@@ -124,7 +126,11 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
           {
             arbitrary: fc
               .tuple(fc.constantFrom(...hierarchies), fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 2 }))
-              .map(([h, start]) => ({ text: `rolluprecursive(${reference(h)}${start === null ? '' : `,filter(${start})`})`, node: h.nodeProperty })),
+              .map(([h, start]) => ({
+                text: `rolluprecursive(${reference(h)}${start === null ? '' : `,filter(${start})`})`,
+                node: h.nodeProperty,
+                parent: h.parentNavigationProperty,
+              })),
             weight: 1,
           },
         );
@@ -180,45 +186,65 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
       page: fc.option(fc.tuple(fc.nat(4), fc.nat(3)), { freq: 3 }),
       count: fc.option(fc.boolean(), { freq: 3 }),
       join: joins.length === 0 ? fc.constant(null) : fc.oneof({ arbitrary: fc.constant(null), weight: 5 }, { arbitrary: fc.oneof(...joins), weight: 1 }),
+      // In a portion's transformations, Aggregation.rollupnode(): the node's own row, its children, the rest.
+      node:
+        hierarchies.length === 0
+          ? fc.constant(null)
+          : fc.oneof(
+              { arbitrary: fc.constant(null), weight: 2 },
+              {
+                arbitrary: fc.constantFrom(
+                  (_: string) => '$it eq Aggregation.rollupnode()',
+                  (parent: string) => `${parent} eq Aggregation.rollupnode()`,
+                  (parent: string) => `Aggregation.rollupnode(Position=1) ne ${parent}`,
+                  (_: string) => 'not ($it ne Aggregation.rollupnode())',
+                ),
+                weight: 1,
+              },
+            ),
     })
-    .map(({ hierarchy, recursive: portions, tests: test, concat, filter, keys: picked, aggregates, having, page, count, rollup, entity, share, join }) => {
-      // A portion per node: beside one other grouping property at most, not beside a join's, a rollup or an entity.
-      const recursive = join === null ? portions : null;
-      const chosen = recursive === null ? picked : picked.filter((k) => k !== recursive.node).slice(0, 1);
-      const keys = join === null ? chosen : [...chosen.slice(0, 1), join.key];
-      // `$count as n` first: every pipeline has a count for $filter to use.
-      const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
-      const rolled = rollup && keys.length === 2 && recursive === null;
-      // The entity's properties are grouping keys already: not with a path into it.
-      const whole = entity !== null && keys.length > 0 && recursive === null && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
-      const grouping = [
-        ...(recursive === null ? [] : [recursive.text]),
-        ...(rolled ? [`rollup(${keys.join(',')})`] : keys),
-        ...(whole === null ? [] : [whole]),
-      ];
-      const transformations = [
-        ...(hierarchy === null ? [] : [hierarchy]),
-        ...(join === null ? [] : [join.step]),
-        ...(concat === null ? [] : [concat]),
-        ...(test === null ? [] : [test]),
-        ...(filter === null ? [] : [`filter(${filter})`]),
-        grouping.length === 0 ? `aggregate(${items})` : `groupby((${grouping.join(',')}),aggregate(${items}))`,
-        // Each group's share of the rows (SQL reads the groups as a common table expression).
-        ...(share && keys.length > 0 ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
-      ];
-      const parts: [string, string][] = [['$apply', transformations.join('/')]];
-      const defined = rolled ? ` and isdefined(${keys[1] as string})` : '';
-      if (having !== null)
-        parts.push(['$filter', having === 0 && rolled ? `not isdefined(${keys[1] as string})` : `n ge ${having}${having === 1 ? defined : ''}`]);
-      // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
-      // Nor is a grouped entity's (structured) value ordered. With a rollup, which rows have the second key is ordered too.
-      const ordered = grouping.length > 0 && !keys.some((k) => dynamic.includes(k)) && whole === null;
-      const order = [...(recursive === null ? [] : [recursive.node]), ...keys];
-      if (ordered) parts.push(['$orderby', rolled ? `${keys.join(',')},isdefined(${keys[1] as string})` : order.join(',')]);
-      if (page !== null && ordered) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
-      if (count !== null) parts.push(['$count', String(count)]);
-      return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
-    });
+    .map(
+      ({ hierarchy, recursive: portions, tests: test, concat, filter, keys: picked, aggregates, having, page, count, rollup, entity, share, join, node }) => {
+        // A portion per node: beside one other grouping property at most, not beside a join's, a rollup or an entity.
+        const recursive = join === null ? portions : null;
+        const chosen = recursive === null ? picked : picked.filter((k) => k !== recursive.node).slice(0, 1);
+        const keys = join === null ? chosen : [...chosen.slice(0, 1), join.key];
+        // `$count as n` first: every pipeline has a count for $filter to use.
+        const items = ['$count as n', ...aggregates.map(([path, method], i) => `${path} with ${method} as a${i}`)].join(',');
+        const rolled = rollup && keys.length === 2 && recursive === null;
+        // The entity's properties are grouping keys already: not with a path into it.
+        const whole = entity !== null && keys.length > 0 && recursive === null && !keys.some((k) => k.startsWith(`${entity}/`)) ? entity : null;
+        const grouping = [
+          ...(recursive === null ? [] : [recursive.text]),
+          ...(rolled ? [`rollup(${keys.join(',')})`] : keys),
+          ...(whole === null ? [] : [whole]),
+        ];
+        const transformations = [
+          ...(hierarchy === null ? [] : [hierarchy]),
+          ...(join === null ? [] : [join.step]),
+          ...(concat === null ? [] : [concat]),
+          ...(test === null ? [] : [test]),
+          ...(filter === null ? [] : [`filter(${filter})`]),
+          grouping.length === 0
+            ? `aggregate(${items})`
+            : `groupby((${grouping.join(',')}),${recursive === null || node === null ? '' : `filter(${node(recursive.parent)})/`}aggregate(${items}))`,
+          // Each group's share of the rows (SQL reads the groups as a common table expression).
+          ...(share && keys.length > 0 ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
+        ];
+        const parts: [string, string][] = [['$apply', transformations.join('/')]];
+        const defined = rolled ? ` and isdefined(${keys[1] as string})` : '';
+        if (having !== null)
+          parts.push(['$filter', having === 0 && rolled ? `not isdefined(${keys[1] as string})` : `n ge ${having}${having === 1 ? defined : ''}`]);
+        // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
+        // Nor is a grouped entity's (structured) value ordered. With a rollup, which rows have the second key is ordered too.
+        const ordered = grouping.length > 0 && !keys.some((k) => dynamic.includes(k)) && whole === null;
+        const order = [...(recursive === null ? [] : [recursive.node]), ...keys];
+        if (ordered) parts.push(['$orderby', rolled ? `${keys.join(',')},isdefined(${keys[1] as string})` : order.join(',')]);
+        if (page !== null && ordered) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
+        if (count !== null) parts.push(['$count', String(count)]);
+        return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
+      },
+    );
 }
 
 /**

@@ -187,6 +187,12 @@ const ROLLUP_CASES: readonly string[] = [
   // Options and transformations after it.
   `$apply=groupby((rolluprecursive(${H})),aggregate(rank with sum as s))&$count=true&$filter=s gt 100`,
   `$apply=groupby((rolluprecursive(${H},filter(id lt 3000))),aggregate($count as c))/filter(c gt 2)/aggregate(c with sum as total,$count as n)`,
+  // Aggregation.rollupnode(): the portion's node, compared by key with an entity.
+  `$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode())/aggregate($count as children,rank with sum as s))`,
+  `$apply=groupby((rolluprecursive(${H},filter(id gt 1000))),compute(case($it eq Aggregation.rollupnode():rank,true:0) as own)/aggregate(own with sum as o,$count as c))`,
+  `$apply=groupby((rolluprecursive(${H})),filter(Aggregation.rollupnode(Position=1) ne parent)/aggregate($count as deeper))`,
+  `$apply=groupby((rolluprecursive($root/nodes,Tree,parentId)),compute(case(parent eq Aggregation.rollupnode():rank) as r)/aggregate(r with sum as s,$count as c))`,
+  `$apply=groupby((rolluprecursive(${H},filter(id lt 3000)),rank),filter(not (parent ne Aggregation.rollupnode()))/aggregate($count as c))`,
 ];
 
 /** `rolluprecursive` with an order after it: compared in order. */
@@ -325,6 +331,16 @@ describe('the binder', () => {
     expect(refusal(`$apply=groupby((rolluprecursive(${H}),rollup(rank,name)),aggregate($count as c))`)).toBe('unsupported_feature@9');
     expect(refusal(`$apply=groupby((rolluprecursive(${H},aggregate($count as n))),aggregate($count as c))`)).toBe('invalid_option_value@45');
     expect(refusal(`$apply=groupby((rolluprecursive(${H})),compute(Aggregation.rollupnode() as x)/aggregate($count as c))`)).toBe('unsupported_feature@55');
+    // rollupnode() only inside a rolluprecursive portion, as its one node, compared with an entity of its type.
+    expect(refusal(`$apply=filter(parent eq Aggregation.rollupnode())`)).toBe('invalid_option_value@17');
+    expect(refusal(`$filter=parent eq Aggregation.rollupnode()`)).toBe('invalid_option_value@10');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H})),filter(name eq Aggregation.rollupnode())/aggregate($count as c))`)).toBe('type_mismatch@54');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode(Position=2))/aggregate($count as c))`)).toBe(
+      'invalid_option_value@96',
+    );
+    expect(refusal(`$apply=groupby((rolluprecursive(${H})),aggregate($count as c))/filter(parent eq Aggregation.rollupnode())`)).toBe(
+      'invalid_option_value@88',
+    );
   });
 });
 

@@ -330,6 +330,34 @@ describe('the differential runner', () => {
     }
   }, 120_000);
 
+  it("rolluprecursive's ancestor column holds keys and parent foreign keys of different declared types on PostgreSQL (seed 3201, models 1801, 1802)", async () => {
+    for (const [seed, set, query] of [
+      [
+        1802,
+        'Score',
+        '$apply=ancestors($root/Score,Stamp4,Leaf,filter(true))/groupby((rolluprecursive($root/Score,Stamp4,Leaf)),aggregate($count as n))&$orderby=Leaf',
+      ],
+      [
+        1801,
+        'Size1',
+        '$apply=concat(identity,identity,identity)/groupby((rolluprecursive($root/Size1,Part,Project)),filter($it eq Aggregation.rollupnode())/aggregate($count as n))&$orderby=Project',
+      ],
+    ] as const) {
+      const model = generateModel({ seed });
+      const data = generateStoredData(model, { seed });
+      const opened = await openStoredTargets(model, data, ['pglite', 'sqlite', 'duckdb'], {}, {}, true);
+      try {
+        // 'recursive query column 2 has type character varying(255) in non-recursive term but type character varying overall'
+        const result = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: opened.targets });
+        expect(result.reference.kind).toBe('rows');
+        expect(result.findings).toEqual([]);
+        for (const [name, outcome] of result.outcomes) expect(outcome.kind, name).toBe('rows');
+      } finally {
+        await opened.close();
+      }
+    }
+  }, 120_000);
+
   it('a string function of a null literal beside a correlated subquery runs on DuckDB (seed 2835, model 922)', async () => {
     const model = generateModel({ seed: 922, hierarchies: false });
     const data = generateStoredData(model, { seed: 922 });

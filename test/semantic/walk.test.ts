@@ -47,6 +47,7 @@ const EXPRESSION_KINDS: Record<BoundExpressionKind, true> = {
   defined: true,
   aggregateValue: true,
   hierarchyTest: true,
+  rollupNode: true,
 };
 
 const bind = (text: string): BoundQuery => bindQuery(text, { model: assetModel, entitySet: 'assets' });
@@ -65,11 +66,31 @@ const HIERARCHY = bindQuery(
   "$filter=Aggregation.isdescendant(HierarchyNodes=$root/items,HierarchyQualifier='Tree',Node=parentId,Ancestor=id add 1,MaxDistance=2)",
   { model: fuzzModel, entitySet: FUZZ_SET },
 ).filter!;
+/** `Aggregation.rollupnode()` binds only inside a rolluprecursive portion's transformations. */
+const ROLLUP_NODE = (() => {
+  const bound = bindQuery('$apply=groupby((rolluprecursive($root/items,Tree,id)),filter($it eq Aggregation.rollupnode())/aggregate($count as c))', {
+    model: fuzzModel,
+    entitySet: FUZZ_SET,
+  });
+  const step = bound.apply?.transformations[0];
+  const nested = step?.kind === 'groupby' ? step.apply[0] : undefined;
+  if (nested?.kind !== 'filter') throw new Error('expected the portion filter');
+  return nested.predicate;
+})();
+const AND = (left: BoundExpression, right: BoundExpression): BoundExpression => ({
+  kind: 'binary',
+  operator: 'and',
+  left,
+  right,
+  operandType: DEFINED.type,
+  type: DEFINED.type,
+  span: { start: 0, end: 0 },
+});
 const EVERY_KIND: BoundExpression = {
   kind: 'binary',
   operator: 'and',
   left: filterOf(EVERY_KIND_TEXT),
-  right: { kind: 'binary', operator: 'and', left: DEFINED, right: HIERARCHY, operandType: DEFINED.type, type: DEFINED.type, span: { start: 0, end: 0 } },
+  right: AND(DEFINED, AND(HIERARCHY, ROLLUP_NODE)),
   operandType: DEFINED.type,
   type: DEFINED.type,
   span: { start: 0, end: 0 },
@@ -181,6 +202,7 @@ describe('expressions', () => {
       defined: () => 10,
       aggregateValue: () => 11,
       hierarchyTest: () => 12,
+      rollupNode: () => 13,
     };
     expect(
       all(EVERY_KIND)

@@ -290,9 +290,16 @@ export function rollupRecursiveStep(
       });
     }
     const result: Row[] = [];
-    for (let i = 0; i < count; i++) {
-      const x = order[i] as Row;
-      for (const made of portion(flat, offset[i] as number, offset[i + (size[i] as number)] as number)) result.push(place(made, x));
+    // Aggregation.rollupnode() in the portion's transformations is x.
+    const outer = compiler.rollupNode;
+    try {
+      for (let i = 0; i < count; i++) {
+        const x = order[i] as Row;
+        compiler.rollupNode = x;
+        for (const made of portion(flat, offset[i] as number, offset[i + (size[i] as number)] as number)) result.push(place(made, x));
+      }
+    } finally {
+      compiler.rollupNode = outer;
     }
     return result;
   };

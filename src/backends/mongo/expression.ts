@@ -345,6 +345,9 @@ export class MongoExpressionCompiler {
         return this.aggregateValue(node, frame);
       case 'hierarchyTest':
         return this.hierarchyTest(node, frame);
+      case 'rollupNode':
+        // Only inside rolluprecursive(), which this backend does not compile.
+        throw unsupported(`'Aggregation.rollupnode()' (the node of a rolluprecursive() portion)`, { node, option: this.option });
     }
   }
 

@@ -301,6 +301,12 @@ export interface HierarchyHooks {
   widePath?(path: string): string;
   /** ORDER BY items of a sort path, where the engine sorts by a prefix of long text only (their last one takes the direction). */
   orderByPath?(path: string): string;
+  /**
+   * A node identifier of Edm type `type` in a column of a recursive table that both the node's key
+   * column and a parent foreign key column fill, where their declared types differ (`VARCHAR(255)`
+   * and `TEXT`) and the engine wants the recursive rows' type to be the anchor's: both as one type.
+   */
+  nodeValue?(value: string, type: string): string;
 }
 
 /** The family of a spatial type: `Edm.Geography…` (on the sphere) or `Edm.Geometry…` (in the plane). */

@@ -22,9 +22,10 @@
  * requires (else refused). Every value is a parameter; identifiers come from the model.
  */
 import type { EntitySet, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundAggregate, BoundExpression, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
 import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { isPrimitive } from '../../semantic/types.js';
+import { mapTransformationExpressions, someExpression, someTransformation, transformationExpressions, transformExpression } from '../../semantic/walk/index.js';
 import { entityTable } from '../../storage/tables.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
@@ -48,13 +49,15 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   // Repeated identifiers (which the spec forbids) would share a portion where the reference's walk multiplies them.
   if (!identifiedByKey(recursive.hierarchy))
     throw fail(`rolluprecursive() of a hierarchy whose node identifiers are not its nodes' key (they may repeat)`, recursive);
+  // Aggregation.rollupnode() in T is the portion's node: its key (the node identifier) is the rows' NODE column.
+  const apply = rollupNodeAsColumn(node.apply, recursive, (at, what) => fail(what, at));
   // T: row-wise steps, aggregate, then row-wise steps over its row (`aggregate(…)/compute(…)`, example 65).
-  const at = node.apply.map((step) => step.kind).lastIndexOf('aggregate');
-  const last = at < 0 ? undefined : (node.apply[at] as Extract<BoundTransformation, { kind: 'aggregate' }>);
-  const after = node.apply.slice(at + 1);
+  const at = apply.map((step) => step.kind).lastIndexOf('aggregate');
+  const last = at < 0 ? undefined : (apply[at] as Extract<BoundTransformation, { kind: 'aggregate' }>);
+  const after = apply.slice(at + 1);
   const unsupportedAfter = after.find((step) => step.kind !== 'compute' && step.kind !== 'filter' && step.kind !== 'identity');
-  if (unsupportedAfter !== undefined || (last === undefined && node.apply.length > 0))
-    throw fail('a groupby() whose nested transformations do not end with aggregate()', unsupportedAfter ?? (node.apply.at(-1) as BoundTransformation));
+  if (unsupportedAfter !== undefined || (last === undefined && apply.length > 0))
+    throw fail('a groupby() whose nested transformations do not end with aggregate()', unsupportedAfter ?? (apply.at(-1) as BoundTransformation));
   const q = (name: string): string => c.dialect.quote(name);
   const hierarchy = recursive.hierarchy;
   const set = hierarchy.nodes;
@@ -90,11 +93,15 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const [u, x] = [host.alias(), host.alias()];
   const up = nodesOf();
   const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
+  // The ancestor column holds node identifiers and parent foreign keys alike: one type for both (PostgreSQL).
+  const nodeType = hierarchy.node.type;
+  const asNode = (value: string): string =>
+    nodeType.kind === 'primitive' && c.dialect.hierarchy?.nodeValue !== undefined ? c.dialect.hierarchy.nodeValue(value, nodeType.name) : value;
   const pairs = host.define(
     ['d', 'a'],
     (self) =>
-      `SELECT ${x}.${q('n')}, ${x}.${q('n')} FROM ${reached} ${x} WHERE ${memberOf(host, recursive, `${x}.${q('n')}`, own)} ` +
-      `UNION SELECT ${u}.${q('d')}, ${up.up} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
+      `SELECT ${x}.${q('n')}, ${asNode(`${x}.${q('n')}`)} FROM ${reached} ${x} WHERE ${memberOf(host, recursive, `${x}.${q('n')}`, own)} ` +
+      `UNION SELECT ${u}.${q('d')}, ${asNode(up.up)} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
     true,
   );
 
@@ -124,7 +131,7 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   // The properties T gives (the aggregates, and what compute adds after them).
   const madeByT = [...((after.at(-1) ?? last)?.output.properties.values() ?? [])].filter((p) => !grouped.some((g) => g.name === p.name));
   const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...madeByT]);
-  const before = node.apply.slice(0, Math.max(at, 0));
+  const before = apply.slice(0, Math.max(at, 0));
   let aggregated = host.aggregate([nodeKey, ...node.keys], before, aggregates, made, joined);
   if (node.keys.length === 0 && aggregates.length === 0) {
     // One row per reached node.
@@ -206,6 +213,44 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   }
   from = `(${from})`;
   return { from, type: node.output, entity: into.kind === 'node', ...(input.with === undefined ? {} : { with: input.with }) };
+}
+
+/**
+ * `T` with each `Aggregation.rollupnode()` key read from the rows' {@link NODE} column (the node
+ * identifier is the nodes' one key property: `identifiedByKey`). A `rolluprecursive` nested in `T`
+ * has a node of its own: with `rollupnode()` anywhere, refused (`refuse`).
+ */
+function rollupNodeAsColumn(
+  apply: readonly BoundTransformation[],
+  recursive: BoundRollupRecursive,
+  refuse: (at: { readonly span: { readonly start: number } }, what: string) => Error,
+): readonly BoundTransformation[] {
+  const isNode = (e: BoundExpression): boolean => e.kind === 'rollupNode';
+  const roots = transformationExpressions(apply);
+  if (!roots.some((root) => someExpression(root, isNode))) return apply;
+  let nested: BoundTransformation | undefined;
+  someTransformation(apply, (t) => {
+    if (t.kind === 'groupby' && t.recursive !== undefined) nested = t;
+    return nested !== undefined;
+  });
+  if (nested !== undefined) throw refuse(nested, 'rolluprecursive() inside the transformations of another one, with rollupnode()');
+  // In the aggregate function's expression `$it` is a related entity, not the portion's row.
+  for (const root of roots) {
+    let inner: BoundExpression | undefined;
+    someExpression(root, (e) => {
+      if (e.kind === 'aggregateValue' && e.aggregate.kind === 'method' && someExpression(e.aggregate.expression, isNode)) inner = e;
+      return inner !== undefined;
+    });
+    if (inner !== undefined) throw refuse(inner, 'rollupnode() inside the aggregate function');
+  }
+  const property = outputProperty(NODE, referenceOf(recursive.hierarchy.node.type) as never);
+  return mapTransformationExpressions(apply, (root) =>
+    transformExpression(root, (e) =>
+      e.kind === 'rollupNode'
+        ? ({ kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property, span: e.span }], type: e.type, span: e.span } as BoundPath)
+        : e,
+    ),
+  );
 }
 
 /** A scope over the rows of the hierarchy's set (whose navigation its expressions join) under a fresh alias. */

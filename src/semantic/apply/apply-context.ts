@@ -22,6 +22,10 @@ export interface ApplyContext {
   readonly settings: ResolvedSettings;
   readonly option: string;
   readonly model: Model;
-  /** An expression binder for rows of `input` (a fresh one per expression: it counts nodes). */
-  binder(input: Input, purpose: Purpose): ExpressionBinder;
+  /**
+   * An expression binder for rows of `input` (a fresh one per expression: it counts nodes);
+   * `rollupNode`: inside a `rolluprecursive` portion's transformations, the hierarchy's nodes
+   * (`Aggregation.rollupnode()`).
+   */
+  binder(input: Input, purpose: Purpose, rollupNode?: EntitySet): ExpressionBinder;
 }

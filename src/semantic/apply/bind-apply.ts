@@ -25,7 +25,7 @@ import type {
   RankDirection,
   RankMeasure,
 } from '../bound-ast.js';
-import { registerAggregateBinder } from '../bind-expression.js';
+import { registerAggregateBinder, type ExpressionBinder, type Purpose } from '../bind-expression.js';
 import { expressionChildren } from '../walk/expression-children.js';
 import type { ApplyContext, Input } from './apply-context.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
@@ -91,8 +91,15 @@ registerAggregateBinder(bindAggregateItem);
 
 class ApplyBinder {
   private nodes = 0;
+  /** Inside the transformations of a `groupby` with `rolluprecursive`: its hierarchy's nodes (`Aggregation.rollupnode()`). */
+  private rollupNode: EntitySet | undefined;
 
   constructor(readonly context: ApplyContext) {}
+
+  /** An expression binder for rows of `input`. */
+  private expressions(input: Input, purpose: Purpose): ExpressionBinder {
+    return this.context.binder(input, purpose, this.rollupNode);
+  }
 
   fail(code: ODataErrorCode, reason: string, span: Span | undefined): never {
     throw new ODataError({ code, reason, option: this.context.option, ...(span === undefined ? {} : { position: span.start }), appendLocation: false });
@@ -127,7 +134,7 @@ class ApplyBinder {
     const same = (bound: BoundTransformation): [BoundTransformation, Input] => [bound, input];
     switch (node.kind) {
       case 'filter': {
-        const predicate = this.context.binder(input, 'filter').bind(node.expression, true);
+        const predicate = this.expressions(input, 'filter').bind(node.expression, true);
         return same({ kind: 'filter', predicate, output: input.type, span });
       }
       case 'search':
@@ -137,7 +144,7 @@ class ApplyBinder {
         return same({ kind: 'search', search: bindSearch(node.search, input.type), output: input.type, span });
       case 'orderby': {
         const items = node.items.map((item) => {
-          const expression = this.context.binder(input, 'orderby').bind(item.expression, false);
+          const expression = this.expressions(input, 'orderby').bind(item.expression, false);
           if (!isOrderable(expression.type) && expression.type.kind !== 'null') {
             this.fail('type_mismatch', `The orderby() expression is of type '${typeName(expression.type)}', whose values cannot be sorted.`, item.span);
           }
@@ -220,7 +227,7 @@ class ApplyBinder {
   /** `topcount` … `bottomsum`: one `rank` node (see {@link RANKINGS}). */
   private rank(node: RankingNode, input: Input): BoundTransformation {
     const { measure, direction } = RANKINGS[node.kind];
-    const limitExpression = this.context.binder(input, 'filter').bind(node.limit, false);
+    const limitExpression = this.expressions(input, 'filter').bind(node.limit, false);
     // A limit computed from the input collection (`topcount($these/$count div 3,Amount)`, 3.6.2):
     // the same for every row, evaluated once over the transformation's input.
     if (limitExpression.kind !== 'literal' && sameForEveryRow(limitExpression)) {
@@ -233,7 +240,7 @@ class ApplyBinder {
           node.limit.span,
         );
       }
-      const value = this.context.binder(input, 'orderby').bind(node.value, false);
+      const value = this.expressions(input, 'orderby').bind(node.value, false);
       if (!isNumeric(value.type))
         this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
       return { kind: 'rank', measure, direction, limit: 0, limitOver: limitExpression, value, output: input.type, span: node.span };
@@ -245,7 +252,7 @@ class ApplyBinder {
       const wanted = counted ? 'a non-negative integer' : measure === 'percent' ? 'a number from 0 to 100' : 'a number';
       this.fail('invalid_option_value', `The first argument of ${node.kind}() must be ${wanted} literal`, node.limit.span);
     }
-    const value = this.context.binder(input, 'orderby').bind(node.value, false);
+    const value = this.expressions(input, 'orderby').bind(node.value, false);
     if (!isNumeric(value.type)) {
       this.fail('type_mismatch', `The second argument of ${node.kind}() must be numeric, but is of type '${typeName(value.type)}'.`, node.value.span);
     }
@@ -265,7 +272,7 @@ class ApplyBinder {
     const bound = items.map((item) => {
       this.count(item.span);
       this.checkAlias(item.alias, input.type, item.span);
-      const expression = this.context.binder(input, 'filter').bind(item.expression, false);
+      const expression = this.expressions(input, 'filter').bind(item.expression, false);
       if (referenceOf(expression.type) === undefined)
         this.fail('type_mismatch', `compute() cannot name a value of type '${typeName(expression.type)}'`, item.span);
       return { alias: item.alias, expression };
@@ -291,7 +298,7 @@ class ApplyBinder {
    * complex collection's values).
    */
   private nestedCollection(path: MemberPath, input: Input, what: string): { path: BoundPath; input: Input } {
-    const bound = this.context.binder(input, 'filter').bind(path, false);
+    const bound = this.expressions(input, 'filter').bind(path, false);
     if (bound.kind !== 'path' || bound.root.kind !== 'it' || bound.type.kind !== 'collection')
       this.fail('type_mismatch', `The path of ${what}() must be a collection of entities or complex values`, path.span);
     const element = bound.type.element;
@@ -501,9 +508,9 @@ class ApplyBinder {
         segments,
         span: { start: segments[0]?.span.start ?? expression.span.start, end: expression.span.end },
       };
-      value = this.context.binder({ type: target.type, set: target.set, capabilities: target.set?.capabilities, entity: true }, 'filter').bind(rest, false);
+      value = this.expressions({ type: target.type, set: target.set, capabilities: target.set?.capabilities, entity: true }, 'filter').bind(rest, false);
     } else {
-      value = this.context.binder(input, 'filter').bind(expression, false);
+      value = this.expressions(input, 'filter').bind(expression, false);
     }
     if (typeof method === 'object') {
       // A custom method defined per backend (custom-aggregates.ts).
@@ -616,7 +623,15 @@ class ApplyBinder {
       if (seen.has(name)) this.fail('invalid_option_value', `The grouping property '${name}' is listed more than once`, key.span);
       seen.add(name);
     }
-    const [apply, after] = node.apply.length === 0 ? [[], undefined] : this.pipeline(node.apply, input, depth + 1);
+    const outerNode = this.rollupNode;
+    if (recursive !== undefined) this.rollupNode = recursive.hierarchy.nodes;
+    let bound: [BoundTransformation[], Input | undefined];
+    try {
+      bound = node.apply.length === 0 ? [[], undefined] : this.pipeline(node.apply, input, depth + 1);
+    } finally {
+      this.rollupNode = outerNode;
+    }
+    const [apply, after] = bound;
     const grouped = nestedProperties(
       keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
       `${input.type.name}.groupby`,
@@ -715,7 +730,7 @@ class ApplyBinder {
   }
 
   private groupKey(path: MemberPath, input: Input, structured = false): BoundGroupKey {
-    const bound = this.context.binder(input, 'filter').bind(path, false);
+    const bound = this.expressions(input, 'filter').bind(path, false);
     if (bound.kind !== 'path' || bound.root.kind !== 'it') this.fail('type_mismatch', `A grouping property must be a property path`, path.span);
     const names: string[] = [];
     for (const step of bound.steps) {
@@ -779,6 +794,7 @@ function sameForEveryRow(node: BoundExpression): boolean {
     case 'count':
     case 'defined':
     case 'hierarchyTest':
+    case 'rollupNode':
       return false;
     default:
       return expressionChildren(node).every(sameForEveryRow);

@@ -38,6 +38,7 @@ function stayLiteral(rewritten: BoundExpression, was: BoundLiteral): BoundLitera
 const CHILDREN: { readonly [K in BoundExpressionKind]: (node: BoundExpressionOfKind<K>, rewrite: ExpressionRewrite) => BoundExpression } = {
   literal: (node) => node,
   path: (node) => node,
+  rollupNode: (node) => node,
   binary: (node, rewrite) => {
     const left = rewrite(node.left);
     const right = rewrite(node.right);

@@ -157,7 +157,12 @@ export const postgres: Dialect = {
   expandMany: (rows, key) =>
     `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
   // Deterministic collations (every built-in one) compare equal only on equal bytes.
-  hierarchy: { recursive: 'RECURSIVE ', rankText: (rank) => `LPAD(CAST(${rank} AS TEXT), 10, '0')` },
+  hierarchy: {
+    recursive: 'RECURSIVE ',
+    rankText: (rank) => `LPAD(CAST(${rank} AS TEXT), 10, '0')`,
+    // A key's VARCHAR(255) or NUMERIC(p,s) beside a foreign key's TEXT or NUMERIC: their types without modifiers.
+    nodeValue: (value, type) => (type === 'Edm.String' ? `CAST(${value} AS TEXT)` : type === 'Edm.Decimal' ? `CAST(${value} AS NUMERIC)` : value),
+  },
   binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
   like: (e, p) => `${e} LIKE ${p} ESCAPE '\\'`,
