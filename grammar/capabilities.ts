@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQuery, type QueryTarget } from '../src/index.js';
+import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQuery, type BindSettings, type QueryTarget } from '../src/index.js';
 import { mongoFunctionRefusal } from '../src/backends/mongo/functions.js';
 import { sqlFunctionRefusal } from '../src/backends/sql/functions.js';
 import { referenceFunctionRefusal } from '../src/reference/functions.js';
@@ -59,7 +59,8 @@ const model = defineModel({
 const CUSTOM = {
   customAggregates: { Revenue: 'price mul 2 with sum' },
   customAggregationMethods: { 'Probe.sumOfSquares': { expression: '$this mul $this with sum' } },
-} as const;
+  customTransformations: { 'Probe.firstRows': { parameters: { Count: 'Edm.Int32' }, memory: (rows, args) => rows.slice(0, args['Count'] as number) } },
+} as const satisfies Pick<BindSettings, 'customAggregates' | 'customAggregationMethods' | 'customTransformations'>;
 
 /** What is probed, and a query that needs it. */
 export const PROBES: readonly (readonly [string, string])[] = [
@@ -125,6 +126,11 @@ export const PROBES: readonly (readonly [string, string])[] = [
     '`$apply`: `groupby` with `rolluprecursive` (a portion per node of a recursive hierarchy, 6.3)',
     "$apply=groupby((rolluprecursive($root/items,Tree,id,filter(name ne 'x'))),aggregate(price with sum as total))",
   ],
+  [
+    '`$apply`: `Aggregation.rollupnode()` in a `rolluprecursive` portion',
+    '$apply=groupby((rolluprecursive($root/items,Tree,id)),filter(parent eq Aggregation.rollupnode())/aggregate($count as under))',
+  ],
+  ['`$apply`: a custom transformation the host defines (7.7)', '$apply=Probe.firstRows(Count=2)'],
   [
     'the hierarchy functions (`Aggregation.isdescendant`, `isancestor`, `isroot`, `isleaf`, `issibling`, `isnode`)',
     "$filter=Aggregation.isdescendant(HierarchyNodes=$root/items,HierarchyQualifier='Tree',Node=id,Ancestor=1,MaxDistance=2)",

@@ -6,6 +6,7 @@
 import type { EntitySet, NavigationProperty, Property, StructuredType } from '../model/model.js';
 import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator, Span } from '../syntax/ast.js';
 import type { CustomAggregationMethod } from './apply/custom-aggregate-settings.js';
+import type { CustomTransformation } from './apply/custom-transformation-settings.js';
 import type { ExpressionType } from './types.js';
 
 interface BoundNode {
@@ -408,6 +409,18 @@ export type BoundTransformation =
       readonly alias: string;
       /** The transformations of each row's instances (empty: the instances themselves). */
       readonly apply: readonly BoundTransformation[];
+      readonly output: StructuredType;
+      readonly span: Span;
+    }
+  /**
+   * A custom transformation (7.7, `BindSettings.customTransformations`): the rows the service's
+   * definition gives from the input rows and the arguments (literal values, in storage form).
+   */
+  | {
+      readonly kind: 'custom';
+      readonly name: string;
+      readonly args: Readonly<Record<string, BoundLiteral['value']>>;
+      readonly definition: CustomTransformation;
       readonly output: StructuredType;
       readonly span: Span;
     }

@@ -6,6 +6,7 @@ import type { Model } from '../model/model.js';
 import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator } from '../syntax/ast.js';
 import type { ParseQueryOptions } from '../syntax/query-string.js';
 import type { CustomAggregateDefinitions, CustomAggregationMethods } from './apply/custom-aggregate-settings.js';
+import type { CustomTransformations } from './apply/custom-transformation-settings.js';
 
 /** System query options that settings can allow or forbid. */
 export type QueryOptionName = 'filter' | 'orderby' | 'select' | 'expand' | 'top' | 'skip' | 'count' | 'search' | 'compute' | 'apply';
@@ -66,6 +67,12 @@ export interface BindSettings extends ValidationSettings {
   readonly customAggregates?: CustomAggregateDefinitions;
   /** The custom aggregation methods of `$apply` (`Amount with Custom.concat as Names`), by qualified name. See docs/aggregation.md. */
   readonly customAggregationMethods?: CustomAggregationMethods;
+  /**
+   * Custom transformations of `$apply` (service-defined functions used as transformations,
+   * `Self.TopCountAndRemainder(Count=1,Property='Total')`), by the name requests use. Others are
+   * refused with `unsupported_feature`. See docs/aggregation.md.
+   */
+  readonly customTransformations?: CustomTransformations;
 }
 
 export const DEFAULT_MAX_TOP = 10_000;
@@ -93,12 +100,15 @@ export interface ResolvedSettings {
   readonly caseInsensitive: boolean;
   readonly customAggregates: CustomAggregateDefinitions | undefined;
   readonly customAggregationMethods: CustomAggregationMethods | undefined;
+  readonly customTransformations: CustomTransformations | undefined;
 }
 
 const allowSet = (value: 'all' | readonly string[] | undefined): ReadonlySet<string> | undefined =>
   value === undefined || value === 'all' ? undefined : new Set(value);
 
-export function resolveSettings(settings: ValidationSettings & Pick<BindSettings, 'customAggregates' | 'customAggregationMethods'>): ResolvedSettings {
+export function resolveSettings(
+  settings: ValidationSettings & Pick<BindSettings, 'customAggregates' | 'customAggregationMethods' | 'customTransformations'>,
+): ResolvedSettings {
   return {
     maxTop: settings.maxTop ?? DEFAULT_MAX_TOP,
     maxSkip: settings.maxSkip,
@@ -116,5 +126,6 @@ export function resolveSettings(settings: ValidationSettings & Pick<BindSettings
     caseInsensitive: settings.caseInsensitive ?? false,
     customAggregates: settings.customAggregates,
     customAggregationMethods: settings.customAggregationMethods,
+    customTransformations: settings.customTransformations,
   };
 }

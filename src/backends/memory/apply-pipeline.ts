@@ -22,6 +22,8 @@ import { accumulator, aggregation, CountAccumulator, storedValue, valueKey, type
 import type { SearchFunction } from '../../reference/search.js';
 import { domainOf, toNumber } from '../../reference/values.js';
 import { isPrimitive } from '../../semantic/types.js';
+import { ODataError } from '../../errors/odata-error.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
 import { sortRows, type SortKey } from './ordering.js';
 import { hierarchyStep, rollupRecursiveStep, type NodeRows, type Portion } from './hierarchy.js';
 import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
@@ -176,6 +178,8 @@ function transformation(node: BoundTransformation, compiler: ReferenceCompiler, 
       return rank(node, compiler);
     case 'join':
       return join(node, compiler, search, options);
+    case 'custom':
+      return customStep(node);
     case 'nest': {
       const items = node.items.map((item) => [item.alias, pipeline(item.apply, compiler, search, options)] as const);
       return (rows) => {
@@ -501,5 +505,38 @@ function streamed(nested: readonly BoundTransformation[], compiler: ReferenceCom
     aliases: final.aggregates.map((a) => a.alias),
     reads: final.aggregates.map((a) => (a.kind === 'count' ? undefined : compiler.compile(a.expression))),
     makers: final.aggregates.map((a) => (a.kind === 'count' ? () => new CountAccumulator() : accumulator(a.method, a.expression.type))),
+  };
+}
+
+/**
+ * A custom transformation (BindSettings.customTransformations): the host's `memory` function over
+ * the rows and the arguments; of each row it gives, the properties of the output type. Its
+ * failures and results of another form are service errors (500, `invalid_result`).
+ */
+function customStep(node: Extract<BoundTransformation, { kind: 'custom' }>): Step {
+  const run = node.definition.memory;
+  if (run === undefined)
+    throw unsupportedFeature('in-memory', `the custom transformation '${node.name}' (the service defines no memory function for it)`, {
+      node,
+      option: '$apply',
+    });
+  const names = [...node.output.properties.keys()];
+  const failed = (why: string): ODataError =>
+    new ODataError({ code: 'invalid_result', status: 500, reason: `The service's custom transformation '${node.name}' ${why}`, appendLocation: false });
+  return (rows) => {
+    let result: unknown;
+    try {
+      result = run(rows, node.args);
+    } catch (error) {
+      if (error instanceof ODataError) throw error;
+      throw failed(`failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!Array.isArray(result)) throw failed('gave no array of rows');
+    return result.map((row: unknown) => {
+      if (row === null || typeof row !== 'object' || Array.isArray(row)) throw failed('gave a row that is no object');
+      const out: Record<string, unknown> = {};
+      for (const name of names) if (Object.hasOwn(row, name)) setOwn(out, name, (row as Record<string, unknown>)[name]);
+      return out;
+    });
   };
 }

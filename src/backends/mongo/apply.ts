@@ -266,6 +266,8 @@ class MongoApplyCompiler {
         return this.join(t, rows, stages);
       case 'addnested':
         return this.addnested(t, rows, stages);
+      case 'custom':
+        return this.fail(`the custom transformation '${t.name}' (the service defines it in memory only)`, t);
       case 'nest':
         return this.nest(t, rows, stages, inFacet);
       case 'ancestors':

@@ -322,6 +322,8 @@ export class SqlApplyCompiler {
         const from = (nesting as NestingCompiler).addnested(node, scope, () => this.fromOf(input, scope), c);
         return { ...input, from, type: node.output };
       }
+      case 'custom':
+        throw unsupported(`the custom transformation '${node.name}' (the service defines it in memory only)`, node);
       case 'nest':
         return this.nest(node, input);
       case 'ancestors':

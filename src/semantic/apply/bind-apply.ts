@@ -34,6 +34,7 @@ import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomB
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
 import { bindHierarchical, bindRollupRecursive } from './bind-hierarchy.js';
+import { bindCustomTransformation } from './custom-transformations.js';
 import { extendedType, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
 /** The ranking transformations of the syntax tree (`topcount` … `bottomsum`). */
@@ -218,7 +219,14 @@ class ApplyBinder {
         if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, span);
         return same(bindHierarchical(node, input, depth, this));
       case 'other':
-        return this.unsupported(`The transformation '${node.name}'`, span);
+        // A custom transformation the service defines (custom-transformations.ts).
+        return bindCustomTransformation(node, input, {
+          option: this.context.option,
+          definitions: this.context.settings.customTransformations,
+          expressions: (rows) => this.expressions(rows, 'filter'),
+          fail: (code, reason, at) => this.fail(code, reason, at),
+          unsupported: (what, at) => this.unsupported(what, at),
+        });
       default:
         return same(this.rank(node, input));
     }

@@ -124,6 +124,7 @@ const MAPPERS: { readonly [K in BoundTransformationKind]: TransformationMapper<K
     return path === t.path && items === t.items ? t : { ...t, path, items };
   },
   search: (t) => t,
+  custom: (t) => t,
   top: (t) => t,
   skip: (t) => t,
   identity: (t) => t,
