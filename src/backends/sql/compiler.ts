@@ -900,6 +900,14 @@ export class SqlCompiler {
     // An integral literal written as a decimal (`n32 in (2.0)`) travels as the integer.
     if (kind === 'integer' && typeof value !== 'number' && Number.isInteger(toNumber(value))) return this.value(toNumber(value), kind);
     if (kind === 'bigint' && typeof value !== 'bigint' && toBigInt(value) !== null) return this.value(toBigInt(value), kind);
+    // An Int64 or a Decimal used as a Double is the double nearest to it, as the reference promotes it
+    // (MariaDB compared a Decimal's text exactly with a double: seed 3104, model 1746).
+    if (
+      kind === 'double' &&
+      (typeof value === 'bigint' || typeof value === 'string') &&
+      (isPrimitive(node.type, 'Edm.Int64') || isPrimitive(node.type, 'Edm.Decimal'))
+    )
+      return this.value(toNumber(value), kind);
     return this.value(value, kind);
   }
 
