@@ -187,6 +187,9 @@ const ROLLUP_CASES: readonly string[] = [
   // Options and transformations after it.
   `$apply=groupby((rolluprecursive(${H})),aggregate(rank with sum as s))&$count=true&$filter=s gt 100`,
   `$apply=groupby((rolluprecursive(${H},filter(id lt 3000))),aggregate($count as c))/filter(c gt 2)/aggregate(c with sum as total,$count as n)`,
+  // Every node an input row and T keeping every row: no empty portion (SQL joins no empty aggregate).
+  `$apply=groupby((rolluprecursive(${H})),compute(rank add 1 as r1)/aggregate(r1 with sum as s,$count as c))`,
+  `$apply=groupby((rolluprecursive(${H},topcount(300,id)/filter(id ne 4003))),aggregate($count as c))`,
   // Aggregation.rollupnode(): the portion's node, compared by key with an entity.
   `$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode())/aggregate($count as children,rank with sum as s))`,
   `$apply=groupby((rolluprecursive(${H},filter(id gt 1000))),compute(case($it eq Aggregation.rollupnode():rank,true:0) as own)/aggregate(own with sum as o,$count as c))`,

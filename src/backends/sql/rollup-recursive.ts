@@ -6,10 +6,13 @@
  * - `H′`: the hierarchy's nodes the start pipeline `S` keeps (all without it), each with its node
  *   identifier and its parent's (read in the whole hierarchy: a parent foreign key that holds the
  *   node identifier directly, else through the parent navigation property).
- * - The nodes reached from the roots of `H′` (a node whose parent is not in `H′`), walked down
- *   (`UNION`: each identifier once, so a cycle, which no root reaches, ends and gives no portion).
- * - The portions: for each node identifier of an input row that was reached, it and its ancestors
- *   up to its root (`UNION` again; a root's parent outside `H′` is one more, whose group no node
+ * - The nodes reached from the roots of `H′` (a node whose parent is not in `H′`), walked down: each
+ *   node once (its identifier is the key, and it has one parent), and a cycle, which no root
+ *   reaches, gives no portion; so `UNION ALL`, without the hash of `UNION` (which stays where the
+ *   node identifier may be null).
+ * - The portions: for each node identifier of an input row that was reached (every reached node
+ *   where the input rows are the table of nodes), it and its ancestors up to its root (a walk that
+ *   ends there; a root's parent outside `H′` is one more, whose group no node
  *   joins: with unique identifiers the ancestors of a reached node are reached); the input rows joined to those pairs are each row once per
  *   portion it is in, so the work is the reached nodes plus the rows of all portions (as the
  *   reference's). Without other grouping properties every reached node has a portion: where it
@@ -37,6 +40,20 @@ type Groupby = Extract<BoundTransformation, { kind: 'groupby' }>;
 
 /** The column of a row's portion node (and of the pairs' reached row), under names no OData identifier has. */
 const NODE = '~node';
+/** The transformations that give no row twice from rows that are not (the start pipeline S of H′). */
+const KEEPS_ROWS_UNIQUE: ReadonlySet<BoundTransformation['kind']> = new Set([
+  'filter',
+  'search',
+  'orderby',
+  'top',
+  'skip',
+  'identity',
+  'compute',
+  'ancestors',
+  'descendants',
+  'traverse',
+  'rank',
+]);
 const IN = '~in';
 
 /** The rows of a `groupby` with `rolluprecursive`, read from `input`. */
@@ -80,9 +97,16 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const down = nodesOf();
   const [e, f, r] = [host.alias(), host.alias(), host.alias()];
   const roots = `SELECT ${e}.${q('n')} FROM ${edges} ${e} WHERE ${e}.${q('up')} IS NULL OR NOT EXISTS (SELECT 1 FROM ${edges} ${f} WHERE ${eq(`${f}.${q('n')}`, `${e}.${q('up')}`)})`;
+  // With identifiers that do not repeat and H′ without repeated nodes, each node is reached once
+  // (from its one parent), and walks up from reached nodes end at their root: no step needs the
+  // de-duplication of UNION (a hash of every row), and UNION ALL gives the same rows.
+  // (Nodes without an identifier are roots whose one null row in the reached nodes stands for them all.)
+  const nullable = hierarchy.node.steps.some((step) => step.kind !== 'property' || step.property.nullable);
+  const unique = !nullable && (recursive.start === undefined || recursive.start.every((step) => KEEPS_ROWS_UNIQUE.has(step.kind)));
+  const union = unique ? 'UNION ALL' : 'UNION';
   const reached = host.define(
     ['n'],
-    (self) => `${roots} UNION SELECT ${down.id} FROM ${down.from()} JOIN ${self} ${r} ON ${eq(down.up, `${r}.${q('n')}`)} WHERE ${down.id} IS NOT NULL`,
+    (self) => `${roots} ${union} SELECT ${down.id} FROM ${down.from()} JOIN ${self} ${r} ON ${eq(down.up, `${r}.${q('n')}`)} WHERE ${down.id} IS NOT NULL`,
     true,
   );
 
@@ -97,11 +121,14 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const nodeType = hierarchy.node.type;
   const asNode = (value: string): string =>
     nodeType.kind === 'primitive' && c.dialect.hierarchy?.nodeValue !== undefined ? c.dialect.hierarchy.nodeValue(value, nodeType.name) : value;
+  // The input rows are the whole table of nodes: every reached node is one's.
+  const everyNode = recursive.into.kind === 'node' && rows.from === all.from && !all.from.startsWith('(');
+  const anchor = everyNode ? `${x}.${q('n')} IS NOT NULL` : memberOf(host, recursive, `${x}.${q('n')}`, own);
   const pairs = host.define(
     ['d', 'a'],
     (self) =>
-      `SELECT ${x}.${q('n')}, ${asNode(`${x}.${q('n')}`)} FROM ${reached} ${x} WHERE ${memberOf(host, recursive, `${x}.${q('n')}`, own)} ` +
-      `UNION SELECT ${u}.${q('d')}, ${asNode(up.up)} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
+      `SELECT ${x}.${q('n')}, ${asNode(`${x}.${q('n')}`)} FROM ${reached} ${x} WHERE ${anchor} ` +
+      `${union} SELECT ${u}.${q('d')}, ${asNode(up.up)} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
     true,
   );
 
@@ -137,7 +164,9 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
     // One row per reached node.
     const n = host.alias();
     aggregated = { from: `(SELECT ${n}.${q('n')} AS ${q(NODE)} FROM ${reached} ${n})`, type: made, entity: false };
-  } else if (node.keys.length === 0) {
+  } else if (node.keys.length === 0 && !(everyNode && before.every((step) => step.kind === 'compute' || step.kind === 'identity'))) {
+    // (Where every node is an input row and T keeps every row before its aggregate, no portion is
+    // empty: a node's own row is in it.)
     // Every reached node has a portion, an empty one too: T over no rows where the node has no group
     // (the groups hashed first, then joined to the nodes: no sort of the portions' rows).
     const z = host.alias();
@@ -204,7 +233,6 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const key = (sql: string): string => (strings ? c.dialect.binary(sql) : sql);
   // An equality join (hashed), not IS NOT DISTINCT FROM (a nested loop that reads the groups once per node).
   let from = `SELECT ${columns.join(', ')} FROM ${xs.from()} JOIN ${groups.from} ${g} ON ${key(xs.id)} = ${key(`${g}.${q(NODE)}`)}`;
-  const nullable = hierarchy.node.steps.some((step) => step.kind !== 'property' || step.property.nullable);
   if (node.keys.length === 0 && nullable) {
     // A node without an identifier is reached only as a root, with an empty portion (the reached nodes' null stands for those).
     const o = host.alias();
