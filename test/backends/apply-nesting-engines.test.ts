@@ -53,6 +53,12 @@ const ON_SQL: readonly string[] = [
   '$apply=filter(n32 gt -100)/groupby((status),topcount(0,n32))',
   '$apply=groupby((name),topcount(2,n32))/groupby((flag),aggregate($count as n,n32 with sum as s))',
   '$apply=groupby((span),bottomcount(1,id))&$select=span,id',
+  // A ranking before the aggregate (example 102): each group's rows numbered, those in range aggregated.
+  '$apply=groupby((status),topcount(2,n32)/aggregate(n32 with sum as s,$count as n))&$orderby=status',
+  '$apply=groupby((status,flag),bottomcount(1,dbl)/aggregate(dbl with max as m,id with min as i))',
+  '$apply=groupby((parent/name),compute(n32 mul 2 as d)/topcount(2,d)/filter(flag eq true)/aggregate($count as n,d with min as lo))',
+  '$apply=groupby((status),topcount(0,n32)/aggregate($count as n,n32 with sum as s))',
+  '$apply=groupby((address/city),bottomcount(3,id)/compute(n16 add 1 as m)/aggregate(m with sum as t))/filter(t ne null)',
 ];
 
 /** Queries only the reference runs (groupby ending in other than aggregate); every other engine refuses them. */

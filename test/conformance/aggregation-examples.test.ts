@@ -93,9 +93,6 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {
     "the text's request does not parse: 400 syntax_error in $expand, the nested options are separated by ',' (SalesOrganization($select=ID,$expand=…)) where OData separates them by ';'",
 };
 
-const SQL_NO_RANK_IN_GROUPBY =
-  "refused: 400 unsupported_feature, the SQL backend does not support the transformation 'rank' (topcount) inside groupby() before its aggregate()";
-
 /** `id/engine` (engine: pglite, sqlite, duckdb, mingo, postgres, mysql): examples passing on memory whose answer differs there, and how. */
 const SQL_NESTED_NOT_AGGREGATE =
   'refused: 400 unsupported_feature, the SQL backend compiles a groupby() whose nested transformations end in other than aggregate() only for filter, search, compute, then orderby, top, skip, or a topcount (not nest)';
@@ -128,11 +125,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   'ex-101/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile rank() (topcount) at the end of groupby()',
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
   'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
-  'ex-102/pglite': SQL_NO_RANK_IN_GROUPBY,
-  'ex-102/sqlite': SQL_NO_RANK_IN_GROUPBY,
-  'ex-102/duckdb': SQL_NO_RANK_IN_GROUPBY,
-  'ex-102/postgres': SQL_NO_RANK_IN_GROUPBY,
-  'ex-102/mysql': SQL_NO_RANK_IN_GROUPBY,
   'ex-102/mingo':
     'refused: 400 unsupported_feature, the MongoDB backend does not support rank() (topcount) inside groupby() (only filter() and compute() before the aggregate())',
 };

@@ -48,10 +48,10 @@ import type {
   BoundSearch,
   BoundTransformation,
 } from '../../semantic/bound-ast.js';
-import { fromReference, isIntegerType, isPrimitive, isUntyped, type ExpressionType } from '../../semantic/types.js';
+import { BOOLEAN, INT64, fromReference, isIntegerType, isPrimitive, isUntyped, type ExpressionType } from '../../semantic/types.js';
 import { memberOrdinals } from '../../passes/enums.js';
 import { someExpression } from '../../semantic/walk/index.js';
-import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
 import { customSqlAggregate } from './custom-methods.js';
@@ -97,6 +97,11 @@ export const PRESENCE_COLUMN = '~present';
 const isFloat = (type: ExpressionType): boolean => isPrimitive(type, 'Edm.Double') || isPrimitive(type, 'Edm.Single');
 
 const unsupported = (what: string, node: { readonly span: { readonly start: number } }) => unsupportedFeature('SQL', what, { node, option: '$apply' });
+
+/** A ranking transformation (`topcount`, …). */
+type RankNode = Extract<BoundTransformation, { kind: 'rank' }>;
+/** The column of a row's number within its group, under a name no OData identifier has. */
+const RANK_NUMBER = '~rank';
 
 /**
  * The JSON arrays of `addnested` and `nest` (apply-nesting.ts, which registers itself from
@@ -300,6 +305,12 @@ export class SqlApplyCompiler {
         const steps = node.apply.slice(0, -1);
         const aggregates = last?.kind === 'aggregate' ? last.aggregates : [];
         if (node.sets !== undefined) return this.rollup(node.keys, node.sets, steps, aggregates, node.output, input);
+        const ranked = steps.findIndex((step) => step.kind === 'rank');
+        if (ranked >= 0) {
+          // A ranking before the aggregate (`groupby((k),topcount(2,v)/aggregate(…))`, example 102).
+          const [numbered, kept] = this.rankedInGroups(node.keys, steps.slice(0, ranked), steps[ranked] as RankNode, input);
+          return this.aggregate(node.keys, [kept, ...steps.slice(ranked + 1)], aggregates, node.output, numbered);
+        }
         return this.aggregate(node.keys, steps, aggregates, node.output, input);
       }
       case 'concat':
@@ -664,6 +675,53 @@ export class SqlApplyCompiler {
       ...(to < Number.POSITIVE_INFINITY ? [`${outer}.${number} <= ${c.value(to, 'rowCount')}`] : []),
     ];
     return { ...base, from: `(SELECT ${outer}.* FROM ${numbered} ${outer} WHERE ${range.join(' AND ')})` };
+  }
+
+  /**
+   * A ranking by count (`topcount`, `bottomcount`) inside a `groupby` before its `aggregate`: each
+   * row numbered within its group in the ranking's order (`ROW_NUMBER() OVER (PARTITION BY` the
+   * grouping values), after the `compute` steps before it; and the filter of the numbers in range,
+   * which the aggregate takes as a condition (a group whose rows are all left out stays one, as in
+   * the reference). Other rankings, and filters before the ranking, are refused.
+   */
+  private rankedInGroups(
+    keys: readonly BoundGroupKey[],
+    before: readonly BoundTransformation[],
+    rank: RankNode,
+    input: ApplyRelation,
+  ): [ApplyRelation, BoundTransformation] {
+    let rows = input;
+    for (const step of before) {
+      if (step.kind === 'identity') continue;
+      if (step.kind !== 'compute' || usesThese(step.items.map((item) => item.expression)))
+        throw unsupported(`the transformation '${step.kind}' before a ranking inside groupby() before its aggregate()`, step);
+      rows = this.transformation(step, rows);
+    }
+    if (rank.measure !== 'count' || rank.limitOver !== undefined)
+      throw unsupported(
+        `the transformation '${rank.measure === 'count' ? 'topcount' : `top${rank.measure}`}' with this limit inside groupby() before its aggregate()`,
+        rank,
+      );
+    if (rows.presence !== undefined) throw unsupported('a ranking inside groupby() over rows of different properties (after rollup() or concat())', rank);
+    const value = rank.value;
+    const direction = rank.direction === 'top' ? 'desc' : 'asc';
+    const ordered: ApplyRelation = { ...rows, order: (scope) => this.rankOrder(value, direction, scope) };
+    const scope = this.scope(ordered);
+    const partition = keys.map((key) => this.groupExpression(key, scope)).join(', ');
+    const window = `ROW_NUMBER() OVER (${partition === '' ? '' : `PARTITION BY ${partition} `}ORDER BY ${this.totalOrder(ordered, scope)})`;
+    const number = outputProperty(RANK_NUMBER, referenceOf(INT64) as never);
+    const type = extendedType(rows.type, [number]);
+    const numbered: ApplyRelation = {
+      ...rows,
+      order: undefined,
+      type,
+      from: `(SELECT ${scope.alias}.*, ${window} AS ${this.quote(this.column(type, [RANK_NUMBER]))} FROM ${this.fromOf(ordered, scope)})`,
+    };
+    const span = rank.span;
+    const path: BoundExpression = { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property: number, span }], type: INT64, span };
+    const limit: BoundExpression = { kind: 'literal', value: BigInt(rank.limit), type: INT64, span };
+    const predicate: BoundExpression = { kind: 'binary', operator: 'le', left: path, right: limit, type: BOOLEAN, operandType: INT64, span };
+    return [numbered, { kind: 'filter', predicate, output: type, span }];
   }
 
   private groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
