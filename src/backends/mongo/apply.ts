@@ -747,8 +747,31 @@ class MongoApplyCompiler {
         const field = this.temporary('keep');
         stages.push(...nestedContext.stages, { $addFields: { [field]: keep === undefined ? holds : { $and: [{ $eq: [`$${keep}`, true] }, holds] } } });
         keep = field;
+      } else if (nested.kind === 'rank' && nested.measure === 'count' && nested.limitOver === undefined && t.sets === undefined) {
+        // topcount/bottomcount (example 102): each group's rows (those its filters kept, a partition
+        // of their own) numbered in the ranking's order, null values last, ties in input order;
+        // those past the limit left out as a filter leaves them (a group without rows stays one).
+        const value = this.temporary('v');
+        const isNull = this.temporary('n');
+        const number = this.temporary('r');
+        stages.push(
+          ...nestedContext.stages,
+          { $addFields: { [value]: this.expressions.value(nested.value, nestedFrame) } },
+          { $addFields: { [isNull]: { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] } } },
+          {
+            $setWindowFields: {
+              partitionBy: groupOf(),
+              sortBy: { [isNull]: 1, [value]: nested.direction === 'top' ? -1 : 1, ...(seq === undefined ? { _id: 1 } : { [seq]: 1 }) },
+              output: { [number]: { $documentNumber: {} } },
+            },
+          },
+        );
+        const inRange = { $lte: [`$${number}`, nested.limit] };
+        const field = this.temporary('keep');
+        stages.push({ $addFields: { [field]: keep === undefined ? inRange : { $and: [{ $eq: [`$${keep}`, true] }, inRange] } } });
+        keep = field;
       } else if (nested.kind !== 'identity') {
-        this.fail(`${nested.kind}() inside groupby() (only filter() and compute() before the aggregate())`, nested);
+        this.fail(`${nested.kind}() inside groupby() (only filter(), compute() and a topcount or bottomcount before the aggregate())`, nested);
       }
     }
     if (last !== undefined) {
