@@ -47,17 +47,23 @@ const NESTING: readonly string[] = [
   '$apply=addnested(children,filter(flag eq true) as kids)&$select=id,kids&$orderby=id',
 ];
 
-/** groupby ending in other than aggregate (3.2.3.1) that SQL runs (row-wise steps, then a topcount or orderby/top/skip per group); MongoDB refuses them. */
-const ON_SQL: readonly string[] = [
+/** groupby ending in a topcount or bottomcount (3.2.3.1, example 101): every engine; MongoDB numbers each group's rows by `$setWindowFields`. */
+const RANK_ENDING: readonly string[] = [
   '$apply=groupby((status),topcount(1,n32))&$orderby=status',
   '$apply=groupby((status,flag),bottomcount(2,dbl))',
-  '$apply=groupby((parent/name),filter(n32 gt 0)/compute(n32 mul 2 as d)/orderby(d desc,id)/top(2))',
-  '$apply=groupby((flag),orderby(name,id)/skip(1)/top(2))',
-  '$apply=groupby((status),filter(flag eq true))',
   '$apply=groupby((address/city),topcount(1,n16))',
   '$apply=filter(n32 gt -100)/groupby((status),topcount(0,n32))',
   '$apply=groupby((name),topcount(2,n32))/groupby((flag),aggregate($count as n,n32 with sum as s))',
   '$apply=groupby((span),bottomcount(1,id))&$select=span,id',
+  '$apply=groupby((status),filter(flag eq true)/topcount(1,n32))/top(3)',
+  '$apply=groupby((parent/name),compute(n32 mul 2 as d)/bottomcount(2,d))&$orderby=d,id',
+];
+
+/** groupby ending in other than aggregate (3.2.3.1) that SQL runs (row-wise steps, then a topcount or orderby/top/skip per group); MongoDB refuses them. */
+const ON_SQL: readonly string[] = [
+  '$apply=groupby((parent/name),filter(n32 gt 0)/compute(n32 mul 2 as d)/orderby(d desc,id)/top(2))',
+  '$apply=groupby((flag),orderby(name,id)/skip(1)/top(2))',
+  '$apply=groupby((status),filter(flag eq true))',
 ];
 
 /** A filter before a ranking before the aggregate: MongoDB numbers the rows the filter kept; SQL refuses it. */
@@ -75,6 +81,9 @@ describe('join, outerjoin, nest and addnested give the reference answer where th
   }
   for (const query of ON_SQL) {
     it(query, async () => expectAgreement(query, targets(), (target) => target.startsWith('MongoDB')), 60_000);
+  }
+  for (const query of RANK_ENDING) {
+    it(query, async () => expectAgreement(query, targets()), 60_000);
   }
   for (const query of ON_MONGO) {
     it(query, async () => expectAgreement(query, targets(), (target) => !target.startsWith('MongoDB')), 60_000);

@@ -122,7 +122,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   ),
   'ex-66/mingo': MONGO_NO_ROLLUPRECURSIVE,
   'ex-111/mingo': MONGO_NO_ROLLUPRECURSIVE,
-  'ex-101/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile rank() (topcount) at the end of groupby()',
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
   'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
 };

@@ -774,6 +774,49 @@ class MongoApplyCompiler {
         this.fail(`${nested.kind}() inside groupby() (only filter(), compute() and a topcount or bottomcount before the aggregate())`, nested);
       }
     }
+    if (last?.kind === 'rank' && last.measure === 'count' && last.limitOver === undefined && t.sets === undefined) {
+      // A topcount/bottomcount at the end (3.2.3.1, example 101): the rows it keeps of each group, with
+      // the group's grouping properties; groups in the order of their first row, each in the ranking's.
+      const value = this.temporary('v');
+      const isNull = this.temporary('n');
+      const number = this.temporary('r');
+      const first = this.temporary('f');
+      const groupKey = this.temporary('g');
+      const order = seq ?? '_id';
+      const rankContext = sharing(current);
+      stages.push(
+        ...rankContext.stages,
+        { $addFields: { [value]: this.expressions.value(last.value, rootFrame(rankContext)), [groupKey]: groupOf() } },
+        { $addFields: { [isNull]: { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] } } },
+        {
+          $setWindowFields: {
+            partitionBy: `$${groupKey}`,
+            sortBy: { [isNull]: 1, [value]: last.direction === 'top' ? -1 : 1, [order]: 1 },
+            output: { [number]: { $documentNumber: {} }, [first]: { $min: `$${order}`, window: { documents: ['unbounded', 'unbounded'] } } },
+          },
+        },
+        { $match: keep === undefined ? { [number]: { $lte: last.limit } } : { [number]: { $lte: last.limit }, [keep]: true } },
+      );
+      if (seq !== undefined)
+        stages.push({ $setWindowFields: { sortBy: { [first]: 1, [number]: 1 }, output: { [seq]: { $documentNumber: {} } } } }, { $sort: { [seq]: 1 } });
+      // The grouping values, read by keyOutput as a group's would be.
+      const durations: MongoDocument = {};
+      t.keys.forEach((key, i) => {
+        if (isDuration(key.path.type)) durations[`r${i}`] = this.expressions.value(key.path, frame);
+      });
+      const row: MongoDocument = {};
+      const grouped = new Set(t.keys.map((key) => key.names[0] as string));
+      for (const property of t.output.properties.values()) {
+        if (grouped.has(property.name) || !current.type.properties.has(property.name)) continue;
+        row[this.field(t.output, property.name)] = `$${this.field(current.type, property.name)}`;
+      }
+      const placed: MongoDocument = {};
+      this.keyOutput(t.keys, t.output, placed);
+      const keys = this.temporary('keys');
+      stages.push({ $replaceRoot: { newRoot: { ...row, ...(seq === undefined ? {} : { [seq]: `$${seq}` }), [keys]: { _id: `$${groupKey}`, ...durations } } } });
+      stages.push({ $replaceRoot: { newRoot: { $mergeObjects: ['$$ROOT', rebase(placed, keys)] } } }, { $project: { [keys]: 0 } });
+      return;
+    }
     if (last !== undefined) {
       if (last.kind !== 'aggregate') return this.fail(`${last.kind}() at the end of groupby()`, last);
       const aggregateContext = sharing(current);
@@ -958,4 +1001,15 @@ class MongoApplyCompiler {
     // The deepest objects first, so that an outer one wraps the inner ones' conditions.
     if (present !== undefined) for (const { into, field, indices } of objects.reverse()) into[field] = { $cond: [present(indices), into[field], '$$REMOVE'] };
   }
+}
+
+/** `keyOutput`'s document with its references to a group (`$_id.k0`, `$r0`) read from the field `into` instead. */
+function rebase(document: MongoDocument, into: string): MongoDocument {
+  const out: MongoDocument = {};
+  for (const [name, value] of Object.entries(document)) {
+    if (typeof value === 'string' && value.startsWith('$') && !value.startsWith('$$')) out[name] = `$${into}.${value.slice(1)}`;
+    else if (value !== null && typeof value === 'object' && !Array.isArray(value)) out[name] = rebase(value as MongoDocument, into);
+    else out[name] = value;
+  }
+  return out;
 }
