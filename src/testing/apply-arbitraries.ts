@@ -20,7 +20,9 @@
  * portion's rows by `Aggregation.rollupnode()`: the node's own row, its children, or the others;
  * ordered by the node), and one in
  * eight filters with a hierarchy function (`Aggregation.isroot`, `isleaf`, `isnode`, or
- * `isdescendant`/`isancestor`/`issibling` of a literal of the node's type, sometimes negated).
+ * `isdescendant`/`isancestor`/`issibling` of a literal of the node's type, sometimes negated). Where
+ * the key is one integer property, one grouped pipeline in seven ranks each group's rows by it
+ * (`topcount`/`bottomcount`, no ties) before the aggregate or, one time in two, as the groupby's end.
  */
 import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
@@ -31,6 +33,7 @@ import { recursiveHierarchies } from '../model/recursive-hierarchy.js';
 
 const NUMERIC = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Single', 'Edm.Double']);
 const GROUPABLE = new Set(['Edm.String', 'Edm.Boolean', 'Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Date', 'Edm.Guid']);
+const INTEGERS = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64']);
 const ORDERABLE = new Set([...GROUPABLE, 'Edm.Double', 'Edm.Single', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Duration']);
 
 /** Single-valued primitive or enum properties of `type` whose type is in `names` (enums with `enums`). */
@@ -57,6 +60,12 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
   groupable.push(...dynamic);
   numeric.push(...dynamic);
   orderable.push(...dynamic);
+  // A ranking inside groupby (3.2.3.1, examples 101 and 102) by the key, which no two rows share: no tie to break.
+  const keyProperty = type.key.length === 1 ? type.properties.get(type.key[0] as string) : undefined;
+  const rankKey =
+    keyProperty !== undefined && keyProperty.filterable && keyProperty.type.kind === 'primitive' && INTEGERS.has(keyProperty.type.name)
+      ? keyProperty.name
+      : undefined;
   // Entities grouped by (their properties): a single-valued navigation property.
   const entities = [...type.navigation.values()].filter((n) => !n.collection && n.filterable).map((n) => n.name);
   const aggregate = fc.oneof(
@@ -202,9 +211,27 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
                 weight: 1,
               },
             ),
+      ranked: rankKey === undefined ? fc.constant(null) : fc.option(fc.tuple(fc.constantFrom('topcount', 'bottomcount'), fc.nat(3), fc.boolean()), { freq: 6 }),
     })
     .map(
-      ({ hierarchy, recursive: portions, tests: test, concat, filter, keys: picked, aggregates, having, page, count, rollup, entity, share, join, node }) => {
+      ({
+        hierarchy,
+        recursive: portions,
+        tests: test,
+        concat,
+        filter,
+        keys: picked,
+        aggregates,
+        having,
+        page,
+        count,
+        rollup,
+        entity,
+        share,
+        join,
+        node,
+        ranked,
+      }) => {
         // A portion per node: beside one other grouping property at most, not beside a join's, a rollup or an entity.
         const recursive = join === null ? portions : null;
         const chosen = recursive === null ? picked : picked.filter((k) => k !== recursive.node).slice(0, 1);
@@ -219,6 +246,13 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
           ...(rolled ? [`rollup(${keys.join(',')})`] : keys),
           ...(whole === null ? [] : [whole]),
         ];
+        // A ranking of each group's rows by the key (unique: after a concat or a join rows repeat), before
+        // the aggregate or, one time in two, ending the groupby (its rows, not aggregated).
+        const rankedGroups =
+          ranked !== null && rankKey !== undefined && concat === null && join === null && recursive === null && !rolled && whole === null && keys.length > 0
+            ? `${ranked[0]}(${ranked[1]},${rankKey})`
+            : null;
+        const rankEnds = rankedGroups !== null && ranked?.[2] === true;
         const transformations = [
           ...(hierarchy === null ? [] : [hierarchy]),
           ...(join === null ? [] : [join.step]),
@@ -227,18 +261,20 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
           ...(filter === null ? [] : [`filter(${filter})`]),
           grouping.length === 0
             ? `aggregate(${items})`
-            : `groupby((${grouping.join(',')}),${recursive === null || node === null ? '' : `filter(${node(recursive.parent)})/`}aggregate(${items}))`,
+            : rankedGroups !== null
+              ? `groupby((${grouping.join(',')}),${rankedGroups}${rankEnds ? '' : `/aggregate(${items})`})`
+              : `groupby((${grouping.join(',')}),${recursive === null || node === null ? '' : `filter(${node(recursive.parent)})/`}aggregate(${items}))`,
           // Each group's share of the rows (SQL reads the groups as a common table expression).
-          ...(share && keys.length > 0 ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
+          ...(share && keys.length > 0 && !rankEnds ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
         ];
         const parts: [string, string][] = [['$apply', transformations.join('/')]];
         const defined = rolled ? ` and isdefined(${keys[1] as string})` : '';
-        if (having !== null)
+        if (having !== null && !rankEnds)
           parts.push(['$filter', having === 0 && rolled ? `not isdefined(${keys[1] as string})` : `n ge ${having}${having === 1 ? defined : ''}`]);
         // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
         // Nor is a grouped entity's (structured) value ordered. With a rollup, which rows have the second key is ordered too.
         const ordered = grouping.length > 0 && !keys.some((k) => dynamic.includes(k)) && whole === null;
-        const order = [...(recursive === null ? [] : [recursive.node]), ...keys];
+        const order = [...(recursive === null ? [] : [recursive.node]), ...keys, ...(rankEnds && !keys.includes(rankKey as string) ? [rankKey as string] : [])];
         if (ordered) parts.push(['$orderby', rolled ? `${keys.join(',')},isdefined(${keys[1] as string})` : order.join(',')]);
         if (page !== null && ordered) parts.push(['$skip', String(page[0])], ['$top', String(page[1] + 1)]);
         if (count !== null) parts.push(['$count', String(count)]);

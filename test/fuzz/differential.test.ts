@@ -358,6 +358,23 @@ describe('the differential runner', () => {
     }
   }, 120_000);
 
+  it("groupby ending in a topcount keeps the rows' collections of complex values on SQL (seed 3202, model 1813)", async () => {
+    const model = generateModel({ seed: 1813 });
+    const data = generateStoredData(model, { seed: 1813 });
+    const opened = await openStoredTargets(model, data, ['pglite', 'sqlite', 'duckdb', 'mingo'], {}, {}, true);
+    try {
+      for (const query of ['$apply=groupby((Part9),topcount(1,Part9))&$orderby=Part9', '$apply=groupby((Line),bottomcount(2,Part9))&$orderby=Line,Part9']) {
+        // 'column t0.Status does not exist'
+        const result = await runDifferential(query, { model, entitySet: 'Limit7', rows: data['Limit7'] ?? [], data, targets: opened.targets });
+        expect(result.reference.kind).toBe('rows');
+        expect(result.findings).toEqual([]);
+        for (const [name, outcome] of result.outcomes) expect(outcome.kind, name).toBe('rows');
+      }
+    } finally {
+      await opened.close();
+    }
+  }, 120_000);
+
   it('a string function of a null literal beside a correlated subquery runs on DuckDB (seed 2835, model 922)', async () => {
     const model = generateModel({ seed: 922, hierarchies: false });
     const data = generateStoredData(model, { seed: 922 });

@@ -662,6 +662,13 @@ export class SqlApplyCompiler {
       if (found === undefined) throw unsupported(`the property '${names}' of a groupby() without aggregate()`, nested[0] as BoundTransformation);
       columns.push(`${scope.alias}.${this.quote(found.column)} AS ${this.quote(leaf.column)}`);
     }
+    // Collections of complex values: a JSON column each, no leaves (seed 3202, model 1813).
+    for (const property of output.properties.values()) {
+      if (!property.collection || property.type.kind !== 'complex' || grouped.has(property.name)) continue;
+      const own = rows.type.properties.get(property.name);
+      if (own === undefined) throw unsupported(`the property '${property.name}' of a groupby() without aggregate()`, nested[0] as BoundTransformation);
+      columns.push(`${scope.alias}.${this.quote(this.column(rows.type, [property.name]))} AS ${this.quote(this.column(output, [property.name]))}`);
+    }
     const base = { type: output, entity: false, ...(rows.with === undefined ? {} : { with: rows.with }) };
     if (from === 0 && to === Number.POSITIVE_INFINITY) return { ...base, from: `(SELECT ${columns.join(', ')} FROM ${this.fromOf(ordered, scope)})` };
     if (to <= from) return { ...base, from: `(SELECT ${columns.join(', ')} FROM ${this.fromOf(ordered, scope)} WHERE 1 = 0)` };
