@@ -205,7 +205,10 @@ const ROLLUP_ORDERED: readonly string[] = [
   `$apply=groupby((rolluprecursive(${H},filter(id ge 1001))),aggregate($count as c))&$orderby=id&$skip=40&$top=20`,
 ];
 
-describe('rolluprecursive gives the reference rows on every engine but MongoDB', () => {
+/** What MongoDB refuses of rolluprecursive: start transformations, other grouping properties beside it (the rest it runs). */
+const mongoRefuses = (query: string): boolean => /rolluprecursive\([^()]*,[^()]*,[^()]*,/.test(query) || /rolluprecursive\([^)]*\),[a-z]/.test(query);
+
+describe('rolluprecursive gives the reference rows on every engine (MongoDB: without start transformations or other grouping properties)', () => {
   const check = async (query: string, ordered: boolean): Promise<void> => {
     const result = await runDifferential(query, { model, entitySet: SET, rows, targets: targets() });
     const reference = result.reference;
@@ -214,7 +217,7 @@ describe('rolluprecursive gives the reference rows on every engine but MongoDB',
     expect(result.outcomes.size).toBe(targets().length);
     const listed = (outcome: typeof reference): unknown[] => (outcome.kind === 'rows' ? outcome.result.value.map((row) => Number(row.id)) : []);
     for (const [target, outcome] of result.outcomes) {
-      if (REFUSING.has(target)) {
+      if (REFUSING.has(target) && mongoRefuses(query)) {
         expect(outcome.kind === 'odata' && outcome.code === 'unsupported_feature' && /rolluprecursive/.test(outcome.message), target).toBe(true);
         continue;
       }

@@ -48,6 +48,7 @@ import type {
 import { isIntegerType, type ExpressionType } from '../../semantic/types.js';
 import { forEachTransformation, someTransformation } from '../../semantic/walk/index.js';
 import { outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import { rollupRecursiveStages } from './rollup-recursive.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, theseContext, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
 import { customMongoAggregate } from './custom-methods.js';
@@ -254,7 +255,21 @@ class MongoApplyCompiler {
         this.aggregate(t, rows, stages, inFacet);
         return { type: t.output, set: undefined };
       case 'groupby':
-        if (t.recursive !== undefined) return this.fail(`rolluprecursive() (a portion per node of the hierarchy is not compiled for MongoDB)`, t.recursive);
+        if (t.recursive !== undefined) {
+          if (inFacet) this.fail(`rolluprecursive() inside concat() or inside the start transformations of a hierarchical transformation`, t.recursive);
+          rollupRecursiveStages(t, rows, stages, {
+            mapping: this.mapping,
+            expressions: this.expressions,
+            temporary: (name) => this.temporary(name),
+            groupby: (node, input, into) => this.groupby(node, input, into),
+            pipeline: (transformations, input, into) => void this.pipeline(transformations, input, into, false),
+            ofNothing,
+            field: (type, name) => this.field(type, name),
+            dropLookups: (context, into, more) => this.dropLookups(context, into, more),
+            fail: (what, at) => this.fail(what, at),
+          });
+          return { type: t.output, set: undefined };
+        }
         this.groupby(t, rows, stages);
         return { type: t.output, set: undefined };
       case 'concat':

@@ -25,10 +25,10 @@
  * requires (else refused). Every value is a parameter; identifiers come from the model.
  */
 import type { EntitySet, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundExpression, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
 import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { isPrimitive } from '../../semantic/types.js';
-import { mapTransformationExpressions, someExpression, someTransformation, transformationExpressions, transformExpression } from '../../semantic/walk/index.js';
+import { rollupNodeAsPath } from '../../semantic/apply/rollup-node.js';
 import { entityTable } from '../../storage/tables.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
@@ -67,7 +67,7 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   if (!identifiedByKey(recursive.hierarchy))
     throw fail(`rolluprecursive() of a hierarchy whose node identifiers are not its nodes' key (they may repeat)`, recursive);
   // Aggregation.rollupnode() in T is the portion's node: its key (the node identifier) is the rows' NODE column.
-  const apply = rollupNodeAsColumn(node.apply, recursive, (at, what) => fail(what, at));
+  const apply = rollupNodeAsPath(node.apply, outputProperty(NODE, referenceOf(recursive.hierarchy.node.type) as never), (at, what) => fail(what, at));
   // T: row-wise steps, aggregate, then row-wise steps over its row (`aggregate(…)/compute(…)`, example 65).
   const at = apply.map((step) => step.kind).lastIndexOf('aggregate');
   const last = at < 0 ? undefined : (apply[at] as Extract<BoundTransformation, { kind: 'aggregate' }>);
@@ -241,44 +241,6 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   }
   from = `(${from})`;
   return { from, type: node.output, entity: into.kind === 'node', ...(input.with === undefined ? {} : { with: input.with }) };
-}
-
-/**
- * `T` with each `Aggregation.rollupnode()` key read from the rows' {@link NODE} column (the node
- * identifier is the nodes' one key property: `identifiedByKey`). A `rolluprecursive` nested in `T`
- * has a node of its own: with `rollupnode()` anywhere, refused (`refuse`).
- */
-function rollupNodeAsColumn(
-  apply: readonly BoundTransformation[],
-  recursive: BoundRollupRecursive,
-  refuse: (at: { readonly span: { readonly start: number } }, what: string) => Error,
-): readonly BoundTransformation[] {
-  const isNode = (e: BoundExpression): boolean => e.kind === 'rollupNode';
-  const roots = transformationExpressions(apply);
-  if (!roots.some((root) => someExpression(root, isNode))) return apply;
-  let nested: BoundTransformation | undefined;
-  someTransformation(apply, (t) => {
-    if (t.kind === 'groupby' && t.recursive !== undefined) nested = t;
-    return nested !== undefined;
-  });
-  if (nested !== undefined) throw refuse(nested, 'rolluprecursive() inside the transformations of another one, with rollupnode()');
-  // In the aggregate function's expression `$it` is a related entity, not the portion's row.
-  for (const root of roots) {
-    let inner: BoundExpression | undefined;
-    someExpression(root, (e) => {
-      if (e.kind === 'aggregateValue' && e.aggregate.kind === 'method' && someExpression(e.aggregate.expression, isNode)) inner = e;
-      return inner !== undefined;
-    });
-    if (inner !== undefined) throw refuse(inner, 'rollupnode() inside the aggregate function');
-  }
-  const property = outputProperty(NODE, referenceOf(recursive.hierarchy.node.type) as never);
-  return mapTransformationExpressions(apply, (root) =>
-    transformExpression(root, (e) =>
-      e.kind === 'rollupNode'
-        ? ({ kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property, span: e.span }], type: e.type, span: e.span } as BoundPath)
-        : e,
-    ),
-  );
 }
 
 /** A scope over the rows of the hierarchy's set (whose navigation its expressions join) under a fresh alias. */

@@ -1,0 +1,179 @@
+/**
+ * `groupby((rolluprecursive(H,Q,p)),T)` on MongoDB (Data Aggregation 6.3), with the reference's
+ * semantics (memory/hierarchy.ts, `rollupRecursiveStep`), for a hierarchy whose parent navigation
+ * property is a foreign key to its node identifier, the nodes' key:
+ *
+ * 1. each input row gets the chain from its node up to its root by `$graphLookup` (which visits a
+ *    node once: a cycle ends); its node is reached from a root of the hierarchy when a node of the
+ *    chain has no parent among the nodes (a root, or an orphan's missing parent); a chain round a
+ *    cycle has none, and its rows are in no portion;
+ * 2. each reached row once per node of its chain (`$unwind`): the portions, the node in a field;
+ * 3. `T` grouped by that field, as `groupby` compiles it (row-wise steps, then `aggregate`);
+ * 4. every reached node without rows (found by the same walk from each node) gets `T` over none;
+ * 5. the node goes into each row: the node document (the rows are the nodes), as an entity value,
+ *    or its identifier, as `into` says.
+ *
+ * The work is the rows times the depth (each walk reads the chain), plus a walk per node for the
+ * empty portions. Refused (`unsupported_feature`): start transformations (`S`), other grouping
+ * properties beside it, transformations after `T`'s `aggregate`, node identifiers that are not the
+ * nodes' key, and the rest `groupby` refuses.
+ */
+import type { EntitySet, StructuredType } from '../../model/model.js';
+import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
+import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import { rollupNodeAsPath } from '../../semantic/apply/rollup-node.js';
+import { newContext, rootFrame, type Context, type MongoExpressionCompiler } from './expression.js';
+import { nodeFields } from './hierarchy-nodes.js';
+import { collectionOf, type MongoDocument, type MongoMapping } from './mapping.js';
+
+type Groupby = Extract<BoundTransformation, { kind: 'groupby' }>;
+
+/** What compiling `rolluprecursive` needs of the apply compiler. */
+export interface MongoRollupRecursiveHost {
+  readonly mapping: MongoMapping;
+  readonly expressions: MongoExpressionCompiler;
+  /** A field name no property uses. */
+  temporary(name: string): string;
+  /** Compiles transformations onto `stages`. */
+  pipeline(transformations: readonly BoundTransformation[], rows: { type: StructuredType; set: EntitySet | undefined }, stages: MongoDocument[]): void;
+  /** Compiles a `groupby` without `rolluprecursive` onto `stages`. */
+  groupby(node: Groupby, rows: { type: StructuredType; set: EntitySet | undefined }, stages: MongoDocument[]): void;
+  /** The value of an aggregate over no rows (a count 0, everything else null). */
+  ofNothing(aggregate: BoundAggregate): unknown;
+  /** The field of a property of `type`. */
+  field(type: StructuredType, name: string): string;
+  dropLookups(context: Context, stages: MongoDocument[], more?: readonly string[]): void;
+  fail(what: string, at: { readonly span: { readonly start: number } }): never;
+}
+
+export function rollupRecursiveStages(
+  node: Groupby,
+  rows: { type: StructuredType; set: EntitySet | undefined },
+  stages: MongoDocument[],
+  host: MongoRollupRecursiveHost,
+): void {
+  const recursive = node.recursive as BoundRollupRecursive;
+  const hierarchy = recursive.hierarchy;
+  const nodes = hierarchy.nodes;
+  const fail = (what: string, at: { readonly span: { readonly start: number } } = recursive): never => host.fail(`rolluprecursive() ${what}`, at);
+  const own = hierarchy.node.steps;
+  if (nodes.type.key.length !== 1 || own.length !== 1 || own[0]?.kind !== 'property' || own[0].property.name !== nodes.type.key[0])
+    fail(`of a hierarchy whose node identifiers are not its nodes' key (they may repeat)`);
+  if (recursive.start !== undefined) fail('with start transformations (a walk per node of H′ is not compiled for MongoDB)');
+  if (node.keys.length > 0) fail('beside other grouping properties');
+  // T: row-wise steps, aggregate, then compute or filter of its row (example 65).
+  const end = node.apply.map((step) => step.kind).lastIndexOf('aggregate');
+  const after = end < 0 ? [] : node.apply.slice(end + 1);
+  const other = after.find((step) => step.kind !== 'compute' && step.kind !== 'filter' && step.kind !== 'identity');
+  if (other !== undefined) fail('with transformations after the aggregate() other than compute() and filter()', other);
+  if (end < 0 && node.apply.length > 0) fail('whose transformations do not end with aggregate()', node.apply[0] as BoundTransformation);
+  const last = end < 0 ? undefined : (node.apply[end] as Extract<BoundTransformation, { kind: 'aggregate' }>);
+  const fields = nodeFields(hierarchy, host.mapping, (what) => fail(`of ${what}`));
+  const from = collectionOf(nodes, host.mapping);
+  const chain = host.temporary('chain');
+  const portion = host.temporary('portion');
+  const first = host.temporary('first');
+  const linked = host.temporary('linked');
+
+  /** The chain's identifiers where a node of it has no parent among them (it reaches a root), else none. */
+  const reachedIds = (): MongoDocument => ({
+    $let: {
+      vars: { ids: `$${chain}.${fields.id}` },
+      in: {
+        $cond: [
+          {
+            $anyElementTrue: [
+              {
+                $map: {
+                  input: `$${chain}`,
+                  as: 'c',
+                  in: { $or: [{ $eq: [{ $ifNull: [`$$c.${fields.parent}`, null] }, null] }, { $not: [{ $in: [`$$c.${fields.parent}`, '$$ids'] }] }] },
+                },
+              },
+            ],
+          },
+          '$$ids',
+          [],
+        ],
+      },
+    },
+  });
+  const walk = (startWith: string): MongoDocument => ({
+    $graphLookup: { from, startWith, connectFromField: fields.parent, connectToField: fields.id, as: chain },
+  });
+
+  // 1. and 2.: each row once per node of its chain, when the chain reaches a root.
+  const context = newContext(rows.type, rows.set);
+  const value = host.expressions.value(recursive.path, rootFrame(context));
+  stages.push(...context.stages, { $addFields: { [portion]: value } });
+  host.dropLookups(context, stages);
+  stages.push(
+    walk(`$${portion}`),
+    { $addFields: { [chain]: reachedIds() } },
+    { $unwind: `$${chain}` },
+    { $addFields: { [portion]: `$${chain}` } },
+    { $unset: chain },
+  );
+
+  // 3.: T per portion, grouped by its node.
+  const span = recursive.span;
+  const nodeProperty = outputProperty(portion, referenceOf(hierarchy.node.type) as never);
+  const type = extendedType(rows.type, [nodeProperty]);
+  const key: BoundGroupKey = {
+    path: { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property: nodeProperty, span }], type: hierarchy.node.type, span } as BoundPath,
+    names: [portion],
+    span,
+  };
+  const made = outputType('~rolluprecursive', [nodeProperty, ...(last === undefined ? [] : [...last.output.properties.values()])]);
+  // Aggregation.rollupnode() in T: the portion's node, this field.
+  const apply = rollupNodeAsPath(node.apply, nodeProperty, (where, what) => host.fail(what, where));
+  const aggregated = end < 0 ? apply : apply.slice(0, end + 1);
+  host.groupby({ kind: 'groupby', keys: [key], apply: aggregated, output: made, span: node.span }, { type, set: rows.set }, stages);
+
+  // 4.: the reached nodes without rows, T over none; a node's group when it has one.
+  const defaults: MongoDocument = {};
+  for (const a of last?.aggregates ?? []) defaults[host.field(made, a.alias)] = host.ofNothing(a);
+  stages.push(
+    { $addFields: { [first]: 0 } },
+    {
+      $unionWith: {
+        coll: from,
+        pipeline: [
+          walk(`$${fields.id}`),
+          { $match: { $expr: { $gt: [{ $size: reachedIds() }, 0] } } },
+          { $replaceRoot: { newRoot: { $mergeObjects: [{ $literal: defaults }, { [portion]: `$${fields.id}`, [first]: 1 }] } } },
+        ],
+      },
+    },
+    { $sort: { [first]: 1 } },
+    { $group: { _id: `$${portion}`, row: { $first: '$$ROOT' } } },
+    { $replaceRoot: { newRoot: '$row' } },
+    { $unset: first },
+  );
+  // T's steps after its aggregate, on each portion's row.
+  const rest = apply.slice(end + 1);
+  if (end >= 0 && rest.length > 0) host.pipeline(rest, { type: made, set: undefined }, stages);
+
+  // 5.: the node into each row.
+  const into = recursive.into;
+  /** The dotted field of the names in the output. */
+  const at = (names: readonly string[]): string => {
+    let owner: StructuredType = node.output;
+    return names
+      .map((name) => {
+        const field = host.field(owner, name);
+        const property = owner.properties.get(name);
+        if (property !== undefined && (property.type.kind === 'complex' || property.type.kind === 'entity')) owner = property.type.type;
+        return field;
+      })
+      .join('.');
+  };
+  if (into.kind === 'value') {
+    stages.push({ $addFields: { [at(into.names)]: `$${portion}` } }, { $unset: portion });
+    return;
+  }
+  stages.push({ $lookup: { from, localField: portion, foreignField: fields.id, as: linked } });
+  const x = { $arrayElemAt: [`$${linked}`, 0] };
+  if (into.kind === 'entity') stages.push({ $addFields: { [at(into.names)]: x } }, { $unset: [portion, linked] });
+  else stages.push({ $replaceRoot: { newRoot: { $mergeObjects: ['$$ROOT', x] } } }, { $unset: [portion, linked] });
+}
