@@ -40,20 +40,6 @@ type Groupby = Extract<BoundTransformation, { kind: 'groupby' }>;
 
 /** The column of a row's portion node (and of the pairs' reached row), under names no OData identifier has. */
 const NODE = '~node';
-/** The transformations that give no row twice from rows that are not (the start pipeline S of H′). */
-const KEEPS_ROWS_UNIQUE: ReadonlySet<BoundTransformation['kind']> = new Set([
-  'filter',
-  'search',
-  'orderby',
-  'top',
-  'skip',
-  'identity',
-  'compute',
-  'ancestors',
-  'descendants',
-  'traverse',
-  'rank',
-]);
 const IN = '~in';
 
 /** The rows of a `groupby` with `rolluprecursive`, read from `input`. */
@@ -102,7 +88,8 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   // de-duplication of UNION (a hash of every row), and UNION ALL gives the same rows.
   // (Nodes without an identifier are roots whose one null row in the reached nodes stands for them all.)
   const nullable = hierarchy.node.steps.some((step) => step.kind !== 'property' || step.property.nullable);
-  const unique = !nullable && (recursive.start === undefined || recursive.start.every((step) => KEEPS_ROWS_UNIQUE.has(step.kind)));
+  // (S gives a subset of the nodes, which the binder checks: no node twice.)
+  const unique = !nullable;
   const union = unique ? 'UNION ALL' : 'UNION';
   const reached = host.define(
     ['n'],
