@@ -66,6 +66,7 @@ export { createPlanCache, type PlanCache, type PlanCacheOptions } from './cache/
 export type { BindSettings, ValidationSettings, QueryOptionName, LogicalOperatorName } from './semantic/settings.js';
 export { DEFAULT_MAX_TOP } from './semantic/settings.js';
 export type { CustomAggregateDefinitions, CustomAggregationMethod, CustomAggregationMethods } from './semantic/apply/custom-aggregate-settings.js';
+export type { CustomTransformation, CustomTransformations } from './semantic/apply/custom-transformation-settings.js';
 export { declaredCustomAggregates, declaredCustomAggregationMethods, type DeclaredCustomAggregate } from './model/custom-aggregates.js';
 export type * from './semantic/bound-ast.js';
 export {

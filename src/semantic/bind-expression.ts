@@ -914,9 +914,10 @@ export class ExpressionBinder {
       );
     for (const argument of segment.args) {
       if (argument.name !== 'Position') throw this.error('invalid_option_value', `${segment.name} takes the parameter Position by name`, argument.value.span);
-      const value = argument.value;
+      // A literal, or a parameter alias of one.
+      const value = this.bind(argument.value, false);
       if (value.kind !== 'literal' || (value.value !== 1 && value.value !== 1n))
-        throw this.error('invalid_option_value', `Position must be 1: a groupby() has one rolluprecursive()`, value.span);
+        throw this.error('invalid_option_value', `Position must be 1: a groupby() has one rolluprecursive()`, argument.value.span);
     }
     if (segment.args.length > 1) throw this.error('invalid_option_value', `The parameter 'Position' is given twice`, segment.span);
     return set;

@@ -375,6 +375,11 @@ describe('the binder', () => {
     expect(refusal(`$apply=groupby((rolluprecursive(${H})),aggregate($count as c))/filter(parent eq Aggregation.rollupnode())`)).toBe(
       'invalid_option_value@88',
     );
+    // Position through a parameter alias.
+    expect(refusal(`$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode(Position=@p))/aggregate($count as c))&@p=1`)).toBe('bound');
+    expect(refusal(`$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode(Position=@p))/aggregate($count as c))&@p=3`)).toBe(
+      'invalid_option_value@96',
+    );
   });
 });
 
