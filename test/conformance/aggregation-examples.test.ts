@@ -108,8 +108,6 @@ const SQL_NESTING_FAILURES: Readonly<Record<string, string>> = Object.fromEntrie
   ]),
 );
 const MARIADB_ADDNESTED = 'refused: 400 unsupported_feature, addnested() with transformations on MariaDB: a derived table cannot read the outer row';
-const MONGO_NO_START =
-  'refused: 400 unsupported_feature, the MongoDB backend does not support rolluprecursive() with start transformations (a walk per node of H′ is not compiled for MongoDB)';
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   ...SQL_NESTING_FAILURES,
   'ex-38/mysql': MARIADB_ADDNESTED,
@@ -120,8 +118,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
       "refused: 400 unsupported_feature, the custom transformation 'Self.TopCountAndRemainder' (the service defines it in memory only)",
     ]),
   ),
-  'ex-66/mingo': MONGO_NO_START,
-  'ex-111/mingo': MONGO_NO_START,
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
   'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
 };
@@ -483,11 +479,6 @@ describe('Data Aggregation spec examples on SQL engines and mingo', () => {
           const answer = answers.get(key) as Answer;
           const memoryAnswer = reference.get(example.id) as Answer;
           expect(memoryAnswer.status, refusal(memoryAnswer)).toBe(200);
-          // MongoDB refuses start transformations (example 67's ancestors(…)).
-          if (engine === 'mingo' && example.request.includes(',ancestors(')) {
-            expect(refusal(answer), key).toMatch(/unsupported_feature.*rolluprecursive\(\) with start transformations/);
-            return;
-          }
           const got = comparable(answer.body, true);
           const want = comparable(memoryAnswer.body, true);
           const agrees = answer.status === 200 && same(got.value, want.value, closely, false) && got.count === want.count;

@@ -20,7 +20,7 @@
  */
 import type { EntitySet, StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
-import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { rollupNodeAsPath } from '../../semantic/apply/rollup-node.js';
 import { newContext, rootFrame, type Context, type MongoExpressionCompiler } from './expression.js';
 import { nodeFields } from './hierarchy-nodes.js';
@@ -59,8 +59,6 @@ export function rollupRecursiveStages(
   const own = hierarchy.node.steps;
   if (nodes.type.key.length !== 1 || own.length !== 1 || own[0]?.kind !== 'property' || own[0].property.name !== nodes.type.key[0])
     fail(`of a hierarchy whose node identifiers are not its nodes' key (they may repeat)`);
-  if (recursive.start !== undefined) fail('with start transformations (a walk per node of H′ is not compiled for MongoDB)');
-  if (node.keys.length > 0) fail('beside other grouping properties');
   // T: row-wise steps, aggregate, then compute or filter of its row (example 65).
   const end = node.apply.map((step) => step.kind).lastIndexOf('aggregate');
   const after = end < 0 ? [] : node.apply.slice(end + 1);
@@ -74,32 +72,85 @@ export function rollupRecursiveStages(
   const portion = host.temporary('portion');
   const first = host.temporary('first');
   const linked = host.temporary('linked');
+  const depth = host.temporary('depth');
 
-  /** The chain's identifiers where a node of it has no parent among them (it reaches a root), else none. */
-  const reachedIds = (): MongoDocument => ({
-    $let: {
-      vars: { ids: `$${chain}.${fields.id}` },
-      in: {
-        $cond: [
-          {
-            $anyElementTrue: [
+  // S: H′, the nodes the start transformations keep, as the list of their identifiers beside each
+  // document (a $lookup that reads nothing of the document: MongoDB runs it once and caches it).
+  let hPrime: MongoDocument[] = [];
+  const within = host.temporary('hprime');
+  const start: MongoDocument[] = [];
+  if (recursive.start !== undefined) {
+    host.pipeline(recursive.start, { type: nodes.type, set: nodes }, start);
+    hPrime = [
+      { $lookup: { from, pipeline: [...start, { $project: { _id: 0, i: `$${fields.id}` } }], as: within } },
+      { $addFields: { [within]: `$${within}.i` } },
+    ];
+  }
+
+  /**
+   * The identifiers of the portions a document of node `$chain[0]` is in: without S, the chain's,
+   * where a node of it has no parent among them (it reaches a root), else none; with S, the chain
+   * from the node up while its nodes are in H′ (by depth: `$graphLookup` keeps no order), where the
+   * last one's parent is not in H′ (a root of H′), else none (the node is not in H′, or a cycle of
+   * H′ holds the chain).
+   */
+  const reachedIds = (): MongoDocument => {
+    if (recursive.start === undefined) {
+      return {
+        $let: {
+          vars: { ids: `$${chain}.${fields.id}` },
+          in: {
+            $cond: [
               {
-                $map: {
-                  input: `$${chain}`,
-                  as: 'c',
-                  in: { $or: [{ $eq: [{ $ifNull: [`$$c.${fields.parent}`, null] }, null] }, { $not: [{ $in: [`$$c.${fields.parent}`, '$$ids'] }] }] },
-                },
+                $anyElementTrue: [
+                  {
+                    $map: {
+                      input: `$${chain}`,
+                      as: 'c',
+                      in: { $or: [{ $eq: [{ $ifNull: [`$$c.${fields.parent}`, null] }, null] }, { $not: [{ $in: [`$$c.${fields.parent}`, '$$ids'] }] }] },
+                    },
+                  },
+                ],
               },
+              '$$ids',
+              [],
             ],
           },
-          '$$ids',
-          [],
-        ],
+        },
+      };
+    }
+    const parent = { $ifNull: [`$$this.${fields.parent}`, null] };
+    const outside = { $or: [{ $eq: [parent, null] }, { $not: [{ $in: [parent, `$${within}`] }] }] };
+    return {
+      $let: {
+        vars: {
+          walked: {
+            $reduce: {
+              input: { $sortArray: { input: `$${chain}`, sortBy: { [depth]: 1 } } },
+              initialValue: { ids: [], open: true, root: false },
+              in: {
+                $cond: [
+                  { $and: ['$$value.open', { $in: [`$$this.${fields.id}`, `$${within}`] }] },
+                  { ids: { $concatArrays: ['$$value.ids', [`$$this.${fields.id}`]] }, open: { $not: [outside] }, root: outside },
+                  { ids: '$$value.ids', open: false, root: '$$value.root' },
+                ],
+              },
+            },
+          },
+        },
+        in: { $cond: ['$$walked.root', '$$walked.ids', []] },
       },
-    },
-  });
+    };
+  };
   const walk = (startWith: string): MongoDocument => ({
-    $graphLookup: { from, startWith, connectFromField: fields.parent, connectToField: fields.id, as: chain },
+    $graphLookup: {
+      from,
+      startWith,
+      connectFromField: fields.parent,
+      connectToField: fields.id,
+      as: chain,
+      ...(recursive.start === undefined ? {} : { depthField: depth }),
+    },
   });
 
   // 1. and 2.: each row once per node of its chain, when the chain reaches a root.
@@ -108,11 +159,12 @@ export function rollupRecursiveStages(
   stages.push(...context.stages, { $addFields: { [portion]: value } });
   host.dropLookups(context, stages);
   stages.push(
+    ...hPrime,
     walk(`$${portion}`),
     { $addFields: { [chain]: reachedIds() } },
     { $unwind: `$${chain}` },
     { $addFields: { [portion]: `$${chain}` } },
-    { $unset: chain },
+    { $unset: recursive.start === undefined ? chain : [chain, within] },
   );
 
   // 3.: T per portion, grouped by its node.
@@ -124,32 +176,41 @@ export function rollupRecursiveStages(
     names: [portion],
     span,
   };
-  const made = outputType('~rolluprecursive', [nodeProperty, ...(last === undefined ? [] : [...last.output.properties.values()])]);
+  // P: the other grouping properties, grouped beside the portion's node.
+  const grouped = nestedProperties(
+    node.keys.map((k) => ({ names: k.names, leaf: referenceOf(k.path.type) as never })),
+    '~rolluprecursive',
+  );
+  const byT = last === undefined ? [] : [...last.output.properties.values()].filter((p) => !grouped.some((g) => g.name === p.name));
+  const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...byT]);
   // Aggregation.rollupnode() in T: the portion's node, this field.
   const apply = rollupNodeAsPath(node.apply, nodeProperty, (where, what) => host.fail(what, where));
   const aggregated = end < 0 ? apply : apply.slice(0, end + 1);
-  host.groupby({ kind: 'groupby', keys: [key], apply: aggregated, output: made, span: node.span }, { type, set: rows.set }, stages);
+  host.groupby({ kind: 'groupby', keys: [key, ...node.keys], apply: aggregated, output: made, span: node.span }, { type, set: rows.set }, stages);
 
-  // 4.: the reached nodes without rows, T over none; a node's group when it has one.
+  // 4.: without P, the reached nodes without rows, T over none; a node's group when it has one.
   const defaults: MongoDocument = {};
   for (const a of last?.aggregates ?? []) defaults[host.field(made, a.alias)] = host.ofNothing(a);
-  stages.push(
-    { $addFields: { [first]: 0 } },
-    {
-      $unionWith: {
-        coll: from,
-        pipeline: [
-          walk(`$${fields.id}`),
-          { $match: { $expr: { $gt: [{ $size: reachedIds() }, 0] } } },
-          { $replaceRoot: { newRoot: { $mergeObjects: [{ $literal: defaults }, { [portion]: `$${fields.id}`, [first]: 1 }] } } },
-        ],
+  if (node.keys.length === 0)
+    stages.push(
+      { $addFields: { [first]: 0 } },
+      {
+        $unionWith: {
+          coll: from,
+          pipeline: [
+            ...start,
+            ...hPrime,
+            walk(`$${fields.id}`),
+            { $match: { $expr: { $gt: [{ $size: reachedIds() }, 0] } } },
+            { $replaceRoot: { newRoot: { $mergeObjects: [{ $literal: defaults }, { [portion]: `$${fields.id}`, [first]: 1 }] } } },
+          ],
+        },
       },
-    },
-    { $sort: { [first]: 1 } },
-    { $group: { _id: `$${portion}`, row: { $first: '$$ROOT' } } },
-    { $replaceRoot: { newRoot: '$row' } },
-    { $unset: first },
-  );
+      { $sort: { [first]: 1 } },
+      { $group: { _id: `$${portion}`, row: { $first: '$$ROOT' } } },
+      { $replaceRoot: { newRoot: '$row' } },
+      { $unset: first },
+    );
   // T's steps after its aggregate, on each portion's row.
   const rest = apply.slice(end + 1);
   if (end >= 0 && rest.length > 0) host.pipeline(rest, { type: made, set: undefined }, stages);
@@ -175,5 +236,13 @@ export function rollupRecursiveStages(
   stages.push({ $lookup: { from, localField: portion, foreignField: fields.id, as: linked } });
   const x = { $arrayElemAt: [`$${linked}`, 0] };
   if (into.kind === 'entity') stages.push({ $addFields: { [at(into.names)]: x } }, { $unset: [portion, linked] });
-  else stages.push({ $replaceRoot: { newRoot: { $mergeObjects: ['$$ROOT', x] } } }, { $unset: [portion, linked] });
+  else {
+    // The node's properties over the row's, except the grouping properties (P), which stay the group's.
+    const kept: MongoDocument = {};
+    for (const k of node.keys) {
+      const name = host.field(made, k.names[0] as string);
+      kept[name] = `$${name}`;
+    }
+    stages.push({ $replaceRoot: { newRoot: { $mergeObjects: ['$$ROOT', x, kept] } } }, { $unset: [portion, linked] });
+  }
 }
