@@ -206,7 +206,6 @@ const ROLLUP_ORDERED: readonly string[] = [
   `$apply=groupby((rolluprecursive(${H},filter(id ge 1001))),aggregate($count as c))&$orderby=id&$skip=40&$top=20`,
 ];
 
-
 /**
  * A small forest for MongoDB's rolluprecursive on mingo, whose `$graphLookup` reads the whole
  * collection at every level of every walk (a walk per row and one per node: on the 372 rows and the
