@@ -118,7 +118,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
       "refused: 400 unsupported_feature, the custom transformation 'Self.TopCountAndRemainder' (the service defines it in memory only)",
     ]),
   ),
-  'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
   'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
 };
 

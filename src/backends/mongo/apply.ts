@@ -702,8 +702,133 @@ class MongoApplyCompiler {
     return { $let: { vars: { [all]: united }, in: { $let: { vars: { [values]: present }, in: result } } } };
   }
 
-  /** `groupby`: a `$group` on the grouping values, with the aggregates of the nested `aggregate`. */
-  private groupby(t: Extract<BoundTransformation, { kind: 'groupby' }>, rows: Rows, stages: MongoDocument[]): void {
+  /**
+   * `groupby` ending in `nest` (3.2.3.1, example 129): each group's rows (those the nested filters
+   * keep) run each item's transformations as one pipeline over all groups, partitioned by the
+   * group (its grouping values in a field, a grouping value of every nested `groupby` and
+   * `aggregate`); a `$facet` holds the groups and each item's rows, and each group takes the rows
+   * of its partition (an item ending in `aggregate` the aggregates of none where it has none). The
+   * result is one document until it is unwound, as `nest`'s.
+   */
+  private groupbyNest(t: Extract<BoundTransformation, { kind: 'groupby' }>, rows: Rows, stages: MongoDocument[]): void {
+    const nest = t.apply.at(-1) as Extract<BoundTransformation, { kind: 'nest' }>;
+    if (t.sets !== undefined) this.fail('nest() at the end of a groupby() with rollup()', nest);
+    const seq = this.sequence;
+    const context = newContext(rows.type, rows.set);
+    const frame = rootFrame(context);
+    const group = this.temporary('g');
+    const id: MongoDocument = {};
+    const representatives: MongoDocument = {};
+    const fields: MongoDocument = {};
+    t.keys.forEach((key, i) => {
+      if (isDuration(key.path.type)) {
+        id[`k${i}`] = this.expressions.durationValue(key.path, frame);
+        const representative = this.temporary('r');
+        fields[representative] = this.expressions.value(key.path, frame);
+        representatives[`r${i}`] = { $first: `$${representative}` };
+      } else id[`k${i}`] = this.expressions.value(key.path, frame);
+    });
+    stages.push(...context.stages, { $addFields: { ...fields, [group]: id } });
+    this.dropLookups(context, stages);
+    // The nested filters and computes before the nest: a filter marks the rows it keeps (a group
+    // whose rows it drops stays, with empty collections).
+    let keep: string | undefined;
+    let current = rows;
+    const partition = (): Aggregation => (keep === undefined ? `$${group}` : { g: `$${group}`, keep: `$${keep}` });
+    for (const nested of t.apply.slice(0, -1)) {
+      const nestedContext: Context = { ...newContext(current.type, current.set), these: { partitionBy: partition() } };
+      const nestedFrame = rootFrame(nestedContext);
+      if (nested.kind === 'compute') {
+        const computed: MongoDocument = {};
+        for (const item of nested.items) computed[this.field(nested.output, item.alias)] = this.expressions.value(item.expression, nestedFrame);
+        stages.push(...nestedContext.stages, { $addFields: computed });
+        this.dropLookups(nestedContext, stages);
+        current = { type: nested.output, set: current.set };
+      } else if (nested.kind === 'filter') {
+        const holds = this.expressions.holds(nested.predicate, nestedFrame);
+        const field = this.temporary('keep');
+        stages.push(...nestedContext.stages, { $addFields: { [field]: keep === undefined ? holds : { $and: [{ $eq: [`$${keep}`, true] }, holds] } } });
+        this.dropLookups(nestedContext, stages);
+        keep = field;
+      } else if (nested.kind !== 'identity') this.fail(`${nested.kind}() before nest() inside groupby() (only filter() and compute())`, nested);
+    }
+    const groups = this.temporary('groups');
+    const groupStage: MongoDocument = { _id: `$${group}`, ...representatives };
+    if (seq !== undefined) groupStage[seq] = { $min: `$${seq}` };
+    const facet: MongoDocument = { [groups]: [{ $group: groupStage }] };
+    const values: MongoDocument = {};
+    for (const item of nest.items) {
+      const field = this.field(t.output, item.alias);
+      const itemStages: MongoDocument[] = keep === undefined ? [] : [{ $match: { [keep]: true } }];
+      const made = this.partitioned(item.apply, current, itemStages, group);
+      facet[field] = itemStages.length === 0 ? [{ $match: {} }] : itemStages;
+      // The partition's rows, each with the item's properties only.
+      const row: MongoDocument = {};
+      for (const property of made.type.properties.values()) {
+        const name = this.field(made.type, property.name);
+        row[name] = `$$odata_x.${name}`;
+      }
+      const mine = { $filter: { input: `$${field}`, as: 'odata_x', cond: { $eq: [`$$odata_x.${group}`, `$${groups}._id`] } } };
+      const mapped = { $map: { input: mine, as: 'odata_x', in: row } };
+      const last = item.apply.at(-1);
+      values[field] = last?.kind === 'aggregate' ? { $cond: [{ $eq: [{ $size: mine }, 0] }, [this.aggregateDefaults(last)], mapped] } : mapped;
+    }
+    const placed: MongoDocument = {};
+    this.keyOutput(t.keys, t.output, placed);
+    stages.push({ $facet: facet }, { $unwind: `$${groups}` });
+    if (seq !== undefined) stages.push({ $sort: { [`${groups}.${seq}`]: 1 } });
+    stages.push({ $replaceRoot: { newRoot: { ...rebase(placed, groups), ...values, ...(seq === undefined ? {} : { [seq]: `$${groups}.${seq}` }) } } });
+  }
+
+  /**
+   * A `nest` item's transformations over the rows of every group at once, partitioned by the
+   * field `partition` (the group's grouping values), which every row they give keeps: filters and
+   * computes per row (`$these` the partition's rows), `groupby` and a final `aggregate` grouped by
+   * it too; the rest is refused.
+   */
+  private partitioned(transformations: readonly BoundTransformation[], input: Rows, stages: MongoDocument[], partition: string): Rows {
+    let rows = input;
+    transformations.forEach((step, i) => {
+      const context: Context = { ...newContext(rows.type, rows.set), these: { partitionBy: `$${partition}` } };
+      if (step.kind === 'identity') return;
+      if (step.kind === 'filter') {
+        const condition = this.hooks.condition(step.predicate, context, this.expressions);
+        stages.push(...context.stages, { $match: condition });
+        this.dropLookups(context, stages);
+      } else if (step.kind === 'compute') {
+        const frame = rootFrame(context);
+        const computed: MongoDocument = {};
+        for (const item of step.items) computed[this.field(step.output, item.alias)] = this.expressions.value(item.expression, frame);
+        stages.push(...context.stages, { $addFields: computed });
+        this.dropLookups(context, stages);
+        rows = { type: step.output, set: rows.set };
+      } else if (
+        step.kind === 'groupby' &&
+        step.recursive === undefined &&
+        step.sets === undefined &&
+        (step.apply.length === 0 || step.apply.at(-1)?.kind === 'aggregate')
+      ) {
+        this.groupby(step, rows, stages, partition);
+        rows = { type: step.output, set: undefined };
+      } else if (step.kind === 'aggregate' && i === transformations.length - 1 && step.aggregates.every((a) => a.from === undefined)) {
+        this.groupby({ kind: 'groupby', keys: [], apply: [step], output: step.output, span: step.span }, rows, stages, partition);
+        rows = { type: step.output, set: undefined };
+      } else {
+        this.fail(
+          `${step.kind}() inside nest() at the end of groupby() (only filter(), compute(), groupby() ending in aggregate(), and a last aggregate())`,
+          step,
+        );
+      }
+    });
+    return rows;
+  }
+
+  /**
+   * `groupby`: a `$group` on the grouping values, with the aggregates of the nested `aggregate`;
+   * with `partition`, grouped by that field too, which each group's document keeps.
+   */
+  private groupby(t: Extract<BoundTransformation, { kind: 'groupby' }>, rows: Rows, stages: MongoDocument[], partition?: string): void {
+    if (t.apply.at(-1)?.kind === 'nest' && partition === undefined) return this.groupbyNest(t, rows, stages);
     const seq = this.sequence;
     const context = newContext(rows.type, rows.set);
     // The lookups of the grouping values, the nested filters and computes and the aggregates stay
@@ -726,6 +851,7 @@ class MongoApplyCompiler {
         representatives[`r${i}`] = { $first: this.expressions.value(key.path, frame) };
       } else id[`k${i}`] = this.expressions.value(key.path, frame);
     });
+    if (partition !== undefined) id.p = `$${partition}`;
     stages.push(...context.stages);
     const group: MongoDocument = { _id: id, ...representatives };
     if (seq !== undefined) group[seq] = { $min: `$${seq}` };
@@ -745,6 +871,7 @@ class MongoApplyCompiler {
       id.s = `$${setField}`;
     }
     this.keyOutput(t.keys, t.output, out, sets === undefined ? undefined : inSets);
+    if (partition !== undefined) out[partition] = '$_id.p';
     // Nested transformations: filter and compute per row, then the aggregate.
     let current = rows;
     const derived: FromAggregate[] = [];
