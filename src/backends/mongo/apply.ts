@@ -875,8 +875,17 @@ class MongoApplyCompiler {
     // Nested transformations: filter and compute per row, then the aggregate.
     let current = rows;
     const derived: FromAggregate[] = [];
-    const last = t.apply.at(-1);
-    for (const nested of t.apply.slice(0, -1)) {
+    // A trailing orderby with top/skip (or either alone): each group's rows in that order, those in range (as SQL's top n per group).
+    let paged = 0;
+    while (paged < t.apply.length && /^(top|skip)$/.test(t.apply[t.apply.length - 1 - paged]?.kind ?? '')) paged++;
+    if (t.apply[t.apply.length - 1 - paged]?.kind === 'orderby') paged++;
+    if (t.sets !== undefined) paged = 0;
+    const paging = t.apply.slice(t.apply.length - paged);
+    // A trailing filter or compute: each group's rows those steps give.
+    const tail = t.apply.at(-1);
+    const rowWise = paged === 0 && t.sets === undefined && (tail?.kind === 'filter' || tail?.kind === 'compute');
+    const last = paged > 0 || rowWise ? undefined : tail;
+    for (const nested of t.apply.slice(0, paged > 0 ? -paged : rowWise ? t.apply.length : -1)) {
       const nestedContext = sharing(current);
       const nestedFrame = rootFrame(nestedContext);
       if (nested.kind === 'compute') {
@@ -916,29 +925,52 @@ class MongoApplyCompiler {
         this.fail(`${nested.kind}() inside groupby() (only filter(), compute() and a topcount or bottomcount before the aggregate())`, nested);
       }
     }
-    if (last?.kind === 'rank' && last.measure === 'count' && last.limitOver === undefined && t.sets === undefined) {
-      // A topcount/bottomcount at the end (3.2.3.1, example 101): the rows it keeps of each group, with
-      // the group's grouping properties; groups in the order of their first row, each in the ranking's.
-      const value = this.temporary('v');
-      const isNull = this.temporary('n');
+    const ranked = last?.kind === 'rank' && last.measure === 'count' && last.limitOver === undefined && t.sets === undefined ? last : undefined;
+    if (ranked !== undefined || paging.length > 0 || rowWise) {
+      // A topcount/bottomcount at the end (3.2.3.1, example 101), or orderby with top/skip: the rows
+      // it keeps of each group, with the group's grouping properties; groups in the order of their
+      // first row, each in the ranking's (the orderby's).
       const number = this.temporary('r');
       const first = this.temporary('f');
       const groupKey = this.temporary('g');
       const order = seq ?? '_id';
       const rankContext = sharing(current);
-      stages.push(
-        ...rankContext.stages,
-        { $addFields: { [value]: this.expressions.value(last.value, rootFrame(rankContext)), [groupKey]: groupOf() } },
-        { $addFields: { [isNull]: { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] } } },
-        {
-          $setWindowFields: {
-            partitionBy: `$${groupKey}`,
-            sortBy: { [isNull]: 1, [value]: last.direction === 'top' ? -1 : 1, [order]: 1 },
-            output: { [number]: { $documentNumber: {} }, [first]: { $min: `$${order}`, window: { documents: ['unbounded', 'unbounded'] } } },
-          },
+      const prepare: MongoDocument[] = [];
+      let sortBy: MongoDocument;
+      // The rows kept: number in (low, high].
+      let low = 0;
+      let high = Number.POSITIVE_INFINITY;
+      if (ranked !== undefined) {
+        const value = this.temporary('v');
+        const isNull = this.temporary('n');
+        prepare.push(
+          { $addFields: { [value]: this.expressions.value(ranked.value, rootFrame(rankContext)) } },
+          { $addFields: { [isNull]: { $cond: [{ $eq: [`$${value}`, null] }, 1, 0] } } },
+        );
+        sortBy = { [isNull]: 1, [value]: ranked.direction === 'top' ? -1 : 1, [order]: 1 };
+        high = ranked.limit;
+      } else {
+        const computed: MongoDocument = {};
+        const sort: MongoDocument = {};
+        const orderby = paging[0]?.kind === 'orderby' ? paging[0] : undefined;
+        if (orderby !== undefined) this.hooks.order(orderby.items, rootFrame(rankContext), this.expressions, computed, sort, []);
+        if (Object.keys(computed).length > 0) prepare.push({ $addFields: computed });
+        sortBy = { ...sort, [order]: 1 };
+        for (const step of paging) {
+          if (step.kind === 'skip') low = Math.min(high, low + step.count);
+          else if (step.kind === 'top') high = Math.min(high, low + step.count);
+        }
+      }
+      const range: MongoDocument = { ...(low > 0 ? { $gt: low } : {}), ...(Number.isFinite(high) ? { $lte: high } : {}) };
+      stages.push(...rankContext.stages, { $addFields: { [groupKey]: groupOf() } }, ...prepare, {
+        $setWindowFields: {
+          partitionBy: `$${groupKey}`,
+          sortBy,
+          output: { [number]: { $documentNumber: {} }, [first]: { $min: `$${order}`, window: { documents: ['unbounded', 'unbounded'] } } },
         },
-        { $match: keep === undefined ? { [number]: { $lte: last.limit } } : { [number]: { $lte: last.limit }, [keep]: true } },
-      );
+      });
+      const kept: MongoDocument = { ...(Object.keys(range).length > 0 ? { [number]: range } : {}), ...(keep === undefined ? {} : { [keep]: true }) };
+      if (Object.keys(kept).length > 0) stages.push({ $match: kept });
       if (seq !== undefined)
         stages.push({ $setWindowFields: { sortBy: { [first]: 1, [number]: 1 }, output: { [seq]: { $documentNumber: {} } } } }, { $sort: { [seq]: 1 } });
       // The grouping values, read by keyOutput as a group's would be.

@@ -1,9 +1,10 @@
 /**
- * `groupby` ending in `nest` (Data Aggregation 3.2.3.1, example 129) on MongoDB (mingo) against
- * the in-memory reference: each item's transformations run over every group's rows at once,
+ * `groupby` ending in other than `aggregate` (Data Aggregation 3.2.3.1) on MongoDB (mingo) against
+ * the in-memory reference. Ending in `nest` (example 129): each item's transformations run over every group's rows at once,
  * partitioned by the group (filters, computes with `$these` the group's rows, `groupby` ending in
  * `aggregate`, a last `aggregate`, which gives a group without rows the aggregates of none); the
- * rest is refused with `unsupported_feature`.
+ * rest is refused with `unsupported_feature`. Ending in `orderby` with `top`/`skip`, or in a
+ * `filter` or `compute`: each group's rows numbered in its order by `$setWindowFields`.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { expectAgreement } from '../../fixtures/fuzz-targets.js';
@@ -42,4 +43,21 @@ const REFUSED: readonly string[] = [
 describe('groupby ending in nest on MongoDB gives the reference answer', () => {
   for (const query of RUNS) it(query, async () => expectAgreement(query, mingo()), 60_000);
   for (const query of REFUSED) it(`refused: ${query}`, async () => expectAgreement(query, mingo(), () => true), 60_000);
+});
+
+/** groupby ending in orderby with top/skip, or in a filter or compute (3.2.3.1): each group's rows, numbered per group by `$setWindowFields`. */
+const ROWS_PER_GROUP: readonly string[] = [
+  '$apply=groupby((parent/name),filter(n32 gt 0)/compute(n32 mul 2 as d)/orderby(d desc,id)/top(2))',
+  '$apply=groupby((flag),orderby(name,id)/skip(1)/top(2))',
+  '$apply=groupby((status),filter(flag eq true))',
+  '$apply=groupby((status),compute(n32 add 1 as m))&$orderby=id',
+  '$apply=groupby((flag),orderby(dbl desc)/top(1)/skip(0)/top(3))',
+  '$apply=groupby((address/city),skip(1))',
+  '$apply=groupby((span),orderby(n16,id))',
+  '$apply=groupby((flag),top(2)/skip(1))/orderby(id)',
+  '$apply=groupby((status),filter(n32 ge $these/aggregate(n32 with average))/orderby(n32 desc,id)/top(1))',
+];
+
+describe('groupby ending in orderby with top/skip, a filter or a compute on MongoDB gives the reference answer', () => {
+  for (const query of ROWS_PER_GROUP) it(query, async () => expectAgreement(query, mingo()), 60_000);
 });
