@@ -16,6 +16,7 @@ import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, Bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { requireKnownTargets } from '../../passes/known-targets.js';
+import { crossJoinOf } from '../../semantic/resource-path/crossjoin.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
 import {
@@ -778,6 +779,8 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
     const { cache, ...uncached } = options;
     return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
   }
+  // `$crossjoin(…)`'s virtual set has no collection: its combinations are not compiled for MongoDB.
+  if (crossJoinOf(query.entitySet) !== undefined) throw unsupported(`'$crossjoin(…)' (the combinations of several collections' documents)`);
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('MongoDB', query);
   // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
