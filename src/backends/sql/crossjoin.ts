@@ -4,15 +4,27 @@
  * scope, with the stored key of each set's row in the column its navigation property is stored
  * in (`Products_ID`), so that the navigation properties join as any other.
  */
+import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { CrossJoin } from '../../semantic/resource-path/crossjoin.js';
 import { navigationLink } from '../../storage/links.js';
-import type { SqlCompiler } from './compiler.js';
+import type { StorageMapping } from '../../storage/storage-mapping.js';
+
+/** What of the statement's compiler (compiler.ts, which calls this) the derived table uses. */
+export interface CrossJoinCompiler {
+  readonly dialect: { quote(name: string): string };
+  readonly mapping: StorageMapping;
+  freshAlias(): string;
+  table(set: EntitySet): string;
+  column(type: StructuredType, property: Property, alias: string): string;
+  storedName(logical: string): string;
+  scopeCondition(alias: string): string;
+}
 
 /**
  * `(SELECT j1."ID" AS "Products_ID", j2."ID" AS "Sales_ID" FROM "Products" j1 CROSS JOIN "Sales" j2 WHERE …scope)`.
  * Identifiers come from the model and the mapping only; the scope's values are parameters.
  */
-export function crossJoinTable(compiler: SqlCompiler, join: CrossJoin, declaring: Parameters<typeof navigationLink>[0]): string {
+export function crossJoinTable(compiler: CrossJoinCompiler, join: CrossJoin, declaring: StructuredType): string {
   const quote = (name: string): string => compiler.dialect.quote(name);
   const columns: string[] = [];
   const tables: string[] = [];

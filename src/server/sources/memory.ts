@@ -28,9 +28,10 @@ export function memorySource(data: Readonly<Record<string, readonly Row[]>>, opt
         compiled = compileQuery(query, { ...options, data });
         compiledOf.set(query, compiled);
       }
-      // `$crossjoin(…)`: the combinations of its sets' rows (those its leading filter keeps).
+      // `$crossjoin(…)`: the combinations of its sets' rows (those its leading filter keeps); the
+      // handler has counted the sets' rows in the request's scope against `maxCrossJoinRows`.
       const join = crossJoinOf(query.entitySet);
-      const rows = join === undefined ? ((data[query.entitySet.name] ?? []) as Row[]) : crossJoinRows(query, join, { ...options, data });
+      const rows = join === undefined ? ((data[query.entitySet.name] ?? []) as Row[]) : crossJoinRows(query, join, { ...options, data }, true);
       const result = compiled.apply(rows);
       const value = result.value.map((row) => jsonRecord(query, row, { ieee754Compatible }));
       return Promise.resolve(result.count === undefined ? { value } : { value, count: result.count });
