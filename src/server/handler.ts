@@ -539,24 +539,22 @@ async function crossJoin(prepared: Prepared, context: Context, services: Service
     ...(nextLink === undefined ? {} : { nextLink }),
   });
   // The sets not expanded: a navigation link each, relative to the service root (`Products('P1')`).
-  if (links.length > 0) {
-    described.value = (described.value as Record<string, unknown>[]).map((row, i) => {
-      const read = page[i] as Record<string, unknown>;
-      const result: Record<string, unknown> = {};
-      for (const set of join.sets) {
-        if (links.includes(set)) {
-          const entity = read[set.name];
-          if (entity !== null && typeof entity === 'object')
-            result[controlName('navigationLink', body, set.name)] = `${set.name}${keyPredicate(set.type, entity as Record<string, unknown>, { encode: true })}`;
-        }
-      }
-      for (const [name, value] of Object.entries(row)) {
-        const owner = name.split('@')[0] as string;
-        if (!links.some((set) => set.name === owner)) result[name] = value;
-      }
-      return result;
-    });
-  }
+  // An instance of the complex type has no type name, id or links of its own (full metadata).
+  const own = new Set(['type', 'id', 'editLink', 'readLink', 'etag'].map((name) => controlName(name, body)));
+  described.value = (described.value as Record<string, unknown>[]).map((row, i) => {
+    const read = page[i] as Record<string, unknown>;
+    const result: Record<string, unknown> = {};
+    for (const set of links) {
+      const entity = read[set.name];
+      if (entity !== null && typeof entity === 'object')
+        result[controlName('navigationLink', body, set.name)] = `${set.name}${keyPredicate(set.type, entity as Record<string, unknown>, { encode: true })}`;
+    }
+    for (const [name, value] of Object.entries(row)) {
+      const owner = name.split('@')[0] as string;
+      if (!own.has(name) && !links.some((set) => set.name === owner)) result[name] = value;
+    }
+    return result;
+  });
   return respond(context, 200, described, applied === undefined ? {} : { 'preference-applied': applied });
 }
 

@@ -9,7 +9,7 @@
 import { Aggregator, Query } from 'mingo';
 import 'mingo/init/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crossJoinOf, crossJoinSet, toMongoCollections, type Row } from '../../src/index.js';
+import { crossJoinOf, crossJoinSet, toMongoCollections, toSql, type Row } from '../../src/index.js';
 import { bindQueryToSet } from '../../src/semantic/bind-query.js';
 import { crossJoinRows } from '../../src/backends/memory/index.js';
 import { createODataHandler, memorySource, mongoSource, sqlSource, type MongoDb, type ODataHandler, type ODataHandlerOptions } from '../../src/server/index.js';
@@ -56,6 +56,8 @@ const REQUESTS = [
   '$crossjoin(Products,Sales)?$apply=filter(Products/ID eq Sales/Product/ID)/groupby((Products/Name),aggregate(Sales/Amount with sum as Total))&$orderby=Products/Name',
   '$crossjoin(Customers,Sales)?$apply=filter(Sales/Customer/ID eq Customers/ID)/groupby((Customers/Country),aggregate($count as Sales))&$orderby=Customers/Country',
   '$crossjoin(Products,Sales)?$filter=Products/ID eq Sales/Product/ID and Sales/Amount gt 2&$expand=*&$orderby=Products/ID desc',
+  '$crossjoin(Products,Sales)?$compute=Sales/Amount mul 2 as Twice&$select=Twice,Products&$filter=Products/ID eq Sales/Product/ID&$orderby=Twice desc',
+  '$crossjoin(Products,Sales)?$search=Paper',
   '$crossjoin(Products,Sales)?$filter=ID eq 1',
   '$crossjoin(Products,Sales)?$filter=Products/ID eq Sales/ProductID',
   '$crossjoin(Products,Nope)',
@@ -106,6 +108,20 @@ describe('$crossjoin on memory', () => {
     expect(rows(answer)).toEqual(expected);
   });
 
+  it('metadata levels: the links at every level (the instance has nothing else), no type, id or links of the complex instance itself', async () => {
+    const none = await get(memory, `${REQUESTS[0]}&$top=1`, { accept: 'application/json;odata.metadata=none' });
+    expect(none.body).toEqual({ value: [{ 'Products@odata.navigationLink': "Products('P1')", 'Sales@odata.navigationLink': "Sales('2')" }] });
+    const full = rows(await get(memory, `${REQUESTS[0]}&$top=1&$expand=Sales($select=ID)`, { accept: 'application/json;odata.metadata=full' }))[0];
+    expect(Object.keys(full ?? {})).toEqual(['Products@odata.navigationLink', 'Sales']);
+    expect(full?.Sales).toMatchObject({ '@odata.id': `${ROOT}Sales('2')`, ID: '2' });
+  });
+
+  it("$compute over the sets' properties; $search matches no combination (the complex type has no text)", async () => {
+    const computed = await get(memory, REQUESTS[7]);
+    expect(rows(computed).map((row) => row.Twice)).toEqual(pairs.map(({ s }) => 2 * Number(s.Amount)).sort((a, b) => b - a));
+    expect(rows(await get(memory, REQUESTS[8]))).toEqual([]);
+  });
+
   it('$top, $skip and $count over the whole product', async () => {
     const answer = await get(memory, REQUESTS[3]);
     expect(answer.body['@odata.count']).toBe(products.length * customers.length);
@@ -148,14 +164,14 @@ describe('$crossjoin on memory', () => {
   });
 
   it('errors: a path not starting with a set, an unknown set, a set named twice', async () => {
-    const notASet = await get(memory, REQUESTS[7]);
+    const notASet = await get(memory, REQUESTS[9]);
     expect(notASet.status).toBe(400);
     expect(error(notASet).code).toBe('unknown_property');
     expect(error(notASet).message).toMatch(/A path of a cross join starts with one of its entity sets \(Products, Sales\)/);
-    const unknown = await get(memory, REQUESTS[9]);
+    const unknown = await get(memory, REQUESTS[11]);
     expect([unknown.status, error(unknown).code]).toEqual([404, 'resource_not_found']);
     expect(error(unknown).message).toMatch(/no entity set named 'Nope'/);
-    const twice = await get(memory, REQUESTS[10]);
+    const twice = await get(memory, REQUESTS[12]);
     expect([twice.status, error(twice).message]).toEqual([400, "'$crossjoin(…)' names the entity set 'Products' twice"]);
   });
 
@@ -200,6 +216,21 @@ describe('$crossjoin on memory', () => {
     // Past the set's own bound, refused before the first combination.
     const small = crossJoinOf(crossJoinSet(specModel, join.sets, { maxCrossJoinRows: 10 }))!;
     expect(() => crossJoinRows(bind('$top=1'), small, { data: specData })).toThrow(/limit of '10' for \$crossjoin/);
+  });
+});
+
+describe('$crossjoin in SQL', () => {
+  it("is a CROSS JOIN of the sets' tables, each restricted by the mapping's scope, every value a parameter", () => {
+    const set = crossJoinSet(specModel, [specModel.entitySets.get('Products')!, specModel.entitySets.get('Sales')!]);
+    const bound = bindQueryToSet("$filter=Products/Name eq 'Pa''per' and Sales/Amount gt 2", { model: specModel, entitySet: set.name }, set);
+    for (const dialect of ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'] as const) {
+      const { sql, params } = toSql(bound, { dialect, scope: { tenant: 'acme' } });
+      expect(sql, dialect).toMatch(/ CROSS JOIN /);
+      expect(sql, dialect).not.toMatch(/Pa'?'?per|acme/);
+      expect(params, dialect).toEqual(expect.arrayContaining(["Pa'per", 'acme']));
+      // The scope restricts each joined table inside the derived table, and the joined rows.
+      expect(params.filter((p) => p === 'acme').length, dialect).toBeGreaterThanOrEqual(4);
+    }
   });
 });
 
