@@ -3,8 +3,8 @@
  * Aggregation text's model and data (test/fixtures/aggregation-spec.ts): on memory (the
  * reference), checked against answers computed here from the data; then the same requests on
  * PGlite, sql.js, DuckDB and the live PostgreSQL and MariaDB (ODATA_TEST_POSTGRES_URL,
- * ODATA_TEST_MYSQL_URL; required under CI=true), which must give the memory answers; MongoDB
- * (mingo) refuses. The bound (`maxCrossJoinRows`) and the errors on every engine.
+ * ODATA_TEST_MYSQL_URL; required under CI=true) and mingo (MongoDB), which must give the memory
+ * answers. The bound (`maxCrossJoinRows`) and the errors on every engine.
  */
 import { Aggregator, Query } from 'mingo';
 import 'mingo/init/system';
@@ -238,25 +238,56 @@ describe('$crossjoin in SQL', () => {
 
 /** mingo in the shape of the MongoDB driver's `Db` (as test/conformance/aggregation-examples.test.ts). */
 function mingoDb(collections: Record<string, Record<string, unknown>[]>): MongoDb {
+  const resolver = { collectionResolver: (name: string) => collections[name] ?? [] };
   return {
     collection: (name) => {
       const documents = collections[name] ?? [];
       return {
         find: (filter, options) => ({ toArray: async () => new Query(filter).find(documents, options.projection).all() as Record<string, unknown>[] }),
-        aggregate: (pipeline) => ({ toArray: async () => new Aggregator(pipeline).run(documents) as Record<string, unknown>[] }),
+        aggregate: (pipeline) => ({ toArray: async () => new Aggregator(pipeline, resolver).run(documents) as Record<string, unknown>[] }),
         countDocuments: async (filter) => new Query(filter).find(documents).count(),
       };
     },
   };
 }
 
+const mongoCollections = (data: Readonly<Record<string, readonly Row[]>>) =>
+  withoutBigints(toMongoCollections(specModel, data)) as Record<string, Record<string, unknown>[]>;
+
 describe('$crossjoin on MongoDB (mingo)', () => {
-  it('is refused: 400 unsupported_feature (capabilities: crossjoin)', async () => {
-    const collections = withoutBigints(toMongoCollections(specModel, specData)) as Record<string, Record<string, unknown>[]>;
-    const mongo = createODataHandler({ ...base, source: mongoSource({ db: mingoDb(collections) }) });
-    const answer = await get(mongo, REQUESTS[0]);
-    expect([answer.status, error(answer).code]).toEqual([400, 'unsupported_feature']);
-    expect(error(answer).message).toMatch(/^The MongoDB backend does not support '\$crossjoin\(…\)'/);
+  const memory = (options: Partial<Options> = {}) => createODataHandler({ ...base, ...options, source: memorySource(specData) });
+  const mongo = (options: Partial<Options> = {}) =>
+    createODataHandler({ ...base, ...options, source: mongoSource({ db: mingoDb(mongoCollections(specData)) }) });
+
+  it.each(REQUESTS)('%s: as memory', async (request) => {
+    const [got, want] = await Promise.all([get(mongo(), request), get(memory(), request)]);
+    expect(got).toEqual(want);
+  });
+
+  it('the bound and the scope, as memory', async () => {
+    const scope: ODataHandlerOptions['scope'] = (_request, set) => (set.name === 'Sales' ? "Customer/ID eq 'C1'" : undefined);
+    for (const options of [{ settings: { ...specAggregation, maxCrossJoinRows: 31 } }, { scope }]) {
+      const [got, want] = await Promise.all([get(mongo(options), REQUESTS[1]), get(memory(options), REQUESTS[1])]);
+      expect(got).toEqual(want);
+    }
+  });
+
+  it("the mapping's scope restricts every joined collection: the combinations of the scope's documents only", async () => {
+    // Every document of tenant 'a', and a copy of each in tenant 'b' under another key.
+    const tenants = Object.fromEntries(
+      Object.entries(mongoCollections(specData)).map(([name, documents]) => [
+        name,
+        documents.flatMap((d) => [
+          { ...d, tenant: 'a' },
+          ...(name === 'Products' || name === 'Sales' ? [{ ...d, _id: `b-${String(d._id)}`, tenant: 'b' }] : []),
+        ]),
+      ]),
+    );
+    const scoped = createODataHandler({ ...base, source: mongoSource({ db: mingoDb(tenants), scope: { tenant: 'a' } }) });
+    for (const request of [REQUESTS[0], REQUESTS[1], REQUESTS[4]]) {
+      const [got, want] = await Promise.all([get(scoped, request), get(memory(), request)]);
+      expect(got).toEqual(want);
+    }
   });
 });
 

@@ -10,7 +10,7 @@
  * (`Products_ID`, `Sales_ID`: the columns a single-valued navigation property without a
  * referential constraint is stored in, storage/links.ts), and each navigation property leads
  * from it to the joined set's row. The backends build the virtual rows ({@link crossJoinOf}
- * says which sets): memory lazily, SQL as `CROSS JOIN`.
+ * says which sets): memory lazily, SQL as `CROSS JOIN`, MongoDB as `$lookup`s unwound.
  */
 import { ODataError } from '../../errors/odata-error.js';
 import { recordDeclaringType } from '../../model/navigation.js';
