@@ -9,7 +9,20 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DIALECTS, compileQuery, defineModel, mongoTarget, sqlTarget, validateQuery, type BindSettings, type QueryTarget } from '../src/index.js';
+import {
+  DIALECTS,
+  ODataError,
+  compileQuery,
+  crossJoinSet,
+  defineModel,
+  mongoTarget,
+  sqlTarget,
+  validateQuery,
+  type BindSettings,
+  type EntitySet,
+  type QueryTarget,
+} from '../src/index.js';
+import { bindQueryToSet } from '../src/semantic/bind-query.js';
 import { mongoFunctionRefusal } from '../src/backends/mongo/functions.js';
 import { sqlFunctionRefusal } from '../src/backends/sql/functions.js';
 import { referenceFunctionRefusal } from '../src/reference/functions.js';
@@ -52,7 +65,7 @@ const model = defineModel({
     Part: { key: ['n'], properties: { n: 'Edm.Int32' } },
     Special: { baseType: 'Item', properties: { extra: 'Edm.Int32' } },
   },
-  entitySets: { items: { type: 'Item', customAggregates: { Revenue: 'Edm.Decimal' } } },
+  entitySets: { items: { type: 'Item', customAggregates: { Revenue: 'Edm.Decimal' } }, others: { type: 'Item' } },
 });
 
 /** The host's definitions of the probes' custom aggregate and custom aggregation method (docs/aggregation.md). */
@@ -62,8 +75,8 @@ const CUSTOM = {
   customTransformations: { 'Probe.firstRows': { parameters: { Count: 'Edm.Int32' }, memory: (rows, args) => rows.slice(0, args['Count'] as number) } },
 } as const satisfies Pick<BindSettings, 'customAggregates' | 'customAggregationMethods' | 'customTransformations'>;
 
-/** What is probed, and a query that needs it. */
-export const PROBES: readonly (readonly [string, string])[] = [
+/** What is probed, and a query that needs it (on `items`, or on the cross join of the sets named third). */
+export const PROBES: readonly (readonly [string, string, (readonly string[])?])[] = [
   ['an instant plus a duration', "$orderby=at add duration'PT1H'"],
   ['the difference of two instants', "$filter=done sub at gt duration'PT1H'"],
   ['the sum of two durations', "$filter=span add span gt duration'PT1H'"],
@@ -156,7 +169,32 @@ export const PROBES: readonly (readonly [string, string])[] = [
   ['`$search`', '$search=pump'],
   ['spatial properties, read back as GeoJSON (also inside `$expand`)', '$select=spot&$expand=children($select=spot)'],
   ['`geo.distance`, `geo.length`, `geo.intersects`', "$filter=geo.distance(spot,geography'SRID=4326;Point(1 2)') lt 100 and geo.intersects(spot,area)"],
+  [
+    '`$crossjoin(…)` of entity sets, with `$filter`, `$orderby` and `$expand` over it',
+    '$filter=items/parentId eq others/id&$expand=items($select=name)&$orderby=others/name',
+    ['items', 'others'],
+  ],
+  [
+    '`$crossjoin(…)` with `$apply`',
+    '$apply=filter(items/parentId eq others/id)/groupby((others/name),aggregate(items/price with sum as total))',
+    ['items', 'others'],
+  ],
 ];
+
+/** The diagnostics of `query` on the cross join of `sets` for `target`: the binder's, then the target's refusal. */
+function crossJoinDiagnostics(query: string, sets: readonly string[], target: QueryTarget): { code: string; message: string }[] {
+  const set = crossJoinSet(
+    model,
+    sets.map((name) => model.entitySets.get(name) as EntitySet),
+  );
+  try {
+    target.check(bindQueryToSet(query, { model, entitySet: set.name, ...CUSTOM }, set));
+    return [];
+  } catch (error) {
+    if (error instanceof ODataError) return [{ code: error.code, message: error.message }];
+    throw error;
+  }
+}
 
 const targets: readonly QueryTarget[] = [
   ...Object.values(DIALECTS).map((dialect) => sqlTarget(dialect)),
@@ -167,10 +205,13 @@ const targets: readonly QueryTarget[] = [
 /** The table, as Markdown, then the reason of every "no" (the refusal's message, the same for the targets listed with it). */
 export function capabilityTable(): string {
   const reasons: string[] = [];
-  const rows = PROBES.map(([what, query]) => {
+  const rows = PROBES.map(([what, query, sets]) => {
     const refusals = new Map<string, string[]>();
     const cells = targets.map((target) => {
-      const diagnostics = validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2, ...CUSTOM });
+      const diagnostics =
+        sets === undefined
+          ? validateQuery(query, { model, entitySet: 'items', target, maxAnyAllExpressionDepth: 2, ...CUSTOM })
+          : crossJoinDiagnostics(query, sets, target);
       if (diagnostics.some((d) => d.code !== 'unsupported_feature')) throw new Error(`the probe ${query} is not valid: ${JSON.stringify(diagnostics)}`);
       const [first] = diagnostics;
       if (first === undefined) return 'yes';

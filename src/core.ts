@@ -59,6 +59,7 @@ export { bindQuery } from './semantic/bind-query.js';
 export { parseResourcePath } from './syntax/resource-path.js';
 export { bindResourcePath, type ResourcePathSettings } from './semantic/resource-path/bind-resource-path.js';
 export { checkResourceQuery } from './semantic/resource-path/resource-query.js';
+export { checkCrossJoinRows, crossJoinOf, crossJoinSet, type CrossJoin } from './semantic/resource-path/crossjoin.js';
 export type * from './semantic/resource-path/bound-resource-path.js';
 export type { OperationOverload, OperationType } from './semantic/resource-path/operations.js';
 export { restrictQuery } from './semantic/restrict-query.js';

@@ -78,6 +78,8 @@ export type ODataErrorCode =
   | 'function_call_depth_exceeded'
   /** `$apply` whose `concat` transformations can multiply the rows more than `maxApplyFanOut` times. */
   | 'apply_fan_out_exceeded'
+  /** `$crossjoin(…)` of sets whose rows make more combinations than `maxCrossJoinRows`. */
+  | 'crossjoin_limit_exceeded'
   /**
    * A query whose compiled form (a SQL statement's length or parameter count) would pass the
    * backend's bound (`maxStatementLength`, the dialect's `maxParameters`).

@@ -38,6 +38,12 @@ export interface ValidationSettings {
    */
   readonly maxApplyFanOut?: number;
   /**
+   * The most combinations `$crossjoin(…)` may consider (default 1 000 000): the product of the
+   * numbers of rows of its entity sets (after the service's scope). Past it the request is
+   * refused (`crossjoin_limit_exceeded`) before any row is joined, whatever its `$filter` or `$top`.
+   */
+  readonly maxCrossJoinRows?: number;
+  /**
    * Canonical functions allowed in expressions (default all), and the lambda operators `any` and
    * `all` (as ASP.NET Core OData's `AllowedFunctions` lists them): a list without `any` refuses
    * `tags/any(…)`.
@@ -83,6 +89,9 @@ export const DEFAULT_MAX_DECIMAL_DIGITS = 64;
 /** How many times the entity set's rows `$apply` may multiply to by default (`concat`). */
 export const DEFAULT_MAX_APPLY_FAN_OUT = 16;
 
+/** How many combinations of rows `$crossjoin(…)` may consider by default. */
+export const DEFAULT_MAX_CROSS_JOIN_ROWS = 1_000_000;
+
 export interface ResolvedSettings {
   readonly maxTop: number;
   readonly maxSkip: number | undefined;
@@ -93,6 +102,7 @@ export interface ResolvedSettings {
   readonly maxOrderByNodeCount: number;
   readonly maxFunctionCallDepth: number;
   readonly maxApplyFanOut: number;
+  readonly maxCrossJoinRows: number;
   readonly allowedFunctions: ReadonlySet<string> | undefined;
   readonly allowedArithmeticOperators: ReadonlySet<string> | undefined;
   readonly allowedLogicalOperators: ReadonlySet<string> | undefined;
@@ -119,6 +129,7 @@ export function resolveSettings(
     maxOrderByNodeCount: settings.maxOrderByNodeCount ?? 5,
     maxFunctionCallDepth: settings.maxFunctionCallDepth ?? 15,
     maxApplyFanOut: settings.maxApplyFanOut ?? DEFAULT_MAX_APPLY_FAN_OUT,
+    maxCrossJoinRows: settings.maxCrossJoinRows ?? DEFAULT_MAX_CROSS_JOIN_ROWS,
     allowedFunctions: allowSet(settings.allowedFunctions),
     allowedArithmeticOperators: allowSet(settings.allowedArithmeticOperators),
     allowedLogicalOperators: allowSet(settings.allowedLogicalOperators),

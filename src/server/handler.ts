@@ -7,7 +7,7 @@
  * negotiation), and every error as an OData JSON error body.
  */
 import { ODataError } from '../errors/odata-error.js';
-import type { EntitySet, Model, Property } from '../model/model.js';
+import { ALL_CAPABILITIES, type EntitySet, type Model, type Property } from '../model/model.js';
 import { csdlJsonFromModel } from '../model/csdl-json-write.js';
 import { csdlXmlFromModel } from '../model/csdl-xml-write.js';
 import { errorResponse } from '../responses/responses.js';
@@ -27,6 +27,8 @@ import type { BindSettings } from '../semantic/settings.js';
 import type { ODataQuery } from '../syntax/ast.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { readPlan, restrictPlan, type ReadPlan } from './read-plan.js';
+import { crossJoinPlan, restrictCrossJoin, type CrossJoinPlan } from './crossjoin-plan.js';
+import { checkCrossJoinRows } from '../semantic/resource-path/crossjoin.js';
 import { continueAfter, keysetKeys, keysetValues } from '../paging/keyset.js';
 import { answerBatch, DEFAULT_BATCH_LIMITS, type BatchLimits } from './batch.js';
 import { deadlines } from './deadlines.js';
@@ -81,6 +83,9 @@ interface Prepared {
   readonly query: ODataQuery;
   readonly path: BoundResourcePath;
   readonly plans: Map<number, ReadPlan>;
+  /** `$crossjoin(…)`: its plans by page size, and the queries counting each set's rows. */
+  readonly crossJoins?: Map<number, CrossJoinPlan>;
+  counts?: readonly BoundQuery[];
 }
 
 /** A map that keeps its most recently used `max` entries. */
@@ -147,7 +152,7 @@ export function createODataHandler(options: ODataHandlerOptions): ODataHandler {
       bind: options.settings ?? {},
     });
     checkResourceQuery(path, query);
-    const prepared: Prepared = { query, path, plans: new Map() };
+    const prepared: Prepared = { query, path, plans: new Map(), ...(path.shape === 'crossjoin' ? { crossJoins: new Map() } : {}) };
     if (key.length <= MAX_CACHED_TEXT) cache?.set(key, prepared);
     return prepared;
   };
@@ -295,6 +300,8 @@ async function serve(prepared: Prepared, context: Context, services: Services): 
     case 'value':
       if (path.operation) break;
       return entities(prepared, context, services);
+    case 'crossjoin':
+      return crossJoin(prepared, context, services);
     default:
       break;
   }
@@ -476,6 +483,79 @@ async function entities(prepared: Prepared, context: Context, services: Services
     default:
       return property(path, plan, found[0], context, body);
   }
+}
+
+/**
+ * `$crossjoin(Set1,Set2,…)` (URL Conventions §4.15): a collection of instances of a complex type
+ * (`#Collection(Edm.ComplexType)`), each with one navigation property per joined set, expanded
+ * where the client expands it and otherwise a navigation link to the entity
+ * (`"Products@navigationLink": "Products('P1')"`); with `$apply`, the rows it gives. The sets'
+ * rows are counted first (in the scope of the request): more combinations than
+ * `maxCrossJoinRows` are refused before any row is joined.
+ */
+async function crossJoin(prepared: Prepared, context: Context, services: Services): Promise<Response> {
+  const { format, naming, root } = context;
+  const client = prepared.query;
+  const prefer = parsePrefer(context.request.headers.get('prefer'));
+  const pageSize = Math.min(services.pageSize, prefer.maxPageSize ?? Number.POSITIVE_INFINITY);
+  const token = tokenOf(client);
+  if (token.kind !== 'offset') throw badToken(client.passthrough?.$skiptoken ?? '');
+  const wanted = typeof client.top === 'number' ? client.top : undefined;
+  const top = Math.min(wanted ?? Number.POSITIVE_INFINITY, pageSize + 1);
+  const query: ODataQuery = { ...client, skip: (typeof client.skip === 'number' ? client.skip : 0) + token.skip, ...(Number.isFinite(top) ? { top } : {}) };
+  const plans = prepared.crossJoins as Map<number, CrossJoinPlan>;
+  let unscoped = plans.get(pageSize);
+  if (unscoped === undefined) plans.set(pageSize, (unscoped = crossJoinPlan(prepared.path, query, services.settings)));
+  const scope = services.scope;
+  const { plan, join, links } = scope === undefined ? unscoped : restrictCrossJoin(unscoped, scope);
+  // The bound: each set's rows counted (as the request's scope restricts them) before any is joined.
+  // (Counted by the service: of the set's rows with every capability, whatever the set allows the client.)
+  prepared.counts ??= join.sets.map((set) =>
+    bindQueryToSet('$top=0&$count=true', { model: services.model, entitySet: set.name }, { ...set, capabilities: ALL_CAPABILITIES }),
+  );
+  const counts = await Promise.all(
+    prepared.counts.map(async (counting, i) => {
+      const set = join.sets[i] as EntitySet;
+      const restriction = scope?.(set);
+      const restricted = restriction === undefined ? counting : { ...counting, filter: restriction };
+      return (await services.read(restricted)).count ?? 0;
+    }),
+  );
+  checkCrossJoinRows(join, counts);
+  const result = await services.read(plan.query);
+  const page = result.value.slice(0, pageSize);
+  const more = result.value.length > pageSize;
+  const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
+  const applied =
+    more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
+  const nextLink = more ? nextLinkUrl(context.url, { skiptoken: String(token.skip + pageSize), returned: pageSize }) : undefined;
+  const body = { ...naming, metadata: format.metadata, ieee754Compatible: format.ieee754Compatible, serviceRoot: root };
+  const described = odataCollectionBody(page, {
+    ...body,
+    context: contextUrl(root, { kind: 'type', type: 'Edm.ComplexType', collection: true }, naming),
+    query: plan.level,
+    path: plan.path,
+    ...(client.count === true && result.count !== undefined ? { count: result.count } : {}),
+    ...(nextLink === undefined ? {} : { nextLink }),
+  });
+  // The sets not expanded: a navigation link each, relative to the service root (`Products('P1')`).
+  // An instance of the complex type has no type name, id or links of its own (full metadata).
+  const own = new Set(['type', 'id', 'editLink', 'readLink', 'etag'].map((name) => controlName(name, body)));
+  described.value = (described.value as Record<string, unknown>[]).map((row, i) => {
+    const read = page[i] as Record<string, unknown>;
+    const result: Record<string, unknown> = {};
+    for (const set of links) {
+      const entity = read[set.name];
+      if (entity !== null && typeof entity === 'object')
+        result[controlName('navigationLink', body, set.name)] = `${set.name}${keyPredicate(set.type, entity as Record<string, unknown>, { encode: true })}`;
+    }
+    for (const [name, value] of Object.entries(row)) {
+      const owner = name.split('@')[0] as string;
+      if (!own.has(name) && !links.some((set) => set.name === owner)) result[name] = value;
+    }
+    return result;
+  });
+  return respond(context, 200, described, applied === undefined ? {} : { 'preference-applied': applied });
 }
 
 /** The path of the plan's collection in a context URL: with its type cast (`People/NS.Employee`). */

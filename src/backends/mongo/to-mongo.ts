@@ -16,6 +16,8 @@ import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, Bou
 import { foldSearch } from '../../semantic/bind-search.js';
 import { foldQuery } from '../../reference/constant-folding.js';
 import { requireKnownTargets } from '../../passes/known-targets.js';
+import { crossJoinOf, type CrossJoin } from '../../semantic/resource-path/crossjoin.js';
+import { crossJoinStages } from './crossjoin.js';
 import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
 import {
@@ -774,6 +776,26 @@ const MONGO_PRECISION: FractionalPrecision = { digits: { 'Edm.DateTimeOffset': 3
  * ```
  */
 export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoFind | MongoPipeline {
+  return compileMongo(query, options, false);
+}
+
+/**
+ * `$crossjoin(…)`: the query compiled as a pipeline over documents of the virtual set, after the
+ * stages that make them. Every joined collection is restricted by the mapping's scope in those
+ * stages; each combination then carries the scope's values (it belongs to the scope), so that the
+ * scope's `$match` of the request's level keeps it.
+ */
+function crossJoinPipeline(join: CrossJoin, bound: BoundQuery, options: ToMongoOptions): MongoPipeline {
+  const compiled = compileMongo(bound, options, true) as MongoPipeline;
+  const scope =
+    options.scope === undefined
+      ? []
+      : [{ $addFields: Object.fromEntries(Object.entries(options.scope).map(([field, value]) => [field, { $literal: value }])) }];
+  const stages = [...crossJoinStages(join, options), ...scope];
+  return { ...compiled, pipeline: [...stages, ...compiled.pipeline], ...(compiled.count === undefined ? {} : { count: [...stages, ...compiled.count] }) };
+}
+
+function compileMongo(query: BoundQuery, options: ToMongoOptions, forcePipeline: boolean): MongoFind | MongoPipeline {
   if (options.cache !== undefined) {
     const { cache, ...uncached } = options;
     return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
@@ -785,12 +807,15 @@ export function toMongo(query: BoundQuery, options: ToMongoOptions = {}): MongoF
   // now() and other constant subexpressions become literals (computed once, as the reference does).
   // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
   const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
+  // `$crossjoin(…)`: a pipeline over its combinations (crossjoin.ts), on the first set's collection.
+  const join = forcePipeline ? undefined : crossJoinOf(bound.entitySet);
+  if (join !== undefined) return crossJoinPipeline(join, query, options);
   const compiler = new QueryCompiler(options);
   if (bound.apply !== undefined) return applyPipeline(bound, compiler, options);
   // Its documents are the current collection of $these in $filter, $orderby and $compute.
   const context = theseContext(bound.entityType, bound.entitySet);
   const level = compiler.level(bound, context);
-  const needsPipeline = context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
+  const needsPipeline = forcePipeline || context.stages.length > 0 || Object.keys(level.computed).length > 0 || level.expand.length > 0;
   if (needsPipeline) {
     // The scope first: the lookups (of a link collection too) run for the scoped documents only.
     const scope = scopeFilter(options);

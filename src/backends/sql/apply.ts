@@ -162,7 +162,7 @@ export class SqlApplyCompiler {
   relation(apply: BoundApply): ApplyRelation {
     const base = this.compiler.table(this.set);
     const alias = this.alias();
-    const restricted = this.compiler.scopeCondition(alias);
+    const restricted = this.compiler.scopeCondition(alias, this.set);
     const start: ApplyRelation = {
       from: restricted === '' ? base : `(SELECT ${alias}.* FROM ${base} ${alias} WHERE ${restricted})`,
       type: this.set.type,

@@ -38,6 +38,8 @@ import type { CastContext } from './casts.js';
 import { functionCondition, functionValue, type SqlFunctionContext } from './functions.js';
 import { FUNCTIONS } from '../../semantic/functions.js';
 import { SqlConditions } from './conditions.js';
+import { crossJoinTable } from './crossjoin.js';
+import { crossJoinOf } from '../../semantic/resource-path/crossjoin.js';
 import { lowerCondition } from '../../passes/lower-conditions.js';
 
 const MICROS_PER_DAY = 86_400_000_000n;
@@ -592,7 +594,7 @@ export class SqlCompiler {
     if (these === undefined)
       throw unsupported(`'$these' here (only in $filter, $orderby and $compute without $apply, and in filter() and compute() of $apply)`);
     const alias = this.nextAlias();
-    const where = these.restricted === true ? this.scopeCondition(alias) : '';
+    const where = these.restricted === true ? this.scopeCondition(alias, scope.set) : '';
     const inner: Scope = { alias, type: these.type, set: scope.set, variables: new Map() };
     return `(SELECT ${aggregates.aggregateValue(a, inner)} FROM ${these.from} ${alias}${where === '' ? '' : ` WHERE ${where}`})`;
   }
@@ -641,6 +643,9 @@ export class SqlCompiler {
   }
 
   table(set: EntitySet): string {
+    // `$crossjoin(…)`'s virtual set: the CROSS JOIN of its sets (crossjoin.ts).
+    const join = crossJoinOf(set);
+    if (join !== undefined) return crossJoinTable(this, join, set.type);
     const name = this.mapping.tables?.[set.name] ?? (this.mapping.naming === 'snake_case' ? snake(set.name) : set.name);
     return this.dialect.quote(name);
   }
@@ -674,9 +679,10 @@ export class SqlCompiler {
   }
 
   /** `alias.column = value AND …` for the `scope` option (empty without one). */
-  scopeCondition(alias: string): string {
+  scopeCondition(alias: string, set?: EntitySet): string {
     const scope = this.mapping.scope;
-    if (scope === undefined) return '';
+    // `$crossjoin(…)`'s rows: each joined table is restricted inside its derived table.
+    if (scope === undefined || (set !== undefined && crossJoinOf(set) !== undefined)) return '';
     return Object.entries(scope)
       .map(([column, value]) => `${alias}.${this.dialect.quote(column)} = ${this.value(value, scopeKind(value))}`)
       .join(' AND ');
@@ -692,7 +698,7 @@ export class SqlCompiler {
       // The rows of the request's own entity set are restricted here (inside `$apply`'s first
       // table when there is one: `restrict` false); related rows in related().
       if ('kind' in bound && restrict) {
-        const restricted = this.scopeCondition(root.alias);
+        const restricted = this.scopeCondition(root.alias, root.set);
         if (restricted !== '') parts.push(restricted);
       }
       if (bound.search !== undefined) parts.push(this.search(bound.search, root));

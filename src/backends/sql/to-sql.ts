@@ -32,6 +32,7 @@ import {
 import { hierarchyRelation } from './hierarchy.js';
 import { rollupRecursiveRelation } from './rollup-recursive.js';
 import { NESTING } from './apply-nesting.js';
+import { crossJoinOf } from '../../semantic/resource-path/crossjoin.js';
 
 // addnested's and nest's JSON arrays, built as $expand builds them (expansion.ts reads apply.ts).
 registerNestingCompiler(NESTING);
@@ -188,7 +189,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     type,
     set: bound.entitySet,
     variables: new Map(),
-    ...(apply === undefined
+    // (A cross join's derived table holds the scope's parameters: of another compiler here, so not with a scope.)
+    ...(apply === undefined && (options.scope === undefined || crossJoinOf(bound.entitySet) === undefined)
       ? { these: { from: new SqlCompiler(dialect, options, options.search).table(bound.entitySet), type, restricted: true as const } }
       : {}),
   };
@@ -275,6 +277,8 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
       tail += ` ${dialect.paging(top, skip)}`;
     }
     const from = fromClause(compiler, scope);
+    // Rows of no property (`$crossjoin(…)`'s virtual type has navigation properties only): one constant column.
+    if (select === '') select = `1 AS ${dialect.quote('~')}`;
     return `${relationOf(compiler)?.with ?? ''}SELECT ${select} FROM ${from}${tail}`;
   };
 

@@ -1,6 +1,8 @@
 /** `mongoSource`: MongoDB through the official driver's `Db` (or anything shaped like it), compiled by `toMongo`. */
 import { collectionOf, fromMongoApplyDocument, fromMongoDocument, type MongoDocument } from '../../backends/mongo/mapping.js';
 import { toMongo, type ToMongoOptions } from '../../backends/mongo/to-mongo.js';
+import { crossJoinCollection } from '../../backends/mongo/crossjoin.js';
+import { crossJoinOf } from '../../semantic/resource-path/crossjoin.js';
 import { jsonRecord } from '../../responses/json-values.js';
 import type { BoundQuery } from '../../semantic/bound-ast.js';
 import type { Row } from '../../reference/rows.js';
@@ -45,7 +47,9 @@ export function mongoSource(options: MongoSourceOptions): ODataSource {
         compiled = toMongo(query, mapping);
         compiledOf.set(query, compiled);
       }
-      const collection = db.collection(collectionOf(query.entitySet, mapping));
+      // `$crossjoin(…)`: its pipeline runs on the first joined set's collection.
+      const join = crossJoinOf(query.entitySet);
+      const collection = db.collection(join === undefined ? collectionOf(query.entitySet, mapping) : crossJoinCollection(join, mapping));
       const signalled = signal === undefined ? {} : { signal };
       let documents: MongoDocument[];
       let count: number | undefined;
