@@ -269,6 +269,14 @@ export interface BoundExpandItem {
   /** `'entities'` (default), `'$ref'` or `'$count'`. */
   readonly form: 'entities' | '$ref' | '$count';
   readonly options: BoundQueryOptions;
+  /**
+   * An entity `$apply` wrote into the row (a grouped navigation property, the node of
+   * `rolluprecursive`; semantic/apply/output-type.ts, `MadeEntity`), expanded with options: the row's
+   * property that holds it. The expanded entity is the entity of `entitySet` its key identifies
+   * (null when the property is null), its navigation read from the source; `navigation` is a
+   * single-valued navigation property of the same name standing for it.
+   */
+  readonly made?: Property;
 }
 
 // ---------------------------------------------------------------------------------------------
