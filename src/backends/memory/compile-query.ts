@@ -5,7 +5,7 @@
  */
 import type { Property, StructuredType } from '../../model/model.js';
 import type { NodeRows } from './hierarchy.js';
-import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
 import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
@@ -125,8 +125,10 @@ function compileOptions(
     domain: domainOf(item.expression.type),
     descending: item.direction === 'desc',
   }));
-  // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by.
-  if (options.top !== undefined || options.skip !== undefined) {
+  // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by
+  // (not after a traverse through a collection: its order is the tree's, 6.2.2, and its rows repeat the key).
+  const treeOrder = options.orderBy === undefined && options.apply !== undefined && inTreeOrder(options.apply.transformations);
+  if ((options.top !== undefined || options.skip !== undefined) && !treeOrder) {
     const ordered = new Set(
       (options.orderBy ?? []).flatMap((item) =>
         item.expression.kind === 'path' &&
@@ -381,6 +383,19 @@ function madeEntity(item: BoundExpandItem, nodes: NodeRows): (row: Row) => Row |
     }
     return index.get(keyText(keys)) ?? null;
   };
+}
+
+/** Transformations that keep the order of their input rows. */
+const KEEPS_ORDER: ReadonlySet<string> = new Set(['filter', 'search', 'compute', 'identity']);
+
+/** Whether rows of `transformations` come in the order of a traverse through a collection (kept by the steps after it). */
+function inTreeOrder(transformations: readonly BoundTransformation[]): boolean {
+  for (let i = transformations.length - 1; i >= 0; i--) {
+    const t = transformations[i] as BoundTransformation;
+    if (t.kind === 'traverse') return t.into !== undefined;
+    if (!KEEPS_ORDER.has(t.kind)) return false;
+  }
+  return false;
 }
 
 function keyOnly(row: Row, type: StructuredType): Row {

@@ -33,7 +33,7 @@ import { aggregateType } from './aggregate-types.js';
 import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomBinder } from './custom-aggregates.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
-import { bindHierarchical, bindRollupRecursive } from './bind-hierarchy.js';
+import { bindHierarchical, bindRollupRecursive, placedProperty } from './bind-hierarchy.js';
 import { bindCustomTransformation } from './custom-transformations.js';
 import { extendedType, markMadeEntityAt, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
@@ -217,7 +217,11 @@ class ApplyBinder {
       case 'descendants':
       case 'traverse':
         if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, span);
-        return same(bindHierarchical(node, input, depth, this));
+      {
+        const bound = bindHierarchical(node, input, depth, this);
+        // traverse through a collection puts σ(x) into its rows: their type has it.
+        return bound.output === input.type ? same(bound) : [bound, { ...input, type: bound.output }];
+      }
       case 'other':
         // A custom transformation the service defines (custom-transformations.ts).
         return bindCustomTransformation(node, input, {
@@ -681,7 +685,11 @@ class ApplyBinder {
       ];
     }
     const leaf = into.kind === 'entity' ? ({ kind: 'entity', type: nodes.type } as never) : (referenceOf(recursive.hierarchy.node.type) as never);
-    const placed = nestedProperties([{ names: into.names, leaf }], `${input.type.name}.groupby`);
+    // Through a collection-valued segment, a collection of one item there (a(ε, t, x) of 6.2.2).
+    const placed =
+      into.collections === undefined
+        ? nestedProperties([{ names: into.names, leaf }], `${input.type.name}.groupby`)
+        : [placedProperty(into, recursive.hierarchy, `${input.type.name}.groupby`)];
     if (into.kind === 'entity') markMadeEntityAt(placed, into.names, { type: nodes.type, set: nodes });
     const names = new Set(placed.map((property) => property.name));
     const type = outputType(`${input.type.name}.groupby`, [...placed, ...[...grouped, ...added].filter((property) => !names.has(property.name))]);
