@@ -245,7 +245,11 @@ export class SqlCompiler {
    * A scope for the entity `$apply` wrote into a row of `from` (`BoundExpandItem.made`): the row of
    * its entity set whose key equals the key values of the row's value.
    */
-  madeRelated(made: Property, target: { navigation: NavigationProperty; entitySet: EntitySet | undefined }, from: Scope): { scope: Scope; from: string; join: string } {
+  madeRelated(
+    made: Property,
+    target: { navigation: NavigationProperty; entitySet: EntitySet | undefined },
+    from: Scope,
+  ): { scope: Scope; from: string; join: string } {
     const set = target.entitySet;
     if (set === undefined) throw unsupported(unknownTarget(target.navigation));
     const type = target.navigation.target;

@@ -217,11 +217,11 @@ class ApplyBinder {
       case 'descendants':
       case 'traverse':
         if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, span);
-      {
-        const bound = bindHierarchical(node, input, depth, this);
-        // traverse through a collection puts σ(x) into its rows: their type has it.
-        return bound.output === input.type ? same(bound) : [bound, { ...input, type: bound.output }];
-      }
+        {
+          const bound = bindHierarchical(node, input, depth, this);
+          // traverse through a collection puts σ(x) into its rows: their type has it.
+          return bound.output === input.type ? same(bound) : [bound, { ...input, type: bound.output }];
+        }
       case 'other':
         // A custom transformation the service defines (custom-transformations.ts).
         return bindCustomTransformation(node, input, {

@@ -105,7 +105,12 @@ export function bindRollupRecursive(element: RollupElement, input: Input, depth:
   const start = element.apply === undefined || element.apply.length === 0 ? undefined : subset(element.apply, nodesInput, depth, binder, 'rolluprecursive');
   const placement = nodePlacement(path, hierarchy);
   const into: BoundRollupRecursive['into'] =
-    placement.kind === 'value' && placement.collections === undefined && path.steps.length === hierarchy.node.steps.length && input.entity && input.type === hierarchy.nodes.type && samePath(path, hierarchy.node)
+    placement.kind === 'value' &&
+    placement.collections === undefined &&
+    path.steps.length === hierarchy.node.steps.length &&
+    input.entity &&
+    input.type === hierarchy.nodes.type &&
+    samePath(path, hierarchy.node)
       ? { kind: 'node' }
       : placement;
   return { hierarchy, path, ...(start === undefined ? {} : { start }), into, span: element.span };
@@ -113,7 +118,10 @@ export function bindRollupRecursive(element: RollupElement, input: Input, depth:
 
 /** Whether two paths name the same properties. */
 function samePath(a: BoundPath, b: BoundPath): boolean {
-  return a.steps.length === b.steps.length && a.steps.every((step, i) => step.kind === 'property' && b.steps[i]?.kind === 'property' && (b.steps[i] as typeof step).property.name === step.property.name);
+  return (
+    a.steps.length === b.steps.length &&
+    a.steps.every((step, i) => step.kind === 'property' && b.steps[i]?.kind === 'property' && (b.steps[i] as typeof step).property.name === step.property.name)
+  );
 }
 
 /**
@@ -152,7 +160,8 @@ export function placedProperty(placement: NodePlacement, hierarchy: BoundHierarc
           ? { kind: 'entity', type: hierarchy.nodes.type }
           : (referenceOf(hierarchy.node.type) as TypeReference);
     const property = { ...outputProperty(name, leaf), collection: placement.collections?.[i] === true };
-    if (placement.kind === 'entity' && i === placement.names.length - 1 && !property.collection) markMadeEntity(property, { type: hierarchy.nodes.type, set: hierarchy.nodes });
+    if (placement.kind === 'entity' && i === placement.names.length - 1 && !property.collection)
+      markMadeEntity(property, { type: hierarchy.nodes.type, set: hierarchy.nodes });
     return property;
   };
   return place(0, prefix);

@@ -127,7 +127,8 @@ export function markMadeEntityAt(properties: readonly Property[], names: readonl
     const type = property.type;
     if (i === names.length - 1) {
       if (type.kind === 'entity' && type.type === entity.type) markMadeEntity(property, entity);
-      else if (type.kind === 'complex' && entity.type.key.length > 0 && entity.type.key.every((key) => type.type.properties.has(key))) markMadeEntity(property, entity);
+      else if (type.kind === 'complex' && entity.type.key.length > 0 && entity.type.key.every((key) => type.type.properties.has(key)))
+        markMadeEntity(property, entity);
       return;
     }
     if (type.kind !== 'complex') return;
