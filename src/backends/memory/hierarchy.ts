@@ -7,6 +7,9 @@
  * - `traverse`: the start nodes are the hierarchy's nodes the start pipeline keeps (or its roots),
  *   in the order of the order items then the key, as are siblings; each visited node gives the
  *   input rows whose node identifier is its own, in input order.
+ * A node path through a collection relates a row to each of its nodes: `ancestors`/`descendants`
+ * start from all of them and keep a row when any is in the closure; `traverse` gives a row once per
+ * node, with σ(x); `rolluprecursive` puts it into each portion once.
  */
 import type { EntitySet, Property } from '../../model/model.js';
 import type {

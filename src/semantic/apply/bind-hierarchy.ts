@@ -7,7 +7,8 @@
  *
  * Refused with `unsupported_feature`: a hierarchy whose nodes are not an entity set, a collection-
  * valued `ParentNavigationProperty` (several parents per node: the general case of `traverse`
- * with `Aggregation.UpPath`), a path `p` through a collection.
+ * with `Aggregation.UpPath`). A path `p` through a collection (`p₁/…/pₖ/r`) is bound as the
+ * collection of a row's node identifiers; `traverse` then puts σ(x) into its rows (`NodePlacement`).
  */
 import type { ODataErrorCode as ErrorCode } from '../../errors/odata-error.js';
 import type { ApplyTransformation, HierarchyReference, MemberPath, RollupElement, Span } from '../../syntax/ast.js';
