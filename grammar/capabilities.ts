@@ -143,6 +143,15 @@ export const PROBES: readonly (readonly [string, string, (readonly string[])?])[
     '`$apply`: `Aggregation.rollupnode()` in a `rolluprecursive` portion',
     '$apply=groupby((rolluprecursive($root/items,Tree,id)),filter(parent eq Aggregation.rollupnode())/aggregate($count as under))',
   ],
+  [
+    '`$apply`: a hierarchy node path through a collection (`children/id`: a row related to several nodes, 6.2.1)',
+    "$apply=descendants($root/items,Tree,children/id,filter(name eq 'a'))",
+  ],
+  ['`$apply`: `traverse` through a collection (a row once per node, with σ(x))', '$apply=traverse($root/items,Tree,children/id,preorder)'],
+  [
+    '`$expand` with options of an entity `$apply` wrote into the row (a grouped navigation property, `/$ref`, nested `$expand`)',
+    '$apply=groupby((parent),aggregate($count as n))&$expand=parent($select=name;$expand=children/$ref)',
+  ],
   ['`$apply`: a custom transformation the host defines (7.7)', '$apply=Probe.firstRows(Count=2)'],
   [
     'the hierarchy functions (`Aggregation.isdescendant`, `isancestor`, `isroot`, `isleaf`, `issibling`, `isnode`)',

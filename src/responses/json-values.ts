@@ -357,12 +357,13 @@ export function jsonRecord(query: BoundQueryOptions, record: Readonly<Record<str
   const { whole, expansions, computed } = planOf(query);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
+    const item = expansions.get(key);
     const property = type.properties.get(key);
-    if (property !== undefined) {
+    // An entity $apply made, expanded with options: its expansion (BoundExpandItem.made).
+    if (property !== undefined && item?.made === undefined) {
       setOwn(out, key, propertyValue(property, value, options, whole, [key]));
       continue;
     }
-    const item = expansions.get(key);
     if (item !== undefined) {
       setOwn(out, key, expanded(item, value, options));
       continue;

@@ -30,6 +30,7 @@ import type {
 import { bindApply } from './apply/bind-apply.js';
 import { ExpressionBinder, type Purpose } from './bind-expression.js';
 import { selectOptionsType } from './select-options.js';
+import { madeEntity, type MadeEntity } from './apply/output-type.js';
 import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
 import { UNTYPED, isOrderable, isUntyped, typeName } from './types.js';
 
@@ -202,8 +203,10 @@ class QueryBinder {
     const expand = this.expand(query.expand ?? [], level, expandedNames, made);
     const dynamic: BoundComputeItem[] = [];
     const chosen = this.select(query.select, level, computed, dynamic);
-    // An alias of join, addnested or rolluprecursive expanded (examples 39, 71, 91): returned with the row, selected or not.
-    const selected = withMade(chosen, made, level.type);
+    // An alias of join, addnested or rolluprecursive expanded (examples 39, 71, 91): returned with the row, selected or not;
+    // an entity $apply made, expanded with options: returned by its expansion instead (examples 87, 107).
+    const replaced = expand.flatMap((item) => (item.made === undefined ? [] : [item.made]));
+    const selected = withoutReplaced(withMade(chosen, made, level.type), replaced, level.type);
     // Dynamic properties in $select are returned as computed values are (and compiled as they are).
     const compute = dynamic.length === 0 ? computed?.items : [...(computed?.items ?? []), ...dynamic];
     const select = dynamic.length === 0 ? selected : { ...selected, computed: [...(selected.computed ?? []), ...dynamic.map((d) => d.name)] };
@@ -500,6 +503,11 @@ class QueryBinder {
         if (member.kind !== 'navigation' && item.path.length === 1 && this.madeByApply(type, member)) {
           if (expanded.has(member.name)) fail('syntax_error', `The property '${member.name}' is expanded more than once.`, option, item.span.start);
           expanded.add(member.name);
+          const entity = madeEntity(member);
+          if (entity !== undefined && !member.collection && item.suffix !== '$count' && !selectsOnly(item, member)) {
+            result.push(this.madeExpansion(member, entity, item, level, option));
+            continue;
+          }
           made.push(...this.madeSelection(member, item, option));
           continue;
         }
@@ -556,6 +564,26 @@ class QueryBinder {
     });
   }
 
+  /**
+   * `$expand` with options (`$ref`, nested `$expand`, `$filter`, …) of an entity `$apply` wrote into
+   * the row (`MadeEntity`): bound as the expansion of a single-valued navigation property of its
+   * name to the entity of its set that its key identifies.
+   */
+  private madeExpansion(member: Property, entity: MadeEntity, item: ExpandItem, level: Level, option: string): BoundExpandItem {
+    const navigation: NavigationProperty = {
+      kind: 'navigation',
+      name: member.name,
+      target: entity.type,
+      collection: false,
+      nullable: true,
+      constraints: [],
+      partner: undefined,
+      filterable: false,
+      expandable: true,
+    };
+    return { ...this.expandOne(navigation, item, level, option, entity.set), made: member };
+  }
+
   /** Whether `property` of `type` is a structured value `$apply` made (no property of the model's own type). */
   private madeByApply(type: StructuredType, property: Property): boolean {
     if (property.type.kind !== 'entity' && property.type.kind !== 'complex') return false;
@@ -568,7 +596,7 @@ class QueryBinder {
     return navigation.expandable && (capabilities === undefined || (capabilities.expandable && !capabilities.nonExpandableProperties.has(navigation.name)));
   }
 
-  private expandOne(navigation: NavigationProperty, item: ExpandItem, level: Level, option: string): BoundExpandItem {
+  private expandOne(navigation: NavigationProperty, item: ExpandItem, level: Level, option: string, target?: EntitySet): BoundExpandItem {
     const nested = item.options;
     const requested = nested?.levels === undefined ? 1 : nested.levels === 'max' ? this.settings.maxExpansionDepth - level.depth : nested.levels;
     const depth = level.depth + requested;
@@ -580,7 +608,7 @@ class QueryBinder {
         item.span.start,
       );
     }
-    const entitySet = navigationTarget(this.model, level.set, navigation);
+    const entitySet = target ?? navigationTarget(this.model, level.set, navigation);
     const child: Level = {
       type: navigation.target,
       set: entitySet,
@@ -616,6 +644,39 @@ class QueryBinder {
 function selectedDynamic(name: string, owner: StructuredType, span: Span): BoundComputeItem {
   const expression: BoundExpression = { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'dynamic', name, owner, span }], type: UNTYPED, span };
   return { name, expression, type: UNTYPED, span };
+}
+
+/** Whether an `$expand` item has no options but a `$select` of plain properties (what {@link withMade} selects into a value). */
+function selectsOnly(item: ExpandItem, member: Property): boolean {
+  if (item.suffix !== undefined) return false;
+  const { kind: _kind, span: _span, select, ...others } = item.options ?? { kind: 'nestedOptions', span: item.span };
+  if (Object.values(others).some((value) => value !== undefined)) return false;
+  const type = (member.type as { readonly type: StructuredType }).type;
+  return (select ?? []).every((nested) => {
+    const [segment, more] = nested.path;
+    if (nested.star === '*' && segment === undefined) return true;
+    return segment?.kind === 'member' && more === undefined && nested.star === undefined && nested.options === undefined && type.properties.has(segment.name);
+  });
+}
+
+/**
+ * `select` without the entities `$apply` made that `$expand` returns with options (`replaced`):
+ * their expansions write them.
+ */
+function withoutReplaced(select: BoundSelect, replaced: readonly Property[], type: StructuredType): BoundSelect {
+  if (replaced.length === 0) return select;
+  const span = { start: 0, end: 0 };
+  const kept = select.properties.filter((item) => !replaced.includes(item.path[0] as Property));
+  // Without $select (or with `*`): every other property, those listed with options as listed.
+  const properties = select.all
+    ? [
+        ...[...type.properties.values()]
+          .filter((p) => p.selectable && !replaced.includes(p) && !kept.some((item) => item.path.length === 1 && item.path[0] === p))
+          .map((p) => ({ path: [p], span })),
+        ...kept,
+      ]
+    : kept;
+  return { ...select, all: false, properties };
 }
 
 /**

@@ -269,6 +269,14 @@ export interface BoundExpandItem {
   /** `'entities'` (default), `'$ref'` or `'$count'`. */
   readonly form: 'entities' | '$ref' | '$count';
   readonly options: BoundQueryOptions;
+  /**
+   * An entity `$apply` wrote into the row (a grouped navigation property, the node of
+   * `rolluprecursive`; semantic/apply/output-type.ts, `MadeEntity`), expanded with options: the row's
+   * property that holds it. The expanded entity is the entity of `entitySet` its key identifies
+   * (null when the property is null), its navigation read from the source; `navigation` is a
+   * single-valued navigation property of the same name standing for it.
+   */
+  readonly made?: Property;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,8 +369,20 @@ export interface BoundRollupRecursive {
    * property); `entity`, the node as the value at `names` (`p` is a navigation path to a node,
    * then the node property); `value`, its node identifier at `names` (`p`'s names).
    */
-  readonly into: { readonly kind: 'node' } | { readonly kind: 'entity' | 'value'; readonly names: readonly string[] };
+  readonly into: { readonly kind: 'node' } | NodePlacement;
   readonly span: Span;
+}
+
+/**
+ * Where σ(x) puts a node `x` into a row (Data Aggregation 6.2.2, the function a(ε, t, x)): the
+ * node (`entity`: `p` is a navigation path to a node, then the node property) or its identifier
+ * (`value`) at `names`; through a collection-valued segment (`collections[i]`, present when `p`
+ * goes through one) a collection of one item.
+ */
+export interface NodePlacement {
+  readonly kind: 'entity' | 'value';
+  readonly names: readonly string[];
+  readonly collections?: readonly boolean[];
 }
 
 /** One transformation of a bound `$apply`, with the type of the rows it gives. */
@@ -476,7 +496,7 @@ export interface BoundHierarchy {
 export interface BoundHierarchyFilter {
   readonly kind: 'ancestors' | 'descendants';
   readonly hierarchy: BoundHierarchy;
-  /** The node identifier of an input row (single-valued steps only). */
+  /** The node identifier of an input row, or its node identifiers (a collection: through collection-valued segments, `p₁/…/pₖ/r`). */
   readonly path: BoundPath;
   readonly start: readonly BoundTransformation[];
   readonly distance?: number;
@@ -501,6 +521,12 @@ export interface BoundTraverse {
   readonly start?: readonly BoundTransformation[];
   /** Sibling order, bound against the nodes' type. */
   readonly orderBy: readonly BoundOrderByItem[];
+  /**
+   * Where σ(x) goes when `path` goes through a collection (a row then comes once per node it is
+   * related to, each with its node): the output type has a property there instead of the path's
+   * first segment.
+   */
+  readonly into?: NodePlacement;
   readonly output: StructuredType;
   readonly span: Span;
 }

@@ -5,7 +5,7 @@
  */
 import type { Property, StructuredType } from '../../model/model.js';
 import type { NodeRows } from './hierarchy.js';
-import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
 import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
@@ -125,8 +125,10 @@ function compileOptions(
     domain: domainOf(item.expression.type),
     descending: item.direction === 'desc',
   }));
-  // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by.
-  if (options.top !== undefined || options.skip !== undefined) {
+  // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by
+  // (not after a traverse through a collection: its order is the tree's, 6.2.2, and its rows repeat the key).
+  const treeOrder = options.orderBy === undefined && options.apply !== undefined && inTreeOrder(options.apply.transformations);
+  if ((options.top !== undefined || options.skip !== undefined) && !treeOrder) {
     const ordered = new Set(
       (options.orderBy ?? []).flatMap((item) =>
         item.expression.kind === 'path' &&
@@ -328,9 +330,10 @@ function expansion(
   const nested = compileOptions(item.options, navigation.target, resolve, search, stored, undefined, nodes);
   const name = navigation.name;
   if (!navigation.collection) {
+    const related = item.made === undefined ? (row: Row) => resolve(navigation, row, item.entitySet) : madeEntity(item, nodes);
     return (row, target) => {
-      const related = resolve(navigation, row, item.entitySet);
-      const single = Array.isArray(related) ? (related[0] ?? null) : related;
+      const one = related(row);
+      const single = Array.isArray(one) ? (one[0] ?? null) : one;
       if (item.options.apply !== undefined) {
         // $apply over the one related entity (or none): the first row it gives, or null.
         const result = nested.apply(single === null || single === undefined ? [] : [single as Row]);
@@ -352,6 +355,47 @@ function expansion(
     setOwn(target, name, item.form === '$ref' ? result.value.map((r) => keyOnly(r, navigation.target)) : result.value);
     if (result.count !== undefined) setOwn(target, `${name}@odata.count`, result.count);
   };
+}
+
+/**
+ * The entity an expansion of an entity `$apply` wrote into the row reads (`BoundExpandItem.made`):
+ * the entity of its set with the key of the row's value (its navigation properties followed from
+ * there), or the value itself where the set's rows are not at hand; null when the value or a key
+ * value is null, or no entity has that key.
+ */
+function madeEntity(item: BoundExpandItem, nodes: NodeRows): (row: Row) => Row | null {
+  const get = propertyGetter(item.navigation.name);
+  const type = item.navigation.target;
+  const keyGetters = type.key.map((name) => propertyGetter(name));
+  const keyText = (values: readonly unknown[]): string => JSON.stringify(values.map((value) => [typeof value, String(value)]));
+  let index: Map<string, Row> | undefined;
+  let rows: readonly Row[] | undefined | null = null;
+  return (row) => {
+    const value = get(row);
+    if (value === null || typeof value !== 'object') return null;
+    const keys = keyGetters.map((key) => key(value as Row));
+    if (keys.some((key) => key === null || key === undefined)) return null;
+    if (rows === null) rows = item.entitySet === undefined ? undefined : nodes(item.entitySet);
+    if (rows === undefined) return value as Row;
+    if (index === undefined) {
+      index = new Map();
+      for (const entity of rows) index.set(keyText(keyGetters.map((key) => key(entity))), entity);
+    }
+    return index.get(keyText(keys)) ?? null;
+  };
+}
+
+/** Transformations that keep the order of their input rows. */
+const KEEPS_ORDER: ReadonlySet<string> = new Set(['filter', 'search', 'compute', 'identity']);
+
+/** Whether rows of `transformations` come in the order of a traverse through a collection (kept by the steps after it). */
+function inTreeOrder(transformations: readonly BoundTransformation[]): boolean {
+  for (let i = transformations.length - 1; i >= 0; i--) {
+    const t = transformations[i] as BoundTransformation;
+    if (t.kind === 'traverse') return t.into !== undefined;
+    if (!KEEPS_ORDER.has(t.kind)) return false;
+  }
+  return false;
 }
 
 function keyOnly(row: Row, type: StructuredType): Row {

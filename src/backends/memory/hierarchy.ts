@@ -7,9 +7,21 @@
  * - `traverse`: the start nodes are the hierarchy's nodes the start pipeline keeps (or its roots),
  *   in the order of the order items then the key, as are siblings; each visited node gives the
  *   input rows whose node identifier is its own, in input order.
+ * A node path through a collection relates a row to each of its nodes: `ancestors`/`descendants`
+ * start from all of them and keep a row when any is in the closure; `traverse` gives a row once per
+ * node, with σ(x); `rolluprecursive` puts it into each portion once.
  */
 import type { EntitySet, Property } from '../../model/model.js';
-import type { BoundHierarchy, BoundHierarchyFilter, BoundRollupRecursive, BoundTransformation, BoundTraverse } from '../../semantic/bound-ast.js';
+import type {
+  BoundHierarchy,
+  BoundHierarchyFilter,
+  BoundPath,
+  BoundPathStep,
+  BoundRollupRecursive,
+  BoundTransformation,
+  BoundTraverse,
+  NodePlacement,
+} from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import type { ReferenceCompiler } from '../../reference/evaluator.js';
 import { HierarchyIndex, MAX_HIERARCHY_ROWS, nodeKeyOf, type NodeKey } from '../../reference/hierarchy.js';
@@ -74,7 +86,7 @@ function readers(node: BoundHierarchyFilter | BoundTraverse | BoundRollupRecursi
   const hierarchy = node.hierarchy;
   const keyOf = nodeKeyOf(hierarchy.node.type);
   const nodeId = compiler.compile(hierarchy.node);
-  const rowId = compiler.compile(node.path);
+  const rowIds = identifiers(node.path, compiler);
   const own = (row: Row): NodeKey | undefined => keyOf(nodeId(row, NO_VARIABLES));
   const set = hierarchy.nodes;
   return {
@@ -82,7 +94,15 @@ function readers(node: BoundHierarchyFilter | BoundTraverse | BoundRollupRecursi
     nodeId,
     own,
     parentOf: parentReader(hierarchy, compiler, own),
-    related: (row: Row): NodeKey | undefined => keyOf(rowId(row, NO_VARIABLES)),
+    /** The keys of the nodes an input row is related to: one, or through a collection several (each once). */
+    related: (row: Row): NodeKey[] => {
+      const keys: NodeKey[] = [];
+      for (const id of rowIds(row)) {
+        const key = keyOf(id);
+        if (key !== undefined && !keys.includes(key)) keys.push(key);
+      }
+      return keys;
+    },
     nodesOf: (): readonly Row[] => {
       const rows = nodeRows(set);
       if (rows === undefined)
@@ -102,7 +122,7 @@ export function hierarchyStep(
   pipeline: (transformations: readonly BoundTransformation[]) => Step,
   nodeRows: NodeRows,
 ): Step {
-  const { set, own, parentOf, related, nodesOf } = readers(node, compiler, nodeRows);
+  const { set, own, parentOf, related, nodesOf, nodeId } = readers(node, compiler, nodeRows);
   const start = node.start === undefined ? undefined : pipeline(node.start);
 
   if (node.kind !== 'traverse') {
@@ -111,15 +131,9 @@ export function hierarchyStep(
       const nodes = nodesOf();
       const index = new HierarchyIndex(nodes, own, parentOf(nodes));
       const starts = new Set<NodeKey>();
-      for (const row of (start as Step)(rows)) {
-        const key = related(row);
-        if (key !== undefined) starts.add(key);
-      }
+      for (const row of (start as Step)(rows)) for (const key of related(row)) starts.add(key);
       const keys = index.closure(starts, up, node.distance, node.keepStart);
-      return rows.filter((row) => {
-        const key = related(row);
-        return key !== undefined && keys.has(key);
-      });
+      return rows.filter((row) => related(row).some((key) => keys.has(key)));
     };
   }
 
@@ -142,12 +156,13 @@ export function hierarchyStep(
     const starts = start === undefined ? index.roots(parent) : start(nodes);
     const byNode = new Map<NodeKey, Row[]>();
     for (const row of rows) {
-      const key = related(row);
-      if (key === undefined) continue;
-      const list = byNode.get(key);
-      if (list === undefined) byNode.set(key, [row]);
-      else list.push(row);
+      for (const key of related(row)) {
+        const list = byNode.get(key);
+        if (list === undefined) byNode.set(key, [row]);
+        else list.push(row);
+      }
     }
+    const into = node.into;
     const result: Row[] = [];
     const tooMany = (): never => {
       throw new ODataError({
@@ -161,7 +176,9 @@ export function hierarchyStep(
     for (const visited of index.walk(sort(starts), node.order, sort, tooMany)) {
       const key = index.keyOf.get(visited);
       const matching = key === undefined ? undefined : byNode.get(key);
-      if (matching !== undefined) for (const row of matching) if (result.push(row) > MAX_HIERARCHY_ROWS) tooMany();
+      if (matching === undefined) continue;
+      // Through a collection, each row with σ(x), the node it comes for.
+      for (const row of matching) if (result.push(into === undefined ? row : placed(row, into, visited, nodeId)) > MAX_HIERARCHY_ROWS) tooMany();
     }
     return result;
   };
@@ -194,6 +211,7 @@ export function rollupRecursiveStep(
   const { own, parentOf, related, nodesOf, nodeId } = readers(node, compiler, nodeRows);
   const start = node.start === undefined ? undefined : pipeline(node.start);
   const into = node.into;
+  const several = node.path.type.kind === 'collection';
   /** The row `made` of node `x`'s portion with `x` written into it; the grouping properties (`grouped`) stay the group's. */
   const place = (made: Row, x: Row): Row => {
     if (into.kind === 'node') {
@@ -201,6 +219,7 @@ export function rollupRecursiveStep(
       for (const name of grouped) if (Object.hasOwn(made, name)) out[name] = made[name];
       return out;
     }
+    if (into.collections !== undefined) return placed(made, into, x, nodeId);
     const out: Record<string, unknown> = { ...made };
     let target = out;
     for (const name of into.names.slice(0, -1)) {
@@ -263,11 +282,12 @@ export function rollupRecursiveStep(
     // The input rows by node, laid out in preorder: a node's portion is one slice.
     const byNode = new Map<NodeKey, Row[]>();
     for (const row of rows) {
-      const key = related(row);
-      if (key === undefined || !position.has(key)) continue;
-      const list = byNode.get(key);
-      if (list === undefined) byNode.set(key, [row]);
-      else list.push(row);
+      for (const key of related(row)) {
+        if (!position.has(key)) continue;
+        const list = byNode.get(key);
+        if (list === undefined) byNode.set(key, [row]);
+        else list.push(row);
+      }
     }
     const flat: Row[] = [];
     const offset = new Array<number>(count + 1);
@@ -296,11 +316,60 @@ export function rollupRecursiveStep(
       for (let i = 0; i < count; i++) {
         const x = order[i] as Row;
         compiler.rollupNode = x;
-        for (const made of portion(flat, offset[i] as number, offset[i + (size[i] as number)] as number)) result.push(place(made, x));
+        const from = offset[i] as number;
+        const to = offset[i + (size[i] as number)] as number;
+        // A row related to several nodes of the subtree is in its portion once (F(x) is a filter).
+        const rowsOfX = several ? [...new Set(flat.slice(from, to))] : undefined;
+        for (const made of rowsOfX === undefined ? portion(flat, from, to) : portion(rowsOfX, 0, rowsOfX.length)) result.push(place(made, x));
       }
     } finally {
       compiler.rollupNode = outer;
     }
     return result;
   };
+}
+
+/**
+ * The node identifiers of an input row at `path`: its one value, or through collection-valued
+ * segments (`p₁/…/pₖ/r`) every value the path reaches (γ(u, p) of Data Aggregation 3.1.3).
+ */
+function identifiers(path: BoundPath, compiler: ReferenceCompiler): (row: Row) => unknown[] {
+  if (path.type.kind !== 'collection') {
+    const single = compiler.compile(path);
+    return (row) => [single(row, NO_VARIABLES)];
+  }
+  // The path in parts, each ending in a collection-valued segment (the last in the primitive property).
+  const parts: BoundPathStep[][] = [[]];
+  for (const step of path.steps) {
+    (parts[parts.length - 1] as BoundPathStep[]).push(step);
+    if ((step.kind === 'navigation' && step.navigation.collection) || (step.kind === 'property' && step.property.collection)) parts.push([]);
+  }
+  const evaluators = parts.filter((steps) => steps.length > 0).map((steps) => compiler.compile({ ...path, steps }));
+  return (row) => {
+    let values: unknown[] = [row];
+    for (const evaluate of evaluators) {
+      values = values.flatMap((value) => {
+        if (value === null || typeof value !== 'object') return [];
+        const result = evaluate(value as Row, NO_VARIABLES);
+        return Array.isArray(result) ? (result as unknown[]) : result === null || result === undefined ? [] : [result];
+      });
+    }
+    return values;
+  };
+}
+
+/**
+ * `row` with σ(x) (Data Aggregation 6.2.2, a(ε, t, x)): at the placement's names the node `x`
+ * (or its identifier), nested, a collection of one item where a segment is collection-valued.
+ */
+function placed(row: Row, into: NodePlacement, x: Row, nodeId: (row: Row, scope: Readonly<Record<string, unknown>>) => unknown): Row {
+  const value = (i: number): unknown => {
+    const inner =
+      i < into.names.length - 1 ? { [into.names[i + 1] as string]: value(i + 1) } : into.kind === 'entity' ? { ...x } : (nodeId(x, NO_VARIABLES) ?? null);
+    return into.collections?.[i] === true ? [inner] : inner;
+  };
+  const first = into.names[0] as string;
+  const out: Record<string, unknown> = { ...row };
+  out[first] = value(0);
+  return out;
 }

@@ -51,6 +51,7 @@ import { outputProperty, outputType, referenceOf } from '../../semantic/apply/ou
 import { rollupRecursiveStages } from './rollup-recursive.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, theseContext, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
+import { throughCollection } from '../../passes/unsupported.js';
 import { customMongoAggregate } from './custom-methods.js';
 import { hierarchyStages, traverseStages } from './hierarchy.js';
 
@@ -256,6 +257,7 @@ class MongoApplyCompiler {
         return { type: t.output, set: undefined };
       case 'groupby':
         if (t.recursive !== undefined) {
+          if (t.recursive.path.type.kind === 'collection') this.fail(throughCollection(t.recursive.path), t.recursive);
           if (inFacet) this.fail(`rolluprecursive() inside concat() or inside the start transformations of a hierarchical transformation`, t.recursive);
           rollupRecursiveStages(t, rows, stages, {
             mapping: this.mapping,
@@ -287,6 +289,7 @@ class MongoApplyCompiler {
         return this.nest(t, rows, stages, inFacet);
       case 'ancestors':
       case 'descendants':
+        if (t.path.type.kind === 'collection') this.fail(throughCollection(t.path), t);
         if (inFacet) this.fail(`${t.kind}() inside concat() or inside the start transformations of ancestors() or descendants() (a $facet does not nest)`, t);
         hierarchyStages(t, rows, stages, {
           mapping: this.mapping,
@@ -298,6 +301,7 @@ class MongoApplyCompiler {
         });
         return rows;
       case 'traverse': {
+        if (t.path.type.kind === 'collection') this.fail(throughCollection(t.path), t);
         if (inFacet) this.fail(`traverse() inside concat() or inside the start transformations of a hierarchical transformation (a $facet does not nest)`, t);
         const sequence = this.sequence as string;
         traverseStages(t, rows, stages, {

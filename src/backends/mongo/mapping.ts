@@ -275,6 +275,25 @@ export function linkLookup(source: LinkSource, navigation: NavigationProperty, t
   return { from: tableCollection(link.table, mapping), let: vars, pipeline };
 }
 
+/**
+ * A `$lookup`'s source of the entity `$apply` wrote into a document (`BoundExpandItem.made`): the
+ * document of `target` whose key equals the key values of the document's `made` value (never on a
+ * null key value), restricted by the scope.
+ */
+export function madeLookup(source: LinkSource, made: Property, type: StructuredType, target: EntitySet, mapping: MongoMapping): LinkLookup {
+  const inner = (made.type as { readonly type: StructuredType }).type;
+  const at = fieldOf(source.type, made, mapping, source.set);
+  const vars: MongoDocument = {};
+  const conditions: unknown[] = [];
+  type.key.forEach((name, i) => {
+    vars[`odata_k${i}`] = { $ifNull: [`$${at}.${fieldOf(inner, inner.properties.get(name) as Property, mapping)}`, null] };
+    conditions.push({ $ne: [`$$odata_k${i}`, null] }, { $eq: [`$${fieldOf(type, type.properties.get(name) as Property, mapping, target)}`, `$$odata_k${i}`] });
+  });
+  const scope = scopeFilter(mapping);
+  const expr = { $expr: conditions.length === 1 ? conditions[0] : { $and: conditions } };
+  return { from: collectionOf(target, mapping), let: vars, pipeline: [{ $match: scope === undefined ? expr : { $and: [scope, expr] } }] };
+}
+
 /** A name for a computed field that no property of `type` uses. */
 export function reservedField(type: StructuredType, mapping: MongoMapping, name: string): string {
   const fields = fieldSet(type, mapping);

@@ -40,6 +40,7 @@ import {
   escapeRegex,
   fieldOf,
   linkLookup,
+  madeLookup,
   mongoValue,
   reservedField,
   scopeFilter,
@@ -690,7 +691,8 @@ class QueryCompiler {
     const set = targetSet(navigation, item.entitySet, { option: '$expand' });
     const name = navigation.name;
     // The scope restricts the related documents first (the nested level's $match says it again, after their lookups).
-    const link = linkLookup(context, navigation, set, this.options);
+    const link =
+      item.made === undefined ? linkLookup(context, navigation, set, this.options) : madeLookup(context, item.made, navigation.target, set, this.options);
     const join = link.pipeline;
     const inner = newContext(navigation.target, set);
     const lookup = (pipeline: MongoDocument[], as: string): MongoDocument => ({ $lookup: { from: link.from, let: link.let, pipeline, as } });

@@ -52,7 +52,7 @@ import { BOOLEAN, INT64, fromReference, isIntegerType, isPrimitive, isUntyped, t
 import { memberOrdinals } from '../../passes/enums.js';
 import { someExpression } from '../../semantic/walk/index.js';
 import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
-import { unsupportedFeature } from '../../passes/unsupported.js';
+import { throughCollection, unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
@@ -296,7 +296,10 @@ export class SqlApplyCompiler {
       case 'aggregate':
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
-        if (node.recursive !== undefined) return (rollupRecursive as RollupRecursiveCompiler)(this, node, input);
+        if (node.recursive !== undefined) {
+          if (node.recursive.path.type.kind === 'collection') throw unsupported(throughCollection(node.recursive.path), node.recursive);
+          return (rollupRecursive as RollupRecursiveCompiler)(this, node, input);
+        }
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') {
           if (node.sets !== undefined) throw unsupported('a groupby() with rollup whose nested transformations do not end with aggregate()', last);
@@ -340,6 +343,7 @@ export class SqlApplyCompiler {
       case 'ancestors':
       case 'descendants':
       case 'traverse':
+        if (node.path.type.kind === 'collection') throw unsupported(throughCollection(node.path), node);
         return (hierarchy as HierarchyCompiler)(this, node, input);
     }
   }

@@ -243,6 +243,42 @@ export class SqlCompiler {
     return { scope, from: rows, join: restricted === '' ? join : `${join} AND ${restricted}` };
   }
 
+  /**
+   * A scope for the entity `$apply` wrote into a row of `from` (`BoundExpandItem.made`): the row of
+   * its entity set whose key equals the key values of the row's value.
+   */
+  madeRelated(
+    made: Property,
+    target: { navigation: NavigationProperty; entitySet: EntitySet | undefined },
+    from: Scope,
+  ): { scope: Scope; from: string; join: string } {
+    const set = target.entitySet;
+    if (set === undefined) throw unsupported(unknownTarget(target.navigation));
+    const type = target.navigation.target;
+    const alias = this.nextAlias();
+    const scope: Scope = { alias, type, set, variables: from.variables };
+    const span = { start: 0, end: 0 };
+    const join = type.key
+      .map((name) => {
+        const key = type.properties.get(name) as Property;
+        const inner = (made.type as { readonly type: StructuredType }).type.properties.get(name) as Property;
+        const value: BoundExpression = {
+          kind: 'path',
+          root: { kind: 'it' },
+          steps: [
+            { kind: 'property', property: made, span },
+            { kind: 'property', property: inner, span },
+          ],
+          type: fromReference(inner.type),
+          span,
+        };
+        return `${this.column(type, key, alias)} = ${this.expression(value, from)}`;
+      })
+      .join(' AND ');
+    const restricted = this.scopeCondition(alias);
+    return { scope, from: `${this.table(set)} ${alias}`, join: restricted === '' ? join : `${join} AND ${restricted}` };
+  }
+
   /** The SQL of a path: columns, single-valued navigation through correlated subqueries. */
   private path(node: Extract<BoundExpression, { kind: 'path' }>, scope: Scope): string {
     let current: Scope = scope;

@@ -139,7 +139,7 @@ export function expansion(compiler: SqlCompiler, item: BoundExpandItem, from: Sc
   const parts = () => {
     // The target entity set is the expansion's own: a refusal of it is placed in $expand.
     if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
-    const related = compiler.related(item, from);
+    const related = item.made === undefined ? compiler.related(item, from) : compiler.madeRelated(item.made, item, from);
     const scope: Scope = { ...related.scope, variables: new Map() };
     const where = compiler.conditions(options, scope);
     return { related, scope, where: where === '' ? related.join : `${related.join} AND ${where}` };
@@ -206,7 +206,7 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
     throw unsupportedFeature('SQL', `$apply inside $expand on ${compiler.dialect.displayName} (a derived table cannot read the expanded row)`, at);
   const parts = () => {
     if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
-    const related = compiler.related(item, from);
+    const related = item.made === undefined ? compiler.related(item, from) : compiler.madeRelated(item.made, item, from);
     const rows = `(SELECT ${related.scope.alias}.* FROM ${related.from} WHERE ${related.join})`;
     const relation = new SqlApplyCompiler(compiler, item.entitySet, `${related.scope.alias}a`).relationOver(apply, rows, '$expand');
     if (relation.presence !== undefined)

@@ -255,7 +255,8 @@ export function entityJson(record: Readonly<Record<string, unknown>>, level: Ent
     const property = actual.properties.get(key);
     const item = expansions.get(key);
     const computed = undeclared.get(key);
-    if (property !== undefined) {
+    // An entity $apply made, expanded with options, is its expansion (BoundExpandItem.made).
+    if (property !== undefined && item?.made === undefined) {
       propertyJson(out, property, value, options);
     } else if (item !== undefined) {
       // A property's control information comes right before it (JSON Format §4.4): its count first.

@@ -33,9 +33,9 @@ import { aggregateType } from './aggregate-types.js';
 import { bindCustomAggregate, bindCustomMethod, bindPortableMethod, type CustomBinder } from './custom-aggregates.js';
 import { readDynamicAs } from '../dynamic-values.js';
 import { applyFanOut } from './fan-out.js';
-import { bindHierarchical, bindRollupRecursive } from './bind-hierarchy.js';
+import { bindHierarchical, bindRollupRecursive, placedProperty } from './bind-hierarchy.js';
 import { bindCustomTransformation } from './custom-transformations.js';
-import { extendedType, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
+import { extendedType, markMadeEntityAt, markUnordered, nestedProperties, outputProperty, outputType, referenceOf } from './output-type.js';
 
 /** The ranking transformations of the syntax tree (`topcount` … `bottomsum`). */
 type RankingNode = Extract<ApplyTransformation, { readonly limit: Expression }>;
@@ -217,7 +217,11 @@ class ApplyBinder {
       case 'descendants':
       case 'traverse':
         if (depth >= MAX_APPLY_DEPTH) this.fail('too_deep', `$apply is nested more than ${MAX_APPLY_DEPTH} levels deep`, span);
-        return same(bindHierarchical(node, input, depth, this));
+        {
+          const bound = bindHierarchical(node, input, depth, this);
+          // traverse through a collection puts σ(x) into its rows: their type has it.
+          return bound.output === input.type ? same(bound) : [bound, { ...input, type: bound.output }];
+        }
       case 'other':
         // A custom transformation the service defines (custom-transformations.ts).
         return bindCustomTransformation(node, input, {
@@ -644,6 +648,7 @@ class ApplyBinder {
       keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
       `${input.type.name}.groupby`,
     );
+    for (const key of keys) markGroupedEntities(grouped, key);
     // Each row of the nested transformations with the group's grouping properties (3.2.3.1, Π_G):
     // its other properties stay; a grouping property replaces the row's own of that name.
     const added = after === undefined ? [] : [...after.type.properties.values()].filter((property) => !grouped.some((g) => g.name === property.name));
@@ -680,7 +685,12 @@ class ApplyBinder {
       ];
     }
     const leaf = into.kind === 'entity' ? ({ kind: 'entity', type: nodes.type } as never) : (referenceOf(recursive.hierarchy.node.type) as never);
-    const placed = nestedProperties([{ names: into.names, leaf }], `${input.type.name}.groupby`);
+    // Through a collection-valued segment, a collection of one item there (a(ε, t, x) of 6.2.2).
+    const placed =
+      into.collections === undefined
+        ? nestedProperties([{ names: into.names, leaf }], `${input.type.name}.groupby`)
+        : [placedProperty(into, recursive.hierarchy, `${input.type.name}.groupby`)];
+    if (into.kind === 'entity') markMadeEntityAt(placed, into.names, { type: nodes.type, set: nodes });
     const names = new Set(placed.map((property) => property.name));
     const type = outputType(`${input.type.name}.groupby`, [...placed, ...[...grouped, ...added].filter((property) => !names.has(property.name))]);
     return [
@@ -806,5 +816,22 @@ function sameForEveryRow(node: BoundExpression): boolean {
       return false;
     default:
       return expressionChildren(node).every(sameForEveryRow);
+  }
+}
+
+/**
+ * Marks the values of `grouped` that hold an entity reached by a single-valued navigation step of
+ * the grouping property `key` (`Customer` of `groupby((Customer))` or of
+ * `groupby((Customer/ID,Customer/Name))`): those that have its key (see `markMadeEntityAt`).
+ */
+function markGroupedEntities(grouped: readonly Property[], key: BoundGroupKey): void {
+  const names: string[] = [];
+  for (const step of key.path.steps) {
+    if (step.kind === 'typeCast') continue;
+    if (step.kind === 'dynamic') return;
+    names.push(step.kind === 'property' ? step.property.name : step.navigation.name);
+    if (step.kind === 'navigation' && !step.navigation.collection && step.navigation.target.kind === 'entity') {
+      markMadeEntityAt(grouped, names, { type: step.navigation.target, set: step.entitySet });
+    }
   }
 }

@@ -7,13 +7,16 @@
  *
  * Refused with `unsupported_feature`: a hierarchy whose nodes are not an entity set, a collection-
  * valued `ParentNavigationProperty` (several parents per node: the general case of `traverse`
- * with `Aggregation.UpPath`), a path `p` through a collection.
+ * with `Aggregation.UpPath`). A path `p` through a collection (`p₁/…/pₖ/r`) is bound as the
+ * collection of a row's node identifiers; `traverse` then puts σ(x) into its rows (`NodePlacement`).
  */
-import type { StructuredType } from '../../model/model.js';
 import type { ODataErrorCode as ErrorCode } from '../../errors/odata-error.js';
 import type { ApplyTransformation, HierarchyReference, MemberPath, RollupElement, Span } from '../../syntax/ast.js';
-import type { BoundHierarchy, BoundOrderByItem, BoundPath, BoundRollupRecursive, BoundTransformation } from '../bound-ast.js';
-import { isNumeric, isOrderable, typeName } from '../types.js';
+import type { Property, StructuredType, TypeReference } from '../../model/model.js';
+import { markMadeEntity, outputProperty, outputType, referenceOf } from './output-type.js';
+import { navigationTarget } from '../../model/navigation.js';
+import type { BoundHierarchy, BoundOrderByItem, BoundPath, BoundPathStep, BoundRollupRecursive, BoundTransformation, NodePlacement } from '../bound-ast.js';
+import { fromReference, isNumeric, isOrderable, typeName } from '../types.js';
 import type { ApplyContext, Input } from './apply-context.js';
 import { resolveHierarchy } from '../hierarchy-reference.js';
 
@@ -56,6 +59,8 @@ export function bindHierarchical(node: HierarchicalNode, input: Input, depth: nu
       }
       return { expression, direction: item.direction };
     });
+    // Through a collection, a row comes once per node it is related to, with σ(x) (6.2.2).
+    const into = path.type.kind === 'collection' ? nodePlacement(path, hierarchy) : undefined;
     return {
       kind: 'traverse',
       hierarchy,
@@ -63,7 +68,8 @@ export function bindHierarchical(node: HierarchicalNode, input: Input, depth: nu
       order: node.order,
       ...(start === undefined ? {} : { start }),
       orderBy,
-      output: input.type,
+      ...(into === undefined ? {} : { into }),
+      output: into === undefined ? input.type : placedType(input.type, into, hierarchy),
       span: node.span,
     };
   }
@@ -98,23 +104,78 @@ export function bindRollupRecursive(element: RollupElement, input: Input, depth:
   const path = nodePath(reference.path, input, hierarchy, binder);
   const nodesInput: Input = { type: hierarchy.nodes.type, set: hierarchy.nodes, capabilities: hierarchy.nodes.capabilities, entity: true };
   const start = element.apply === undefined || element.apply.length === 0 ? undefined : subset(element.apply, nodesInput, depth, binder, 'rolluprecursive');
-  const names = path.steps.map((step) => (step.kind === 'navigation' ? step.navigation.name : step.kind === 'property' ? step.property.name : ''));
+  const placement = nodePlacement(path, hierarchy);
+  const into: BoundRollupRecursive['into'] =
+    placement.kind === 'value' &&
+    placement.collections === undefined &&
+    path.steps.length === hierarchy.node.steps.length &&
+    input.entity &&
+    input.type === hierarchy.nodes.type &&
+    samePath(path, hierarchy.node)
+      ? { kind: 'node' }
+      : placement;
+  return { hierarchy, path, ...(start === undefined ? {} : { start }), into, span: element.span };
+}
+
+/** Whether two paths name the same properties. */
+function samePath(a: BoundPath, b: BoundPath): boolean {
+  return (
+    a.steps.length === b.steps.length &&
+    a.steps.every((step, i) => step.kind === 'property' && b.steps[i]?.kind === 'property' && (b.steps[i] as typeof step).property.name === step.property.name)
+  );
+}
+
+/**
+ * Where σ(x) puts a node into a row related to it by `path` (6.2.2's three cases, the first left
+ * to the caller): the node at a navigation path that ends in the node property (`entity`), else its
+ * identifier at `path` (`value`); with the segments that are collection-valued.
+ */
+function nodePlacement(path: BoundPath, hierarchy: BoundHierarchy): NodePlacement {
+  const named = path.steps.filter((step) => step.kind === 'navigation' || step.kind === 'property');
+  const names = named.map((step) => (step.kind === 'navigation' ? step.navigation.name : step.property.name));
+  const flags = named.map((step) => (step.kind === 'navigation' ? step.navigation.collection : step.property.collection));
+  const collections = flags.some(Boolean) ? { collections: flags } : {};
   const own = hierarchy.node.steps.map((step) => (step.kind === 'property' ? step.property.name : ''));
   const tail = names.slice(names.length - own.length);
-  const endsInNodeProperty = names.length >= own.length && own.every((name, i) => name !== '' && tail[i] === name);
-  const prefix = path.steps.slice(0, names.length - own.length);
-  let into: BoundRollupRecursive['into'] = { kind: 'value', names };
-  if (endsInNodeProperty && prefix.length === 0 && input.entity && input.type === hierarchy.nodes.type) into = { kind: 'node' };
-  else if (
-    endsInNodeProperty &&
-    prefix.length > 0 &&
-    prefix.every((step) => step.kind === 'navigation' || step.kind === 'property') &&
-    prefix.at(-1)?.kind === 'navigation' &&
-    (prefix.at(-1) as Extract<(typeof prefix)[number], { kind: 'navigation' }>).navigation.target === hierarchy.nodes.type
-  ) {
-    into = { kind: 'entity', names: names.slice(0, prefix.length) };
+  const endsInNodeProperty = names.length > own.length && own.every((name, i) => name !== '' && tail[i] === name);
+  const before = named[names.length - own.length - 1];
+  if (endsInNodeProperty && named.length === path.steps.length && before?.kind === 'navigation' && before.navigation.target === hierarchy.nodes.type) {
+    const n = names.length - own.length;
+    return { kind: 'entity', names: names.slice(0, n), ...(flags.some(Boolean) ? { collections: flags.slice(0, n) } : {}) };
   }
-  return { hierarchy, path, ...(start === undefined ? {} : { start }), into, span: element.span };
+  return { kind: 'value', names, ...collections };
+}
+
+/**
+ * The property σ(x) writes at the first of `placement.names` (a(ε, t, x) of 6.2.2): nested
+ * values for the other names, a collection of one item where a segment is collection-valued; the
+ * node (an entity value of its set) or its identifier at the last.
+ */
+export function placedProperty(placement: NodePlacement, hierarchy: BoundHierarchy, prefix: string): Property {
+  const place = (i: number, at: string): Property => {
+    const name = placement.names[i] as string;
+    const leaf: TypeReference =
+      i < placement.names.length - 1
+        ? { kind: 'complex', type: outputType(`${at}/${name}`, [place(i + 1, `${at}/${name}`)]) }
+        : placement.kind === 'entity'
+          ? { kind: 'entity', type: hierarchy.nodes.type }
+          : (referenceOf(hierarchy.node.type) as TypeReference);
+    const property = { ...outputProperty(name, leaf), collection: placement.collections?.[i] === true };
+    if (placement.kind === 'entity' && i === placement.names.length - 1 && !property.collection)
+      markMadeEntity(property, { type: hierarchy.nodes.type, set: hierarchy.nodes });
+    return property;
+  };
+  return place(0, prefix);
+}
+
+/** The rows of a `traverse` whose path goes through a collection: the input's, with σ(x) in place of the path's first segment. */
+function placedType(input: StructuredType, placement: NodePlacement, hierarchy: BoundHierarchy): StructuredType {
+  const property = placedProperty(placement, hierarchy, `${input.name}.traverse`);
+  const properties = new Map(input.properties);
+  properties.set(property.name, property);
+  const navigation = new Map(input.navigation);
+  navigation.delete(property.name);
+  return { ...input, properties, navigation };
 }
 
 /** The transformations that pick the start nodes: each must give a subset of its input. */
@@ -143,35 +204,78 @@ function bindHierarchy(transformation: { readonly hierarchy: HierarchyReference 
   });
 }
 
-/** The node identifier path `p` of the input rows: single-valued, ending in a primitive property of the node identifier's kind. */
+/**
+ * The node identifier path `p` of the input rows, ending in a primitive property of the node
+ * identifier's kind: single-valued, or through collections (`p₁/…/pₖ/r` of 6.2.1, typed as a
+ * collection of node identifiers: an input row is related to each).
+ */
 function nodePath(path: MemberPath, input: Input, hierarchy: BoundHierarchy, binder: HierarchyBinder): BoundPath {
-  // A collection on the way (p₁/…/pₖ/r of section 6.1: instances related to several nodes) is not bound.
-  let type: StructuredType | undefined = input.type;
-  for (const segment of path.segments.slice(0, -1)) {
-    if (type === undefined || segment.kind !== 'member') break;
-    const navigation = type.navigation.get(segment.name);
-    const property = type.properties.get(segment.name);
-    if (navigation?.collection === true || property?.collection === true) {
-      return binder.unsupported(`A hierarchy node path through a collection ('${segment.name}')`, path.span);
-    }
-    type = navigation?.target ?? (property?.type.kind === 'complex' ? property.type.type : undefined);
-  }
-  const bound = binder.context.binder(input, 'filter').bind(path, false);
+  const bound = throughCollection(path, input.type) ? collectionPath(path, input, binder) : binder.context.binder(input, 'filter').bind(path, false);
   if (bound.kind !== 'path' || bound.root.kind !== 'it')
     return binder.fail('type_mismatch', `The node identifier of a hierarchy must be a property path`, path.span);
-  if (bound.type.kind === 'collection' || bound.steps.some((step) => step.kind === 'navigation' && step.navigation.collection)) {
-    return binder.unsupported(`A hierarchy node path through a collection`, path.span);
-  }
-  if (bound.type.kind !== 'primitive' && bound.type.kind !== 'enum') {
+  // Through collections (p₁/…/pₖ/r of 6.2.1): a collection of node identifiers.
+  const leaf = bound.type.kind === 'collection' ? bound.type.element : bound.type;
+  if (leaf.kind !== 'primitive' && leaf.kind !== 'enum') {
     return binder.fail('type_mismatch', `The node identifier path must end in a primitive property, but is of type '${typeName(bound.type)}'`, path.span);
   }
   const want = hierarchy.node.type;
-  if (typeName(want) !== typeName(bound.type) && !(isNumeric(want) && isNumeric(bound.type))) {
+  if (typeName(want) !== typeName(leaf) && !(isNumeric(want) && isNumeric(leaf))) {
     binder.fail(
       'type_mismatch',
-      `The node identifier path is of type '${typeName(bound.type)}', the hierarchy's node identifiers of type '${typeName(want)}'`,
+      `The node identifier path is of type '${typeName(leaf)}', the hierarchy's node identifiers of type '${typeName(want)}'`,
       path.span,
     );
   }
   return bound;
+}
+
+/** Whether a segment of `path` before its last is a collection-valued property of the rows of `type`. */
+function throughCollection(path: MemberPath, type: StructuredType): boolean {
+  let at: StructuredType | undefined = type;
+  for (const segment of path.segments.slice(0, -1)) {
+    if (at === undefined || segment.kind !== 'member') return false;
+    const navigation = at.navigation.get(segment.name);
+    const property = at.properties.get(segment.name);
+    if (navigation?.collection === true || property?.collection === true) return true;
+    at = navigation?.target ?? (property?.type.kind === 'complex' ? property.type.type : undefined);
+  }
+  return false;
+}
+
+/**
+ * A node identifier path through collections (`Sales/SalesOrganization/ID` from a product), bound
+ * segment by segment: navigation and complex properties, then a primitive property; typed as the
+ * collection of its values.
+ */
+function collectionPath(path: MemberPath, input: Input, binder: HierarchyBinder): BoundPath {
+  if (path.head.kind !== 'implicit') binder.fail('type_mismatch', `The node identifier of a hierarchy must be a property path`, path.span);
+  const steps: BoundPathStep[] = [];
+  let at = input.type;
+  let set = input.set;
+  for (const [i, segment] of path.segments.entries()) {
+    if (segment.kind !== 'member') return binder.fail('type_mismatch', `The node identifier of a hierarchy must be a property path`, segment.span);
+    const navigation = at.navigation.get(segment.name);
+    const property = at.properties.get(segment.name);
+    const last = i === path.segments.length - 1;
+    if (navigation !== undefined && !last) {
+      if (!navigation.filterable) binder.fail('not_filterable', `The property '${navigation.name}' cannot be used in $apply.`, segment.span);
+      const target = navigationTarget(binder.context.model, set, navigation);
+      steps.push({ kind: 'navigation', navigation, entitySet: target, span: segment.span });
+      at = navigation.target;
+      set = target;
+    } else if (property !== undefined && (last || property.type.kind === 'complex')) {
+      steps.push({ kind: 'property', property, span: segment.span });
+      if (last) {
+        if (property.collection) binder.unsupported(`A hierarchy node path ending in a collection ('${property.name}')`, segment.span);
+        return { kind: 'path', root: { kind: 'it' }, steps, type: { kind: 'collection', element: fromReference(property.type) }, span: path.span };
+      }
+      at = (property.type as { readonly type: StructuredType }).type;
+      set = undefined;
+    } else if (segment.name.includes('.')) {
+      return binder.unsupported(`A type cast in a hierarchy node path through a collection ('${segment.name}')`, segment.span);
+    } else {
+      return binder.fail('unknown_property', `Could not find a property named '${segment.name}' on type '${at.name}'.`, segment.span);
+    }
+  }
+  return binder.fail('type_mismatch', `The node identifier path must end in a primitive property`, path.span);
 }

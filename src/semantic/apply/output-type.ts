@@ -5,7 +5,7 @@
  * own properties. Later transformations and the request's `$filter`, `$orderby` and `$select` bind
  * against them like against a model type.
  */
-import type { Property, StructuredType, TypeReference } from '../../model/model.js';
+import type { EntitySet, Property, StructuredType, TypeReference } from '../../model/model.js';
 import type { ExpressionType } from '../types.js';
 
 /** A nullable, filterable, sortable, selectable property of an output type. */
@@ -89,4 +89,49 @@ export function markUnordered(property: Property): Property {
 /** Whether a collection-valued property's items come in no defined order (compared as a multiset). */
 export function isUnordered(property: Property): boolean {
   return unordered.has(property);
+}
+
+/**
+ * What a structured property of an output type holds when it is an entity `$apply` wrote into the
+ * row (a grouped single-valued navigation property with its key, Data Aggregation 3.2.3.1; the
+ * node `rolluprecursive` puts into each row, 6.3): the entity's type and entity set. `$expand` of
+ * such a property with options treats it as that entity of its set, identified by its key.
+ */
+export interface MadeEntity {
+  readonly type: StructuredType;
+  readonly set: EntitySet | undefined;
+}
+
+const madeEntities = new WeakMap<Property, MadeEntity>();
+
+/** Marks `property` of an output type as holding an entity of `entity.type` (see {@link MadeEntity}). Returns the property. */
+export function markMadeEntity(property: Property, entity: MadeEntity): Property {
+  madeEntities.set(property, entity);
+  return property;
+}
+
+/** The entity a property of an output type holds (see {@link MadeEntity}), if it holds one. */
+export function madeEntity(property: Property): MadeEntity | undefined {
+  return madeEntities.get(property);
+}
+
+/**
+ * Marks the properties at `names` in `properties` (nested as {@link nestedProperties} places them)
+ * that hold the entity `entity`: its value there has every key property of its type.
+ */
+export function markMadeEntityAt(properties: readonly Property[], names: readonly string[], entity: MadeEntity): void {
+  let level: ReadonlyMap<string, Property> = new Map(properties.map((property) => [property.name, property]));
+  for (const [i, name] of names.entries()) {
+    const property = level.get(name);
+    if (property === undefined || property.collection) return;
+    const type = property.type;
+    if (i === names.length - 1) {
+      if (type.kind === 'entity' && type.type === entity.type) markMadeEntity(property, entity);
+      else if (type.kind === 'complex' && entity.type.key.length > 0 && entity.type.key.every((key) => type.type.properties.has(key)))
+        markMadeEntity(property, entity);
+      return;
+    }
+    if (type.kind !== 'complex') return;
+    level = type.type.properties;
+  }
 }
