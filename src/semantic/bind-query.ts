@@ -199,7 +199,7 @@ class QueryBinder {
     const filter = query.filter === undefined ? undefined : this.expressionBinder(level, level.option('filter'), 'filter', computed).bind(query.filter, true);
     const orderBy = query.orderBy === undefined ? undefined : this.orderBy(query.orderBy, level, computed);
     const expandedNames = new Set<string>();
-    const made: { path: Property[]; span: Span }[] = [];
+    const made: MadeSelection[] = [];
     const expand = this.expand(query.expand ?? [], level, expandedNames, made);
     const dynamic: BoundComputeItem[] = [];
     const chosen = this.select(query.select, level, computed, dynamic);
@@ -465,7 +465,7 @@ class QueryBinder {
    * without options: the spec expands them as navigation properties; here they are values of the
    * row, returned whole.
    */
-  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>, made: { path: Property[]; span: Span }[] = []): BoundExpandItem[] {
+  private expand(items: readonly ExpandItem[], level: Level, expanded: Set<string>, made: MadeSelection[] = []): BoundExpandItem[] {
     const option = level.option('expand');
     const result: BoundExpandItem[] = [];
     for (const item of items) {
@@ -508,7 +508,7 @@ class QueryBinder {
             result.push(this.madeExpansion(member, entity, item, level, option));
             continue;
           }
-          made.push(...this.madeSelection(member, item, option));
+          made.push(...this.madeSelection(member, item, level, option));
           continue;
         }
         if (member.kind !== 'navigation')
@@ -537,7 +537,7 @@ class QueryBinder {
    * its own properties (`$expand=Customer($select=Name,ID)`, examples 71 and 103) those paths into
    * it. Other nested options are refused.
    */
-  private madeSelection(member: Property, item: ExpandItem, option: string): { path: Property[]; span: Span }[] {
+  private madeSelection(member: Property, item: ExpandItem, level: Level, option: string): MadeSelection[] {
     if (item.suffix !== undefined)
       fail(
         'unsupported_feature',
@@ -545,6 +545,20 @@ class QueryBinder {
         option,
         item.span.start,
       );
+    if (member.collection && item.options !== undefined && !(item.options.select?.some((nested) => nested.star === '*') ?? false)) {
+      // A collection (`nest`, `addnested`): its options apply to its items as a $select item's do
+      // (`$expand=Kids($filter=…;$top=2;$select=Name)` is `$select=Kids($filter=…;$top=2;$select=Name)`).
+      for (const [name, given] of [
+        ['$expand', item.options.expand],
+        ['$apply', item.options.apply],
+        ['$levels', item.options.levels],
+      ] as const)
+        if (given !== undefined)
+          fail('unsupported_feature', `${name} in $expand of '${member.name}', a collection $apply made, is not supported`, option, item.span.start);
+      const elements = selectOptionsType(member, item.options, option);
+      const nested = this.options(item.options, { type: elements, set: undefined, capabilities: undefined, depth: level.depth, option: () => option });
+      return [{ path: [member], span: item.span, options: nested }];
+    }
     const { kind: _kind, span: _span, select, ...others } = item.options ?? { kind: 'nestedOptions', span: item.span };
     if (Object.values(others).some((value) => value !== undefined))
       fail(
@@ -684,15 +698,28 @@ function withoutReplaced(select: BoundSelect, replaced: readonly Property[], typ
  * it): added where `$select` leaves them out; without `$select` (every property), the value's
  * own paths replace it whole.
  */
-function withMade(select: BoundSelect, made: readonly { path: Property[]; span: Span }[], type: StructuredType): BoundSelect {
+function withMade(select: BoundSelect, made: readonly MadeSelection[], type: StructuredType): BoundSelect {
   if (made.length === 0) return select;
   const same = (a: readonly Property[], b: readonly Property[]): boolean => a.length === b.length && a.every((p, k) => p === b[k]);
+  // Paths into a value, or a collection with its items' options: they replace the value whole.
+  const narrowing = made.filter((m) => m.path.length > 1 || m.options !== undefined);
   if (select.all) {
-    const narrowed = new Set(made.filter((m) => m.path.length > 1).map((m) => m.path[0]));
+    const narrowed = new Set(narrowing.map((m) => m.path[0]));
     if (narrowed.size === 0) return select;
     const others = [...type.properties.values()].filter((p) => p.selectable && !narrowed.has(p)).map((p) => ({ path: [p], span: made[0]!.span }));
-    return { ...select, all: false, properties: [...others, ...made.filter((m) => m.path.length > 1)] };
+    return { ...select, all: false, properties: [...others, ...narrowing] };
   }
-  const missing = made.filter(({ path }) => !select.properties.some((p) => same(p.path, path) || (p.path.length === 1 && p.path[0] === path[0])));
-  return missing.length === 0 ? select : { ...select, properties: [...select.properties, ...missing] };
+  const withOptions = new Set(made.filter((m) => m.options !== undefined).map((m) => m.path[0]));
+  const kept = select.properties.filter((p) => !(p.path.length === 1 && withOptions.has(p.path[0] as Property) && p.options === undefined));
+  const missing = made.filter(
+    ({ path, options }) => options !== undefined || !kept.some((p) => same(p.path, path) || (p.path.length === 1 && p.path[0] === path[0])),
+  );
+  return missing.length === 0 && kept.length === select.properties.length ? select : { ...select, properties: [...kept, ...missing] };
+}
+
+/** A path `$expand` of a value `$apply` made selects: the value, a path into it, or a collection with its items' options. */
+interface MadeSelection {
+  readonly path: Property[];
+  readonly span: Span;
+  readonly options?: BoundQueryOptions;
 }

@@ -25,7 +25,8 @@ export function selectOptionsType(last: Property, options: NestedOptions, option
   ] as const) {
     if (given !== undefined) fail('invalid_nested_option', `${name} is not an option of a $select item ('${last.name}').`);
   }
-  if (last.type.kind !== 'complex')
+  // (An entity-typed collection is one $apply made, `nest` or `addnested`: its items are values of the row, as complex ones are.)
+  if (last.type.kind !== 'complex' && last.type.kind !== 'entity')
     fail(
       'unsupported_feature',
       `Options on the $select item '${last.name}', a collection of primitive values, are not supported: only collections of complex values take them.`,

@@ -63,7 +63,8 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
         dialect.nullsFirstByDefault || neverNull ? `${text} ${direction}` : `${text} ${direction} NULLS ${item.direction === 'desc' ? 'LAST' : 'FIRST'}`;
       return nan === undefined ? key : `${nan} ${direction}, ${key}`;
     });
-  if (options.top !== undefined || options.skip !== undefined) {
+  // (Elements of a JSON array, the items of a $select item's options, keep their stored order after the keys: no key of theirs.)
+  if ((options.top !== undefined || options.skip !== undefined) && scope.element === undefined) {
     const ordered = new Set(
       (options.orderBy ?? []).flatMap((item) =>
         item.expression.kind === 'path' && item.expression.steps.length === 1 && item.expression.steps[0]?.kind === 'property'

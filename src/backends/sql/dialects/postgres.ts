@@ -48,8 +48,16 @@ const textArray = (path: readonly string[]): string =>
  */
 export const postgresComplexCollections = (types: () => Readonly<Record<string, string>>, instant: (text: string) => string): ComplexCollections => ({
   columnType: 'jsonb',
-  elements: (array, alias) => ({ source: `jsonb_array_elements(${array}) AS ${alias}(e)`, element: `${alias}.e`, atom: `(${alias}.e #>> '{}')` }),
-  numbered: (array, alias) => ({ source: `jsonb_array_elements(${array}) WITH ORDINALITY AS ${alias}(e, n)`, element: `${alias}.e`, ordinal: `${alias}.n` }),
+  elements: (array, alias) => ({
+    source: `jsonb_array_elements(CAST(${array} AS jsonb)) AS ${alias}(e)`,
+    element: `${alias}.e`,
+    atom: `(${alias}.e #>> '{}')`,
+  }),
+  numbered: (array, alias) => ({
+    source: `jsonb_array_elements(CAST(${array} AS jsonb)) WITH ORDINALITY AS ${alias}(e, n)`,
+    element: `${alias}.e`,
+    ordinal: `${alias}.n`,
+  }),
   json: (element, path) => `NULLIF(${element} #> ${textArray(path)}, 'null'::jsonb)`,
   member: (element, path) => `(${element} #>> ${textArray(path)})`,
   typed: (raw, type) => {
