@@ -17,6 +17,7 @@
  * Limits: the values must be exact (a driver that reads Int64 as a double loses them beyond 2^53);
  * a stored Double NaN is not continued past (comparisons with NaN are false; see DEVIATIONS, "Keyset paging").
  */
+import { orderedByApply } from '../semantic/apply/output-order.js';
 import { ODataError } from '../errors/odata-error.js';
 import { driverValue } from '../reference/driver-values.js';
 import type { ExpressionType } from '../semantic/types.js';
@@ -71,6 +72,8 @@ function orderable(property: Property): boolean {
 export function keysetKeys(query: BoundQueryOptions): readonly KeysetKey[] | undefined {
   // Rows of an aggregation (`$apply`) have no key to continue after.
   if (query.apply !== undefined && !query.apply.entity) return undefined;
+  // Nor rows in an order of $apply's own (orderby, traverse…) where $orderby gives none: pages by offset.
+  if (query.apply !== undefined && query.orderBy === undefined && orderedByApply(query.apply.transformations)) return undefined;
   const keys: KeysetKey[] = [];
   for (const item of query.orderBy ?? []) {
     const expression = item.expression;

@@ -3,9 +3,10 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
+import { orderedByApply } from '../../semantic/apply/output-order.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { NodeRows } from './hierarchy.js';
-import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { fromReference } from '../../semantic/types.js';
 import { ReferenceCompiler } from '../../reference/evaluator.js';
 import { propertyGetter, type NavigationResolver, type Row } from '../../reference/rows.js';
@@ -126,9 +127,10 @@ function compileOptions(
     descending: item.direction === 'desc',
   }));
   // PROT 11.2.6.3: paging needs a stable, unique order; append the key unless it is already ordered by
-  // (not after a traverse through a collection: its order is the tree's, 6.2.2, and its rows repeat the key).
-  const treeOrder = options.orderBy === undefined && options.apply !== undefined && inTreeOrder(options.apply.transformations);
-  if ((options.top !== undefined || options.skip !== undefined) && !treeOrder) {
+  // (not where $apply's rows come in an order of their own and $orderby gives none: its order is the
+  // result's, and the pipeline gives it the same on every request; semantic/apply/output-order.ts).
+  const applyOrder = options.orderBy === undefined && options.apply !== undefined && orderedByApply(options.apply.transformations);
+  if ((options.top !== undefined || options.skip !== undefined) && !applyOrder) {
     const ordered = new Set(
       (options.orderBy ?? []).flatMap((item) =>
         item.expression.kind === 'path' &&
@@ -383,19 +385,6 @@ function madeEntity(item: BoundExpandItem, nodes: NodeRows): (row: Row) => Row |
     }
     return index.get(keyText(keys)) ?? null;
   };
-}
-
-/** Transformations that keep the order of their input rows. */
-const KEEPS_ORDER: ReadonlySet<string> = new Set(['filter', 'search', 'compute', 'identity']);
-
-/** Whether rows of `transformations` come in the order of a traverse through a collection (kept by the steps after it). */
-function inTreeOrder(transformations: readonly BoundTransformation[]): boolean {
-  for (let i = transformations.length - 1; i >= 0; i--) {
-    const t = transformations[i] as BoundTransformation;
-    if (t.kind === 'traverse') return t.into !== undefined;
-    if (!KEEPS_ORDER.has(t.kind)) return false;
-  }
-  return false;
 }
 
 function keyOnly(row: Row, type: StructuredType): Row {

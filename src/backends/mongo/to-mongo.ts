@@ -7,6 +7,7 @@
  * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
+import { orderedByApply } from '../../semantic/apply/output-order.js';
 import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
@@ -873,8 +874,9 @@ function applyLevel(
   let sort = level.sort;
   let project = level.project;
   if (sequence !== undefined) {
-    // Ties (and rows without an order) in the order the transformations gave.
-    sort = { ...(sort ?? {}), [sequence]: 1 };
+    // Ties (and rows without an order) in the order the transformations gave; without $orderby, rows
+    // that $apply ordered in that order only (semantic/apply/output-order.ts).
+    sort = bound.orderBy === undefined && orderedByApply(apply.transformations) ? { [sequence]: 1 } : { ...(sort ?? {}), [sequence]: 1 };
     if (project === undefined) project = { [sequence]: 0 };
     else if (Object.values(project).every((v) => v === 0)) project = { ...project, [sequence]: 0 };
   }

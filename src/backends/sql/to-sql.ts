@@ -268,7 +268,10 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     let tail = where === '' ? '' : ` WHERE ${where}`;
     if (withOrder) {
       // Without $orderby, the order of a last orderby() (or topcount…) of $apply.
-      const order = orderBy(compiler, bound, scope) || (bound.orderBy === undefined ? (relationOf(compiler)?.order?.(scope) ?? '') : '');
+      // (With $top/$skip, the key after it breaks its ties: semantic/apply/output-order.ts.)
+      const applyOrder = bound.orderBy === undefined ? relationOf(compiler)?.order?.(scope) : undefined;
+      const order =
+        applyOrder === undefined ? orderBy(compiler, bound, scope) : [applyOrder, orderBy(compiler, bound, scope)].filter((part) => part !== '').join(', ');
       if (order !== '') tail += ` ORDER BY ${order}`;
     }
     if (withPaging && (bound.top !== undefined || bound.skip !== undefined)) {
