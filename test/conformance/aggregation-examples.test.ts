@@ -95,24 +95,11 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {
 };
 
 /** `id/engine` (engine: pglite, sqlite, duckdb, mingo, postgres, mysql): examples passing on memory whose answer differs there, and how. */
-const SQL_NESTED_NOT_AGGREGATE =
-  'refused: 400 unsupported_feature, the SQL backend compiles a groupby() whose nested transformations end in other than aggregate() only for filter, search, compute, then orderby, top, skip, or a topcount (not nest)';
 const SQL_ENGINES = ['pglite', 'sqlite', 'duckdb', 'postgres', 'mysql'] as const;
-/** The examples of outerjoin and of groupby ending in other than aggregate that every SQL engine refuses, and why. */
-const SQL_NESTING_FAILURES: Readonly<Record<string, string>> = Object.fromEntries(
-  SQL_ENGINES.flatMap((engine) => [
-    [
-      `ex-92/${engine}`,
-      "refused: 400 unsupported_feature, navigation from a value held flattened without a referential constraint: the model declares none for a sale's Product, so its key is no column of the joined sale",
-    ],
-    [`ex-129/${engine}`, SQL_NESTED_NOT_AGGREGATE],
-  ]),
-);
 const MARIADB_ADDNESTED = 'refused: 400 unsupported_feature, addnested() with transformations on MariaDB: a derived table cannot read the outer row';
 const MONGO_NO_START =
   'refused: 400 unsupported_feature, the MongoDB backend does not support rolluprecursive() with start transformations (a walk per node of H′ is not compiled for MongoDB)';
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
-  ...SQL_NESTING_FAILURES,
   'ex-38/mysql': MARIADB_ADDNESTED,
   'ex-77/mysql': MARIADB_ADDNESTED,
   ...Object.fromEntries(

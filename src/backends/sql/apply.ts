@@ -54,6 +54,7 @@ import { someExpression } from '../../semantic/walk/index.js';
 import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
+import { groupNest } from './apply-group-nest.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
@@ -82,6 +83,8 @@ export interface ApplyRelation {
    * trailing space), to begin the statement with; empty when there are none.
    */
   readonly with?: string;
+  /** Columns the model does not declare that the rows carry (a join's alias's foreign keys): see `Scope.stored`. */
+  readonly stored?: ReadonlySet<string>;
 }
 
 /** Which top-level properties each row of a relation has: see {@link ApplyRelation.presence}. */
@@ -109,7 +112,7 @@ const RANK_NUMBER = '~rank';
  */
 export interface NestingCompiler {
   addnested(node: Extract<BoundTransformation, { kind: 'addnested' }>, scope: Scope, from: () => string, compiler: SqlCompiler): string;
-  jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string): string;
+  jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string, where?: string): string;
 }
 let nesting: NestingCompiler | undefined;
 
@@ -187,6 +190,35 @@ export class SqlApplyCompiler {
   }
 
   /**
+   * The rows `transformations` give from `start` (correlated with an outer row: a group's rows,
+   * apply-group-nest.ts), compiled by a compiler of their own (see {@link nested}). Refused where
+   * the pipeline reads its rows more than once, as {@link relationOver}.
+   */
+  relationFrom(start: ApplyRelation, transformations: readonly BoundTransformation[], option: string): ApplyRelation {
+    const result = this.compiler.withOption(option, () => this.pipeline(transformations, start));
+    if (this.tables.length > 0)
+      throw unsupportedFeature('SQL', 'concat(), rollup(), nest() inside groupby() or aggregating along a navigation path in a correlated pipeline', {
+        option,
+      });
+    return result;
+  }
+
+  /** A compiler for a pipeline correlated with this one's rows, its aliases apart from this one's. */
+  nested(): SqlApplyCompiler {
+    return new SqlApplyCompiler(this.compiler, this.set, `${this.alias()}n`);
+  }
+
+  /** The JSON array of the rows `from` gives (read under `scope`), in `order`, those meeting `where` (apply-nesting.ts). */
+  jsonArray(scope: Scope, from: string, order: () => string, where?: string): string {
+    return (nesting as NestingCompiler).jsonArray(this.compiler, scope, from, order, where);
+  }
+
+  /** An aggregate function over the rows of `scope`, those meeting `keep` when it is not empty. */
+  aggregateOver(a: BoundAggregate, scope: Scope, keep: string): string {
+    return this.aggregateFunction(a, scope, keep);
+  }
+
+  /**
    * `relation` as a common table expression of the statement, for rows read more than once: each
    * reader names it instead of repeating its SELECT (a table is named as it is).
    */
@@ -222,7 +254,8 @@ export class SqlApplyCompiler {
       // $these/aggregate(…): over these rows, where they are named (a table, or a common table expression).
       ...(relation.from.startsWith('(') ? {} : { these: { from: relation.from, type: relation.type } }),
     };
-    return relation.presence === undefined ? scope : { ...scope, presence: relation.presence };
+    const stored = relation.stored === undefined ? scope : { ...scope, stored: relation.stored };
+    return relation.presence === undefined ? stored : { ...stored, presence: relation.presence };
   }
 
   fromOf(relation: ApplyRelation, scope: Scope): string {
@@ -257,7 +290,7 @@ export class SqlApplyCompiler {
     return this.compiler.dialect.quote(column);
   }
 
-  private transformation(node: BoundTransformation, input: ApplyRelation): ApplyRelation {
+  transformation(node: BoundTransformation, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
     switch (node.kind) {
       case 'identity':
@@ -300,6 +333,7 @@ export class SqlApplyCompiler {
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') {
           if (node.sets !== undefined) throw unsupported('a groupby() with rollup whose nested transformations do not end with aggregate()', last);
+          if (last.kind === 'nest') return groupNest(this, node.keys, node.apply.slice(0, -1), last, node.output, input);
           return this.groupRows(node.keys, node.apply, node.output, input);
         }
         const steps = node.apply.slice(0, -1);
@@ -318,14 +352,20 @@ export class SqlApplyCompiler {
       case 'join': {
         if (input.presence !== undefined) throw unsupported('join() of rows of different properties (after rollup() or concat())', node);
         const scope = this.scope(input);
-        const from = joinSelect(node, scope, () => this.fromOf(input, scope), {
+        const { from, stored } = joinSelect(node, scope, () => this.fromOf(input, scope), {
           compiler: c,
           nested: (apply, table, set) => {
             const output = (apply.at(-1) as BoundTransformation).output;
             return new SqlApplyCompiler(c, set, `${this.alias()}j`).relationOver({ transformations: apply, output, entity: true }, table, '$apply').from;
           },
         });
-        return { from, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
+        return {
+          from,
+          type: node.output,
+          entity: false,
+          ...(input.with === undefined ? {} : { with: input.with }),
+          ...(stored === undefined ? {} : { stored }),
+        };
       }
       case 'addnested': {
         if (input.presence !== undefined) throw unsupported('addnested() of rows of different properties (after rollup() or concat())', node);
@@ -731,7 +771,7 @@ export class SqlApplyCompiler {
     return [numbered, { kind: 'filter', predicate, output: type, span }];
   }
 
-  private groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
+  groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
     const dialect = this.compiler.dialect;
     if (isUntyped(key.path.type)) return `(${value})`;
     if (isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality) return dialect.binary(value);
@@ -804,7 +844,7 @@ export class SqlApplyCompiler {
    * The conditions that a row of `scope` belongs to the group `group` (its grouping values, null
    * equal to null, strings by code point) and passes the group's nested filters (`keep`).
    */
-  private inGroup(
+  inGroup(
     keys: readonly BoundGroupKey[],
     scope: Scope,
     group: { alias: string; output: StructuredType } | undefined,

@@ -70,6 +70,12 @@ export interface Scope {
   /** Inside a complex value: the prefix of its flattened columns (`address_`). */
   readonly prefix?: string;
   /**
+   * Columns the model does not declare that the rows carry under a flattened value's prefix (the
+   * foreign keys of a join's alias, `ProductSales_Product_ID`), by their full names: navigation
+   * from the value reads them. Absent: such navigation is refused.
+   */
+  readonly stored?: ReadonlySet<string>;
+  /**
    * Inside an element of a collection of complex values (a `$count($filter=…)` of one): the SQL
    * of the element's JSON, whose members paths read (`type` is the element's complex type).
    */
@@ -184,7 +190,7 @@ export class SqlCompiler {
    */
   private storedColumn(
     column: StoredColumn,
-    scope: { alias: string; type: StructuredType; prefix?: string },
+    scope: { alias: string; type: StructuredType; prefix?: string; stored?: ReadonlySet<string> },
     navigation: NavigationProperty,
     declaring: StructuredType,
   ): string {
@@ -193,8 +199,12 @@ export class SqlCompiler {
         throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${column.property.name}'`);
       return this.column(scope.type, column.property, scope.alias, scope.prefix);
     }
-    // An entity held as a value (a join's alias) keeps its declared properties only: no foreign key column.
-    if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types without a referential constraint');
+    // An entity held as a value (a join's alias): its foreign key where the rows carry it (apply-join.ts), under the value's prefix.
+    if (scope.prefix !== undefined) {
+      const carried = scope.prefix + this.storedName(column.column);
+      if (scope.stored?.has(carried) !== true) throw unsupported('navigation properties of complex types without a referential constraint');
+      return `${scope.alias}.${this.dialect.quote(carried)}`;
+    }
     // A type extended with more properties (compute, rolluprecursive's node with its aggregates: extendedType) keeps the entity's columns.
     const extended = scope.type.kind === 'entity' && scope.type.qualifiedName === declaring.qualifiedName;
     if (!extended && !derivesFrom(scope.type, declaring) && !derivesFrom(declaring, scope.type) && scope.type !== navigation.target)
