@@ -17,7 +17,7 @@
  * - Where it cannot (MariaDB), the correlation stays one level deep: the item's pipeline runs over
  *   every group's rows at once, the group's grouping values carried as hidden columns, and the
  *   scalar subquery picks the group's rows in its WHERE. That is compiled for row-wise steps,
- *   then nothing more, a `groupby` with grouping properties only, or an `aggregate` (filters as
+ *   then nothing more, `orderby`/`top`/`skip` (each group's rows numbered by a window partitioned by its grouping values), a `groupby` with grouping properties only or an `aggregate` of them, or an `aggregate` (filters as
  *   conditions inside the aggregates, so that a group whose rows are all left out gives its row);
  *   other pipelines are refused with `unsupported_feature`.
  */
@@ -64,17 +64,6 @@ export function groupNest(
   return { from: `(SELECT ${g}.*, ${columns.join(', ')} FROM ${groups.from} ${g})`, type: output, entity: false };
 }
 
-/** The JSON array of `relation`'s rows read under `scope`, in their kept order, else by every column; `where` picks them. */
-function arrayOf(host: SqlApplyCompiler, relation: ApplyRelation, scope: Scope, from: string, where?: string): string {
-  const order = (): string => {
-    const kept = relation.order?.(scope);
-    const columns = host.leaves(relation.type).map((leaf) => `${scope.alias}.${host.quote(leaf.column)}`);
-    const nulls = host.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
-    return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
-  };
-  return host.jsonArray(scope, from, order, where);
-}
-
 /** An item as a correlated subquery: `apply` over the rows of `rows` in the group. */
 function correlatedItem(
   host: SqlApplyCompiler,
@@ -93,7 +82,7 @@ function correlatedItem(
   const relation = sub.relationFrom(start, apply, '$apply');
   if (relation.presence !== undefined) throw unsupported('rows of different properties (rollup(), concat()) inside nest()', apply[0] as BoundTransformation);
   const inner = sub.scope(relation);
-  return arrayOf(sub, relation, inner, sub.fromOf(relation, inner));
+  return sub.nestedArray(relation, inner);
 }
 
 /**
@@ -116,10 +105,12 @@ function partitionedItem(
   const last = rest[0];
   const refuse = (node: { readonly span: { readonly start: number } }): never => {
     throw unsupported(
-      `this pipeline inside nest() inside groupby() on ${dialect.displayName} (a derived table cannot read the group: only filter, search, compute, then a groupby() with grouping properties only or an aggregate())`,
+      `this pipeline inside nest() inside groupby() on ${dialect.displayName} (a derived table cannot read the group: only filter, search, compute, then orderby, top, skip, a groupby() with an aggregate() at most, or an aggregate())`,
       node,
     );
   };
+  if (last !== undefined && rest.every((step, i) => (step.kind === 'orderby' && i === 0) || step.kind === 'top' || step.kind === 'skip'))
+    return pagedItem(host, keys, group, steps, rest, input);
   if (rest.length > 1) refuse(rest[1] as BoundTransformation);
   // A grouped value: grouped by another expression (a string by code point), any of the group's equal values.
   const keyValue = (key: BoundGroupKey, scope: Scope): string => {
@@ -143,15 +134,22 @@ function partitionedItem(
     const relation = host.pipeline(steps, input);
     const scope = host.scope(relation);
     const where = picked((key) => c.expression(key.path, scope));
-    return arrayOf(host, relation, scope, host.fromOf(relation, scope), where);
+    return host.nestedArray(relation, scope, where);
   }
   if (last.kind === 'groupby') {
-    if (last.apply.length > 0 || last.sets !== undefined || last.recursive !== undefined) return refuse(last);
+    // Its own aggregate (of the rows' own values) partitioned too: a group of the item is one of the group's rows.
+    const own = last.apply[0];
+    const local =
+      own === undefined ||
+      (own.kind === 'aggregate' && last.apply.length === 1 && own.aggregates.every((a) => a.through === undefined && a.from === undefined));
+    if (!local || last.sets !== undefined || last.recursive !== undefined) return refuse(last);
     const relation = host.pipeline(steps, input);
     const scope = host.scope(relation);
+    const aggregates = own?.kind === 'aggregate' ? own.aggregates : [];
     const select = [
       ...keys.map((key, i) => `${keyValue(key, scope)} AS ${hidden(i)}`),
       ...last.keys.map((key) => `${keyValue(key, scope)} AS ${host.quote(host.column(last.output, key.names))}`),
+      ...aggregates.map((a) => `${host.aggregateOver(a, scope, '')} AS ${host.quote(host.column(last.output, [a.alias]))}`),
     ];
     const by = [...keys, ...last.keys].map((key) => host.groupExpression(key, scope)).join(', ');
     const partitioned: ApplyRelation = {
@@ -161,7 +159,7 @@ function partitionedItem(
     };
     const inner = host.scope(partitioned);
     const where = picked((_key, i) => `${inner.alias}.${hidden(i)}`);
-    return arrayOf(host, partitioned, inner, host.fromOf(partitioned, inner), where);
+    return host.nestedArray(partitioned, inner, where);
   }
   if (last.kind === 'aggregate') {
     if (last.aggregates.some((a) => a.through !== undefined || a.from !== undefined)) return refuse(last);
@@ -191,7 +189,66 @@ function partitionedItem(
     };
     const inner = host.scope(partitioned);
     const where = picked((_key, i) => `${inner.alias}.${hidden(i)}`);
-    return arrayOf(host, partitioned, inner, host.fromOf(partitioned, inner), where);
+    return host.nestedArray(partitioned, inner, where);
   }
   return refuse(last);
+}
+
+/** Which of a group's rows a page keeps, `[from, to)` of their numbers 1, 2, …, and their order: `orderby`, `top`, `skip` in turn. */
+function pageOf(rest: readonly BoundTransformation[], host: SqlApplyCompiler): { from: number; to: number; order?: (scope: Scope) => string } {
+  let from = 0;
+  let to = Number.POSITIVE_INFINITY;
+  let order: ((scope: Scope) => string) | undefined;
+  for (const step of rest) {
+    if (step.kind === 'orderby') {
+      const items = step.items;
+      order = (scope) => host.orderItems(items, scope);
+    } else if (step.kind === 'top') to = Math.min(to, from + step.count);
+    else if (step.kind === 'skip') from = Math.min(from + step.count, to);
+  }
+  return order === undefined ? { from, to } : { from, to, order };
+}
+
+/**
+ * An item ending in `orderby`, `top`, `skip` where a derived table cannot read the group
+ * (MariaDB): every group's rows numbered within their group (`ROW_NUMBER() OVER (PARTITION BY`
+ * the grouping values), the group's grouping values carried as hidden columns; the JSON array
+ * picks the group's rows in range.
+ */
+function pagedItem(
+  host: SqlApplyCompiler,
+  keys: readonly BoundGroupKey[],
+  group: { alias: string; output: StructuredType },
+  steps: readonly BoundTransformation[],
+  rest: readonly BoundTransformation[],
+  input: ApplyRelation,
+): string {
+  const c = host.compiler;
+  const dialect = c.dialect;
+  const page = pageOf(rest, host);
+  const relation = host.pipeline(steps, input);
+  const ordered: ApplyRelation = page.order === undefined ? relation : { ...relation, order: page.order };
+  const scope = host.scope(ordered);
+  const hidden = (i: number): string => host.quote(`~o${i}`);
+  const number = host.quote('~number');
+  const partition = keys.map((key) => host.groupExpression(key, scope)).join(', ');
+  const window = `ROW_NUMBER() OVER (${partition === '' ? '' : `PARTITION BY ${partition} `}ORDER BY ${host.totalOrder(ordered, scope)})`;
+  const carried = keys.map((key, i) => `${c.expression(key.path, scope)} AS ${hidden(i)}`);
+  const numbered: ApplyRelation = {
+    ...ordered,
+    from: `(SELECT ${[`${scope.alias}.*`, ...carried, `${window} AS ${number}`].join(', ')} FROM ${host.fromOf(ordered, scope)})`,
+  };
+  const inner = host.scope(numbered);
+  const conditions = keys.map((key, i) => {
+    const g = `${group.alias}.${host.quote(host.column(group.output, key.names))}`;
+    const value = `${inner.alias}.${hidden(i)}`;
+    const strings = isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality;
+    return dialect.notDistinct(
+      () => (strings ? dialect.binary(value) : value),
+      () => (strings ? dialect.binary(g) : g),
+    );
+  });
+  if (page.from > 0) conditions.push(`${inner.alias}.${number} > ${c.value(page.from, 'rowCount')}`);
+  if (page.to < Number.POSITIVE_INFINITY) conditions.push(`${inner.alias}.${number} <= ${c.value(page.to, 'rowCount')}`);
+  return host.nestedArray(numbered, inner, conditions.join(' AND ') || '1 = 1');
 }

@@ -208,9 +208,17 @@ export class SqlApplyCompiler {
     return new SqlApplyCompiler(this.compiler, this.set, `${this.alias()}n`);
   }
 
-  /** The JSON array of the rows `from` gives (read under `scope`), in `order`, those meeting `where` (apply-nesting.ts). */
-  jsonArray(scope: Scope, from: string, order: () => string, where?: string): string {
-    return (nesting as NestingCompiler).jsonArray(this.compiler, scope, from, order, where);
+  /**
+   * The JSON array of `relation`'s rows read under `scope` (a nest item's), in their kept order,
+   * else by every column; `where` picks them. The order is compiled first: navigation in it joins
+   * the scope's FROM.
+   */
+  nestedArray(relation: ApplyRelation, scope: Scope, where?: string): string {
+    const kept = relation.order?.(scope);
+    const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
+    const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
+    const order = [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
+    return (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), () => order, where);
   }
 
   /** An aggregate function over the rows of `scope`, those meeting `keep` when it is not empty. */
@@ -394,14 +402,7 @@ export class SqlApplyCompiler {
     const columns = node.items.map((item) => {
       const relation = this.pipeline(item.apply, shared);
       if (relation.presence !== undefined) throw unsupported('rows of different properties (rollup(), concat()) inside nest()', node);
-      const scope = this.scope(relation);
-      const order = (): string => {
-        const kept = relation.order?.(scope);
-        const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
-        const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
-        return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
-      };
-      const array = (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), order);
+      const array = this.nestedArray(relation, this.scope(relation));
       return `${array} AS ${this.quote(this.column(node.output, [item.alias]))}`;
     });
     return { from: `(SELECT ${columns.join(', ')})`, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
@@ -479,7 +480,7 @@ export class SqlApplyCompiler {
    * The order of `relation`'s rows for a page: the kept order, then the key of entities (or every
    * column of other rows), so that a page is the same on every run.
    */
-  private totalOrder(relation: ApplyRelation, scope: Scope): string {
+  totalOrder(relation: ApplyRelation, scope: Scope): string {
     const kept = relation.order?.(scope);
     const c = this.compiler;
     const columns = relation.entity

@@ -397,6 +397,16 @@ export class SqlCompiler {
     const hops: string[] = [];
     const conditions: string[] = [];
     for (const step of node.steps.slice(0, -1)) {
+      const into = step.kind === 'property' && !step.property.collection ? step.property.type : undefined;
+      if (into !== undefined && (into.kind === 'complex' || into.kind === 'entity')) {
+        // Into a value held flattened (a complex value, a join's alias): its columns under its prefix.
+        current = {
+          ...current,
+          type: into.type,
+          prefix: `${current.prefix ?? ''}${columnName(current.type, (step as { property: Property }).property, this.mapping)}_`,
+        };
+        continue;
+      }
       if (step.kind !== 'navigation' || step.navigation.collection) throw unsupported('this collection path');
       const related = this.related(step, current);
       hops.push(related.from);
@@ -405,12 +415,14 @@ export class SqlCompiler {
     }
     const where = conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
     if (last?.kind === 'property' && last.property.collection && last.property.type.kind === 'complex') {
+      // A flattened value's collections of complex values have no column.
+      if (current.prefix !== undefined) throw unsupported('this collection path');
       const hooks = this.complexCollections();
       const { source, element } = hooks.elements(this.column(current.type, last.property, current.alias), this.nextAlias());
       return { kind: 'json', element, type: last.property.type.type, from: [...hops, source].join(', '), where };
     }
     if (last?.kind === 'property' && last.property.collection) {
-      const column = this.column(current.type, last.property, current.alias);
+      const column = this.column(current.type, last.property, current.alias, current.prefix);
       const alias = this.nextAlias();
       const element = fromReference(last.property.type);
       if (this.dialect.collectionElements === undefined) throw unsupported(`collection properties on ${this.dialect.displayName} (yet)`);
