@@ -96,12 +96,9 @@ const KNOWN_FAILURES: Readonly<Record<string, string>> = {
 
 /** `id/engine` (engine: pglite, sqlite, duckdb, mingo, postgres, mysql): examples passing on memory whose answer differs there, and how. */
 const SQL_ENGINES = ['pglite', 'sqlite', 'duckdb', 'postgres', 'mysql'] as const;
-const MARIADB_ADDNESTED = 'refused: 400 unsupported_feature, addnested() with transformations on MariaDB: a derived table cannot read the outer row';
 const MONGO_NO_START =
   'refused: 400 unsupported_feature, the MongoDB backend does not support rolluprecursive() with start transformations (a walk per node of H′ is not compiled for MongoDB)';
 const ENGINE_FAILURES: Readonly<Record<string, string>> = {
-  'ex-38/mysql': MARIADB_ADDNESTED,
-  'ex-77/mysql': MARIADB_ADDNESTED,
   ...Object.fromEntries(
     [...SQL_ENGINES, 'mingo'].map((engine) => [
       `ex-104/${engine}`,
@@ -111,7 +108,6 @@ const ENGINE_FAILURES: Readonly<Record<string, string>> = {
   'ex-66/mingo': MONGO_NO_START,
   'ex-111/mingo': MONGO_NO_START,
   'ex-129/mingo': 'refused: 400 unsupported_feature, the MongoDB backend does not compile nest() at the end of groupby()',
-  'ex-46/mysql': 'refused: unsupported_feature, a derived table on MariaDB cannot read the expanded row ($apply inside $expand)',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -416,6 +412,11 @@ const NEIGHBOURS: readonly string[] = [
   'Sales?$apply=groupby((Customer/Name),filter(Amount gt 6)/nest(groupby((Product/ID)) as P,aggregate($count as N) as C))',
   'Sales?$apply=groupby((Product/Color),nest(groupby((Customer/Country),aggregate(Amount with sum as S)) as ByCountry))/filter(Product/Color ne null)&$orderby=Product/Color',
   "Sales?$apply=groupby((Customer/Name,Product/ID),search(NOT foo)/nest(filter(Customer/Name ne 'x') as Rows))&$top=3&$orderby=Customer/Name,Product/ID",
+  // addnested and $apply inside $expand (examples 38, 46, 77): on MariaDB without a derived table reading the outer row.
+  'Products?$apply=addnested(Sales,filter(Amount gt 1)/compute(Amount mul 2 as Twice)/orderby(Twice desc) as Big,filter(Amount gt 100)/aggregate(Amount with sum as S,$count as N) as None)',
+  "Customers?$expand=Sales($apply=filter(Amount ge 2)/compute(Amount add 1 as More);$filter=More lt 8;$orderby=More desc;$top=2)&$filter=Country eq 'USA'",
+  'Customers?$expand=Sales($apply=filter(Amount gt 1)/identity/aggregate(Amount with average as A,Amount with max as M,$count as N))',
+  'Products?$apply=addnested(Sales,aggregate(Amount with sum as Total) as AggregatedSales)/filter(ID ne null)&$orderby=ID&$top=3',
 ];
 const neighbourExamples = NEIGHBOURS.map((request, i) => ({ id: `nb-${i + 1}`, request }));
 const askedExamples: readonly { id: string; request: string }[] = [...passing, ...ROLLUP_EXAMPLES, ...neighbourExamples];

@@ -686,7 +686,7 @@ export class SqlApplyCompiler {
         else if (step.kind === 'skip') from = Math.min(from + step.count, to);
         else
           throw unsupported(
-            `the transformation '${step.kind}' at the end of groupby() (only filter, search, compute, then orderby, top, skip, or a topcount)`,
+            `the transformation '${step.kind}' at the end of groupby() (only filter, search, compute, then orderby, top, skip, a topcount, or a nest)`,
             step,
           );
       }
