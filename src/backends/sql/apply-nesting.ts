@@ -65,7 +65,7 @@ export function jsonArray(compiler: SqlCompiler, scope: Scope, from: string, ord
     ((): never => {
       throw unsupportedFeature('SQL', `nest() on ${compiler.dialect.displayName} (no JSON arrays)`);
     })();
-  const entries = jsonEntries(compiler, { entityType: scope.type, select: ALL, expand: [] }, scope, false);
+  const entries = jsonEntries(compiler, { entityType: scope.type, select: ALL, expand: [] }, scope, false, true);
   return expandMany({ entries, from, where, order, paging: '' }, (text) => compiler.value(text, 'string'));
 }
 

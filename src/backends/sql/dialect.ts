@@ -386,6 +386,12 @@ export interface DynamicPropertyHooks {
    * (compared by code point), SQL NULL where it is absent or JSON null.
    */
   member(column: string, key: () => string, read: DynamicRead | undefined): string;
+  /**
+   * The JSON value of a member's JSON text (what `member` gives without `read`), as a member of the
+   * dialect's JSON objects: a dynamic property in the rows of `nest`, `addnested` or `$apply`
+   * inside `$expand`. Absent: the JSON text itself (a string there).
+   */
+  asJson?(text: string): string;
 }
 
 /**

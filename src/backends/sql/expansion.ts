@@ -96,13 +96,23 @@ function allLeaves(compiler: SqlCompiler, type: StructuredType): readonly Leaf[]
  * The entries of the JSON object of a row in `scope`: its selected properties (paths into
  * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
  */
-export function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
+export function jsonEntries(
+  compiler: SqlCompiler,
+  options: BoundQueryOptions,
+  scope: Scope,
+  keysOnly: boolean,
+  /** Rows `$apply` made: a dynamic property's JSON text (a grouped or computed one) as its JSON value (the dialect's `asJson`). */
+  applied = false,
+): JsonEntry[] {
+  const asJson = applied ? compiler.dialect.dynamicProperties?.asJson : undefined;
   const columns = keysOnly
     ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat()
     : selected(compiler, options, scope.type);
   const entries: JsonEntry[] = columns.map(({ path, column }) => {
     const property = path[path.length - 1] as Property;
     const value = `${scope.alias}.${compiler.dialect.quote(column)}`;
+    if (asJson !== undefined && property.type.kind === 'primitive' && property.type.name === 'Edm.Untyped' && !property.collection)
+      return { path: path.map((p) => p.name), value: asJson(value), kind: 'json' as const };
     return {
       path: path.map((p) => p.name),
       value: spatialText(compiler.dialect, property.type.kind === 'primitive' ? property.type.name : undefined, property.collection, value),
@@ -250,7 +260,7 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
         name,
         () => {
           const { relation, scope, where } = parts();
-          return expandOne({ entries: jsonEntries(compiler, options, scope, false), from: `${relation.from} ${scope.alias}`, where }, (text) =>
+          return expandOne({ entries: jsonEntries(compiler, options, scope, false, true), from: `${relation.from} ${scope.alias}`, where }, (text) =>
             compiler.value(text, 'string'),
           );
         },
@@ -278,7 +288,7 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
     const skip = options.skip === undefined ? undefined : compiler.value(options.skip, 'rowCount');
     return expandMany(
       {
-        entries: jsonEntries(compiler, options, scope, false),
+        entries: jsonEntries(compiler, options, scope, false, true),
         from: `${relation.from} ${scope.alias}`,
         where,
         order,

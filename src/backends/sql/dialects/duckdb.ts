@@ -92,6 +92,7 @@ export const duckdb: Dialect = {
   dynamicProperties: {
     columnType: 'JSON',
     key: jsonMemberPath,
+    asJson: (text) => `CAST(${text} AS JSON)`,
     member: (column, key, read) => {
       const type = (): string => `json_type(${column}, ${key()})`;
       const text = (): string => `json_extract_string(${column}, ${key()})`;

@@ -311,6 +311,7 @@ export const mysql: Dialect = {
   dynamicProperties: {
     columnType: 'JSON',
     key: jsonMemberPath,
+    asJson: (text) => `JSON_EXTRACT(${text}, '$')`,
     member: (column, key, read) => {
       const type = (): string => `JSON_TYPE(JSON_EXTRACT(${column}, ${key()}))`;
       const value = (): string => `JSON_VALUE(${column}, ${key()})`;

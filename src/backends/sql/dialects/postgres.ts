@@ -209,6 +209,7 @@ export const postgres: Dialect = {
   dynamicProperties: {
     columnType: 'jsonb',
     key: (name) => name,
+    asJson: (text) => `CAST(${text} AS json)`,
     member: (column, key, read) => {
       const typed = (json: string, sql: string): string => `(CASE WHEN jsonb_typeof(${column} -> CAST(${key()} AS text)) = '${json}' THEN ${sql} END)`;
       const text = (): string => `${column} ->> CAST(${key()} AS text)`;

@@ -207,6 +207,7 @@ export const sqlite: Dialect = {
   dynamicProperties: {
     columnType: 'TEXT',
     key: jsonMemberPath,
+    asJson: (text) => `json(${text})`,
     member: (column, key, read) => {
       const type = (): string => `json_type(${column}, ${key()})`;
       switch (read) {
