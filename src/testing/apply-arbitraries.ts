@@ -221,14 +221,17 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
             ),
       ranked: rankKey === undefined ? fc.constant(null) : fc.option(fc.tuple(fc.constantFrom('topcount', 'bottomcount'), fc.nat(3), fc.boolean()), { freq: 6 }),
       // A groupby ending in nest (3.2.3.1, example 129): the item's form, its grouping property, a filter before the nest, a second item.
-      nest: fc.option(
-        fc.record({
-          form: fc.nat(4),
-          key: groupable.length === 0 ? fc.constant(null) : fc.constantFrom(...groupable),
-          filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 3 }),
-          second: fc.boolean(),
-        }),
-        { freq: 6 },
+      nest: fc.oneof(
+        { arbitrary: fc.constant(null), weight: 6 },
+        {
+          arbitrary: fc.record({
+            form: fc.nat(4),
+            key: groupable.length === 0 ? fc.constant(null) : fc.constantFrom(...groupable),
+            filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 3 }),
+            second: fc.boolean(),
+          }),
+          weight: 1,
+        },
       ),
     })
     .map(
