@@ -130,6 +130,10 @@ export const PROBES: readonly (readonly [string, string])[] = [
     '$apply=groupby((level),filter(price gt 0)/nest(groupby((name)) as names,aggregate($count as n) as count))',
   ],
   [
+    '`$apply`: `groupby` ending in `nest` of a ranking or a `groupby` with a filter inside (a correlated subquery per group)',
+    '$apply=groupby((level),nest(topcount(1,price) as top))',
+  ],
+  [
     '`$apply`: `groupby` whose nested transformations end in another transformation (`toppercent`, `concat`…, 3.2.3.1)',
     '$apply=groupby((level),toppercent(50,price))',
   ],

@@ -58,16 +58,27 @@ export function addnestedSelect(node: Addnested, scope: Scope, from: () => strin
   return `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()})`;
 }
 
-/** The JSON array of the rows `from` gives (read under `scope`), in `order`, those meeting `where` (all without). */
-export function jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string, where = '1 = 1'): string {
+/** The JSON array of the rows `from` gives (read under `scope`), in `order`. */
+export function jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string): string {
   const expandMany =
     compiler.dialect.expandMany ??
     ((): never => {
       throw unsupportedFeature('SQL', `nest() on ${compiler.dialect.displayName} (no JSON arrays)`);
     })();
   const entries = jsonEntries(compiler, { entityType: scope.type, select: ALL, expand: [] }, scope, false, true);
-  return expandMany({ entries, from, where, order, paging: '' }, (text) => compiler.value(text, 'string'));
+  return expandMany({ entries, from, where: '1 = 1', order, paging: '' }, (text) => compiler.value(text, 'string'));
+}
+
+/** The JSON array of the rows of `scope` in a GROUP BY group, in `order` (the dialect's `groupArray`, an aggregate). */
+export function groupArray(compiler: SqlCompiler, scope: Scope, order: string): string {
+  const hook =
+    compiler.dialect.groupArray ??
+    ((): never => {
+      throw unsupportedFeature('SQL', `nest() inside groupby() on ${compiler.dialect.displayName} (no JSON array aggregate)`);
+    })();
+  const entries = jsonEntries(compiler, { entityType: scope.type, select: ALL, expand: [] }, scope, false, true);
+  return hook.array(entries, order, (text) => compiler.value(text, 'string'));
 }
 
 /** What the apply compiler calls for `addnested` and `nest` (registered by to-sql.ts). */
-export const NESTING: NestingCompiler = { addnested: addnestedSelect, jsonArray };
+export const NESTING: NestingCompiler = { addnested: addnestedSelect, jsonArray, groupArray };

@@ -112,7 +112,8 @@ const RANK_NUMBER = '~rank';
  */
 export interface NestingCompiler {
   addnested(node: Extract<BoundTransformation, { kind: 'addnested' }>, scope: Scope, from: () => string, compiler: SqlCompiler): string;
-  jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string, where?: string): string;
+  jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string): string;
+  groupArray(compiler: SqlCompiler, scope: Scope, order: string): string;
 }
 let nesting: NestingCompiler | undefined;
 
@@ -210,15 +211,28 @@ export class SqlApplyCompiler {
 
   /**
    * The JSON array of `relation`'s rows read under `scope` (a nest item's), in their kept order,
-   * else by every column; `where` picks them. The order is compiled first: navigation in it joins
+   * else by every column. The order is compiled first: navigation in it joins
    * the scope's FROM.
    */
-  nestedArray(relation: ApplyRelation, scope: Scope, where?: string): string {
+  nestedArray(relation: ApplyRelation, scope: Scope): string {
+    const order = this.arrayOrder(relation, scope);
+    return (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), () => order);
+  }
+
+  /**
+   * The JSON array of the rows of `scope` in a GROUP BY group (an aggregate: the dialect's
+   * `groupArray`), in their kept order, else by every column.
+   */
+  groupedArray(relation: ApplyRelation, scope: Scope): string {
+    return (nesting as NestingCompiler).groupArray(this.compiler, scope, this.arrayOrder(relation, scope));
+  }
+
+  /** The order of a nest item's rows in its JSON array: the kept order, then every column. */
+  private arrayOrder(relation: ApplyRelation, scope: Scope): string {
     const kept = relation.order?.(scope);
     const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
     const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
-    const order = [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
-    return (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), () => order, where);
+    return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
   }
 
   /** An aggregate function over the rows of `scope`, those meeting `keep` when it is not empty. */
@@ -845,7 +859,7 @@ export class SqlApplyCompiler {
    * The conditions that a row of `scope` belongs to the group `group` (its grouping values, null
    * equal to null, strings by code point) and passes the group's nested filters (`keep`).
    */
-  inGroup(
+  private inGroup(
     keys: readonly BoundGroupKey[],
     scope: Scope,
     group: { alias: string; output: StructuredType } | undefined,
