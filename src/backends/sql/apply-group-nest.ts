@@ -24,6 +24,7 @@
 import type { StructuredType } from '../../model/model.js';
 import type { BoundAggregate, BoundGroupKey, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
+import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
 import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
 import type { Scope } from './compiler.js';
 
@@ -47,6 +48,11 @@ export function groupNest(
   input: ApplyRelation,
 ): ApplyRelation {
   if (input.presence !== undefined) throw unsupported('nest() inside groupby() of rows of different properties (after rollup() or concat())', nest);
+  // $these inside groupby() is the group's rows: the numbered rows here are every group's.
+  const these = transformationExpressions([...before, nest]).some((root) =>
+    someExpression(root, (node) => node.kind === 'aggregateValue' && node.collection === undefined),
+  );
+  if (these) throw unsupported(`'$these' inside groupby()`, nest);
   const c = host.compiler;
   const group = host.quote(GROUP);
   // The input rows with their group's number.
