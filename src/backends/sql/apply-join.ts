@@ -3,7 +3,9 @@
  * `LEFT JOIN`) the related entities of a collection-valued navigation property, the related
  * entity's columns flattened under the alias (`c_id`, `c_name`, as `complexLeaves` names the
  * columns of a structured value), so that later transformations and options read `c/name` like a
- * path into a complex value. Nested transformations that keep rows apart (`filter`, `compute`,
+ * path into a complex value; with them the related table's foreign keys that the model does not
+ * declare (`c_Product_ID`, the relation's `stored` columns), so that navigation from the alias
+ * follows a relationship without a referential constraint (example 92). Nested transformations that keep rows apart (`filter`, `compute`,
  * `search`, `identity`) run on the related table first, a derived table under the join's alias;
  * an `aggregate` (after filters) is a scalar subquery per aggregate; others (`groupby`,
  * `topcount`…, an `aggregate` after `compute`) would need the row's own related entities

@@ -33,8 +33,9 @@
  *
  * `toppercent`, `bottompercent`, `topsum`, `bottomsum` keep the rows while the running sum (a
  * window function) of the rows before them is below the limit.
+ * A `groupby` ending in `nest` is apply-group-nest.ts's.
  * Refused with `unsupported_feature` and the transformation's position: nested transformations of `groupby` other than the
- * above; min/max of Guid, Duration and flag enum values; `$apply` inside `$expand`.
+ * above; min/max of Guid, Duration and flag enum values.
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type {
