@@ -109,6 +109,10 @@ export const PROBES: readonly (readonly [string, string, (readonly string[])?])[
   ],
   ['`$apply` inside `$expand`', '$expand=children($apply=aggregate($count as n))'],
   [
+    '`$apply` inside `$expand` of other than row-wise steps, `orderby`, or filters then `aggregate` (`groupby`, `top`…)',
+    '$expand=children($apply=groupby((level),aggregate($count as n)))',
+  ],
+  [
     'the aggregate function of the current collection (`$these/aggregate(…)`, `$these/$count`, 3.6) in `$filter`, `$compute`',
     '$filter=price ge $these/aggregate(price with average)&$compute=$these/$count as n&$select=id,n',
   ],
@@ -123,12 +127,28 @@ export const PROBES: readonly (readonly [string, string, (readonly string[])?])[
   ],
   ['`$apply`: `nest`, `addnested` (3.4.3, 3.5.2)', '$apply=addnested(children,aggregate(price with sum as total) as sums)/nest(identity as all)'],
   [
+    '`$apply`: `addnested` of other than row-wise steps, `orderby`, or filters then `aggregate` (`groupby`, `top`…)',
+    '$apply=addnested(children,orderby(price)/top(1) as first)',
+  ],
+  [
+    '`$apply`: navigation from a `join`’s alias without a referential constraint (example 92)',
+    '$apply=outerjoin(children as c)/groupby((name,c/related/name,c/related/parent/name))',
+  ],
+  [
     '`$apply`: `groupby` whose nested transformations end in `topcount`, `bottomcount` or `orderby` with `top`/`skip` (3.2.3.1)',
     '$apply=groupby((level),filter(price gt 0)/topcount(1,price))/groupby((name),orderby(ratio)/skip(1)/top(2))',
   ],
   [
-    '`$apply`: `groupby` whose nested transformations end in another transformation (`nest`, `toppercent`…, 3.2.3.1)',
-    '$apply=groupby((level),nest(filter(price gt 0) as cheap))',
+    '`$apply`: `groupby` whose nested transformations end in `nest` (3.2.3.1, example 129)',
+    '$apply=groupby((level),filter(price gt 0)/nest(groupby((name)) as names,aggregate($count as n) as count))',
+  ],
+  [
+    '`$apply`: `groupby` ending in `nest` of a ranking or a `groupby` with a filter inside (a correlated subquery per group)',
+    '$apply=groupby((level),nest(topcount(1,price) as top))',
+  ],
+  [
+    '`$apply`: `groupby` whose nested transformations end in another transformation (`toppercent`, `concat`…, 3.2.3.1)',
+    '$apply=groupby((level),toppercent(50,price))',
   ],
   [
     '`$apply`: `ancestors`, `descendants` (recursive hierarchies)',

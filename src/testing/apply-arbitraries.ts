@@ -23,6 +23,9 @@
  * `isdescendant`/`isancestor`/`issibling` of a literal of the node's type, sometimes negated). Where
  * the key is one integer property, one grouped pipeline in seven ranks each group's rows by it
  * (`topcount`/`bottomcount`, no ties) before the aggregate or, one time in two, as the groupby's end.
+ * One grouped pipeline in seven ends its groupby in `nest(…)` instead of the aggregate (example 129:
+ * see `nestOf`), and a join's grouping property may be reached through the joined entity's
+ * single-valued navigation (with or without a referential constraint, example 92).
  */
 import fc from 'fast-check';
 import type { Model, Property, StructuredType } from '../model/model.js';
@@ -78,6 +81,11 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
     if (!navigation.collection || !navigation.filterable) return [];
     const targetSet = [...model.entitySets.values()].find((candidate) => candidate.type === navigation.target);
     const keys = propertiesOf(navigation.target, GROUPABLE, true).map((p) => p.name);
+    // Through the joined entity's single-valued navigation too, with or without a referential constraint (example 92).
+    for (const next of navigation.target.navigation.values()) {
+      if (next.collection || !next.filterable) continue;
+      for (const p of propertiesOf(next.target, GROUPABLE, false)) keys.push(`${next.name}/${p.name}`);
+    }
     if (targetSet === undefined || keys.length === 0) return [];
     return [
       fc
@@ -212,6 +220,19 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
               },
             ),
       ranked: rankKey === undefined ? fc.constant(null) : fc.option(fc.tuple(fc.constantFrom('topcount', 'bottomcount'), fc.nat(3), fc.boolean()), { freq: 6 }),
+      // A groupby ending in nest (3.2.3.1, example 129): the item's form, its grouping property, a filter before the nest, a second item.
+      nest: fc.oneof(
+        { arbitrary: fc.constant(null), weight: 6 },
+        {
+          arbitrary: fc.record({
+            form: fc.nat(4),
+            key: groupable.length === 0 ? fc.constant(null) : fc.constantFrom(...groupable),
+            filter: fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 3 }),
+            second: fc.boolean(),
+          }),
+          weight: 1,
+        },
+      ),
     })
     .map(
       ({
@@ -231,6 +252,7 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
         join,
         node,
         ranked,
+        nest,
       }) => {
         // A portion per node: beside one other grouping property at most, not beside a join's, a rollup or an entity.
         const recursive = join === null ? portions : null;
@@ -253,6 +275,11 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
             ? `${ranked[0]}(${ranked[1]},${rankKey})`
             : null;
         const rankEnds = rankedGroups !== null && ranked?.[2] === true;
+        // A nest instead of the aggregate: each group's rows as collections (no `n` for $filter then).
+        const nested =
+          nest !== null && grouping.length > 0 && !rolled && recursive === null && rankedGroups === null && whole === null
+            ? nestOf(nest, items, rankKey)
+            : null;
         const transformations = [
           ...(hierarchy === null ? [] : [hierarchy]),
           ...(join === null ? [] : [join.step]),
@@ -261,15 +288,17 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
           ...(filter === null ? [] : [`filter(${filter})`]),
           grouping.length === 0
             ? `aggregate(${items})`
-            : rankedGroups !== null
-              ? `groupby((${grouping.join(',')}),${rankedGroups}${rankEnds ? '' : `/aggregate(${items})`})`
-              : `groupby((${grouping.join(',')}),${recursive === null || node === null ? '' : `filter(${node(recursive.parent)})/`}aggregate(${items}))`,
+            : nested !== null
+              ? `groupby((${grouping.join(',')}),${nested})`
+              : rankedGroups !== null
+                ? `groupby((${grouping.join(',')}),${rankedGroups}${rankEnds ? '' : `/aggregate(${items})`})`
+                : `groupby((${grouping.join(',')}),${recursive === null || node === null ? '' : `filter(${node(recursive.parent)})/`}aggregate(${items}))`,
           // Each group's share of the rows (SQL reads the groups as a common table expression).
-          ...(share && keys.length > 0 && !rankEnds ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
+          ...(share && keys.length > 0 && !rankEnds && nested === null ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),
         ];
         const parts: [string, string][] = [['$apply', transformations.join('/')]];
         const defined = rolled ? ` and isdefined(${keys[1] as string})` : '';
-        if (having !== null && !rankEnds)
+        if (having !== null && !rankEnds && nested === null)
           parts.push(['$filter', having === 0 && rolled ? `not isdefined(${keys[1] as string})` : `n ge ${having}${having === 1 ? defined : ''}`]);
         // A grouped dynamic property is an untyped value, which SQL does not order: such groups stay unordered and unpaged.
         // Nor is a grouped entity's (structured) value ordered. With a rollup, which rows have the second key is ordered too.
@@ -281,6 +310,26 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
         return { text: parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'), readable: parts.map(([k, v]) => `${k}=${v}`).join('&') };
       },
     );
+}
+
+/**
+ * The nested transformations of a `groupby` ending in `nest`: an optional filter, then one item (two
+ * one time in two, the second a count) that groups the group's rows by another property (with the
+ * aggregates or without), aggregates them, keeps those a filter passes (whole rows: every value
+ * form nested), or the two with the highest key.
+ */
+function nestOf(nest: { form: number; key: string | null; filter: string | null; second: boolean }, items: string, rankKey: string | undefined): string {
+  const key = nest.key ?? undefined;
+  const forms = [
+    key === undefined ? `aggregate(${items})` : `groupby((${key}))`,
+    `aggregate(${items})`,
+    key === undefined ? `aggregate(${items})` : `groupby((${key}),aggregate(${items}))`,
+    nest.filter === null ? 'identity' : `filter(${nest.filter})`,
+    rankKey === undefined ? `aggregate(${items})` : `orderby(${rankKey} desc)/top(2)`,
+  ];
+  const first = `${forms[nest.form % forms.length] as string} as x`;
+  const before = nest.filter !== null && nest.form !== 3 ? `filter(${nest.filter})/` : '';
+  return `${before}nest(${first}${nest.second ? ',aggregate($count as c) as y' : ''})`;
 }
 
 /**

@@ -3,8 +3,10 @@
  * and the live PostgreSQL — against the in-memory reference: the pipeline runs over the related
  * entities of each row (an `aggregate` of none still gives its one row), then the expansion's own
  * options over what it gives; a single-valued navigation property gives the one row or null.
- * MariaDB refuses it (`unsupported_feature` at the first transformation): a derived table there
- * cannot read the columns of the expanded row.
+ * MariaDB, where a derived table cannot read the columns of the expanded row, runs row-wise steps
+ * and `orderby` over every related row (the row's own picked by the JSON array's WHERE) and
+ * filters then an `aggregate` as scalar subqueries per aggregate; it refuses the rest
+ * (`unsupported_feature`: `groupby`, `top`…, an aggregate of a single-valued navigation property).
  */
 import { describe, expect, it } from 'vitest';
 import { runDifferential } from '../../src/testing/index.js';
@@ -26,12 +28,15 @@ const CASES: readonly string[] = [
   '$apply=filter(id gt 3)&$expand=children($apply=aggregate($count as c))&$select=id&$orderby=id desc&$top=4',
 ];
 
+/** What MariaDB refuses of CASES (see the module's description). */
+const refusedOnMariaDB = (query: string): boolean => ['groupby(', 'top(', 'parent($apply=aggregate'].some((part) => query.includes(part));
+
 describe('$apply inside $expand gives the reference rows on every engine', () => {
   for (const query of CASES) {
     it(
       query,
       async () => {
-        await expectAgreement(query, targets(), (target) => target.startsWith('MariaDB'));
+        await expectAgreement(query, targets(), (target) => target.startsWith('MariaDB') && refusedOnMariaDB(query));
       },
       60_000,
     );

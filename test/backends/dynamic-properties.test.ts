@@ -108,6 +108,9 @@ const QUERIES = [
   // rollup of a dynamic property (model 1318, seed 2901): GROUPING() cannot repeat its parameterised expression, one GROUP BY per level instead.
   '$apply=groupby((rollup(dynB,Name)),aggregate($count as n,dynA with sum as s))',
   '$apply=groupby((rollup(Name,dynC)),aggregate($count as n))&$filter=n ge 1',
+  // In the rows of nest: their JSON values, not their JSON text (MongoDB has no nest at the end of groupby: apply-nesting-engines.test.ts).
+  '$apply=nest(groupby((dynA)) as x)',
+  '$apply=filter(Id gt 2)/nest(groupby((dynB),aggregate($count as n)) as x,groupby((Name,dynC)) as y)',
   // $select: declared properties beside them, and the dynamic properties themselves (null where absent).
   '$filter=dynA ge 1&$select=Name',
   '$select=Id,dynA,dynB,dynC,nothere',

@@ -3,7 +3,9 @@
  * `LEFT JOIN`) the related entities of a collection-valued navigation property, the related
  * entity's columns flattened under the alias (`c_id`, `c_name`, as `complexLeaves` names the
  * columns of a structured value), so that later transformations and options read `c/name` like a
- * path into a complex value. Nested transformations that keep rows apart (`filter`, `compute`,
+ * path into a complex value; with them the related table's foreign keys that the model does not
+ * declare (`c_Product_ID`, the relation's `stored` columns), so that navigation from the alias
+ * follows a relationship without a referential constraint (example 92). Nested transformations that keep rows apart (`filter`, `compute`,
  * `search`, `identity`) run on the related table first, a derived table under the join's alias;
  * an `aggregate` (after filters) is a scalar subquery per aggregate; others (`groupby`,
  * `topcount`…, an `aggregate` after `compute`) would need the row's own related entities
@@ -14,7 +16,8 @@ import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundTransformation } from '../../semantic/bound-ast.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { Scope, SqlCompiler } from './compiler.js';
-import { complexLeaves } from './mapping.js';
+import { navigationLink } from '../../storage/links.js';
+import { columnName, complexLeaves } from './mapping.js';
 
 /** The transformations a join runs on the related table before joining it. */
 const ROW_WISE: ReadonlySet<BoundTransformation['kind']> = new Set(['filter', 'compute', 'search', 'identity']);
@@ -32,7 +35,7 @@ export interface JoinContext {
  * The SELECT of a join over the input rows (`from`, read under `scope`): the input's columns, then
  * the related entity's under the alias.
  */
-export function joinSelect(node: Join, scope: Scope, from: () => string, context: JoinContext): string {
+export function joinSelect(node: Join, scope: Scope, from: () => string, context: JoinContext): { from: string; stored?: ReadonlySet<string> } {
   const { compiler } = context;
   const refuse = (what: string): never => {
     throw unsupportedFeature('SQL', what, { node, option: '$apply' });
@@ -41,7 +44,7 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
   const last = node.apply.at(-1);
   const before = node.apply.slice(0, -1);
   if (last?.kind === 'aggregate' && before.every((t) => t.kind === 'filter' || t.kind === 'search' || t.kind === 'identity'))
-    return aggregatedJoin(node, last, before, scope, from, compiler);
+    return { from: aggregatedJoin(node, last, before, scope, from, compiler) };
   const other = node.apply.find((t) => !ROW_WISE.has(t.kind));
   if (other !== undefined)
     refuse(
@@ -68,8 +71,28 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
     .flatMap((p) => complexLeaves(rowType, p, compiler.mapping));
   const quote = compiler.dialect.quote.bind(compiler.dialect);
   const columns = inner.map((leaf, i) => `${related.scope.alias}.${quote(leaf.column)} AS ${quote(prefix[i] as string)}`);
+  // The related table's foreign keys the model does not declare, under the alias's prefix: navigation from the alias reads them.
+  const own = `${columnName(node.output, alias, compiler.mapping)}_`;
+  const hidden = foreignKeys(step.navigation.target, compiler);
+  const stored = new Set([...(scope.stored ?? []), ...hidden.map((column) => own + column)]);
+  columns.push(...hidden.map((column) => `${related.scope.alias}.${quote(column)} AS ${quote(own + column)}`));
   const join = node.outer ? 'LEFT JOIN' : 'INNER JOIN';
-  return `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()} ${join} ${rows} ON ${related.join})`;
+  return { from: `(SELECT ${scope.alias}.*, ${columns.join(', ')} FROM ${from()} ${join} ${rows} ON ${related.join})`, stored };
+}
+
+/**
+ * The stored names of the columns of `type`'s table that its navigation properties read and the
+ * model does not declare (foreign keys of relationships without a referential constraint, as the
+ * storage mapping places them: storage/links.ts), each once.
+ */
+function foreignKeys(type: StructuredType, compiler: SqlCompiler): string[] {
+  const names = new Set<string>();
+  for (const navigation of type.navigation.values()) {
+    const link = navigationLink(type, navigation, compiler.mapping);
+    const sources = link === undefined ? [] : link.kind === 'direct' ? link.pairs.map((pair) => pair.source) : link.source.map((entry) => entry.column);
+    for (const source of sources) if (source.column !== undefined) names.add(compiler.storedName(source.column));
+  }
+  return [...names];
 }
 
 /**

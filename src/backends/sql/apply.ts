@@ -33,8 +33,9 @@
  *
  * `toppercent`, `bottompercent`, `topsum`, `bottomsum` keep the rows while the running sum (a
  * window function) of the rows before them is below the limit.
+ * A `groupby` ending in `nest` is apply-group-nest.ts's.
  * Refused with `unsupported_feature` and the transformation's position: nested transformations of `groupby` other than the
- * above; min/max of Guid, Duration and flag enum values; `$apply` inside `$expand`.
+ * above; min/max of Guid, Duration and flag enum values.
  */
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type {
@@ -54,6 +55,7 @@ import { someExpression } from '../../semantic/walk/index.js';
 import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { throughCollection, unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
+import { groupNest } from './apply-group-nest.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
@@ -82,6 +84,8 @@ export interface ApplyRelation {
    * trailing space), to begin the statement with; empty when there are none.
    */
   readonly with?: string;
+  /** Columns the model does not declare that the rows carry (a join's alias's foreign keys): see `Scope.stored`. */
+  readonly stored?: ReadonlySet<string>;
 }
 
 /** Which top-level properties each row of a relation has: see {@link ApplyRelation.presence}. */
@@ -110,6 +114,7 @@ const RANK_NUMBER = '~rank';
 export interface NestingCompiler {
   addnested(node: Extract<BoundTransformation, { kind: 'addnested' }>, scope: Scope, from: () => string, compiler: SqlCompiler): string;
   jsonArray(compiler: SqlCompiler, scope: Scope, from: string, order: () => string): string;
+  groupArray(compiler: SqlCompiler, scope: Scope, order: string): string;
 }
 let nesting: NestingCompiler | undefined;
 
@@ -187,6 +192,56 @@ export class SqlApplyCompiler {
   }
 
   /**
+   * The rows `transformations` give from `start` (correlated with an outer row: a group's rows,
+   * apply-group-nest.ts), compiled by a compiler of their own (see {@link nested}). Refused where
+   * the pipeline reads its rows more than once, as {@link relationOver}.
+   */
+  relationFrom(start: ApplyRelation, transformations: readonly BoundTransformation[], option: string): ApplyRelation {
+    const result = this.compiler.withOption(option, () => this.pipeline(transformations, start));
+    if (this.tables.length > 0)
+      throw unsupportedFeature('SQL', 'concat(), rollup(), nest() inside groupby() or aggregating along a navigation path in a correlated pipeline', {
+        option,
+      });
+    return result;
+  }
+
+  /** A compiler for a pipeline correlated with this one's rows, its aliases apart from this one's. */
+  nested(): SqlApplyCompiler {
+    return new SqlApplyCompiler(this.compiler, this.set, `${this.alias()}n`);
+  }
+
+  /**
+   * The JSON array of `relation`'s rows read under `scope` (a nest item's), in their kept order,
+   * else by every column. The order is compiled first: navigation in it joins
+   * the scope's FROM.
+   */
+  nestedArray(relation: ApplyRelation, scope: Scope): string {
+    const order = this.arrayOrder(relation, scope);
+    return (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), () => order);
+  }
+
+  /**
+   * The JSON array of the rows of `scope` in a GROUP BY group (an aggregate: the dialect's
+   * `groupArray`), in their kept order, else by every column.
+   */
+  groupedArray(relation: ApplyRelation, scope: Scope): string {
+    return (nesting as NestingCompiler).groupArray(this.compiler, scope, this.arrayOrder(relation, scope));
+  }
+
+  /** The order of a nest item's rows in its JSON array: the kept order, then every column. */
+  private arrayOrder(relation: ApplyRelation, scope: Scope): string {
+    const kept = relation.order?.(scope);
+    const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
+    const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
+    return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
+  }
+
+  /** An aggregate function over the rows of `scope`, those meeting `keep` when it is not empty. */
+  aggregateOver(a: BoundAggregate, scope: Scope, keep: string): string {
+    return this.aggregateFunction(a, scope, keep);
+  }
+
+  /**
    * `relation` as a common table expression of the statement, for rows read more than once: each
    * reader names it instead of repeating its SELECT (a table is named as it is).
    */
@@ -222,7 +277,8 @@ export class SqlApplyCompiler {
       // $these/aggregate(…): over these rows, where they are named (a table, or a common table expression).
       ...(relation.from.startsWith('(') ? {} : { these: { from: relation.from, type: relation.type } }),
     };
-    return relation.presence === undefined ? scope : { ...scope, presence: relation.presence };
+    const stored = relation.stored === undefined ? scope : { ...scope, stored: relation.stored };
+    return relation.presence === undefined ? stored : { ...stored, presence: relation.presence };
   }
 
   fromOf(relation: ApplyRelation, scope: Scope): string {
@@ -257,7 +313,7 @@ export class SqlApplyCompiler {
     return this.compiler.dialect.quote(column);
   }
 
-  private transformation(node: BoundTransformation, input: ApplyRelation): ApplyRelation {
+  transformation(node: BoundTransformation, input: ApplyRelation): ApplyRelation {
     const c = this.compiler;
     switch (node.kind) {
       case 'identity':
@@ -303,6 +359,7 @@ export class SqlApplyCompiler {
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') {
           if (node.sets !== undefined) throw unsupported('a groupby() with rollup whose nested transformations do not end with aggregate()', last);
+          if (last.kind === 'nest') return groupNest(this, node.keys, node.apply.slice(0, -1), last, node.output, input);
           return this.groupRows(node.keys, node.apply, node.output, input);
         }
         const steps = node.apply.slice(0, -1);
@@ -321,14 +378,20 @@ export class SqlApplyCompiler {
       case 'join': {
         if (input.presence !== undefined) throw unsupported('join() of rows of different properties (after rollup() or concat())', node);
         const scope = this.scope(input);
-        const from = joinSelect(node, scope, () => this.fromOf(input, scope), {
+        const { from, stored } = joinSelect(node, scope, () => this.fromOf(input, scope), {
           compiler: c,
           nested: (apply, table, set) => {
             const output = (apply.at(-1) as BoundTransformation).output;
             return new SqlApplyCompiler(c, set, `${this.alias()}j`).relationOver({ transformations: apply, output, entity: true }, table, '$apply').from;
           },
         });
-        return { from, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
+        return {
+          from,
+          type: node.output,
+          entity: false,
+          ...(input.with === undefined ? {} : { with: input.with }),
+          ...(stored === undefined ? {} : { stored }),
+        };
       }
       case 'addnested': {
         if (input.presence !== undefined) throw unsupported('addnested() of rows of different properties (after rollup() or concat())', node);
@@ -358,14 +421,7 @@ export class SqlApplyCompiler {
     const columns = node.items.map((item) => {
       const relation = this.pipeline(item.apply, shared);
       if (relation.presence !== undefined) throw unsupported('rows of different properties (rollup(), concat()) inside nest()', node);
-      const scope = this.scope(relation);
-      const order = (): string => {
-        const kept = relation.order?.(scope);
-        const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
-        const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
-        return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
-      };
-      const array = (nesting as NestingCompiler).jsonArray(this.compiler, scope, this.fromOf(relation, scope), order);
+      const array = this.nestedArray(relation, this.scope(relation));
       return `${array} AS ${this.quote(this.column(node.output, [item.alias]))}`;
     });
     return { from: `(SELECT ${columns.join(', ')})`, type: node.output, entity: false, ...(input.with === undefined ? {} : { with: input.with }) };
@@ -443,7 +499,7 @@ export class SqlApplyCompiler {
    * The order of `relation`'s rows for a page: the kept order, then the key of entities (or every
    * column of other rows), so that a page is the same on every run.
    */
-  private totalOrder(relation: ApplyRelation, scope: Scope): string {
+  totalOrder(relation: ApplyRelation, scope: Scope): string {
     const kept = relation.order?.(scope);
     const c = this.compiler;
     const columns = relation.entity
@@ -649,7 +705,7 @@ export class SqlApplyCompiler {
         else if (step.kind === 'skip') from = Math.min(from + step.count, to);
         else
           throw unsupported(
-            `the transformation '${step.kind}' at the end of groupby() (only filter, search, compute, then orderby, top, skip, or a topcount)`,
+            `the transformation '${step.kind}' at the end of groupby() (only filter, search, compute, then orderby, top, skip, a topcount, or a nest)`,
             step,
           );
       }
@@ -735,7 +791,7 @@ export class SqlApplyCompiler {
     return [numbered, { kind: 'filter', predicate, output: type, span }];
   }
 
-  private groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
+  groupExpression(key: BoundGroupKey, scope: Scope, value = this.compiler.expression(key.path, scope)): string {
     const dialect = this.compiler.dialect;
     if (isUntyped(key.path.type)) return `(${value})`;
     if (isPrimitive(key.path.type, 'Edm.String') && !dialect.binaryEquality) return dialect.binary(value);

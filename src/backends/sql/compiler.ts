@@ -72,6 +72,12 @@ export interface Scope {
   /** Inside a complex value: the prefix of its flattened columns (`address_`). */
   readonly prefix?: string;
   /**
+   * Columns the model does not declare that the rows carry under a flattened value's prefix (the
+   * foreign keys of a join's alias, `ProductSales_Product_ID`), by their full names: navigation
+   * from the value reads them. Absent: such navigation is refused.
+   */
+  readonly stored?: ReadonlySet<string>;
+  /**
    * Inside an element of a collection of complex values (a `$count($filter=…)` of one): the SQL
    * of the element's JSON, whose members paths read (`type` is the element's complex type).
    */
@@ -186,7 +192,7 @@ export class SqlCompiler {
    */
   private storedColumn(
     column: StoredColumn,
-    scope: { alias: string; type: StructuredType; prefix?: string },
+    scope: { alias: string; type: StructuredType; prefix?: string; stored?: ReadonlySet<string> },
     navigation: NavigationProperty,
     declaring: StructuredType,
   ): string {
@@ -195,8 +201,12 @@ export class SqlCompiler {
         throw unsupported(`the navigation property '${navigation.name}' on rows without its property '${column.property.name}'`);
       return this.column(scope.type, column.property, scope.alias, scope.prefix);
     }
-    // An entity held as a value (a join's alias) keeps its declared properties only: no foreign key column.
-    if (scope.prefix !== undefined) throw unsupported('navigation properties of complex types without a referential constraint');
+    // An entity held as a value (a join's alias): its foreign key where the rows carry it (apply-join.ts), under the value's prefix.
+    if (scope.prefix !== undefined) {
+      const carried = scope.prefix + this.storedName(column.column);
+      if (scope.stored?.has(carried) !== true) throw unsupported('navigation properties of complex types without a referential constraint');
+      return `${scope.alias}.${this.dialect.quote(carried)}`;
+    }
     // A type extended with more properties (compute, rolluprecursive's node with its aggregates: extendedType) keeps the entity's columns.
     const extended = scope.type.kind === 'entity' && scope.type.qualifiedName === declaring.qualifiedName;
     if (!extended && !derivesFrom(scope.type, declaring) && !derivesFrom(declaring, scope.type) && scope.type !== navigation.target)
@@ -425,6 +435,16 @@ export class SqlCompiler {
     const hops: string[] = [];
     const conditions: string[] = [];
     for (const step of node.steps.slice(0, -1)) {
+      const into = step.kind === 'property' && !step.property.collection ? step.property.type : undefined;
+      if (into !== undefined && (into.kind === 'complex' || into.kind === 'entity')) {
+        // Into a value held flattened (a complex value, a join's alias): its columns under its prefix.
+        current = {
+          ...current,
+          type: into.type,
+          prefix: `${current.prefix ?? ''}${columnName(current.type, (step as { property: Property }).property, this.mapping)}_`,
+        };
+        continue;
+      }
       if (step.kind !== 'navigation' || step.navigation.collection) throw unsupported('this collection path');
       const related = this.related(step, current);
       hops.push(related.from);
@@ -433,12 +453,14 @@ export class SqlCompiler {
     }
     const where = conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
     if (last?.kind === 'property' && last.property.collection && last.property.type.kind === 'complex') {
+      // A flattened value's collections of complex values have no column.
+      if (current.prefix !== undefined) throw unsupported('this collection path');
       const hooks = this.complexCollections();
       const { source, element } = hooks.elements(this.column(current.type, last.property, current.alias), this.nextAlias());
       return { kind: 'json', element, type: last.property.type.type, from: [...hops, source].join(', '), where };
     }
     if (last?.kind === 'property' && last.property.collection) {
-      const column = this.column(current.type, last.property, current.alias);
+      const column = this.column(current.type, last.property, current.alias, current.prefix);
       const alias = this.nextAlias();
       const element = fromReference(last.property.type);
       if (this.dialect.collectionElements === undefined) throw unsupported(`collection properties on ${this.dialect.displayName} (yet)`);

@@ -142,6 +142,15 @@ export interface Dialect {
   /** `$expand` of a collection: the JSON array of the related rows' objects, in `order`, paged by `paging` (empty: no paging), `[]` for none. */
   expandMany?(rows: ExpandRows & { readonly order: () => string; readonly paging: string }, key: (name: string) => string): string;
   /**
+   * The JSON array of the objects of a GROUP BY group's rows, in `order` (an aggregate; a `groupby`
+   * ending in `nest`), and the empty array for a group without rows. Absent: such arrays are
+   * correlated subqueries (`expandMany`).
+   */
+  readonly groupArray?: {
+    array(entries: readonly JsonEntry[], order: string, key: (name: string) => string): string;
+    readonly empty: string;
+  };
+  /**
    * Whether `=` on strings already means equal code points (deterministic default collation), so
    * equality and `in` can skip `binary()` and use a plain index on the column.
    */
@@ -386,6 +395,12 @@ export interface DynamicPropertyHooks {
    * (compared by code point), SQL NULL where it is absent or JSON null.
    */
   member(column: string, key: () => string, read: DynamicRead | undefined): string;
+  /**
+   * The JSON value of a member's JSON text (what `member` gives without `read`), as a member of the
+   * dialect's JSON objects: a dynamic property in the rows of `nest`, `addnested` or `$apply`
+   * inside `$expand`. Absent: the JSON text itself (a string there).
+   */
+  asJson?(text: string): string;
 }
 
 /**

@@ -4,7 +4,7 @@
  * `COUNT(*)`, `/$ref` the keys only; and the stored columns a `$select` returns.
  */
 import type { Property, StructuredType } from '../../model/model.js';
-import type { BoundComputeItem, BoundExpandItem, BoundQueryOptions, BoundSelect } from '../../semantic/bound-ast.js';
+import type { BoundComputeItem, BoundExpandItem, BoundPath, BoundQueryOptions, BoundSelect, BoundTransformation } from '../../semantic/bound-ast.js';
 import { isUntyped } from '../../semantic/types.js';
 import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import { SqlApplyCompiler } from './apply.js';
@@ -96,13 +96,23 @@ function allLeaves(compiler: SqlCompiler, type: StructuredType): readonly Leaf[]
  * The entries of the JSON object of a row in `scope`: its selected properties (paths into
  * complex values keep their nesting) and its nested expansions. The dialect builds the JSON.
  */
-export function jsonEntries(compiler: SqlCompiler, options: BoundQueryOptions, scope: Scope, keysOnly: boolean): JsonEntry[] {
+export function jsonEntries(
+  compiler: SqlCompiler,
+  options: BoundQueryOptions,
+  scope: Scope,
+  keysOnly: boolean,
+  /** Rows `$apply` made: a dynamic property's JSON text (a grouped or computed one) as its JSON value (the dialect's `asJson`). */
+  applied = false,
+): JsonEntry[] {
+  const asJson = applied ? compiler.dialect.dynamicProperties?.asJson : undefined;
   const columns = keysOnly
     ? scope.type.key.map((k) => compiler.leaves(scope.type, scope.type.properties.get(k) as Property)).flat()
     : selected(compiler, options, scope.type);
   const entries: JsonEntry[] = columns.map(({ path, column }) => {
     const property = path[path.length - 1] as Property;
     const value = `${scope.alias}.${compiler.dialect.quote(column)}`;
+    if (asJson !== undefined && property.type.kind === 'primitive' && property.type.name === 'Edm.Untyped' && !property.collection)
+      return { path: path.map((p) => p.name), value: asJson(value), kind: 'json' as const };
     return {
       path: path.map((p) => p.name),
       value: spatialText(compiler.dialect, property.type.kind === 'primitive' ? property.type.name : undefined, property.collection, value),
@@ -201,12 +211,40 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
   const name = item.navigation.name;
   const { expandOne, expandMany } = compiler.dialect;
   if (expandOne === undefined || expandMany === undefined) throw unsupported(`$expand on ${compiler.dialect.displayName} (yet)`);
-  const at = { ...(apply.transformations[0] === undefined ? {} : { node: apply.transformations[0] }), option: '$expand' };
-  if (compiler.dialect.correlatedDerivedTables === false)
-    throw unsupportedFeature('SQL', `$apply inside $expand on ${compiler.dialect.displayName} (a derived table cannot read the expanded row)`, at);
+  // Where a derived table cannot read the expanded row (MariaDB): the pipeline over every related
+  // row at once, the row's own picked by the expansion's WHERE, or an aggregate's scalar subqueries.
+  const decorrelated = compiler.dialect.correlatedDerivedTables === false;
+  if (decorrelated) {
+    const aggregated = aggregateExpansion(compiler, item, from);
+    if (aggregated !== undefined) return aggregated;
+    const other = notDecorrelated(apply.transformations);
+    if (other !== undefined)
+      throw unsupportedFeature(
+        'SQL',
+        `${other.kind === 'rank' ? 'topcount() and its kin' : `${other.kind}()`} in $apply inside $expand on ${compiler.dialect.displayName} (a derived table cannot read the expanded row: only filter, search, compute, orderby, or filters then an aggregate())`,
+        { node: other, option: '$expand' },
+      );
+  }
   const parts = () => {
     if (item.entitySet === undefined) throw unsupportedFeature('SQL', unknownTarget(item.navigation), { option: '$expand' });
     const related = item.made === undefined ? compiler.related(item, from) : compiler.madeRelated(item.made, item, from);
+    if (decorrelated) {
+      const table = `${compiler.table(item.entitySet)} ${related.scope.alias}`;
+      if (related.from !== table)
+        throw unsupportedFeature(
+          'SQL',
+          `$apply inside $expand over a link table on ${compiler.dialect.displayName} (a derived table cannot read the expanded row)`,
+          {
+            option: '$expand',
+          },
+        );
+      // Row-wise steps keep every column of the related table: the link's columns too, which the join reads.
+      const every = `(SELECT ${related.scope.alias}.* FROM ${table})`;
+      const relation = new SqlApplyCompiler(compiler, item.entitySet, `${related.scope.alias}a`).relationOver(apply, every, '$expand');
+      const scope: Scope = { alias: related.scope.alias, type: relation.type, set: item.entitySet, variables: new Map() };
+      const own = compiler.conditions(options, scope);
+      return { relation, scope, where: own === '' ? related.join : `${related.join} AND ${own}` };
+    }
     const rows = `(SELECT ${related.scope.alias}.* FROM ${related.from} WHERE ${related.join})`;
     const relation = new SqlApplyCompiler(compiler, item.entitySet, `${related.scope.alias}a`).relationOver(apply, rows, '$expand');
     if (relation.presence !== undefined)
@@ -222,7 +260,7 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
         name,
         () => {
           const { relation, scope, where } = parts();
-          return expandOne({ entries: jsonEntries(compiler, options, scope, false), from: `${relation.from} ${scope.alias}`, where }, (text) =>
+          return expandOne({ entries: jsonEntries(compiler, options, scope, false, true), from: `${relation.from} ${scope.alias}`, where }, (text) =>
             compiler.value(text, 'string'),
           );
         },
@@ -250,7 +288,7 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
     const skip = options.skip === undefined ? undefined : compiler.value(options.skip, 'rowCount');
     return expandMany(
       {
-        entries: jsonEntries(compiler, options, scope, false),
+        entries: jsonEntries(compiler, options, scope, false, true),
         from: `${relation.from} ${scope.alias}`,
         where,
         order,
@@ -270,4 +308,82 @@ function applyExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scop
     ]);
   }
   return columns;
+}
+
+/** The transformations whose rows keep every column of the related table (and so the link's): see {@link applyExpansion}. */
+const DECORRELATED: ReadonlySet<BoundTransformation['kind']> = new Set(['filter', 'search', 'compute', 'identity', 'orderby']);
+
+/**
+ * Whether a pipeline over a row's related entities compiles where a derived table cannot read the
+ * row (MariaDB): row-wise steps and `orderby`, or filters then an `aggregate`; else the first
+ * transformation that does not.
+ */
+export function notDecorrelated(transformations: readonly BoundTransformation[]): BoundTransformation | undefined {
+  const last = transformations.at(-1);
+  if (last?.kind === 'aggregate' && transformations.slice(0, -1).every((t) => t.kind === 'filter' || t.kind === 'search' || t.kind === 'identity'))
+    return last.aggregates.every((a) => a.from === undefined && a.through === undefined) ? undefined : last;
+  return transformations.find((t) => !DECORRELATED.has(t.kind));
+}
+
+/**
+ * `$expand=Nav($apply=…/aggregate(…))` after filters only, where a derived table cannot read the
+ * expanded row (MariaDB): the one row of aggregates (also of no related entities, 3.8), each a
+ * scalar subquery over the row's related entities that pass the filters (as the aggregate function
+ * `Nav/aggregate(…)` compiles), in a JSON array of one object (or the object, for a single-valued
+ * navigation property). `undefined` for other pipelines; refused with options beside `$apply`.
+ */
+function aggregateExpansion(compiler: SqlCompiler, item: BoundExpandItem, from: Scope): [string, () => string][] | undefined {
+  const options = item.options;
+  const transformations = (options.apply as NonNullable<BoundQueryOptions['apply']>).transformations;
+  const last = transformations.at(-1);
+  const before = transformations.slice(0, -1);
+  if (last?.kind !== 'aggregate' || !before.every((t) => t.kind === 'filter' || t.kind === 'search' || t.kind === 'identity')) return undefined;
+  if (notDecorrelated(transformations) !== undefined) return undefined;
+  const others =
+    options.filter !== undefined ||
+    options.search !== undefined ||
+    options.orderBy !== undefined ||
+    options.top !== undefined ||
+    options.skip !== undefined ||
+    options.count === true ||
+    (options.compute?.length ?? 0) > 0 ||
+    options.expand.length > 0 ||
+    !options.select.all;
+  if (others)
+    throw unsupportedFeature(
+      'SQL',
+      `options beside $apply=…/aggregate(…) inside $expand on ${compiler.dialect.displayName} (a derived table cannot read the expanded row)`,
+      { option: '$expand' },
+    );
+  const { expandOne, expandMany } = compiler.dialect;
+  if (expandOne === undefined || expandMany === undefined) throw unsupported(`$expand on ${compiler.dialect.displayName} (yet)`);
+  const span = last.span;
+  const path: BoundPath = {
+    kind: 'path',
+    root: { kind: 'it' },
+    steps: [{ kind: 'navigation', navigation: item.navigation, entitySet: item.entitySet, span }],
+    type: { kind: 'collection', element: { kind: 'entity', type: item.navigation.target } },
+    span,
+  };
+  const keep = before.some((t) => t.kind !== 'identity')
+    ? (related: Scope): string =>
+        before
+          .flatMap((t) => (t.kind === 'filter' ? [compiler.condition(t.predicate, related)] : t.kind === 'search' ? [compiler.search(t.search, related)] : []))
+          .join(' AND ')
+    : undefined;
+  const sql = (): string => {
+    const entries: JsonEntry[] = last.aggregates.map((aggregate) => ({
+      path: [aggregate.alias],
+      value: compiler.withOption('$expand', () => compiler.relatedAggregate(path, aggregate, from, aggregate.span, keep)),
+      kind: 'value',
+    }));
+    // One row to build the object from; the array's order reads it, so that JSON_ARRAYAGG belongs
+    // to this SELECT (MariaDB places an aggregate whose arguments read only outer rows in the outer query).
+    const one = compiler.freshAlias();
+    const rows = { entries, from: `(SELECT 1 AS ${compiler.dialect.quote('x')}) ${one}`, where: '1 = 1' };
+    const key = (text: string): string => compiler.value(text, 'string');
+    if (!item.navigation.collection) return expandOne(rows, key);
+    return expandMany({ ...rows, order: () => `${one}.${compiler.dialect.quote('x')}`, paging: '' }, key);
+  };
+  return [[item.navigation.name, sql]];
 }

@@ -240,9 +240,11 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     ...presenceOf(compiler),
   });
   // Which properties each row has, after rollup or concat (isdefined reads it).
-  const presenceOf = (compiler: SqlCompiler): { presence?: ApplyPresence } => {
-    const presence = relationOf(compiler)?.presence;
-    return presence === undefined ? {} : { presence };
+  // And the foreign keys a join's alias carries (navigation from it reads them).
+  const presenceOf = (compiler: SqlCompiler): { presence?: ApplyPresence; stored?: ReadonlySet<string> } => {
+    const relation = relationOf(compiler);
+    const stored = relation?.stored === undefined ? {} : { stored: relation.stored };
+    return relation?.presence === undefined ? stored : { ...stored, presence: relation.presence };
   };
   const fromClause = (compiler: SqlCompiler, scope: Scope): string =>
     [`${relationOf(compiler)?.from ?? compiler.table(bound.entitySet)} ${ROOT}`, ...(scope.joins?.clauses ?? [])].join(' ');

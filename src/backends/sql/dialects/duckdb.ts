@@ -92,6 +92,7 @@ export const duckdb: Dialect = {
   dynamicProperties: {
     columnType: 'JSON',
     key: jsonMemberPath,
+    asJson: (text) => `CAST(${text} AS JSON)`,
     member: (column, key, read) => {
       const type = (): string => `json_type(${column}, ${key()})`;
       const text = (): string => `json_extract_string(${column}, ${key()})`;
@@ -145,6 +146,10 @@ export const duckdb: Dialect = {
   widerIntegers: { int32: 'BIGINT', int64: 'HUGEINT' },
   collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
+  groupArray: {
+    array: (entries, order, key) => `to_json(list(${jsonObjectOf(entries, jsonObject, duckdb.jsonCollection, key)} ORDER BY ${order}))`,
+    empty: `CAST('[]' AS JSON)`,
+  },
   // json_group_array takes no ORDER BY (a macro): a list in order, as JSON.
   expandMany: (rows, key) =>
     `(SELECT COALESCE(to_json(list(sub.o ORDER BY sub.n)), CAST('[]' AS JSON)) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key))}) sub)`,

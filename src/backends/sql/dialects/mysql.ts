@@ -219,6 +219,11 @@ export const mysql: Dialect = {
   // JSON_EXTRACT(…, '$'): nested JSON must reach the object builders as JSON, not as a string.
   expandOne: (rows, key) =>
     `JSON_EXTRACT((SELECT ${jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}), '$')`,
+  groupArray: {
+    array: (entries, order, key) =>
+      `JSON_EXTRACT(JSON_ARRAYAGG(JSON_EXTRACT(${jsonObjectOf(entries, mysqlObject, mysql.jsonCollection, key)}, '$') ORDER BY ${order}), '$')`,
+    empty: 'JSON_ARRAY()',
+  },
   // MariaDB cannot correlate a derived table with the outer row: order and page inside JSON_ARRAYAGG.
   expandMany: (rows, key) => {
     const object = jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key);
@@ -311,6 +316,7 @@ export const mysql: Dialect = {
   dynamicProperties: {
     columnType: 'JSON',
     key: jsonMemberPath,
+    asJson: (text) => `JSON_EXTRACT(${text}, '$')`,
     member: (column, key, read) => {
       const type = (): string => `JSON_TYPE(JSON_EXTRACT(${column}, ${key()}))`;
       const value = (): string => `JSON_VALUE(${column}, ${key()})`;

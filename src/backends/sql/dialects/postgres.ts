@@ -162,6 +162,10 @@ export const postgres: Dialect = {
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
+  groupArray: {
+    array: (entries, order, key) => `json_agg(${jsonObjectOf(entries, postgresObject, postgres.jsonCollection, key)} ORDER BY ${order})`,
+    empty: `'[]'::json`,
+  },
   expandMany: (rows, key) =>
     `(SELECT COALESCE(json_agg(sub.o ORDER BY sub.n), '[]'::json) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key))}) sub)`,
   // Deterministic collations (every built-in one) compare equal only on equal bytes.
@@ -217,6 +221,7 @@ export const postgres: Dialect = {
   dynamicProperties: {
     columnType: 'jsonb',
     key: (name) => name,
+    asJson: (text) => `CAST(${text} AS json)`,
     member: (column, key, read) => {
       const typed = (json: string, sql: string): string => `(CASE WHEN jsonb_typeof(${column} -> CAST(${key()} AS text)) = '${json}' THEN ${sql} END)`;
       const text = (): string => `${column} ->> CAST(${key()} AS text)`;

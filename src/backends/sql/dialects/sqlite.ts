@@ -141,6 +141,10 @@ export const sqlite: Dialect = {
   collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
   // json(…): nested JSON must reach the object builders as JSON, not as a string.
   expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,
+  groupArray: {
+    array: (entries, order, key) => `json(json_group_array(json(${jsonObjectOf(entries, sqliteObject, sqlite.jsonCollection, key)}) ORDER BY ${order}))`,
+    empty: 'json_array()',
+  },
   expandMany: (rows, key) =>
     `json((SELECT json_group_array(json(sub.o) ORDER BY sub.n) FROM (${numberedRows(rows, jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key))}) sub))`,
   // SQLite's default BINARY collation already compares bytes, i.e. code points.
@@ -207,6 +211,7 @@ export const sqlite: Dialect = {
   dynamicProperties: {
     columnType: 'TEXT',
     key: jsonMemberPath,
+    asJson: (text) => `json(${text})`,
     member: (column, key, read) => {
       const type = (): string => `json_type(${column}, ${key()})`;
       switch (read) {
