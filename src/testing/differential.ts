@@ -503,6 +503,33 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       ),
   },
   {
+    name: 'sql-join-alias-complex-collections',
+    deviation: 'Data Aggregation: "Known gap (a bug to fix, not a choice): a `join` alias\'s collections of complex values"',
+    // Only the SQL backend, only rows of a join or outerjoin, and only where the rows agree once the
+    // collections of complex values inside each join alias's value (in the rows, and in the rows a
+    // nest made of them) are left out on both sides.
+    applies: ({ target, query, findingClass, expected, actual }) => {
+      if (findingClass !== 'row disagreement' || /mongo|mingo/i.test(target) || query.apply === undefined) return false;
+      if (expected.kind !== 'rows' || actual.kind !== 'rows') return false;
+      const aliases = new Set(query.apply.transformations.flatMap((t) => (t.kind === 'join' ? [t.alias] : [])));
+      if (aliases.size === 0) return false;
+      const strip = (value: unknown, depth: number): unknown => {
+        if (depth > 4) return value;
+        if (Array.isArray(value)) return value.map((item) => strip(item, depth + 1));
+        if (!isPlainObject(value)) return value;
+        const out: Record<string, unknown> = {};
+        for (const [name, item] of Object.entries(value)) {
+          if (aliases.has(name) && isPlainObject(item)) {
+            out[name] = Object.fromEntries(Object.entries(item).filter(([, v]) => !(Array.isArray(v) && v.some(isPlainObject))));
+          } else out[name] = Array.isArray(item) ? strip(item, depth + 1) : item;
+        }
+        return out;
+      };
+      const without = (result: BackendResult): BackendResult => ({ ...result, value: result.value.map((row) => strip(row, 0) as Row) });
+      return compareResults(query, without(expected.result), without(actual.result), { ordered: orderIsDefined(query) }) === undefined;
+    },
+  },
+  {
     name: 'statement-bound',
     deviation: 'SQL backend: "Statements are bounded"',
     // Only the SQL backend's own bound on a statement (the reference has none to pass).
