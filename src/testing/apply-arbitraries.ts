@@ -22,7 +22,8 @@
  * eight filters with a hierarchy function (`Aggregation.isroot`, `isleaf`, `isnode`, or
  * `isdescendant`/`isancestor`/`issibling` of a literal of the node's type, sometimes negated). Where
  * the key is one integer property, one grouped pipeline in seven ranks each group's rows by it
- * (`topcount`/`bottomcount`, no ties) before the aggregate or, one time in two, as the groupby's end.
+ * (`topcount`/`bottomcount`, no ties) before the aggregate or, one time in two, as the groupby's end
+ * (there, for an odd count, as `orderby(key desc)/top(n)`, or `asc` for a bottom count).
  * One grouped pipeline in seven ends its groupby in `nest(…)` instead of the aggregate (example 129:
  * see `nestOf`), and a join's grouping property may be reached through the joined entity's
  * single-valued navigation (with or without a referential constraint, example 92).
@@ -275,6 +276,11 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
             ? `${ranked[0]}(${ranked[1]},${rankKey})`
             : null;
         const rankEnds = rankedGroups !== null && ranked?.[2] === true;
+        // Ending the groupby, an odd n one time in two as orderby then top (or skip for 3): the same rows in the same order.
+        const ending =
+          rankEnds && ranked !== null && ranked[1] % 2 === 1
+            ? `orderby(${rankKey as string} ${ranked[0] === 'topcount' ? 'desc' : 'asc'})/${ranked[1] === 3 ? 'top(3)' : 'top(1)'}`
+            : rankedGroups;
         // A nest instead of the aggregate: each group's rows as collections (no `n` for $filter then).
         const nested =
           nest !== null && grouping.length > 0 && !rolled && recursive === null && rankedGroups === null && whole === null
@@ -291,7 +297,7 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
             : nested !== null
               ? `groupby((${grouping.join(',')}),${nested})`
               : rankedGroups !== null
-                ? `groupby((${grouping.join(',')}),${rankedGroups}${rankEnds ? '' : `/aggregate(${items})`})`
+                ? `groupby((${grouping.join(',')}),${rankEnds ? ending : `${rankedGroups}/aggregate(${items})`})`
                 : `groupby((${grouping.join(',')}),${recursive === null || node === null ? '' : `filter(${node(recursive.parent)})/`}aggregate(${items}))`,
           // Each group's share of the rows (SQL reads the groups as a common table expression).
           ...(share && keys.length > 0 && !rankEnds && nested === null ? ['compute(n div $these/aggregate(n with sum) as share)'] : []),

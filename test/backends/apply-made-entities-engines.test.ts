@@ -17,7 +17,7 @@ import { specAggregation, specData, specModel } from '../fixtures/aggregation-sp
 const ROLLUP = 'rolluprecursive($root/SalesOrganizations,SalesOrgHierarchy,SalesOrganization/ID)';
 const THROUGH_SALES = '$root/SalesOrganizations,SalesOrgHierarchy,Sales/SalesOrganization/ID';
 
-/** `$apply` inside `$expand`, which MariaDB refuses (a derived table there cannot read the expanded row). */
+/** `$apply` inside `$expand` (MariaDB runs it without a derived table reading the expanded row). */
 const APPLY_IN_EXPAND =
   '$apply=groupby((Product),aggregate($count as n))&$expand=Product($select=ID;$expand=Sales($apply=aggregate(Amount with sum as Total)))';
 
@@ -34,7 +34,7 @@ const CASES: readonly string[] = [
   `$apply=groupby((${ROLLUP}),aggregate($count as n))&$expand=SalesOrganization($select=ID;$expand=Superordinate($select=Name;$expand=Superordinate/$ref))&$select=n`,
   // Rows of rollup's coarser level have no key: no entity (null).
   '$apply=groupby((rollup(Customer/Country,Customer/ID)),aggregate(Amount with sum as A))&$expand=Customer/$ref',
-  // $apply inside the expansion of the entity (MariaDB refuses it: APPLY_IN_EXPAND).
+  // $apply inside the expansion of the entity (every engine, MariaDB too).
   APPLY_IN_EXPAND,
 ];
 
@@ -192,8 +192,7 @@ describe('entities $apply wrote into the rows on every engine', () => {
       expect(result.reference.kind, result.reference.kind === 'odata' ? result.reference.message : '').toBe('rows');
       expect(findings(result)).toEqual([]);
       for (const [target, outcome] of result.outcomes) {
-        if (query === APPLY_IN_EXPAND && target.startsWith('MariaDB')) expect(outcome.kind === 'odata' && outcome.code, target).toBe('unsupported_feature');
-        else expect(outcome.kind, `${target}: ${outcome.kind === 'odata' ? outcome.message : ''}`).toBe('rows');
+        expect(outcome.kind, `${target}: ${outcome.kind === 'odata' ? outcome.message : ''}`).toBe('rows');
       }
     }, 60_000);
   }

@@ -55,7 +55,6 @@ import { someExpression } from '../../semantic/walk/index.js';
 import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
 import { throughCollection, unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
-import { groupNest } from './apply-group-nest.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
@@ -129,6 +128,22 @@ let hierarchy: HierarchyCompiler | undefined;
 /** The relation of a `groupby` with `rolluprecursive` (rollup-recursive.ts, registered by to-sql.ts: it reads this module). */
 export type RollupRecursiveCompiler = (host: SqlApplyCompiler, node: Extract<BoundTransformation, { kind: 'groupby' }>, input: ApplyRelation) => ApplyRelation;
 let rollupRecursive: RollupRecursiveCompiler | undefined;
+
+/** The relation of a `groupby` ending in `nest` (apply-group-nest.ts, registered by to-sql.ts: it reads this module). */
+export type GroupNestCompiler = (
+  host: SqlApplyCompiler,
+  keys: readonly BoundGroupKey[],
+  before: readonly BoundTransformation[],
+  nest: Extract<BoundTransformation, { kind: 'nest' }>,
+  output: StructuredType,
+  input: ApplyRelation,
+) => ApplyRelation;
+let groupNest: GroupNestCompiler | undefined;
+
+/** Registers {@link GroupNestCompiler} (once, at import). */
+export function registerGroupNestCompiler(compiler: GroupNestCompiler): void {
+  groupNest = compiler;
+}
 
 /** Registers {@link RollupRecursiveCompiler} (once, at import). */
 export function registerRollupRecursiveCompiler(compiler: RollupRecursiveCompiler): void {
@@ -359,7 +374,7 @@ export class SqlApplyCompiler {
         const last = node.apply[node.apply.length - 1];
         if (last !== undefined && last.kind !== 'aggregate') {
           if (node.sets !== undefined) throw unsupported('a groupby() with rollup whose nested transformations do not end with aggregate()', last);
-          if (last.kind === 'nest') return groupNest(this, node.keys, node.apply.slice(0, -1), last, node.output, input);
+          if (last.kind === 'nest') return (groupNest as GroupNestCompiler)(this, node.keys, node.apply.slice(0, -1), last, node.output, input);
           return this.groupRows(node.keys, node.apply, node.output, input);
         }
         const steps = node.apply.slice(0, -1);

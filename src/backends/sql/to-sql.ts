@@ -22,6 +22,7 @@ import { selectOptionsSql } from './select-options.js';
 import { MARK_START } from './parameters.js';
 import { checkStatement, DEFAULT_MAX_STATEMENT_LENGTH, outOfRoom } from './statement-limits.js';
 import {
+  registerGroupNestCompiler,
   registerHierarchyCompiler,
   registerNestingCompiler,
   registerRollupRecursiveCompiler,
@@ -29,6 +30,7 @@ import {
   type ApplyPresence,
   type ApplyRelation,
 } from './apply.js';
+import { groupNest } from './apply-group-nest.js';
 import { hierarchyRelation } from './hierarchy.js';
 import { rollupRecursiveRelation } from './rollup-recursive.js';
 import { NESTING } from './apply-nesting.js';
@@ -38,6 +40,7 @@ import { crossJoinOf } from '../../semantic/resource-path/crossjoin.js';
 registerNestingCompiler(NESTING);
 // ancestors', descendants' and traverse's recursive common table expressions.
 registerHierarchyCompiler(hierarchyRelation);
+registerGroupNestCompiler(groupNest);
 // groupby's rolluprecursive: a portion per node of the hierarchy.
 registerRollupRecursiveCompiler(rollupRecursiveRelation);
 // The hierarchy functions' subqueries (Aggregation.isdescendant, …).
