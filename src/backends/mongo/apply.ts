@@ -792,7 +792,12 @@ class MongoApplyCompiler {
    */
   private partitioned(transformations: readonly BoundTransformation[], input: Rows, stages: MongoDocument[], partition: string): Rows {
     let rows = input;
-    transformations.forEach((step, i) => {
+    // A trailing orderby with top/skip (or either alone): each partition's rows numbered in that order, those in range.
+    let paged = 0;
+    while (paged < transformations.length && /^(top|skip)$/.test(transformations[transformations.length - 1 - paged]?.kind ?? '')) paged++;
+    if (transformations[transformations.length - 1 - paged]?.kind === 'orderby') paged++;
+    const paging = transformations.slice(transformations.length - paged);
+    transformations.slice(0, transformations.length - paged).forEach((step, i) => {
       const context: Context = { ...newContext(rows.type, rows.set), these: { partitionBy: `$${partition}` } };
       if (step.kind === 'identity') return;
       if (step.kind === 'filter') {
@@ -819,11 +824,34 @@ class MongoApplyCompiler {
         rows = { type: step.output, set: undefined };
       } else {
         this.fail(
-          `${step.kind}() inside nest() at the end of groupby() (only filter(), compute(), groupby() ending in aggregate(), and a last aggregate())`,
+          `${step.kind}() inside nest() at the end of groupby() (only filter(), compute(), groupby() ending in aggregate(), a last aggregate(), and orderby(), top(), skip() at the end)`,
           step,
         );
       }
     });
+    if (paging.length > 0) {
+      const context: Context = { ...newContext(rows.type, rows.set), these: { partitionBy: `$${partition}` } };
+      const computed: MongoDocument = {};
+      const sort: MongoDocument = {};
+      const orderby = paging[0]?.kind === 'orderby' ? paging[0] : undefined;
+      if (orderby !== undefined) this.hooks.order(orderby.items, rootFrame(context), this.expressions, computed, sort, []);
+      stages.push(...context.stages);
+      if (Object.keys(computed).length > 0) stages.push({ $addFields: computed });
+      let low = 0;
+      let high = Number.POSITIVE_INFINITY;
+      for (const step of paging) {
+        if (step.kind === 'skip') low = Math.min(high, low + step.count);
+        else if (step.kind === 'top') high = Math.min(high, low + step.count);
+      }
+      const number = this.temporary('r');
+      stages.push({
+        $setWindowFields: { partitionBy: `$${partition}`, sortBy: { ...sort, [this.sequence ?? '_id']: 1 }, output: { [number]: { $documentNumber: {} } } },
+      });
+      const range: MongoDocument = { ...(low > 0 ? { $gt: low } : {}), ...(Number.isFinite(high) ? { $lte: high } : {}) };
+      if (Object.keys(range).length > 0) stages.push({ $match: { [number]: range } });
+      // Each partition's rows in their order: the items' arrays keep it.
+      stages.push({ $sort: { [number]: 1 } });
+    }
     return rows;
   }
 

@@ -33,10 +33,14 @@ const RUNS: readonly string[] = [
   // $these in an item: the group's rows.
   '$apply=groupby((flag),nest(compute(n32 div 1 as v)/filter(v ge $these/aggregate(n32 with average)) as above))',
   '$apply=groupby((flag,status),nest(identity as all))&$orderby=flag,status',
+  // Ordered and paged items: each group's rows numbered in the item's order.
+  '$apply=groupby((flag),nest(orderby(n32 desc,id)/top(2) as firsts))',
+  '$apply=groupby((status),compute(n32 mul 2 as d)/nest(orderby(d,id)/skip(1)/top(2) as some,orderby(name,id) as sorted))',
+  '$apply=groupby((parent/name),nest(orderby(id)/top(1) as one))',
 ];
 
 const REFUSED: readonly string[] = [
-  '$apply=groupby((flag),nest(orderby(n32)/top(2) as firsts))',
+  '$apply=groupby((flag),nest(orderby(n32)/top(2)/filter(n32 gt 0) as firsts))',
   '$apply=groupby((flag),nest(aggregate($count as n)/compute(n add 1 as m) as x))',
 ];
 
