@@ -3,6 +3,7 @@
  * sort, page and project arrays of rows, in the order PROT 11.2.1 prescribes: `$search`,
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
+import { DYNAMIC_PROPERTIES } from '../../storage/dynamic-properties.js';
 import { orderedByApply } from '../../semantic/apply/output-order.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { NodeRows } from './hierarchy.js';
@@ -250,10 +251,14 @@ function projector(
   // Rows of $apply after an aggregation have only their own properties (a concat branch's: Data
   // Aggregation, examples 74 and 75): one it has not is left out, not made null as an entity's.
   const sparse = options.apply !== undefined && !options.apply.entity;
+  // Structured values of $apply's rows are shaped to their types (see shapeMade).
+  const made = options.apply !== undefined;
+  const structured = (property: Property): boolean => property.type.kind === 'entity' || property.type.kind === 'complex';
   // Top-level properties with ordinary names: a plain copy loop.
   const plain = items.every(
     ({ path, options: nested }) =>
       nested === undefined &&
+      !(made && structured(path[path.length - 1] as Property)) &&
       path.length === 1 &&
       !((path[0] as { name: string }).name in Object.prototype) &&
       (path[0] as { name: string }).name !== '__proto__',
@@ -293,6 +298,7 @@ function projector(
       let value: unknown = source;
       for (const get of getters) value = value === null || value === undefined ? undefined : get(value);
       if (value === undefined) value = null;
+      if (made && (last.type.kind === 'entity' || last.type.kind === 'complex')) value = shapeMade(last.type.type, value);
       let count: number | undefined;
       if (elements !== undefined && Array.isArray(value)) {
         const result = elements.apply(value as Row[]);
@@ -385,6 +391,28 @@ function madeEntity(item: BoundExpandItem, nodes: NodeRows): (row: Row) => Row |
     }
     return index.get(keyText(keys)) ?? null;
   };
+}
+
+/**
+ * A structured value (or a collection of them) in a row `$apply` made, as its type has it: its
+ * properties (and dynamic properties), each structured one shaped the same, without the columns
+ * of a stored row that are no property (the foreign keys of an entity a join or a nest holds,
+ * which the steps of `$apply` may still read: navigation from a join alias). A type that may hold
+ * more (open, or with derived types) keeps every member.
+ */
+function shapeMade(type: StructuredType, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => shapeMade(type, item));
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  const source = value as Record<string, unknown>;
+  const closed = !type.open && type.derivedTypes.length === 0;
+  const result: Record<string, unknown> = closed ? {} : { ...source };
+  for (const property of type.properties.values()) {
+    if (!Object.hasOwn(source, property.name)) continue;
+    const item = source[property.name];
+    setOwn(result, property.name, property.type.kind === 'entity' || property.type.kind === 'complex' ? shapeMade(property.type.type, item) : item);
+  }
+  if (closed && Object.hasOwn(source, DYNAMIC_PROPERTIES)) setOwn(result, DYNAMIC_PROPERTIES, source[DYNAMIC_PROPERTIES]);
+  return result;
 }
 
 function keyOnly(row: Row, type: StructuredType): Row {

@@ -3,6 +3,7 @@
  * that the dialect turns into JSON (an object, or an array ordered and paged), `/$count` a
  * `COUNT(*)`, `/$ref` the keys only; and the stored columns a `$select` returns.
  */
+import { DYNAMIC_PROPERTIES } from '../../storage/dynamic-properties.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundComputeItem, BoundExpandItem, BoundPath, BoundQueryOptions, BoundSelect, BoundTransformation } from '../../semantic/bound-ast.js';
 import { isUntyped } from '../../semantic/types.js';
@@ -10,7 +11,7 @@ import { unknownTarget, unsupportedFeature } from '../../passes/unsupported.js';
 import { SqlApplyCompiler } from './apply.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import type { JsonEntry } from './dialect.js';
-import { columnName } from './mapping.js';
+import { columnName, dynamicColumnName } from './mapping.js';
 import { orderByItems } from './ordering.js';
 import { selectOptionsRefusal } from '../../semantic/select-options.js';
 import { selectOptionsRefused } from './select-options.js';
@@ -119,6 +120,10 @@ export function jsonEntries(
       kind: property.collection ? 'collection' : 'value',
     };
   });
+  // The dynamic properties of rows `$apply` made of an open type's rows (`nest(identity as x)`): their column's JSON object, as the reference's rows hold it.
+  const dynamic = applied && asJson !== undefined && options.select.all ? dynamicColumnName(scope.type, compiler.mapping) : undefined;
+  if (!keysOnly && dynamic !== undefined && asJson !== undefined)
+    entries.push({ path: [DYNAMIC_PROPERTIES], value: asJson(`${scope.alias}.${compiler.dialect.quote(compiler.storedName(dynamic))}`), kind: 'json' });
   if (!keysOnly) {
     const computed = selectedComputed(options);
     if (computed.length > 0) {
