@@ -511,7 +511,17 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
     applies: ({ target, query, findingClass, expected, actual }) => {
       if (findingClass !== 'row disagreement' || /mongo|mingo/i.test(target) || query.apply === undefined) return false;
       if (expected.kind !== 'rows' || actual.kind !== 'rows') return false;
-      const aliases = new Set(query.apply.transformations.flatMap((t) => (t.kind === 'join' ? [t.alias] : [])));
+      // Each alias with the names of its type's collections of complex values.
+      const aliases = new Map<string, Set<string>>();
+      for (const t of query.apply.transformations) {
+        if (t.kind !== 'join') continue;
+        const type = t.output.properties.get(t.alias)?.type;
+        const names =
+          type !== undefined && (type.kind === 'entity' || type.kind === 'complex')
+            ? [...type.type.properties.values()].filter((p) => p.collection && p.type.kind === 'complex').map((p) => p.name)
+            : [];
+        aliases.set(t.alias, new Set([...(aliases.get(t.alias) ?? []), ...names]));
+      }
       if (aliases.size === 0) return false;
       const strip = (value: unknown, depth: number): unknown => {
         if (depth > 4) return value;
@@ -519,8 +529,9 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
         if (!isPlainObject(value)) return value;
         const out: Record<string, unknown> = {};
         for (const [name, item] of Object.entries(value)) {
-          if (aliases.has(name) && isPlainObject(item)) {
-            out[name] = Object.fromEntries(Object.entries(item).filter(([, v]) => !(Array.isArray(v) && v.some(isPlainObject))));
+          const collections = aliases.get(name);
+          if (collections !== undefined && isPlainObject(item)) {
+            out[name] = Object.fromEntries(Object.entries(item).filter(([member]) => !collections.has(member)));
           } else out[name] = Array.isArray(item) ? strip(item, depth + 1) : item;
         }
         return out;

@@ -3,6 +3,7 @@
  * that the dialect turns into JSON (an object, or an array ordered and paged), `/$count` a
  * `COUNT(*)`, `/$ref` the keys only; and the stored columns a `$select` returns.
  */
+import { geoFamilyOf } from '../../reference/geo.js';
 import { DYNAMIC_PROPERTIES } from '../../storage/dynamic-properties.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { BoundComputeItem, BoundExpandItem, BoundPath, BoundQueryOptions, BoundSelect, BoundTransformation } from '../../semantic/bound-ast.js';
@@ -114,6 +115,9 @@ export function jsonEntries(
     const value = `${scope.alias}.${compiler.dialect.quote(column)}`;
     if (asJson !== undefined && property.type.kind === 'primitive' && property.type.name === 'Edm.Untyped' && !property.collection)
       return { path: path.map((p) => p.name), value: asJson(value), kind: 'json' as const };
+    // A spatial value of such rows as its GeoJSON object (the reference's form), not the text of one.
+    if (asJson !== undefined && property.type.kind === 'primitive' && geoFamilyOf(property.type.name) !== undefined && !property.collection)
+      return { path: path.map((p) => p.name), value: asJson(spatialText(compiler.dialect, property.type.name, false, value)), kind: 'json' as const };
     return {
       path: path.map((p) => p.name),
       value: spatialText(compiler.dialect, property.type.kind === 'primitive' ? property.type.name : undefined, property.collection, value),
