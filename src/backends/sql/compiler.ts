@@ -847,21 +847,26 @@ export class SqlCompiler {
   /**
    * Double arithmetic as IEEE 754 computes it, without the database errors on overflow (MariaDB,
    * PostgreSQL) and underflow (PostgreSQL): a non-finite result from finite operands is null
-   * ("Failed operations yield null"), an underflow is 0; `mod` is `a - b * trunc(a / b)`.
+   * ("Failed operations yield null"), an underflow is 0; `mod` is `a - b * trunc(a / b)`. A
+   * result is 0 only where IEEE 754 rounds it to 0 (at most half the smallest subnormal: seed 3108
+   * saw 0.1 × -3e-323 made 0 where it is -5e-324); other subnormal results are computed.
    */
   private doubleOperation(operator: 'add' | 'sub' | 'mul' | 'div' | 'mod', left: string, right: string): string {
     const d = this.dialect;
     const max = (): string => this.value(Number.MAX_VALUE, 'double');
-    const tiny = (): string => this.value(Number.MIN_VALUE, 'double');
+    // The underflow checks compare at 2^1000 times the values (normal doubles, scaled exactly):
+    // 2·|x| ≤ the smallest subnormal, as 2^1001·|x| ≤ 2^-74.
+    const scale = (): string => this.value(2 ** 1001, 'double');
+    const scaledTiny = (): string => this.value(2 ** -74, 'double');
     const operands = [d.double(left), d.double(`NULLIF(${right}, 0)`)];
     if (operator !== 'div' && operator !== 'mod') operands[1] = d.double(right);
     const finite = (a: string, b: string): string => `ABS(${a}) <= ${max()} AND ABS(${b}) <= ${max()}`;
     const quotient = (a: string, b: string): string =>
-      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 THEN (CASE WHEN ABS(${b}) < 1 AND ABS(${a}) > ${max()} * ABS(${b}) THEN NULL WHEN ABS(${b}) > 1 AND ABS(${a}) < ${tiny()} * ABS(${b}) THEN ${d.double('0')} ELSE ${a} / ${b} END) ELSE ${a} / ${b} END)`;
+      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 THEN (CASE WHEN ABS(${b}) < 1 AND ABS(${a}) > ${max()} * ABS(${b}) THEN NULL WHEN ABS(${b}) > 1 AND ABS(${a}) < 1 AND ABS(${a}) * ${scale()} <= ${scaledTiny()} * ABS(${b}) THEN ${d.double('0')} ELSE ${a} / ${b} END) ELSE ${a} / ${b} END)`;
     // Nested CASEs fix the order of the checks, whose own steps never overflow or underflow;
     // the last one halves exactly, so it rounds as the product does.
     const product = (a: string, b: string): string =>
-      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 AND ${b} <> 0 THEN (CASE WHEN ABS(${a}) > 1 THEN (CASE WHEN ABS(${b}) < 1 THEN ${a} * ${b} WHEN ABS(${b}) / 2 > ${max()} / ABS(${a}) THEN NULL WHEN ABS(${a}) / 4 * ABS(${b}) > ${max()} / 4 THEN NULL ELSE ${a} * ${b} END) WHEN ABS(${b}) < ${tiny()} / ABS(${a}) THEN ${d.double('0')} ELSE ${a} * ${b} END) ELSE ${a} * ${b} END)`;
+      `(CASE WHEN ${finite(a, b)} AND ${a} <> 0 AND ${b} <> 0 THEN (CASE WHEN ABS(${a}) > 1 THEN (CASE WHEN ABS(${b}) < 1 THEN ${a} * ${b} WHEN ABS(${b}) / 2 > ${max()} / ABS(${a}) THEN NULL WHEN ABS(${a}) / 4 * ABS(${b}) > ${max()} / 4 THEN NULL ELSE ${a} * ${b} END) WHEN ABS(${b}) < 1 AND ABS(${b}) * ${scale()} <= ${scaledTiny()} / ABS(${a}) THEN ${d.double('0')} ELSE ${a} * ${b} END) ELSE ${a} * ${b} END)`;
     return d.withValues(operands, ([a, b]) => {
       const [x, y] = [a as string, b as string];
       switch (operator) {

@@ -387,6 +387,16 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
     ]);
   }, 60_000);
 
+  it('products and quotients in the subnormal range: 0 only where IEEE 754 rounds to 0 (seed 3108: 0.1 × -3e-323 is -5e-324, no integer)', async () => {
+    await agree([
+      '$compute=(0.1 mul (dbl mul 0e0 add -3e-323)) as p&$select=id,p',
+      '$compute=cast((0.1 mul (dbl mul 0e0 add -3e-323)),Edm.Int64) as z&$filter=z ne null&$select=id,z',
+      '$compute=(0.5 mul (dbl mul 0e0 add 4.9e-324)) as p,(0.75 mul (dbl mul 0e0 add 4.9e-324)) as q&$select=id,p,q',
+      '$compute=((dbl mul 0e0 add -3e-323) div 10e0) as p,((dbl mul 0e0 add 4.9e-324) div 2e0) as q,((dbl mul 0e0 add 4.9e-324) div 1.5e0) as r&$select=id,p,q,r',
+      '$filter=(0.1 mul (dbl mul 0e0 add 3e-323)) gt 0&$select=id',
+    ]);
+  }, 60_000);
+
   it('floor and ceiling of doubles beyond 2^63 (SQLite casts saturate)', async () => {
     await agree([
       '$filter=(not (floor(floor(dbl)) eq dbl))&$select=id',
