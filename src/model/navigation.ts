@@ -93,7 +93,10 @@ export function navigationTarget(
   bindingPath: string = navigation.name,
 ): EntitySet | undefined {
   if (navigation.containsTarget === true) return containedSet(navigation, from?.type);
-  const bound = from?.bindings.get(bindingPath) ?? from?.bindings.get(navigation.name);
+  // A binding by the property's name alone only where the set's type has this very navigation
+  // property (not one of the same name on a type held inside its rows: a join alias's, campaign seed 3109).
+  const own = from !== undefined && ownNavigation(from.type, navigation);
+  const bound = from?.bindings.get(bindingPath) ?? (own ? from?.bindings.get(navigation.name) : undefined);
   const byBinding = bound === undefined ? undefined : model.entitySets.get(bound);
   if (byBinding !== undefined) return byBinding;
   let only: EntitySet | undefined;
@@ -124,4 +127,16 @@ export function joinPairs(navigation: NavigationProperty): readonly JoinPair[] {
   if (navigation.constraints.length > 0) return navigation.constraints.map((c) => ({ local: c.property, remote: c.referencedProperty }));
   const partner = navigation.partner === undefined ? undefined : navigation.target.navigation.get(navigation.partner);
   return (partner?.constraints ?? []).map((c) => ({ local: c.referencedProperty, remote: c.property }));
+}
+
+/** Whether `navigation` is a navigation property of `type`, of a type it derives from, or of one derived from it. */
+function ownNavigation(type: StructuredType, navigation: NavigationProperty): boolean {
+  for (let at: StructuredType | undefined = type; at !== undefined; at = at.baseType) if (at.navigation.get(navigation.name) === navigation) return true;
+  const below = [...type.derivedTypes];
+  for (let i = 0; i < below.length && i < 10_000; i++) {
+    const derived = below[i] as StructuredType;
+    if (derived.navigation.get(navigation.name) === navigation) return true;
+    below.push(...derived.derivedTypes);
+  }
+  return false;
 }

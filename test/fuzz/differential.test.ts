@@ -442,6 +442,19 @@ describe('the differential runner', () => {
     }
   }, 120_000);
 
+  it("navigation from a join alias goes to the entity set of the alias's own navigation property, not to the set a navigation of the same name on the rows binds (seed 3109, model 1867)", async () => {
+    // 'column t2.Owner5 does not exist': j/Asset went to Node (the binding of _Reading's Asset) instead of _Reading.
+    await expectRowsEverywhere(
+      1867,
+      '_Reading',
+      [
+        '$apply=join(Asset as j)/groupby((j/Asset/Name),aggregate($count as n))&$orderby=j/Asset/Name',
+        '$apply=join(Asset as j)/groupby((j/Asset/Amount7),nest(groupby((Owner5)) as x))&$orderby=j/Asset/Amount7',
+      ],
+      ['pglite', 'sqlite', 'duckdb', 'mingo'],
+    );
+  }, 120_000);
+
   it("SQLite's average of Int64 values near 2^53 (a sum rounded to a double) is the documented deviation, also over groups (seed 3105, model 1758)", async () => {
     const model = generateModel({ seed: 1758 });
     const data = generateStoredData(model, { seed: 1758 });
