@@ -896,7 +896,10 @@ export class SqlCompiler {
   private widened(sql: string, type: ExpressionType, node?: Extract<BoundExpression, { kind: 'binary' }>): string {
     // An Int32 result is exact, not range-checked (as in the reference): one computed from another
     // (`(a mul b) mul c`, up to 2^77) needs Int64's wider type, not 64 bits.
-    const computed = (n: BoundExpression): boolean => n.kind === 'binary' && ['add', 'sub', 'mul', 'div', 'mod'].includes(n.operator);
+    // (A literal beyond 32 bits is one: a product folded to a constant, `32767 mul -2147483648`, campaign seed 3109.)
+    const computed = (n: BoundExpression): boolean =>
+      (n.kind === 'binary' && ['add', 'sub', 'mul', 'div', 'mod'].includes(n.operator)) ||
+      (n.kind === 'literal' && (typeof n.value === 'number' || typeof n.value === 'bigint') && (n.value > 2147483647 || n.value < -2147483648));
     const narrow = ['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte'].some((name) => isPrimitive(type, name as never));
     if (!narrow && !isPrimitive(type, 'Edm.Int64')) return sql;
     const int64 = !narrow || (node !== undefined && (computed(node.left) || computed(node.right)));

@@ -397,6 +397,14 @@ describe('findings of the fuzz campaign (seed 20261124)', () => {
     ]);
   }, 60_000);
 
+  it('an Int32 column times a constant folded beyond 32 bits is exact, not a database error (seed 3109, model 1871)', async () => {
+    await agree([
+      '$filter=(n32 mul (32767 mul -2147483648)) ne null&$select=id',
+      '$compute=n16 mul (65536 mul 65536) as p,n32 add (2147483647 add 2147483647) as q&$select=id,p,q',
+      '$filter=n32 mul (32767 mul -2147483648) lt 0&$select=id',
+    ]);
+  }, 60_000);
+
   it('floor and ceiling of doubles beyond 2^63 (SQLite casts saturate)', async () => {
     await agree([
       '$filter=(not (floor(floor(dbl)) eq dbl))&$select=id',
