@@ -22,7 +22,7 @@
  *   Server refuse it (`unsupported_feature`: a derived table there cannot read the group).
  */
 import type { StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundGroupKey, BoundSearch, BoundTransformation } from '../../semantic/bound-ast.js';
+import type { BoundAggregate, BoundGroupKey, BoundTransformation } from '../../semantic/bound-ast.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import { someExpression, transformationExpressions } from '../../semantic/walk/index.js';
 import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
@@ -132,17 +132,7 @@ function partitioned(host: SqlApplyCompiler, apply: readonly BoundTransformation
   if (last.kind === 'aggregate') {
     if (last.aggregates.some((a) => a.through !== undefined || a.from !== undefined)) return undefined;
     // Filters as conditions inside the aggregates, computed values as columns: each group its row.
-    let relation = rows;
-    const conditions: ((scope: Scope) => string)[] = [];
-    for (const step of steps) {
-      if (step.kind === 'filter') {
-        const predicate = step.predicate;
-        conditions.push((scope) => c.condition(predicate, scope));
-      } else if (step.kind === 'search') {
-        const search: BoundSearch = step.search;
-        conditions.push((scope) => c.search(search, scope));
-      } else if (step.kind === 'compute') relation = host.transformation(step, relation);
-    }
+    const { rows: relation, conditions } = host.rowWise(steps, rows);
     const scope = host.scope(relation);
     const kept = conditions.map((condition) => condition(scope)).join(' AND ');
     const select = [

@@ -587,6 +587,27 @@ export class SqlApplyCompiler {
    * row-wise `steps` become conditions inside the aggregates (a group stays one when its rows are
    * all filtered out) and computed columns; aggregates along navigation paths scalar subqueries.
    */
+  /**
+   * Row-wise steps before an aggregate (`filter`, `search`, `compute`, `identity`; others are left
+   * to the caller): the filters and searches as conditions over a scope of the rows, which the
+   * aggregates read, and the rows with the computed columns.
+   */
+  rowWise(steps: readonly BoundTransformation[], input: ApplyRelation): { rows: ApplyRelation; conditions: ((scope: Scope) => string)[] } {
+    const c = this.compiler;
+    let rows = input;
+    const conditions: ((scope: Scope) => string)[] = [];
+    for (const step of steps) {
+      if (step.kind === 'filter') {
+        const predicate = step.predicate;
+        conditions.push((scope) => c.condition(predicate, scope));
+      } else if (step.kind === 'search') {
+        const search: BoundSearch = step.search;
+        conditions.push((scope) => c.search(search, scope));
+      } else if (step.kind === 'compute') rows = this.transformation(step, rows);
+    }
+    return { rows, conditions };
+  }
+
   aggregate(
     keys: readonly BoundGroupKey[],
     steps: readonly BoundTransformation[],
@@ -598,25 +619,16 @@ export class SqlApplyCompiler {
   ): ApplyRelation {
     const c = this.compiler;
     const dialect = c.dialect;
-    let rows = input;
-    const conditions: ((scope: Scope) => string)[] = [];
     for (const step of steps) {
-      if (step.kind === 'identity') continue;
       // $these inside groupby() is the group's rows: not compiled here.
       if ((step.kind === 'filter' && usesThese([step.predicate])) || (step.kind === 'compute' && usesThese(step.items.map((item) => item.expression))))
         throw unsupported(`'$these' inside groupby()`, step);
-      if (step.kind === 'filter') {
-        const predicate = step.predicate;
-        conditions.push((scope) => c.condition(predicate, scope));
-      } else if (step.kind === 'search') {
-        const search: BoundSearch = step.search;
-        conditions.push((scope) => c.search(search, scope));
-      } else if (step.kind === 'compute') {
-        rows = this.transformation(step, rows);
-      } else {
+      if (step.kind !== 'identity' && step.kind !== 'filter' && step.kind !== 'search' && step.kind !== 'compute')
         throw unsupported(`the transformation '${step.kind}' inside groupby() before its aggregate()`, step);
-      }
     }
+    const wise = this.rowWise(steps, input);
+    const conditions = wise.conditions;
+    let rows = wise.rows;
     // In a groupby's aggregate too (not in a plain aggregate(), whose rows are the whole input).
     const inGroup = keys.length > 0 ? aggregates.find((a) => a.kind === 'method' && usesThese([a.expression])) : undefined;
     if (inGroup !== undefined) throw unsupported(`'$these' inside groupby()`, inGroup);
