@@ -284,7 +284,8 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
         // A nest instead of the aggregate: each group's rows as collections (no `n` for $filter then).
         const nested =
           nest !== null && grouping.length > 0 && !rolled && recursive === null && rankedGroups === null && whole === null
-            ? nestOf(nest, items, rankKey)
+            ? // (A ranking by the key only where rows do not repeat it: not after a concat or a join, whose ties any order may break.)
+              nestOf(nest, items, concat === null && join === null ? rankKey : undefined)
             : null;
         const transformations = [
           ...(hierarchy === null ? [] : [hierarchy]),
