@@ -180,8 +180,9 @@ const EVERY_NAME: ReadonlySet<string> = new (class extends Set<string> {
     return true;
   }
 })();
-/** Whether a transformation puts whole rows into the rows it gives (nest, addnested, a join's alias). */
-const carriesRows = (t: BoundTransformation): boolean => t.kind === 'nest' || t.kind === 'addnested' || t.kind === 'join';
+/** Whether a transformation puts whole rows into the rows it gives (nest, addnested, a join's alias, a groupby ending in rows: 3.2.3.1). */
+const carriesRows = (t: BoundTransformation): boolean =>
+  t.kind === 'nest' || t.kind === 'addnested' || t.kind === 'join' || (t.kind === 'groupby' && t.apply.length > 0 && t.apply.at(-1)?.kind !== 'aggregate');
 /** The names of the properties (and dynamic properties) a query's paths step through. */
 const readNames = (query: BoundQueryOptions): Set<string> => {
   const names = new Set<string>();
@@ -292,7 +293,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       );
       // A long Decimal stored as a double and returned as it is (`$apply=filter(…)`, a groupby ending
       // in topcount: seed 3106, model 1765): rows that hold one, every number equal to 14 digits.
-      // (Rows that nest, addnested or join carry whole carry every value of them: all are read.)
+      // (Rows that nest, addnested, a join or a groupby ending in rows carry whole carry every value of them: all are read.)
       const carriedNames = query.apply !== undefined && someTransformation(query.apply.transformations, carriesRows) ? EVERY_NAME : readNames(query);
       const carried =
         differingRows.some((row) => holds(row, longDecimal, carriedNames)) &&
