@@ -19,8 +19,9 @@
  * nodes' key, and the rest `groupby` refuses.
  */
 import type { EntitySet, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
-import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import type { BoundAggregate, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
+import { extendedType } from '../../semantic/apply/output-type.js';
+import { portionRows } from '../../semantic/apply/rollup-portions.js';
 import { rollupNodeAsPath } from '../../semantic/apply/rollup-node.js';
 import { newContext, rootFrame, type Context, type MongoExpressionCompiler } from './expression.js';
 import { nodeFields } from './hierarchy-nodes.js';
@@ -168,21 +169,8 @@ export function rollupRecursiveStages(
   );
 
   // 3.: T per portion, grouped by its node.
-  const span = recursive.span;
-  const nodeProperty = outputProperty(portion, referenceOf(hierarchy.node.type) as never);
+  const { nodeProperty, key, made } = portionRows(node, portion, last?.output);
   const type = extendedType(rows.type, [nodeProperty]);
-  const key: BoundGroupKey = {
-    path: { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property: nodeProperty, span }], type: hierarchy.node.type, span } as BoundPath,
-    names: [portion],
-    span,
-  };
-  // P: the other grouping properties, grouped beside the portion's node.
-  const grouped = nestedProperties(
-    node.keys.map((k) => ({ names: k.names, leaf: referenceOf(k.path.type) as never })),
-    '~rolluprecursive',
-  );
-  const byT = last === undefined ? [] : [...last.output.properties.values()].filter((p) => !grouped.some((g) => g.name === p.name));
-  const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...byT]);
   // Aggregation.rollupnode() in T: the portion's node, this field.
   const apply = rollupNodeAsPath(node.apply, nodeProperty, (where, what) => host.fail(what, where));
   const aggregated = end < 0 ? apply : apply.slice(0, end + 1);

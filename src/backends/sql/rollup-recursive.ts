@@ -27,8 +27,9 @@
  * requires (else refused). Every value is a parameter; identifiers come from the model.
  */
 import type { EntitySet, StructuredType } from '../../model/model.js';
-import type { BoundAggregate, BoundGroupKey, BoundPath, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
-import { extendedType, nestedProperties, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
+import type { BoundAggregate, BoundRollupRecursive, BoundTransformation } from '../../semantic/bound-ast.js';
+import { extendedType, outputProperty, referenceOf } from '../../semantic/apply/output-type.js';
+import { portionRows } from '../../semantic/apply/rollup-portions.js';
 import { isPrimitive } from '../../semantic/types.js';
 import { rollupNodeAsPath } from '../../semantic/apply/rollup-node.js';
 import { entityTable } from '../../storage/tables.js';
@@ -142,8 +143,10 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
     true,
   );
 
-  // Each input row once per portion it is in, its portion's node in a column of its own.
-  const nodeProperty = outputProperty(NODE, referenceOf(hierarchy.node.type) as never);
+  // Each input row once per portion it is in, its portion's node in a column of its own; T's rows
+  // (grouped by it and P) of the type `made`: the node, P, and what T gives (the aggregates, and what compute adds after them).
+  const { nodeProperty, key: nodeKey, made } = portionRows(node, NODE, (after.at(-1) ?? last)?.output);
+  const madeByT = [...made.properties.values()].filter((p) => p !== nodeProperty && !node.keys.some((key) => key.names[0] === p.name));
   const joinedScope = host.scope(rows);
   const joinedId = c.expression(recursive.path, joinedScope);
   const member = host.alias();
@@ -155,19 +158,6 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
 
   // T over each portion, grouped by its node and P.
   const aggregates: readonly BoundAggregate[] = last?.aggregates ?? [];
-  const span = recursive.span;
-  const nodeKey: BoundGroupKey = {
-    path: { kind: 'path', root: { kind: 'it' }, steps: [{ kind: 'property', property: nodeProperty, span }], type: hierarchy.node.type, span } as BoundPath,
-    names: [NODE],
-    span,
-  };
-  const grouped = nestedProperties(
-    node.keys.map((key) => ({ names: key.names, leaf: referenceOf(key.path.type) as never })),
-    '~rolluprecursive',
-  );
-  // The properties T gives (the aggregates, and what compute adds after them).
-  const madeByT = [...((after.at(-1) ?? last)?.output.properties.values() ?? [])].filter((p) => !grouped.some((g) => g.name === p.name));
-  const made = outputType('~rolluprecursive', [nodeProperty, ...grouped, ...madeByT]);
   const before = apply.slice(0, Math.max(at, 0));
   let aggregated = host.aggregate([nodeKey, ...node.keys], before, aggregates, made, joined);
   if (node.keys.length === 0 && aggregates.length === 0) {
