@@ -316,6 +316,22 @@ export interface HierarchyHooks {
    * and `TEXT`) and the engine wants the recursive rows' type to be the anchor's: both as one type.
    */
   nodeValue?(value: string, type: string): string;
+  /**
+   * Arrays of node identifiers, for `rolluprecursive`: the walk down from the roots carries each
+   * node's path from its root, whose elements are the portions it is in (one walk instead of a
+   * walk down and one up). Absent: the two walks.
+   */
+  readonly paths?: PathHooks;
+}
+
+/** A dialect's arrays of node identifiers (HierarchyHooks.paths). */
+export interface PathHooks {
+  /** An array of the one node identifier `id`. */
+  start(id: string): string;
+  /** The array `path` with `id` appended. */
+  append(path: string, id: string): string;
+  /** A FROM item that follows another (`… , item` or `… CROSS JOIN item`): the elements of `path`, a row each, as `alias(column)`. */
+  elements(path: string, alias: string, column: string): string;
 }
 
 /** The family of a spatial type: `Edm.Geography…` (on the sphere) or `Edm.Geometry…` (in the plane). */

@@ -13,7 +13,9 @@
  *   reaches, gives no portion; so `UNION ALL`, without the hash of `UNION` (which stays where the
  *   node identifier may be null).
  * - The portions: for each node identifier of an input row that was reached (every reached node
- *   where the input rows are the table of nodes), it and its ancestors up to its root (a walk that
+ *   where the input rows are the table of nodes), it and its ancestors up to its root: where the
+ *   dialect has arrays (`hierarchy.paths`), the elements of the path from the root that the walk
+ *   down carried to the node; elsewhere a walk up from the node (a walk that
  *   ends there; a root's parent outside `H′` is one more, whose group no node
  *   joins: with unique identifiers the ancestors of a reached node are reached); the input rows joined to those pairs are each row once per
  *   portion it is in, so the work is the reached nodes plus the rows of all portions (as the
@@ -94,11 +96,13 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   // them from the table's statistics: an OR with a subquery is estimated as half the nodes, and
   // PostgreSQL multiplied that by the walks into estimates that JIT-compiled the statement (about
   // 250 ms at 10 000 nodes, five times the statement itself).
-  const rootNodes = (): string => {
+  // (`path` gives a column more: the root's path, from its identifier.)
+  const rootNodes = (path?: (id: string) => string): string => {
     const [root, orphan, parent] = [nodesOf(), nodesOf(), nodesOf(false)];
+    const also = (id: string): string => (path === undefined ? '' : `, ${path(id)} AS ${q('p')}`);
     return (
-      `SELECT ${root.id} AS ${q('n')} FROM ${root.from()} WHERE ${root.up} IS NULL UNION ALL ` +
-      `SELECT ${orphan.id} AS ${q('n')} FROM ${orphan.from()} WHERE ${orphan.up} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${parent.from()} WHERE ${eq(parent.id, orphan.up)})`
+      `SELECT ${root.id} AS ${q('n')}${also(root.id)} FROM ${root.from()} WHERE ${root.up} IS NULL UNION ALL ` +
+      `SELECT ${orphan.id} AS ${q('n')}${also(orphan.id)} FROM ${orphan.from()} WHERE ${orphan.up} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${parent.from()} WHERE ${eq(parent.id, orphan.up)})`
     );
   };
   // With identifiers that do not repeat and H′ without repeated nodes, each node is reached once
@@ -123,25 +127,36 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
 
   // The nodes reached from the roots of H′; the recursive steps read H′ itself (the table, where S
   // is absent: an index on the parent column, or the key's, serves each level).
+  // Where the dialect has arrays (and each node is reached once), each reached node carries its
+  // path from its root: the portions it is in, without a walk up (on PostgreSQL, 10 000 nodes:
+  // the walk down and up took 23 ms, the walk down with paths and their elements 16 ms).
+  const paths = unique ? c.dialect.hierarchy.paths : undefined;
   const down = nodesOf();
   const r = host.alias();
   const reached = host.define(
-    ['n'],
+    paths === undefined ? ['n'] : ['n', 'p'],
     (self) =>
-      `${rootNodes()} ${union} SELECT ${down.id} FROM ${down.from()} JOIN ${self} ${r} ON ${eq(down.up, `${r}.${q('n')}`)} WHERE ${down.id} IS NOT NULL`,
+      `${rootNodes(paths === undefined ? undefined : (id) => paths.start(asNode(id)))} ${union} ` +
+      `SELECT ${down.id}${paths === undefined ? '' : `, ${paths.append(`${r}.${q('p')}`, asNode(down.id))}`} FROM ${down.from()} JOIN ${self} ${r} ON ${eq(down.up, `${r}.${q('n')}`)} WHERE ${down.id} IS NOT NULL`,
     true,
   );
   const [u, x] = [host.alias(), host.alias()];
-  const up = nodesOf();
   const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
   const anchor = everyNode ? `${x}.${q('n')} IS NOT NULL` : memberOf(host, recursive, `${x}.${q('n')}`, own);
-  const pairs = host.define(
-    ['d', 'a'],
-    (self) =>
-      `SELECT ${x}.${q('n')}, ${asNode(`${x}.${q('n')}`)} FROM ${reached} ${x} WHERE ${anchor} ` +
-      `${union} SELECT ${u}.${q('d')}, ${asNode(up.up)} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
-    true,
-  );
+  let pairs: string;
+  if (paths !== undefined) {
+    const e = host.alias();
+    pairs = host.define(['d', 'a'], `SELECT ${x}.${q('n')}, ${e}.${q('a')} FROM ${reached} ${x} ${paths.elements(`${x}.${q('p')}`, e, q('a'))} WHERE ${anchor}`);
+  } else {
+    const up = nodesOf();
+    pairs = host.define(
+      ['d', 'a'],
+      (self) =>
+        `SELECT ${x}.${q('n')}, ${asNode(`${x}.${q('n')}`)} FROM ${reached} ${x} WHERE ${anchor} ` +
+        `${union} SELECT ${u}.${q('d')}, ${asNode(up.up)} FROM ${up.from()} JOIN ${self} ${u} ON ${eq(up.id, `${u}.${q('a')}`)} WHERE ${up.up} IS NOT NULL`,
+      true,
+    );
+  }
 
   // Each input row once per portion it is in, its portion's node in a column of its own; T's rows
   // (grouped by it and P) of the type `made`: the node, P, and what T gives (the aggregates, and what compute adds after them).

@@ -174,6 +174,11 @@ export const postgres: Dialect = {
     rankText: (rank) => `LPAD(CAST(${rank} AS TEXT), 10, '0')`,
     // A key's VARCHAR(255) or NUMERIC(p,s) beside a foreign key's TEXT or NUMERIC: their types without modifiers.
     nodeValue: (value, type) => (type === 'Edm.String' ? `CAST(${value} AS TEXT)` : type === 'Edm.Decimal' ? `CAST(${value} AS NUMERIC)` : value),
+    paths: {
+      start: (id) => `ARRAY[${id}]`,
+      append: (path, id) => `${path} || ${id}`,
+      elements: (path, alias, column) => `CROSS JOIN LATERAL unnest(${path}) AS ${alias}(${column})`,
+    },
   },
   binaryEquality: true,
   binary: (e) => `${e} COLLATE "C"`,
