@@ -17,7 +17,7 @@ import { treeModel } from './tree-model.js';
 import { writeSection } from './results-file.js';
 
 const NODES = Number(process.env.RR_NODES ?? 10_000);
-const SAMPLES = 9;
+const SAMPLES = 15;
 const QUERY = '$apply=groupby((rolluprecursive($root/nodes,Tree,id)),aggregate($count as n,amount with sum as total))';
 const HAND_SQL =
   'WITH RECURSIVE up(d, a) AS (SELECT id, id FROM nodes UNION ALL SELECT u.d, p."parentId" FROM up u JOIN nodes p ON p.id = u.a WHERE p."parentId" IS NOT NULL) ' +

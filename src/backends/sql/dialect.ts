@@ -330,8 +330,13 @@ export interface PathHooks {
   start(id: string): string;
   /** The array `path` with `id` appended. */
   append(path: string, id: string): string;
-  /** A FROM item that follows another (`… , item` or `… CROSS JOIN item`): the elements of `path`, a row each, as `alias(column)`. */
-  elements(path: string, alias: string, column: string): string;
+  /**
+   * An item of a SELECT list that gives the row a row per element of `path` (a set-returning
+   * function: planners estimate its groups as a column's of unknown values, where a lateral
+   * function's are the ten rows they assume per call, which made PostgreSQL join the groups to
+   * their nodes by 10 000 index probes).
+   */
+  elements(path: string): string;
 }
 
 /** The family of a spatial type: `Edm.Geography…` (on the sphere) or `Edm.Geometry…` (in the plane). */

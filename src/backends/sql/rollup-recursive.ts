@@ -144,10 +144,8 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
   const anchor = everyNode ? `${x}.${q('n')} IS NOT NULL` : memberOf(host, recursive, `${x}.${q('n')}`, own);
   let pairs: string;
-  if (paths !== undefined) {
-    const e = host.alias();
-    pairs = host.define(['d', 'a'], `SELECT ${x}.${q('n')}, ${e}.${q('a')} FROM ${reached} ${x} ${paths.elements(`${x}.${q('p')}`, e, q('a'))} WHERE ${anchor}`);
-  } else {
+  if (paths !== undefined) pairs = host.define(['d', 'a'], `SELECT ${x}.${q('n')}, ${paths.elements(`${x}.${q('p')}`)} FROM ${reached} ${x} WHERE ${anchor}`);
+  else {
     const up = nodesOf();
     pairs = host.define(
       ['d', 'a'],

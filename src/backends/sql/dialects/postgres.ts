@@ -176,8 +176,8 @@ export const postgres: Dialect = {
     nodeValue: (value, type) => (type === 'Edm.String' ? `CAST(${value} AS TEXT)` : type === 'Edm.Decimal' ? `CAST(${value} AS NUMERIC)` : value),
     paths: {
       start: (id) => `ARRAY[${id}]`,
-      append: (path, id) => `${path} || ${id}`,
-      elements: (path, alias, column) => `CROSS JOIN LATERAL unnest(${path}) AS ${alias}(${column})`,
+      append: (path, id) => `array_append(${path}, ${id})`,
+      elements: (path) => `unnest(${path})`,
     },
   },
   binaryEquality: true,
