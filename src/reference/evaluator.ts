@@ -667,16 +667,16 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
     const text = search.value;
     if (node.name === 'startswith')
       return (row) => {
-        const v = (row as Record<string, unknown>)[name];
+        const v = (row as Record<string, unknown> | null)?.[name];
         return typeof v === 'string' ? v.startsWith(text) : null;
       };
     if (node.name === 'endswith')
       return (row) => {
-        const v = (row as Record<string, unknown>)[name];
+        const v = (row as Record<string, unknown> | null)?.[name];
         return typeof v === 'string' ? v.endsWith(text) : null;
       };
     return (row) => {
-      const v = (row as Record<string, unknown>)[name];
+      const v = (row as Record<string, unknown> | null)?.[name];
       return typeof v === 'string' ? v.includes(text) : null;
     };
   }
@@ -695,7 +695,7 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
   const kind = numeric ? 'number' : textual ? 'string' : 'boolean';
   const generic = comparison(
     node.operator,
-    (row) => (row as Record<string, unknown>)[name],
+    (row) => (row as Record<string, unknown> | null)?.[name],
     () => literal.value,
     operandType,
     literal.value,
@@ -707,12 +707,12 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
   switch (node.operator) {
     case 'eq':
       return (row, scope) => {
-        const v = (row as Record<string, unknown>)[name];
+        const v = (row as Record<string, unknown> | null)?.[name];
         return typeof v === kind ? v === constant : other(v, row, scope);
       };
     case 'ne':
       return (row, scope) => {
-        const v = (row as Record<string, unknown>)[name];
+        const v = (row as Record<string, unknown> | null)?.[name];
         return typeof v === kind ? v !== constant : other(v, row, scope);
       };
     default:
@@ -720,22 +720,22 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
         switch (node.operator) {
           case 'gt':
             return (row, scope) => {
-              const v = (row as Record<string, unknown>)[name];
+              const v = (row as Record<string, unknown> | null)?.[name];
               return typeof v === 'number' ? v > c : other(v, row, scope);
             };
           case 'ge':
             return (row, scope) => {
-              const v = (row as Record<string, unknown>)[name];
+              const v = (row as Record<string, unknown> | null)?.[name];
               return typeof v === 'number' ? v >= c : other(v, row, scope);
             };
           case 'lt':
             return (row, scope) => {
-              const v = (row as Record<string, unknown>)[name];
+              const v = (row as Record<string, unknown> | null)?.[name];
               return typeof v === 'number' ? v < c : other(v, row, scope);
             };
           default:
             return (row, scope) => {
-              const v = (row as Record<string, unknown>)[name];
+              const v = (row as Record<string, unknown> | null)?.[name];
               return typeof v === 'number' ? v <= c : other(v, row, scope);
             };
         }
@@ -750,7 +750,7 @@ function fastPath(node: BoundExpression): Evaluator | undefined {
                 ? (x: number) => x < 0
                 : (x: number) => x <= 0;
         return (row, scope) => {
-          const v = (row as Record<string, unknown>)[name];
+          const v = (row as Record<string, unknown> | null)?.[name];
           return typeof v === 'string' ? accept(compareStrings(v, t)) : other(v, row, scope);
         };
       }

@@ -514,44 +514,6 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
       ),
   },
   {
-    name: 'sql-join-alias-complex-collections',
-    deviation: 'Data Aggregation: "Known gap (a bug to fix, not a choice): a `join` alias\'s collections of complex values"',
-    // Only the SQL backend, only rows of a join or outerjoin, and only where the rows agree once the
-    // collections of complex values inside each join alias's value (in the rows, and in the rows a
-    // nest made of them) are left out on both sides.
-    applies: ({ target, query, findingClass, expected, actual }) => {
-      if (findingClass !== 'row disagreement' || /mongo|mingo/i.test(target) || query.apply === undefined) return false;
-      if (expected.kind !== 'rows' || actual.kind !== 'rows') return false;
-      // Each alias with the names of its type's collections of complex values.
-      const aliases = new Map<string, Set<string>>();
-      for (const t of query.apply.transformations) {
-        if (t.kind !== 'join') continue;
-        const type = t.output.properties.get(t.alias)?.type;
-        const names =
-          type !== undefined && (type.kind === 'entity' || type.kind === 'complex')
-            ? [...type.type.properties.values()].filter((p) => p.collection && p.type.kind === 'complex').map((p) => p.name)
-            : [];
-        aliases.set(t.alias, new Set([...(aliases.get(t.alias) ?? []), ...names]));
-      }
-      if (aliases.size === 0) return false;
-      const strip = (value: unknown, depth: number): unknown => {
-        if (depth > 4) return value;
-        if (Array.isArray(value)) return value.map((item) => strip(item, depth + 1));
-        if (!isPlainObject(value)) return value;
-        const out: Record<string, unknown> = {};
-        for (const [name, item] of Object.entries(value)) {
-          const collections = aliases.get(name);
-          if (collections !== undefined && isPlainObject(item)) {
-            out[name] = Object.fromEntries(Object.entries(item).filter(([member]) => !collections.has(member)));
-          } else out[name] = Array.isArray(item) ? strip(item, depth + 1) : item;
-        }
-        return out;
-      };
-      const without = (result: BackendResult): BackendResult => ({ ...result, value: result.value.map((row) => strip(row, 0) as Row) });
-      return compareResults(query, without(expected.result), without(actual.result), { ordered: orderIsDefined(query) }) === undefined;
-    },
-  },
-  {
     name: 'statement-bound',
     deviation: 'SQL backend: "Statements are bounded"',
     // Only the SQL backend's own bound on a statement (the reference has none to pass).

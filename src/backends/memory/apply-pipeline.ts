@@ -223,10 +223,29 @@ function collectionOf(path: BoundPath, compiler: ReferenceCompiler): (row: Row) 
 function join(node: Extract<BoundTransformation, { kind: 'join' }>, compiler: ReferenceCompiler, search: SearchFunction, options: ApplyOptions): Step {
   const collection = collectionOf(node.path, compiler);
   const nested = node.apply.length === 0 ? undefined : pipeline(node.apply, compiler, search, options);
+  // Each row's related entities in the order of their key (the order SQL and MongoDB give joined
+  // rows too, where a ranking, a top or a page takes some of a row's rows): a row's joined rows
+  // are the same rows on every backend. (Before nested transformations, which keep it or order anew.)
+  const alias = node.output.properties.get(node.alias)?.type;
+  const entity = alias?.kind === 'entity' ? alias.type : undefined;
+  const byKey: SortKey[] =
+    entity === undefined
+      ? []
+      : entity.key.flatMap((name) => {
+          const property = entity.properties.get(name);
+          if (property === undefined || property.type.kind !== 'primitive') return [];
+          return [
+            {
+              evaluate: (row: Row) => (row as Record<string, unknown>)[name] ?? null,
+              domain: domainOf({ kind: 'primitive', name: property.type.name }),
+              descending: false,
+            },
+          ];
+        });
   return (rows) => {
     const out: Row[] = [];
     for (const row of rows) {
-      const elements = collection(row);
+      const elements = byKey.length === 0 ? collection(row) : sortRows(byKey, collection(row));
       const related = nested === undefined ? elements : nested(elements);
       if (related.length === 0 && node.outer) {
         const result: Record<string, unknown> = { ...row };

@@ -4,7 +4,7 @@
  * `$filter`, `$count`, `$orderby`, `$skip`, `$top`, then `$expand` and `$select`.
  */
 import { DYNAMIC_PROPERTIES } from '../../storage/dynamic-properties.js';
-import { orderedByApply } from '../../semantic/apply/output-order.js';
+import { joinedKeys, orderedByApply } from '../../semantic/apply/output-order.js';
 import type { Property, StructuredType } from '../../model/model.js';
 import type { NodeRows } from './hierarchy.js';
 import type { BoundExpandItem, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
@@ -149,6 +149,18 @@ function compileOptions(
       const get = propertyGetter(name);
       keys.push({ evaluate: (row) => get(row) ?? null, domain: domainOf(fromReference(property.type)), descending: false });
     }
+    // Joined rows: the key of each joined entity too (the rows' own key repeats).
+    for (const { alias, key } of joinedKeys(type)) {
+      const [of, get] = [propertyGetter(alias.name), propertyGetter(key.name)];
+      keys.push({
+        evaluate: (row) => {
+          const entity = of(row);
+          return entity === null || typeof entity !== 'object' ? null : (get(entity as Row) ?? null);
+        },
+        domain: domainOf(fromReference(key.type)),
+        descending: false,
+      });
+    }
   }
   const sortKey = (row: Row): unknown[] => keyValues(keys, row);
   const compare = (a: Row, b: Row): number => compareKeys(keys, sortKey(a), sortKey(b));
@@ -181,12 +193,14 @@ function compileOptions(
     }
     return matching;
   };
+  // (A null element of a collection of complex values, under options of a $select item, stays null.)
+  const projectOrNull = (row: Row): Row => (row === null ? row : project(row));
   // Two forms, so that a query without order or paging runs code of its own (with feedback of its own).
   const apply =
     keys.length === 0 && !paged
       ? (rows: readonly Row[]): QueryResult => {
           const matching = matches(rows);
-          const value = matching.map(project);
+          const value = matching.map(projectOrNull);
           return withCount ? { value, count: matching.length } : { value };
         }
       : (rows: readonly Row[]): QueryResult => {
@@ -200,7 +214,7 @@ function compileOptions(
             ordered = decorated.map((entry) => entry.row);
           }
           const page = paged ? ordered.slice(skip, end) : ordered;
-          const value = page.map(project);
+          const value = page.map(projectOrNull);
           return count === undefined ? { value } : { value, count };
         };
   return {

@@ -207,7 +207,11 @@ export class MongoExpressionCompiler {
       context = frame.context;
       type = frame.context.type;
       set = frame.context.set;
-      if (node.steps.length === 0) this.fail('$it as a value', node);
+      if (node.steps.length === 0) {
+        // An element of a collection of complex values ($it under options of a $select item, in `$count($filter=…)`): its subdocument, null for a null element.
+        if (type.kind === 'complex' && frame.it.startsWith('$$') && frame.it.endsWith('.')) return { kind: 'value', ref: frame.it.slice(0, -1) };
+        this.fail('$it as a value', node);
+      }
     }
     let base = '';
     for (let i = 0; i < node.steps.length; i++) {

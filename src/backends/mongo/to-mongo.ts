@@ -7,7 +7,7 @@
  * Values are only ever operands (`$eq`, `$in`, `$literal`, …) or escaped into a regex, so a
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
-import { orderedByApply } from '../../semantic/apply/output-order.js';
+import { joinedKeys, orderedByApply } from '../../semantic/apply/output-order.js';
 import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
@@ -630,6 +630,9 @@ class QueryCompiler {
           const field = fieldOf(type, type.properties.get(key) as Property, options, context.set);
           if (!(field in sort)) sort[field] = 1;
         }
+        // Joined rows: the key of each joined entity too (the rows' own key repeats).
+        const joined = joinedKeys(type).map(({ path }) => ({ expression: path, direction: 'asc' as const }));
+        if (joined.length > 0) this.orderKeys(joined, frame, orderExpressions, computed, sort, temporary);
       }
       if (Object.keys(sort).length === 0) sort = undefined;
     }

@@ -2,7 +2,8 @@
  * `join` and `outerjoin` of `$apply` in SQL (Data Aggregation 3.5.1): the input rows `JOIN` (or
  * `LEFT JOIN`) the related entities of a collection-valued navigation property, the related
  * entity's columns flattened under the alias (`c_id`, `c_name`, as `complexLeaves` names the
- * columns of a structured value), so that later transformations and options read `c/name` like a
+ * columns of a structured value; its collections of complex values a JSON column each, where the
+ * dialect stores them), so that later transformations and options read `c/name` like a
  * path into a complex value; with them the related table's foreign keys that the model does not
  * declare (`c_Product_ID`, the relation's `stored` columns), so that navigation from the alias
  * follows a relationship without a referential constraint (example 92). Nested transformations that keep rows apart (`filter`, `compute`,
@@ -65,10 +66,12 @@ export function joinSelect(node: Join, scope: Scope, from: () => string, context
   // The alias's columns: each leaf of its type from the related rows' column of the same path.
   const alias = node.output.properties.get(node.alias) as Property;
   const rowType = (alias.type as { type: StructuredType }).type;
-  const prefix = complexLeaves(node.output, alias, compiler.mapping).map((leaf) => leaf.column);
+  // (With the entity's collections of complex values, where the dialect stores them: a JSON column each.)
+  const prefix = compiler.leaves(node.output, alias).map((leaf) => leaf.column);
+  const json = compiler.dialect.complexCollections !== undefined;
   const inner = [...rowType.properties.values()]
-    .filter((p) => !(p.collection && p.type.kind === 'complex'))
-    .flatMap((p) => complexLeaves(rowType, p, compiler.mapping));
+    .filter((p) => json || !(p.collection && p.type.kind === 'complex'))
+    .flatMap((p) => compiler.leaves(rowType, p));
   const quote = compiler.dialect.quote.bind(compiler.dialect);
   const columns = inner.map((leaf, i) => `${related.scope.alias}.${quote(leaf.column)} AS ${quote(prefix[i] as string)}`);
   // The related table's foreign keys the model does not declare, under the alias's prefix: navigation from the alias reads them.

@@ -58,7 +58,8 @@ import { joinSelect } from './apply-join.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
 import { columnType } from './ddl.js';
-import { columnName } from './mapping.js';
+import { columnName, isJsonLeaf } from './mapping.js';
+import { joinedKeys } from '../../semantic/apply/output-order.js';
 import { orderByItems } from './ordering.js';
 import { parameterKind } from './parameters.js';
 
@@ -246,7 +247,10 @@ export class SqlApplyCompiler {
   /** The order of a nest item's rows in its JSON array: the kept order, then every column. */
   private arrayOrder(relation: ApplyRelation, scope: Scope): string {
     const kept = relation.order?.(scope);
-    const columns = this.leaves(relation.type).map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
+    // (Not a collection of complex values' JSON column, which has no order.)
+    const columns = this.leaves(relation.type)
+      .filter((leaf) => !isJsonLeaf(leaf))
+      .map((leaf) => `${scope.alias}.${this.quote(leaf.column)}`);
     const nulls = this.compiler.dialect.nullsFirstByDefault ? '' : ' NULLS FIRST';
     return [...(kept === undefined || kept === '' ? [] : [kept]), ...columns.map((c) => `${c} ASC${nulls}`)].join(', ') || '1';
   }
@@ -517,12 +521,24 @@ export class SqlApplyCompiler {
   totalOrder(relation: ApplyRelation, scope: Scope): string {
     const kept = relation.order?.(scope);
     const c = this.compiler;
-    const columns = relation.entity
-      ? relation.type.key.map((key) => c.column(relation.type, relation.type.properties.get(key) as Property, scope.alias))
-      : this.leaves(relation.type).map((leaf) => {
-          const column = `${scope.alias}.${this.quote(leaf.column)}`;
-          return isPrimitive(fromReference(leaf.property.type), 'Edm.String') ? c.dialect.binary(column) : column;
-        });
+    // Joined rows (a join's alias in the rows of an entity type): the key, then each joined entity's
+    // key (the reference orders a row's related entities by it), nulls (an outerjoin's none) first.
+    const joined = relation.entity ? [] : joinedKeys(relation.type);
+    const joinedColumns = joined.flatMap(({ alias, key }) => {
+      const leaf = this.leaves(relation.type).find((l) => l.path[0] === alias && l.path[1] === key);
+      if (leaf === undefined) return [];
+      const column = `${scope.alias}.${this.quote(leaf.column)}`;
+      return [isPrimitive(fromReference(key.type), 'Edm.String') ? c.dialect.binary(column) : column];
+    });
+    const columns =
+      relation.entity || (joined.length > 0 && joinedColumns.length === joined.length)
+        ? [...relation.type.key.map((key) => c.column(relation.type, relation.type.properties.get(key) as Property, scope.alias)), ...joinedColumns]
+        : this.leaves(relation.type)
+            .filter((leaf) => !isJsonLeaf(leaf))
+            .map((leaf) => {
+              const column = `${scope.alias}.${this.quote(leaf.column)}`;
+              return isPrimitive(fromReference(leaf.property.type), 'Edm.String') ? c.dialect.binary(column) : column;
+            });
     // Rows of different concat branches may agree on every column: which properties they have tells them apart.
     if (relation.presence !== undefined) columns.push(`${scope.alias}.${this.quote(relation.presence.column)}`);
     const tail = columns.map((column) => (c.dialect.nullsFirstByDefault ? `${column} ASC` : `${column} ASC NULLS FIRST`));
@@ -579,6 +595,9 @@ export class SqlApplyCompiler {
   private nullOf(property: Property): string {
     const type = fromReference(property.type);
     if (!property.collection) return this.compiler.value(null, parameterKind(type, type));
+    const json = this.compiler.dialect.complexCollections;
+    if (property.type.kind === 'complex' && json !== undefined)
+      return this.compiler.dialect.castsToCollectionType === false ? 'NULL' : `CAST(NULL AS ${json.columnType})`;
     return this.compiler.dialect.castsToCollectionType === false ? 'NULL' : `CAST(NULL AS ${columnType(property, this.compiler.dialect)})`;
   }
 

@@ -346,7 +346,8 @@ export class SqlCompiler {
   private memberValue(steps: readonly BoundPathStep[], element: string, type: StructuredType): string {
     const hooks = this.complexCollections();
     const { names, last } = this.memberPath(steps, type);
-    if (last === undefined) throw unsupported('an element of a collection of complex values as a value (compare it with null, or use its properties)');
+    // The element itself (`r eq null`): its JSON, SQL NULL where it is null.
+    if (last === undefined) return hooks.json(element, []);
     if (last.collection) throw unsupported(`the collection property '${last.name}' as a value`);
     if (last.type.kind === 'complex') return hooks.json(element, names);
     const typed = hooks.typed(hooks.member(element, names), fromReference(last.type));
@@ -453,10 +454,10 @@ export class SqlCompiler {
     }
     const where = conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
     if (last?.kind === 'property' && last.property.collection && last.property.type.kind === 'complex') {
-      // A flattened value's collections of complex values have no column.
-      if (current.prefix !== undefined) throw unsupported('this collection path');
+      // A flattened complex value's collections of complex values have no column (an entity's held as a value, a join's alias, have).
+      if (current.prefix !== undefined && current.type.kind !== 'entity') throw unsupported('this collection path');
       const hooks = this.complexCollections();
-      const { source, element } = hooks.elements(this.column(current.type, last.property, current.alias), this.nextAlias());
+      const { source, element } = hooks.elements(this.column(current.type, last.property, current.alias, current.prefix), this.nextAlias());
       return { kind: 'json', element, type: last.property.type.type, from: [...hops, source].join(', '), where };
     }
     if (last?.kind === 'property' && last.property.collection) {
@@ -717,7 +718,7 @@ export class SqlCompiler {
    * properties, flattened (`address_city`; see {@link complexLeaves}).
    */
   leaves(type: StructuredType, property: Property, prefix = ''): { path: Property[]; column: string; property: Property }[] {
-    return complexLeaves(type, property, this.mapping, prefix);
+    return complexLeaves(type, property, this.mapping, prefix, [], this.dialect.complexCollections !== undefined);
   }
 
   /**

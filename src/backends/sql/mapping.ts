@@ -58,15 +58,27 @@ export function complexLeaves(
   prefix = '',
   /** The complex types on the path here: a type that contains itself is flattened once (see DEVIATIONS). */
   within: readonly StructuredType[] = [],
+  /**
+   * Whether the dialect stores collections of complex values (a JSON column each, in an entity's
+   * table): an entity held as a value has them as leaves then, each one JSON column.
+   */
+  json = false,
 ): { path: Property[]; column: string; property: Property }[] {
   const name = prefix + columnName(type, property, mapping);
   // An entity held as a value (the alias of a join) is flattened as a complex value is.
   if ((property.type.kind !== 'complex' && property.type.kind !== 'entity') || property.collection) return [{ path: [property], column: name, property }];
   const complex = property.type.type;
   if (within.includes(complex)) return [];
+  // (A complex value's collections of complex values have no column; an entity's have, where the dialect stores them.)
+  const stored = json && property.type.kind === 'entity';
   return [...complex.properties.values()]
-    .filter((p) => !(p.collection && p.type.kind === 'complex'))
-    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`, [...within, complex]).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
+    .filter((p) => stored || !(p.collection && p.type.kind === 'complex'))
+    .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`, [...within, complex], json).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
+}
+
+/** Whether a leaf of {@link complexLeaves} is a collection of complex values' JSON column (no order, no equality). */
+export function isJsonLeaf(leaf: { readonly property: Property }): boolean {
+  return leaf.property.collection && leaf.property.type.kind === 'complex';
 }
 
 /**

@@ -10,6 +10,7 @@ import { everyExpression } from '../../semantic/walk/index.js';
 import type { Scope, SqlCompiler } from './compiler.js';
 import { nonNullColumn, nullRejected } from './nullability.js';
 import { partOfNull } from '../../passes/null-parts.js';
+import { joinedKeys } from '../../semantic/apply/output-order.js';
 
 /** The kinds that read nothing of the row themselves. */
 const OPERATORS: ReadonlySet<BoundExpression['kind']> = new Set(['literal', 'unary', 'binary', 'case']);
@@ -76,6 +77,14 @@ function orderByItemsOf(compiler: SqlCompiler, options: BoundQueryOptions, scope
       const property = type.properties.get(key);
       if (property === undefined || ordered.has(key)) continue;
       items.push(`${compiler.column(type, property, scope.alias)} ASC`);
+    }
+    // Joined rows: the key of each joined entity too (the rows' own key repeats), nulls (an outerjoin's none) first.
+    for (const { alias, key } of joinedKeys(type)) {
+      const leaf = compiler.leaves(type, alias).find((l) => l.path[1] === key);
+      if (leaf === undefined) continue;
+      const column = `${scope.alias}.${dialect.quote(leaf.column)}`;
+      const text = isPrimitive(key.type, 'Edm.String') ? dialect.binary(column) : column;
+      items.push(dialect.nullsFirstByDefault ? `${text} ASC` : `${text} ASC NULLS FIRST`);
     }
   }
   return items.join(', ');

@@ -239,6 +239,8 @@ const PEOPLE_FILTERS = [
   'not addresses/any()',
   'addresses/any(a: a/Floor gt 2)',
   'addresses/any(a: a/Floor eq null)',
+  'addresses/any(a: a eq null)',
+  'addresses/all(a: a ne null and a/Floor ne null)',
   'addresses/all(a: a/Floor ge 0)',
   'addresses/any(a: a/Floor add 1 gt 3)',
   'addresses/any(a: a/Floor in (3, 10))',
@@ -419,7 +421,7 @@ const elementArbitrary = fc.record(
   ),
 );
 const randomPeople = fc
-  .array(fc.option(fc.array(elementArbitrary, { maxLength: 3 }), { nil: null, freq: 6 }), { maxLength: 5 })
+  .array(fc.option(fc.array(fc.option(elementArbitrary, { nil: null, freq: 6 }), { maxLength: 3 }), { nil: null, freq: 6 }), { maxLength: 5 })
   .map((collections) => collections.map((addresses, i) => ({ id: i + 1, name: 'Boise', teamId: null, addresses })));
 
 /** A condition on an element (`prefix` is `a/` in a lambda, empty in `$count($filter=…)`). */
@@ -430,6 +432,8 @@ const memberCondition = (prefix: string, durations: boolean): fc.Arbitrary<strin
     compare('Address', fc.constantFrom("'a'", "'O''Neil'", "'ü'", "''", "'Z'")),
     compare('City/Name', fc.constantFrom("'Boise'", "'boise'", "'O''Neil'")),
     fc.constantFrom(`${prefix}City eq null`, `${prefix}City/Region ne null`, `${prefix}Active`, `not ${prefix}Active`, `${prefix}Floor eq null`),
+    // The element itself (null elements among them).
+    prefix === 'a/' ? fc.constantFrom('a eq null', 'a ne null') : fc.constantFrom('$it eq null', '$it ne null'),
     compare('Floor', fc.constantFrom('0', '-1', '1000', '2147483647', '-2147483648')),
     compare('Code', fc.constantFrom('0', '9007199254740993', '-9223372036854775808', '9223372036854775807', '-5')),
     compare('Price', fc.constantFrom('0', '1.5', '-1.5', '2.5', '100.01')),
@@ -564,14 +568,15 @@ for (const [name, open, skipped] of ENGINES) {
             ? generated
             : generated.map((row) => ({
                 ...row,
-                addresses: row.addresses?.map((a) => ({ ...a, Price: typeof a.Price === 'string' ? String(Number(a.Price)) : a.Price })) ?? null,
+                addresses:
+                  row.addresses?.map((a) => (a === null ? null : { ...a, Price: typeof a.Price === 'string' ? String(Number(a.Price)) : a.Price })) ?? null,
               }));
           await load(engine, model, 'cc_people', people, created);
           const stored = exact
             ? people
             : people.map((row) => ({
                 ...row,
-                addresses: row.addresses?.map((a) => ({ ...a, Price: typeof a.Price === 'string' ? Number(a.Price) : a.Price })) ?? null,
+                addresses: row.addresses?.map((a) => (a === null ? null : { ...a, Price: typeof a.Price === 'string' ? Number(a.Price) : a.Price })) ?? null,
               }));
           await check(engine, model, 'cc_people', `$filter=${filter}&$select=id,addresses&$orderby=id`, { cc_people: stored });
         }),
