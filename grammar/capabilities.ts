@@ -169,6 +169,10 @@ export const PROBES: readonly (readonly [string, string, (readonly string[])?])[
   ],
   ['`$apply`: `traverse` through a collection (a row once per node, with σ(x))', '$apply=traverse($root/items,Tree,children/id,preorder)'],
   [
+    '`$apply`: `rolluprecursive` through a collection (a row in the portion of each node above one of its nodes, once)',
+    '$apply=groupby((rolluprecursive($root/items,Tree,children/id)),aggregate(price with sum as total))',
+  ],
+  [
     '`$expand` with options of an entity `$apply` wrote into the row (a grouped navigation property, `/$ref`, nested `$expand`)',
     '$apply=groupby((parent),aggregate($count as n))&$expand=parent($select=name;$expand=children/$ref)',
   ],

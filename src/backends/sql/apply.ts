@@ -425,7 +425,6 @@ export class SqlApplyCompiler {
       case 'ancestors':
       case 'descendants':
       case 'traverse':
-        if (node.path.type.kind === 'collection') throw unsupported(throughCollection(node.path), node);
         return (hierarchy as HierarchyCompiler)(this, node, input);
     }
   }

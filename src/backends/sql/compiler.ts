@@ -625,6 +625,34 @@ export class SqlCompiler {
     return `EXISTS (SELECT 1 FROM ${from.join(', ')} WHERE ${where.join(' AND ')})`;
   }
 
+  /**
+   * The values a path through one collection gives for a row of `scope` (a hierarchy node path
+   * `p₁/…/pₖ/r` of Data Aggregation 6.2.1: a row related to several nodes): the FROM items and
+   * WHERE condition of a subquery correlated with the row, and the value the rest of the path
+   * reads in each related row or element (as the body of a lambda reads its variable). A path
+   * through a second collection is refused as any path through a collection is.
+   */
+  collectionValues(path: BoundPath, scope: Scope): { readonly from: string; readonly where: string; readonly value: string } {
+    const at = path.steps.findIndex(
+      (step) => (step.kind === 'navigation' && step.navigation.collection) || (step.kind === 'property' && step.property.collection),
+    );
+    if (at < 0) throw unsupported('this collection path');
+    const rows = this.collection({ ...path, steps: path.steps.slice(0, at + 1) }, scope);
+    const rest = path.steps.slice(at + 1);
+    if (rows.kind === 'elements') {
+      if (rest.length > 0) throw unsupported('this collection path');
+      return { from: rows.from, where: rows.where, value: rows.value };
+    }
+    const name = '~node';
+    const variables = new Map(scope.variables);
+    if (rows.kind === 'json') variables.set(name, { element: rows.element, type: rows.type });
+    else variables.set(name, { alias: rows.scope.alias, type: rows.scope.type, set: rows.scope.set });
+    const element = path.type.kind === 'collection' ? path.type.element : path.type;
+    const elementType: ExpressionType = rows.kind === 'json' ? { kind: 'complex', type: rows.type } : { kind: 'entity', type: rows.scope.type };
+    const read: BoundPath = { ...path, root: { kind: 'variable', name, elementType }, steps: rest, type: element };
+    return { from: rows.from, where: rows.where, value: this.expression(read, { ...scope, variables }) };
+  }
+
   lambda(node: Extract<BoundExpression, { kind: 'lambda' }>, scope: Scope): string {
     const rows = this.collection(node.collection, scope);
     if (node.variable === undefined || node.predicate === undefined) return `EXISTS (SELECT 1 FROM ${rows.from} WHERE ${rows.where})`;

@@ -28,6 +28,8 @@ import { navigationLink } from '../../storage/links.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
 import type { Scope } from './compiler.js';
+import type { JsonEntry } from './dialect.js';
+import { jsonEntries } from './expansion.js';
 
 /** A scope over a table of the hierarchy's nodes, whose joins its expressions add. */
 interface NodeScope {
@@ -101,9 +103,12 @@ function closure(host: SqlApplyCompiler, node: BoundHierarchyFilter, input: Appl
   const rows = host.shared(input);
   const start = host.pipeline(node.start, rows);
   const startScope = host.scope(start);
-  const startId = c.expression(node.path, startScope);
+  // A node path through a collection (6.2.1's p₁/…/pₖ/r): a row's nodes are its related rows' values.
+  const many = node.path.type.kind === 'collection';
+  const startVia = many ? () => c.collectionValues(node.path, startScope) : undefined;
+  const startId = many ? '' : c.expression(node.path, startScope);
   // The input rows are the hierarchy's nodes, each its own node: the start rows are the start nodes.
-  const own = rows.entity && rows.type === hierarchy.nodes.type && host.set === hierarchy.nodes && samePath(node.path, hierarchy.node);
+  const own = !many && rows.entity && rows.type === hierarchy.nodes.type && host.set === hierarchy.nodes && samePath(node.path, hierarchy.node);
   // Without a distance and with the start nodes kept, a node's distance does not matter: one column.
   const plain = node.distance === undefined && node.keepStart;
   // With a distance, each row carries the number of nodes too: no node is farther than that, and
@@ -115,7 +120,14 @@ function closure(host: SqlApplyCompiler, node: BoundHierarchyFilter, input: Appl
   let anchorSql: string;
   if (own) anchorSql = `SELECT ${startId}${tagged('0')} FROM ${host.fromOf(start, startScope)}`;
   else {
-    starts = host.define(['n'], `SELECT ${startId} FROM ${host.fromOf(start, startScope)} WHERE ${startId} IS NOT NULL`);
+    // Through a collection: every node of the start rows.
+    const through = startVia === undefined ? undefined : startVia();
+    starts = host.define(
+      ['n'],
+      through === undefined
+        ? `SELECT ${startId} FROM ${host.fromOf(start, startScope)} WHERE ${startId} IS NOT NULL`
+        : `SELECT ${through.value} FROM ${host.fromOf(start, startScope)}, ${through.from} WHERE ${through.where} AND ${through.value} IS NOT NULL`,
+    );
     // Distance 0: the start nodes that are nodes.
     const anchor = nodeScope(host, hierarchy.nodes);
     const anchorId = c.expression(hierarchy.node, anchor.scope);
@@ -147,9 +159,14 @@ function closure(host: SqlApplyCompiler, node: BoundHierarchyFilter, input: Appl
   let members = `SELECT ${q('n')} FROM ${name}${node.keepStart ? '' : ` WHERE ${q('d')} > 0`}`;
   if (node.keepStart && starts !== undefined) members += ` UNION SELECT ${q('n')} FROM ${starts}`;
   const scope = host.scope(rows);
-  const rowId = c.expression(node.path, scope);
+  let kept: string;
+  if (many) {
+    // A row related to several nodes: kept when one of them is.
+    const through = c.collectionValues(node.path, scope);
+    kept = `EXISTS (SELECT 1 FROM ${through.from} WHERE ${through.where} AND ${memberOf(host, node, through.value, members)})`;
+  } else kept = memberOf(host, node, c.expression(node.path, scope), members);
   // No order of its own: the input's, if any, is kept (as in the reference, which keeps the input order).
-  return { ...rows, from: `(SELECT ${scope.alias}.* FROM ${host.fromOf(rows, scope)} WHERE ${memberOf(host, node, rowId, members)})` };
+  return { ...rows, from: `(SELECT ${scope.alias}.* FROM ${host.fromOf(rows, scope)} WHERE ${kept})` };
 }
 
 /** Whether two paths read the same properties. */
@@ -232,12 +249,51 @@ function traverse(host: SqlApplyCompiler, node: BoundTraverse, input: ApplyRelat
 
   // The input rows, once per visit of their node, with the visit's sort key.
   const scope = host.scope(input);
-  const rowId = c.expression(node.path, scope);
   const visit = host.alias();
   const sortColumn = q(`~path ${visit}`);
   const sortKey = node.order === 'preorder' ? `${visit}.${q('path')}` : c.dialect.concat(`${visit}.${q('path')}`, c.value('9999999999', 'string'));
-  const from = `(SELECT ${scope.alias}.*, ${sortKey} AS ${sortColumn} FROM ${host.fromOf(input, scope)} JOIN ${walk} ${visit} ON ${equal(host, node, rowId, `${visit}.${q('n')}`)})`;
-  return { ...input, from, order: (outer) => (hooks.orderByPath?.(`${outer.alias}.${sortColumn}`) ?? `${outer.alias}.${sortColumn}`) + ' ASC' };
+  const walkOrder = (outer: Scope): string => (hooks.orderByPath?.(`${outer.alias}.${sortColumn}`) ?? `${outer.alias}.${sortColumn}`) + ' ASC';
+  if (node.path.type.kind !== 'collection') {
+    const rowId = c.expression(node.path, scope);
+    const from = `(SELECT ${scope.alias}.*, ${sortKey} AS ${sortColumn} FROM ${host.fromOf(input, scope)} JOIN ${walk} ${visit} ON ${equal(host, node, rowId, `${visit}.${q('n')}`)})`;
+    return { ...input, from, order: walkOrder };
+  }
+  // A node path through a collection (6.2.1's p₁/…/pₖ/r): a row once per visit of each node one of
+  // its related rows names (each once), with σ(x) in place of p₁ (6.2.2): a collection of one item
+  // that holds the node (or its identifier) where p names it.
+  const through = c.collectionValues(node.path, scope);
+  const visits = `EXISTS (SELECT 1 FROM ${through.from} WHERE ${through.where} AND ${equal(host, node, through.value, `${visit}.${q('n')}`)})`;
+  const placed =
+    node.into === undefined
+      ? []
+      : [`${placement(host, node, node.into, `${visit}.${q('n')}`)} AS ${q(host.column(node.output, [node.into.names[0] as string]))}`];
+  const from = `(SELECT ${[`${scope.alias}.*`, ...placed, `${sortKey} AS ${sortColumn}`].join(', ')} FROM ${host.fromOf(input, scope)} JOIN ${walk} ${visit} ON ${visits})`;
+  return { ...input, from, type: node.output, order: walkOrder };
+}
+
+/**
+ * σ(x) of `traverse` through a collection (Data Aggregation 6.2.2's a(ε, t, x)): a JSON array of
+ * one object holding, at the placement's names after the first, the node whose identifier is
+ * `id` (its properties, read from the hierarchy's table) or the identifier itself.
+ */
+function placement(host: SqlApplyCompiler, node: BoundTraverse, into: NonNullable<BoundTraverse['into']>, id: string): string {
+  const c = host.compiler;
+  const dialect = c.dialect;
+  // One collection, the first segment (a collection deeper in, or a second, has no such column).
+  if (into.collections?.[0] !== true || into.collections.slice(1).some(Boolean) || dialect.expandMany === undefined)
+    throw unsupportedFeature('SQL', `traverse() through the collection '${into.names.join('/')}' placed there`, { node, option: '$apply' });
+  const inner = into.names.slice(1);
+  const set = node.hierarchy.nodes;
+  const nodes = nodeScope(host, set);
+  const nodeId = c.expression(node.hierarchy.node, nodes.scope);
+  const entries: JsonEntry[] =
+    into.kind === 'entity'
+      ? jsonEntries(c, { entityType: set.type, select: { all: true, properties: [], navigation: [] }, expand: [] } as never, nodes.scope, false, true).map(
+          (entry) => ({ ...entry, path: [...inner, ...entry.path] }),
+        )
+      : [{ path: inner, value: id, kind: 'value' }];
+  const key = (text: string): string => c.value(text, 'string');
+  return dialect.expandMany({ entries, from: nodes.from(), where: equal(host, node, nodeId, id), order: () => nodeId, paging: '' }, key);
 }
 
 /** The hierarchy's table as a relation's FROM item (restricted by the mapping's scope). */
