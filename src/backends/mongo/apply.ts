@@ -289,7 +289,6 @@ class MongoApplyCompiler {
         return this.nest(t, rows, stages, inFacet);
       case 'ancestors':
       case 'descendants':
-        if (t.path.type.kind === 'collection') this.fail(throughCollection(t.path), t);
         if (inFacet) this.fail(`${t.kind}() inside concat() or inside the start transformations of ancestors() or descendants() (a $facet does not nest)`, t);
         hierarchyStages(t, rows, stages, {
           mapping: this.mapping,
@@ -301,7 +300,6 @@ class MongoApplyCompiler {
         });
         return rows;
       case 'traverse': {
-        if (t.path.type.kind === 'collection') this.fail(throughCollection(t.path), t);
         if (inFacet) this.fail(`traverse() inside concat() or inside the start transformations of a hierarchical transformation (a $facet does not nest)`, t);
         const sequence = this.sequence as string;
         traverseStages(t, rows, stages, {

@@ -478,6 +478,34 @@ export class MongoExpressionCompiler {
   }
 
   /**
+   * The values a path through one collection gives for a document (a hierarchy node path
+   * `p₁/…/pₖ/r` of Data Aggregation 6.2.1): an array of the rest of the path's values in each
+   * related document or element of the first collection, each once, without nulls. A path through
+   * a second collection is refused as any path through a collection is.
+   */
+  collectionValues(node: BoundPath, frame: Frame): Aggregation {
+    const at = node.steps.findIndex(
+      (step) => (step.kind === 'navigation' && step.navigation.collection) || (step.kind === 'property' && step.property.collection),
+    );
+    if (at < 0) return this.fail('this collection path', node);
+    const collection = this.path({ ...node, steps: node.steps.slice(0, at + 1) }, frame);
+    if (collection.kind !== 'collection') return this.fail('this collection path', node);
+    const rest = node.steps.slice(at + 1);
+    const name = `v${this.variableCount++}`;
+    let mapped: Aggregation;
+    if (rest.length === 0) mapped = collection.ref;
+    else {
+      const element = collection.element;
+      const context = collection.context ?? (element.kind === 'complex' ? elementContext(element.type) : undefined);
+      if (context === undefined) return this.fail('this collection path', node);
+      const inner: Frame = { context, it: `$$${name}.`, variables: new Map() };
+      const read: BoundPath = { ...node, root: { kind: 'it' }, steps: rest, type: node.type.kind === 'collection' ? node.type.element : node.type };
+      mapped = { $map: { input: collection.ref, as: name, in: this.value(read, inner) } };
+    }
+    return { $setUnion: [{ $filter: { input: mapped, as: `${name}x`, cond: { $ne: [`$$${name}x`, null] } } }, []] };
+  }
+
+  /**
    * `path/aggregate(…)` (Data Aggregation 3.6) over the related documents of the path (an array
    * after its lookups): their values without nulls, then `$sum` (null of none), `$avg`, `$min`,
    * `$max` or the size of their set; `$count` the array's size (`$these`: {@link these}). Refused:

@@ -16,6 +16,10 @@
  *
  * `traverse`: {@link traverseStages}.
  *
+ * A node path through a collection (6.2.1's p₁/…/pₖ/r) gives each row the array of its nodes'
+ * identifiers: a row stays when one of them was reached; `traverse` gives it once per visit of
+ * each, with σ(x) in place of p₁.
+ *
  * Refused (`unsupported_feature`): a parent navigation property that is not such a foreign key, a
  * mapping scope, and hierarchies inside a `concat` branch or inside the start transformations of
  * another (a `$facet` does not nest).
@@ -53,16 +57,18 @@ export function hierarchyStages(
   const starts = host.temporary('starts');
   const found = host.temporary('found');
   const walked = host.temporary('walked');
-  // 1. The node identifier of each row.
+  // 1. The node identifier of each row (through a collection, 6.2.1's p₁/…/pₖ/r: the array of its nodes' identifiers).
+  const many = node.path.type.kind === 'collection';
   const context = newContext(rows.type, rows.set);
-  const value = host.expressions.value(node.path, rootFrame(context));
+  const frame = rootFrame(context);
+  const value = many ? host.expressions.collectionValues(node.path, frame) : host.expressions.value(node.path, frame);
   stages.push(...context.stages, { $addFields: { [id]: value } });
   host.dropLookups(context, stages);
   // 2. The rows, and beside them the identifiers the walks from the start nodes reach.
   const startStages: MongoDocument[] = [];
   host.pipeline(node.start, rows, startStages);
-  // Each start identifier once (`_id`), then its walk.
-  startStages.push({ $match: { [id]: { $ne: null } } }, { $group: { _id: `$${id}` } });
+  // Each start identifier once (`_id`: every node of a start row), then its walk.
+  startStages.push(many ? { $unwind: `$${id}` } : { $match: { [id]: { $ne: null } } }, { $group: { _id: `$${id}` } });
   const reached: unknown[] = [];
   if (node.keepStart) reached.push(['$_id']);
   const withoutNull = (input: unknown): MongoDocument => ({ $filter: { input, cond: { $ne: ['$$this', null] } } });
@@ -96,8 +102,11 @@ export function hierarchyStages(
       },
     },
   );
-  // 3. The rows whose node the walks reached.
-  stages.push({ $match: { $expr: { $and: [{ $ne: [`$${id}`, null] }, { $in: [`$${id}`, `$${starts}`] }] } } }, { $unset: [id, starts] });
+  // 3. The rows whose node (one of whose nodes) the walks reached.
+  const reachedRow = many
+    ? { $gt: [{ $size: { $setIntersection: [`$${id}`, `$${starts}`] } }, 0] }
+    : { $and: [{ $ne: [`$${id}`, null] }, { $in: [`$${id}`, `$${starts}`] }] };
+  stages.push({ $match: { $expr: reachedRow } }, { $unset: [id, starts] });
 }
 
 /** What `traverse` needs of the apply compiler besides {@link MongoHierarchyHost}. */
@@ -163,9 +172,11 @@ export function traverseStages(
   const path = host.temporary('path');
   const rank = host.temporary('rank');
   const nodes = { type: set.type, set };
-  // 1. The node identifier of each row.
+  // 1. The node identifier of each row (through a collection, 6.2.1's p₁/…/pₖ/r: the array of its nodes' identifiers).
+  const many = node.path.type.kind === 'collection';
   const context = newContext(rows.type, rows.set);
-  const value = host.expressions.value(node.path, rootFrame(context));
+  const frame = rootFrame(context);
+  const value = many ? host.expressions.collectionValues(node.path, frame) : host.expressions.value(node.path, frame);
   stages.push(...context.stages, { $addFields: { [id]: value } });
   host.dropLookups(context, stages);
 
@@ -277,7 +288,16 @@ export function traverseStages(
         _id: 0,
         [all]: {
           $concatArrays: [
-            { $map: { input: `$${kept}`, in: { k: { $ifNull: [`$$this.${id}`, null] }, t: 0, r: '$$this' } } },
+            many
+              ? // A row once for each of its nodes.
+                {
+                  $reduce: {
+                    input: `$${kept}`,
+                    initialValue: [],
+                    in: { $concatArrays: ['$$value', { $map: { input: { $ifNull: [`$$this.${id}`, []] }, as: 'k', in: { k: '$$k', t: 0, r: '$$this' } } }] },
+                  },
+                }
+              : { $map: { input: `$${kept}`, in: { k: { $ifNull: [`$$this.${id}`, null] }, t: 0, r: '$$this' } } },
             { $map: { input: `$${walked}`, in: { k: '$$this.n', t: 1, p: '$$this.p' } } },
           ],
         },
@@ -295,8 +315,29 @@ export function traverseStages(
     },
     { $unwind: '$r' },
     { $unwind: '$p' },
-    { $replaceRoot: { newRoot: { $mergeObjects: ['$r.r', { [path]: '$p.p' }] } } },
+    { $replaceRoot: { newRoot: { $mergeObjects: ['$r.r', { [path]: '$p.p', [id]: '$p.k' }] } } },
   );
+  // σ(x) (6.2.2's a(ε, t, x)): p₁ becomes a collection of one item holding the visit's node (or its identifier) where p names it.
+  if (many && node.into !== undefined) placeNode(node, node.into, id, stages, host);
   host.renumber({ [path]: 1 }, stages);
   stages.push({ $unset: [id, path] });
+}
+
+/** σ(x) of `traverse` through a collection: the first segment of the placement an array of one document holding the node at the rest. */
+function placeNode(node: BoundTraverse, into: NonNullable<BoundTraverse['into']>, id: string, stages: MongoDocument[], host: MongoTraverseHost): void {
+  if (into.collections?.[0] !== true || into.collections.slice(1).some(Boolean))
+    host.fail(`traverse() through the collection '${into.names.join('/')}' placed there`);
+  const fields = nodeFields(node.hierarchy, host.mapping, (what) => host.fail(what));
+  const [first, ...inner] = into.names as [string, ...string[]];
+  let held: unknown = `$${id}`;
+  if (into.kind === 'entity') {
+    const found = host.temporary('placed');
+    stages.push({ $lookup: { from: collectionOf(node.hierarchy.nodes, host.mapping), localField: id, foreignField: fields.id, as: found } });
+    held = { $arrayElemAt: [`$${found}`, 0] };
+    const item = inner.reduceRight<unknown>((value, name) => ({ [name]: value }), held);
+    stages.push({ $addFields: { [first]: [item] } }, { $unset: [found] });
+    return;
+  }
+  const item = inner.reduceRight<unknown>((value, name) => ({ [name]: value }), held);
+  stages.push({ $addFields: { [first]: [item] } });
 }
