@@ -53,7 +53,7 @@ import { BOOLEAN, INT64, fromReference, isIntegerType, isPrimitive, isUntyped, t
 import { memberOrdinals } from '../../passes/enums.js';
 import { someExpression } from '../../semantic/walk/index.js';
 import { extendedType, outputProperty, outputType, referenceOf } from '../../semantic/apply/output-type.js';
-import { throughCollection, unsupportedFeature } from '../../passes/unsupported.js';
+import { unsupportedFeature } from '../../passes/unsupported.js';
 import { joinSelect } from './apply-join.js';
 import { customSqlAggregate } from './custom-methods.js';
 import { registerAggregateCompiler, type Scope, type SqlCompiler } from './compiler.js';
@@ -372,7 +372,6 @@ export class SqlApplyCompiler {
         return this.aggregate([], [], node.aggregates, node.output, input);
       case 'groupby': {
         if (node.recursive !== undefined) {
-          if (node.recursive.path.type.kind === 'collection') throw unsupported(throughCollection(node.recursive.path), node.recursive);
           return (rollupRecursive as RollupRecursiveCompiler)(this, node, input);
         }
         const last = node.apply[node.apply.length - 1];

@@ -276,12 +276,17 @@ function traverse(host: SqlApplyCompiler, node: BoundTraverse, input: ApplyRelat
  * one object holding, at the placement's names after the first, the node whose identifier is
  * `id` (its properties, read from the hierarchy's table) or the identifier itself.
  */
-function placement(host: SqlApplyCompiler, node: BoundTraverse, into: NonNullable<BoundTraverse['into']>, id: string): string {
+export function placement(
+  host: SqlApplyCompiler,
+  node: { readonly hierarchy: BoundHierarchy; readonly span: BoundTraverse['span'] },
+  into: NonNullable<BoundTraverse['into']>,
+  id: string,
+): string {
   const c = host.compiler;
   const dialect = c.dialect;
   // One collection, the first segment (a collection deeper in, or a second, has no such column).
   if (into.collections?.[0] !== true || into.collections.slice(1).some(Boolean) || dialect.expandMany === undefined)
-    throw unsupportedFeature('SQL', `traverse() through the collection '${into.names.join('/')}' placed there`, { node, option: '$apply' });
+    throw unsupportedFeature('SQL', `a hierarchy node placed through the collection '${into.names.join('/')}' there`, { node, option: '$apply' });
   const inner = into.names.slice(1);
   const set = node.hierarchy.nodes;
   const nodes = nodeScope(host, set);

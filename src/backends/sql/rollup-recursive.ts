@@ -38,7 +38,7 @@ import { entityTable } from '../../storage/tables.js';
 import { unsupportedFeature } from '../../passes/unsupported.js';
 import type { ApplyRelation, SqlApplyCompiler } from './apply.js';
 import type { Scope } from './compiler.js';
-import { equal, identifiedByKey, memberOf, parentColumn, tableOf } from './hierarchy.js';
+import { equal, identifiedByKey, memberOf, parentColumn, placement, tableOf } from './hierarchy.js';
 import { dynamicColumnName } from './mapping.js';
 
 type Groupby = Extract<BoundTransformation, { kind: 'groupby' }>;
@@ -117,7 +117,10 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   // The input rows' nodes that were reached, each with itself and its ancestors (the portions it is in).
   const rows = host.shared({ ...input, order: undefined });
   const rowScope = host.scope(rows);
-  const rowId = c.expression(recursive.path, rowScope);
+  // A node path through a collection (6.2.1's p₁/…/pₖ/r): a row's nodes are the values of its related rows or elements.
+  const many = recursive.path.type.kind === 'collection';
+  const through = many ? c.collectionValues(recursive.path, rowScope) : undefined;
+  const rowId = through?.value ?? c.expression(recursive.path, rowScope);
   // The ancestor column holds node identifiers and parent foreign keys alike: one type for both (PostgreSQL).
   const nodeType = hierarchy.node.type;
   const asNode = (value: string): string =>
@@ -141,7 +144,10 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
     true,
   );
   const [u, x] = [host.alias(), host.alias()];
-  const own = `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`;
+  const own =
+    through === undefined
+      ? `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)} WHERE ${rowId} IS NOT NULL`
+      : `SELECT ${rowId} AS ${q('n')} FROM ${host.fromOf(rows, rowScope)}, ${through.from} WHERE ${through.where} AND ${rowId} IS NOT NULL`;
   const anchor = everyNode ? `${x}.${q('n')} IS NOT NULL` : memberOf(host, recursive, `${x}.${q('n')}`, own);
   let pairs: string;
   if (paths !== undefined) pairs = host.define(['d', 'a'], `SELECT ${x}.${q('n')}, ${paths.elements(`${x}.${q('p')}`)} FROM ${reached} ${x} WHERE ${anchor}`);
@@ -161,9 +167,28 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   const { nodeProperty, key: nodeKey, made } = portionRows(node, NODE, (after.at(-1) ?? last)?.output);
   const madeByT = [...made.properties.values()].filter((p) => p !== nodeProperty && !node.keys.some((key) => key.names[0] === p.name));
   const joinedScope = host.scope(rows);
-  const joinedId = c.expression(recursive.path, joinedScope);
   const member = host.alias();
-  const inPortions = `SELECT ${joinedScope.alias}.*, ${member}.${q('a')} AS ${q(IN)} FROM ${host.fromOf(rows, joinedScope)} JOIN ${pairs} ${member} ON ${eq(joinedId, `${member}.${q('d')}`)}`;
+  let inPortions: string;
+  if (!many) {
+    const joinedId = c.expression(recursive.path, joinedScope);
+    inPortions = `SELECT ${joinedScope.alias}.*, ${member}.${q('a')} AS ${q(IN)} FROM ${host.fromOf(rows, joinedScope)} JOIN ${pairs} ${member} ON ${eq(joinedId, `${member}.${q('d')}`)}`;
+  } else {
+    // Each row once in the portion of each node that is or is above one of its nodes: the pairs
+    // (row key, portion node) without repeats, joined back to the rows by key.
+    if (!input.entity || input.type.key.length === 0) throw fail('rolluprecursive() through a collection over rows without a key', recursive);
+    const text = (sql: string, property: { readonly type: unknown }): string =>
+      isPrimitive(property.type as never, 'Edm.String') && !c.dialect.binaryEquality ? c.dialect.binary(sql) : sql;
+    const keys = input.type.key.map((name) => input.type.properties.get(name) as NonNullable<ReturnType<typeof input.type.properties.get>>);
+    const keyName = (i: number): string => q(`~k${i}`);
+    const pairScope = host.scope(rows);
+    const values = c.collectionValues(recursive.path, pairScope);
+    const p = host.alias();
+    const distinct =
+      `SELECT DISTINCT ${keys.map((k, i) => `${text(c.column(input.type, k, pairScope.alias), k)} AS ${keyName(i)}`).join(', ')}, ${p}.${q('a')} AS ${q('a')} ` +
+      `FROM ${host.fromOf(rows, pairScope)}, ${values.from}, ${pairs} ${p} WHERE ${values.where} AND ${eq(values.value, `${p}.${q('d')}`)}`;
+    const on = keys.map((k, i) => `${text(c.column(input.type, k, joinedScope.alias), k)} = ${member}.${keyName(i)}`).join(' AND ');
+    inPortions = `SELECT ${joinedScope.alias}.*, ${member}.${q('a')} AS ${q(IN)} FROM ${host.fromOf(rows, joinedScope)} JOIN (${distinct}) ${member} ON ${on}`;
+  }
   const type = extendedType(input.type, [nodeProperty]);
   const j = host.alias();
   let joined: ApplyRelation = { from: `(SELECT ${j}.*, ${j}.${q(IN)} AS ${q(NODE)} FROM (${inPortions}) ${j})`, type, entity: input.entity };
@@ -213,6 +238,9 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
     for (const p of madeByT) columns.push(`${fromGroup([p.name])} AS ${q(host.column(node.output, [p.name]))}`);
   } else {
     const nodeColumns = nodeLeaves(host, set.type, xs.scope.alias);
+    // σ(x) through a collection: the placed property a JSON array of one object holding the node.
+    if (into.kind !== 'node' && into.collections?.some(Boolean) === true)
+      columns.push(`${placement(host, recursive, into, xs.id)} AS ${q(host.column(node.output, [into.names[0] as string]))}`);
     for (const leaf of host.leaves(node.output)) {
       const names = leaf.path.map((p) => p.name);
       let value: string;
