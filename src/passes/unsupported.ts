@@ -3,7 +3,6 @@
  * the backend and the construct, with the option and position of the node when known.
  */
 import { ODataError } from '../errors/odata-error.js';
-import type { BoundPath } from '../semantic/bound-ast.js';
 
 /** Where in the request the construct is: the option, and a node of it when one has a position. */
 export interface UnsupportedAt {
@@ -22,12 +21,6 @@ export function unsupportedFeature(backend: string, what: string, at?: Unsupport
 /** What a backend says of a navigation property whose target entity set the model does not name. */
 export function unknownTarget(navigation: { readonly name: string }): string {
   return `the navigation property '${navigation.name}', whose entity set the model does not say (bind it with a navigation property binding)`;
-}
-
-/** What a backend says of a hierarchy node path `p` through a collection (Data Aggregation 6.2.1's `p₁/…/pₖ/r`), which it does not compile. */
-export function throughCollection(path: BoundPath): string {
-  const names = path.steps.flatMap((step) => (step.kind === 'navigation' ? [step.navigation.name] : step.kind === 'property' ? [step.property.name] : []));
-  return `a hierarchy node path through a collection ('${names.join('/')}': an instance related to several nodes)`;
 }
 
 /**

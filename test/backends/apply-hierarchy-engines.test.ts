@@ -27,6 +27,10 @@ const IN_CONCAT = `$apply=concat(descendants(${H},filter(id eq 1001)),ancestors(
 
 /** Queries whose rows every engine must give as the reference does (as a multiset). */
 const CASES: readonly string[] = [
+  // Node paths through a collection (a row related to each of its children's nodes), over the chain, the orphans and the cycle.
+  `$apply=descendants($root/nodes,Tree,children/id,filter(id eq 1))`,
+  `$apply=ancestors($root/nodes,Tree,children/id,filter(id eq 550 or id gt 4000),2,keep start)`,
+  `$apply=descendants($root/nodes,Tree,children/id,filter(rank eq 3),keep start)/aggregate($count as c)`,
   `$apply=descendants(${H},filter(id eq 1))`,
   `$apply=descendants(${H},filter(id eq 1),5,keep start)`,
   `$apply=descendants(${H},filter(id eq 1 or id eq 150),3)`,
@@ -58,6 +62,9 @@ const CASES: readonly string[] = [
 
 /** `traverse` queries, compared in order (the key breaks ties of sibling order). */
 const ORDERED: readonly string[] = [
+  // Through a collection: a row once per visit of each of its children's nodes, σ(x) in place of children.
+  `$apply=traverse($root/nodes,Tree,children/id,preorder,filter(id eq 1001 or id gt 4000))&$select=id,children`,
+  `$apply=traverse($root/nodes,Tree,children/id,postorder,filter(parentId eq null and id lt 1010),rank desc)/top(30)&$select=id`,
   `$apply=traverse(${H},preorder)`,
   `$apply=traverse(${H},postorder)`,
   `$apply=traverse(${H},preorder,rank desc,name)`,
@@ -165,6 +172,9 @@ describe('traverse gives the reference rows, in its order, on every engine', () 
 
 /** `groupby` with `rolluprecursive` (6.3): every SQL engine gives the reference's rows; MongoDB refuses it. */
 const ROLLUP_CASES: readonly string[] = [
+  // Through a collection: a row in the portion of each node at or above one of its children's, once.
+  `$apply=groupby((rolluprecursive($root/nodes,Tree,children/id)),aggregate($count as c,rank with sum as s))`,
+  `$apply=groupby((rolluprecursive($root/nodes,Tree,children/id,filter(id gt 1000))),aggregate($count as c))`,
   `$apply=groupby((rolluprecursive(${H})),aggregate($count as c))`,
   `$apply=groupby((rolluprecursive(${H})))`,
   // S restricts the hierarchy to H′ (its roots start); round the cycle, from a node of it (4001 is left out).
@@ -192,7 +202,7 @@ const ROLLUP_CASES: readonly string[] = [
   `$apply=groupby((rolluprecursive(${H})),compute(rank add 1 as r1)/aggregate(r1 with sum as s,$count as c))`,
   `$apply=groupby((rolluprecursive(${H},topcount(300,id)/filter(id ne 4003))),aggregate($count as c))`,
   // Aggregation.rollupnode(): the portion's node, compared by key with an entity.
-  `$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode())/aggregate($count as children,rank with sum as s))`,
+  `$apply=groupby((rolluprecursive(${H})),filter(parent eq Aggregation.rollupnode())/aggregate($count as kids,rank with sum as s))`,
   `$apply=groupby((rolluprecursive(${H},filter(id gt 1000))),compute(case($it eq Aggregation.rollupnode():rank,true:0) as own)/aggregate(own with sum as o,$count as c))`,
   `$apply=groupby((rolluprecursive(${H})),filter(Aggregation.rollupnode(Position=1) ne parent)/aggregate($count as deeper))`,
   `$apply=groupby((rolluprecursive($root/nodes,Tree,parentId)),compute(case(parent eq Aggregation.rollupnode():rank) as r)/aggregate(r with sum as s,$count as c))`,

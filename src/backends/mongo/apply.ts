@@ -51,7 +51,6 @@ import { outputProperty, outputType, referenceOf } from '../../semantic/apply/ou
 import { rollupRecursiveStages } from './rollup-recursive.js';
 import { MongoExpressionCompiler, isDuration, newContext, rootFrame, theseContext, type Aggregation, type Context, type Frame } from './expression.js';
 import { fieldOf, linkLookup, scopeFilter, storageKeyFields, unsupported, type MongoDocument, type MongoMapping } from './mapping.js';
-import { throughCollection } from '../../passes/unsupported.js';
 import { customMongoAggregate } from './custom-methods.js';
 import { hierarchyStages, traverseStages } from './hierarchy.js';
 
@@ -257,7 +256,6 @@ class MongoApplyCompiler {
         return { type: t.output, set: undefined };
       case 'groupby':
         if (t.recursive !== undefined) {
-          if (t.recursive.path.type.kind === 'collection') this.fail(throughCollection(t.recursive.path), t.recursive);
           if (inFacet) this.fail(`rolluprecursive() inside concat() or inside the start transformations of a hierarchical transformation`, t.recursive);
           rollupRecursiveStages(t, rows, stages, {
             mapping: this.mapping,

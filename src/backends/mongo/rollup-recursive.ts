@@ -13,6 +13,9 @@
  * 5. the node goes into each row: the node document (the rows are the nodes), as an entity value,
  *    or its identifier, as `into` says.
  *
+ * A node path through a collection (6.2.1's p₁/…/pₖ/r) walks each of a row's nodes on its own and
+ * puts the row once into the portion of each node of the walks that reach a root.
+ *
  * The work is the rows times the depth (each walk reads the chain), plus a walk per node for the
  * empty portions. Refused (`unsupported_feature`): start transformations (`S`), other grouping
  * properties beside it, transformations after `T`'s `aggregate`, node identifiers that are not the
@@ -155,18 +158,28 @@ export function rollupRecursiveStages(
   });
 
   // 1. and 2.: each row once per node of its chain, when the chain reaches a root.
+  // (A node path through a collection, 6.2.1's p₁/…/pₖ/r: each of the row's nodes walked on its own,
+  // then the row once per node of the union of their chains that reach a root.)
+  const many = recursive.path.type.kind === 'collection';
   const context = newContext(rows.type, rows.set);
-  const value = host.expressions.value(recursive.path, rootFrame(context));
+  const frame = rootFrame(context);
+  const value = many ? host.expressions.collectionValues(recursive.path, frame) : host.expressions.value(recursive.path, frame);
   stages.push(...context.stages, { $addFields: { [portion]: value } });
   host.dropLookups(context, stages);
-  stages.push(
-    ...hPrime,
-    walk(`$${portion}`),
-    { $addFields: { [chain]: reachedIds() } },
-    { $unwind: `$${chain}` },
-    { $addFields: { [portion]: `$${chain}` } },
-    { $unset: recursive.start === undefined ? chain : [chain, within] },
-  );
+  const row = host.temporary('row');
+  if (many) stages.push({ $setWindowFields: { sortBy: { _id: 1 }, output: { [row]: { $documentNumber: {} } } } }, { $unwind: `$${portion}` });
+  stages.push(...hPrime, walk(`$${portion}`), { $addFields: { [chain]: reachedIds() } });
+  if (many)
+    stages.push(
+      { $group: { _id: `$${row}`, row: { $first: '$$ROOT' }, ids: { $push: `$${chain}` } } },
+      {
+        $replaceRoot: {
+          newRoot: { $mergeObjects: ['$row', { [chain]: { $reduce: { input: '$ids', initialValue: [], in: { $setUnion: ['$$value', '$$this'] } } } }] },
+        },
+      },
+      { $unset: row },
+    );
+  stages.push({ $unwind: `$${chain}` }, { $addFields: { [portion]: `$${chain}` } }, { $unset: recursive.start === undefined ? chain : [chain, within] });
 
   // 3.: T per portion, grouped by its node.
   const { nodeProperty, key, made } = portionRows(node, portion, last?.output);
@@ -217,13 +230,30 @@ export function rollupRecursiveStages(
       })
       .join('.');
   };
+  /** σ(x) through a collection (its first segment): an array of one document holding `held` at the rest of the names. */
+  const placed = (held: unknown): MongoDocument => {
+    if (into.kind === 'node' || into.collections?.[0] !== true || into.collections.slice(1).some(Boolean))
+      return fail(`with its node placed through the collection '${into.kind === 'node' ? '' : into.names.join('/')}' there`);
+    const [first, ...inner] = into.names as [string, ...string[]];
+    const property = node.output.properties.get(first);
+    const element = property?.type.kind === 'complex' ? property.type.type : undefined;
+    let owner: StructuredType | undefined = element;
+    const names = inner.map((name) => {
+      const field = owner === undefined ? name : host.field(owner, name);
+      const next = owner?.properties.get(name)?.type;
+      owner = next !== undefined && (next.kind === 'complex' || next.kind === 'entity') ? next.type : undefined;
+      return field;
+    });
+    return { [host.field(node.output, first)]: [names.reduceRight<unknown>((value, name) => ({ [name]: value }), held)] };
+  };
+  const through = into.kind !== 'node' && into.collections?.some(Boolean) === true;
   if (into.kind === 'value') {
-    stages.push({ $addFields: { [at(into.names)]: `$${portion}` } }, { $unset: portion });
+    stages.push({ $addFields: through ? placed(`$${portion}`) : { [at(into.names)]: `$${portion}` } }, { $unset: portion });
     return;
   }
   stages.push({ $lookup: { from, localField: portion, foreignField: fields.id, as: linked } });
   const x = { $arrayElemAt: [`$${linked}`, 0] };
-  if (into.kind === 'entity') stages.push({ $addFields: { [at(into.names)]: x } }, { $unset: [portion, linked] });
+  if (into.kind === 'entity') stages.push({ $addFields: through ? placed(x) : { [at(into.names)]: x } }, { $unset: [portion, linked] });
   else {
     // The node's properties over the row's, except the grouping properties (P), which stay the group's.
     const kept: MongoDocument = {};

@@ -239,10 +239,11 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
   } else {
     const nodeColumns = nodeLeaves(host, set.type, xs.scope.alias);
     // σ(x) through a collection: the placed property a JSON array of one object holding the node.
-    if (into.kind !== 'node' && into.collections?.some(Boolean) === true)
-      columns.push(`${placement(host, recursive, into, xs.id)} AS ${q(host.column(node.output, [into.names[0] as string]))}`);
+    const placed = into.kind !== 'node' && into.collections?.some(Boolean) === true ? into.names[0] : undefined;
+    if (placed !== undefined && into.kind !== 'node') columns.push(`${placement(host, recursive, into, xs.id)} AS ${q(host.column(node.output, [placed]))}`);
     for (const leaf of host.leaves(node.output)) {
       const names = leaf.path.map((p) => p.name);
+      if (names[0] === placed) continue;
       let value: string;
       if (into.kind === 'node') value = ownNames.has(names[0] as string) ? fromGroup(names) : (nodeColumns.get(names.join('/')) as string);
       else if (startsWith(names, into.names)) value = into.kind === 'value' ? xs.id : (nodeColumns.get(names.slice(into.names.length).join('/')) as string);
