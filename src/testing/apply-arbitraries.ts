@@ -104,6 +104,17 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
   // Hierarchical transformations over the set's own hierarchies (each node its own row).
   const reference = (h: { qualifier: string; nodeProperty: string }): string => `$root/${entitySet},${h.qualifier},${h.nodeProperty}`;
   const hierarchies = recursiveHierarchies(model, type).filter((h) => !h.nodeProperty.includes('/') && type.properties.has(h.nodeProperty));
+  // A node path through a collection (6.2.1's p₁/…/pₖ/r): a collection-valued navigation property to the nodes, then the node property.
+  const throughCollections = [...type.navigation.values()].filter((n) => n.collection && n.filterable && n.target === type).map((n) => n.name);
+  const nodePath = (h: { nodeProperty: string }): fc.Arbitrary<string> =>
+    throughCollections.length === 0
+      ? fc.constant(h.nodeProperty)
+      : fc.oneof(
+          { arbitrary: fc.constant(h.nodeProperty), weight: 3 },
+          { arbitrary: fc.constantFrom(...throughCollections).map((n) => `${n}/${h.nodeProperty}`), weight: 1 },
+        );
+  const through = (h: { qualifier: string; nodeProperty: string }): fc.Arbitrary<string> =>
+    nodePath(h).map((path) => `$root/${entitySet},${h.qualifier},${path}`);
   const hierarchical =
     hierarchies.length === 0
       ? fc.constant(null)
@@ -112,26 +123,25 @@ export function applyQueryArbitrary(model: Model, entitySet: string, options: Ty
           {
             arbitrary: fc
               .tuple(
-                fc.constantFrom(...hierarchies),
+                fc.constantFrom(...hierarchies).chain(through),
                 fc.constantFrom('ancestors', 'descendants'),
                 typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }),
                 fc.option(fc.integer({ min: 1, max: 3 }), { freq: 2 }),
                 fc.boolean(),
               )
               .map(
-                ([h, kind, start, distance, keep]) =>
-                  `${kind}(${reference(h)},filter(${start})${distance === null ? '' : `,${distance}`}${keep ? ',keep start' : ''})`,
+                ([h, kind, start, distance, keep]) => `${kind}(${h},filter(${start})${distance === null ? '' : `,${distance}`}${keep ? ',keep start' : ''})`,
               ),
             weight: 2,
           },
           {
             arbitrary: fc
               .tuple(
-                fc.constantFrom(...hierarchies),
+                fc.constantFrom(...hierarchies).chain(through),
                 fc.constantFrom('preorder', 'postorder'),
                 fc.option(typedFilterArbitrary(model, entitySet, { ...options, maxDepth: 1 }), { freq: 2 }),
               )
-              .map(([h, order, start]) => `traverse(${reference(h)},${order}${start === null ? '' : `,filter(${start})`})`),
+              .map(([h, order, start]) => `traverse(${h},${order}${start === null ? '' : `,filter(${start})`})`),
             weight: 1,
           },
         );

@@ -6,8 +6,10 @@
  * rows (as multisets: aggregated rows have no key) or its ODataError, but for documented
  * deviations, which the runner excuses.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyQueryArbitrary, fuzzDifferential, type DistinctFinding } from '../../src/testing/index.js';
+import { model as treeModel, SET as TREE_SET } from '../fixtures/hierarchy-tree.js';
 import { openTargets } from '../fixtures/differential-targets.js';
 import { FUZZ_SET, fuzzModel, fuzzRows } from '../fixtures/fuzz-data.js';
 
@@ -32,6 +34,13 @@ function show(findings: readonly DistinctFinding[]): string {
 }
 
 describe('random $apply pipelines on every engine', () => {
+  it('hierarchical transformations go through a collection to the nodes too (children/id, 6.2.1)', () => {
+    const texts = fc.sample(applyQueryArbitrary(treeModel, TREE_SET), { seed: 7, numRuns: 2000 }).map((q) => decodeURIComponent(q.text));
+    const hierarchical = texts.filter((t) => /(ancestors|descendants|traverse)\(\$root\/nodes,(Tree|Names),/.test(t));
+    expect(hierarchical.some((t) => /(Tree,children\/id|Names,children\/name)/.test(t))).toBe(true);
+    expect(hierarchical.some((t) => /(Tree,id|Names,name),/.test(t))).toBe(true);
+  });
+
   it(`${QUERIES} seeded pipelines give the reference's rows or its ODataError`, async () => {
     const report = await fuzzDifferential({
       model: fuzzModel,
