@@ -139,6 +139,11 @@ export interface Dialect {
    * Absent (with {@link expandMany}): `$expand` is unsupported.
    */
   expandOne?(rows: ExpandRows, key: (name: string) => string): string;
+  /**
+   * A JSON array of one object, of `entries` of the row at hand (no subquery): σ(x) of a hierarchy
+   * node placed through a collection. Absent: {@link expandMany} over a table of one row.
+   */
+  rowArray?(entries: readonly JsonEntry[], key: (name: string) => string): string;
   /** `$expand` of a collection: the JSON array of the related rows' objects, in `order`, paged by `paging` (empty: no paging), `[]` for none. */
   expandMany?(rows: ExpandRows & { readonly order: () => string; readonly paging: string }, key: (name: string) => string): string;
   /**

@@ -281,6 +281,8 @@ export function placement(
   node: { readonly hierarchy: BoundHierarchy; readonly span: BoundTraverse['span'] },
   into: NonNullable<BoundTraverse['into']>,
   id: string,
+  /** The node's row, where the statement has it at hand (else read from the hierarchy's table by `id`). */
+  row?: Scope,
 ): string {
   const c = host.compiler;
   const dialect = c.dialect;
@@ -289,16 +291,21 @@ export function placement(
     throw unsupportedFeature('SQL', `a hierarchy node placed through the collection '${into.names.join('/')}' there`, { node, option: '$apply' });
   const inner = into.names.slice(1);
   const set = node.hierarchy.nodes;
-  const nodes = nodeScope(host, set);
-  const nodeId = c.expression(node.hierarchy.node, nodes.scope);
-  const entries: JsonEntry[] =
-    into.kind === 'entity'
-      ? jsonEntries(c, { entityType: set.type, select: { all: true, properties: [], navigation: [] }, expand: [] } as never, nodes.scope, false, true).map(
-          (entry) => ({ ...entry, path: [...inner, ...entry.path] }),
-        )
-      : [{ path: inner, value: id, kind: 'value' }];
   const key = (text: string): string => c.value(text, 'string');
-  return dialect.expandMany({ entries, from: nodes.from(), where: equal(host, node, nodeId, id), order: () => nodeId, paging: '' }, key);
+  const all = { entityType: set.type, select: { all: true, properties: [], navigation: [] }, expand: [] } as never;
+  const within = (scope: Scope): JsonEntry[] => jsonEntries(c, all, scope, false, true).map((entry) => ({ ...entry, path: [...inner, ...entry.path] }));
+  if (into.kind === 'entity' && row === undefined) {
+    const nodes = nodeScope(host, set);
+    const nodeId = c.expression(node.hierarchy.node, nodes.scope);
+    return dialect.expandMany({ entries: within(nodes.scope), from: nodes.from(), where: equal(host, node, nodeId, id), order: () => nodeId, paging: '' }, key);
+  }
+  // The identifier, or the row at hand: the dialect's array of one object, else an array over a
+  // table of one row (ordered by a column of its own, so that MariaDB aggregates it there).
+  const entries: JsonEntry[] = into.kind === 'entity' ? within(row as Scope) : [{ path: inner, value: id, kind: 'value' }];
+  if (dialect.rowArray !== undefined) return dialect.rowArray(entries, key);
+  const one = host.alias();
+  const x = c.dialect.quote('x');
+  return dialect.expandMany({ entries, from: `(SELECT 1 AS ${x}) ${one}`, where: '1 = 1', order: () => `${one}.${x}`, paging: '' }, key);
 }
 
 /** The hierarchy's table as a relation's FROM item (restricted by the mapping's scope). */

@@ -240,7 +240,8 @@ export function rollupRecursiveRelation(host: SqlApplyCompiler, node: Groupby, i
     const nodeColumns = nodeLeaves(host, set.type, xs.scope.alias);
     // σ(x) through a collection: the placed property a JSON array of one object holding the node.
     const placed = into.kind !== 'node' && into.collections?.some(Boolean) === true ? into.names[0] : undefined;
-    if (placed !== undefined && into.kind !== 'node') columns.push(`${placement(host, recursive, into, xs.id)} AS ${q(host.column(node.output, [placed]))}`);
+    if (placed !== undefined && into.kind !== 'node')
+      columns.push(`${placement(host, recursive, into, xs.id, xs.scope)} AS ${q(host.column(node.output, [placed]))}`);
     for (const leaf of host.leaves(node.output)) {
       const names = leaf.path.map((p) => p.name);
       if (names[0] === placed) continue;

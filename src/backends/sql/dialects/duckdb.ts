@@ -145,6 +145,7 @@ export const duckdb: Dialect = {
   durationKey: (e) => `to_microseconds(epoch_us(TIMESTAMP '2000-01-01' + CAST(${e} AS INTERVAL)) - epoch_us(TIMESTAMP '2000-01-01'))`,
   widerIntegers: { int32: 'BIGINT', int64: 'HUGEINT' },
   collectionElements: (column, alias) => ({ source: `(SELECT unnest(${column}) AS v) AS ${alias}`, value: `${alias}.v` }),
+  rowArray: (entries, key) => `json_array(${jsonObjectOf(entries, jsonObject, duckdb.jsonCollection, key)})`,
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, jsonObject, duckdb.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
   groupArray: {
     array: (entries, order, key) => `to_json(list(${jsonObjectOf(entries, jsonObject, duckdb.jsonCollection, key)} ORDER BY ${order}))`,

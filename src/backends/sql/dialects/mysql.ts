@@ -216,6 +216,7 @@ export const mysql: Dialect = {
     source: `JSON_TABLE(${column}, '$[*]' COLUMNS (v ${jsonTableType(element)} PATH '$')) ${alias}`,
     value: `${alias}.v`,
   }),
+  rowArray: (entries, key) => `JSON_ARRAY(JSON_EXTRACT(${jsonObjectOf(entries, mysqlObject, mysql.jsonCollection, key)}, '$'))`,
   // JSON_EXTRACT(…, '$'): nested JSON must reach the object builders as JSON, not as a string.
   expandOne: (rows, key) =>
     `JSON_EXTRACT((SELECT ${jsonObjectOf(rows.entries, mysqlObject, mysql.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}), '$')`,

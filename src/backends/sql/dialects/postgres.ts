@@ -161,6 +161,7 @@ export const postgres: Dialect = {
   shiftInstant: (column, micros, value) => `(${column} + ${value(`${micros} microseconds`, 'interval')})`,
   widerIntegers: { int32: 'bigint', int64: 'numeric' },
   collectionElements: (column, alias) => ({ source: `unnest(${column}) AS ${alias}(v)`, value: `${alias}.v` }),
+  rowArray: (entries, key) => `json_build_array(${jsonObjectOf(entries, postgresObject, postgres.jsonCollection, key)})`,
   expandOne: (rows, key) => `(SELECT ${jsonObjectOf(rows.entries, postgresObject, postgres.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where})`,
   groupArray: {
     array: (entries, order, key) => `json_agg(${jsonObjectOf(entries, postgresObject, postgres.jsonCollection, key)} ORDER BY ${order})`,

@@ -140,6 +140,7 @@ export const sqlite: Dialect = {
   },
   collectionElements: (column, alias) => ({ source: `json_each(${column}) ${alias}`, value: `${alias}.value` }),
   // json(…): nested JSON must reach the object builders as JSON, not as a string.
+  rowArray: (entries, key) => `json_array(json(${jsonObjectOf(entries, sqliteObject, sqlite.jsonCollection, key)}))`,
   expandOne: (rows, key) => `json((SELECT ${jsonObjectOf(rows.entries, sqliteObject, sqlite.jsonCollection, key)} FROM ${rows.from} WHERE ${rows.where}))`,
   groupArray: {
     array: (entries, order, key) => `json(json_group_array(json(${jsonObjectOf(entries, sqliteObject, sqlite.jsonCollection, key)}) ORDER BY ${order}))`,
