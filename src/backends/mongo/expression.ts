@@ -328,7 +328,9 @@ export class MongoExpressionCompiler {
         const collection = this.path(node.collection, frame);
         if (collection.kind !== 'collection') return this.fail('$count of this path', node);
         if (node.filter === undefined && node.search === undefined) return { $size: collection.ref };
-        const elements = collection.context ?? (collection.element.kind === 'complex' ? elementContext(collection.element.type) : undefined);
+        const elements =
+          collection.context ??
+          (collection.element.kind === 'complex' || collection.element.kind === 'entity' ? elementContext(collection.element.type) : undefined);
         if (elements === undefined) return this.fail('$count($filter=…) on a primitive collection', node);
         const name = `v${this.variableCount++}`;
         const inner: Frame = { context: elements, it: `$$${name}.`, variables: new Map() };
@@ -658,7 +660,8 @@ export class MongoExpressionCompiler {
     const variable: Variable =
       collection.context !== undefined
         ? { kind: 'entity', ref: `$$${name}`, context: collection.context }
-        : collection.element.kind === 'complex'
+        : // (A collection of entities `$apply` made, σ(x) of a node placed through a collection: subdocuments as well.)
+          collection.element.kind === 'complex' || collection.element.kind === 'entity'
           ? { kind: 'complex', ref: `$$${name}`, type: collection.element.type }
           : { kind: 'value', ref: `$$${name}` };
     const variables = new Map(frame.variables);

@@ -453,7 +453,8 @@ export class SqlCompiler {
       current = related.scope;
     }
     const where = conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
-    if (last?.kind === 'property' && last.property.collection && last.property.type.kind === 'complex') {
+    // (A collection of entities `$apply` made, σ(x) of a hierarchy node placed through a collection, is JSON as well.)
+    if (last?.kind === 'property' && last.property.collection && (last.property.type.kind === 'complex' || last.property.type.kind === 'entity')) {
       // A flattened complex value's collections of complex values have no column (an entity's held as a value, a join's alias, have).
       if (current.prefix !== undefined && current.type.kind !== 'entity') throw unsupported('this collection path');
       const hooks = this.complexCollections();
@@ -483,7 +484,8 @@ export class SqlCompiler {
     const { names, last } = this.memberPath(steps, type);
     if (last === undefined || !last.collection) throw unsupported('this collection');
     const rows = hooks.elements(hooks.json(element, names), this.nextAlias());
-    if (last.type.kind === 'complex') return { kind: 'json', element: rows.element, type: last.type.type, from: rows.source, where: '1 = 1' };
+    if (last.type.kind === 'complex' || last.type.kind === 'entity')
+      return { kind: 'json', element: rows.element, type: last.type.type, from: rows.source, where: '1 = 1' };
     const typed = hooks.typed(rows.atom, fromReference(last.type));
     if ('refused' in typed) throw unsupported(typed.refused);
     return { kind: 'elements', value: typed.sql, from: rows.source, where: '1 = 1' };
