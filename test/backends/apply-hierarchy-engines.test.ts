@@ -33,7 +33,7 @@ const CASES: readonly string[] = [
   `$apply=descendants($root/nodes,Tree,children/id,filter(rank eq 3),keep start)/aggregate($count as c)`,
   // σ(x) read after traverse: a collection of the node (JSON on SQL; seed 3113: 'function unnest(json) does not exist').
   `$apply=traverse($root/nodes,Tree,children/id,preorder)/concat(identity,identity)/filter(children/any())/aggregate($count as n)`,
-  `$apply=traverse($root/nodes,Tree,children/id,postorder,filter(id lt 1010))/filter(children/any(c: c/rank gt 2))&$select=id`,
+  `$apply=traverse($root/nodes,Tree,children/id,postorder,filter(id eq 1001 or id eq 1002))/filter(children/any(c: c/rank gt 0))&$select=id`,
   `$apply=descendants(${H},filter(id eq 1))`,
   `$apply=descendants(${H},filter(id eq 1),5,keep start)`,
   `$apply=descendants(${H},filter(id eq 1 or id eq 150),3)`,
