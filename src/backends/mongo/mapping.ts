@@ -302,6 +302,9 @@ export function reservedField(type: StructuredType, mapping: MongoMapping, name:
   return field;
 }
 
+/** The integer types narrower than Int64. */
+const INTEGERS = new Set(['Edm.Int32', 'Edm.Int16', 'Edm.Byte', 'Edm.SByte']);
+
 /**
  * A literal as it is stored: DateTimeOffset as a `Date`, Guid as lowercase text (or through
  * the `guid` option), an enum as its member name, Decimal and Int64 by the options; strings,
@@ -314,7 +317,9 @@ export function storedValue(value: BoundLiteral['value'], type: ExpressionType |
     return value[0];
   }
   if (type.kind !== 'primitive') return value;
-  switch (type.name) {
+  // A narrower integer folded out of 32 bits (`2147483647 mul -4226943`): an Int64, exactly (seed 3115).
+  const name = typeof value === 'bigint' && INTEGERS.has(type.name) && (value > 2147483647n || value < -2147483648n) ? 'Edm.Int64' : type.name;
+  switch (name) {
     case 'Edm.DateTimeOffset':
       return instantDate(value);
     case 'Edm.Guid': {

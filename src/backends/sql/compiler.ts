@@ -1000,6 +1000,9 @@ export class SqlCompiler {
     if (node.value === null) return 'NULL';
     const value = node.type.kind === 'enum' && Array.isArray(node.value) ? node.value.join(',') : node.value;
     const kind = parameterKind(operandType.kind === 'null' ? node.type : operandType, node.type);
+    // An Int32 value folded out of 32 bits (`2147483647 mul -4226943`) travels exactly, as a bigint
+    // (seed 3115: it went through a double, one off).
+    if (kind === 'integer' && typeof value === 'bigint' && (value > 2147483647n || value < -2147483648n)) return this.value(value, 'bigint');
     // An integral literal written as a decimal (`n32 in (2.0)`) travels as the integer.
     if (kind === 'integer' && typeof value !== 'number' && Number.isInteger(toNumber(value))) return this.value(toNumber(value), kind);
     if (kind === 'bigint' && typeof value !== 'bigint' && toBigInt(value) !== null) return this.value(toBigInt(value), kind);
