@@ -45,7 +45,14 @@ async function expectRowsEverywhere(seed: number, set: string, queries: readonly
   const model = generateModel({ seed });
   const data = generateStoredData(model, { seed });
   // (The live servers when their URLs are set: ODATA_TEST_POSTGRES_URL, ODATA_TEST_MYSQL_URL.)
-  const opened = await openStoredTargets(model, data, names, { postgres: process.env.ODATA_TEST_POSTGRES_URL, mysql: process.env.ODATA_TEST_MYSQL_URL }, {}, true);
+  const opened = await openStoredTargets(
+    model,
+    data,
+    names,
+    { postgres: process.env.ODATA_TEST_POSTGRES_URL, mysql: process.env.ODATA_TEST_MYSQL_URL },
+    {},
+    true,
+  );
   try {
     for (const query of queries) {
       const result = await runDifferential(query, { model, entitySet: set, rows: data[set] ?? [], data, targets: opened.targets });
