@@ -768,6 +768,10 @@ class MongoApplyCompiler {
         const name = this.field(made.type, property.name);
         row[name] = `$$odata_x.${name}`;
       }
+      // A navigation that traverse placed a node in (through a collection: seed 3116, model 2002) is a field of the rows too.
+      for (const property of item.type.properties.values()) {
+        if (!made.type.properties.has(property.name) && made.type.navigation.has(property.name)) row[property.name] = `$$odata_x.${property.name}`;
+      }
       const mine = { $filter: { input: `$${field}`, as: 'odata_x', cond: { $eq: [`$$odata_x.${group}`, `$${groups}._id`] } } };
       const mapped = { $map: { input: mine, as: 'odata_x', in: row } };
       const last = item.apply.at(-1);
@@ -1009,8 +1013,10 @@ class MongoApplyCompiler {
       const row: MongoDocument = {};
       const grouped = new Set(t.keys.map((key) => key.names[0] as string));
       for (const property of t.output.properties.values()) {
-        if (grouped.has(property.name) || !current.type.properties.has(property.name)) continue;
-        row[this.field(t.output, property.name)] = `$${this.field(current.type, property.name)}`;
+        if (grouped.has(property.name)) continue;
+        // A navigation that traverse placed a node in (through a collection: seed 3116, model 2002) is a field of the rows too.
+        if (current.type.properties.has(property.name)) row[this.field(t.output, property.name)] = `$${this.field(current.type, property.name)}`;
+        else if (current.type.navigation.has(property.name)) row[this.field(t.output, property.name)] = `$${property.name}`;
       }
       const placed: MongoDocument = {};
       this.keyOutput(t.keys, t.output, placed);

@@ -76,9 +76,12 @@ export function complexLeaves(
     .flatMap((p) => complexLeaves(complex, p, mapping, `${name}_`, [...within, complex], json).map((leaf) => ({ ...leaf, path: [property, ...leaf.path] })));
 }
 
-/** Whether a leaf of {@link complexLeaves} is a collection of complex values' JSON column (no order, no equality). */
+/**
+ * Whether a leaf of {@link complexLeaves} is a collection of complex values' (or of entities', such as
+ * a navigation traverse placed a node in: seed 3116) JSON column (no order, no equality).
+ */
 export function isJsonLeaf(leaf: { readonly property: Property }): boolean {
-  return leaf.property.collection && leaf.property.type.kind === 'complex';
+  return leaf.property.collection && (leaf.property.type.kind === 'complex' || leaf.property.type.kind === 'entity');
 }
 
 /**
