@@ -15,7 +15,7 @@ import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import { shapeOf } from './shape.js';
-import { deriveShaped, instantiateBound, learnShape, sameLiterals, shapedOf, type ShapePlan, type ShapedBound } from './shape-plan.js';
+import { deriveShaped, instantiateBound, learnShape, sameLiterals, shapedOf, type DerivedPlan, type ShapePlan, type ShapedBound } from './shape-plan.js';
 
 /** Limits of a {@link PlanCache}. */
 export interface PlanCacheOptions {
@@ -54,8 +54,19 @@ export interface PlanCache {
 const identities = new WeakMap<object, number>();
 let nextIdentity = 0;
 
-/** A text of a value, equal only for equal values: plain data by content, anything else by identity. */
-function keyOf(value: unknown): string {
+/** Whether a value is compared by content (plain data) rather than by identity. */
+function isPlain(value: object): boolean {
+  if (Array.isArray(value) || value instanceof Set) return true;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return typeof value === 'object' && (prototype === Object.prototype || prototype === null);
+}
+
+/**
+ * A text of a value, equal only for equal values: plain data by content, anything else by identity;
+ * at the top level, `model` by identity (a model is not changed once built: `clear()` the cache
+ * when it is replaced) and `cache` left out (the cache itself, in `toSql`'s options).
+ */
+function keyOf(value: unknown, top = false): string {
   switch (typeof value) {
     case 'undefined':
       return 'u';
@@ -70,26 +81,146 @@ function keyOf(value: unknown): string {
     case 'function':
     case 'object': {
       if (value === null) return 'null';
-      if (Array.isArray(value)) return `[${value.map(keyOf).join(',')}]`;
-      if (value instanceof Set) return `Set[${[...value].map(keyOf).join(',')}]`;
-      const prototype = Object.getPrototypeOf(value) as unknown;
-      if (typeof value === 'object' && (prototype === Object.prototype || prototype === null)) {
+      if (Array.isArray(value)) return `[${value.map((item) => keyOf(item)).join(',')}]`;
+      if (value instanceof Set) return `Set[${[...value].map((item) => keyOf(item)).join(',')}]`;
+      if (isPlain(value)) {
         // In the object's own order: the same content in another order is another key, which
         // costs a miss and never serves a wrong plan.
         let text = '{';
         for (const key in value) {
-          if (Object.hasOwn(value, key)) text += `${JSON.stringify(key)}:${keyOf((value as Record<string, unknown>)[key])},`;
+          if (!Object.hasOwn(value, key) || (top && key === 'cache')) continue;
+          const item = (value as Record<string, unknown>)[key];
+          text += `${JSON.stringify(key)}:${top && key === 'model' ? identityKey(item) : keyOf(item)},`;
         }
         return `${text}}`;
       }
       // A Map, a hook, a class instance: by identity.
-      let id = identities.get(value);
-      if (id === undefined) identities.set(value, (id = nextIdentity++));
-      return `#${id}`;
+      return identityKey(value);
     }
     default:
       return '?';
   }
+}
+
+function identityKey(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return keyOf(value);
+  let id = identities.get(value);
+  if (id === undefined) identities.set(value, (id = nextIdentity++));
+  return `#${id}`;
+}
+
+/** A copy of a plain object's content (see {@link snapshotOf}). */
+class PlainSnapshot {
+  constructor(
+    readonly keys: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+}
+/** A copy of an array's or a set's items, in order. */
+class ItemsSnapshot {
+  constructor(
+    readonly set: boolean,
+    readonly items: readonly unknown[],
+  ) {}
+}
+
+/**
+ * A copy of settings or options to compare later requests' with ({@link sameAs}), without building
+ * a text: what {@link keyOf} compares by content is copied, the rest kept by identity.
+ */
+function snapshotOf(value: unknown, top = false): unknown {
+  if (typeof value !== 'object' || value === null || !isPlain(value)) return value;
+  if (Array.isArray(value))
+    return new ItemsSnapshot(
+      false,
+      value.map((item) => snapshotOf(item)),
+    );
+  if (value instanceof Set)
+    return new ItemsSnapshot(
+      true,
+      [...value].map((item) => snapshotOf(item)),
+    );
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || (top && key === 'cache')) continue;
+    const item = (value as Record<string, unknown>)[key];
+    keys.push(key);
+    values.push(top && key === 'model' ? item : snapshotOf(item));
+  }
+  return new PlainSnapshot(keys, values);
+}
+
+/** Whether a value has the content (or is the object) a {@link snapshotOf} copied. */
+function sameAs(value: unknown, snapshot: unknown, top = false): boolean {
+  if (snapshot instanceof PlainSnapshot) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Set || !isPlain(value)) return false;
+    const { keys, values } = snapshot;
+    let i = 0;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key) || (top && key === 'cache')) continue;
+      if (keys[i] !== key) return false;
+      const item = (value as Record<string, unknown>)[key];
+      if (top && key === 'model' ? item !== values[i] : !sameAs(item, values[i])) return false;
+      i++;
+    }
+    return i === keys.length;
+  }
+  if (snapshot instanceof ItemsSnapshot) {
+    const { items } = snapshot;
+    if (snapshot.set) {
+      if (!(value instanceof Set) || value.size !== items.length) return false;
+      let i = 0;
+      for (const item of value) if (!sameAs(item, items[i++])) return false;
+      return true;
+    }
+    if (!Array.isArray(value) || value.length !== items.length) return false;
+    for (let i = 0; i < items.length; i++) if (!sameAs(value[i], items[i])) return false;
+    return true;
+  }
+  // (NaN is NaN, as in its key; 0 and -0 are one key.)
+  return value === snapshot || (value !== value && snapshot !== snapshot);
+}
+
+/**
+ * An entry of the cache, in its least-recently-used list (most recent at the head). Exact texts'
+ * bound queries and their compiled forms are found by identity and comparison (no key is built
+ * for a hit); shape plans by their keys.
+ */
+interface Entry {
+  prev: Entry | undefined;
+  next: Entry | undefined;
+  readonly value: unknown;
+  /** Takes the entry out of its index (when evicted). */
+  forget(): void;
+}
+
+/** A bound query kept under its exact text, for settings like {@link snapshot}. */
+interface TextEntry extends Entry {
+  readonly snapshot: unknown;
+  readonly value: BoundQuery;
+  sibling: TextEntry | undefined;
+}
+
+/**
+ * A compiled form of a bound query (or a compiled form's template of a shape plan), for a kind
+ * (`sql`, `mongo`) and options like {@link snapshot}.
+ */
+interface FormEntry extends Entry {
+  readonly kind: string;
+  readonly snapshot: unknown;
+  sibling: FormEntry | undefined;
+}
+
+/** The shape plans learned under settings like {@link snapshot}, by shape key. */
+interface SettingsGroup {
+  readonly snapshot: unknown;
+  /** The settings' entity set (the group's key in its index). */
+  readonly set: string;
+  /** The group's key in the keys of texts served from shapes (unique to the group). */
+  readonly key: string;
+  readonly shapes: Map<string, Entry>;
+  sibling: SettingsGroup | undefined;
 }
 
 /**
@@ -107,83 +238,233 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
   const maxEntries = options.maxEntries ?? 1000;
   const maxQueryLength = options.maxQueryLength ?? 8192;
   const shapes = options.shapes ?? true;
-  const entries = new Map<string, unknown>();
-  const keys = new WeakMap<BoundQuery, string>();
+  /** Bound queries by exact text (one entry per text and settings). */
+  let texts = new Map<string, TextEntry>();
+  /** Compiled forms of the bound queries this cache gave, and compiled forms' templates of shape plans. */
+  let forms = new WeakMap<object, FormEntry>();
+  /** Shape plans, by entity set, then settings (compared), then shape key. */
+  let groups = new Map<string, SettingsGroup>();
+  let nextGroup = 0;
+  /** Compiled forms of texts served from shapes whose forms do not follow the literals, by key. */
+  let named = new Map<string, Entry>();
+  /** The bound queries kept by exact text. */
+  let exact = new WeakSet<BoundQuery>();
   /** The shape plans and literals of the first texts of their shapes (later ones carry theirs, see `shapedOf`). */
-  const shaped = new WeakMap<BoundQuery, ShapedBound>();
+  let shaped = new WeakMap<BoundQuery, ShapedBound>();
+  let head: Entry | undefined;
+  let tail: Entry | undefined;
+  let size = 0;
 
-  const remember = (key: string, value: unknown): void => {
-    entries.set(key, value);
-    while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+  const unlink = (entry: Entry): void => {
+    if (entry.prev === undefined) head = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === undefined) tail = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.prev = entry.next = undefined;
   };
-  const recall = (key: string): unknown => {
-    const value = entries.get(key);
-    if (value !== undefined) {
-      // Most recently used last.
-      entries.delete(key);
-      entries.set(key, value);
+  const toHead = (entry: Entry): void => {
+    entry.next = head;
+    if (head !== undefined) head.prev = entry;
+    head = entry;
+    if (tail === undefined) tail = entry;
+  };
+  /** Most recently used first. */
+  const touch = (entry: Entry): void => {
+    if (entry === head) return;
+    unlink(entry);
+    toHead(entry);
+  };
+  const add = (entry: Entry): void => {
+    toHead(entry);
+    size++;
+    while (size > maxEntries && tail !== undefined) {
+      const last = tail;
+      unlink(last);
+      last.forget();
+      size--;
     }
-    return value;
+  };
+  const replace = (old: Entry | undefined): void => {
+    if (old === undefined) return;
+    unlink(old);
+    size--;
+  };
+
+  /** A chain of entries under a key of a map: takes `entry` out of it. */
+  const unchain = <K, E extends { sibling: E | undefined }>(
+    index: { get(key: K): E | undefined; set(key: K, value: E): unknown; delete(key: K): unknown },
+    key: K,
+    entry: E,
+  ): void => {
+    let previous: E | undefined;
+    for (let item = index.get(key); item !== undefined; previous = item, item = item.sibling) {
+      if (item !== entry) continue;
+      if (previous !== undefined) previous.sibling = item.sibling;
+      else if (item.sibling !== undefined) index.set(key, item.sibling);
+      else index.delete(key);
+      return;
+    }
+  };
+
+  const keepText = (query: string, settings: BindSettings, bound: BoundQuery): void => {
+    const index = texts;
+    const entry: TextEntry = {
+      prev: undefined,
+      next: undefined,
+      value: bound,
+      snapshot: snapshotOf(settings, true),
+      sibling: index.get(query),
+      forget: () => unchain(index, query, entry),
+    };
+    texts.set(query, entry);
+    exact.add(bound);
+    add(entry);
+  };
+  const formOf = (owner: object, kind: string, derivedOptions: object): FormEntry | undefined => {
+    for (let entry = forms.get(owner); entry !== undefined; entry = entry.sibling) {
+      if (entry.kind === kind && sameAs(derivedOptions, entry.snapshot, true)) {
+        touch(entry);
+        return entry;
+      }
+    }
+    return undefined;
+  };
+  const keepForm = (owner: object, kind: string, derivedOptions: object, value: unknown): void => {
+    const index = forms;
+    replace(formOf(owner, kind, derivedOptions));
+    const entry: FormEntry = {
+      prev: undefined,
+      next: undefined,
+      value,
+      kind,
+      snapshot: snapshotOf(derivedOptions, true),
+      sibling: undefined,
+      forget: () => unchain(index, owner, entry),
+    };
+    entry.sibling = index.get(owner);
+    index.set(owner, entry);
+    add(entry);
+  };
+  /** The group of settings like these (made when `create`). */
+  const groupOf = (settings: BindSettings, create: boolean): SettingsGroup | undefined => {
+    for (let group = groups.get(settings.entitySet); group !== undefined; group = group.sibling) {
+      if (sameAs(settings, group.snapshot, true)) return group;
+    }
+    if (!create) return undefined;
+    const group: SettingsGroup = {
+      snapshot: snapshotOf(settings, true),
+      set: settings.entitySet,
+      key: `g${nextGroup++}`,
+      shapes: new Map(),
+      sibling: groups.get(settings.entitySet),
+    };
+    groups.set(settings.entitySet, group);
+    return group;
+  };
+  const keepShape = (group: SettingsGroup, key: string, value: unknown): void => {
+    const index = groups;
+    replace(group.shapes.get(key));
+    const entry: Entry = {
+      prev: undefined,
+      next: undefined,
+      value,
+      forget() {
+        if (group.shapes.get(key) === entry) group.shapes.delete(key);
+        // (A group without plans goes too: groups are bounded by the entries.)
+        if (group.shapes.size === 0) unchain(index, group.set, group);
+      },
+    };
+    group.shapes.set(key, entry);
+    add(entry);
   };
 
   return {
     bind(query, settings) {
       if (query.length > maxQueryLength || maxEntries <= 0) return bindQuery(query, settings);
-      // (A model is plain data whose maps of types and sets are told apart by identity.)
-      const settingsKey = keyOf(settings);
-      // The exact text first: a repeated text costs a lookup, not a scan for its shape.
-      const key = `bind ${settingsKey} ${query}`;
-      let bound = recall(key) as BoundQuery | undefined;
-      if (bound !== undefined) return bound;
-      const shape = shapes ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
-      const shapeKey = shape === undefined ? undefined : `shape ${settingsKey} ${shape.key}`;
-      const plan = shapeKey === undefined ? undefined : (recall(shapeKey) as ShapePlan | false | undefined);
-      if (shape !== undefined && plan !== undefined && plan !== false) {
+      // The exact text first, found by comparing the settings with the kept ones: a repeated text
+      // costs a lookup, no key and no scan for its shape.
+      for (let entry = texts.get(query); entry !== undefined; entry = entry.sibling) {
+        if (sameAs(settings, entry.snapshot, true)) {
+          touch(entry);
+          return entry.value;
+        }
+      }
+      const shape = shapes && typeof settings.entitySet === 'string' ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
+      const group = shape === undefined ? undefined : groupOf(settings, false);
+      const known = shape === undefined ? undefined : group?.shapes.get(shape.key);
+      if (known !== undefined) touch(known);
+      const plan = known?.value as ShapePlan | false | undefined;
+      if (shape !== undefined && group !== undefined && plan !== undefined && plan !== false) {
         // A text of a known shape: its plan with this text's literals (the learned text, or another
         // spelling of it, such as its percent-encoded form: its own bound query).
-        return query === plan.text || sameLiterals(plan, shape) ? plan.bound : instantiateBound(plan, shape, query, settingsKey);
+        return query === plan.text || sameLiterals(plan, shape) ? plan.bound : instantiateBound(plan, shape, query, group.key);
       }
-      bound = Object.freeze(bindQuery(query, settings));
-      keys.set(bound, key);
-      remember(key, bound);
-      if (shape !== undefined && shapeKey !== undefined && plan === undefined) {
+      const bound = Object.freeze(bindQuery(query, settings));
+      keepText(query, settings, bound);
+      if (shape !== undefined && plan === undefined) {
         // The first text of its shape: learn the shape's plan (or that it has none).
-        const learned = learnShape(shapeKey, query, shape, bound, settings);
-        remember(shapeKey, learned ?? false);
-        if (learned !== undefined) shaped.set(bound, { plan: learned, query, settingsKey, values: learned.values, deltas: learned.values.map(() => 0) });
+        const into = groupOf(settings, true) as SettingsGroup;
+        const learned = learnShape(shape.key, query, shape, bound, settings);
+        keepShape(into, shape.key, learned ?? false);
+        if (learned !== undefined)
+          shaped.set(bound, { plan: learned, query, settingsKey: into.key, values: learned.values, deltas: learned.values.map(() => 0) });
       }
       return bound;
     },
     get size() {
-      return entries.size;
+      return size;
     },
     clear() {
-      entries.clear();
+      texts = new Map();
+      forms = new WeakMap();
+      groups = new Map();
+      named = new Map();
+      exact = new WeakSet();
+      shaped = new WeakMap();
+      head = tail = undefined;
+      size = 0;
     },
     derive(bound, kind, derivedOptions, compute) {
+      // A bound query kept by its exact text: its compiled form found by comparing the options.
+      const form = formOf(bound, kind, derivedOptions);
+      if (form !== undefined) return form.value as ReturnType<typeof compute>;
+      const kept = exact.has(bound);
       const instance = shapedOf(bound) ?? shaped.get(bound);
-      const exact = keys.get(bound);
-      if (instance === undefined && exact === undefined) return compute(bound);
-      const optionsKey = keyOf(derivedOptions);
-      // A bound query kept by its exact text: its compiled form by that text first (a lookup).
-      const exactKey = exact === undefined ? undefined : `${kind} ${optionsKey} ${exact}`;
-      const known = exactKey === undefined ? undefined : recall(exactKey);
-      if (known !== undefined) return known as ReturnType<typeof compute>;
+      if (instance === undefined && !kept) return compute(bound);
       if (instance !== undefined) {
-        const derived = deriveShaped(bound, instance, `${kind} ${optionsKey} ${instance.plan.key}`, { recall, remember }, compute);
+        const { plan } = instance;
+        const derived = deriveShaped(
+          bound,
+          instance,
+          {
+            get: () => formOf(plan, kind, derivedOptions)?.value as DerivedPlan | undefined,
+            set: (value) => keepForm(plan, kind, derivedOptions, value),
+          },
+          compute,
+        );
         if (derived !== undefined) {
-          if (exactKey !== undefined) remember(exactKey, derived.value);
+          if (kept) keepForm(bound, kind, derivedOptions, derived.value);
           return derived.value;
         }
       }
-      // (A text served from its shape's plan, whose compiled form is not: by its exact text.)
-      const key = exactKey ?? `${kind} ${optionsKey} bind ${instance?.settingsKey} ${instance?.query}`;
-      let value = recall(key);
-      if (value === undefined) {
-        value = compute(bound);
-        remember(key, value);
+      if (kept) {
+        const value = compute(bound);
+        keepForm(bound, kind, derivedOptions, value);
+        return value;
       }
-      return value as ReturnType<typeof compute>;
+      // (A text served from its shape's plan, whose compiled form is not: by its exact text.)
+      const key = `${kind} ${keyOf(derivedOptions, true)} bind ${instance?.settingsKey} ${instance?.query}`;
+      const known = named.get(key);
+      if (known !== undefined) {
+        touch(known);
+        return known.value as ReturnType<typeof compute>;
+      }
+      const value = compute(bound);
+      const index = named;
+      const entry: Entry = { prev: undefined, next: undefined, value, forget: () => index.get(key) === entry && index.delete(key) };
+      named.set(key, entry);
+      add(entry);
+      return value;
     },
   };
 }

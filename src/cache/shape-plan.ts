@@ -45,7 +45,7 @@ export interface ShapePlan {
 /** A bound query of a text of a shape with a plan, with that text's literals. */
 export interface ShapedBound {
   readonly plan: ShapePlan;
-  /** The text and the key of the settings it was bound with (the key of its exact text, when needed). */
+  /** The text and the key of the settings it was bound with (the key of its exact text, when needed; the cache's own). */
   readonly query: string;
   readonly settingsKey: string;
   readonly values: readonly unknown[];
@@ -53,7 +53,7 @@ export interface ShapedBound {
 }
 
 /** A compiled form's template, or `false` when the form does not follow the literals. */
-type DerivedPlan = { readonly template: Template } | false;
+export type DerivedPlan = { readonly template: Template } | false;
 
 /** The option whose text the spans under a key of a bound query point into. */
 const OPTION_OF: Readonly<Record<string, string>> = { filter: 'filter', orderBy: 'orderby', expand: 'expand', search: 'search', select: 'select' };
@@ -176,25 +176,19 @@ export function shapedOf(bound: BoundQuery): ShapedBound | undefined {
   return extraOf(bound) as ShapedBound | undefined;
 }
 
-/** The cache's entries, as the shape plans use them. */
-interface Entries {
-  recall(key: string): unknown;
-  remember(key: string, value: unknown): void;
+/** Where the cache keeps a compiled form's template (or `false`) for a shape plan. */
+export interface DerivedSlot {
+  get(): DerivedPlan | undefined;
+  set(plan: DerivedPlan): void;
 }
 
 /**
- * A compiled form of a shaped bound query: from the form's template under `key`, or compiled and
+ * A compiled form of a shaped bound query: from the form's template in `slot`, or compiled and
  * its template learned (from the shape's probes). `undefined` when the form does not follow the
  * literals (the caller caches it by exact text).
  */
-export function deriveShaped<T>(
-  bound: BoundQuery,
-  instance: ShapedBound,
-  key: string,
-  entries: Entries,
-  compute: (bound: BoundQuery) => T,
-): { value: T } | undefined {
-  const known = entries.recall(key) as DerivedPlan | undefined;
+export function deriveShaped<T>(bound: BoundQuery, instance: ShapedBound, slot: DerivedSlot, compute: (bound: BoundQuery) => T): { value: T } | undefined {
+  const known = slot.get();
   if (known === false) return undefined;
   if (known !== undefined) {
     // (All of it: the caller reads a compiled form whole.)
@@ -212,6 +206,6 @@ export function deriveShaped<T>(
   } catch {
     template = undefined;
   }
-  entries.remember(key, template === undefined ? false : { template });
+  slot.set(template === undefined ? false : { template });
   return { value };
 }

@@ -120,6 +120,34 @@ describe('plan cache', () => {
     const t2 = toSql(cache.bind(text, { model: numbers, entitySet: 'as' }), { dialect: 'postgres', scope: { tenant_id: 't2' }, cache });
     expect(t2.params).toContain('t2');
     expect(t2.params).not.toContain('t1');
+    // The same objects changed in place between requests: compared by content, never served stale.
+    const settings: { model: typeof numbers; entitySet: string; maxTop?: number } = { model: numbers, entitySet: 'as' };
+    const options: { dialect: 'postgres' | 'mysql'; scope: { tenant_id: string }; allowedFunctions?: Set<string> } = {
+      dialect: 'postgres',
+      scope: { tenant_id: 't1' },
+    };
+    const step = (): void => {
+      const expected = outcome(() => sqlOf(toSql(bindQuery(text, settings), options)));
+      expect(outcome(() => sqlOf(toSql(cache.bind(text, settings), { ...options, cache })))).toEqual(expected);
+      expect(outcome(() => sqlOf(toSql(cache.bind(text, settings), Object.assign(options, { cache }))))).toEqual(expected);
+      delete (options as { cache?: unknown }).cache;
+    };
+    step();
+    settings.entitySet = 'bs';
+    step();
+    settings.maxTop = 5;
+    step();
+    options.scope.tenant_id = 't3';
+    step();
+    options.dialect = 'mysql';
+    step();
+    options.allowedFunctions = new Set(['a']);
+    step();
+    options.allowedFunctions.add('b');
+    step();
+    // A mutated `$top` limit in place: refused, as a fresh bind refuses it.
+    settings.maxTop = 4;
+    expect(outcome(() => cache.bind(text, settings))).toEqual(outcome(() => bindQuery(text, settings)));
     // A bound query the cache did not give is compiled, not kept.
     const size = cache.size;
     toSql(bindQuery(text, { model: numbers, entitySet: 'as' }), { dialect: 'postgres', cache });

@@ -803,8 +803,8 @@ function crossJoinPipeline(join: CrossJoin, bound: BoundQuery, options: ToMongoO
 
 function compileMongo(query: BoundQuery, options: ToMongoOptions, forcePipeline: boolean): MongoFind | MongoPipeline {
   if (options.cache !== undefined) {
-    const { cache, ...uncached } = options;
-    return cache.derive(query, 'mongo', uncached, (bound) => Object.freeze(toMongo(bound, uncached)));
+    // (The options as given: the cache leaves out its own entry; a copy without it only to compile.)
+    return options.cache.derive(query, 'mongo', options, (bound) => Object.freeze(toMongo(bound, { ...options, cache: undefined })));
   }
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('MongoDB', query);

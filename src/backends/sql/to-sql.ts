@@ -172,8 +172,8 @@ function precisionOf(dialect: Dialect): FractionalPrecision {
  */
 export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   if (options.cache !== undefined) {
-    const { cache, ...uncached } = options;
-    return cache.derive(query, 'sql', uncached, (bound) => Object.freeze(toSql(bound, uncached)));
+    // (The options as given: the cache leaves out its own entry; a copy without it only to compile.)
+    return options.cache.derive(query, 'sql', options, (bound) => Object.freeze(toSql(bound, { ...options, cache: undefined })));
   }
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('SQL', query);
