@@ -7,7 +7,11 @@ import type { ILexingError, IRecognitionException, IToken } from 'chevrotain';
 import { ODataError } from '../errors/odata-error.js';
 import type { ApplyTransformation, ComputeItem, ExpandItem, Expression, OrderByItem, ResourceSegment, SearchExpression, SelectItem } from './ast.js';
 import * as T from './lexer.js';
+import { NeedsFullGrammar, sharedExpressionParser, type ExpressionParser } from './expression-parser.js';
 import { sharedParser, type EntryRule, type SearchMode } from './parser.js';
+
+/** The entry rules the expression parser has (the others are the full parser's only). */
+const EXPRESSION_RULES: ReadonlySet<EntryRule> = new Set<EntryRule>(['filterOption', 'orderByOption', 'aliasValueOption']);
 
 /** Limits and switches shared by all parse functions. */
 export interface ParseOptions {
@@ -166,12 +170,28 @@ function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, o
   const [lexError] = lexed.errors;
   if (lexError) throw lexingError(text, lexError, option);
   checkDepth(lexed.tokens, option, options);
+  // The expression grammar alone where it suffices (built first, and on its own: a faster cold
+  // start); the full grammar where the text needs it (see expression-parser.ts).
+  if (EXPRESSION_RULES.has(rule)) {
+    try {
+      return parseWith(sharedExpressionParser(), lexed.tokens, text, rule, option, options);
+    } catch (error) {
+      if (!(error instanceof NeedsFullGrammar)) throw error;
+    }
+  }
   const parser = sharedParser();
-  parser.input = lexed.tokens;
+  const result = parseWith(parser, lexed.tokens, text, rule, option, options);
+  if (parser.pendingSearches.length > 0) parsePendingSearches(text, option);
+  return result;
+}
+
+/** Parses the tokens with one entry rule of `parser`; errors as {@link ODataError}s (a {@link NeedsFullGrammar} passes). */
+function parseWith(parser: ExpressionParser, tokens: IToken[], text: string, rule: EntryRule, option: string, options: ParseOptions | undefined): unknown {
+  parser.input = tokens;
   parser.resetState(text, options?.search ?? 'text');
   let result: unknown;
   try {
-    result = parser[rule]();
+    result = (parser as unknown as Record<EntryRule, () => unknown>)[rule]();
   } catch (error) {
     if (error instanceof ODataError) throw error.relocate(option);
     if (error instanceof RangeError) {
@@ -181,7 +201,6 @@ function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, o
   }
   const [parseError] = parser.errors;
   if (parseError) throw recognitionError(text, parseError, option);
-  if (parser.pendingSearches.length > 0) parsePendingSearches(text, option);
   return result;
 }
 

@@ -5,6 +5,7 @@
 import { Lexer } from 'chevrotain';
 import { describe, expect, it } from 'vitest';
 import { LEXER_DEFINITION } from '../../src/syntax/lexer.js';
+import { ExpressionParser } from '../../src/syntax/expression-parser.js';
 import { ODataParser } from '../../src/syntax/parser.js';
 
 describe('Chevrotain self-validations', () => {
@@ -24,8 +25,10 @@ describe('Chevrotain self-validations', () => {
   });
 
   it('the grammar passes the parser validations (no ambiguity, left recursion or missing rule)', () => {
-    const parser = new ODataParser(true);
-    // performSelfAnalysis throws on definition errors; the list is also empty.
-    expect((parser as unknown as { definitionErrors: unknown[] }).definitionErrors).toEqual([]);
+    // The full grammar, and the expression grammar on its own (built first, see expression-parser.ts).
+    for (const parser of [new ODataParser(true), new ExpressionParser(true)]) {
+      // performSelfAnalysis throws on definition errors; the list is also empty.
+      expect((parser as unknown as { definitionErrors: unknown[] }).definitionErrors).toEqual([]);
+    }
   });
 });
