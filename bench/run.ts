@@ -19,6 +19,8 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { bindQuery, compileQuery, defineModel, parseFilter } from '../src/index.js';
 import { lex } from '../src/syntax/lexer.js';
+import { handParseFilter } from './hand-parser.js';
+import { isDeepStrictEqual } from 'node:util';
 import { fmtNum, markdownTable, median, type Measurement } from './measure.js';
 import { checkMemoryAgreement, memoryReport, runMemoryBench } from './memory.js';
 import { busyRoundsOf, combine, NOT_RUN, runRounds } from './rounds.js';
@@ -109,6 +111,11 @@ if (bundleProblem) process.stderr.write(`warning: could not bundle src/ (${bundl
 const engineDescription = bundle?.description ?? 'src/ as loaded by tsx (esbuild transform with keepNames)';
 
 // The bundled parser must be the same parser: compare its ASTs with the tsx-loaded source's.
+// The hand-written baseline builds exactly parseFilter's tree (else its figure means nothing).
+for (const input of inputs) {
+  if (!isDeepStrictEqual(handParseFilter(input.text), parseFilter(input.text, OURS)))
+    throw new Error(`the hand-written parser's tree differs on ${input.name}`);
+}
 const astMismatches: string[] = [];
 /** The bundle, imported into this process (for the checks), when it loads. */
 let shipped: EngineApi | undefined;
@@ -152,6 +159,7 @@ const engineMode: EngineMode = bundle ? 'bundle' : 'tsx';
 const subjects: readonly Subject[] = [
   { key: 'ours', label: 'odata-engine' },
   { key: 'lexer', label: 'lexer-only' },
+  { key: 'hand', label: 'hand-written parser' },
   { key: 'odataParser', label: `@odata/parser ${peerVersion('@odata/parser')}` },
   { key: 'odataV4Parser', label: `odata-v4-parser ${peerVersion('odata-v4-parser')}` },
   ...(bundle ? [{ key: 'oursTsx', label: 'odata-engine via tsx' } as const] : []),
@@ -162,7 +170,7 @@ const subjects: readonly Subject[] = [
 // ---------------------------------------------------------------------------------------------
 
 type Row = Record<SubjectKey, Measurement>;
-const emptyRow = (): Row => ({ ours: NOT_RUN, lexer: NOT_RUN, odataParser: NOT_RUN, odataV4Parser: NOT_RUN, oursTsx: NOT_RUN });
+const emptyRow = (): Row => ({ ours: NOT_RUN, lexer: NOT_RUN, hand: NOT_RUN, odataParser: NOT_RUN, odataV4Parser: NOT_RUN, oursTsx: NOT_RUN });
 
 const loadAtStart = os.loadavg()[0]!;
 const parseRun = await runRounds({
@@ -221,6 +229,8 @@ const speedup = (ours: Measurement, peer: Measurement): string => {
   if (!peer.ok) return 'n/a (peer failed)';
   return `${fmtNum(ours.opsPerSec / peer.opsPerSec)}x`;
 };
+/** Time of a full parse over that of the hand-written parser building the same tree. */
+const handRatio = (row: Row): number | undefined => (row.ours.ok && row.hand.ok ? row.ours.usPerOp / row.hand.usPerOp : undefined);
 /** Time of a full parse over time of lexing alone. */
 const parseLexRatio = (row: Row): number | undefined => (row.ours.ok && row.lexer.ok ? row.ours.usPerOp / row.lexer.usPerOp : undefined);
 
@@ -230,6 +240,8 @@ const mainTable = markdownTable(
     'odata-engine ops/s',
     'lexer-only ops/s',
     'parse/lex time ratio',
+    'hand-written ops/s',
+    'parse / hand-written time',
     '@odata/parser ops/s',
     'odata-v4-parser ops/s',
     'speedup vs @odata/parser',
@@ -243,13 +255,15 @@ const mainTable = markdownTable(
       ops(row.ours),
       ops(row.lexer),
       ratio === undefined ? 'n/a' : `${fmtNum(ratio)}x`,
+      ops(row.hand),
+      handRatio(row) === undefined ? 'n/a' : `${fmtNum(handRatio(row)!)}x`,
       ops(row.odataParser),
       ops(row.odataV4Parser),
       speedup(row.ours, row.odataParser),
       speedup(row.ours, row.odataV4Parser),
     ];
   }),
-  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
 );
 
 const latencyTable = markdownTable(
@@ -327,6 +341,35 @@ const keyRatios: KeyRatio[] = [
     pass: (v) => v >= 20,
     value: speedupOn('or-chain 200'),
   },
+  // Issue 31's targets.
+  {
+    name: '>= 14x @odata/parser on medium (issue 31)',
+    short: 'speedup vs @odata/parser, medium (issue 31)',
+    target: '>= 14x',
+    pass: (v) => v >= 14,
+    value: speedupOn(medium.name),
+  },
+  {
+    name: '>= 90x @odata/parser on the 200-clause chain (issue 31)',
+    short: 'speedup vs @odata/parser, or-chain 200 (issue 31)',
+    target: '>= 90x',
+    pass: (v) => v >= 90,
+    value: speedupOn('or-chain 200'),
+  },
+  {
+    name: 'parse <= 2x the hand-written parser on medium (issue 31)',
+    short: 'parse / hand-written, medium',
+    target: '<= 2x',
+    pass: (v) => v <= 2,
+    value: (rows) => handRatio(rows.get(medium.name)!),
+  },
+  {
+    name: 'parse <= 2.5x the hand-written parser on short (issue 31)',
+    short: 'parse / hand-written, short',
+    target: '<= 2.5x',
+    pass: (v) => v <= 2.5,
+    value: (rows) => handRatio(rows.get('short')!),
+  },
   {
     name: 'odata-engine per-clause cost growth 100 -> 1600 <= 2x',
     short: 'odata-engine per-clause growth, or-chain 100 -> 1600',
@@ -384,6 +427,7 @@ const report = `# \`$filter\` parse throughput
 - CPU: ${cpu} (${os.cpus().length} logical cores)
 - Peers: ${subjects[2]!.label}, ${subjects[3]!.label}
 - odata-engine measured as: ${engineDescription}${bundleProblem ? ` (bundling failed: ${bundleProblem})` : ''}
+- Hand-written baseline (bench/hand-parser.ts): builds the same tree as \`parseFilter\` on every input (checked, deep equality)
 - AST check (bundled vs tsx-loaded source): ${bundle ? (astMismatches.length === 0 ? 'identical on all inputs' : `DIFFERENT on ${astMismatches.join(', ')}`) : 'not applicable'}
 - Parse bench run time: ${elapsedS.toFixed(1)} s (${childSeconds.length} child processes, ${childRange} each); 1-minute load average at start ${loadAtStart.toFixed(2)}, at end ${loadAtEnd.toFixed(2)} (the whole \`npm run bench\`, with the in-memory backend, SQL and MongoDB benches: see the in-memory section below)
 - Busy cores while the children ran, median per round: ${busyByRound.map((b) => median(b).toFixed(2)).join(', ')} (of ${os.cpus().length}; a child keeps about one busy, so more means other work ran alongside and slowed the figures)

@@ -55,7 +55,7 @@ export const inputs: readonly Input[] = [
 // Subjects and limits
 // ---------------------------------------------------------------------------------------------
 
-export const SUBJECT_KEYS = ['ours', 'lexer', 'odataParser', 'odataV4Parser', 'oursTsx'] as const;
+export const SUBJECT_KEYS = ['ours', 'lexer', 'hand', 'odataParser', 'odataV4Parser', 'oursTsx'] as const;
 export type SubjectKey = (typeof SUBJECT_KEYS)[number];
 export function isSubjectKey(s: string): s is SubjectKey {
   return (SUBJECT_KEYS as readonly string[]).includes(s);

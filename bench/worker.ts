@@ -40,6 +40,11 @@ async function loadSubject(key: SubjectKey): Promise<(text: string) => unknown> 
         return result;
       };
     }
+    case 'hand': {
+      // The baseline of issue 31: a hand-written parser building the same tree (bench/hand-parser.ts).
+      const { handParseFilter } = await import('./hand-parser.js');
+      return handParseFilter;
+    }
     case 'odataParser': {
       // `defaultParser.filter(text)` runs the `boolCommonExpr` rule over the whole text (it throws
       // unless the whole input is consumed). The top-level `filter` export is NOT a parser: it is
