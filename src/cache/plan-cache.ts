@@ -5,11 +5,14 @@
  * same query *shapes* with other literal values: texts that differ only in replaceable literals
  * (see `shape.ts`) share one plan whose literals are holes (see `shape-plan.ts`).
  *
- * A key holds everything that decides a plan, so a plan never serves another request than its
+ * A plan is kept for everything that decides it, so that it never serves another request than its
  * own: the query text exactly as given; the settings and options as data (limits, entity set,
  * naming, tables, the `scope` values, and so a tenant's id), and by identity what is not plain data
- * (the model's maps of types and sets, hooks, class instances). Only plans are kept, never errors. Entries are bounded in
- * number (least recently used go first) and query texts above a length are not cached.
+ * (the model, hooks, class instances). A repeated text costs a lookup: the text's entries, then the
+ * request's settings and options compared with the kept ones field by field (no key text is built
+ * for a hit; shape plans are found by their shape's key under their settings). Only plans are kept,
+ * never errors. Entries are bounded in number (least recently used go first, one list for all) and
+ * query texts above a length are not cached.
  */
 import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
