@@ -185,6 +185,56 @@ function sameAs(value: unknown, snapshot: unknown, top = false): boolean {
   return value === snapshot || (value !== value && snapshot !== snapshot);
 }
 
+const mix = (h: number, v: number): number => Math.imul(h ^ v, 16777619);
+
+/**
+ * A number equal for values {@link sameAs} finds equal (their snapshot's content), told apart
+ * enough to bucket the compiled forms of one bound query (by tenant, for example) without
+ * building a key text.
+ */
+function hashOf(value: unknown, top = false): number {
+  switch (typeof value) {
+    case 'string': {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < value.length; i++) h = mix(h, value.charCodeAt(i));
+      return h;
+    }
+    case 'number':
+      // (NaN and ±0 hash alike, as they compare alike.)
+      return Number.isInteger(value) ? value | 0 : (value * 1e6) | 0;
+    case 'boolean':
+      return value ? 1 : 2;
+    case 'bigint':
+      return Number(BigInt.asIntN(32, value));
+    case 'undefined':
+      return 3;
+    case 'object':
+    case 'function': {
+      if (value === null) return 4;
+      if (!isPlain(value)) return identityHash(value);
+      let h = Array.isArray(value) ? 6 : value instanceof Set ? 7 : 8;
+      if (Array.isArray(value) || value instanceof Set) {
+        for (const item of value) h = mix(h, hashOf(item));
+        return h;
+      }
+      for (const key in value) {
+        if (!Object.hasOwn(value, key) || (top && key === 'cache')) continue;
+        const item = (value as Record<string, unknown>)[key];
+        h = mix(mix(h, hashOf(key)), top && key === 'model' && typeof item === 'object' && item !== null ? identityHash(item) : hashOf(item));
+      }
+      return h;
+    }
+    default:
+      return 9;
+  }
+}
+
+function identityHash(value: object): number {
+  let id = identities.get(value);
+  if (id === undefined) identities.set(value, (id = nextIdentity++));
+  return mix(5, id);
+}
+
 /**
  * An entry of the cache, in its least-recently-used list (most recent at the head). Exact texts'
  * bound queries and their compiled forms are found by identity and comparison (no key is built
@@ -243,8 +293,11 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
   const shapes = options.shapes ?? true;
   /** Bound queries by exact text (one entry per text and settings). */
   let texts = new Map<string, TextEntry>();
-  /** Compiled forms of the bound queries this cache gave, and compiled forms' templates of shape plans. */
-  let forms = new WeakMap<object, FormEntry>();
+  /**
+   * Compiled forms of the bound queries this cache gave, and compiled forms' templates of shape
+   * plans, by the hash of their kind and options (one bucket per tenant, say), then compared.
+   */
+  let forms = new WeakMap<object, Map<number, FormEntry>>();
   /** Shape plans, by entity set, then settings (compared), then shape key. */
   let groups = new Map<string, SettingsGroup>();
   let nextGroup = 0;
@@ -323,8 +376,8 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     exact.add(bound);
     add(entry);
   };
-  const formOf = (owner: object, kind: string, derivedOptions: object): FormEntry | undefined => {
-    for (let entry = forms.get(owner); entry !== undefined; entry = entry.sibling) {
+  const formOf = (owner: object, kind: string, derivedOptions: object, hash = mix(hashOf(kind), hashOf(derivedOptions, true))): FormEntry | undefined => {
+    for (let entry = forms.get(owner)?.get(hash); entry !== undefined; entry = entry.sibling) {
       if (entry.kind === kind && sameAs(derivedOptions, entry.snapshot, true)) {
         touch(entry);
         return entry;
@@ -333,19 +386,25 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     return undefined;
   };
   const keepForm = (owner: object, kind: string, derivedOptions: object, value: unknown): void => {
-    const index = forms;
-    replace(formOf(owner, kind, derivedOptions));
+    const hash = mix(hashOf(kind), hashOf(derivedOptions, true));
+    const old = formOf(owner, kind, derivedOptions, hash);
+    if (old !== undefined) {
+      replace(old);
+      old.forget();
+    }
+    let index = forms.get(owner);
+    if (index === undefined) forms.set(owner, (index = new Map()));
+    const bucket = index;
     const entry: FormEntry = {
       prev: undefined,
       next: undefined,
       value,
       kind,
       snapshot: snapshotOf(derivedOptions, true),
-      sibling: undefined,
-      forget: () => unchain(index, owner, entry),
+      sibling: bucket.get(hash),
+      forget: () => unchain(bucket, hash, entry),
     };
-    entry.sibling = index.get(owner);
-    index.set(owner, entry);
+    bucket.set(hash, entry);
     add(entry);
   };
   /** The group of settings like these (made when `create`). */

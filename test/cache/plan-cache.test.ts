@@ -148,6 +148,16 @@ describe('plan cache', () => {
     // A mutated `$top` limit in place: refused, as a fresh bind refuses it.
     settings.maxTop = 4;
     expect(outcome(() => cache.bind(text, settings))).toEqual(outcome(() => bindQuery(text, settings)));
+    // Many tenants of one text: each its own statement, found again among the others.
+    const many = createPlanCache({ maxEntries: 400 });
+    const tenants = Array.from({ length: 300 }, (_, i) => `tenant-${i}`);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const tenant of tenants) {
+        const statement = toSql(many.bind(text, { model: numbers, entitySet: 'as' }), { dialect: 'postgres', scope: { tenant_id: tenant }, cache: many });
+        expect(statement.params[0]).toBe(tenant);
+      }
+    }
+    expect(many.size).toBe(301);
     // A bound query the cache did not give is compiled, not kept.
     const size = cache.size;
     toSql(bindQuery(text, { model: numbers, entitySet: 'as' }), { dialect: 'postgres', cache });
