@@ -37,6 +37,12 @@ const MODEL = `{ namespace: 'Shop', entityTypes: { Product: { key: ['id'], prope
 
 const SUBJECTS: readonly Subject[] = [
   {
+    key: 'clientCore',
+    label: 'odata-engine/core, client subset of issue 31 (parseQuery, bindQuery, validateQuery, defineModel)',
+    entry: "export { parseQuery, bindQuery, validateQuery, defineModel } from './src/core.ts';",
+    firstUse: `const model = m.defineModel(${MODEL}); m.bindQuery(${JSON.stringify(QUERY)}, { model, entitySet: 'products' });`,
+  },
+  {
     key: 'client',
     label: 'odata-engine, client subset (parseQuery, bindQuery, validateQuery, modelFromCsdl, compileQuery, defineModel)',
     entry: "export { parseQuery, bindQuery, validateQuery, modelFromCsdl, compileQuery, defineModel } from './src/index.ts';",
