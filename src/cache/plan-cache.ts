@@ -51,7 +51,7 @@ export interface PlanCache {
    * A bound query from elsewhere is not cached (`compute()` runs each time).
    * @internal
    */
-  derive<T>(bound: BoundQuery, kind: string, options: object, compute: (bound: BoundQuery) => T): T;
+  derive<T, O extends object>(bound: BoundQuery, kind: string, options: O, compute: (bound: BoundQuery, options: O) => T): T;
 }
 
 const identities = new WeakMap<object, number>();
@@ -195,8 +195,11 @@ const mix = (h: number, v: number): number => Math.imul(h ^ v, 16777619);
 function hashOf(value: unknown, top = false): number {
   switch (typeof value) {
     case 'string': {
-      let h = 0x811c9dc5;
-      for (let i = 0; i < value.length; i++) h = mix(h, value.charCodeAt(i));
+      // The length and up to 16 characters spread over the text (equal texts hash alike; a hash
+      // shared by different texts costs only a comparison).
+      let h = mix(0x811c9dc5, value.length);
+      const step = value.length <= 16 ? 1 : value.length >>> 4;
+      for (let i = value.length - 1; i >= 0; i -= step) h = mix(h, value.charCodeAt(i));
       return h;
     }
     case 'number':
@@ -490,9 +493,11 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       // A bound query kept by its exact text: its compiled form found by comparing the options.
       const form = formOf(bound, kind, derivedOptions);
       if (form !== undefined) return form.value as ReturnType<typeof compute>;
+      // (A miss: the compile with these options, made here so that a hit allocates nothing.)
+      const compileOne = (one: BoundQuery): ReturnType<typeof compute> => compute(one, derivedOptions);
       const kept = exact.has(bound);
       const instance = shapedOf(bound) ?? shaped.get(bound);
-      if (instance === undefined && !kept) return compute(bound);
+      if (instance === undefined && !kept) return compileOne(bound);
       if (instance !== undefined) {
         const { plan } = instance;
         const derived = deriveShaped(
@@ -502,7 +507,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
             get: () => formOf(plan, kind, derivedOptions)?.value as DerivedPlan | undefined,
             set: (value) => keepForm(plan, kind, derivedOptions, value),
           },
-          compute,
+          compileOne,
         );
         if (derived !== undefined) {
           if (kept) keepForm(bound, kind, derivedOptions, derived.value);
@@ -510,7 +515,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
         }
       }
       if (kept) {
-        const value = compute(bound);
+        const value = compileOne(bound);
         keepForm(bound, kind, derivedOptions, value);
         return value;
       }
@@ -521,7 +526,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
         touch(known);
         return known.value as ReturnType<typeof compute>;
       }
-      const value = compute(bound);
+      const value = compileOne(bound);
       const index = named;
       const entry: Entry = { prev: undefined, next: undefined, value, forget: () => index.get(key) === entry && index.delete(key) };
       named.set(key, entry);

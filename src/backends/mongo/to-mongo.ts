@@ -801,10 +801,15 @@ function crossJoinPipeline(join: CrossJoin, bound: BoundQuery, options: ToMongoO
   return { ...compiled, pipeline: [...stages, ...compiled.pipeline], ...(compiled.count === undefined ? {} : { count: [...stages, ...compiled.count] }) };
 }
 
+/** `toMongo` without the plan cache (what the cache keeps), frozen. */
+function toMongoUncached(bound: BoundQuery, options: ToMongoOptions): MongoFind | MongoPipeline {
+  return Object.freeze(toMongo(bound, { ...options, cache: undefined }));
+}
+
 function compileMongo(query: BoundQuery, options: ToMongoOptions, forcePipeline: boolean): MongoFind | MongoPipeline {
   if (options.cache !== undefined) {
     // (The options as given: the cache leaves out its own entry; a copy without it only to compile.)
-    return options.cache.derive(query, 'mongo', options, (bound) => Object.freeze(toMongo(bound, { ...options, cache: undefined })));
+    return options.cache.derive(query, 'mongo', options, toMongoUncached);
   }
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('MongoDB', query);

@@ -161,6 +161,11 @@ function precisionOf(dialect: Dialect): FractionalPrecision {
   return precision;
 }
 
+/** `toSql` without the plan cache (what the cache keeps), frozen. */
+function toSqlUncached(bound: BoundQuery, options: ToSqlOptions): SqlQuery {
+  return Object.freeze(toSql(bound, { ...options, cache: undefined }));
+}
+
 /**
  * Compiles a bound query to SQL for one dialect: the list statement, the count statement with
  * `$count=true`, and the `WHERE`, `ORDER BY` and select pieces for composing with other SQL.
@@ -173,7 +178,7 @@ function precisionOf(dialect: Dialect): FractionalPrecision {
 export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
   if (options.cache !== undefined) {
     // (The options as given: the cache leaves out its own entry; a copy without it only to compile.)
-    return options.cache.derive(query, 'sql', options, (bound) => Object.freeze(toSql(bound, { ...options, cache: undefined })));
+    return options.cache.derive(query, 'sql', options, toSqlUncached);
   }
   // Every navigation needs its entity set, also inside an expression that folding drops.
   requireKnownTargets('SQL', query);
