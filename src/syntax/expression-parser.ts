@@ -420,12 +420,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
             if (name.image === 'aggregate') throw NEEDS_FULL_GRAMMAR;
             call = this.SUBRULE(this.argumentList);
           }
-          return this.ACTION((): PathSegment => {
-            if (call === undefined) return { kind: 'member', name: name.image, span: span(startOf(name), endOf(name)) };
-            const built = buildCall(name, call.args, endOf(call.close), true);
-            if (built.kind !== 'segment') throw syntaxError(`Function '${name.image}' cannot be applied to a path`, startOf(name));
-            return built.segment;
-          });
+          return this.ACTION(() => namedSegment(name, call));
         },
       },
       { ALT: () => this.SUBRULE(this.dollarSegment) },
@@ -577,6 +572,14 @@ export class ExpressionParser extends EmbeddedActionsParser {
       span: span(expression.span.start, Math.max(end, expression.span.end)),
     }));
   });
+}
+
+/** A path segment that starts with a name: a member, or a function applied to the path (`name(…)`). */
+export function namedSegment(name: IToken, call: { readonly args: RawArgument[]; readonly close: IToken } | undefined): PathSegment {
+  if (call === undefined) return { kind: 'member', name: name.image, span: span(startOf(name), endOf(name)) };
+  const built = buildCall(name, call.args, endOf(call.close), true);
+  if (built.kind !== 'segment') throw syntaxError(`Function '${name.image}' cannot be applied to a path`, startOf(name));
+  return built.segment;
 }
 
 /** What {@link ExpressionParser.primaryBody} does with a token. */

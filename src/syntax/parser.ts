@@ -40,7 +40,6 @@ import * as T from './lexer.js';
 import { buildNameSegment, buildSystemSegment } from './resource-builders.js';
 import {
   assembleItemPath,
-  buildCall,
   checkNestedNumber,
   decodeCount,
   buildNestedOptions,
@@ -70,7 +69,7 @@ import {
   type TransformationBody,
   type TransformationKind,
 } from './apply-builders.js';
-import { ExpressionParser, endOf, span, startOf } from './expression-parser.js';
+import { ExpressionParser, endOf, namedSegment, span, startOf } from './expression-parser.js';
 
 export type { SearchMode } from './expression-parser.js';
 
@@ -178,10 +177,7 @@ export class ODataParser extends ExpressionParser {
           }
           return this.ACTION((): PathSegment => {
             if (aggregate !== undefined) return { kind: 'aggregate', item: aggregate.item, span: span(startOf(name), endOf(aggregate.close)) };
-            if (call === undefined) return { kind: 'member', name: name.image, span: span(startOf(name), endOf(name)) };
-            const built = buildCall(name, call.args, endOf(call.close), true);
-            if (built.kind !== 'segment') throw syntaxError(`Function '${name.image}' cannot be applied to a path`, startOf(name));
-            return built.segment;
+            return namedSegment(name, call);
           });
         },
       },
