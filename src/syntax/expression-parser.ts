@@ -464,10 +464,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
     return this.ACTION((): PathSegment => {
       const start = startOf(token);
       if (token.image === '$count') return { kind: 'count', span: span(start, endOf(token)) };
-      if (token.image === '$filter' && predicate !== undefined && close !== undefined) {
-        return { kind: 'filter', predicate, span: span(start, endOf(close)) };
-      }
-      throw syntaxError(`'${token.image}' is not a path segment; expected $count or $filter(…)`, start);
+      return filterSegment(token, predicate, close);
     });
   });
 
@@ -572,6 +569,14 @@ export class ExpressionParser extends EmbeddedActionsParser {
       span: span(expression.span.start, Math.max(end, expression.span.end)),
     }));
   });
+}
+
+/** `$filter(…)` in a path; any other `$` name there (after `$count`, told apart by the caller) is an error. */
+export function filterSegment(token: IToken, predicate: Expression | undefined, close: IToken | undefined): PathSegment {
+  if (token.image === '$filter' && predicate !== undefined && close !== undefined) {
+    return { kind: 'filter', predicate, span: span(startOf(token), endOf(close)) };
+  }
+  throw syntaxError(`'${token.image}' is not a path segment; expected $count or $filter(…)`, startOf(token));
 }
 
 /** A path segment that starts with a name: a member, or a function applied to the path (`name(…)`). */

@@ -69,7 +69,7 @@ import {
   type TransformationBody,
   type TransformationKind,
 } from './apply-builders.js';
-import { ExpressionParser, endOf, namedSegment, span, startOf } from './expression-parser.js';
+import { ExpressionParser, endOf, filterSegment, namedSegment, span, startOf } from './expression-parser.js';
 
 export type { SearchMode } from './expression-parser.js';
 
@@ -231,10 +231,7 @@ export class ODataParser extends ExpressionParser {
           span: span(start, options.span.end),
         };
       }
-      if (token.image === '$filter' && predicate !== undefined && close !== undefined) {
-        return { kind: 'filter', predicate, span: span(start, endOf(close)) };
-      }
-      throw syntaxError(`'${token.image}' is not a path segment; expected $count or $filter(…)`, start);
+      return filterSegment(token, predicate, close);
     });
   });
 
