@@ -27,6 +27,7 @@ const SERIAL = [
  * the package build are small files that then started last. Files not listed keep vitest's order.
  */
 const LONG_FIRST = [
+  'test/backends/apply-hierarchy-engines.test.ts',
   'test/package/portability.test.ts',
   'test/backends/sql/sql-engines.test.ts',
   'test/fuzz/differential.test.ts',
