@@ -2,11 +2,12 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    // The root (everything), the core without a backend, one entry per backend, and the testing kit.
+    // The root (everything), the core without a backend, `$filter` alone, one entry per backend, and the testing kit.
     // No source maps: they doubled the tarball and pointed at sources the package does not ship.
     entry: {
       index: 'src/index.ts',
       core: 'src/core.ts',
+      filter: 'src/filter.ts',
       memory: 'src/backends/memory/index.ts',
       sql: 'src/backends/sql/index.ts',
       mongo: 'src/backends/mongo/index.ts',

@@ -60,6 +60,7 @@ export default defineConfig({
     alias: [
       { find: /^odata-engine$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
       { find: /^odata-engine\/core$/, replacement: fileURLToPath(new URL('./src/core.ts', import.meta.url)) },
+      { find: /^odata-engine\/filter$/, replacement: fileURLToPath(new URL('./src/filter.ts', import.meta.url)) },
       { find: /^odata-engine\/(memory|sql|mongo)$/, replacement: fileURLToPath(new URL('./src/backends/$1/index.ts', import.meta.url)) },
       { find: /^odata-engine\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
       // Chevrotain's package entry imports the lodash-es barrel (about 640 modules): most of a second

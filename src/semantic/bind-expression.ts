@@ -30,7 +30,6 @@ import {
   type BoundPathRoot,
   type BoundPathStep,
 } from './bound-ast.js';
-import { resolveHierarchy } from './hierarchy-reference.js';
 import { describeOverloads, matchOverload } from './functions.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';
@@ -170,19 +169,33 @@ let aggregateBinder: AggregateBinder | undefined;
 const HIERARCHY_FUNCTION = /^(?:Aggregation|Org\.OData\.Aggregation\.V1)\.(?:isnode|isroot|isleaf|isdescendant|isancestor|issibling)$/;
 /** `Aggregation.rollupnode(…)`, the node of a `rolluprecursive` portion. */
 const ROLLUP_NODE = /^(?:Aggregation|Org\.OData\.Aggregation\.V1)\.rollupnode$/;
-/** The parameters of each hierarchy function beyond `HierarchyNodes`, `HierarchyQualifier` and `Node`. */
-const HIERARCHY_PARAMETERS: Readonly<Record<BoundHierarchyTest['test'], readonly string[]>> = {
-  isnode: [],
-  isroot: [],
-  isleaf: [],
-  isdescendant: ['Ancestor', 'MaxDistance', 'IncludeSelf'],
-  isancestor: ['Descendant', 'MaxDistance', 'IncludeSelf'],
-  issibling: ['Other'],
-};
-
 /** Called by the `$apply` binder (semantic/apply/bind-apply.ts) when it loads. */
 export function registerAggregateBinder(binder: AggregateBinder): void {
   aggregateBinder = binder;
+}
+
+/** What a binder of a hierarchy function gets from the expression binder. */
+export interface HierarchyFunctionHost {
+  readonly model: Model;
+  error(code: ODataErrorCode, reason: string, span: Span): ODataError;
+  /** Binds an argument in the function's scope. */
+  bind(expression: Expression): BoundExpression;
+  /** Binds a path on the entities of another set (the hierarchy's nodes). */
+  bindOn(set: EntitySet, path: Expression): BoundExpression;
+}
+
+/**
+ * Binds a hierarchy function of the Aggregation vocabulary (Data Aggregation 5.5.2.1): the
+ * `$apply` binder's (semantic/apply/bind-hierarchy-function.ts), registered with it, like the
+ * aggregate function's; `odata-engine/filter`, which leaves `$apply` out, refuses them.
+ */
+export type HierarchyFunctionBinder = (segment: Extract<PathSegment, { kind: 'invoke' }>, span: Span, host: HierarchyFunctionHost) => BoundHierarchyTest;
+
+let hierarchyFunctionBinder: HierarchyFunctionBinder | undefined;
+
+/** Called by the `$apply` binder (semantic/apply/bind-apply.ts) when it loads. */
+export function registerHierarchyFunctionBinder(binder: HierarchyFunctionBinder): void {
+  hierarchyFunctionBinder = binder;
 }
 
 /** Binds one expression. Create one binder per expression: it counts nodes. */
@@ -215,77 +228,6 @@ export class ExpressionBinder {
   }
 
   // ---------------------------------------------------------------------------------------------
-
-  /** A hierarchy function (`Aggregation.isdescendant(HierarchyNodes=…,HierarchyQualifier='…',Node=…,Ancestor=…)`). */
-  private hierarchyTest(segment: Extract<PathSegment, { kind: 'invoke' }>, span: Span): BoundHierarchyTest {
-    const test = segment.name.slice(segment.name.lastIndexOf('.') + 1) as BoundHierarchyTest['test'];
-    const allowed = ['HierarchyNodes', 'HierarchyQualifier', 'Node', ...HIERARCHY_PARAMETERS[test]];
-    const args = new Map<string, Expression>();
-    for (const argument of segment.args) {
-      if (argument.name === undefined || !allowed.includes(argument.name))
-        throw this.error('invalid_option_value', `${segment.name} takes the parameters ${allowed.join(', ')} by name`, argument.value.span);
-      if (args.has(argument.name)) throw this.error('invalid_option_value', `The parameter '${argument.name}' is given twice`, argument.value.span);
-      args.set(argument.name, argument.value);
-    }
-    const required = (name: string): Expression =>
-      args.get(name) ?? this.fail('invalid_option_value', `${segment.name} needs the parameter '${name}'`, segment.span);
-    const nodes = required('HierarchyNodes');
-    const qualifier = required('HierarchyQualifier');
-    if (qualifier.kind !== 'literal' || typeof qualifier.value !== 'string')
-      throw this.error('invalid_option_value', `HierarchyQualifier must be a string literal`, qualifier.span);
-    const hierarchy = resolveHierarchy(
-      nodes,
-      { name: qualifier.value, span: qualifier.span },
-      {
-        model: this.context.model,
-        fail: (code, reason, at) => this.fail(code, reason, at ?? span),
-        unsupported: (what, at) => this.fail('unsupported_feature', `${what} is not supported`, at),
-        bindOn: (set, path) =>
-          new ExpressionBinder({ ...this.context, it: set.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(path, false),
-      },
-    );
-    const comparable = (name: string): BoundExpression => {
-      const value = this.bind(required(name), false);
-      const want = hierarchy.node.type;
-      if (value.type.kind !== 'null' && typeName(value.type) !== typeName(want) && !(isNumeric(value.type) && isNumeric(want)))
-        throw this.error(
-          'type_mismatch',
-          `${name} is of type '${typeName(value.type)}', the hierarchy's node identifiers of type '${typeName(want)}'`,
-          required(name).span,
-        );
-      return value;
-    };
-    const node = comparable('Node');
-    const otherName = HIERARCHY_PARAMETERS[test][0];
-    const other = otherName === undefined ? undefined : comparable(otherName);
-    const distanceArg = args.get('MaxDistance');
-    let distance: number | undefined;
-    if (distanceArg !== undefined) {
-      const value = distanceArg.kind === 'literal' ? distanceArg.value : undefined;
-      if ((typeof value !== 'number' && typeof value !== 'bigint') || Number(value) < 1 || !Number.isInteger(Number(value)))
-        throw this.error('invalid_option_value', `MaxDistance must be an integer literal of 1 or more`, distanceArg.span);
-      if (Number(value) <= Number.MAX_SAFE_INTEGER) distance = Number(value);
-    }
-    const selfArg = args.get('IncludeSelf');
-    if (selfArg !== undefined && (selfArg.kind !== 'literal' || typeof selfArg.value !== 'boolean'))
-      throw this.error('invalid_option_value', `IncludeSelf must be true or false`, selfArg.span);
-    const includeSelf = selfArg?.kind === 'literal' && selfArg.value === true;
-    return {
-      kind: 'hierarchyTest',
-      test,
-      hierarchy,
-      node,
-      ...(other === undefined ? {} : { other }),
-      ...(distance === undefined ? {} : { distance }),
-      includeSelf,
-      type: BOOLEAN,
-      span,
-    };
-  }
-
-  private fail(code: ODataErrorCode, reason: string, span: Span): never {
-    throw this.error(code, reason, span);
-  }
 
   private error(code: ODataErrorCode, reason: string, span: Span): ODataError {
     return new ODataError({ code, reason, option: this.context.option, position: this.context.offset + span.start, appendLocation: false });
@@ -675,8 +617,21 @@ export class ExpressionBinder {
         case 'filter':
           throw this.error('unsupported_feature', `$filter(…) path segments are not supported`, segment.span);
         case 'invoke':
-          if (index === 0 && root.kind === 'it' && segments.length === 1 && HIERARCHY_FUNCTION.test(segment.name))
-            return this.hierarchyTest(segment, node.span);
+          if (index === 0 && root.kind === 'it' && segments.length === 1 && HIERARCHY_FUNCTION.test(segment.name)) {
+            if (hierarchyFunctionBinder === undefined)
+              throw this.error(
+                'unsupported_feature',
+                `The hierarchy function '${segment.name}' needs the $apply binder, which odata-engine/filter leaves out: bind it with odata-engine/core`,
+                segment.span,
+              );
+            return hierarchyFunctionBinder(segment, node.span, {
+              model: this.context.model,
+              error: (code, reason, at) => this.error(code, reason, at),
+              bind: (expression) => this.bind(expression, false),
+              bindOn: (set, path) =>
+                new ExpressionBinder({ ...this.context, it: set.type, entitySet: set, capabilities: undefined, computed: undefined }).bind(path, false),
+            });
+          }
           // The node of a rolluprecursive portion (Data Aggregation 6.3): an entity, compared with eq or ne (see `rollupNodeEquality`).
           if (index === 0 && root.kind === 'it' && segments.length === 1 && ROLLUP_NODE.test(segment.name)) {
             this.rollupNodeSet(segment);

@@ -31,26 +31,12 @@ import { bindApply } from './apply/bind-apply.js';
 import { ExpressionBinder, type Purpose } from './bind-expression.js';
 import { selectOptionsType } from './select-options.js';
 import { madeEntity, type MadeEntity } from './apply/output-type.js';
-import { resolveSettings, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
+import { notAllowed, resolveSettings, unknownEntitySet, type BindSettings, type QueryOptionName, type ResolvedSettings } from './settings.js';
 import { UNTYPED, isOrderable, isUntyped, typeName } from './types.js';
 
 /** OData.net's SelectBinder_MultiLevelPathInSelect. */
 const MULTI_LEVEL_SELECT =
   'Found a path with multiple navigation properties or a bad complex property path in a select clause. Please reword your query such that each level of select or expand only contains either TypeSegments or Properties.';
-
-/** Option names as ASP.NET's `AllowedQueryOptions` enum renders them in messages. */
-const OPTION_ENUM_NAMES: Readonly<Record<QueryOptionName, string>> = {
-  filter: 'Filter',
-  orderby: 'OrderBy',
-  select: 'Select',
-  expand: 'Expand',
-  top: 'Top',
-  skip: 'Skip',
-  count: 'Count',
-  search: 'Search',
-  compute: 'Compute',
-  apply: 'Apply',
-};
 
 interface Level {
   readonly type: StructuredType;
@@ -102,7 +88,7 @@ function fail(code: ODataErrorCode, reason: string, option: string | undefined, 
  */
 export function bindQuery(query: ODataQuery | string | URLSearchParams, settings: BindSettings): BoundQuery {
   const set = settings.model.entitySets.get(settings.entitySet);
-  if (set === undefined) fail('unknown_entity_set', `The model has no entity set named '${settings.entitySet}'`, undefined, undefined, 500);
+  if (set === undefined) throw unknownEntitySet(settings.entitySet);
   return bindQueryToSet(query, settings, set);
 }
 
@@ -145,11 +131,7 @@ function checkAllowedOptions(query: ODataQuery, settings: ResolvedSettings): voi
     ['compute', query.compute],
     ['apply', query.apply],
   ];
-  for (const [name, value] of present) {
-    if (value !== undefined && !allowed.has(name)) {
-      fail('not_allowed', `Query option '${OPTION_ENUM_NAMES[name]}' is not allowed. To allow it, set the 'allowedQueryOptions' setting.`, `$${name}`);
-    }
-  }
+  for (const [name, value] of present) if (value !== undefined && !allowed.has(name)) throw notAllowed(name);
 }
 
 class QueryBinder {

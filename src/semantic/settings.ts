@@ -2,6 +2,7 @@
  * Bind settings: the model and entity set, and the validation limits of ASP.NET Core OData's
  * `ODataValidationSettings`, with the same names (camelCased) and defaults.
  */
+import { ODataError } from '../errors/odata-error.js';
 import type { Model } from '../model/model.js';
 import type { ArithmeticOperator, CanonicalFunctionName, ComparisonOperator, LogicalOperator } from '../syntax/ast.js';
 import type { ParseQueryOptions } from '../syntax/query-string.js';
@@ -139,4 +140,34 @@ export function resolveSettings(
     customAggregationMethods: settings.customAggregationMethods,
     customTransformations: settings.customTransformations,
   };
+}
+
+/** Option names as ASP.NET's `AllowedQueryOptions` enum renders them in messages. */
+const OPTION_ENUM_NAMES: Readonly<Record<QueryOptionName, string>> = {
+  filter: 'Filter',
+  orderby: 'OrderBy',
+  select: 'Select',
+  expand: 'Expand',
+  top: 'Top',
+  skip: 'Skip',
+  count: 'Count',
+  search: 'Search',
+  compute: 'Compute',
+  apply: 'Apply',
+};
+
+/** The error for a query option that `allowedQueryOptions` leaves out. */
+export function notAllowed(name: QueryOptionName): ODataError {
+  return new ODataError({
+    code: 'not_allowed',
+    reason: `Query option '${OPTION_ENUM_NAMES[name]}' is not allowed. To allow it, set the 'allowedQueryOptions' setting.`,
+    status: 400,
+    appendLocation: false,
+    option: `$${name}`,
+  });
+}
+
+/** The error for settings whose `entitySet` the model does not have (the server's mistake: 500). */
+export function unknownEntitySet(name: string): ODataError {
+  return new ODataError({ code: 'unknown_entity_set', reason: `The model has no entity set named '${name}'`, status: 500, appendLocation: false });
 }

@@ -47,8 +47,15 @@ import {
  * Signalled by {@link ExpressionParser} where a text needs a rule of the full grammar (the aggregate
  * function in a path, `$count(…)` with options): the caller parses the text with the full parser.
  */
-export class NeedsFullGrammar extends Error {}
-const NEEDS_FULL_GRAMMAR = new NeedsFullGrammar('This text needs the full grammar');
+export class NeedsFullGrammar extends Error {
+  constructor(
+    /** Where the construct starts (an offset into the text), and what it is. */
+    readonly position: number,
+    readonly construct: string,
+  ) {
+    super('This text needs the full grammar');
+  }
+}
 
 /** `$search` handling: `'text'` keeps the value as one string, `'grammar'` parses OData search syntax. */
 export type SearchMode = 'text' | 'grammar';
@@ -417,7 +424,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
           if (this.RECORDING_PHASE) {
             this.OPTION(() => this.SUBRULE(this.argumentList));
           } else if (this.LA(1).tokenType === T.LParen) {
-            if (name.image === 'aggregate') throw NEEDS_FULL_GRAMMAR;
+            if (name.image === 'aggregate') throw new NeedsFullGrammar(name.startOffset, 'the aggregate function in a path (aggregate(…))');
             call = this.SUBRULE(this.argumentList);
           }
           return this.ACTION(() => namedSegment(name, call));
@@ -448,7 +455,7 @@ export class ExpressionParser extends EmbeddedActionsParser {
           GATE: () => token.image === '$count',
           ALT: () => {
             this.CONSUME2(T.LParen);
-            if (!this.RECORDING_PHASE) throw NEEDS_FULL_GRAMMAR;
+            if (!this.RECORDING_PHASE) throw new NeedsFullGrammar(token.startOffset, '$count with nested options ($count(…))');
           },
         },
         {

@@ -3,31 +3,17 @@
  * nesting depth) before parsing, and turns every failure into an {@link ODataError} whose
  * position is an offset into the given text.
  */
-import type { ILexingError, IRecognitionException, IToken } from 'chevrotain';
 import { ODataError } from '../errors/odata-error.js';
 import type { ApplyTransformation, ComputeItem, ExpandItem, Expression, OrderByItem, ResourceSegment, SearchExpression, SelectItem } from './ast.js';
 import * as T from './lexer.js';
-import { NeedsFullGrammar, sharedExpressionParser, type ExpressionParser } from './expression-parser.js';
-import { sharedParser, type EntryRule, type SearchMode } from './parser.js';
+import { NeedsFullGrammar, sharedExpressionParser } from './expression-parser.js';
+import { sharedParser } from './parser.js';
+import { boundedTokens, checkLength, emptyValue, lexingError, parseWith, recognitionError, type EntryRule, type ParseOptions } from './parse-run.js';
+
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_LENGTH, emptyValue, type ParseOptions } from './parse-run.js';
 
 /** The entry rules the expression parser has (the others are the full parser's only). */
 const EXPRESSION_RULES: ReadonlySet<EntryRule> = new Set<EntryRule>(['filterOption', 'orderByOption', 'aliasValueOption']);
-
-/** Limits and switches shared by all parse functions. */
-export interface ParseOptions {
-  /** Longest accepted input, in characters (default 100 000). */
-  readonly maxLength?: number;
-  /** Deepest accepted nesting of `(`, `[` and `{` (default 256). */
-  readonly maxDepth?: number;
-  /**
-   * `$search` handling: `'text'` (default) keeps the value as one uninterpreted string, as the
-   * reference service does; `'grammar'` parses the OData search syntax (terms, phrases, AND, OR, NOT).
-   */
-  readonly search?: SearchMode;
-}
-
-export const DEFAULT_MAX_LENGTH = 100_000;
-export const DEFAULT_MAX_DEPTH = 256;
 
 /** Parses a `$filter` value (any common expression). */
 export function parseFilter(text: string, options?: ParseOptions): Expression {
@@ -91,116 +77,21 @@ export function parseResourceSegment(text: string, options?: ParseOptions): Reso
 /** The `option` of errors in a resource path. */
 export const RESOURCE_PATH = 'the resource path';
 
-export function emptyValue(option: string): ODataError {
-  return new ODataError({ code: 'invalid_option_value', reason: `The value of ${option} is empty`, option, position: 0 });
-}
-
-/** True for an empty or all-white-space text (without copying it). */
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
-  }
-  return true;
-}
-
-function checkLength(text: string, option: string, options: ParseOptions | undefined): void {
-  const max = options?.maxLength ?? DEFAULT_MAX_LENGTH;
-  if (text.length > max) {
-    throw new ODataError({
-      code: 'input_too_long',
-      reason: `The value is ${text.length} characters long; the limit is ${max}`,
-      option,
-      position: max,
-    });
-  }
-}
-
-/** +1 for a token that opens a nesting level, -1 for one that closes it, by token type index. */
-const NESTING = (() => {
-  const table = new Int8Array(T.allTokens.reduce((max, type) => Math.max(max, type.tokenTypeIdx ?? 0), 0) + 1);
-  for (const type of [T.LParen, T.LBracket, T.LBrace, T.SearchLParen, T.SearchTopLParen]) table[type.tokenTypeIdx as number] = 1;
-  for (const type of [T.RParen, T.RBracket, T.RBrace, T.SearchRParen, T.SearchTopRParen]) table[type.tokenTypeIdx as number] = -1;
-  return table;
-})();
-
-/** Rejects nesting deeper than `maxDepth` before the recursive-descent parser sees it. */
-function checkDepth(tokens: readonly IToken[], option: string, options: ParseOptions | undefined): void {
-  const max = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  let depth = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i] as IToken;
-    depth += NESTING[token.tokenTypeIdx] as number;
-    if (depth > max) {
-      throw new ODataError({ code: 'too_deep', reason: `Nesting is deeper than the limit of ${max}`, option, position: token.startOffset });
-    }
-  }
-}
-
-function lexingError(text: string, error: ILexingError, option: string): ODataError {
-  const char = text.charAt(error.offset);
-  const reason =
-    char === ')'
-      ? `Unexpected ')'`
-      : char === ';'
-        ? `Unexpected ';'`
-        : char === '+'
-          ? // A form-encoded space (URLSearchParams, Python's urlencode) reaches the parser as '+'.
-            `Unexpected character '+' (a plus sign: send a space as '%20', or parse with plusAsSpace and send a plus sign as '%2B')`
-          : `Unexpected character '${char}'`;
-  return new ODataError({ code: 'invalid_token', reason, option, position: error.offset });
-}
-
-function recognitionError(text: string, error: IRecognitionException, option: string): ODataError {
-  const offset = error.token.startOffset;
-  const atEnd = Number.isNaN(offset) || error.token.image === '';
-  return new ODataError({
-    code: atEnd ? 'unexpected_end' : 'syntax_error',
-    reason: error.message,
-    option,
-    position: atEnd ? text.length : offset,
-  });
-}
-
 /** Lexes, bounds and parses `text` with one entry rule of the shared parser. */
 function run(text: string, rule: EntryRule, mode: T.LexerMode, option: string, options: ParseOptions | undefined): unknown {
-  checkLength(text, option, options);
-  if (isBlank(text)) throw emptyValue(option);
-  const lexed = T.lex(text, mode);
-  const [lexError] = lexed.errors;
-  if (lexError) throw lexingError(text, lexError, option);
-  checkDepth(lexed.tokens, option, options);
+  const tokens = boundedTokens(text, mode, option, options);
   // The expression grammar alone where it suffices (built first, and on its own: a faster cold
   // start); the full grammar where the text needs it (see expression-parser.ts).
   if (EXPRESSION_RULES.has(rule)) {
     try {
-      return parseWith(sharedExpressionParser(), lexed.tokens, text, rule, option, options);
+      return parseWith(sharedExpressionParser(), tokens, text, rule, option, options);
     } catch (error) {
       if (!(error instanceof NeedsFullGrammar)) throw error;
     }
   }
   const parser = sharedParser();
-  const result = parseWith(parser, lexed.tokens, text, rule, option, options);
+  const result = parseWith(parser, tokens, text, rule, option, options);
   if (parser.pendingSearches.length > 0) parsePendingSearches(text, option);
-  return result;
-}
-
-/** Parses the tokens with one entry rule of `parser`; errors as {@link ODataError}s (a {@link NeedsFullGrammar} passes). */
-function parseWith(parser: ExpressionParser, tokens: IToken[], text: string, rule: EntryRule, option: string, options: ParseOptions | undefined): unknown {
-  parser.input = tokens;
-  parser.resetState(text, options?.search ?? 'text');
-  let result: unknown;
-  try {
-    result = (parser as unknown as Record<EntryRule, () => unknown>)[rule]();
-  } catch (error) {
-    if (error instanceof ODataError) throw error.relocate(option);
-    if (error instanceof RangeError) {
-      throw new ODataError({ code: 'too_deep', reason: 'The expression is nested too deeply', option, position: 0 });
-    }
-    throw error;
-  }
-  const [parseError] = parser.errors;
-  if (parseError) throw recognitionError(text, parseError, option);
   return result;
 }
 

@@ -1126,16 +1126,7 @@ export function sharedParser(): ODataParser {
 }
 
 /** Names of the parser's entry rules. */
-export type EntryRule =
-  | 'filterOption'
-  | 'orderByOption'
-  | 'selectOption'
-  | 'expandOption'
-  | 'computeOption'
-  | 'applyOption'
-  | 'aliasValueOption'
-  | 'searchOption'
-  | 'resourceSegmentOption';
+export type { EntryRule } from './parse-run.js';
 
 /** The token types (for the railroad diagram generator and tests). */
 export const tokenVocabulary: readonly TokenType[] = T.allTokens;

@@ -10,25 +10,16 @@
  * properties in one `$filter` give two diagnostics. With a `target` (`sqlTarget('sqlite')`,
  * `mongoTarget()`), what that backend cannot run is reported the same way, with its position.
  */
-import { ODataError, type ODataErrorCode } from '../errors/odata-error.js';
+import { ODataError } from '../errors/odata-error.js';
 import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { Expression, ODataQuery, Span } from '../syntax/ast.js';
-import { parseQuery, splitQueryString } from '../syntax/query-string.js';
+import type { Diagnostic } from './diagnostic.js';
+import { prunePredicate, tokenLength, within } from './prune-predicate.js';
 
-/** One problem of a query, ready for an editor's squiggle. */
-export interface Diagnostic {
-  readonly code: ODataErrorCode | 'internal_error';
-  readonly message: string;
-  readonly severity: 'error' | 'warning';
-  /** The option as written (`$filter`), or `undefined` for the query string as a whole. */
-  readonly option: string | undefined;
-  /** Offsets into the query string as given (UTF-16, end exclusive). */
-  readonly range: { readonly start: number; readonly end: number };
-  /** The HTTP status a server would answer with. */
-  readonly status: number;
-}
+export type { Diagnostic } from './diagnostic.js';
+import { parseQuery, splitQueryString } from '../syntax/query-string.js';
 
 /**
  * A backend a query is checked for: `check` compiles the bound query as the backend would and
@@ -99,15 +90,6 @@ function decodeValue(raw: string, plusAsSpace: boolean): string {
   }
 }
 
-/** The length of the token at `position`: an identifier or path, a quoted string, or one character. */
-function tokenLength(text: string, position: number): number {
-  const rest = text.slice(position);
-  const quoted = /^'(?:[^']|'')*'?/.exec(rest);
-  if (quoted !== null && rest.startsWith("'")) return quoted[0].length;
-  const word = /^[\p{L}\p{N}_$@.]+/u.exec(rest);
-  return word === null ? Math.min(1, rest.length) : word[0].length;
-}
-
 function splitOptions(query: string): RawOption[] {
   return splitQueryString(query).map(({ text, offset, rawName, rawValue, valueOffset }) => {
     let name = rawName;
@@ -118,45 +100,6 @@ function splitOptions(query: string): RawOption[] {
     }
     return { text, offset, name, valueOffset, rawValue: rawValue ?? '' };
   });
-}
-
-/** Does `span` contain the position? */
-const within = (span: Span, position: number): boolean => span.start <= position && position <= span.end;
-
-/**
- * `filter` with the smallest predicate that contains `position` replaced by `true`; `undefined`
- * when the predicate is the whole filter (then the option goes). A loop, not recursion: a chain
- * of thousands of `or`s is a left-deep tree thousands of levels deep.
- */
-function prunePredicate(filter: Expression, position: number): Expression | undefined {
-  const path: { node: Expression; side: 'left' | 'right' | 'operand' }[] = [];
-  let current = filter;
-  for (;;) {
-    if (current.kind === 'binary' && (current.operator === 'and' || current.operator === 'or')) {
-      const side = within(current.left.span, position) ? 'left' : within(current.right.span, position) ? 'right' : undefined;
-      if (side === undefined) break;
-      path.push({ node: current, side });
-      current = current[side];
-      continue;
-    }
-    if (current.kind === 'unary' && current.operator === 'not' && within(current.operand.span, position)) {
-      path.push({ node: current, side: 'operand' });
-      current = current.operand;
-      continue;
-    }
-    break;
-  }
-  if (path.length === 0) return undefined;
-  let replaced = truth(current.span);
-  for (let i = path.length - 1; i >= 0; i--) {
-    const { node, side } = path[i] as (typeof path)[number];
-    replaced = { ...node, [side]: replaced } as Expression;
-  }
-  return replaced;
-}
-
-function truth(span: Span): Expression {
-  return { kind: 'literal', type: 'Edm.Boolean', value: true, span };
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

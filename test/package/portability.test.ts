@@ -40,7 +40,7 @@ describe('portability', () => {
 
   it('npm run build makes ESM, CJS and .d.ts for both entry points, and they load', () => {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'pipe' });
-    for (const entry of ['index', 'core', 'memory', 'sql', 'mongo', 'server', 'testing/index']) {
+    for (const entry of ['index', 'core', 'filter', 'memory', 'sql', 'mongo', 'server', 'testing/index']) {
       for (const extension of ['.js', '.cjs', '.d.ts', '.d.cts']) expect(existsSync(join(root, 'dist', entry + extension)), entry + extension).toBe(true);
     }
     for (const file of ['cli.js', 'browser/odata-engine.js', 'browser/odata-engine.d.ts']) expect(existsSync(join(root, 'dist', file)), file).toBe(true);
@@ -66,29 +66,29 @@ describe('portability', () => {
     // The entries per backend share their modules with the root, in both formats: one ODataError
     // class, one toSql, whichever entries a program loads.
     const identity =
-      "[a.ODataError === core.ODataError, a.toSql === sql.toSql, a.toMongo === mongo.toMongo, a.compileQuery === memory.compileQuery, typeof core.toSql].join(' ')";
+      "[a.ODataError === core.ODataError, a.toSql === sql.toSql, a.toMongo === mongo.toMongo, a.compileQuery === memory.compileQuery, typeof core.toSql, a.ODataError === filter.ODataError].join(' ')";
     const esmShared = execFileSync(
       process.execPath,
       [
         '--input-type=module',
         '-e',
-        `const [a, core, sql, mongo, memory] = await Promise.all(['', '/core', '/sql', '/mongo', '/memory'].map((p) => import('odata-engine' + p))); console.log(${identity})`,
+        `const [a, core, sql, mongo, memory, filter] = await Promise.all(['', '/core', '/sql', '/mongo', '/memory', '/filter'].map((p) => import('odata-engine' + p))); console.log(${identity})`,
       ],
       { cwd: root, encoding: 'utf8' },
     );
-    expect(esmShared.trim()).toBe('true true true true undefined');
+    expect(esmShared.trim()).toBe('true true true true undefined true');
     const cjsShared = execFileSync(
       process.execPath,
       [
         '-e',
-        `const [a, core, sql, mongo, memory] = ['', '/core', '/sql', '/mongo', '/memory'].map((p) => require('odata-engine' + p)); console.log(${identity})`,
+        `const [a, core, sql, mongo, memory, filter] = ['', '/core', '/sql', '/mongo', '/memory', '/filter'].map((p) => require('odata-engine' + p)); console.log(${identity})`,
       ],
       {
         cwd: root,
         encoding: 'utf8',
       },
     );
-    expect(cjsShared.trim()).toBe('true true true true undefined');
+    expect(cjsShared.trim()).toBe('true true true true undefined true');
     // The browser bundle: one self-contained ESM file (its dependencies inside), without Node built-ins.
     const browser = readFileSync(join(root, 'dist', 'browser', 'odata-engine.js'), 'utf8');
     // (Chevrotain's lodash probes `require('util')` inside a try when it exists; that is no import.)

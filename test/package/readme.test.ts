@@ -24,6 +24,7 @@ const pages = [
 const ENTRIES: Record<string, string> = {
   'odata-engine': 'src/index.ts',
   'odata-engine/core': 'src/core.ts',
+  'odata-engine/filter': 'src/filter.ts',
   'odata-engine/memory': 'src/backends/memory/index.ts',
   'odata-engine/sql': 'src/backends/sql/index.ts',
   'odata-engine/mongo': 'src/backends/mongo/index.ts',

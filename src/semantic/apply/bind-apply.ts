@@ -25,7 +25,8 @@ import type {
   RankDirection,
   RankMeasure,
 } from '../bound-ast.js';
-import { registerAggregateBinder, type ExpressionBinder, type Purpose } from '../bind-expression.js';
+import { registerAggregateBinder, registerHierarchyFunctionBinder, type ExpressionBinder, type Purpose } from '../bind-expression.js';
+import { bindHierarchyFunction } from './bind-hierarchy-function.js';
 import { expressionChildren } from '../walk/expression-children.js';
 import type { ApplyContext, Input } from './apply-context.js';
 import { INT64, fromReference, isIntegerType, isNumeric, isOrderable, typeName, type ExpressionType } from '../types.js';
@@ -89,6 +90,7 @@ export function bindAggregateItem(item: AggregateItem, input: Input, context: Ap
 }
 
 registerAggregateBinder(bindAggregateItem);
+registerHierarchyFunctionBinder(bindHierarchyFunction);
 
 class ApplyBinder {
   private nodes = 0;
