@@ -43,6 +43,12 @@ const SUBJECTS: readonly Subject[] = [
     firstUse: `const model = m.defineModel(${MODEL}); m.bindQuery(${JSON.stringify(QUERY)}, { model, entitySet: 'products' });`,
   },
   {
+    key: 'filterBox',
+    label: "odata-engine/filter, a filter box (validateFilter, defineModel; issue 31's filter-only validator)",
+    entry: "export { validateFilter, defineModel } from './src/filter.ts';",
+    firstUse: `const model = m.defineModel(${MODEL}); m.validateFilter(${JSON.stringify("contains(tolower(name),'milk') and price gt 2.5")}, { model, entitySet: 'products' });`,
+  },
+  {
     key: 'client',
     label: 'odata-engine, client subset (parseQuery, bindQuery, validateQuery, modelFromCsdl, compileQuery, defineModel)',
     entry: "export { parseQuery, bindQuery, validateQuery, modelFromCsdl, compileQuery, defineModel } from './src/index.ts';",

@@ -32,6 +32,14 @@ const IMPORT_SETS: readonly ImportSet[] = [
   { label: '`odata-engine`, import only (the lexer and parser are built on first use)', code: "import { parseFilter } from 'odata-engine'; void parseFilter;" },
   { label: '`odata-engine/core` (no backend)', code: "import { parseFilter } from 'odata-engine/core'; parseFilter('a eq 1');" },
   {
+    label: '`odata-engine/filter` (`$filter` alone: validateFilter)',
+    code: "import { defineModel, validateFilter } from 'odata-engine/filter'; const model = defineModel({ namespace: 'N', entityTypes: { E: { key: ['a'], properties: { a: 'Edm.Int32' } } }, entitySets: { es: { type: 'E' } } }); validateFilter('a eq 1', { model, entitySet: 'es' });",
+  },
+  {
+    label: '`odata-engine/core`, the same first use (defineModel, validateQuery)',
+    code: "import { defineModel, validateQuery } from 'odata-engine/core'; const model = defineModel({ namespace: 'N', entityTypes: { E: { key: ['a'], properties: { a: 'Edm.Int32' } } }, entitySets: { es: { type: 'E' } } }); validateQuery('$filter=a eq 1', { model, entitySet: 'es' });",
+  },
+  {
     label: '`/core` + `/memory`',
     code: "import { parseFilter } from 'odata-engine/core'; import { compileQuery } from 'odata-engine/memory'; parseFilter('a eq 1'); void compileQuery;",
   },
