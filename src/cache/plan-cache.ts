@@ -17,7 +17,7 @@
 import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
-import { shapeOf } from './shape.js';
+import { sameShape, shapeOf, type QueryShape } from './shape.js';
 import { deriveShaped, instantiateBound, learnShape, sameLiterals, shapedOf, type DerivedPlan, type ShapePlan, type ShapedBound } from './shape-plan.js';
 
 /** Limits of a {@link PlanCache}. */
@@ -268,14 +268,20 @@ interface FormEntry extends Entry {
   sibling: FormEntry | undefined;
 }
 
-/** The shape plans learned under settings like {@link snapshot}, by shape key. */
+/** A shape's plan (or `false`: the shape has none), under the hash of its shape. */
+interface ShapeEntry extends Entry {
+  readonly shape: QueryShape;
+  sibling: ShapeEntry | undefined;
+}
+
+/** The shape plans learned under settings like {@link snapshot}, by the hash of their shape (then compared). */
 interface SettingsGroup {
   readonly snapshot: unknown;
   /** The settings' entity set (the group's key in its index). */
   readonly set: string;
   /** The group's key in the keys of texts served from shapes (unique to the group). */
   readonly key: string;
-  readonly shapes: Map<string, Entry>;
+  readonly shapes: Map<number, ShapeEntry>;
   sibling: SettingsGroup | undefined;
 }
 
@@ -426,20 +432,33 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     groups.set(settings.entitySet, group);
     return group;
   };
-  const keepShape = (group: SettingsGroup, key: string, value: unknown): void => {
+  /** The entry of `shape` in `group`, if any. */
+  const shapeEntry = (group: SettingsGroup, shape: QueryShape): ShapeEntry | undefined => {
+    for (let entry = group.shapes.get(shape.hash); entry !== undefined; entry = entry.sibling) if (sameShape(entry.shape, shape)) return entry;
+    return undefined;
+  };
+  const keepShape = (group: SettingsGroup, shape: QueryShape, value: unknown): void => {
     const index = groups;
-    replace(group.shapes.get(key));
-    const entry: Entry = {
+    const hash = shape.hash;
+    const old = shapeEntry(group, shape);
+    if (old !== undefined) {
+      // (Out of the list and of the index, the group kept: the new entry goes into it.)
+      replace(old);
+      unchain(group.shapes, hash, old);
+    }
+    const entry: ShapeEntry = {
       prev: undefined,
       next: undefined,
       value,
+      shape,
+      sibling: group.shapes.get(hash),
       forget() {
-        if (group.shapes.get(key) === entry) group.shapes.delete(key);
+        unchain(group.shapes, hash, entry);
         // (A group without plans goes too: groups are bounded by the entries.)
         if (group.shapes.size === 0) unchain(index, group.set, group);
       },
     };
-    group.shapes.set(key, entry);
+    group.shapes.set(hash, entry);
     add(entry);
   };
 
@@ -456,7 +475,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       }
       const shape = shapes && typeof settings.entitySet === 'string' ? shapeOf(query, settings.parse?.plusAsSpace ?? false) : undefined;
       const group = shape === undefined ? undefined : groupOf(settings, false);
-      const known = shape === undefined ? undefined : group?.shapes.get(shape.key);
+      const known = shape === undefined || group === undefined ? undefined : shapeEntry(group, shape);
       if (known !== undefined) touch(known);
       const plan = known?.value as ShapePlan | false | undefined;
       if (shape !== undefined && group !== undefined && plan !== undefined && plan !== false) {
@@ -470,7 +489,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
         // The first text of its shape: learn the shape's plan (or that it has none).
         const into = groupOf(settings, true) as SettingsGroup;
         const learned = learnShape(shape.key, query, shape, bound, settings);
-        keepShape(into, shape.key, learned ?? false);
+        keepShape(into, shape, learned ?? false);
         if (learned !== undefined)
           shaped.set(bound, { plan: learned, query, settingsKey: into.key, values: learned.values, deltas: learned.values.map(() => 0) });
       }
@@ -491,7 +510,8 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
     },
     derive(bound, kind, derivedOptions, compute) {
       // A bound query kept by its exact text: its compiled form found by comparing the options.
-      const form = formOf(bound, kind, derivedOptions);
+      const hash = mix(hashOf(kind), hashOf(derivedOptions, true));
+      const form = formOf(bound, kind, derivedOptions, hash);
       if (form !== undefined) return form.value as ReturnType<typeof compute>;
       // (A miss: the compile with these options, made here so that a hit allocates nothing.)
       const compileOne = (one: BoundQuery): ReturnType<typeof compute> => compute(one, derivedOptions);
@@ -504,7 +524,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
           bound,
           instance,
           {
-            get: () => formOf(plan, kind, derivedOptions)?.value as DerivedPlan | undefined,
+            get: () => formOf(plan, kind, derivedOptions, hash)?.value as DerivedPlan | undefined,
             set: (value) => keepForm(plan, kind, derivedOptions, value),
           },
           compileOne,

@@ -168,7 +168,7 @@ export function instantiateBound(plan: ShapePlan, shape: QueryShape, query: stri
     values.push(slot.value);
     deltas.push(slot.image.length - (plan.lengths[i] as number));
   }
-  return Object.freeze(instantiateLazily(plan.template, values, deltas, { plan, query, settingsKey, values, deltas })) as BoundQuery;
+  return instantiateLazily(plan.template, values, deltas, { plan, query, settingsKey, values, deltas }) as BoundQuery;
 }
 
 /** The plan and literals of a bound query that {@link instantiateBound} gave. */
@@ -193,7 +193,7 @@ export function deriveShaped<T>(bound: BoundQuery, instance: ShapedBound, slot: 
   if (known !== undefined) {
     // (All of it: the caller reads a compiled form whole.)
     const value = instantiate(known.template, instance.values, instance.deltas);
-    return { value: (typeof value === 'object' && value !== null ? Object.freeze(value) : value) as T };
+    return { value: value as T };
   }
   const value = compute(bound);
   const [first, second] = instance.plan.probes;

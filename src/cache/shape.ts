@@ -44,20 +44,100 @@ export interface Slot {
   readonly marker: string;
 }
 
-/** One `name=value` part of the text; `value` is the decoded value of a scanned option. */
+/** One `name=value` part of the text; `name` and `value` are the decoded name and value of a scanned option. */
 interface ShapePart {
   readonly raw: string;
   readonly rawName: string;
+  readonly name?: string;
   readonly value?: string;
 }
 
-/** A query text's shape: its key, its slots, and what rebuilds the text with other literals. */
-export interface QueryShape {
-  /** The text with every slot replaced by its marker. */
-  readonly key: string;
-  readonly slots: readonly Slot[];
-  readonly parts: readonly ShapePart[];
-  readonly prefix: string;
+/**
+ * A query text's shape: its slots, and what rebuilds the text with other literals. Two texts have
+ * one shape when their `key`s (the text with every slot replaced by its marker) are equal; the
+ * cache finds a shape by its `hash` and {@link sameShape}, without building the key.
+ */
+export class QueryShape {
+  #key: string | undefined;
+  constructor(
+    /** A hash of the key (equal keys, equal hashes). */
+    readonly hash: number,
+    readonly slots: readonly Slot[],
+    readonly parts: readonly ShapePart[],
+    readonly prefix: string,
+  ) {}
+
+  /** The text with every slot replaced by its marker (built when first read). */
+  get key(): string {
+    return (this.#key ??= keyOf(this));
+  }
+}
+
+function keyOf(shape: QueryShape): string {
+  let key = '';
+  let s = 0;
+  shape.parts.forEach((part, index) => {
+    if (part.value === undefined) {
+      key += `${MARK}&${part.raw}`;
+      return;
+    }
+    key += `${MARK}&${part.name as string}=`;
+    let at = 0;
+    for (; s < shape.slots.length && (shape.slots[s] as Slot).part === index; s++) {
+      const slot = shape.slots[s] as Slot;
+      key += `${part.value.slice(at, slot.offset)}${MARK}${slot.marker}${MARK}`;
+      at = slot.offset + slot.image.length;
+    }
+    key += part.value.slice(at);
+  });
+  return key;
+}
+
+/** Whether `a` and `b` have `length` equal characters from `i` and from `j`. */
+function regionEquals(a: string, i: number, b: string, j: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (a.charCodeAt(i + k) !== b.charCodeAt(j + k)) return false;
+  return true;
+}
+
+/** Whether two shapes are one (their keys are equal), compared part by part without building the keys. */
+export function sameShape(a: QueryShape, b: QueryShape): boolean {
+  if (a === b) return true;
+  if (a.hash !== b.hash || a.parts.length !== b.parts.length || a.slots.length !== b.slots.length) return false;
+  let s = 0;
+  for (let p = 0; p < a.parts.length; p++) {
+    const x = a.parts[p] as ShapePart;
+    const y = b.parts[p] as ShapePart;
+    if (x.value === undefined || y.value === undefined) {
+      if (x.value !== y.value || x.raw !== y.raw) return false;
+      continue;
+    }
+    if (x.name !== y.name) return false;
+    let ax = 0;
+    let ay = 0;
+    for (; s < a.slots.length && (a.slots[s] as Slot).part === p; s++) {
+      const sx = a.slots[s] as Slot;
+      const sy = b.slots[s] as Slot;
+      const length = sx.offset - ax;
+      if (sy.part !== p || sx.marker !== sy.marker || sy.offset - ay !== length || !regionEquals(x.value, ax, y.value, ay, length)) return false;
+      ax = sx.offset + sx.image.length;
+      ay = sy.offset + sy.image.length;
+    }
+    if (s < b.slots.length && (b.slots[s] as Slot).part === p) return false;
+    const rest = x.value.length - ax;
+    if (y.value.length - ay !== rest || !regionEquals(x.value, ax, y.value, ay, rest)) return false;
+  }
+  return true;
+}
+
+const mix = (h: number, v: number): number => Math.imul(h ^ v, 16777619);
+
+/** Mixes the length of `text`'s region [from, to) and up to 4 characters spread over it into `h` (a collision costs a comparison). */
+function mixRegion(h: number, text: string, from: number, to: number): number {
+  const length = to - from;
+  h = mix(h, length);
+  const step = length <= 4 ? 1 : length >>> 2;
+  for (let i = to - 1; i >= from; i -= step) h = mix(h, text.charCodeAt(i));
+  return h;
 }
 
 /** Options whose values are expressions scanned for slots (canonical names). */
@@ -142,6 +222,11 @@ function scan(text: string, part: number, option: string, slots: Slot[]): boolea
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
+    // Most characters (names, operators, blanks) start no slot: one comparison each.
+    if (c !== 39 && c !== 45 && (c < 48 || c > 57)) {
+      i++;
+      continue;
+    }
     const delimited = i === 0 || isBefore(text.charCodeAt(i - 1));
     if (c === 39) {
       let j = i + 1;
@@ -160,7 +245,7 @@ function scan(text: string, part: number, option: string, slots: Slot[]): boolea
       continue;
     }
     const negative = c === 45;
-    if (delimited && (isDigit(c) || (negative && isDigit(text.charCodeAt(i + 1))))) {
+    if (delimited && (c !== 45 || isDigit(text.charCodeAt(i + 1)))) {
       let j = negative ? i + 1 : i;
       while (isDigit(text.charCodeAt(j))) j++;
       const digits = j - i - (negative ? 1 : 0);
@@ -211,7 +296,7 @@ export function shapeOf(query: string, plusAsSpace: boolean): QueryShape | undef
   const prefix = query.startsWith('?') ? '?' : '';
   const parts: ShapePart[] = [];
   const slots: Slot[] = [];
-  let key = '';
+  let hash = 0x811c9dc5;
   // The parts as `splitQueryString` splits them: at `&`, empty ones dropped, each at its first `=`.
   let start = prefix.length;
   while (start <= query.length) {
@@ -227,24 +312,24 @@ export function shapeOf(query: string, plusAsSpace: boolean): QueryShape | undef
       const value = equals < 0 || !SCANNED.has(canonical) ? undefined : decode(raw.slice(equals + 1), plusAsSpace);
       if (value === undefined) {
         parts.push({ raw, rawName });
-        key += `${MARK}&${raw}`;
+        hash = mixRegion(mix(hash, 1), raw, 0, raw.length);
       } else {
         const first = slots.length;
         if (!scan(value, parts.length, canonical, slots)) return undefined;
-        parts.push({ raw, rawName, value });
-        key += `${MARK}&${name}=`;
+        parts.push({ raw, rawName, name, value });
+        hash = mixRegion(mix(hash, 2), name, 0, name.length);
         let at = 0;
         for (let s = first; s < slots.length; s++) {
           const slot = slots[s] as Slot;
-          key += `${value.slice(at, slot.offset)}${MARK}${slot.marker}${MARK}`;
+          hash = mixRegion(mixRegion(hash, value, at, slot.offset), slot.marker, 0, slot.marker.length);
           at = slot.offset + slot.image.length;
         }
-        key += value.slice(at);
+        hash = mixRegion(hash, value, at, value.length);
       }
     }
     start = end + 1;
   }
-  return slots.length === 0 ? undefined : { key, slots, parts, prefix };
+  return slots.length === 0 ? undefined : new QueryShape(hash, slots, parts, prefix);
 }
 
 /** The query text of `shape` with `images` in place of its slots' tokens. */

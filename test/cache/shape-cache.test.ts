@@ -20,7 +20,7 @@ import {
   type SqlQuery,
   type ToSqlOptions,
 } from '../../src/index.js';
-import { shapeOf, type QueryShape } from '../../src/cache/shape.js';
+import { sameShape, shapeOf, type QueryShape } from '../../src/cache/shape.js';
 import { shapedOf } from '../../src/cache/shape-plan.js';
 import { lex } from '../../src/syntax/lexer.js';
 import { applyQueryArbitrary, typedQueryArbitrary } from '../../src/testing/index.js';
@@ -130,6 +130,39 @@ function variantOf(shape: QueryShape, random: number[]): string {
   });
   return shape.prefix + parts.join('&');
 }
+
+describe('shapes are found without building their keys', () => {
+  it('sameShape is the equality of the keys, and equal keys have equal hashes (random queries, their variants, other shapes)', () => {
+    const shapes: QueryShape[] = [];
+    fc.assert(
+      fc.property(typedQueryArbitrary(fuzzModel, FUZZ_SET), fc.array(fc.nat(1_000_000), { minLength: 16, maxLength: 16 }), ({ text }, random) => {
+        const shape = shapeOf(text, false);
+        if (shape === undefined) return;
+        const variant = shapeOf(variantOf(shape, random), false);
+        for (const other of [variant, ...shapes.slice(-8)]) {
+          if (other === undefined) continue;
+          expect(sameShape(shape, other), `${shape.key} | ${other.key}`).toBe(shape.key === other.key);
+          expect(sameShape(other, shape)).toBe(shape.key === other.key);
+          if (shape.key === other.key) expect(other.hash).toBe(shape.hash);
+        }
+        shapes.push(shape);
+      }),
+      { numRuns: 400 },
+    );
+    expect(shapes.length).toBeGreaterThan(50);
+    // Texts that differ only outside the literals, or in a literal's class, are other shapes.
+    const pairs: [string, string][] = [
+      ["$filter=Name eq 'ab' and Id gt 5", "$filter=Name eq 'cd' and Id gt 7"],
+      ["$filter=Name eq 'ab' and Id gt 5", "$filter=Name eq 'ab' and Id ge 5"],
+      ["$filter=Name eq 'ab' and Id gt 5", "$filter=Name eq 'AB' and Id gt 5"],
+      ["$filter=Name eq 'ab'&$top=5", "$filter=Name eq 'ab'&$top=6"],
+      ["$filter=Name eq 'ab'", "%24filter=Name%20eq%20'xy'"],
+      ["$filter=Name eq 'ab'", "$filter=Name  eq 'ab'"],
+    ];
+    const same = pairs.map(([a, b]) => sameShape(shapeOf(a, false) as QueryShape, shapeOf(b, false) as QueryShape));
+    expect(same).toEqual([true, false, false, false, true, false]);
+  });
+});
 
 describe('shape cache', () => {
   it('a text of a known shape with other literals gives what a fresh compile gives (random queries, every dialect, MongoDB, errors)', () => {

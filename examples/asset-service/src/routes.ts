@@ -112,6 +112,22 @@ function checkSupportedOptions(query: ODataQuery, skipToken = false): void {
   }
 }
 
+/**
+ * List query texts already parsed and checked by {@link checkListOptions}, oldest first: a repeated
+ * text (a grid, a dashboard) is then a lookup, as its plan is in the plan cache, instead of a parse.
+ */
+const checkedLists = new Set<string>();
+const MAX_CHECKED_LISTS = 2000;
+
+/** A list's query text parsed (its syntax errors thrown) and its options checked, once per text. */
+function checkListOptions(raw: string): void {
+  if (checkedLists.has(raw)) return;
+  checkSupportedOptions(parseQuery(raw, QUERY_STRING), true);
+  if (raw.length > 8192) return;
+  if (checkedLists.size >= MAX_CHECKED_LISTS) checkedLists.delete(checkedLists.values().next().value as string);
+  checkedLists.add(raw);
+}
+
 /** A single record takes only `$select` and `$expand`. */
 function checkSingleRecordOptions(query: ODataQuery): void {
   const options = [query.filter, query.search, query.orderBy, query.compute, query.apply, query.top, query.skip, query.count];
@@ -163,8 +179,7 @@ export function registerCollection(app: FastifyInstance, db: Database, resource:
 
   app.get(base, { config: read }, async (request, reply) => {
     const raw = rawQuery(request.url);
-    const query = parseQuery(raw, QUERY_STRING);
-    checkSupportedOptions(query, true);
+    checkListOptions(raw);
     const maxTop = resource.maxTop ?? HOST_MAX_TOP;
     // The same query text again (a client's grid, a dashboard) is a lookup in the plan cache.
     const bound = clampSkip(plans.bind(raw, { model, entitySet: resource.entitySet, maxTop, parse: QUERY_STRING }));
