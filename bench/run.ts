@@ -510,11 +510,12 @@ writeFileSync(
   `${report}\n${memoryOut.results}\n${sqlOut.results}\n${mongoOut.results}\n${browserOut.results}\n${hardeningOut.results}${kept === '' ? '' : `\n${kept}\n`}`,
 );
 // `npm run bench -- --per-request`: the per-request benches of issue 31 only (the sections above,
-// then the plan cache, the heap a result retains and the package's cold start), without the
-// minutes of the others.
+// then the plan cache, the heap a result retains, the example service and the package's cold
+// start), without the minutes of the others.
 if (process.argv.includes('--per-request')) {
   await runPlanCacheBench();
   await runApplyHeapBench();
+  await runServiceBench();
   await runPackageBench();
   process.stdout.write(`${report}\n${memoryOut.results}\n${browserOut.results}\n`);
   process.exit(browserOut.failures.length > 0 ? 1 : 0);
