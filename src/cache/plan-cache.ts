@@ -18,7 +18,17 @@ import type { BoundQuery } from '../semantic/bound-ast.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import { sameShape, shapeOf, type QueryShape } from './shape.js';
-import { deriveShaped, instantiateBound, learnShape, sameLiterals, shapedOf, type DerivedPlan, type ShapePlan, type ShapedBound } from './shape-plan.js';
+import {
+  deriveShaped,
+  fillDerived,
+  instantiateBound,
+  learnShape,
+  sameLiterals,
+  shapedOf,
+  type DerivedPlan,
+  type ShapePlan,
+  type ShapedBound,
+} from './shape-plan.js';
 
 /** Limits of a {@link PlanCache}. */
 export interface PlanCacheOptions {
@@ -491,7 +501,7 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
         const learned = learnShape(shape.key, query, shape, bound, settings);
         keepShape(into, shape, learned ?? false);
         if (learned !== undefined)
-          shaped.set(bound, { plan: learned, query, settingsKey: into.key, values: learned.values, deltas: learned.values.map(() => 0) });
+          shaped.set(bound, { shaped: true, plan: learned, query, settingsKey: into.key, values: learned.values, deltas: learned.values.map(() => 0) });
       }
       return bound;
     },
@@ -513,6 +523,12 @@ export function createPlanCache(options: PlanCacheOptions = {}): PlanCache {
       const hash = mix(hashOf(kind), hashOf(derivedOptions, true));
       const form = formOf(bound, kind, derivedOptions, hash);
       if (form !== undefined) return form.value as ReturnType<typeof compute>;
+      // A text served from its shape's plan whose compiled form's template is known: filled, nothing kept.
+      const served = shapedOf(bound);
+      if (served !== undefined && !exact.has(bound)) {
+        const known = formOf(served.plan, kind, derivedOptions, hash)?.value as DerivedPlan | undefined;
+        if (known !== undefined && known !== false) return fillDerived<ReturnType<typeof compute>>(known, served);
+      }
       // (A miss: the compile with these options, made here so that a hit allocates nothing.)
       const compileOne = (one: BoundQuery): ReturnType<typeof compute> => compute(one, derivedOptions);
       const kept = exact.has(bound);

@@ -17,7 +17,7 @@ import { expressionChildren, forEachExpression } from '../semantic/walk/index.js
 import type { BindSettings } from '../semantic/settings.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import { probeImage, shapeOf, withImages, type QueryShape, type Slot } from './shape.js';
-import { extraOf, instantiate, instantiateLazily, learnTemplate, samePlan, type Template } from './template.js';
+import { fillingOf, instantiate, instantiateLazily, learnTemplate, samePlan, type Filling, type Template } from './template.js';
 
 /** A text of the shape that the plan was checked against. */
 interface Probe {
@@ -42,14 +42,14 @@ export interface ShapePlan {
   readonly probes: readonly [Probe, Probe];
 }
 
-/** A bound query of a text of a shape with a plan, with that text's literals. */
-export interface ShapedBound {
+/** A bound query of a text of a shape with a plan, with that text's literals (the filling of its lazy parts too). */
+export interface ShapedBound extends Filling {
+  /** Marks a shaped bound query's filling. */
+  readonly shaped: true;
   readonly plan: ShapePlan;
   /** The text and the key of the settings it was bound with (the key of its exact text, when needed; the cache's own). */
   readonly query: string;
   readonly settingsKey: string;
-  readonly values: readonly unknown[];
-  readonly deltas: readonly number[];
 }
 
 /** A compiled form's template, or `false` when the form does not follow the literals. */
@@ -168,12 +168,19 @@ export function instantiateBound(plan: ShapePlan, shape: QueryShape, query: stri
     values.push(slot.value);
     deltas.push(slot.image.length - (plan.lengths[i] as number));
   }
-  return instantiateLazily(plan.template, values, deltas, { plan, query, settingsKey, values, deltas }) as BoundQuery;
+  const instance: ShapedBound = { shaped: true, plan, query, settingsKey, values, deltas };
+  return instantiateLazily(plan.template, instance) as BoundQuery;
 }
 
 /** The plan and literals of a bound query that {@link instantiateBound} gave. */
 export function shapedOf(bound: BoundQuery): ShapedBound | undefined {
-  return extraOf(bound) as ShapedBound | undefined;
+  const filling = fillingOf(bound);
+  return filling !== undefined && (filling as Partial<ShapedBound>).shaped === true ? (filling as ShapedBound) : undefined;
+}
+
+/** A compiled form of a shaped bound query from its form's template. */
+export function fillDerived<T>(known: { readonly template: Template }, instance: ShapedBound): T {
+  return instantiate(known.template, instance.values, instance.deltas) as T;
 }
 
 /** Where the cache keeps a compiled form's template (or `false`) for a shape plan. */
@@ -190,11 +197,8 @@ export interface DerivedSlot {
 export function deriveShaped<T>(bound: BoundQuery, instance: ShapedBound, slot: DerivedSlot, compute: (bound: BoundQuery) => T): { value: T } | undefined {
   const known = slot.get();
   if (known === false) return undefined;
-  if (known !== undefined) {
-    // (All of it: the caller reads a compiled form whole.)
-    const value = instantiate(known.template, instance.values, instance.deltas);
-    return { value: value as T };
-  }
+  // (All of it: the caller reads a compiled form whole.)
+  if (known !== undefined) return { value: fillDerived<T>(known, instance) };
   const value = compute(bound);
   const [first, second] = instance.plan.probes;
   let template: Template | undefined;

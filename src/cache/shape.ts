@@ -153,6 +153,9 @@ const isBefore = (c: number): boolean => c === 32 || c === 9 || c === 40 || c ==
 /** After a slot: the end (`NaN`), a blank, `)`, `,` or `;`. */
 const isAfter = (c: number): boolean => Number.isNaN(c) || c === 32 || c === 9 || c === 41 || c === 44 || c === 59;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+/** The markers of plain strings by class bits, and of Int32s by range (made once, not per slot). */
+const STRING_MARKERS = Array.from({ length: 64 }, (_, bits) => `s${bits}`);
+const INT_MARKERS = Array.from({ length: EDGES.length + 1 }, (_, range) => `i${range}`);
 
 function decode(text: string, plusAsSpace: boolean): string | undefined {
   if (!text.includes('%') && !(plusAsSpace && text.includes('+'))) return text;
@@ -239,7 +242,8 @@ function scan(text: string, part: number, option: string, slots: Slot[]): boolea
       if (delimited && isAfter(text.charCodeAt(j + 1))) {
         const body = text.slice(i + 1, j);
         const bits = stringBits(body);
-        if (bits >= 0) slots.push({ kind: 'string', part, option, offset: i, image: text.slice(i, j + 1), value: body, marker: `s${bits}` });
+        if (bits >= 0)
+          slots.push({ kind: 'string', part, option, offset: i, image: text.slice(i, j + 1), value: body, marker: STRING_MARKERS[bits] as string });
       }
       i = j + 1;
       continue;
@@ -276,7 +280,7 @@ function scan(text: string, part: number, option: string, slots: Slot[]): boolea
         const number = decodeNumber(image);
         const value = number.type === 'Edm.Int32' && String(number.value) === image ? number.value : undefined;
         const range = value === undefined ? undefined : intClass(value);
-        if (value !== undefined && range !== undefined) slot = { kind: 'int32', part, option, offset: i, image, value, marker: `i${range}` };
+        if (value !== undefined && range !== undefined) slot = { kind: 'int32', part, option, offset: i, image, value, marker: INT_MARKERS[range] as string };
       }
       if (slot !== undefined) slots.push(slot);
       i = j;

@@ -191,11 +191,13 @@ export function learnTemplate(
   return new Learner(values, probeValues, layout).learn(mine, probe, undefined, 0, undefined);
 }
 
-/** What a lazily filled plan was filled with, and what its getters computed. */
-interface Filling {
+/**
+ * What a lazily filled plan was filled with (the literal values and the lengths they add), and what
+ * its getters computed; its own fields beyond these are the caller's (see {@link fillingOf}).
+ */
+export interface Filling {
   readonly values: readonly unknown[];
   readonly deltas: readonly number[];
-  readonly extra: unknown;
   done?: Map<string, unknown>;
 }
 
@@ -216,30 +218,26 @@ function lazyEntry(key: string, entry: Template): PropertyDescriptor {
 }
 
 /**
- * `instantiate`, except that the large entries of the top object are filled when first read
- * (own, enumerable getters, as `toSql`'s pieces are): the bound query of a text whose compiled
- * form is served from the cache is never built. `extra` is kept with the plan (see {@link extraOf}).
+ * `instantiate` with `filling`'s values, except that the large entries of the top object are filled
+ * when first read (own, enumerable getters, as `toSql`'s pieces are): the bound query of a text
+ * whose compiled form is served from the cache is never built. The filling is kept with the plan
+ * (one object: the caller's, see {@link fillingOf}).
  */
-export function instantiateLazily(template: Template, values: readonly unknown[], deltas: readonly number[], extra?: unknown): unknown {
-  if (template.t !== 'object') return instantiate(template, values, deltas);
+export function instantiateLazily<F extends Filling>(template: Template, filling: F): unknown {
+  if (template.t !== 'object') return instantiate(template, filling.values, filling.deltas);
   const result: Record<string, unknown> = { ...template.base };
-  let lazy = false;
   for (let i = 0; i < template.keys.length; i++) {
     const getter = template.getters[i];
-    if (getter === undefined) {
-      result[template.keys[i] as string] = instantiate(template.entries[i] as Template, values, deltas);
-    } else {
-      Object.defineProperty(result, template.keys[i] as string, getter);
-      lazy = true;
-    }
+    if (getter === undefined) result[template.keys[i] as string] = instantiate(template.entries[i] as Template, filling.values, filling.deltas);
+    else Object.defineProperty(result, template.keys[i] as string, getter);
   }
-  if (lazy || extra !== undefined) fillings.set(result, { values, deltas, extra });
+  fillings.set(result, filling);
   return result;
 }
 
-/** The `extra` a plan was filled with by {@link instantiateLazily}. */
-export function extraOf(plan: object): unknown {
-  return fillings.get(plan)?.extra;
+/** The filling a plan was made with by {@link instantiateLazily}. */
+export function fillingOf(plan: object): Filling | undefined {
+  return fillings.get(plan);
 }
 
 /**
