@@ -561,6 +561,19 @@ describe('the differential runner', () => {
     }
   }, 120_000);
 
+  it('the average of Doubles whose sum is subnormal is 0 where IEEE 754 rounds it there, not an underflow error on PostgreSQL (seed 3119, model 2047)', async () => {
+    // PostgreSQL 15: 'value out of range: underflow' for (8e-323 + -7.4e-323) / 2; the neighbours: the average alone, in
+    // groupby and aggregate, of a value that underflows, a sum of one value, a negative one, and a quotient of it.
+    const queries = [
+      '$apply=groupby((Review),aggregate($count as n,Code with average as a0))/compute(n div $these/aggregate(n with sum) as share)&$orderby=Review',
+      '$apply=groupby((Review),aggregate(Code with average as a0,Code with sum as s0))&$orderby=Review',
+      '$apply=filter(Code lt 1e-300 and Code gt -1e-300)/aggregate(Code with average as a0,$count as n)',
+      '$apply=filter(Code lt 0)/aggregate(Code with average as a0)',
+      '$apply=groupby((Review),aggregate(Code with average as a0))/compute(a0 div 3 as third)&$orderby=Review',
+    ];
+    await expectRowsEverywhere(2047, 'Author', queries, ['pglite', 'sqlite', 'duckdb', 'postgres', 'mysql', 'mingo']);
+  }, 120_000);
+
   it('an Int32 product folded out of 64-bit doubles travels exactly: a bigint parameter on SQL, a long on MongoDB (seed 3115, model 1987)', async () => {
     // PostgreSQL and MariaDB gave -9077290969301120 (the folded value went through a double) for -9077290969301121.
     const queries = [

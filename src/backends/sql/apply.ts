@@ -956,7 +956,7 @@ export class SqlApplyCompiler {
         // Integers: the exact quotient of the exact sum, rounded once to a double, as the reference.
         if (isIntegerType(input))
           return dialect.double(dialect.decimalDivide(dialect.integerAsDecimal(this.integerSum(x)), `NULLIF(${dialect.integerAsDecimal(`COUNT(${x})`)}, 0)`));
-        if (isFloat(input) && dialect.doubleSumOverflow !== undefined) return `(${this.doubleSum(dialect.double(x))} / NULLIF(COUNT(${x}), 0))`;
+        if (isFloat(input) && dialect.doubleSumOverflow !== undefined) return this.doubleAverage(this.doubleSum(dialect.double(x)), `COUNT(${x})`);
         return `AVG(${dialect.double(x)})`;
       case 'min':
       case 'max':
@@ -981,6 +981,18 @@ export class SqlApplyCompiler {
     const nan = c.dialect.notNaN === undefined ? '' : `WHEN NOT (${c.dialect.notNaN(big)}) THEN ${big} `;
     const beyond = overflow === 'infinity' ? `${big} * ${c.value(Number.POSITIVE_INFINITY, 'double')}` : 'NULL';
     return `(CASE WHEN ${big} IS NULL THEN ${small} ${nan}WHEN ABS(${big}) > ${c.value(Number.MAX_VALUE * 2 ** -500, 'double')} THEN ${beyond} ELSE ${big} * ${large()} + COALESCE(${small}, 0) END)`;
+  }
+
+  /**
+   * The average of Doubles from their sum: the quotient, except where IEEE 754 rounds it to 0 (a
+   * subnormal sum over several values, `8e-323` and `-7.4e-323`), which PostgreSQL's division
+   * raises as an underflow instead (campaign seed 3119, model 2047): 0 there, as in the
+   * reference. The check compares at 2^1001 times the sum, only a sum below 1 (see the compiler's
+   * `doubleOperation`, whose quotient this is for a count).
+   */
+  private doubleAverage(sum: string, count: string): string {
+    const c = this.compiler;
+    return `(CASE WHEN ABS(${sum}) < 1 AND ABS(${sum}) * ${c.value(2 ** 1001, 'double')} <= ${c.value(2 ** -74, 'double')} * ${count} THEN ${c.dialect.double('0')} ELSE ${sum} / NULLIF(${count}, 0) END)`;
   }
 
   /** The exact sum of integers, one size wider than Int64 where the dialect has it. */
