@@ -161,11 +161,12 @@ export type BuiltCall = { readonly kind: 'expression'; readonly expression: Expr
 export function buildCall(nameToken: IToken, args: readonly RawArgument[], end: number, afterSlash = false): BuiltCall {
   const name = nameToken.image;
   const at = span(nameToken.startOffset, end);
+  // A canonical function first (the most frequent call: its name is looked up as written).
+  const canonical = afterSlash ? undefined : canonicalFunctionName(name);
+  if (canonical !== undefined) return { kind: 'expression', expression: buildCanonicalCall(canonical, args, at) };
   const lower = name.toLowerCase();
   if (afterSlash && (lower === 'any' || lower === 'all')) return { kind: 'segment', segment: buildLambda(lower, args, at) };
   if (!afterSlash) {
-    const canonical = canonicalFunctionName(name);
-    if (canonical !== undefined) return { kind: 'expression', expression: buildCanonicalCall(canonical, args, at) };
     if (lower === 'case') return { kind: 'expression', expression: buildCase(args, at) };
     if (name === 'isdefined') return { kind: 'expression', expression: buildIsDefined(args, at) };
     if (lower === 'any' || lower === 'all') {

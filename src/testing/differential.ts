@@ -442,11 +442,8 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
         [...type.properties.values()].some(
           (p) =>
             p.kind === 'property' &&
-            (isDouble(p.type) ||
-              (p.type.kind !== 'primitive' &&
-                'type' in p.type &&
-                typeof p.type.type === 'object' &&
-                holdsDouble(p.type.type as StructuredType, new Set([...seen, type])))),
+            // (Into structured values only: an enumeration type has members, no properties; campaign seed 3120.)
+            (isDouble(p.type) || ((p.type.kind === 'complex' || p.type.kind === 'entity') && holdsDouble(p.type.type, new Set([...seen, type])))),
         );
       if (!holdsDouble(output, new Set())) return false;
       // A total that cancels to about zero is exact in no order: below n·2^-50 of the largest addend
@@ -482,10 +479,7 @@ export const DEVIATION_EXCEPTIONS: readonly DeviationException[] = [
         for (const property of type.properties.values()) {
           if (property.kind !== 'property' || !Object.hasOwn(row, property.name)) continue;
           const value = row[property.name];
-          const nested =
-            property.type.kind !== 'primitive' && 'type' in property.type && typeof property.type.type === 'object'
-              ? (property.type.type as StructuredType)
-              : undefined;
+          const nested = property.type.kind === 'complex' || property.type.kind === 'entity' ? property.type.type : undefined;
           const one = (item: unknown): unknown =>
             isDouble(property.type)
               ? blur(item)

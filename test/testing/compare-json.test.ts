@@ -102,4 +102,17 @@ describe('the OData JSON comparison', () => {
     const verdict = judge(query, 'q', 'DuckDB', reference(query), wrong);
     expect(verdict.excusedBy).toBeUndefined();
   });
+
+  it('judges a Double total beside an enumeration value without failing itself (campaign seed 3120: the judge read an enum type as a structured one)', () => {
+    const query = bind('$apply=groupby((status),aggregate(dbl with sum as s))');
+    const expected = reference(query);
+    if (expected.kind !== 'rows') throw new Error('rows expected');
+    // The same totals in their last digits (another order of addition): excused; another total: a finding.
+    const nudged = (factor: number): Outcome => ({
+      kind: 'rows',
+      result: { ...expected.result, value: expected.result.value.map((row) => ({ ...row, s: typeof row.s === 'number' ? row.s * factor : row.s })) },
+    });
+    expect(judge(query, 'q', 'PostgreSQL (PGlite)', expected, nudged(1 + 2 ** -50))).toEqual({ excusedBy: 'double-sum-order' });
+    expect(judge(query, 'q', 'PostgreSQL (PGlite)', expected, nudged(1.5)).finding?.class).toBe('row disagreement');
+  });
 });
