@@ -987,12 +987,16 @@ export class SqlApplyCompiler {
    * The average of Doubles from their sum: the quotient, except where IEEE 754 rounds it to 0 (a
    * subnormal sum over several values, `8e-323` and `-7.4e-323`), which PostgreSQL's division
    * raises as an underflow instead (campaign seed 3119, model 2047): 0 there, as in the
-   * reference. The check compares at 2^1001 times the sum, only a sum below 1 (see the compiler's
-   * `doubleOperation`, whose quotient this is for a count).
+   * reference. The check compares at 2^1001 times the sum, clamped at 1 so that it cannot overflow
+   * (see the compiler's `doubleOperation`, whose quotient this is for a count). The sum is written
+   * twice (it is an aggregate of this query, not a value of a derived table): twice `SUM`'s size.
    */
   private doubleAverage(sum: string, count: string): string {
     const c = this.compiler;
-    return `(CASE WHEN ABS(${sum}) < 1 AND ABS(${sum}) * ${c.value(2 ** 1001, 'double')} <= ${c.value(2 ** -74, 'double')} * ${count} THEN ${c.dialect.double('0')} ELSE ${sum} / NULLIF(${count}, 0) END)`;
+    // (LEAST as such, not the dialect's null-safe hook, which writes its operand twice: a null sum
+    // gives null or 1 here, and either way the ELSE, null. The dialects with doubleSumOverflow have it.)
+    const clamped = `LEAST(ABS(${sum}), ${c.value(1, 'double')})`;
+    return `(CASE WHEN ${clamped} * ${c.value(2 ** 1001, 'double')} <= ${c.value(2 ** -74, 'double')} * ${count} THEN ${c.dialect.double('0')} ELSE ${sum} / NULLIF(${count}, 0) END)`;
   }
 
   /** The exact sum of integers, one size wider than Int64 where the dialect has it. */
