@@ -3,7 +3,7 @@
  * the built package loads as ESM and as CommonJS with its types.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,8 +157,17 @@ describe('portability', () => {
       expect(publint.status).toBe(0);
       // arethetypeswrong under the node16 and bundler resolutions (node10 knows no subpath
       // exports). The one finding allowed: the browser bundle is ES-module-only on purpose.
-      const attw = spawnSync(join(bin, 'attw'), [tarball, '--format', 'json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-      const analysis = (JSON.parse(attw.stdout) as { analysis: { problems: { kind: string; entrypoint: string; resolutionKind?: string }[] } }).analysis;
+      // Its JSON (hundreds of KB) goes to a file: written to a pipe, attw's exit could cut it short
+      // (a fresh clone's run once read 219 KB of it), a file is written whole.
+      const report = join(destination, 'attw.json');
+      const out = openSync(report, 'w');
+      try {
+        spawnSync(join(bin, 'attw'), [tarball, '--format', 'json'], { stdio: ['ignore', out, 'pipe'] });
+      } finally {
+        closeSync(out);
+      }
+      const analysis = (JSON.parse(readFileSync(report, 'utf8')) as { analysis: { problems: { kind: string; entrypoint: string; resolutionKind?: string }[] } })
+        .analysis;
       const problems = analysis.problems
         .filter((problem) => problem.resolutionKind !== 'node10')
         .map((problem) => `${problem.kind} ${problem.entrypoint} ${problem.resolutionKind}`);
