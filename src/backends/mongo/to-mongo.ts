@@ -8,18 +8,16 @@
  * string such as `{"$gt":""}` or `$where` is matched as data and never becomes an operator.
  */
 import { joinedKeys, orderedByApply } from '../../semantic/apply/output-order.js';
-import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
 import { foldLowered, lowerCondition, type LoweredComparison, type LoweredCondition } from '../../passes/lower-conditions.js';
 import { applyStages, type ApplyHooks } from './apply.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
 import type { EntitySet, Property, StructuredType } from '../../model/model.js';
 import type { BoundExpandItem, BoundExpression, BoundLiteral, BoundPathStep, BoundQuery, BoundQueryOptions, BoundSearch } from '../../semantic/bound-ast.js';
 import { foldSearch } from '../../semantic/bind-search.js';
-import { foldQuery } from '../../reference/constant-folding.js';
-import { requireKnownTargets } from '../../passes/known-targets.js';
+import { prepareForBackend, type BackendPreparation } from '../preparation.js';
 import { crossJoinOf, type CrossJoin } from '../../semantic/resource-path/crossjoin.js';
 import { crossJoinStages } from './crossjoin.js';
-import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
+import type { FractionalPrecision } from '../../passes/fractional-precision.js';
 import { REGEX_OF_STRING_MATCH } from './functions.js';
 import {
   MongoExpressionCompiler,
@@ -765,6 +763,8 @@ function keySelect(type: StructuredType): BoundQueryOptions['select'] {
 
 /** A BSON date's precision: milliseconds. */
 const MONGO_PRECISION: FractionalPrecision = { digits: { 'Edm.DateTimeOffset': 3 }, backend: 'MongoDB' };
+/** MongoDB's preparation (../preparation.ts): it orders a grouped dynamic property by BSON order, as the reference does. */
+const MONGO_PREPARATION: BackendPreparation = { backend: 'MongoDB', precision: MONGO_PRECISION, ordersGrouped: true };
 
 /**
  * Compiles a bound query to a MongoDB `find` (filter, projection, sort, skip and limit), or to an
@@ -811,13 +811,8 @@ function compileMongo(query: BoundQuery, options: ToMongoOptions, forcePipeline:
     // (The options as given: the cache leaves out its own entry; a copy without it only to compile.)
     return options.cache.derive(query, 'mongo', options, toMongoUncached);
   }
-  // Every navigation needs its entity set, also inside an expression that folding drops.
-  requireKnownTargets('MongoDB', query);
-  // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
-  refuseUntypedUses(query, 'MongoDB', true);
-  // now() and other constant subexpressions become literals (computed once, as the reference does).
-  // Then instant literals finer than a BSON date (milliseconds) are made exact or refused.
-  const bound = limitFraction(foldQuery(query), MONGO_PRECISION);
+  // Refusals, constants folded, instant literals finer than a BSON date (milliseconds) made exact or refused (../preparation.ts).
+  const bound = prepareForBackend(query, MONGO_PREPARATION);
   // `$crossjoin(…)`: a pipeline over its combinations (crossjoin.ts), on the first set's collection.
   const join = forcePipeline ? undefined : crossJoinOf(bound.entitySet);
   if (join !== undefined) return crossJoinPipeline(join, query, options);

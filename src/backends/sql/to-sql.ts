@@ -2,12 +2,9 @@
  * `toSql`: compiles a bound query to parametrized SQL statements for one dialect (the list, the
  * count, and the pieces for composing), numbering the placeholders in the order of the text.
  */
-import { refuseUntypedUses } from '../../passes/dynamic-uses.js';
 import type { PlanCache } from '../../cache/plan-cache.js';
-import { foldQuery } from '../../reference/constant-folding.js';
-import { requireKnownTargets } from '../../passes/known-targets.js';
+import { prepareForBackend, type BackendPreparation } from '../preparation.js';
 import { spatialText } from './spatial-text.js';
-import { limitFraction, type FractionalPrecision } from '../../passes/fractional-precision.js';
 import type { Property } from '../../model/model.js';
 import type { BoundQuery } from '../../semantic/bound-ast.js';
 import type { ExpressionType } from '../../semantic/types.js';
@@ -149,16 +146,17 @@ function numbered(marked: string, values: readonly unknown[], params: unknown[],
   return sql + marked.slice(from);
 }
 
-/** The fractional precision of a dialect (kept per dialect: the pass keeps its units per precision). */
-const precisions = new WeakMap<Dialect, FractionalPrecision>();
-function precisionOf(dialect: Dialect): FractionalPrecision {
-  let precision = precisions.get(dialect);
-  if (precision === undefined) {
+/** What the backend preparation needs of a dialect: its fractional precision (kept per dialect: the pass keeps its units per precision). */
+const preparations = new WeakMap<Dialect, BackendPreparation>();
+function precisionOf(dialect: Dialect): BackendPreparation {
+  let preparation = preparations.get(dialect);
+  if (preparation === undefined) {
     const digits = dialect.fractionalSecondDigits;
-    precision = { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' };
-    precisions.set(dialect, precision);
+    const precision = { digits: { 'Edm.DateTimeOffset': digits, 'Edm.TimeOfDay': digits, 'Edm.Duration': digits }, backend: 'SQL' };
+    preparation = { backend: 'SQL', precision };
+    preparations.set(dialect, preparation);
   }
-  return precision;
+  return preparation;
 }
 
 /** `toSql` without the plan cache (what the cache keeps), frozen. */
@@ -180,14 +178,9 @@ export function toSql(query: BoundQuery, options: ToSqlOptions): SqlQuery {
     // (The options as given: the cache leaves out its own entry; a copy without it only to compile.)
     return options.cache.derive(query, 'sql', options, toSqlUncached);
   }
-  // Every navigation needs its entity set, also inside an expression that folding drops.
-  requireKnownTargets('SQL', query);
-  // Dynamic properties: compared, ordered, grouped and aggregated; other uses refused (passes/dynamic-uses.ts).
-  refuseUntypedUses(query, 'SQL');
-  // now() and other constant subexpressions become parameters (computed once, as the reference does).
   const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
-  // Then literals finer than the database's fraction of a second are made exact or refused.
-  const bound = limitFraction(foldQuery(query), precisionOf(dialect));
+  // Refusals, constants folded (they become parameters), literals finer than the database's fraction of a second (../preparation.ts).
+  const bound = prepareForBackend(query, precisionOf(dialect));
   // With $apply, the statement reads the rows it gives (a derived table named t0) of its output type.
   const apply = bound.apply;
   const type = apply?.output ?? bound.entityType;
