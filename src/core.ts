@@ -124,4 +124,9 @@ export { odataQuery, type ODataQueryResult, type ODataQueryFailure } from './res
 export { jsonRecord, jsonValue, type JsonValueOptions } from './responses/json-values.js';
 export { errorResponse, listResponse, skipForPage, isLastPage, type ErrorResponse, type ListResponseOptions } from './responses/responses.js';
 export { validateQuery, type Diagnostic, type ValidateSettings, type QueryTarget } from './validation/validate-query.js';
+export { completeQuery, type Completion, type CompletionKind, type CompleteSettings } from './language/complete-query.js';
+export { describeQuery, type QueryDescription } from './language/describe-query.js';
+export { signatureHelp, type Signature, type SignatureHelp } from './language/signature-help.js';
+export { quickFixes, type QuickFix, type TextEdit } from './language/quick-fixes.js';
+export type { TextRange } from './language/cursor.js';
 export * from './responses/odata-json/index.js';

@@ -31,6 +31,7 @@ import {
   type BoundPathStep,
 } from './bound-ast.js';
 import { describeOverloads, matchOverload } from './functions.js';
+import { PROBE_NAME, probing, reportProbe } from './probe.js';
 import { checkMatchesPattern } from './pattern-subset.js';
 import { bindSearch } from './bind-search.js';
 import { transformExpression } from './walk/index.js';
@@ -211,6 +212,11 @@ const BALANCE_CHAIN = 64;
 export class ExpressionBinder {
   private nodes = 0;
   private depth = 0;
+  /**
+   * While probing (completion, semantic/probe.ts): the other operand's type and the operator, set
+   * just before a right operand is bound and read by that operand alone.
+   */
+  private operandOf: { readonly type: ExpressionType; readonly operator: string } | undefined;
 
   constructor(private readonly context: ExpressionContext) {}
 
@@ -257,6 +263,7 @@ export class ExpressionBinder {
   }
 
   private expressionOf(node: Expression, scope: Scope): BoundExpression {
+    if (this.operandOf !== undefined && node.kind !== 'path') this.operandOf = undefined;
     if (node.kind === 'binary' && (node.operator === 'and' || node.operator === 'or') && node.left.kind === 'binary' && node.left.operator === node.operator) {
       return this.chain(node, scope);
     }
@@ -395,6 +402,30 @@ export class ExpressionBinder {
 
   // ---- paths -------------------------------------------------------------------------------------
 
+  /** Reports the probe met as a member segment of a path whose value so far is `current` (semantic/probe.ts). */
+  private reachProbe(
+    current: ExpressionType,
+    first: boolean,
+    scope: Scope,
+    operand: { readonly type: ExpressionType; readonly operator: string } | undefined,
+  ): never {
+    const context = this.context;
+    const collection = current.kind === 'collection';
+    const element = collection ? current.element : current;
+    return reportProbe({
+      context: context.purpose,
+      type: !collection && (element.kind === 'entity' || element.kind === 'complex') ? element.type : undefined,
+      first,
+      collection,
+      variables: scope.variables,
+      ...(context.computed === undefined ? {} : { computed: context.computed }),
+      ...(operand === undefined ? {} : { expected: operand.type, operator: operand.operator }),
+      ...(context.capabilities === undefined ? {} : { capabilities: context.capabilities }),
+      ...(context.entitySet === undefined ? {} : { entitySet: context.entitySet }),
+      ...(context.aggregatedFrom === undefined ? {} : { aggregated: true }),
+    });
+  }
+
   private findMember(type: StructuredType, name: string): Property | NavigationProperty | undefined {
     const exact = type.properties.get(name) ?? type.navigation.get(name);
     if (exact !== undefined || !this.context.settings.caseInsensitive) return exact;
@@ -424,6 +455,9 @@ export class ExpressionBinder {
   }
 
   private path(node: MemberPath, scope: Scope): BoundExpression {
+    // (The other operand's type, for a probe among this path's segments: consumed here, whatever the path.)
+    const operand = this.operandOf;
+    this.operandOf = undefined;
     const segments = node.segments;
     let root: BoundPathRoot = { kind: 'it' };
     let current: ExpressionType = { kind: 'entity', type: this.context.it };
@@ -486,6 +520,8 @@ export class ExpressionBinder {
       if (index > 0) this.count(segment.span);
       switch (segment.kind) {
         case 'member': {
+          if (segment.name === PROBE_NAME && probing())
+            this.reachProbe(current, index === 0 && root.kind === 'it' && node.head.kind === 'implicit', scope, operand);
           if (current.kind === 'entity' || current.kind === 'complex') {
             const structured: StructuredType = current.type;
             const member = this.findMember(structured, segment.name);
@@ -810,6 +846,7 @@ export class ExpressionBinder {
       if (node !== undefined) return this.rollupNodeEquality(operator, node, node === rightNode ? leftNode : rightNode, span, scope);
     }
     let left = this.expression(leftNode, scope);
+    if (operator !== 'and' && operator !== 'or' && probing()) this.operandOf = { type: left.type, operator };
     let right = this.expression(rightNode, scope);
     if (COMPARISONS.has(operator)) {
       // A dynamic property compared with a typed value reads as that value's JSON type (dynamic-values.ts).
@@ -928,6 +965,7 @@ export class ExpressionBinder {
   private has(leftNode: Expression, rightNode: Expression, span: Span, scope: Scope): BoundExpression {
     this.checkOperatorAllowed('has', span);
     const left = this.expression(leftNode, scope);
+    if (probing()) this.operandOf = { type: left.type, operator: 'has' };
     const right = this.convert(this.expression(rightNode, scope), left.type);
     if (left.type.kind === 'null' || right.type.kind === 'null') {
       return { kind: 'binary', operator: 'has', left, right, type: BOOLEAN, operandType: left.type.kind === 'null' ? right.type : left.type, span };

@@ -13,6 +13,7 @@ import {
   type Property,
   type StructuredType,
 } from '../model/model.js';
+import { PROBE_NAME, probing, reportProbe } from './probe.js';
 import type { ComputeItem, ExpandItem, Expression, ODataQuery, OrderByItem, QueryOptions, SelectItem, Span } from '../syntax/ast.js';
 import { navigationTarget } from '../model/navigation.js';
 import { parseQuery } from '../syntax/query-string.js';
@@ -377,6 +378,8 @@ class QueryBinder {
       for (const [index, segment] of item.path.entries()) {
         if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $select`, option, segment.span.start);
         const last = index === item.path.length - 1;
+        if (segment.name === PROBE_NAME && probing())
+          reportProbe({ context: 'select', type, first: index === 0, ...(computed === undefined ? {} : { computed: computed.byName }) });
         const member = this.findMember(type, segment.name);
         const computedItem =
           member === undefined && index === 0 && computed !== undefined
@@ -462,6 +465,7 @@ class QueryBinder {
         let member: Property | NavigationProperty | undefined;
         for (const [index, segment] of item.path.entries()) {
           if (segment.kind === 'annotation') fail('unsupported_feature', `Annotations are not supported in $expand`, option, segment.span.start);
+          if (segment.name === PROBE_NAME && probing()) reportProbe({ context: 'expand', type, first: index === 0 });
           const found = this.findMember(type, segment.name);
           if (found === undefined && segment.name.includes('.')) {
             type = this.castSegment(segment.name, type, option, segment.span.start);

@@ -3,7 +3,7 @@
  * its overloads as parameter kinds and a result. Arity alone is checked by the parser.
  */
 import type { CanonicalFunctionName } from '../syntax/ast.js';
-import { BOOLEAN, DECIMAL, DOUBLE, INT32, STRING, isNumeric, primitive, spatialFamily, type ExpressionType } from './types.js';
+import { BOOLEAN, DECIMAL, DOUBLE, INT32, STRING, isNumeric, primitive, spatialFamily, typeName, type ExpressionType } from './types.js';
 
 /** What a parameter of an overload accepts. */
 export type ParameterKind =
@@ -21,7 +21,8 @@ const TIME_OF_DAY = primitive('Edm.TimeOfDay');
 
 const INTEGERS = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64']);
 
-function accepts(kind: ParameterKind, type: ExpressionType): boolean {
+/** Whether a parameter of kind `kind` accepts a value of `type` (null and untyped values fit any). */
+export function accepts(kind: ParameterKind, type: ExpressionType): boolean {
   if (type.kind === 'null' || (type.kind === 'primitive' && type.name === 'Edm.Untyped')) return true;
   if (type.kind === 'collection') return kind === 'collection';
   if (type.kind !== 'primitive') return false;
@@ -159,6 +160,34 @@ const KIND_NAMES: Readonly<Record<ParameterKind, string>> = {
 export function describeOverloads(name: string): string {
   const overloads = SIGNATURES[name as keyof typeof SIGNATURES] ?? [];
   return overloads.map((overload) => `${name}(${overload.parameters.map((p) => KIND_NAMES[p]).join(', ')})`).join('; ');
+}
+
+/** One overload as text: its parameters' type names and its result's (`number` results: `Edm.Decimal or Edm.Double`). */
+export interface OverloadText {
+  readonly parameters: readonly string[];
+  readonly result: string;
+}
+
+/** The overloads of a canonical function as text (none for `cast` and `isof`, whose argument is a type name). */
+export function overloadTexts(name: string): OverloadText[] {
+  const overloads = SIGNATURES[name as keyof typeof SIGNATURES] ?? [];
+  return overloads.map((overload) => ({
+    parameters: overload.parameters.map((p) => KIND_NAMES[p]),
+    result: typeof overload.result === 'function' ? 'Edm.Decimal or Edm.Double' : typeName(overload.result),
+  }));
+}
+
+/** The index of the first overload that accepts the argument types (the one {@link matchOverload} takes), or -1. */
+export function matchedOverloadIndex(name: string, args: readonly ExpressionType[]): number {
+  const overloads = SIGNATURES[name as keyof typeof SIGNATURES] ?? [];
+  overloads: for (let index = 0; index < overloads.length; index++) {
+    const { parameters } = overloads[index] as Overload;
+    if (parameters.length !== args.length) continue;
+    for (let i = 0; i < parameters.length; i++) if (!accepts(parameters[i]!, args[i] as ExpressionType)) continue overloads;
+    if (mixedSpatialFamilies(args)) continue;
+    return index;
+  }
+  return -1;
 }
 
 /** The result type of the first overload that accepts the argument types, or `undefined`. */

@@ -67,6 +67,9 @@ const TRANSFORMATIONS: ReadonlySet<string> = new Set<TransformationKind>([
   'traverse',
 ]);
 
+/** The names of the transformations of `$apply` (Data Aggregation 3 and 6), for completion. */
+export const TRANSFORMATION_NAMES: readonly string[] = [...TRANSFORMATIONS];
+
 /** The transformations whose syntax is checked but that get no tree of their own (`kind: 'other'`). */
 export const OTHER_TRANSFORMATIONS: ReadonlySet<TransformationKind> = new Set<TransformationKind>(['custom']);
 

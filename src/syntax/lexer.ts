@@ -58,11 +58,25 @@ function keywordKey(text: string): number {
   return key;
 }
 
+/** The spelling of each keyword type (`Eq` is `eq`), for the language service's completions. */
+const SPELLINGS = new Map<TokenType, string>();
+
 function keyword(name: string, word: string, caseSensitive = false, extraCategories: TokenType[] = []): TokenType {
   const type = createToken({ name, pattern: Lexer.NA, categories: [Identifier, ...extraCategories] });
   KEYWORDS.set(keywordKey(word), type);
+  SPELLINGS.set(type, word);
   if (caseSensitive) CASE_SENSITIVE.set(type, word);
   return type;
+}
+
+/** How the keyword type `type` is spelt (`eq` for `Eq`), or `undefined` for any other token type. */
+export function keywordSpelling(type: TokenType): string | undefined {
+  return SPELLINGS.get(type);
+}
+
+/** Every keyword type with its spelling. */
+export function keywordSpellings(): ReadonlyMap<TokenType, string> {
+  return SPELLINGS;
 }
 
 /** The keyword type that `text` spells, if any. */

@@ -1,9 +1,10 @@
 /**
  * The playground in a real browser: Debian's Chromium driven by playwright-core (headless, no
  * sandbox, background networking off). Opened from disk (the standalone build) and served by the
- * example server at /playground; a valid and an invalid query are typed, and what the page shows
- * is checked. Screenshots go to test-artifacts/ (not committed). Skipped when Chromium is missing,
- * except in CI (.ci/run installs it).
+ * example server at /playground; a valid and an invalid query are typed into its CodeMirror editor,
+ * and what the page shows is checked: the panels, the squiggles, and the editor's completion,
+ * hover and signature tooltips. Screenshots go to test-artifacts/ (not committed). Skipped when
+ * Chromium is missing, except in CI (.ci/run installs it).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,14 +25,62 @@ if (!present && process.env.CI !== undefined) {
 }
 if (!present) console.warn(`playground tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
-/** Replaces the query text and waits for the page to render it. */
+/** The text of the query editor. */
+async function editorText(page: Page): Promise<string> {
+  return (await page.locator('.cm-content').textContent()) ?? '';
+}
+
+/** Waits until the page's panels show `query` (they follow the editor by 120 ms). */
+async function rendered(page: Page, query: string): Promise<void> {
+  await page.waitForFunction((q) => document.getElementById('status')?.dataset.query === q, query);
+}
+
+/**
+ * Replaces the query text in the editor (its first characters typed key by key, the rest inserted
+ * at once), waits for the page to render it and closes the completion list that typing opened.
+ */
 async function type(page: Page, query: string): Promise<void> {
-  const box = page.getByTestId('query');
-  await box.fill('');
-  await box.pressSequentially(query.slice(0, 3));
-  await box.fill(query);
-  await box.dispatchEvent('input');
-  await page.waitForFunction((q) => (document.getElementById('backdrop')?.textContent ?? '').startsWith(q), query);
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(query.slice(0, 3));
+  await page.keyboard.insertText(query.slice(3));
+  expect(await editorText(page)).toBe(query);
+  await rendered(page, query);
+  await page.keyboard.press('Escape');
+}
+
+/** The names and texts of the editor's squiggles, once there are `count` of them. */
+async function squiggles(page: Page, count: number): Promise<(string | null)[][]> {
+  await page.waitForFunction((n) => document.querySelectorAll('.cm-content .cm-lintRange').length === n, count);
+  return page.locator('.cm-content .cm-lintRange').evaluateAll((nodes) => nodes.map((n) => [/diagnostic-(\w+)/.exec(n.className)?.[1] ?? null, n.textContent]));
+}
+
+/** Moves the mouse over the middle of the first occurrence of `text` in the editor. */
+async function hover(page: Page, text: string): Promise<void> {
+  const point = await page.evaluate((wanted) => {
+    // The line's text nodes (squiggles split it), to find the occurrence across them.
+    const walker = document.createTreeWalker(document.querySelector('.cm-content .cm-line') as Node, NodeFilter.SHOW_TEXT);
+    const nodes: { node: Text; at: number }[] = [];
+    let all = '';
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      nodes.push({ node: node as Text, at: all.length });
+      all += node.textContent ?? '';
+    }
+    const start = all.indexOf(wanted);
+    if (start < 0) return undefined;
+    const locate = (offset: number): [Text, number] => {
+      const found = [...nodes].reverse().find((n) => n.at <= offset) ?? nodes[0]!;
+      return [found.node, offset - found.at];
+    };
+    const range = document.createRange();
+    range.setStart(...locate(start));
+    range.setEnd(...locate(start + wanted.length));
+    const box = range.getBoundingClientRect();
+    return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+  }, text);
+  if (point === undefined) throw new Error(`${text} is not in the editor`);
+  await page.mouse.move(point.x, point.y);
 }
 
 describe.skipIf(!present)('playground in Chromium', () => {
@@ -105,9 +154,83 @@ describe.skipIf(!present)('playground in Chromium', () => {
     await type(page, "$filter=matchesPattern(name,'^P')");
     await expect(page.getByTestId('status').textContent()).resolves.toBe('1 problem');
     await expect(page.getByTestId('diagnostics').textContent()).resolves.toContain('unsupported_feature');
-    await expect(page.locator('mark.squiggle').first().textContent()).resolves.toBe('matchesPattern');
+    await expect(squiggles(page, 1)).resolves.toEqual([['unsupported_feature', 'matchesPattern']]);
     await page.getByTestId('target').selectOption('postgres');
     await page.waitForFunction(() => document.getElementById('status')?.textContent === 'valid');
+    await expect(squiggles(page, 0)).resolves.toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('the editor: completion while typing, hover descriptions, signature help and squiggles', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`file://${join(dir, 'index.html')}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.getByTestId('entity-set').selectOption('assets');
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.press('Backspace');
+
+    // (a) Completion opens while typing, offers the set's properties that start with what was typed, and Enter takes one.
+    await page.keyboard.type('$filter=na');
+    const list = page.locator('.cm-tooltip-autocomplete');
+    // The list shown may still be the one of a shorter prefix for a moment: polled until it is this one's.
+    const labels = (): Promise<string[]> => list.locator('.cm-completionLabel').allTextContents();
+    await expect.poll(labels).toContain('name');
+    // CodeMirror takes no key for a list until it has been open for 75 ms (interactionDelay).
+    await page.waitForTimeout(150);
+    // The service's order is kept (other items, such as `NaN`, may come first): the arrow keys move to `name`.
+    const position = (await labels()).indexOf('name');
+    for (let i = 0; i < position; i++) await page.keyboard.press('ArrowDown');
+    await expect(list.locator('li[aria-selected] .cm-completionLabel').textContent()).resolves.toBe('name');
+    await expect(list.locator('li[aria-selected] .cm-completionDetail').textContent()).resolves.toBe('Edm.String');
+    await page.screenshot({ path: join(artifacts, 'playground-completion.png') });
+    await page.keyboard.press('Enter');
+    await expect(editorText(page)).resolves.toBe('$filter=name');
+    await list.waitFor({ state: 'detached' });
+    // After a space: the operators that fit a string.
+    await page.keyboard.type(' ');
+    await expect.poll(labels).toEqual(expect.arrayContaining(['eq', 'ne']));
+    // An option's name at the start of the next option: `$` offers them, and taking one reopens the list for its value.
+    await page.keyboard.press('Escape');
+    await page.keyboard.type("eq 'x'&$to");
+    await expect.poll(labels).toEqual(['$top']);
+    await page.waitForTimeout(150);
+    await page.keyboard.press('Enter');
+    await expect(editorText(page)).resolves.toBe("$filter=name eq 'x'&$top=");
+    await page.keyboard.type('5');
+    await page.keyboard.press('Escape');
+    await rendered(page, "$filter=name eq 'x'&$top=5");
+    await expect(page.getByTestId('status').textContent()).resolves.toBe('valid');
+
+    // (b) Hovering a property of a valid query shows its name and type.
+    await hover(page, 'name');
+    const tooltip = page.locator('.cm-tooltip-hover');
+    await tooltip.waitFor();
+    await expect(tooltip.textContent()).resolves.toContain('name: Edm.String');
+    await page.screenshot({ path: join(artifacts, 'playground-hover.png') });
+    await page.mouse.move(0, 0);
+    await tooltip.waitFor({ state: 'detached' });
+
+    // Signature help inside a call's parentheses: the argument at the cursor marked.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' and contains(name,');
+    const signature = page.locator('.cm-query-signature');
+    await expect.poll(() => signature.textContent()).toBe('contains(Edm.String, Edm.String): Edm.Boolean');
+    // The second argument's parameter is the one in bold.
+    await expect.poll(() => signature.innerHTML()).toBe('contains(<span>Edm.String</span>, <strong>Edm.String</strong>): Edm.Boolean');
+    await page.keyboard.press('Escape');
+
+    // (c) An invalid query: the squiggle in the editor, its message on hover, and the page's list.
+    await type(page, '$filter=nam eq 1');
+    await expect(squiggles(page, 1)).resolves.toEqual([['unknown_property', 'nam']]);
+    await expect(page.locator('.cm-content .cm-lintRange-error').count()).resolves.toBe(1);
+    await expect(page.getByTestId('diagnostics').textContent()).resolves.toContain('unknown_property');
+    await hover(page, 'nam');
+    await expect(tooltip.locator('.cm-diagnostic-error').textContent()).resolves.toContain('nam');
+    await page.screenshot({ path: join(artifacts, 'playground-lint.png') });
     expect(errors).toEqual([]);
   });
 
@@ -122,7 +245,7 @@ describe.skipIf(!present)('playground in Chromium', () => {
     const query = "$filter=nam eq 'Pump' and statuss eq 'active'&$top=5000";
     await type(page, query);
     await expect(page.getByTestId('status').textContent()).resolves.toBe('3 problems');
-    const marks = await page.locator('#backdrop mark.squiggle').evaluateAll((nodes) => nodes.map((n) => [n.getAttribute('data-code'), n.textContent]));
+    const marks = await squiggles(page, 3);
     expect(marks).toEqual([
       ['unknown_property', 'nam'],
       ['unknown_property', 'statuss'],
@@ -134,7 +257,7 @@ describe.skipIf(!present)('playground in Chromium', () => {
     await page.screenshot({ path: join(artifacts, 'playground-invalid.png'), fullPage: true });
     // Fixing the query clears the squiggles.
     await type(page, "$filter=name eq 'Pump'&$top=5");
-    await expect(page.locator('#backdrop mark.squiggle').count()).resolves.toBe(0);
+    await expect(squiggles(page, 0)).resolves.toEqual([]);
     expect(errors).toEqual([]); // The examples menu offers the server model's one-to-many navigation, each example valid.
     const examples = await page
       .getByTestId('examples')
@@ -145,12 +268,15 @@ describe.skipIf(!present)('playground in Chromium', () => {
     expect(examples.filter((e) => /(?<![A-Za-z])tickets\//.test(e))).toEqual([]);
     for (const example of examples) {
       await page.getByTestId('examples').selectOption(example);
-      await page.waitForFunction((q) => (document.getElementById('backdrop')?.textContent ?? '').startsWith(q), example);
+      await rendered(page, example);
+      await expect(editorText(page), example).resolves.toBe(example);
       await expect(page.getByTestId('status').textContent(), example).resolves.toBe('valid');
       expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '{}'), example).toHaveProperty('value');
     }
     await page.getByTestId('entity-set').selectOption('localities');
-    await expect(page.getByTestId('query').inputValue()).resolves.toContain('assets/any(');
+    await page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('assets/any('));
+    await rendered(page, await editorText(page));
+    await expect(page.getByTestId('status').textContent()).resolves.toBe('valid');
     expect(errors).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 /**
- * The playground: type a query, pick an entity set, and see the diagnostics underlined in place,
- * the AST, the canonical query string, the SQL of each dialect with its parameters, the MongoDB
- * query, and the in-memory backend's result on demo data. Everything runs in the browser on the
- * library's bundle. Served by the example server at `/playground` (then the model comes from its
- * `/$metadata`), or opened on its own from `examples/playground/dist/index.html`.
+ * The playground: type a query (with completion, hover descriptions and signature help from the
+ * library's language service: editor.ts), pick an entity set, and see the diagnostics underlined
+ * in place, the AST, the canonical query string, the SQL of each dialect with its parameters, the
+ * MongoDB query, and the in-memory backend's result on demo data. Everything runs in the browser
+ * on the library's bundle. Served by the example server at `/playground` (then the model comes
+ * from its `/$metadata`), or opened on its own from `examples/playground/dist/index.html`.
  */
 import {
   bindQuery,
@@ -17,11 +18,13 @@ import {
   toSql,
   validateQuery,
   type DialectName,
+  type Diagnostic,
   type Model,
   type QueryTarget,
   type Row,
 } from 'odata-engine';
 import { demoData, standaloneModel } from './demo.js';
+import { createQueryEditor, type QueryEditor } from './editor.js';
 
 const DIALECTS: readonly DialectName[] = ['postgres', 'mysql', 'sqlite', 'mssql', 'duckdb'];
 /**
@@ -94,8 +97,6 @@ async function loadModel(): Promise<{ model: Model; source: string; maxTop?: Rea
 async function start(): Promise<void> {
   const { model, source, maxTop } = await loadModel();
   const data = demoData(model);
-  const input = element<HTMLTextAreaElement>('query');
-  const backdrop = element<HTMLDivElement>('backdrop');
   const select = element<HTMLSelectElement>('entity-set');
   const targetSelect = element<HTMLSelectElement>('target');
   // The backend the query is checked for: what it cannot run is underlined like any other problem.
@@ -110,9 +111,11 @@ async function start(): Promise<void> {
   const first = [...model.entitySets.keys()][0] ?? '';
   select.value = model.entitySets.has('assets') ? 'assets' : first;
   const examples = element<HTMLSelectElement>('examples');
-  // The samples of the selected set that are valid for this model, listed in the examples menu.
-  const showExamples = (): void => {
-    const settings = { model, entitySet: select.value, ...(maxTop?.[select.value] === undefined ? {} : { maxTop: maxTop[select.value] }) };
+  // What queries bind with: the model, the selected entity set and the server's $top limit for it.
+  const settingsOf = (entitySet: string) => ({ model, entitySet, ...(maxTop?.[entitySet] === undefined ? {} : { maxTop: maxTop[entitySet] }) });
+  // The samples of the selected set that are valid for this model, listed in the examples menu; returns the first.
+  const showExamples = (): string => {
+    const settings = settingsOf(select.value);
     const valid = (SAMPLES[select.value] ?? []).filter((sample) => validateQuery(sample, settings).length === 0);
     examples.replaceChildren(
       ...(valid.length === 0 ? ['$top=5'] : valid).map((sample) => {
@@ -122,35 +125,39 @@ async function start(): Promise<void> {
         return option;
       }),
     );
-    input.value = examples.options[0]?.value ?? '$top=5';
+    return examples.options[0]?.value ?? '$top=5';
   };
-  showExamples();
 
-  const render = (): void => {
-    const query = input.value;
+  // Renders every panel for the query and returns its diagnostics, which the editor underlines.
+  // The editor calls it (through its linter) 120 ms after the last change.
+  const render = (query: string): Diagnostic[] => {
     const entitySet = select.value;
-    const limit = maxTop?.[entitySet];
-    const settings = { model, entitySet, ...(limit === undefined ? {} : { maxTop: limit }) };
+    const settings = settingsOf(entitySet);
     const target = targetOf(targetSelect.value);
     const diagnostics = validateQuery(query, { ...settings, ...(target === undefined ? {} : { target }) });
-    // Squiggles: the same text behind the textarea, with the diagnostics' ranges marked.
-    let html = '';
-    let at = 0;
-    for (const d of [...diagnostics].sort((a, b) => a.range.start - b.range.start)) {
-      if (d.range.start < at) continue;
-      html += escapeHtml(query.slice(at, d.range.start));
-      html += `<mark class="squiggle" data-code="${escapeHtml(d.code)}" title="${escapeHtml(d.message)}">${escapeHtml(query.slice(d.range.start, Math.max(d.range.end, d.range.start + 1)) || ' ')}</mark>`;
-      at = Math.max(d.range.end, d.range.start + 1);
-    }
-    backdrop.innerHTML = `${html}${escapeHtml(query.slice(at))}\n`;
-    element('diagnostics').innerHTML =
-      diagnostics.length === 0
-        ? '<li class="ok">No problems</li>'
-        : diagnostics
-            .map((d) => `<li class="problem"><code>${escapeHtml(d.code)}</code> ${escapeHtml(d.option ?? '')}: ${escapeHtml(d.message)}</li>`)
-            .join('');
-    element('status').textContent = diagnostics.length === 0 ? 'valid' : `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}`;
-    element('status').className = diagnostics.length === 0 ? 'valid' : 'invalid';
+    const list = element('diagnostics');
+    if (diagnostics.length === 0) list.innerHTML = '<li class="ok">No problems</li>';
+    else
+      list.replaceChildren(
+        ...diagnostics.map((d) => {
+          // Each problem selects its range in the editor when clicked.
+          const item = document.createElement('li');
+          item.className = 'problem';
+          item.dataset.code = d.code;
+          item.innerHTML = `<code>${escapeHtml(d.code)}</code> ${escapeHtml(d.option ?? '')}: ${escapeHtml(d.message)}`;
+          item.addEventListener('click', () => {
+            const length = editor.view.state.doc.length;
+            editor.view.dispatch({ selection: { anchor: Math.min(d.range.start, length), head: Math.min(d.range.end, length) }, scrollIntoView: true });
+            editor.view.focus();
+          });
+          return item;
+        }),
+      );
+    const status = element('status');
+    status.textContent = diagnostics.length === 0 ? 'valid' : `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}`;
+    status.className = diagnostics.length === 0 ? 'valid' : 'invalid';
+    // The query the panels show (the editor may be ahead of them by the 120 ms).
+    status.dataset.query = query;
 
     const outputs = ['ast', 'canonical', 'sql', 'mongo', 'result'] as const;
     let parsed: ReturnType<typeof parseQuery> | undefined;
@@ -160,11 +167,11 @@ async function start(): Promise<void> {
       element('canonical').textContent = printQuery(parsed);
     } catch (error) {
       for (const id of outputs) element(id).textContent = error instanceof Error ? error.message : String(error);
-      return;
+      return diagnostics;
     }
     if (diagnostics.length > 0) {
       for (const id of ['sql', 'mongo', 'result'] as const) element(id).textContent = '(fix the problems above first)';
-      return;
+      return diagnostics;
     }
     const bound = bindQuery(parsed, settings);
     element('sql').textContent = DIALECTS.map((dialect) => {
@@ -188,26 +195,20 @@ async function start(): Promise<void> {
     } catch (error) {
       element('result').textContent = error instanceof Error ? error.message : String(error);
     }
+    return diagnostics;
   };
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  input.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(render, 120);
+  const editor: QueryEditor = createQueryEditor({
+    parent: element('query'),
+    doc: showExamples(),
+    settings: () => settingsOf(select.value),
+    check: render,
   });
-  input.addEventListener('scroll', () => {
-    backdrop.scrollTop = input.scrollTop;
-  });
-  targetSelect.addEventListener('change', render);
-  select.addEventListener('change', () => {
-    showExamples();
-    render();
-  });
-  examples.addEventListener('change', () => {
-    input.value = examples.value;
-    render();
-  });
-  render();
+  // What the query is checked against changed: the editor checks it again (and so renders it).
+  targetSelect.addEventListener('change', () => editor.refresh());
+  select.addEventListener('change', () => editor.setQuery(showExamples()));
+  examples.addEventListener('change', () => editor.setQuery(examples.value));
+  render(editor.view.state.doc.toString());
   document.body.dataset.ready = 'true';
 }
 
