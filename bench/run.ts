@@ -35,6 +35,7 @@ import { runCsdlBench } from './csdl.js';
 import { runCsdlGrowthBench } from './csdl-growth.js';
 import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
+import { runLanguageBench } from './language.js';
 import { runApplyHeapBench } from './apply-heap.js';
 import { runApplyBench } from './apply.js';
 import { runRollupBench } from './rollup.js';
@@ -538,6 +539,7 @@ await runCompileGrowthBench();
 await runServiceBench();
 await runServiceLoadBench();
 await runHandlerBench();
+await runLanguageBench();
 await runCapBench();
 await runPackageBench();
 process.stdout.write(

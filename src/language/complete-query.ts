@@ -312,7 +312,7 @@ function completeValue(text: string, cursor: ValueCursor, settings: CompleteSett
       } else if (NAME_RULES.has(innermost)) {
         // A path of the model only where the innermost of those rules is inside no expression.
         const pathOnly = Math.max(...PATH_RULES.map((rule) => token.ruleStack.lastIndexOf(rule))) > token.ruleStack.lastIndexOf('expression');
-        for (const completion of nameItems(probe(), range, cursor, pathOnly)) add(completion);
+        for (const completion of nameItems(probe(), range, cursor, pathOnly, cursor.prefix.toLowerCase())) add(completion);
       }
       continue;
     }
@@ -501,7 +501,7 @@ function allowed(member: Property | NavigationProperty, site: ProbeSite): boolea
 }
 
 /** The names of the model a name at the cursor may be: members of the probe's type, variables, aliases, functions. */
-function nameItems(site: ProbeSite | undefined, range: TextRange, cursor: ValueCursor, pathOnly: boolean): Completion[] {
+function nameItems(site: ProbeSite | undefined, range: TextRange, cursor: ValueCursor, pathOnly: boolean, prefix: string): Completion[] {
   if (site === undefined) return [];
   const items: Completion[] = [];
   const type: StructuredType | undefined = site.type;
@@ -511,6 +511,8 @@ function nameItems(site: ProbeSite | undefined, range: TextRange, cursor: ValueC
     // In $expand, a navigation property the list already expands (before the cursor) is not offered again.
     const expanded = site.context === 'expand' && site.first ? expandedBefore(cursor) : undefined;
     for (const member of members) {
+      // (Only the names the word typed so far begins: a type of Microsoft Graph has a hundred members and more.)
+      if (prefix !== '' && !member.name.toLowerCase().startsWith(prefix)) continue;
       if (!allowed(member, site) || !fits(member, site)) continue;
       if (expanded?.has(member.name) === true) continue;
       if (kinds !== undefined && !fitsKinds(member.kind === 'property' ? fromReference(member.type, member.collection) : navigationType(member), kinds))
@@ -539,7 +541,7 @@ function nameItems(site: ProbeSite | undefined, range: TextRange, cursor: ValueC
   }
   for (const [name, variable] of site.variables ?? []) items.push({ label: name, kind: 'variable', detail: typeName(variable.type), insertText: name, range });
   for (const [alias, item] of site.computed ?? []) if (alias === item.alias) items.push({ label: alias, kind: 'computed', insertText: alias, range });
-  if (site.context === 'filter' || site.context === 'orderby' || site.context === 'compute') items.push(...functionItems(site.expected, kinds, range));
+  if (site.context === 'filter' || site.context === 'orderby' || site.context === 'compute') items.push(...functionItems(site.expected, kinds, range, prefix));
   return items;
 }
 
@@ -581,19 +583,34 @@ function resultsOf(name: string): ExpressionType[] | undefined {
   );
 }
 
-/** The canonical functions, those returning a fitting type where one is expected (a comparison's other operand, a call's parameter). */
-function functionItems(expected: ExpressionType | undefined, kinds: ReadonlySet<ParameterKind> | undefined, range: TextRange): Completion[] {
-  const items: Completion[] = [];
-  for (const [name, fn] of Object.entries(FUNCTIONS)) {
+/** A canonical function as completion offers it (computed once). */
+interface FunctionEntry {
+  readonly name: string;
+  readonly detail: string;
+  readonly insertText: string;
+  readonly results: readonly ExpressionType[] | undefined;
+}
+
+let functionEntries: readonly FunctionEntry[] | undefined;
+function functionTable(): readonly FunctionEntry[] {
+  return (functionEntries ??= Object.entries(FUNCTIONS).map(([name, fn]) => {
     const overloads = SIGNATURES[name as keyof typeof SIGNATURES] ?? [];
-    const results = resultsOf(name);
+    const detail = overloads.map((overload) => `${name}(${overload.parameters.join(', ')})`).join(' | ') || `${name}(…)`;
+    const takesArguments = fn.signatures === 'type argument' || fn.signatures.some((signature) => signature.parameters.length > 0);
+    return { name, detail, insertText: takesArguments ? `${name}(` : `${name}()`, results: resultsOf(name) };
+  }));
+}
+
+/** The canonical functions, those returning a fitting type where one is expected (a comparison's other operand, a call's parameter). */
+function functionItems(expected: ExpressionType | undefined, kinds: ReadonlySet<ParameterKind> | undefined, range: TextRange, prefix: string): Completion[] {
+  const items: Completion[] = [];
+  for (const { name, detail, insertText, results } of functionTable()) {
+    if (prefix !== '' && !name.toLowerCase().startsWith(prefix)) continue;
     if (results !== undefined) {
       if (expected !== undefined && expected.kind !== 'null' && !results.some((result) => equalityComparable(expected, result))) continue;
       if (kinds !== undefined && !results.some((result) => fitsKinds(result, kinds))) continue;
     }
-    const detail = overloads.map((overload) => `${name}(${overload.parameters.join(', ')})`).join(' | ') || `${name}(…)`;
-    const takesArguments = fn.signatures === 'type argument' || fn.signatures.some((signature) => signature.parameters.length > 0);
-    items.push({ label: name, kind: 'function', detail, insertText: takesArguments ? `${name}(` : `${name}()`, range });
+    items.push({ label: name, kind: 'function', detail, insertText, range });
   }
   // The two calls of the grammar itself (no overloads): whether a property is defined, and case(…).
   if (expected === undefined || expected.kind === 'null' || isBooleanLike(expected))
