@@ -231,6 +231,14 @@ describe.skipIf(!present)('playground in Chromium', () => {
     await hover(page, 'nam');
     await expect(tooltip.locator('.cm-diagnostic-error').textContent()).resolves.toContain('nam');
     await page.screenshot({ path: join(artifacts, 'playground-lint.png') });
+    // The quick fix of the language service, a button of the diagnostic: applied, the name is known
+    // (what is left is the comparison of a string with a number).
+    const fix = tooltip.locator('.cm-diagnosticAction', { hasText: "Change to 'name'" });
+    await expect.poll(() => fix.count()).toBe(1);
+    await fix.click();
+    await expect.poll(() => page.locator('.cm-content').textContent()).toBe('$filter=name eq 1');
+    await expect.poll(() => page.getByTestId('diagnostics').textContent()).not.toContain('unknown_property');
+    await expect(page.getByTestId('diagnostics').textContent()).resolves.toContain('type_mismatch');
     expect(errors).toEqual([]);
   });
 

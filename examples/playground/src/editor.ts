@@ -17,7 +17,7 @@ import { history, historyKeymap, standardKeymap } from '@codemirror/commands';
 import { linter, lintKeymap, type Diagnostic as EditorDiagnostic } from '@codemirror/lint';
 import { EditorState, Prec, StateEffect, StateField, type Extension, type Text } from '@codemirror/state';
 import { EditorView, hoverTooltip, keymap, showTooltip, type Tooltip } from '@codemirror/view';
-import { completeQuery, describeQuery, signatureHelp, type BindSettings, type Completion, type Diagnostic } from 'odata-engine';
+import { completeQuery, describeQuery, quickFixes, signatureHelp, type BindSettings, type Completion, type Diagnostic } from 'odata-engine';
 
 /** How the page wires the editor: the settings the query binds with, and its checks. */
 export interface QueryEditorOptions {
@@ -232,8 +232,20 @@ export function createQueryEditor(options: QueryEditorOptions): QueryEditor {
     linter(
       (view): EditorDiagnostic[] => {
         const length = view.state.doc.length;
-        return options.check(view.state.doc.toString()).map((d) => {
+        const text = view.state.doc.toString();
+        const diagnostics = options.check(text);
+        // The language service's quick fixes, as the diagnostics' actions (a button in the lint tooltip).
+        const fixes = diagnostics.length === 0 ? [] : quickFixes(text, options.settings());
+        return diagnostics.map((d) => {
           const from = Math.min(d.range.start, length);
+          const actions = fixes
+            .filter((fix) => fix.diagnostic.range.start === d.range.start && fix.diagnostic.code === d.code)
+            .map((fix) => ({
+              name: fix.title,
+              apply(target: EditorView): void {
+                target.dispatch({ changes: fix.edits.map((edit) => ({ from: edit.range.start, to: edit.range.end, insert: edit.newText })) });
+              },
+            }));
           return {
             from,
             to: Math.min(Math.max(d.range.end, from), length),
@@ -242,6 +254,7 @@ export function createQueryEditor(options: QueryEditorOptions): QueryEditor {
             source: d.option === undefined ? d.code : `${d.code} (${d.option})`,
             // The code, for the page's style and its tests.
             markClass: `diagnostic-${d.code}`,
+            ...(actions.length === 0 ? {} : { actions }),
           };
         });
       },
