@@ -28,6 +28,7 @@ import { lex } from '../../src/syntax/lexer.js';
 import { splitQueryString } from '../../src/syntax/query-string.js';
 import { applyQueryArbitrary, DYNAMIC_PROPERTY_NAMES, generateModel, modelQueryArbitrary, typedQueryArbitrary } from '../../src/testing/index.js';
 import { assetModel } from '../fixtures/asset-model.js';
+import { model as serviceModel } from '../../examples/asset-service/src/model.js';
 
 const assets: BindSettings = { model: assetModel, entitySet: 'assets' };
 
@@ -294,6 +295,46 @@ describe('completeQuery on the example model', () => {
   });
 });
 
+describe('the example service’s own model (examples/asset-service: CSDL JSON)', () => {
+  const service: BindSettings = { model: serviceModel, entitySet: 'assets' };
+
+  it('each kind: options, properties, navigation, enumeration members, functions, operators, variables, nested options', () => {
+    const kinds = (query: string) => new Set(offered(query, service).map((item) => item.kind));
+    expect(labels('$|', service)).toEqual(expect.arrayContaining(['$filter', '$select', '$expand', '$orderby', '$top', '$apply']));
+    expect(offered('$filter=cat|', service)).toMatchObject([{ label: 'category', kind: 'property', detail: 'AssetManagement.AssetCategory' }]);
+    expect(
+      offered('$filter=category eq |', service)
+        .filter((i) => i.kind === 'enumMember')
+        .map((i) => i.label),
+    ).toEqual([
+      "AssetManagement.AssetCategory'pump'",
+      "AssetManagement.AssetCategory'generator'",
+      "AssetManagement.AssetCategory'vehicle'",
+      "AssetManagement.AssetCategory'hvac'",
+      "AssetManagement.AssetCategory'conveyor'",
+      "AssetManagement.AssetCategory'compressor'",
+    ]);
+    expect(kinds('$filter=maintenanceTickets/any(t:t/|')).toEqual(new Set(['property', 'navigation']));
+    expect(labels('$filter=maintenanceTickets/any(t:t/|', service)).toEqual(expect.arrayContaining(['priority', 'status', 'asset']));
+    expect(labels('$filter=maintenanceTickets/any(t:|', service)).toContain('t');
+    expect(labels('$filter=commissionedAt |', service)).toEqual(expect.arrayContaining(['gt', 'le', 'add', 'sub']));
+    expect(labels('$filter=commissionedAt |', service)).not.toContain('mul');
+    expect(labels('$filter=year(|', service)).toContain('commissionedAt');
+    expect(labels('$expand=maintenanceTickets($orderby=|', service)).toEqual(expect.arrayContaining(['priority', 'status']));
+    expect(labels('$expand=locality($select=|', service)).toContain('name');
+    expect(labels('$apply=groupby((category),aggregate($count as n))&$orderby=|', service)).toEqual(expect.arrayContaining(['category', 'n']));
+  });
+
+  it('hover on a set with a description, quick fixes on its names', () => {
+    expect(describeQuery("$filter=locality/name eq 'x'", 12, service)).toMatchObject({
+      kind: 'navigation',
+      label: 'locality',
+      type: 'AssetManagement.Locality',
+    });
+    expect(quickFixes("$filter=catgory eq 'pump'", service).map((fix) => fix.title)).toEqual(["Change to 'category'"]);
+  });
+});
+
 describe('completeQuery on Microsoft Graph’s users', () => {
   const graph = modelFromCsdlXml(readFileSync(new URL('../../../shared/conformance/metadata/msgraph-v1.0-clean.xml', import.meta.url), 'utf8'));
   const users: BindSettings = { model: graph, entitySet: 'users' };
@@ -310,6 +351,17 @@ describe('completeQuery on Microsoft Graph’s users', () => {
     expect(labels('$filter=accountEnabled eq |', users)).toEqual(expect.arrayContaining(['true', 'false']));
     expect(labels('$expand=manager($select=|', users)).toEqual(expect.arrayContaining(['id', 'deletedDateTime']));
     expect(labels('$select=id,displ|', users)).toEqual(['displayName']);
+  });
+
+  it('functions, operators, literals, hover and signature help against the published model', () => {
+    expect(labels('$filter=startswith(|', users)).toEqual(expect.arrayContaining(['displayName', 'mail', 'tolower']));
+    expect(labels('$filter=startswith(|', users)).not.toContain('accountEnabled');
+    expect(labels('$filter=createdDateTime |', users)).toEqual(expect.arrayContaining(['gt', 'lt', 'eq']));
+    expect(labels('$filter=createdDateTime gt |', users)).toEqual(expect.arrayContaining(['now', '2024-01-01T00:00:00Z']));
+    expect(describeQuery("$filter=mail eq 'a'", 10, users)).toMatchObject({ kind: 'property', label: 'mail', type: 'Edm.String' });
+    expect(signatureHelp('$filter=startswith(displayName,', 31)).toMatchObject({ activeParameter: 1 });
+    // (Graph's types are open: an unknown name is a dynamic property there, no error to fix; a function is.)
+    expect(quickFixes("$filter=startwith(displayName,'a')", users).map((fix) => fix.title)).toEqual(["Change to 'startswith'"]);
   });
 
   it('is fast enough to run on every key stroke (a 200-character query: well under a millisecond on average)', () => {
