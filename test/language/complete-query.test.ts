@@ -111,7 +111,15 @@ function asTyped(query: string): string | undefined {
 }
 
 /** Checks a query: items insert without a syntax error before their end; its own names are offered. */
-function checkQuery(text: string, settings: BindSettings, problems: string[]): void {
+function checkQuery(text: string, settings: BindSettings, problems: string[], everyOffset = false): void {
+  const checkInsertions = (at: number, items: readonly Completion[]): void => {
+    for (const item of items) {
+      const after = inserted(text, item);
+      const errors = syntaxBefore(after.texts[0], after.end, settings);
+      if (errors.length > 0 && syntaxBefore(after.texts[1], after.end, settings).length > 0)
+        problems.push(`${JSON.stringify(text)} at ${at}: inserting '${item.insertText}' gives ${errors.join('; ')}`);
+    }
+  };
   for (const { word, offset } of words(text)) {
     for (const at of [offset, offset + Math.min(2, word.length)]) {
       const items = completeQuery(text, at, settings);
@@ -119,13 +127,15 @@ function checkQuery(text: string, settings: BindSettings, problems: string[]): v
       if (!names.includes(word) && !items.some((item) => item.label === word)) {
         problems.push(`${JSON.stringify(text)} at ${at}: '${word}' not offered (offered ${names.slice(0, 12).join(' ')})`);
       }
-      for (const item of items.slice(0, 40)) {
-        const after = inserted(text, item);
-        const errors = syntaxBefore(after.texts[0], after.end, settings);
-        if (errors.length > 0 && syntaxBefore(after.texts[1], after.end, settings).length > 0)
-          problems.push(`${JSON.stringify(text)} at ${at}: inserting '${item.insertText}' gives ${errors.join('; ')}`);
-      }
+      checkInsertions(at, items.slice(0, 40));
     }
+  }
+  if (!everyOffset) return;
+  // Every other offset too (inside literals, between tokens, at the end): a few items of each kind offered there.
+  for (let at = 0; at <= text.length; at++) {
+    const items = completeQuery(text, at, settings);
+    const sample = [...new Map(items.map((item) => [item.kind, item])).values()];
+    checkInsertions(at, sample);
   }
 }
 
@@ -140,7 +150,8 @@ describe('completeQuery: a property test over the query generators', () => {
     for (const encoded of texts) {
       const text = asTyped(encoded);
       if (text === undefined || !isValid(text, assets)) continue;
-      checkQuery(text, assets, problems);
+      // Every offset of the first twenty; the names of all.
+      checkQuery(text, assets, problems, checked < 20);
       checked++;
     }
     expect(checked).toBeGreaterThan(30);
@@ -164,7 +175,7 @@ describe('completeQuery: a property test over the query generators', () => {
         for (const encoded of texts) {
           const text = asTyped(encoded);
           if (text === undefined || !isValid(text, settings) || text.length > 400) continue;
-          checkQuery(text, settings, problems);
+          checkQuery(text, settings, problems, checked < 4);
           checked++;
         }
       }
