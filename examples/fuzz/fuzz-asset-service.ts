@@ -27,6 +27,9 @@ export interface FuzzTarget {
   readonly tenant: string;
 }
 
+/** The count of the service's list envelope (`{ value, count }`). */
+const listCount = (body: unknown): number | undefined => (body as { count?: number } | undefined)?.count;
+
 /** Fuzzes every collection of a running Asset Management Service. */
 export async function fuzzAssetService(target: FuzzTarget, numRuns: number, log: (line: string) => void = () => {}): Promise<void> {
   const response = await fetch(`${target.url}/directory/connect/token`, {
@@ -46,6 +49,9 @@ export async function fuzzAssetService(target: FuzzTarget, numRuns: number, log:
       maxTop: resource.maxTop ?? HOST_MAX_TOP,
       numRuns,
       timeoutMs: 10_000,
+      // Built on this library: its error codes too; its lists are `{ value, count }`.
+      expectCodes: true,
+      count: listCount,
     });
     log(`${resource.path}: ${numRuns} valid and ${numRuns} invalid queries answered as expected (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
@@ -67,6 +73,8 @@ export async function fuzzAssetService(target: FuzzTarget, numRuns: number, log:
         maxTop: related.maxTop ?? HOST_MAX_TOP,
         numRuns,
         timeoutMs: 10_000,
+        expectCodes: true,
+        count: listCount,
       });
       log(`${path}: ${numRuns} valid and ${numRuns} invalid queries answered as expected (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }

@@ -23,7 +23,7 @@ import type { BoundExpression, BoundQuery } from '../semantic/bound-ast.js';
 import { bindResourcePath } from '../semantic/resource-path/bind-resource-path.js';
 import type { BoundResourcePath } from '../semantic/resource-path/bound-resource-path.js';
 import { checkResourceQuery } from '../semantic/resource-path/resource-query.js';
-import type { BindSettings } from '../semantic/settings.js';
+import { DEFAULT_MAX_TOP, type BindSettings } from '../semantic/settings.js';
 import type { ODataQuery } from '../syntax/ast.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { readPlan, restrictPlan, type ReadPlan } from './read-plan.js';
@@ -394,12 +394,37 @@ function keysetToken(plan: ReadPlan, client: ODataQuery, last: Readonly<Record<s
   return `k.${base64url(JSON.stringify(values))}`;
 }
 
+/**
+ * The `$top` limit of the entity set a path's collection belongs to (the host's and the set's
+ * maximum): the client's `$top` is checked against it, not the handler's own page read.
+ */
+function topLimit(path: BoundResourcePath, settings: Omit<BindSettings, 'entitySet'>): number {
+  let set: EntitySet | undefined;
+  for (const segment of path.segments) {
+    if (segment.kind === 'entitySet') set = segment.entitySet;
+    else if (segment.kind === 'navigation') set = segment.entitySet;
+  }
+  return Math.min(settings.maxTop ?? DEFAULT_MAX_TOP, set?.capabilities.maxTop ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The `$top` the handler reads a page with: one entity more than the page (to know whether another
+ * follows), within the client's `$top`. A client's `$top` over the limit is read as it is, so that
+ * the binder refuses it with its own error (the page's read alone would hide it).
+ */
+function pageTop(wanted: number | undefined, pageSize: number, limit: number): number {
+  if (wanted !== undefined && wanted > limit) return wanted;
+  return Math.min(wanted ?? Number.POSITIVE_INFINITY, pageSize + 1, limit);
+}
+
 async function entities(prepared: Prepared, context: Context, services: Services): Promise<Response> {
   const { format, naming, root } = context;
   const { path, query: client } = prepared;
   const collection = path.shape === 'entityCollection' || path.shape === 'references';
   const prefer = parsePrefer(context.request.headers.get('prefer'));
-  const pageSize = Math.min(services.pageSize, prefer.maxPageSize ?? Number.POSITIVE_INFINITY);
+  const limit = collection ? topLimit(path, services.settings) : Number.POSITIVE_INFINITY;
+  // (A set whose $top maximum is at or below the page size is paged one entity under it: the page's read stays within the maximum.)
+  const pageSize = Math.min(services.pageSize, prefer.maxPageSize ?? Number.POSITIVE_INFINITY, limit > 1 ? limit - 1 : 1);
   // A page: the client's $skip and the token's offset, and one entity more than the page, to know whether another follows.
   const token = tokenOf(client);
   const skipped = token.kind === 'offset' ? token.skip : 0;
@@ -407,7 +432,7 @@ async function entities(prepared: Prepared, context: Context, services: Services
   if (collection) {
     const clientSkip = typeof client.skip === 'number' ? client.skip : 0;
     const wanted = typeof client.top === 'number' ? client.top : undefined;
-    const top = Math.min(wanted ?? Number.POSITIVE_INFINITY, pageSize + 1);
+    const top = pageTop(wanted, pageSize, limit);
     query = { ...client, skip: clientSkip + skipped, ...(Number.isFinite(top) ? { top } : {}) };
     if (path.shape === 'references') query = { ...query, select: undefined, expand: undefined };
   } else if (path.shape === 'count') {
@@ -434,7 +459,8 @@ async function entities(prepared: Prepared, context: Context, services: Services
     case 'entityCollection':
     case 'references': {
       const page = found.slice(0, pageSize);
-      const more = found.length > pageSize;
+      // (A set whose maximum is 1 is read one entity at a time: a full page may have a next one.)
+      const more = found.length > pageSize || (limit === 1 && found.length === 1 && client.top === undefined);
       // Preference-Applied names the preference as the client did (`odata.maxpagesize` or `maxpagesize`).
       const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
       const applied =

@@ -44,7 +44,8 @@ export {
   type FindingClass,
   type Outcome,
 } from './differential.js';
-export { invalidQueryArbitrary, fuzzODataServer, type InvalidQuery, type InvalidQueryOptions, type FuzzServerOptions } from './fuzz.js';
+export { invalidQueryArbitrary, type InvalidQuery, type InvalidQueryOptions } from './fuzz.js';
+export { fuzzODataServer, type FuzzServerOptions } from './fuzz-server.js';
 export { fuzzDifferential, type CampaignOptions, type CampaignReport, type DistinctFinding, type TargetStats } from './campaign.js';
 export {
   MODEL_SHAPES,

@@ -1,0 +1,220 @@
+/**
+ * `fuzzODataServer`: random queries from a model, sent to a running OData server over HTTP, and
+ * its answers checked by rules every OData server must follow, so that it can be pointed at any
+ * service (SAP CAP, OData.net, this library's handler):
+ *
+ * - a valid query answers 200 with a `value` array, whose rows keep the query's `$top` and
+ *   `$select`, and whose count, where asked for, is at least the rows returned (exactly them when
+ *   nothing pages them);
+ * - a near-miss invalid query (one mutation away from a valid one) answers a 4xx with an error body
+ *   (by default OData JSON's `{ "error": { "code", "message" } }`); this library's own error codes
+ *   are compared only on request (`expectCodes`);
+ * - nothing answers 5xx, and nothing takes longer than the timeout.
+ *
+ * A finding reports what a bug report needs: the query, the status, the response's headers that
+ * matter, the start of its body, the time it took, and a `curl` command that repeats it (fast-check
+ * adds the seed and the shrink path).
+ */
+import fc from 'fast-check';
+import type { Model } from '../model/model.js';
+import { invalidQueryArbitrary } from './fuzz.js';
+import { modelQueryArbitrary, type ModelQueryOptions } from './model-arbitraries.js';
+
+/** What {@link fuzzODataServer} needs. */
+export interface FuzzServerOptions {
+  /** The collection's URL, e.g. `http://localhost:3000/assets`. */
+  readonly url: string;
+  readonly model: Model;
+  readonly entitySet: string;
+  /** Headers for every request (authorization, tenant, …). Reports show `authorization` and cookies redacted. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Runs of each kind (default 50 valid and 50 invalid). */
+  readonly numRuns?: number;
+  /** A request that takes longer fails the run (default 5 000 ms). */
+  readonly timeoutMs?: number;
+  /** The host-wide maximum `$top` (default 10 000); a set's lower maximum also counts. */
+  readonly maxTop?: number;
+  /**
+   * Compare the error code of each invalid query's answer with this library's (`unknown_property`,
+   * `wrong_arity`, …): for a server built on it, such as the example service. Default `false`: any
+   * 4xx with an error body passes, as it does on any OData server.
+   */
+  readonly expectCodes?: boolean;
+  /** Whether an error answer's body is an error body; by default OData JSON's `{ error: { code, message } }`. */
+  readonly errorBody?: (body: unknown) => boolean;
+  /** Reads the error code from an error body (with `expectCodes`); by default `error.code`. */
+  readonly errorCode?: (body: unknown) => string | undefined;
+  /** The list from a success body; by default the body's `value`. */
+  readonly list?: (body: unknown) => unknown;
+  /** The count from a success body (`$count=true`); by default `@odata.count`. */
+  readonly count?: (body: unknown) => number | undefined;
+  /** Valid-query options (depth, functions, navigation) for the generated queries. */
+  readonly queries?: ModelQueryOptions;
+  readonly seed?: number;
+}
+
+/** One answer, with what a report shows of it. */
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly text: string;
+  readonly headers: Headers;
+  readonly ms: number;
+  readonly url: string;
+}
+
+async function send(options: FuzzServerOptions, query: string): Promise<Answer> {
+  const url = `${options.url}${options.url.includes('?') ? '&' : '?'}${query}`;
+  const started = performance.now();
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json', ...options.headers }, signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
+  } catch (error) {
+    const ms = performance.now() - started;
+    throw new Error(report(options, `no answer (${error instanceof Error ? error.message : String(error)})`, query, { url, ms }));
+  }
+  const text = await response.text();
+  const ms = performance.now() - started;
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, body, text, headers: response.headers, ms, url };
+}
+
+/** A header value as a report shows it: credentials redacted. */
+function shown(name: string, value: string): string {
+  return /^(authorization|cookie|proxy-authorization|x-api-key)$/i.test(name) ? '<redacted>' : value;
+}
+
+/** A shell word in single quotes. */
+const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** The report of a finding: what went wrong, the query, the answer, and how to repeat it. */
+function report(options: FuzzServerOptions, problem: string, query: string, answer: Partial<Answer> & { url: string; ms: number }): string {
+  const lines = [problem, `  query:   ${query}`];
+  if (answer.status !== undefined) lines.push(`  status:  ${answer.status} in ${answer.ms.toFixed(0)} ms`);
+  else lines.push(`  after:   ${answer.ms.toFixed(0)} ms`);
+  if (answer.headers !== undefined) {
+    const relevant = ['content-type', 'odata-version', 'location', 'retry-after', 'www-authenticate']
+      .map((name) => [name, answer.headers?.get(name)] as const)
+      .filter(([, value]) => value !== null && value !== undefined)
+      .map(([name, value]) => `${name}: ${value}`);
+    if (relevant.length > 0) lines.push(`  headers: ${relevant.join('; ')}`);
+  }
+  if (answer.text !== undefined) lines.push(`  body:    ${answer.text.slice(0, 500)}${answer.text.length > 500 ? '…' : ''}`);
+  const headers = Object.entries({ accept: 'application/json', ...options.headers }).map(([name, value]) => `-H ${quoted(`${name}: ${shown(name, value)}`)}`);
+  lines.push(`  repeat:  curl -sS -i ${headers.join(' ')} ${quoted(answer.url)}`);
+  return lines.join('\n');
+}
+
+const defaultErrorCode = (body: unknown): string | undefined => {
+  const error = (body as { error?: { code?: unknown } } | undefined)?.error;
+  return typeof error?.code === 'string' ? error.code : undefined;
+};
+
+/** OData JSON's error body: `{ error: { code, message } }` (the code a string, as the spec has it; some servers send a number). */
+const defaultErrorBody = (body: unknown): boolean => {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  return typeof error === 'object' && error !== null && (typeof error.code === 'string' || typeof error.code === 'number') && typeof error.message === 'string';
+};
+
+/** The value of a system query option of a generated (percent-encoded) query, if present. */
+function option(query: string, name: string): string | undefined {
+  for (const part of query.split('&')) {
+    const equals = part.indexOf('=');
+    if (equals > 0 && decodeURIComponent(part.slice(0, equals)).toLowerCase() === name) return decodeURIComponent(part.slice(equals + 1));
+  }
+  return undefined;
+}
+
+/** What a valid query's answer breaks of the rules every server follows, or `undefined`. */
+function validProblem(options: FuzzServerOptions, query: string, answer: Answer): string | undefined {
+  const list = (options.list ?? ((body: unknown) => (body as { value?: unknown } | undefined)?.value))(answer.body);
+  if (answer.status !== 200) return `a valid query answered ${answer.status}`;
+  if (!Array.isArray(list)) return 'a valid query answered 200 without a list of rows';
+  const top = option(query, '$top');
+  if (top !== undefined && list.length > Number(top)) return `$top=${top} answered ${list.length} rows`;
+  const select = option(query, '$select');
+  if (select !== undefined && !select.split(',').some((item) => item.trim() === '*' || item.includes('/') || item.includes('('))) {
+    // Selected properties, key properties (some servers add them), annotations and expanded navigation properties.
+    const type = options.model.entitySets.get(options.entitySet)?.type;
+    const allowed = new Set([...select.split(',').map((item) => item.trim()), ...(type?.key ?? []), ...(type?.navigation.keys() ?? [])]);
+    for (const row of list) {
+      if (typeof row !== 'object' || row === null) return 'a row is not an object';
+      const extra = Object.keys(row).find((name) => !allowed.has(name) && !name.includes('@') && type?.properties.has(name) === true);
+      if (extra !== undefined) return `$select=${select} answered a row with '${extra}'`;
+    }
+  }
+  if (option(query, '$count') === 'true') {
+    const count = (options.count ?? ((body: unknown) => (body as Record<string, unknown> | undefined)?.['@odata.count'] as number | undefined))(answer.body);
+    if (count !== undefined) {
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < list.length)
+        return `$count=true answered a count of ${String(count)} with ${list.length} rows`;
+      const paged = top !== undefined || option(query, '$skip') !== undefined || (answer.body as Record<string, unknown>)['@odata.nextLink'] !== undefined;
+      if (!paged && count !== list.length) return `$count=true answered a count of ${count} with ${list.length} rows and no paging`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Fuzzes a running OData server (see the module's comment for the rules); rejects with the first
+ * finding, shrunk, and its report.
+ *
+ * @example
+ * ```ts
+ * await fuzzODataServer({ url: 'http://localhost:3000/assets', model, entitySet: 'assets', headers: { authorization: `Bearer ${token}` } });
+ * ```
+ */
+export async function fuzzODataServer(options: FuzzServerOptions): Promise<void> {
+  try {
+    await fuzz(options);
+  } catch (error) {
+    // fast-check's message (the seed, the shrink path, the shrunk query) after the finding's report.
+    const cause = error instanceof Error ? error.cause : undefined;
+    if (error instanceof Error && cause instanceof Error) {
+      const reproduce = error.message
+        .split('\n')
+        .filter((line) => !line.startsWith('Hint:') && line.trim() !== '')
+        .join('\n  ');
+      throw new Error(`${cause.message}\n  fast-check: ${reproduce}`, { cause });
+    }
+    throw error;
+  }
+}
+
+async function fuzz(options: FuzzServerOptions): Promise<void> {
+  const numRuns = options.numRuns ?? 50;
+  const errorCode = options.errorCode ?? defaultErrorCode;
+  const errorBody = options.errorBody ?? defaultErrorBody;
+  const seed = options.seed === undefined ? {} : { seed: options.seed };
+  await fc.assert(
+    fc.asyncProperty(modelQueryArbitrary(options.model, options.entitySet, options.queries), async (query) => {
+      const answer = await send(options, query);
+      const problem = validProblem(options, query, answer);
+      if (problem !== undefined) throw new Error(report(options, problem, query, answer));
+    }),
+    { numRuns, ...seed },
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      invalidQueryArbitrary(options.model, options.entitySet, { ...(options.maxTop === undefined ? {} : { maxTop: options.maxTop }) }),
+      async (invalid) => {
+        const answer = await send(options, invalid.query);
+        const what = `an invalid query (${invalid.mutation})`;
+        if (answer.status < 400 || answer.status > 499) throw new Error(report(options, `${what} answered ${answer.status}, not a 4xx`, invalid.query, answer));
+        if (!errorBody(answer.body)) throw new Error(report(options, `${what} answered ${answer.status} without an error body`, invalid.query, answer));
+        if (options.expectCodes === true) {
+          if (answer.status !== invalid.status)
+            throw new Error(report(options, `${what} answered ${answer.status}, expected ${invalid.status}`, invalid.query, answer));
+          const code = errorCode(answer.body);
+          if (code !== invalid.code) throw new Error(report(options, `${what} gave the code ${String(code)}, expected ${invalid.code}`, invalid.query, answer));
+        }
+      },
+    ),
+    { numRuns, ...seed },
+  );
+}
