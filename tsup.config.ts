@@ -52,9 +52,9 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    // The command line loads the package's own root module instead of a second copy of it (and
-    // would bundle, never import, the bundled dependencies).
-    external: ['./index.js'],
+    // The command line loads the package's own root module (and, for `fuzz`, its testing kit)
+    // instead of a second copy of it (and would bundle, never import, the bundled dependencies).
+    external: ['./index.js', './testing/index.js'],
     noExternal: ['chevrotain', 'saxes'],
   },
 ]);

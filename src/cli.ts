@@ -6,10 +6,11 @@
  * checks a query against a CSDL model (JSON or XML, told apart by content) and prints every
  * problem underlined (exit 2), or the SQL or MongoDB query it compiles to. A set's own `$top`
  * maximum comes from the CSDL (`ODataEngine.V1.MaxTop`) or `--max-top=<n>`; the lower wins.
+ * `odata-engine fuzz <service root> …` fuzzes a running service from its `$metadata` (cli-fuzz.ts).
  * `odata-engine demo` parses a handful of sample queries; `help` and `version` (also `--help`,
  * `-h`, `--version`, `-v`) print to standard output and exit 0.
  *
- * This is the only module that may use Node built-ins.
+ * This is the only module that may use Node built-ins (cli-fuzz.ts gets its streams from here).
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
@@ -33,10 +34,12 @@ import {
   type ParseQueryOptions,
 } from './index.js';
 import { splitQueryString } from './syntax/query-string.js';
+import { fuzzCommand, runFuzzCommand, type FuzzCommand } from './cli-fuzz.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
   odata-engine check "<query string>" --csdl=<CSDL JSON or XML file> --set=<entity set> [--max-top=<n>] [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
+  odata-engine fuzz <service root> [--header=Name:value …] [--runs=N] [--seed=S] [--sets=a,b] [--expect-codes] [--timeout=ms]
   odata-engine demo
   odata-engine help | --help | -h
   odata-engine version | --version | -v
@@ -179,7 +182,7 @@ function runDemo(): number {
   return 0;
 }
 
-export function main(argv: readonly string[]): number {
+export function main(argv: readonly string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   const flags = new Set(rest.filter((arg) => arg.startsWith('--')));
   const positional = rest.filter((arg) => !arg.startsWith('--'));
@@ -196,6 +199,18 @@ export function main(argv: readonly string[]): number {
     return 0;
   }
   if (command === 'demo') return runDemo();
+  if (command === 'fuzz' && positional.length === 1) {
+    // (`--header` may be given more than once.)
+    const headers = rest.filter((arg) => arg.startsWith('--header=')).map((arg) => arg.slice('--header='.length));
+    let options: FuzzCommand;
+    try {
+      options = fuzzCommand(positional[0] as string, values, headers, flags);
+    } catch (error) {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+    return runFuzzCommand(options, { progress: (line) => process.stderr.write(`${line}\n`), result: (text) => process.stdout.write(text) });
+  }
   if (command === 'check' && positional.length === 1) {
     try {
       return runCheck(positional[0] as string, values, flags.has('--mongo'));
@@ -218,5 +233,7 @@ export function main(argv: readonly string[]): number {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-  process.exitCode = main(process.argv.slice(2));
+  void Promise.resolve(main(process.argv.slice(2))).then((code) => {
+    process.exitCode = code;
+  });
 }
