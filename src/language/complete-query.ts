@@ -15,6 +15,7 @@ import { PROBE_NAME, probeWith, type ProbeSite } from '../semantic/probe.js';
 import type { BindSettings } from '../semantic/settings.js';
 import { equalityComparable, fromReference, isNumeric, orderComparable, typeName, type ExpressionType } from '../semantic/types.js';
 import { sharedParser } from '../syntax/parser.js';
+import { DEFAULT_MAX_LENGTH } from '../syntax/parse-run.js';
 import * as T from '../syntax/lexer.js';
 import { TRANSFORMATION_NAMES } from '../syntax/apply-builders.js';
 import { nextTokens, type Gates, type NextToken } from './content-assist.js';
@@ -232,6 +233,8 @@ export function completeQuery(text: string, offset: number, settings: CompleteSe
 }
 
 function complete(text: string, offset: number, settings: CompleteSettings): Completion[] {
+  // A text longer than a parse takes is one no completion can help (the walk's steps are bounded too).
+  if (text.length > (settings.parse?.maxLength ?? DEFAULT_MAX_LENGTH)) return [];
   const cursor = locateCursor(text, offset);
   if (cursor === undefined) return [];
   if (cursor.at === 'name') {
