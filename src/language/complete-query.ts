@@ -19,6 +19,7 @@ import { DEFAULT_MAX_LENGTH } from '../syntax/parse-run.js';
 import * as T from '../syntax/lexer.js';
 import { TRANSFORMATION_NAMES } from '../syntax/apply-builders.js';
 import { nextTokens, type Gates, type NextToken } from './content-assist.js';
+import { descriptionOf } from './describe-query.js';
 import { canonicalOption, locateCursor, PROBE_ALIAS, type TextRange, type ValueCursor } from './cursor.js';
 
 /** What a completion item is. */
@@ -459,13 +460,6 @@ function optionText(text: string, name: string): string | undefined {
     .slice(start)
     .split('&')
     .find((part) => canonicalOption(part.slice(0, part.includes('=') ? part.indexOf('=') : part.length)) === name);
-}
-
-/** The model's description of a member (`Core.Description`), if its CSDL has one. */
-function descriptionOf(member: Property | NavigationProperty): string | undefined {
-  const csdl = (member as { readonly csdl?: Readonly<Record<string, unknown>> }).csdl;
-  const value = csdl?.['@Core.Description'] ?? csdl?.['@Org.OData.Core.V1.Description'];
-  return typeof value === 'string' ? value : undefined;
 }
 
 /** Whether a member's value fits where a value of type `expected` is compared (after `operator`). */

@@ -123,7 +123,7 @@ function collect(options: BoundQueryOptions, roots: BoundExpression[]): void {
 }
 
 /** The model's description (`Core.Description`) of a member, if its CSDL has one. */
-function descriptionOf(member: Property | NavigationProperty): string | undefined {
+export function descriptionOf(member: Property | NavigationProperty): string | undefined {
   const csdl = (member as { readonly csdl?: Readonly<Record<string, unknown>> }).csdl;
   const value = csdl?.['@Core.Description'] ?? csdl?.['@Org.OData.Core.V1.Description'];
   return typeof value === 'string' ? value : undefined;
