@@ -21,6 +21,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { fmtNum, markdownTable } from './measure.js';
 import { writeSection } from './results-file.js';
+import { importSourceBundle } from './shared.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = 2000;
@@ -39,19 +40,6 @@ const PLACES: readonly { readonly label: string; readonly before: string; readon
   { label: 'a nested `$expand` option (`manager($select=|`)', before: 'id)', shift: 0 },
   { label: 'an option name (`$ord|`)', before: '$orderby', shift: 4 },
 ];
-
-async function bundledEngine(): Promise<Engine> {
-  const bundled = await build({
-    entryPoints: [`${root}src/index.ts`],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'node',
-    target: 'es2022',
-    logLevel: 'silent',
-  });
-  return (await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0]!.text).toString('base64')}`)) as Engine;
-}
 
 /** Per-call times of `call` over new texts: p50, p90, p99 and max, in ms. */
 function percentiles(
@@ -91,7 +79,7 @@ async function bundleBytes(code: string): Promise<{ minified: number; gzipped: n
 /** Runs the bench, writes its section, returns it. */
 export async function runLanguageBench(): Promise<string> {
   const load = os.loadavg()[0]!;
-  const m = await bundledEngine();
+  const m: Engine = await importSourceBundle();
   const graph = m.modelFromCsdlXml(readFileSync(`${root}../shared/conformance/metadata/msgraph-v1.0-clean.xml`, 'utf8'));
   const settings = { model: graph, entitySet: 'users' };
   const sample = query('w0');

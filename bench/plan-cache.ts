@@ -9,10 +9,10 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { fmtNum, markdownTable, median } from './measure.js';
 import { writeSection } from './results-file.js';
 import { handParseFilter } from './hand-parser.js';
+import { importSourceBundle } from './shared.js';
 
 const SAMPLES = 15;
 const BATCH = 2000;
@@ -36,17 +36,7 @@ type Engine = typeof import('../src/index.js');
 /** Runs the bench, writes its section, returns it. */
 export async function runPlanCacheBench(): Promise<string> {
   const load = os.loadavg()[0]!;
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const bundled = await build({
-    entryPoints: [`${root}src/index.ts`],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'node',
-    target: 'es2022',
-    logLevel: 'silent',
-  });
-  const m = (await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0]!.text).toString('base64')}`)) as Engine;
+  const m: Engine = await importSourceBundle();
   const model = m.defineModel({
     namespace: 'Bench',
     entityTypes: {

@@ -109,6 +109,26 @@ export async function importBundle(code: string): Promise<EngineApi> {
   return { parseFilter: mod.parseFilter, lex: mod.lex, bindQuery: mod.bindQuery, compileQuery: mod.compileQuery, defineModel: mod.defineModel };
 }
 
+/**
+ * The whole package (`src/index.ts`) bundled by esbuild as tsup builds `dist/` (ESM, Node, ES2022,
+ * no `keepNames`) and imported in this process as a `data:` URL module: what the in-process
+ * benches measure (plan cache, language service).
+ */
+export async function importSourceBundle(): Promise<typeof import('../src/index.js')> {
+  const { build } = await import('esbuild');
+  const root = new URL('..', import.meta.url).pathname;
+  const bundled = await build({
+    entryPoints: [`${root}src/index.ts`],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'es2022',
+    logLevel: 'silent',
+  });
+  return (await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0]!.text).toString('base64')}`)) as typeof import('../src/index.js');
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
