@@ -9,8 +9,9 @@
 import type { TokenType } from 'chevrotain';
 import { recursiveHierarchies } from '../model/recursive-hierarchy.js';
 import { bindQuery } from '../semantic/bind-query.js';
+import { arithmeticType } from '../semantic/bind-expression.js';
 import { PROBE_NAME, probeWith, type ProbeSite } from '../semantic/probe.js';
-import { isNumeric, orderComparable, type ExpressionType } from '../semantic/types.js';
+import { orderComparable, primitive, type ExpressionType } from '../semantic/types.js';
 import { sharedParser } from '../syntax/parser.js';
 import { DEFAULT_MAX_LENGTH } from '../syntax/parse-run.js';
 import * as T from '../syntax/lexer.js';
@@ -22,6 +23,9 @@ import { GATES } from './gates.js';
 import { ARITHMETIC, argumentKinds, COMPARISONS, expandedBefore, isBooleanLike, literalItems, nameItems } from './items.js';
 
 export type { CompleteSettings, Completion, CompletionKind } from './completion.js';
+
+/** The type a duration operand has (a date or an instant takes one in add and sub). */
+const DURATION = primitive('Edm.Duration');
 
 /** The system query options offered at an option's name, in the order a person writes them. */
 const OPTION_NAMES = ['filter', 'select', 'expand', 'orderby', 'top', 'skip', 'count', 'search', 'compute', 'apply', 'format', 'skiptoken'] as const;
@@ -283,11 +287,8 @@ function operatorFits(operator: string, left: ExpressionType | undefined): boole
   if (operator === 'eq' || operator === 'ne' || operator === 'in') return left.kind !== 'collection' || operator === 'in';
   if (COMPARISONS.has(operator)) return orderComparable(left, left);
   if (operator === 'has') return left.kind === 'enum';
-  if (ARITHMETIC.has(operator)) {
-    if (isNumeric(left)) return true;
-    const temporal = left.kind === 'primitive' && ['Edm.DateTimeOffset', 'Edm.Date', 'Edm.Duration'].includes(left.name);
-    return temporal && (operator === 'add' || operator === 'sub');
-  }
+  // The binder's own rule: an operand of the left's type, or a duration, makes the operation valid.
+  if (ARITHMETIC.has(operator)) return arithmeticType(operator, left, left) !== undefined || arithmeticType(operator, left, DURATION) !== undefined;
   return true;
 }
 

@@ -4,9 +4,10 @@
  * `$compute` aliases, canonical functions, literal templates and enumeration members.
  */
 import type { EnumType, NavigationProperty, Property, StructuredType } from '../model/model.js';
+import { arithmeticType } from '../semantic/bind-expression.js';
 import { FUNCTIONS, SIGNATURES, accepts, type ParameterKind } from '../semantic/functions.js';
 import type { ProbeSite } from '../semantic/probe.js';
-import { equalityComparable, fromReference, isNumeric, orderComparable, typeName, type ExpressionType } from '../semantic/types.js';
+import { equalityComparable, fromReference, orderComparable, typeName, type ExpressionType } from '../semantic/types.js';
 import type { Completion } from './completion.js';
 import type { TextRange, ValueCursor } from './cursor.js';
 import { descriptionOf } from './describe-query.js';
@@ -42,7 +43,8 @@ function fits(member: Property | NavigationProperty, site: ProbeSite): boolean {
   if (type.kind === 'complex' || type.kind === 'entity') return true; // a path may continue to a fitting property
   const operator = site.operator ?? 'eq';
   if (operator === 'has') return type.kind === 'enum' && expected.kind === 'enum' && type.type === expected.type;
-  if (ARITHMETIC.has(operator)) return isNumeric(type) || isNumeric(expected) === false;
+  // The binder's own rule for the operator (semantic/bind-expression.ts).
+  if (ARITHMETIC.has(operator)) return arithmeticType(operator, expected, type) !== undefined;
   if (operator === 'eq' || operator === 'ne') return equalityComparable(expected, type);
   if (COMPARISONS.has(operator)) return orderComparable(expected, type);
   return true;

@@ -1206,7 +1206,7 @@ function comparisonType(left: ExpressionType, right: ExpressionType): Expression
 }
 
 /** Result type of an arithmetic operator (URL 5.1.1.2), or `undefined` if the operands do not fit. */
-function arithmeticType(operator: string, left: ExpressionType, right: ExpressionType): ExpressionType | undefined {
+export function arithmeticType(operator: string, left: ExpressionType, right: ExpressionType): ExpressionType | undefined {
   if (isUntyped(left) || isUntyped(right)) return UNTYPED;
   if (left.kind === 'null' || right.kind === 'null') {
     const other = left.kind === 'null' ? right : left;
