@@ -45,7 +45,7 @@ export {
   type Outcome,
 } from './differential.js';
 export { invalidQueryArbitrary, type InvalidQuery, type InvalidQueryOptions } from './fuzz.js';
-export { fuzzODataServer, type FuzzServerOptions } from './fuzz-server.js';
+export { fuzzODataServer, type FuzzServerOptions, type FuzzServerResult, type KnownDeviation } from './fuzz-server.js';
 export { fuzzDifferential, type CampaignOptions, type CampaignReport, type DistinctFinding, type TargetStats } from './campaign.js';
 export {
   MODEL_SHAPES,

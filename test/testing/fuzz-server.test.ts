@@ -57,7 +57,7 @@ async function serve(
 }
 
 /** The report of a finding: `fuzzODataServer`'s rejection message. */
-async function finding(run: Promise<void>): Promise<string> {
+async function finding(run: Promise<unknown>): Promise<string> {
   try {
     await run;
   } catch (error) {
