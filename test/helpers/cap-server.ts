@@ -156,19 +156,19 @@ export const CAP_CRASH = /%2Fall\(|%2Fany\(\w+%3A(?!\w+%20eq%20'[^']*'\))/;
 export const CAP_DEVIATIONS: readonly { readonly why: string; readonly match: RegExp; readonly set: string; readonly example: string }[] = [
   {
     why: 'arithmetic operators (add, sub, mul, div, divby, mod) in $filter: 400 "Parsing URL failed"',
-    match: /query: +\S*%20(add|sub|mul|divby|div|mod)%20[\s\S]*status: +400/,
+    match: /query: +[^\n]*(?:%20| )(add|sub|mul|divby|div|mod)(?:%20| )[\s\S]*status: +400/,
     set: 'Products',
     example: '$filter=stock add 1 gt 7',
   },
   {
     why: 'a Double literal with a signed exponent (5e+0, 1.5e-3), INF and NaN: 400',
-    match: /query: +\S*(?:\d[eE](?:%2B|-)\d|\bINF\b|\bNaN\b)[\s\S]*status: +400/,
+    match: /query: +[^\n]*(?:\d[eE](?:%2B|-)\d|\bINF\b|\bNaN\b)[\s\S]*status: +400/,
     set: 'Products',
     example: '$filter=rating eq 5e-0',
   },
   {
     why: 'negation (-expression) of anything but a number literal: 400',
-    match: /query: +\S*(?:[=(]|%20)-[A-Za-z_(][\s\S]*status: +400/,
+    match: /query: +[^\n]*(?:[=( ]|%20)-[A-Za-z_(][\s\S]*status: +400/,
     set: 'Products',
     example: '$filter=-stock gt 0',
   },
