@@ -10,56 +10,13 @@
  * - two rows out of `$orderby`'s order are a finding only when no usual collation (code points,
  *   the locale's, case-insensitive) puts them in that order.
  */
-import type { Model, Property, StructuredType } from '../model/model.js';
+import type { Model } from '../model/model.js';
 import { bindQuery } from '../semantic/bind-query.js';
 import type { BoundExpression, BoundQuery } from '../semantic/bound-ast.js';
 import { someExpression } from '../semantic/walk/index.js';
 import { compileQuery } from '../backends/memory/compile-query.js';
 import type { Row } from '../reference/rows.js';
-import { JsonNumber } from '../util/json-text.js';
-
-/** The value of a property of an OData JSON row, in the form rows store values of its type. */
-function storedValue(property: Property, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (property.collection) return Array.isArray(value) ? value.map((item) => storedItem(property, item)) : value;
-  return storedItem(property, value);
-}
-
-function storedItem(property: Property, value: unknown): unknown {
-  if (value === null) return null;
-  const type = property.type;
-  if (type.kind === 'complex' || type.kind === 'entity') {
-    return typeof value === 'object' && !Array.isArray(value) ? storedRow(type.type, value as Record<string, unknown>) : value;
-  }
-  if (type.kind !== 'primitive') return value;
-  // A number read exactly (parseJsonText): its digits as the type reads them.
-  if (value instanceof JsonNumber) {
-    if (type.name === 'Edm.Decimal') return value.text;
-    if (type.name === 'Edm.Int64' && /^-?\d+$/.test(value.text)) return BigInt(value.text);
-    return Number(value.text);
-  }
-  switch (type.name) {
-    case 'Edm.Int64':
-      return (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^-?\d+$/.test(value)) ? BigInt(value) : value;
-    case 'Edm.Decimal':
-      return typeof value === 'number' ? String(value) : value;
-    case 'Edm.Double':
-    case 'Edm.Single':
-      return value === 'INF' ? Infinity : value === '-INF' ? -Infinity : value === 'NaN' ? Number.NaN : value;
-    default:
-      return value;
-  }
-}
-
-/** An OData JSON row in stored form: its structural properties read back, annotations and the rest left out. */
-function storedRow(type: StructuredType, row: Record<string, unknown>): Row {
-  const stored: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(row)) {
-    const property = type.properties.get(name);
-    if (property?.kind === 'property') stored[name] = storedValue(property, value);
-  }
-  return stored;
-}
+import { shownRow as shown, storedRow } from './json-rows.js';
 
 /** The value of a system query option of a percent-encoded query, and the query's parameter aliases. */
 function options(query: string): Map<string, string> {
@@ -114,10 +71,6 @@ const ordersStrings = (expression: BoundExpression): boolean =>
       node.operandType.kind === 'primitive' &&
       node.operandType.name === 'Edm.String',
   );
-
-/** A row of the answer as a report shows it: exactly read numbers as their digits. */
-const shown = (row: unknown): string =>
-  JSON.stringify(row, (_key, value: unknown) => (value instanceof JsonNumber ? `\u0000${value.text}\u0000` : value)).replace(/"\\u0000(.*?)\\u0000"/g, '$1');
 
 const collators = [new Intl.Collator(undefined, { sensitivity: 'variant' }), new Intl.Collator(undefined, { sensitivity: 'accent' })];
 const codePoints = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -22,19 +22,16 @@ import { invalidQueryArbitrary } from './fuzz.js';
 import { modelQueryArbitrary, type ModelQueryOptions } from './model-arbitraries.js';
 import { rowsProblem } from './answer-rows.js';
 import { parseJsonText } from '../util/json-text.js';
+import { findings, report, send, withReproduction, type Answer, type Endpoint, type KnownDeviation, type MetDeviation } from './server-requests.js';
 
-/** What {@link fuzzODataServer} needs. */
-export interface FuzzServerOptions {
-  /** The collection's URL, e.g. `http://localhost:3000/assets`. */
-  readonly url: string;
+export type { KnownDeviation, MetDeviation };
+
+/** What {@link fuzzODataServer} needs: the collection's `url`, `headers` and `timeoutMs` ({@link Endpoint}), and the rest. */
+export interface FuzzServerOptions extends Endpoint {
   readonly model: Model;
   readonly entitySet: string;
-  /** Headers for every request (authorization, tenant, …). Reports show `authorization` and cookies redacted. */
-  readonly headers?: Readonly<Record<string, string>>;
   /** Runs of each kind (default 50 valid and 50 invalid). */
   readonly numRuns?: number;
-  /** A request that takes longer fails the run (default 5 000 ms). */
-  readonly timeoutMs?: number;
   /**
    * The service's maximum `$top`: a larger one must be refused. Without it (and without
    * `expectCodes`, which assumes this library's default of 10 000), no limit is assumed: OData sets none.
@@ -70,73 +67,10 @@ export interface FuzzServerOptions {
   readonly seed?: number;
 }
 
-/** A deviation of a service already known: what it is, and a pattern of the reports it gives. */
-export interface KnownDeviation {
-  readonly why: string;
-  readonly match: RegExp;
-}
-
 /** What {@link fuzzODataServer} ran, and the known deviations it met (each with its first report). */
 export interface FuzzServerResult {
   readonly requests: number;
-  readonly known: readonly { readonly why: string; readonly count: number; readonly example: string }[];
-}
-
-/** One answer, with what a report shows of it. */
-interface Answer {
-  readonly status: number;
-  readonly body: unknown;
-  readonly text: string;
-  readonly headers: Headers;
-  readonly ms: number;
-  readonly url: string;
-}
-
-async function send(options: FuzzServerOptions, query: string): Promise<Answer> {
-  const url = `${options.url}${options.url.includes('?') ? '&' : '?'}${query}`;
-  const started = performance.now();
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json', ...options.headers }, signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
-  } catch (error) {
-    const ms = performance.now() - started;
-    throw new Error(report(options, `no answer (${error instanceof Error ? error.message : String(error)})`, query, { url, ms }));
-  }
-  const text = await response.text();
-  const ms = performance.now() - started;
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body, text, headers: response.headers, ms, url };
-}
-
-/** A header value as a report shows it: credentials redacted. */
-function shown(name: string, value: string): string {
-  return /^(authorization|cookie|proxy-authorization|x-api-key)$/i.test(name) ? '<redacted>' : value;
-}
-
-/** A shell word in single quotes. */
-const quoted = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-
-/** The report of a finding: what went wrong, the query, the answer, and how to repeat it. */
-function report(options: FuzzServerOptions, problem: string, query: string, answer: Partial<Answer> & { url: string; ms: number }): string {
-  const lines = [problem, `  query:   ${query}`];
-  if (answer.status !== undefined) lines.push(`  status:  ${answer.status} in ${answer.ms.toFixed(0)} ms`);
-  else lines.push(`  after:   ${answer.ms.toFixed(0)} ms`);
-  if (answer.headers !== undefined) {
-    const relevant = ['content-type', 'odata-version', 'location', 'retry-after', 'www-authenticate']
-      .map((name) => [name, answer.headers?.get(name)] as const)
-      .filter(([, value]) => value !== null && value !== undefined)
-      .map(([name, value]) => `${name}: ${value}`);
-    if (relevant.length > 0) lines.push(`  headers: ${relevant.join('; ')}`);
-  }
-  if (answer.text !== undefined) lines.push(`  body:    ${answer.text.slice(0, 500)}${answer.text.length > 500 ? '…' : ''}`);
-  const headers = Object.entries({ accept: 'application/json', ...options.headers }).map(([name, value]) => `-H ${quoted(`${name}: ${shown(name, value)}`)}`);
-  lines.push(`  repeat:  curl -sS -i ${headers.join(' ')} ${quoted(answer.url)}`);
-  return lines.join('\n');
+  readonly known: readonly MetDeviation[];
 }
 
 const defaultErrorCode = (body: unknown): string | undefined => {
@@ -205,16 +139,7 @@ export async function fuzzODataServer(options: FuzzServerOptions): Promise<FuzzS
   try {
     return await fuzz(options);
   } catch (error) {
-    // fast-check's message (the seed, the shrink path, the shrunk query) after the finding's report.
-    const cause = error instanceof Error ? error.cause : undefined;
-    if (error instanceof Error && cause instanceof Error) {
-      const reproduce = error.message
-        .split('\n')
-        .filter((line) => !line.startsWith('Hint:') && line.trim() !== '')
-        .join('\n  ');
-      throw new Error(`${cause.message}\n  fast-check: ${reproduce}`, { cause });
-    }
-    throw error;
+    throw withReproduction(error);
   }
 }
 
@@ -222,16 +147,9 @@ async function fuzz(options: FuzzServerOptions): Promise<FuzzServerResult> {
   const numRuns = options.numRuns ?? 50;
   let requests = 0;
   const limitKnown = options.expectCodes === true || options.maxTop !== undefined;
-  const met = new Map<KnownDeviation, { count: number; example: string }>();
+  const run = findings(options.known);
   /** A finding: thrown, unless a known deviation matches it. */
-  const finding = (problem: string, query: string, answer: Answer): void => {
-    const text = report(options, problem, query, answer);
-    const deviation = options.known?.find((known) => known.match.test(text));
-    if (deviation === undefined) throw new Error(text);
-    const seen = met.get(deviation);
-    if (seen === undefined) met.set(deviation, { count: 1, example: text });
-    else seen.count++;
-  };
+  const finding = (problem: string, query: string, answer: Answer): void => run.found(report(options, problem, query, answer));
   const ask = (query: string): Promise<Answer> => {
     requests++;
     return send(options, query);
@@ -267,5 +185,5 @@ async function fuzz(options: FuzzServerOptions): Promise<FuzzServerResult> {
     ),
     { numRuns, ...seed },
   );
-  return { requests, known: [...met].map(([deviation, { count, example }]) => ({ why: deviation.why, count, example })) };
+  return { requests, known: run.met() };
 }

@@ -45,7 +45,9 @@ export {
   type Outcome,
 } from './differential.js';
 export { invalidQueryArbitrary, type InvalidQuery, type InvalidQueryOptions } from './fuzz.js';
-export { fuzzODataServer, type FuzzServerOptions, type FuzzServerResult, type KnownDeviation } from './fuzz-server.js';
+export { fuzzODataServer, type FuzzServerOptions, type FuzzServerResult, type KnownDeviation, type MetDeviation } from './fuzz-server.js';
+export { diffODataServers, type DiffEndpoint, type DiffServersOptions, type DiffServersResult } from './diff-servers.js';
+export type { Endpoint } from './server-requests.js';
 export { fuzzDifferential, type CampaignOptions, type CampaignReport, type DistinctFinding, type TargetStats } from './campaign.js';
 export {
   MODEL_SHAPES,
