@@ -6,11 +6,12 @@
  * checks a query against a CSDL model (JSON or XML, told apart by content) and prints every
  * problem underlined (exit 2), or the SQL or MongoDB query it compiles to. A set's own `$top`
  * maximum comes from the CSDL (`ODataEngine.V1.MaxTop`) or `--max-top=<n>`; the lower wins.
- * `odata-engine fuzz <service root> …` fuzzes a running service from its `$metadata` (cli-fuzz.ts).
+ * `odata-engine fuzz <service root> …` fuzzes a running service from its `$metadata` (cli-fuzz.ts);
+ * `odata-engine diff <service A> <service B> …` sends the same random queries to two (cli-diff.ts).
  * `odata-engine demo` parses a handful of sample queries; `help` and `version` (also `--help`,
  * `-h`, `--version`, `-v`) print to standard output and exit 0.
  *
- * This is the only module that may use Node built-ins (cli-fuzz.ts gets its streams from here).
+ * This is the only module that may use Node built-ins (cli-fuzz.ts and cli-diff.ts get their streams from here).
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
@@ -35,11 +36,13 @@ import {
 } from './index.js';
 import { splitQueryString } from './syntax/query-string.js';
 import { fuzzCommand, runFuzzCommand, type FuzzCommand } from './cli-fuzz.js';
+import { diffCommand, runDiffCommand, type DiffCommand } from './cli-diff.js';
 
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
   odata-engine check "<query string>" --csdl=<CSDL JSON or XML file> --set=<entity set> [--max-top=<n>] [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
-  odata-engine fuzz <service root> [--header=Name:value …] [--runs=N] [--seed=S] [--sets=a,b] [--expect-codes] [--timeout=ms]
+  odata-engine fuzz <service root> [--header=Name:value …] [--runs=N] [--seed=S] [--sets=a,b] [--expect-codes] [--timeout=ms] [--skip=regex]
+  odata-engine diff <service A> <service B> [--header=Name:value …] [--header-a=…] [--header-b=…] [--runs=N] [--seed=S] [--sets=a,b] [--timeout=ms] [--skip=regex]
   odata-engine demo
   odata-engine help | --help | -h
   odata-engine version | --version | -v
@@ -210,6 +213,20 @@ export function main(argv: readonly string[]): number | Promise<number> {
       return 2;
     }
     return runFuzzCommand(options, { progress: (line) => process.stderr.write(`${line}\n`), result: (text) => process.stdout.write(text) });
+  }
+  if (command === 'diff' && positional.length === 2) {
+    const headers = rest
+      .map((arg) => /^--(header(?:-a|-b)?)=(.*)$/s.exec(arg))
+      .filter((match) => match !== null)
+      .map((match) => [match[1] as string, match[2] as string] as const);
+    let options: DiffCommand;
+    try {
+      options = diffCommand(positional[0] as string, positional[1] as string, values, headers);
+    } catch (error) {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+    return runDiffCommand(options, { progress: (line) => process.stderr.write(`${line}\n`), result: (text) => process.stdout.write(text) });
   }
   if (command === 'check' && positional.length === 1) {
     try {

@@ -1,8 +1,9 @@
 /**
- * `odata-engine fuzz <service root>`, run as a user runs it (the bundled command line in a child
- * process) against services on loopback: this library's handler over the in-memory source (no
- * finding, exit 0), one that ignores `$top` (its finding with the report, exit 1), and an address
- * nothing answers on (exit 2). The service's model comes from its own `$metadata`.
+ * `odata-engine fuzz <service root>` and `odata-engine diff <A> <B>`, run as a user runs them (the
+ * bundled command line in a child process) against services on loopback: this library's handler
+ * over the in-memory source (no finding, exit 0), one that ignores `$top` (its finding or
+ * difference with the report, exit 1), and an address nothing answers on (exit 2). The services'
+ * models come from their own `$metadata`.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -82,6 +83,10 @@ describe('odata-engine fuzz', () => {
     expect(stdout).toMatch(/## localities\n\n\$top=\d+ answered \d+ rows\n {2}query: /);
     expect(stdout).toContain("repeat:  curl -sS -i -H 'accept: application/json'");
     expect(stdout).toMatch(/seed: 4, path: /);
+    // --skip: the queries with $top are not sent, so nothing is found.
+    const skipped = await cli('fuzz', service, '--runs=60', '--seed=4', '--sets=localities', '--skip=(^|&)\\$top=');
+    expect(skipped.stdout).toContain('| localities | none |');
+    expect(skipped.status).toBe(0);
   });
 
   it('exits 2 when the service cannot be read, or an option is wrong', async () => {
@@ -91,5 +96,39 @@ describe('odata-engine fuzz', () => {
     const wrong = await cli('fuzz', 'http://127.0.0.1:9/odata', '--runs=many');
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain("--runs takes a whole number, not 'many'");
+    const pattern = await cli('fuzz', 'http://127.0.0.1:9/odata', '--skip=(');
+    expect(pattern.status).toBe(2);
+    expect(pattern.stderr).toContain("--skip takes a regular expression, not '('");
+  });
+});
+
+describe('odata-engine diff', () => {
+  it('sends the same queries to both services, with headers to both or to one, and finds no difference between equal ones', async () => {
+    const [a, b] = [await serve(), await serve()];
+    const { status, stdout, stderr } = await cli(
+      'diff',
+      a,
+      b,
+      '--runs=25',
+      '--seed=5',
+      '--sets=localities,inspections',
+      '--header=x-tenant:t1',
+      '--header-b=x-side:b',
+    );
+    expect(stderr).toContain('localities: 25 queries to both…');
+    expect(stderr).toMatch(/inspections: no difference \(\d+\.\d s\)/);
+    expect(stdout).toContain('| localities | none |');
+    expect(status).toBe(0);
+  });
+
+  it('reports a difference with both answers and exits 1; exits 2 when a service cannot be read', async () => {
+    const [a, b] = [await serve(), await serve(true)];
+    const { status, stdout } = await cli('diff', a, b, '--runs=60', '--seed=4', '--sets=localities');
+    expect(status).toBe(1);
+    expect(stdout).toMatch(/\| localities \| (\d+ rows from A, \d+ from B|counts differ[^|]*) \|/);
+    expect(stdout).toMatch(/ {2}A:\n {4}status: +200[\s\S]* {2}B:\n {4}status: +200/);
+    const nothing = await cli('diff', a, 'http://127.0.0.1:9/odata', '--runs=1', '--timeout=2000');
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toMatch(/^error: /m);
   });
 });
