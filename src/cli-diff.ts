@@ -1,40 +1,61 @@
 /**
  * `odata-engine diff <service A> <service B> [--header=Name:value …] [--header-a=…] [--header-b=…]
- * [--runs=N] [--seed=S] [--sets=a,b] [--timeout=ms] [--skip=regex]`: reads A's `$metadata`, sends the same random
+ * [--name-a=…] [--name-b=…] [--runs=N] [--seed=S] [--sets=a,b] [--timeout=ms] [--skip=regex] [--known=file]`: reads A's `$metadata`, sends the same random
  * valid queries to both services with `diffODataServers` (odata-engine/testing), shows progress on
  * standard error, prints a table of the differences and each one's report (both answers) on
  * standard output, and exits 1 when there is one (0 when none, 2 when a service or its
- * `$metadata` cannot be read, or B lacks a set). `--header` goes to both, `--header-a`/`-b` to one.
+ * `$metadata` cannot be read, or B lacks a set). `--header` goes to both, `--header-a`/`-b` to one; `--name-a`/`-b` name them in reports.
  */
 import { ODataError, type Model } from './index.js';
-import { findingsTable, headersOf, loadTestingKit, readServiceModel, skipOption, wholeNumber, type CommandOutput } from './cli-service.js';
+import {
+  addMet,
+  findingsTable,
+  headersOf,
+  knownOption,
+  loadTestingKit,
+  metLines,
+  readServiceModel,
+  skipOption,
+  wholeNumber,
+  type CommandOutput,
+} from './cli-service.js';
+import type { KnownDeviation } from './testing/server-requests.js';
 
 /** What the command was given. */
 export interface DiffCommand {
-  readonly a: { readonly root: string; readonly headers: Readonly<Record<string, string>> };
-  readonly b: { readonly root: string; readonly headers: Readonly<Record<string, string>> };
+  readonly a: { readonly root: string; readonly headers: Readonly<Record<string, string>>; readonly name: string };
+  readonly b: { readonly root: string; readonly headers: Readonly<Record<string, string>>; readonly name: string };
   readonly runs: number;
   readonly seed?: number;
   readonly sets?: readonly string[];
   readonly timeoutMs: number;
   /** Queries not to send (`--skip=<regular expression>`, tested on the percent-encoded query). */
   readonly skip?: RegExp;
+  /** Deviations already known (`--known=<file>`): counted, not reported as findings. */
+  readonly known?: readonly KnownDeviation[];
 }
 
 /** The command's options: `headers` holds every `--header…=` argument as `[option, value]`. */
-export function diffCommand(a: string, b: string, values: ReadonlyMap<string, string>, headers: readonly (readonly [string, string])[]): DiffCommand {
+export function diffCommand(
+  a: string,
+  b: string,
+  values: ReadonlyMap<string, string>,
+  headers: readonly (readonly [string, string])[],
+  known?: string,
+): DiffCommand {
   const of = (option: string): string[] => headers.filter(([name]) => name === option).map(([, value]) => value);
   const both = headersOf(of('header'));
   const seed = values.get('seed');
   const sets = values.get('sets');
   return {
-    a: { root: a.replace(/\/+$/, ''), headers: { ...both, ...headersOf(of('header-a'), 'header-a') } },
-    b: { root: b.replace(/\/+$/, ''), headers: { ...both, ...headersOf(of('header-b'), 'header-b') } },
+    a: { root: a.replace(/\/+$/, ''), headers: { ...both, ...headersOf(of('header-a'), 'header-a') }, name: values.get('name-a') ?? 'A' },
+    b: { root: b.replace(/\/+$/, ''), headers: { ...both, ...headersOf(of('header-b'), 'header-b') }, name: values.get('name-b') ?? 'B' },
     runs: wholeNumber(values, 'runs', 100),
     ...(seed === undefined ? {} : { seed: wholeNumber(values, 'seed', 0) }),
     ...(sets === undefined ? {} : { sets: sets.split(',').filter((set) => set !== '') }),
     timeoutMs: wholeNumber(values, 'timeout', 10_000),
     ...skipOption(values),
+    ...knownOption(known),
   };
 }
 
@@ -60,19 +81,22 @@ export async function runDiffCommand(command: DiffCommand, output: CommandOutput
     return 2;
   }
   const differences: { set: string; report: string }[] = [];
+  const met = new Map<string, number>();
   for (const set of sets) {
     const started = performance.now();
     output.progress(`${set}: ${command.runs} queries to both…`);
     try {
-      await testing.diffODataServers({
-        a: { url: `${command.a.root}/${set}`, headers: command.a.headers, timeoutMs: command.timeoutMs },
-        b: { url: `${command.b.root}/${set}`, headers: command.b.headers, timeoutMs: command.timeoutMs },
+      const result = await testing.diffODataServers({
+        a: { url: `${command.a.root}/${set}`, headers: command.a.headers, timeoutMs: command.timeoutMs, name: command.a.name },
+        b: { url: `${command.b.root}/${set}`, headers: command.b.headers, timeoutMs: command.timeoutMs, name: command.b.name },
         model,
         entitySet: set,
         numRuns: command.runs,
         ...(command.seed === undefined ? {} : { seed: command.seed }),
         ...(command.skip === undefined ? {} : { skip: command.skip }),
+        ...(command.known === undefined ? {} : { known: command.known }),
       });
+      addMet(met, result.known);
       output.progress(`${set}: no difference (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     } catch (error) {
       const report = error instanceof Error ? error.message : String(error);
@@ -80,6 +104,6 @@ export async function runDiffCommand(command: DiffCommand, output: CommandOutput
       output.progress(`${set}: ${report.split('\n')[0]}`);
     }
   }
-  output.result(findingsTable(sets, differences, 'difference'));
+  output.result(`${findingsTable(sets, differences, 'difference')}${metLines(met)}`);
   return differences.length > 0 ? 1 : 0;
 }

@@ -8,7 +8,19 @@
  * Node built-in (src/cli.ts gives it the output streams): `fetch` only.
  */
 import { ODataError, type Model } from './index.js';
-import { findingsTable, headersOf, loadTestingKit, readServiceModel, skipOption, wholeNumber, type CommandOutput } from './cli-service.js';
+import {
+  addMet,
+  findingsTable,
+  headersOf,
+  knownOption,
+  loadTestingKit,
+  metLines,
+  readServiceModel,
+  skipOption,
+  wholeNumber,
+  type CommandOutput,
+} from './cli-service.js';
+import type { KnownDeviation } from './testing/server-requests.js';
 
 /** What the command was given. */
 export interface FuzzCommand {
@@ -21,13 +33,21 @@ export interface FuzzCommand {
   readonly timeoutMs: number;
   /** Queries not to send (`--skip=<regular expression>`, tested on the percent-encoded query). */
   readonly skip?: RegExp;
+  /** Deviations already known (`--known=<file>`): counted, not reported as findings. */
+  readonly known?: readonly KnownDeviation[];
 }
 
 /** Where the command writes: progress, and the result. */
 export type FuzzOutput = CommandOutput;
 
 /** The command's options from `--name=value` arguments. */
-export function fuzzCommand(root: string, values: ReadonlyMap<string, string>, headers: readonly string[], flags: ReadonlySet<string>): FuzzCommand {
+export function fuzzCommand(
+  root: string,
+  values: ReadonlyMap<string, string>,
+  headers: readonly string[],
+  flags: ReadonlySet<string>,
+  known?: string,
+): FuzzCommand {
   const number = (name: string, fallback: number): number => wholeNumber(values, name, fallback);
   const seed = values.get('seed');
   const sets = values.get('sets');
@@ -40,6 +60,7 @@ export function fuzzCommand(root: string, values: ReadonlyMap<string, string>, h
     expectCodes: flags.has('--expect-codes'),
     timeoutMs: number('timeout', 10_000),
     ...skipOption(values),
+    ...knownOption(known),
   };
 }
 
@@ -61,11 +82,12 @@ export async function runFuzzCommand(command: FuzzCommand, output: FuzzOutput): 
     return 2;
   }
   const findings: { set: string; report: string }[] = [];
+  const met = new Map<string, number>();
   for (const set of sets) {
     const started = performance.now();
     output.progress(`${set}: ${command.runs} valid and ${command.runs} invalid queries…`);
     try {
-      await testing.fuzzODataServer({
+      const result = await testing.fuzzODataServer({
         url: `${command.root}/${set}`,
         model,
         entitySet: set,
@@ -75,7 +97,9 @@ export async function runFuzzCommand(command: FuzzCommand, output: FuzzOutput): 
         expectCodes: command.expectCodes,
         ...(command.seed === undefined ? {} : { seed: command.seed }),
         ...(command.skip === undefined ? {} : { skip: command.skip }),
+        ...(command.known === undefined ? {} : { known: command.known }),
       });
+      addMet(met, result.known);
       output.progress(`${set}: no finding (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     } catch (error) {
       const report = error instanceof Error ? error.message : String(error);
@@ -83,6 +107,6 @@ export async function runFuzzCommand(command: FuzzCommand, output: FuzzOutput): 
       output.progress(`${set}: ${report.split('\n')[0]}`);
     }
   }
-  output.result(findingsTable(sets, findings, 'finding'));
+  output.result(`${findingsTable(sets, findings, 'finding')}${metLines(met)}`);
   return findings.length > 0 ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * No Node built-in: `fetch` only (src/cli.ts gives the commands their streams).
  */
 import { modelFromCsdl, modelFromCsdlXml, type Model } from './index.js';
+import type { KnownDeviation, MetDeviation } from './testing/server-requests.js';
 
 /** Where a service command writes: progress, and the result. */
 export interface CommandOutput {
@@ -72,4 +73,41 @@ export function skipOption(values: ReadonlyMap<string, string>): { readonly skip
   } catch {
     throw new Error(`--skip takes a regular expression, not '${text}'`);
   }
+}
+
+/**
+ * `--known=<file>`'s text: a JSON array of `{ "why": "…", "match": "<regular expression>" }`, the
+ * service's deviations already known (their findings are counted, not reported as findings).
+ */
+export function knownOption(text: string | undefined): { readonly known?: readonly KnownDeviation[] } {
+  if (text === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('--known takes a JSON file: [{ "why": "…", "match": "<regular expression>" }, …]');
+  }
+  if (!Array.isArray(parsed)) throw new Error('--known takes a JSON array of { "why", "match" }');
+  return {
+    known: parsed.map((item: unknown, i) => {
+      const { why, match } = (item ?? {}) as { why?: unknown; match?: unknown };
+      if (typeof why !== 'string' || typeof match !== 'string') throw new Error(`--known: item ${i} needs "why" and "match" as strings`);
+      try {
+        return { why, match: new RegExp(match) };
+      } catch {
+        throw new Error(`--known: item ${i}'s match is not a regular expression: ${match}`);
+      }
+    }),
+  };
+}
+
+/** The known deviations met, as lines under the findings table (none: nothing). */
+export function metLines(met: ReadonlyMap<string, number>): string {
+  if (met.size === 0) return '';
+  return `\nKnown deviations met:\n${[...met].map(([why, count]) => `- ${count}× ${why}`).join('\n')}\n`;
+}
+
+/** Adds a run's known deviations to the counts by `why`. */
+export function addMet(met: Map<string, number>, run: readonly MetDeviation[]): void {
+  for (const deviation of run) met.set(deviation.why, (met.get(deviation.why) ?? 0) + deviation.count);
 }

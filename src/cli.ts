@@ -41,8 +41,8 @@ import { diffCommand, runDiffCommand, type DiffCommand } from './cli-diff.js';
 const USAGE = `Usage:
   odata-engine parse "<query string>" [--print] [--search-grammar] [--plus-as-space]
   odata-engine check "<query string>" --csdl=<CSDL JSON or XML file> --set=<entity set> [--max-top=<n>] [--sql=postgres|mysql|sqlite|mssql|duckdb] [--mongo]
-  odata-engine fuzz <service root> [--header=Name:value …] [--runs=N] [--seed=S] [--sets=a,b] [--expect-codes] [--timeout=ms] [--skip=regex]
-  odata-engine diff <service A> <service B> [--header=Name:value …] [--header-a=…] [--header-b=…] [--runs=N] [--seed=S] [--sets=a,b] [--timeout=ms] [--skip=regex]
+  odata-engine fuzz <service root> [--header=Name:value …] [--runs=N] [--seed=S] [--sets=a,b] [--expect-codes] [--timeout=ms] [--skip=regex] [--known=file]
+  odata-engine diff <service A> <service B> [--header=Name:value …] [--header-a=…] [--header-b=…] [--name-a=…] [--name-b=…] [--runs=N] [--seed=S] [--sets=a,b] [--timeout=ms] [--skip=regex] [--known=file]
   odata-engine demo
   odata-engine help | --help | -h
   odata-engine version | --version | -v
@@ -185,6 +185,12 @@ function runDemo(): number {
   return 0;
 }
 
+/** The text of `--known=<file>`, if given. */
+function knownFile(values: ReadonlyMap<string, string>): string | undefined {
+  const file = values.get('known');
+  return file === undefined ? undefined : readFileSync(file, 'utf8');
+}
+
 export function main(argv: readonly string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   const flags = new Set(rest.filter((arg) => arg.startsWith('--')));
@@ -207,7 +213,7 @@ export function main(argv: readonly string[]): number | Promise<number> {
     const headers = rest.filter((arg) => arg.startsWith('--header=')).map((arg) => arg.slice('--header='.length));
     let options: FuzzCommand;
     try {
-      options = fuzzCommand(positional[0] as string, values, headers, flags);
+      options = fuzzCommand(positional[0] as string, values, headers, flags, knownFile(values));
     } catch (error) {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       return 2;
@@ -221,7 +227,7 @@ export function main(argv: readonly string[]): number | Promise<number> {
       .map((match) => [match[1] as string, match[2] as string] as const);
     let options: DiffCommand;
     try {
-      options = diffCommand(positional[0] as string, positional[1] as string, values, headers);
+      options = diffCommand(positional[0] as string, positional[1] as string, values, headers, knownFile(values));
     } catch (error) {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       return 2;

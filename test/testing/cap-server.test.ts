@@ -4,7 +4,11 @@
  * reads CAP's own `$metadata` and fuzzes each set, and `createODataHandler` serves the same model
  * (read from CAP's `$metadata`) over the same rows.
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFromCsdlXml } from '../../src/model/csdl-xml.js';
 import type { Model } from '../../src/model/model.js';
@@ -13,6 +17,7 @@ import { toNodeListener } from '../../src/server/adapters/node.js';
 import { fuzzODataServer } from '../../src/testing/fuzz-server.js';
 import { diffODataServers } from '../../src/testing/diff-servers.js';
 import { rowsProblem } from '../../src/testing/answer-rows.js';
+import { bundleSources } from '../fixtures/bundle.js';
 import { CAP_CRASH, CAP_DEVIATIONS, capKnown, CAP_PATH, capRows, startCap, type CapServer } from '../helpers/cap-server.js';
 
 const SETS = ['Categories', 'Products', 'Suppliers'];
@@ -111,6 +116,51 @@ describe('fuzzODataServer on SAP CAP 9', () => {
       });
       expect(result.queries).toBeGreaterThanOrEqual(250);
       console.info(`${set}: ${result.queries} queries; known differences: ${result.known.map((known) => `${known.count}× ${known.why}`).join('; ')}`);
+    }
+  }, 300_000);
+
+  it('the command line: fuzz and diff CAP with its crash skipped and its deviations known, as a user runs them', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const folder = mkdtempSync(join(root, '.test-bundle-'));
+    try {
+      const cli = (await bundleSources({ cli: join(root, 'src/cli.ts') }, folder)).cli as string;
+      const run = (...args: string[]) =>
+        new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
+          const child = spawn(process.execPath, [cli, ...args], { cwd: root });
+          let [stdout, stderr] = ['', ''];
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+          child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+          child.on('error', fail);
+          child.on('close', (status) => done({ status, stdout, stderr }));
+        });
+      const known = (kind: 'fuzz' | 'diff'): string => {
+        const file = join(folder, `${kind}-known.json`);
+        writeFileSync(file, JSON.stringify(capKnown(kind).map(({ why, match }) => ({ why, match: match.source }))));
+        return file;
+      };
+      // Without the known deviations: findings on every set, exit 1.
+      const bare = await run('fuzz', cap.root, '--runs=100', '--seed=1', `--skip=${CAP_CRASH.source}`);
+      expect(bare.status).toBe(1);
+      expect(bare.stdout).toMatch(/\| Categories \| (?!none)/);
+      const fuzzed = await run('fuzz', cap.root, '--runs=200', '--seed=2', `--skip=${CAP_CRASH.source}`, `--known=${known('fuzz')}`);
+      expect(fuzzed.stdout).toContain('| Products | none |');
+      expect(fuzzed.stdout).toMatch(/Known deviations met:\n- \d+× /);
+      expect(fuzzed.status).toBe(0);
+      const diffed = await run(
+        'diff',
+        cap.root,
+        oursRoot,
+        '--name-a=CAP',
+        '--name-b=createODataHandler',
+        '--runs=100',
+        '--seed=3',
+        `--skip=${CAP_CRASH.source}`,
+        `--known=${known('diff')}`,
+      );
+      expect(diffed.stdout, diffed.stdout).toContain('| Suppliers | none |');
+      expect(diffed.status).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   }, 300_000);
 });
