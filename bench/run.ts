@@ -36,6 +36,7 @@ import { runCsdlGrowthBench } from './csdl-growth.js';
 import { runSqlRowsBench } from './sql-rows.js';
 import { runPlanCacheBench } from './plan-cache.js';
 import { runLanguageBench } from './language.js';
+import { runServerToolsBench } from './server-tools.js';
 import { runApplyHeapBench } from './apply-heap.js';
 import { runApplyBench } from './apply.js';
 import { runRollupBench } from './rollup.js';
@@ -540,6 +541,7 @@ await runServiceBench();
 await runServiceLoadBench();
 await runHandlerBench();
 await runLanguageBench();
+await runServerToolsBench();
 await runCapBench();
 await runPackageBench();
 process.stdout.write(

@@ -465,7 +465,10 @@ async function entities(prepared: Prepared, context: Context, services: Services
       const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
       const applied =
         more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
-      const next = more ? (keysetToken(plan, client, page[page.length - 1]) ?? String(skipped + pageSize)) : undefined;
+      // (An offset counts from the first entity: the next link leaves the client's $skip out, so the offset takes it in.)
+      const next = more
+        ? (keysetToken(plan, client, page[page.length - 1]) ?? String((typeof client.skip === 'number' ? client.skip : 0) + skipped + pageSize))
+        : undefined;
       const nextLink = next === undefined ? undefined : nextLinkUrl(context.url, { skiptoken: next, returned: pageSize });
       const headers: Record<string, string> = applied === undefined ? {} : { 'preference-applied': applied };
       if (path.shape === 'references') {
@@ -554,7 +557,10 @@ async function crossJoin(prepared: Prepared, context: Context, services: Service
   const prefixed = prefer.all.some((p) => p.name.toLowerCase() === 'odata.maxpagesize');
   const applied =
     more && prefer.maxPageSize !== undefined ? preferenceApplied({ maxPageSize: pageSize }, { version: prefixed ? '4.0' : naming.version }) : undefined;
-  const nextLink = more ? nextLinkUrl(context.url, { skiptoken: String(token.skip + pageSize), returned: pageSize }) : undefined;
+  // (The offset takes the client's $skip in: the next link leaves it out.)
+  const nextLink = more
+    ? nextLinkUrl(context.url, { skiptoken: String((typeof client.skip === 'number' ? client.skip : 0) + token.skip + pageSize), returned: pageSize })
+    : undefined;
   const body = { ...naming, metadata: format.metadata, ieee754Compatible: format.ieee754Compatible, serviceRoot: root };
   const described = odataCollectionBody(page, {
     ...body,

@@ -25,6 +25,8 @@ import { answerLines, findings, send, withReproduction, type Answer, type Endpoi
 export interface DiffEndpoint extends Endpoint {
   /** How reports call it (default `A` and `B`). */
   readonly name?: string;
+  /** The count from a success body (`$count=true`); by default `@odata.count`. */
+  readonly count?: (body: unknown) => unknown;
 }
 
 /** What {@link diffODataServers} needs. */
@@ -42,7 +44,7 @@ export interface DiffServersOptions {
   readonly skip?: RegExp;
   /** Valid-query options (depth, functions, navigation) for the generated queries. */
   readonly queries?: ModelQueryOptions;
-  /** Pages followed through `@odata.nextLink` on each side (default 20). */
+  /** Pages followed through `@odata.nextLink` on each side (default 20); beyond, the rows both sides gave so far are compared. */
   readonly maxPages?: number;
 }
 
@@ -57,6 +59,8 @@ interface Whole {
   readonly answer: Answer;
   readonly rows?: readonly unknown[];
   readonly count?: unknown;
+  /** More pages followed than `maxPages`: `rows` are the first of the answer's. */
+  readonly truncated?: boolean;
 }
 
 /** The query with the key appended to its `$orderby` (or as its `$orderby`), so that one order is right. */
@@ -73,10 +77,10 @@ export function totallyOrdered(query: string, type: StructuredType): string {
   return ordered.join('&');
 }
 
-async function whole(endpoint: Endpoint, query: string, maxPages: number): Promise<Whole> {
+async function whole(endpoint: DiffEndpoint, query: string, maxPages: number): Promise<Whole> {
   const answer = await send(endpoint, query);
   if (answer.status !== 200) return { answer };
-  const first = read(answer);
+  const first = read(answer, endpoint.count);
   if (first === undefined) return { answer };
   const rows = [...first.rows];
   let next = first.next;
@@ -86,11 +90,11 @@ async function whole(endpoint: Endpoint, query: string, maxPages: number): Promi
     rows.push(...more.rows);
     next = more.next;
   }
-  return { answer, rows, count: first.count };
+  return { answer, rows, count: first.count, ...(next === undefined ? {} : { truncated: true }) };
 }
 
 /** The rows (numbers read exactly), count and next link of a page, or `undefined` when it has no `value` list. */
-function read(answer: Answer): { rows: unknown[]; count: unknown; next: string | undefined } | undefined {
+function read(answer: Answer, counted?: (body: unknown) => unknown): { rows: unknown[]; count: unknown; next: string | undefined } | undefined {
   if (answer.status !== 200) return undefined;
   let body: Record<string, unknown>;
   try {
@@ -100,7 +104,7 @@ function read(answer: Answer): { rows: unknown[]; count: unknown; next: string |
   }
   if (typeof body !== 'object' || body === null || !Array.isArray(body['value'])) return undefined;
   const next = body['@odata.nextLink'];
-  const count = (answer.body as Record<string, unknown>)['@odata.count'];
+  const count = counted === undefined ? (answer.body as Record<string, unknown>)['@odata.count'] : counted(answer.body);
   return { rows: body['value'] as unknown[], count, next: typeof next === 'string' ? next : undefined };
 }
 
@@ -180,6 +184,20 @@ function difference(type: StructuredType, query: string, a: Whole, b: Whole, nam
   if (/(^|&)\$count=true(&|$)/i.test(query)) {
     const [m, n] = [a.count === undefined ? undefined : Number(a.count), b.count === undefined ? undefined : Number(b.count)];
     if (m !== n) return `counts differ: ${String(a.count)} from ${A}, ${String(b.count)} from ${B}`;
+  }
+  // (Where one side has more pages than were followed, the rows both have so far are compared.)
+  const length = Math.min(a.truncated === true ? a.rows.length : Infinity, b.truncated === true ? b.rows.length : Infinity);
+  if (Number.isFinite(length)) {
+    if ((a.truncated !== true && a.rows.length < length) || (b.truncated !== true && b.rows.length < length))
+      return `${a.rows.length} rows from ${A}, ${b.rows.length} from ${B}`;
+    return difference(
+      type,
+      query,
+      { ...a, rows: a.rows.slice(0, length), truncated: false },
+      { ...b, rows: b.rows.slice(0, length), truncated: false },
+      names,
+      order === 'exact' ? 'exact' : 'picked',
+    );
   }
   if (a.rows.length !== b.rows.length) return `${a.rows.length} rows from ${A}, ${b.rows.length} from ${B}`;
   if (a.rows.some((row) => typeof row !== 'object' || row === null) || b.rows.some((row) => typeof row !== 'object' || row === null))

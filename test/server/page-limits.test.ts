@@ -3,7 +3,9 @@
  * handler reads a page with one entity more than the page, to know whether another follows. That
  * read is the handler's, not the client's: a set whose `$top` maximum is below the page size is still
  * listed (paged within its maximum), and a client's `$top` over the limit is refused even where the
- * page read alone would be within it.
+ * page read alone would be within it. And a client's `$skip` holds over the pages (found by
+ * `diffODataServers`): an offset token counts from the first entity, since the next link leaves the
+ * `$skip` out.
  */
 import { describe, expect, it } from 'vitest';
 import { defineModel, type Row } from '../../src/index.js';
@@ -16,6 +18,25 @@ const model = defineModel({
 });
 const rows: Row[] = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, name: `n${i + 1}` }));
 const handler = createODataHandler({ model, basePath: '/odata', maxPageSize: 10, source: memorySource({ small: rows, one: rows, items: rows }) });
+
+/** Items in one group: a navigation collection and a cross join to page. */
+const grouped = defineModel({
+  namespace: 'G',
+  entityTypes: {
+    Item: {
+      key: ['id'],
+      properties: { id: 'Edm.Int32', name: 'Edm.String', groupId: 'Edm.Int32' },
+      navigation: { group: { type: 'Group', constraints: { groupId: 'id' } } },
+    },
+    Group: { key: ['id'], properties: { id: 'Edm.Int32' }, navigation: { items: { type: 'Collection(Item)', partner: 'group' } } },
+  },
+  entitySets: { items: { type: 'Item' }, groups: { type: 'Group' } },
+});
+const groupedHandler = createODataHandler({
+  model: grouped,
+  basePath: '/odata',
+  source: memorySource({ items: rows.map((row) => ({ ...row, groupId: 1 })), groups: [{ id: 1 }] }),
+});
 
 async function get(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await handler(new Request(`http://localhost/odata/${path}`));
@@ -62,5 +83,35 @@ describe('server-driven paging within the $top limits', () => {
     const host = await get('items?$top=10001');
     expect(host.status).toBe(400);
     expect(host.body).toMatchObject({ error: { code: 'top_limit_exceeded' } });
+  });
+
+  it("keeps the client's $skip over the pages: by offset ($count, navigation, a cross join) and by keyset", async () => {
+    const ids = rows.map((row) => row.id);
+    for (const skip of [1, 2, 4, 9]) {
+      // Pages of 3 (the preference), the offset token after the first: the next link leaves the $skip out.
+      const paged = async (path: string): Promise<number[]> => {
+        const found: number[] = [];
+        let next: string | undefined = path;
+        while (next !== undefined) {
+          const response = await groupedHandler(new Request(`http://localhost/odata/${next}`, { headers: { prefer: 'odata.maxpagesize=3' } }));
+          const body = (await response.json()) as Record<string, unknown>;
+          expect(response.status, `${next}: ${JSON.stringify(body)}`).toBe(200);
+          found.push(...(body.value as Record<string, unknown>[]).map((row) => (row.id ?? (row.items as { id: number }).id) as number));
+          const link = body['@odata.nextLink'] as string | undefined;
+          next = link === undefined ? undefined : link.slice(link.indexOf('/odata/') + '/odata/'.length);
+        }
+        return found;
+      };
+      expect(await paged(`items?$skip=${skip}&$count=true`)).toEqual(ids.slice(skip));
+      expect(await paged(`items?$skip=${skip}`)).toEqual(ids.slice(skip));
+      expect(await paged(`items?$skip=${skip}&$orderby=name%20desc,id&$count=true`)).toEqual(
+        [...rows]
+          .sort((a, b) => (a.name! < b.name! ? 1 : -1))
+          .map((row) => row.id)
+          .slice(skip),
+      );
+      expect(await paged(`groups(1)/items?$skip=${skip}`)).toEqual(ids.slice(skip));
+      expect(await paged(`$crossjoin(items,groups)?$expand=items&$orderby=items/id&$skip=${skip}`)).toEqual(ids.slice(skip));
+    }
   });
 });
