@@ -7,18 +7,7 @@
  * `$metadata` cannot be read, or B lacks a set). `--header` goes to both, `--header-a`/`-b` to one; `--name-a`/`-b` name them in reports.
  */
 import { ODataError, type Model } from './index.js';
-import {
-  addMet,
-  findingsTable,
-  headersOf,
-  knownOption,
-  loadTestingKit,
-  metLines,
-  readServiceModel,
-  skipOption,
-  wholeNumber,
-  type CommandOutput,
-} from './cli-service.js';
+import { headersOf, knownOption, loadTestingKit, readServiceModel, runPerSet, skipOption, wholeNumber, type CommandOutput } from './cli-service.js';
 import type { KnownDeviation } from './testing/server-requests.js';
 
 /** What the command was given. */
@@ -80,13 +69,11 @@ export async function runDiffCommand(command: DiffCommand, output: CommandOutput
     output.progress(`error: not both services have the entity set ${missing.map((set) => `'${set}'`).join(', ')}`);
     return 2;
   }
-  const differences: { set: string; report: string }[] = [];
-  const met = new Map<string, number>();
-  for (const set of sets) {
-    const started = performance.now();
-    output.progress(`${set}: ${command.runs} queries to both…`);
-    try {
-      const result = await testing.diffODataServers({
+  return runPerSet(output, sets, 'difference', (set) => ({
+    starting: `${command.runs} queries to both…`,
+    clean: 'no difference',
+    run: () =>
+      testing.diffODataServers({
         a: { url: `${command.a.root}/${set}`, headers: command.a.headers, timeoutMs: command.timeoutMs, name: command.a.name },
         b: { url: `${command.b.root}/${set}`, headers: command.b.headers, timeoutMs: command.timeoutMs, name: command.b.name },
         model,
@@ -95,15 +82,6 @@ export async function runDiffCommand(command: DiffCommand, output: CommandOutput
         ...(command.seed === undefined ? {} : { seed: command.seed }),
         ...(command.skip === undefined ? {} : { skip: command.skip }),
         ...(command.known === undefined ? {} : { known: command.known }),
-      });
-      addMet(met, result.known);
-      output.progress(`${set}: no difference (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-    } catch (error) {
-      const report = error instanceof Error ? error.message : String(error);
-      differences.push({ set, report });
-      output.progress(`${set}: ${report.split('\n')[0]}`);
-    }
-  }
-  output.result(`${findingsTable(sets, differences, 'difference')}${metLines(met)}`);
-  return differences.length > 0 ? 1 : 0;
+      }),
+  }));
 }

@@ -8,18 +8,7 @@
  * Node built-in (src/cli.ts gives it the output streams): `fetch` only.
  */
 import { ODataError, type Model } from './index.js';
-import {
-  addMet,
-  findingsTable,
-  headersOf,
-  knownOption,
-  loadTestingKit,
-  metLines,
-  readServiceModel,
-  skipOption,
-  wholeNumber,
-  type CommandOutput,
-} from './cli-service.js';
+import { headersOf, knownOption, loadTestingKit, readServiceModel, runPerSet, skipOption, wholeNumber, type CommandOutput } from './cli-service.js';
 import type { KnownDeviation } from './testing/server-requests.js';
 
 /** What the command was given. */
@@ -81,13 +70,11 @@ export async function runFuzzCommand(command: FuzzCommand, output: FuzzOutput): 
     output.progress(`error: the model has no entity set ${unknown.map((set) => `'${set}'`).join(', ')}`);
     return 2;
   }
-  const findings: { set: string; report: string }[] = [];
-  const met = new Map<string, number>();
-  for (const set of sets) {
-    const started = performance.now();
-    output.progress(`${set}: ${command.runs} valid and ${command.runs} invalid queries…`);
-    try {
-      const result = await testing.fuzzODataServer({
+  return runPerSet(output, sets, 'finding', (set) => ({
+    starting: `${command.runs} valid and ${command.runs} invalid queries…`,
+    clean: 'no finding',
+    run: () =>
+      testing.fuzzODataServer({
         url: `${command.root}/${set}`,
         model,
         entitySet: set,
@@ -98,15 +85,6 @@ export async function runFuzzCommand(command: FuzzCommand, output: FuzzOutput): 
         ...(command.seed === undefined ? {} : { seed: command.seed }),
         ...(command.skip === undefined ? {} : { skip: command.skip }),
         ...(command.known === undefined ? {} : { known: command.known }),
-      });
-      addMet(met, result.known);
-      output.progress(`${set}: no finding (${((performance.now() - started) / 1000).toFixed(1)} s)`);
-    } catch (error) {
-      const report = error instanceof Error ? error.message : String(error);
-      findings.push({ set, report });
-      output.progress(`${set}: ${report.split('\n')[0]}`);
-    }
-  }
-  output.result(`${findingsTable(sets, findings, 'finding')}${metLines(met)}`);
-  return findings.length > 0 ? 1 : 0;
+      }),
+  }));
 }

@@ -111,3 +111,36 @@ export function metLines(met: ReadonlyMap<string, number>): string {
 export function addMet(met: Map<string, number>, run: readonly MetDeviation[]): void {
   for (const deviation of run) met.set(deviation.why, (met.get(deviation.why) ?? 0) + deviation.count);
 }
+
+/** What one entity set's run tells {@link runPerSet}. */
+export interface SetRun {
+  /** The progress line before it (`Products: 50 valid and 50 invalid queries…`). */
+  readonly starting: string;
+  /** What a run without a finding is called (`no finding`, `no difference`). */
+  readonly clean: string;
+  run(): Promise<{ readonly known: readonly MetDeviation[] }>;
+}
+
+/**
+ * Runs each set's run in turn with progress on `output`, then writes the table of what was found
+ * (`column`), the reports and the known deviations met; the exit status (1 when something was found).
+ */
+export async function runPerSet(output: CommandOutput, sets: readonly string[], column: string, runOf: (set: string) => SetRun): Promise<number> {
+  const found: { set: string; report: string }[] = [];
+  const met = new Map<string, number>();
+  for (const set of sets) {
+    const run = runOf(set);
+    const started = performance.now();
+    output.progress(`${set}: ${run.starting}`);
+    try {
+      addMet(met, (await run.run()).known);
+      output.progress(`${set}: ${run.clean} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    } catch (error) {
+      const report = error instanceof Error ? error.message : String(error);
+      found.push({ set, report });
+      output.progress(`${set}: ${report.split('\n')[0]}`);
+    }
+  }
+  output.result(`${findingsTable(sets, found, column)}${metLines(met)}`);
+  return found.length > 0 ? 1 : 0;
+}
