@@ -106,10 +106,14 @@ export async function startCap(rows: Record<string, Rows>): Promise<CapServer> {
   let output = '';
   const root = await new Promise<string>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`CAP did not start in 60 s:\n${output}`)), 60_000);
+    let started = false;
     const read = (chunk: Buffer): void => {
-      output += chunk.toString();
+      // Once it listens, only the end of its log is kept (for a crash's report): CAP logs every request.
+      output = started ? (output + chunk.toString()).slice(-8000) : output + chunk.toString();
+      if (started) return;
       const listening = /server listening on \{ url: '(http:\/\/localhost:\d+)' \}/.exec(output);
       if (listening !== null) {
+        started = true;
         clearTimeout(timer);
         done(`${listening[1]!.replace('localhost', '127.0.0.1')}${CAP_PATH}`);
       }
