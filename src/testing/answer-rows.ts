@@ -18,12 +18,17 @@ import { compileQuery } from '../backends/memory/compile-query.js';
 import type { Row } from '../reference/rows.js';
 import { shownRow as shown, storedRow } from './json-rows.js';
 
-/** The value of a system query option of a percent-encoded query, and the query's parameter aliases. */
-function options(query: string): Map<string, string> {
+/** The options of a percent-encoded query by lower-case name (parameter aliases too); `undefined` where one cannot be decoded. */
+function options(query: string): Map<string, string> | undefined {
   const found = new Map<string, string>();
   for (const part of query.split('&')) {
     const equals = part.indexOf('=');
-    if (equals > 0) found.set(decodeURIComponent(part.slice(0, equals)).toLowerCase(), decodeURIComponent(part.slice(equals + 1)));
+    if (equals <= 0) continue;
+    try {
+      found.set(decodeURIComponent(part.slice(0, equals)).toLowerCase(), decodeURIComponent(part.slice(equals + 1)));
+    } catch {
+      return undefined;
+    }
   }
   return found;
 }
@@ -82,7 +87,7 @@ const codePoints = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
  */
 export function rowsProblem(model: Model, entitySet: string, query: string, rows: readonly unknown[]): string | undefined {
   const given = options(query);
-  if (given.has('$apply') || given.has('$compute') || rows.length === 0) return undefined;
+  if (given === undefined || given.has('$apply') || given.has('$compute') || rows.length === 0) return undefined;
   const filter = given.get('$filter');
   const orderby = given.get('$orderby');
   if (filter === undefined && orderby === undefined) return undefined;

@@ -199,6 +199,9 @@ describe('rowsProblem: what the rows tell of $filter and $orderby', () => {
     // A property the rows leave out, a navigation property, now(): not judged.
     expect(rowsProblem(assetModel, 'localities', "$filter=name%20eq%20'x'", [{ id: '6a7d1b1e-0000-4000-8000-000000000001' }])).toBeUndefined();
     expect(rowsProblem(assetModel, 'localities', "$filter=assets%2Fany(a%3Aa%2Fname%20eq%20'x')", [row('y')])).toBeUndefined();
+    // A query it cannot decode, or bind: not judged.
+    expect(rowsProblem(assetModel, 'localities', '$filter=name%20eq%20%E0%A4%A', [row('y')])).toBeUndefined();
+    expect(rowsProblem(assetModel, 'localities', '$filter=nope%20eq%201', [row('y')])).toBeUndefined();
   });
 
   it('reads OData JSON back: Int64 and Decimal digits, INF, parameter aliases', () => {
