@@ -132,7 +132,9 @@ function checkAllowedOptions(query: ODataQuery, settings: ResolvedSettings): voi
     ['compute', query.compute],
     ['apply', query.apply],
   ];
-  for (const [name, value] of present) if (value !== undefined && !allowed.has(name)) throw notAllowed(name);
+  // (The service's own paging options at the request's level: checked as the client wrote them.)
+  const service = settings.pagedByService === 0 ? new Set<QueryOptionName>(['top', 'skip', 'orderby']) : undefined;
+  for (const [name, value] of present) if (value !== undefined && !allowed.has(name) && service?.has(name) !== true) throw notAllowed(name);
 }
 
 class QueryBinder {
@@ -249,6 +251,8 @@ class QueryBinder {
     option: 'top' | 'skip',
   ): number | undefined {
     if (value === undefined) return undefined;
+    // The service's own page (a page and one more, its offset): checked as the client wrote it, before.
+    if (level.depth === this.settings.pagedByService) return typeof value === 'bigint' ? Number(value) : value;
     if (!supported) fail('query_option_not_supported', `The query option '$${option}' is not supported by this entity set.`, level.option(option));
     const exceeds = typeof value === 'bigint' ? max !== Number.POSITIVE_INFINITY && value > BigInt(max) : value > max;
     if (exceeds || (typeof value === 'bigint' && value > BigInt(Number.MAX_SAFE_INTEGER))) {
@@ -315,7 +319,8 @@ class QueryBinder {
 
   private orderBy(items: readonly OrderByItem[], level: Level, computed: Computed | undefined): BoundOrderByItem[] {
     const option = level.option('orderby');
-    if (items.length > this.settings.maxOrderByNodeCount) {
+    // (The service's key order after the client's clauses does not count against their limit.)
+    if (items.length > this.settings.maxOrderByNodeCount && level.depth !== this.settings.pagedByService) {
       fail(
         'orderby_clause_limit_exceeded',
         `The number of clauses in $orderby query option exceeded the maximum number allowed. The maximum number of $orderby clauses allowed is ${this.settings.maxOrderByNodeCount}.`,

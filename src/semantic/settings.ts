@@ -80,6 +80,14 @@ export interface BindSettings extends ValidationSettings {
    * refused with `unsupported_feature`. See docs/aggregation.md.
    */
   readonly customTransformations?: CustomTransformations;
+  /**
+   * For a service that pages its results (`createODataHandler`): the `$expand` depth of the
+   * options it added its own `$top` (a page and one more), `$skip` (the page's offset) and key
+   * `$orderby` to (0 for the request's, `n` where a resource path's `n` navigation steps nest
+   * them). Those three are not checked there against the set's capabilities, the host's limits
+   * or `allowedQueryOptions`: the service checks what the client wrote before it adds them.
+   */
+  readonly pagedByService?: number;
 }
 
 export const DEFAULT_MAX_TOP = 10_000;
@@ -112,13 +120,14 @@ export interface ResolvedSettings {
   readonly customAggregates: CustomAggregateDefinitions | undefined;
   readonly customAggregationMethods: CustomAggregationMethods | undefined;
   readonly customTransformations: CustomTransformations | undefined;
+  readonly pagedByService: number | undefined;
 }
 
 const allowSet = (value: 'all' | readonly string[] | undefined): ReadonlySet<string> | undefined =>
   value === undefined || value === 'all' ? undefined : new Set(value);
 
 export function resolveSettings(
-  settings: ValidationSettings & Pick<BindSettings, 'customAggregates' | 'customAggregationMethods' | 'customTransformations'>,
+  settings: ValidationSettings & Pick<BindSettings, 'customAggregates' | 'customAggregationMethods' | 'customTransformations' | 'pagedByService'>,
 ): ResolvedSettings {
   return {
     maxTop: settings.maxTop ?? DEFAULT_MAX_TOP,
@@ -139,6 +148,7 @@ export function resolveSettings(
     customAggregates: settings.customAggregates,
     customAggregationMethods: settings.customAggregationMethods,
     customTransformations: settings.customTransformations,
+    pagedByService: settings.pagedByService,
   };
 }
 

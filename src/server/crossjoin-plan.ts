@@ -133,7 +133,8 @@ export function crossJoinPlan(path: BoundResourcePath, client: ODataQuery, setti
   let query = client;
   let links: EntitySet[] = [];
   let added = 0;
-  if (client.apply === undefined) {
+  // (A client over the $orderby limit gets no key order: it is refused with the limit as it is.)
+  if (client.apply === undefined && (client.orderBy?.length ?? 0) <= (settings.maxOrderByNodeCount ?? 5)) {
     const order = keyOrder(client, join.sets);
     added = order.length;
     const expanded = expandedSets(client, join.sets);

@@ -441,7 +441,9 @@ async function entities(prepared: Prepared, context: Context, services: Services
   // The plan for this page size, bound once; the scope (per request) restricts it anew.
   let unscoped = prepared.plans.get(pageSize);
   if (unscoped === undefined) {
-    unscoped = readPlan(path, query, services.settings, undefined, { maxNavigations: services.maxNavigations });
+    // (The client's options checked as it wrote them; the page this handler added to them is its own.)
+    const own = path.shape === 'references' ? { ...client, select: undefined, expand: undefined } : client;
+    unscoped = readPlan(path, query, services.settings, undefined, { maxNavigations: services.maxNavigations, client: own });
     prepared.plans.set(pageSize, unscoped);
   }
   const scoped = services.scope === undefined ? unscoped : restrictPlan(unscoped, services.scope);

@@ -122,7 +122,11 @@ export function readPlan(
   client: ODataQuery,
   settings: Omit<BindSettings, 'entitySet'>,
   scope: (set: EntitySet) => BoundExpression | undefined = () => undefined,
-  limits: { readonly maxNavigations?: number } = {},
+  limits: {
+    readonly maxNavigations?: number;
+    /** The client's own options, when `client` has the service's page in it: checked first, as written. */
+    readonly client?: ODataQuery;
+  } = {},
 ): ReadPlan {
   const segments = path.segments;
   const root = rootSet(segments[0] as BoundResourceSegment);
@@ -205,32 +209,50 @@ export function readPlan(
       appendLocation: false,
     });
   }
-  const clientQuery = path.shape === 'entityCollection' || path.shape === 'count' || path.shape === 'references' ? withKeyOrder(client, last.type) : client;
-  // The syntax of the query: the client's options at the last level, nested in one expansion per hop.
-  let syntax: ODataQuery = clientQuery;
-  for (let i = levels.length - 1; i >= 1; i--) {
-    const hop = levels[i]?.hop as Hop;
-    const options: NestedOptions = { ...syntax, kind: 'nestedOptions', span: NO_SPAN };
-    // A cast of the entity before the navigation property is the cast of the $expand path (`NS.Employee/Reports`).
-    const owner = levels[i - 1]?.cast;
-    const path: ExpandItem['path'] = [
-      ...(owner === undefined ? [] : [{ kind: 'member' as const, name: owner.qualifiedName, span: NO_SPAN }]),
-      { kind: 'member', name: hop.name, span: NO_SPAN },
-    ];
-    const item: ExpandItem = { kind: 'expandItem', path, options, span: NO_SPAN };
-    syntax = { kind: 'query', expand: [item], ...(client.aliases === undefined ? {} : { aliases: client.aliases }) };
-  }
-  let bound: BoundQuery;
+  const paged = path.shape === 'entityCollection' || path.shape === 'count' || path.shape === 'references';
+  // The syntax of a query: its options at the last level, nested in one expansion per hop.
+  const nest = (query: ODataQuery): ODataQuery => {
+    let syntax = query;
+    for (let i = levels.length - 1; i >= 1; i--) {
+      const hop = levels[i]?.hop as Hop;
+      const options: NestedOptions = { ...syntax, kind: 'nestedOptions', span: NO_SPAN };
+      // A cast of the entity before the navigation property is the cast of the $expand path (`NS.Employee/Reports`).
+      const owner = levels[i - 1]?.cast;
+      const path: ExpandItem['path'] = [
+        ...(owner === undefined ? [] : [{ kind: 'member' as const, name: owner.qualifiedName, span: NO_SPAN }]),
+        { kind: 'member', name: hop.name, span: NO_SPAN },
+      ];
+      const item: ExpandItem = { kind: 'expandItem', path, options, span: NO_SPAN };
+      syntax = { kind: 'query', expand: [item], ...(client.aliases === undefined ? {} : { aliases: client.aliases }) };
+    }
+    return syntax;
+  };
   // Cast at the root with nothing after it: the client's options are over the derived type.
   const rootCast = levels.length === 1 ? levels[0]?.cast : undefined;
   const bindSet = rootCast === undefined ? root : { ...root, type: rootCast };
-  try {
-    const depth = (settings.maxExpansionDepth ?? 2) + hops;
-    bound = bindQueryToSet(syntax, { ...settings, maxExpansionDepth: depth, entitySet: root.name }, bindSet);
-  } catch (error) {
-    // A nested option in an expansion is named by its place there; the client wrote it at the top.
-    if (error instanceof ODataError && levels.length > 1) throw error.relocate(error.option);
-    throw error;
+  const depth = (settings.maxExpansionDepth ?? 2) + hops;
+  const bind = (query: ODataQuery, pagedByService?: number): BoundQuery => {
+    try {
+      return bindQueryToSet(
+        nest(query),
+        { ...settings, maxExpansionDepth: depth, entitySet: root.name, ...(pagedByService === undefined ? {} : { pagedByService }) },
+        bindSet,
+      );
+    } catch (error) {
+      // A nested option in an expansion is named by its place there; the client wrote it at the top.
+      if (error instanceof ODataError && levels.length > 1) throw error.relocate(error.option);
+      throw error;
+    }
+  };
+  // The service's own paging (a page and one more, its offset, the key after the client's order)
+  // is not the client's: the client's options are checked as it wrote them, then the page is bound
+  // without checking those three against the set's capabilities, the limits or the allowed options.
+  let bound: BoundQuery;
+  if (limits.client !== undefined) {
+    bind(limits.client);
+    bound = bind(paged ? withKeyOrder(client, last.type) : client, hops);
+  } else {
+    bound = bind(paged ? withKeyOrder(client, last.type) : client);
   }
   const unrestricted: ReadPlan = {
     query: bound,

@@ -115,10 +115,12 @@ function validProblem(options: FuzzServerOptions, query: string, answer: Answer)
   const rows = Array.isArray(exact) ? rowsProblem(options.model, options.entitySet, query, exact) : undefined;
   if (rows !== undefined) return rows;
   if (option(query, '$count') === 'true') {
-    const count = (options.count ?? ((body: unknown) => (body as Record<string, unknown> | undefined)?.['@odata.count'] as number | undefined))(answer.body);
-    if (count !== undefined) {
+    const given = (options.count ?? ((body: unknown) => (body as Record<string, unknown> | undefined)?.['@odata.count'] as number | undefined))(answer.body);
+    if (given !== undefined) {
+      // An Int64: a JSON number, or its digits as a string with IEEE754Compatible=true (JSON Format §3.2).
+      const count = typeof given === 'string' && /^\d{1,15}$/.test(given) ? Number(given) : given;
       if (typeof count !== 'number' || !Number.isInteger(count) || count < list.length)
-        return `$count=true answered a count of ${String(count)} with ${list.length} rows`;
+        return `$count=true answered a count of ${JSON.stringify(given)} with ${list.length} rows`;
       const paged = top !== undefined || option(query, '$skip') !== undefined || (answer.body as Record<string, unknown>)['@odata.nextLink'] !== undefined;
       if (!paged && count !== list.length) return `$count=true answered a count of ${count} with ${list.length} rows and no paging`;
     }

@@ -398,13 +398,16 @@ export function modelQueryArbitrary(model: Model, entitySet: string, options: Mo
       : fc.option(fc.uniqueArray(fc.tuple(fc.constantFrom(...sortable), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([p]) => p.name }), {
           nil: undefined,
         });
+  // Only what the set's capabilities allow (Capabilities vocabulary: FilterRestrictions, SortRestrictions, TopSupported, …).
+  const caps = set.capabilities;
+  const absent = fc.constant(undefined);
   return fc
     .record({
-      filter: fc.option(filterArbitrary(model, entitySet, options), { nil: undefined }),
-      orderBy,
-      top: fc.option(fc.nat(Math.min(set.capabilities.maxTop ?? 30, 30)), { nil: undefined }),
-      skip: fc.option(fc.nat(30), { nil: undefined }),
-      count: fc.option(fc.boolean(), { nil: undefined }),
+      filter: caps.filterable ? fc.option(filterArbitrary(model, entitySet, options), { nil: undefined }) : absent,
+      orderBy: caps.sortable ? orderBy : absent,
+      top: caps.topSupported ? fc.option(fc.nat(Math.min(caps.maxTop ?? 30, 30)), { nil: undefined }) : absent,
+      skip: caps.skipSupported ? fc.option(fc.nat(30), { nil: undefined }) : absent,
+      count: caps.countable ? fc.option(fc.boolean(), { nil: undefined }) : absent,
       select: fc.option(
         fc.subarray(
           selectable.map((p) => p.name),
@@ -412,7 +415,7 @@ export function modelQueryArbitrary(model: Model, entitySet: string, options: Mo
         ),
         { nil: undefined },
       ),
-      expand,
+      expand: caps.expandable ? expand : absent,
     })
     .map(({ filter, orderBy: order, top, skip, count, select, expand: expanded }) => {
       const parts: string[] = [];

@@ -5,7 +5,10 @@
  * listed (paged within its maximum), and a client's `$top` over the limit is refused even where the
  * page read alone would be within it. And a client's `$skip` holds over the pages (found by
  * `diffODataServers`): an offset token counts from the first entity, since the next link leaves the
- * `$skip` out.
+ * `$skip` out. The handler's page (its `$top`, `$skip` and key order) is its own: a set that does
+ * not support `$top` or `$skip` (Microsoft Graph's `users`), a host that does not allow them, and a
+ * client `$orderby` at the clause limit are paged (found by fuzzing published models); the client's
+ * own options are checked as it wrote them.
  */
 import { describe, expect, it } from 'vitest';
 import { defineModel, type Row } from '../../src/index.js';
@@ -113,5 +116,71 @@ describe('server-driven paging within the $top limits', () => {
       expect(await paged(`groups(1)/items?$skip=${skip}`)).toEqual(ids.slice(skip));
       expect(await paged(`$crossjoin(items,groups)?$expand=items&$orderby=items/id&$skip=${skip}`)).toEqual(ids.slice(skip));
     }
+  });
+
+  it("pages a set that does not support $top or $skip, and a host that allows neither, refusing only the client's", async () => {
+    const restricted = defineModel({
+      namespace: 'R',
+      entityTypes: { Item: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } } },
+      entitySets: { items: { type: 'Item', topSupported: false, skipSupported: false } },
+    });
+    for (const [label, serve] of [
+      ['capabilities', createODataHandler({ model: restricted, basePath: '/odata', maxPageSize: 5, source: memorySource({ items: rows }) })],
+      [
+        'allowedQueryOptions',
+        createODataHandler({
+          model,
+          basePath: '/odata',
+          maxPageSize: 5,
+          settings: { allowedQueryOptions: ['filter', 'count'] },
+          source: memorySource({ items: rows }),
+        }),
+      ],
+    ] as const) {
+      const read = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+        const response = await serve(new Request(`http://localhost/odata/${path}`));
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const ids: number[] = [];
+      let next: string | undefined = 'items?$count=true';
+      while (next !== undefined) {
+        const { status, body } = await read(next);
+        expect(status, `${label}: ${next}`).toBe(200);
+        ids.push(...(body.value as { id: number }[]).map((row) => row.id));
+        const link = body['@odata.nextLink'] as string | undefined;
+        next = link === undefined ? undefined : link.slice(link.indexOf('/odata/') + '/odata/'.length);
+      }
+      expect(ids, label).toEqual(rows.map((row) => row.id));
+      expect((await read('items/$count')).status, label).toBe(200);
+      expect((await read("items?$filter=name eq 'n3'")).body.value, label).toEqual([{ id: 3, name: 'n3' }]);
+      // The client's own $top and $skip: refused as before.
+      for (const option of ['$top=2', '$skip=2']) expect((await read(`items?${option}`)).status, `${label}: ${option}`).toBe(400);
+    }
+    const refused = await (
+      await createODataHandler({ model: restricted, basePath: '/odata', source: memorySource({ items: rows }) })(
+        new Request('http://localhost/odata/items?$skip=1'),
+      )
+    ).json();
+    expect(refused).toMatchObject({ error: { code: 'query_option_not_supported', message: "The query option '$skip' is not supported by this entity set." } });
+  });
+
+  it("orders pages by the key after a client's $orderby at the clause limit; refuses one over it with the limit as it is", async () => {
+    const keyed = defineModel({
+      namespace: 'K',
+      entityTypes: {
+        Line: { key: ['a', 'b'], properties: { a: 'Edm.Int32', b: 'Edm.Int32', c: 'Edm.Int32', d: 'Edm.Int32', e: 'Edm.Int32', f: 'Edm.Int32' } },
+      },
+      entitySets: { lines: { type: 'Line' } },
+    });
+    const lines = Array.from({ length: 7 }, (_, i) => ({ a: i % 2, b: i, c: 1, d: 2, e: 3, f: 4 }));
+    const serve = createODataHandler({ model: keyed, basePath: '/odata', maxPageSize: 3, source: memorySource({ lines }) });
+    const at = await serve(new Request('http://localhost/odata/lines?$orderby=c,d,e,f,a desc'));
+    expect(at.status).toBe(200);
+    expect(((await at.json()) as { value: { b: number }[] }).value.map((row) => row.b)).toEqual([1, 3, 5]);
+    const over = await serve(new Request('http://localhost/odata/lines?$orderby=c,d,e,f,a,b'));
+    expect(over.status).toBe(400);
+    expect(await over.json()).toMatchObject({
+      error: { code: 'orderby_clause_limit_exceeded', message: expect.stringContaining('The maximum number of $orderby clauses allowed is 5.') },
+    });
   });
 });
