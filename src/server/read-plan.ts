@@ -247,12 +247,21 @@ export function readPlan(
   // The service's own paging (a page and one more, its offset, the key after the client's order)
   // is not the client's: the client's options are checked as it wrote them, then the page is bound
   // without checking those three against the set's capabilities, the limits or the allowed options.
+  // (Only where the page could be refused as the client's would be: one bind otherwise, as a
+  // client's $top over the limit is in the page as it wrote it.)
+  const query = paged ? withKeyOrder(client, last.type) : client;
+  const capabilities = last.set?.capabilities;
+  const refusable =
+    capabilities?.topSupported === false ||
+    capabilities?.skipSupported === false ||
+    settings.allowedQueryOptions !== undefined ||
+    (query.orderBy?.length ?? 0) > (settings.maxOrderByNodeCount ?? 5);
   let bound: BoundQuery;
-  if (limits.client !== undefined) {
+  if (limits.client !== undefined && refusable) {
     bind(limits.client);
-    bound = bind(paged ? withKeyOrder(client, last.type) : client, hops);
+    bound = bind(query, hops);
   } else {
-    bound = bind(paged ? withKeyOrder(client, last.type) : client);
+    bound = bind(query);
   }
   const unrestricted: ReadPlan = {
     query: bound,
