@@ -94,6 +94,11 @@ export interface ExpressionContext {
    */
   readonly aggregatedFrom?: StructuredType;
   /**
+   * The `$orderby` of a level a service pages (`pagedByService`): the client's order, checked as
+   * the client wrote it before, then the key the service added. No capability is checked.
+   */
+  readonly serviceOrder?: boolean;
+  /**
    * Inside the aggregate expression of the aggregate function over related entities
    * (`Sales/aggregate(Amount mul $it/TaxRate with sum)`, Data Aggregation 3.6.1): what `$it`
    * stands for there, the entity the path started from (the expression's own properties are the
@@ -437,6 +442,8 @@ export class ExpressionBinder {
   }
 
   private checkCapability(member: Property | NavigationProperty, isFirst: boolean, span: Span): void {
+    // The service's own order (its key after the client's order, `pagedByService`): the client's was checked.
+    if (this.context.serviceOrder === true) return;
     const capabilities = isFirst ? this.context.capabilities : undefined;
     if (this.context.purpose === 'compute') {
       const selectable =

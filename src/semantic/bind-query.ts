@@ -146,6 +146,7 @@ class QueryBinder {
 
   private expressionBinder(level: Level, option: string, purpose: Purpose, computed: Computed | undefined): ExpressionBinder {
     return new ExpressionBinder({
+      ...(purpose === 'orderby' && level.depth === this.settings.pagedByService ? { serviceOrder: true } : {}),
       computed: computed?.byName,
       model: this.model,
       settings: this.settings,

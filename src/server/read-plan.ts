@@ -251,9 +251,13 @@ export function readPlan(
   // client's $top over the limit is in the page as it wrote it.)
   const query = paged ? withKeyOrder(client, last.type) : client;
   const capabilities = last.set?.capabilities;
+  const unsortableKey = last.type.key.some(
+    (name) => last.type.properties.get(name)?.sortable === false || capabilities?.sortable === false || capabilities?.nonSortableProperties.has(name) === true,
+  );
   const refusable =
     capabilities?.topSupported === false ||
     capabilities?.skipSupported === false ||
+    unsortableKey ||
     settings.allowedQueryOptions !== undefined ||
     (query.orderBy?.length ?? 0) > (settings.maxOrderByNodeCount ?? 5);
   let bound: BoundQuery;

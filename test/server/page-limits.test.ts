@@ -118,11 +118,12 @@ describe('server-driven paging within the $top limits', () => {
     }
   });
 
-  it("pages a set that does not support $top or $skip, and a host that allows neither, refusing only the client's", async () => {
+  it("pages a set that does not support $top, $skip or sorting by its key, and a host that allows neither, refusing only the client's", async () => {
     const restricted = defineModel({
       namespace: 'R',
       entityTypes: { Item: { key: ['id'], properties: { id: 'Edm.Int32', name: 'Edm.String' } } },
-      entitySets: { items: { type: 'Item', topSupported: false, skipSupported: false } },
+      // (Nor sorting by the key: the service's page order is its own.)
+      entitySets: { items: { type: 'Item', topSupported: false, skipSupported: false, nonSortable: ['id'] } },
     });
     for (const [label, serve] of [
       ['capabilities', createODataHandler({ model: restricted, basePath: '/odata', maxPageSize: 5, source: memorySource({ items: rows }) })],
@@ -155,6 +156,7 @@ describe('server-driven paging within the $top limits', () => {
       expect((await read("items?$filter=name eq 'n3'")).body.value, label).toEqual([{ id: 3, name: 'n3' }]);
       // The client's own $top and $skip: refused as before.
       for (const option of ['$top=2', '$skip=2']) expect((await read(`items?${option}`)).status, `${label}: ${option}`).toBe(400);
+      if (label === 'capabilities') expect((await read('items?$orderby=id')).body, label).toMatchObject({ error: { code: 'not_sortable' } });
     }
     const refused = await (
       await createODataHandler({ model: restricted, basePath: '/odata', source: memorySource({ items: rows }) })(

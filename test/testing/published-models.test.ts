@@ -1,12 +1,13 @@
 /**
  * The server tools on real published models (../shared/conformance/metadata): `createODataHandler`
- * over generated rows of TripPin, Northwind, SAP S/4HANA's sales orders, Microsoft Graph and the
- * Restier TripPin, fuzzed set by set and diffed against itself in pages of 3. Found on the way, and
- * fixed: the fuzzer took an unknown name on an open type (TripPin's `Person`) for an error, and
+ * over generated rows of TripPin, Northwind, SAP S/4HANA's sales orders, Microsoft Graph, the
+ * Restier TripPin and the OpenAPI converter's capabilities sample, fuzzed set by set and diffed
+ * against itself in pages of 3. Found on the way, and fixed: the fuzzer took an unknown name on an open type (TripPin's `Person`) for an error, and
  * generated `$top`, `$skip`, `$count`, `$filter`, `$orderby` and `$expand` a set's capabilities
  * rule out (Graph's `users`: SkipSupported false); the handler could not list a set that does not
- * support `$top` or `$skip`, nor one whose key, added to the client's `$orderby`, passed the clause
- * limit (Northwind's views), because its own page was checked as the client's.
+ * support `$top` or `$skip`, nor one whose key may not be sorted by (the OpenAPI capabilities
+ * sample's sets), nor one whose key, added to the client's `$orderby`, passed the clause limit
+ * (Northwind's views), because its own page was checked as the client's.
  *
  * Int64 values beyond a double are written exactly only with `IEEE754Compatible=true` (a documented
  * deviation, grammar/DEVIATIONS.md): the fuzzer asks for that, or it would find TripPin's Photo ids.
