@@ -27,6 +27,7 @@ const MODELS = [
   'sap-s4-c_salesordermanage_sd.xml',
   'msgraph-v1.0-clean.xml',
   'trippin-restier-sap-modified.xml',
+  'capabilities-annotations-openapi.xml',
 ];
 const servers: http.Server[] = [];
 afterAll(async () => {
